@@ -1,0 +1,169 @@
+import { DeskError } from '../errors/desk-error'
+
+/**
+ * Client-side rate budget for one service host: a token bucket (the spec's 1 request/s with one
+ * second of allowance by default) feeding strict-priority lanes, so an operator action never
+ * waits behind reconciliation, and reconciliation never waits behind background refresh.
+ */
+export type Lane = 'operator' | 'reconcile' | 'background'
+
+/** Lanes in dispatch order: a queued task of an earlier lane always starts first. */
+export const LANES: readonly Lane[] = ['operator', 'reconcile', 'background']
+
+export interface RateSchedulerOptions {
+  /** Requests per second the bucket refills with (> 0). */
+  ratePerSec: number
+  /** Bucket capacity in requests; defaults to one second of allowance (at least 1). */
+  burst?: number
+  /** Clock in ms; defaults to Date.now (fake timers replace it in tests). */
+  now?: () => number
+}
+
+export interface SchedulerStats {
+  queued: Record<Lane, number>
+  tokens: number
+  pausedForMs: number
+  ratePerSec: number
+  burst: number
+}
+
+interface Entry {
+  task: () => Promise<unknown>
+  resolve: (value: unknown) => void
+  reject: (reason: unknown) => void
+}
+
+function checkRate(ratePerSec: number, burst: number | undefined): { rate: number; burst: number } {
+  if (typeof ratePerSec !== 'number' || !Number.isFinite(ratePerSec) || ratePerSec <= 0) {
+    throw new DeskError('InvalidRateBudget', `rate must be a positive number of requests per second, got ${String(ratePerSec)}`)
+  }
+  const b = burst ?? Math.max(1, ratePerSec)
+  if (typeof b !== 'number' || !Number.isFinite(b) || b < 1) {
+    throw new DeskError('InvalidRateBudget', `burst must be at least 1 request, got ${String(burst)}`)
+  }
+  return { rate: ratePerSec, burst: b }
+}
+
+export class RateScheduler {
+  private rate: number
+  private capacity: number
+  private tokens: number
+  private last: number
+  private pausedUntil = 0
+  private readonly now: () => number
+  private readonly queues: Record<Lane, Entry[]> = { operator: [], reconcile: [], background: [] }
+  private timer: ReturnType<typeof setTimeout> | undefined
+  private timerAt = Infinity
+  private closed: DeskError | undefined
+
+  constructor(opts: RateSchedulerOptions) {
+    const { rate, burst } = checkRate(opts.ratePerSec, opts.burst)
+    this.rate = rate
+    this.capacity = burst
+    this.now = opts.now ?? (() => Date.now())
+    this.tokens = burst
+    this.last = this.now()
+  }
+
+  /** Queues `task` in `lane`; it starts when the budget allows and no higher lane is waiting. */
+  run<T>(lane: Lane, task: () => Promise<T>): Promise<T> {
+    if (!LANES.includes(lane)) return Promise.reject(new DeskError('InvalidLane', `unknown scheduler lane "${String(lane)}"`))
+    if (this.closed) return Promise.reject(this.closed)
+    return new Promise<T>((resolve, reject) => {
+      this.queues[lane].push({ task, resolve: resolve as (v: unknown) => void, reject })
+      this.pump()
+    })
+  }
+
+  /**
+   * Honours a server `RateLimited` delay: nothing starts for `ms`, then exactly one request may
+   * go (the server said a token is available by then) and the bucket refills from there.
+   */
+  pauseFor(ms: number): void {
+    if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) return
+    const until = this.now() + ms
+    if (until > this.pausedUntil) this.pausedUntil = until
+    this.tokens = Math.min(1, this.capacity)
+    this.last = Math.max(this.last, this.pausedUntil)
+    this.pump()
+  }
+
+  /** Raises or lowers the budget (per-network settings); queued tasks keep their order. */
+  setRate(ratePerSec: number, burst?: number): void {
+    this.refill()
+    const r = checkRate(ratePerSec, burst)
+    this.rate = r.rate
+    this.capacity = r.burst
+    this.tokens = Math.min(this.tokens, this.capacity)
+    this.pump()
+  }
+
+  stats(): SchedulerStats {
+    this.refill()
+    return {
+      queued: { operator: this.queues.operator.length, reconcile: this.queues.reconcile.length, background: this.queues.background.length },
+      tokens: this.tokens,
+      pausedForMs: Math.max(0, this.pausedUntil - this.now()),
+      ratePerSec: this.rate,
+      burst: this.capacity,
+    }
+  }
+
+  /** Rejects every queued task with `SchedulerClosed`; tasks already started run to completion. */
+  close(): void {
+    if (this.closed) return
+    this.closed = new DeskError('SchedulerClosed', 'the request scheduler was shut down before this request was sent')
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = undefined
+    for (const lane of LANES) {
+      for (const e of this.queues[lane].splice(0)) e.reject(this.closed)
+    }
+  }
+
+  private refill(): void {
+    const t = this.now()
+    if (t > this.last) {
+      this.tokens = Math.min(this.capacity, this.tokens + ((t - this.last) * this.rate) / 1000)
+      this.last = t
+    }
+  }
+
+  private next(): Entry | undefined {
+    for (const lane of LANES) {
+      const e = this.queues[lane].shift()
+      if (e) return e
+    }
+    return undefined
+  }
+
+  private hasQueued(): boolean {
+    return LANES.some((l) => this.queues[l].length > 0)
+  }
+
+  private pump(): void {
+    if (this.closed) return
+    for (;;) {
+      if (!this.hasQueued()) return
+      const t = this.now()
+      if (t < this.pausedUntil) return this.wake(this.pausedUntil - t)
+      this.refill()
+      if (this.tokens < 1) return this.wake(Math.ceil(((1 - this.tokens) * 1000) / this.rate))
+      this.tokens -= 1
+      const e = this.next()!
+      // Started on a microtask so a synchronous throw inside the task becomes a rejection.
+      Promise.resolve().then(e.task).then(e.resolve, e.reject)
+    }
+  }
+
+  private wake(ms: number): void {
+    const at = this.now() + Math.max(1, ms)
+    if (this.timer && this.timerAt <= at) return
+    if (this.timer) clearTimeout(this.timer)
+    this.timerAt = at
+    this.timer = setTimeout(() => {
+      this.timer = undefined
+      this.timerAt = Infinity
+      this.pump()
+    }, Math.max(1, ms))
+  }
+}
