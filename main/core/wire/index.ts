@@ -1,0 +1,5 @@
+export * from './chains'
+export * from './actions'
+export * from './legacy'
+export * from './eip712'
+export * from './signing'
