@@ -1,0 +1,5 @@
+export { Journal, openJournal, openJournalFile, openTempJournal, type JournalOptions } from './journal'
+export { NonceConflictError } from './submissions'
+export { submissionsToCsv, submissionsToJson, CSV_COLUMNS } from './export'
+export { JOURNAL_FILE } from './db'
+export * from './types'

@@ -1,0 +1,100 @@
+import type Database from 'better-sqlite3'
+import { DeskError } from '../errors/desk-error'
+
+/**
+ * Schema migrations, in code, applied in order inside one transaction each. `user_version`
+ * records the last applied step. Never edit a shipped step: append a new one.
+ */
+export const MIGRATIONS: readonly string[] = [
+  // 1: submissions, their history, nonces, state cache, credit history.
+  `
+  CREATE TABLE submissions (
+    id             INTEGER PRIMARY KEY AUTOINCREMENT,
+    channel        TEXT NOT NULL CHECK (channel IN ('trade', 'earn')),
+    key            TEXT NOT NULL,
+    network        TEXT NOT NULL,
+    account        TEXT NOT NULL,
+    signer         TEXT NOT NULL,
+    action_type    TEXT NOT NULL,
+    summary        TEXT NOT NULL,
+    nonce          TEXT,
+    business_nonce TEXT,
+    body           TEXT NOT NULL,
+    state          TEXT NOT NULL CHECK (state IN ('signed', 'sent', 'accepted', 'rejected', 'unknown', 'reconciled')),
+    final_status   TEXT,
+    code           TEXT,
+    tx_hash        TEXT,
+    trace_id       TEXT,
+    response       TEXT,
+    attempts       INTEGER NOT NULL DEFAULT 0,
+    created_at     INTEGER NOT NULL,
+    updated_at     INTEGER NOT NULL,
+    resolved_at    INTEGER
+  );
+  -- A nonce is used once per signer and network, whatever happens to the submission.
+  CREATE UNIQUE INDEX submissions_nonce ON submissions (network, signer, nonce) WHERE nonce IS NOT NULL;
+  CREATE INDEX submissions_key ON submissions (network, key);
+  CREATE INDEX submissions_account ON submissions (network, account, created_at);
+  CREATE INDEX submissions_state ON submissions (state);
+  CREATE INDEX submissions_created ON submissions (created_at);
+
+  CREATE TABLE submission_events (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+    submission_id INTEGER NOT NULL REFERENCES submissions (id),
+    at            INTEGER NOT NULL,
+    state         TEXT NOT NULL,
+    final_status  TEXT,
+    code          TEXT,
+    note          TEXT
+  );
+  CREATE INDEX submission_events_sub ON submission_events (submission_id, id);
+
+  CREATE TABLE nonces (
+    network TEXT NOT NULL,
+    signer  TEXT NOT NULL,
+    kind    TEXT NOT NULL CHECK (kind IN ('envelope', 'withdraw')),
+    last    TEXT NOT NULL,
+    PRIMARY KEY (network, signer, kind)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE account_state (
+    network    TEXT NOT NULL,
+    account    TEXT NOT NULL,
+    kind       TEXT NOT NULL,
+    json       TEXT NOT NULL,
+    fetched_at INTEGER NOT NULL,
+    PRIMARY KEY (network, account, kind)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE credit_samples (
+    id                    INTEGER PRIMARY KEY AUTOINCREMENT,
+    network               TEXT NOT NULL,
+    account               TEXT NOT NULL,
+    at                    INTEGER NOT NULL,
+    status                TEXT,
+    credit_usd_atoms      TEXT,
+    available_usd_atoms   TEXT,
+    last_known_usd_atoms  TEXT,
+    level                 TEXT,
+    detail                TEXT
+  );
+  CREATE INDEX credit_samples_account ON credit_samples (network, account, at);
+  `,
+]
+
+export function migrate(db: Database.Database): { from: number; to: number } {
+  const from = db.pragma('user_version', { simple: true }) as number
+  if (from > MIGRATIONS.length) {
+    throw new DeskError('JournalTooNew', `the journal was written by a newer version (schema ${from}, this build knows ${MIGRATIONS.length})`, {
+      schema: from,
+      known: MIGRATIONS.length,
+    })
+  }
+  for (let v = from; v < MIGRATIONS.length; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v]!)
+      db.pragma(`user_version = ${v + 1}`)
+    }).immediate()
+  }
+  return { from, to: MIGRATIONS.length }
+}
