@@ -1,0 +1,218 @@
+/**
+ * The typed IPC contract: every channel the renderer may invoke (name, argument schema,
+ * result type) and every event main may push. Main validates every argument against these
+ * schemas; the preload and the web adapter expose exactly these names and nothing else.
+ * There is deliberately no channel that signs arbitrary bytes or returns key material.
+ */
+import * as v from 'valibot'
+import type {
+  AccountDetailView,
+  Address,
+  AccountView,
+  AgentSlotView,
+  AppState,
+  AssetView,
+  ConfirmRequest,
+  CreditHealthView,
+  CreditSample,
+  EarnDepositView,
+  EarnOverviewView,
+  EarnPage,
+  EarnWithdrawalView,
+  EarnYieldView,
+  MarketView,
+  NetworkView,
+  NotificationEvent,
+  OverviewView,
+  PreviewView,
+  RotationStep,
+  SettingsView,
+  StreamStatus,
+  SubmissionView,
+  VaultStatus,
+  WriteOutcome,
+} from './types'
+
+// ---- argument building blocks ------------------------------------------------------------
+
+const address = v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address'))
+/** Display decimal typed by the operator; exact precision is checked in main against the asset. */
+const decimal = v.pipe(v.string(), v.maxLength(80), v.regex(/^(0|[1-9][0-9]*)(\.[0-9]+)?$/, 'must be a plain decimal number'))
+const idString = v.pipe(v.string(), v.regex(/^(0|[1-9][0-9]{0,19})$/, 'must be a decimal integer'))
+const assetId = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(2 ** 32 - 1))
+const slot = v.picklist([0, 1, 2, 3] as const)
+const label = v.pipe(v.string(), v.maxLength(64))
+const passphrase = v.pipe(v.string(), v.minLength(1), v.maxLength(1024))
+const cloid = v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{32}$/, 'must be 0x + 16 bytes hex'))
+const operationId = v.pipe(v.string(), v.maxLength(200), v.regex(/^withdraw:0x[0-9a-fA-F]{40}:[0-9]+$/, 'must be withdraw:<address>:<nonce>'))
+const none = v.optional(v.undefined())
+const timeMs = v.pipe(v.number(), v.integer(), v.minValue(0))
+const networkName = v.pipe(v.string(), v.minLength(1), v.maxLength(40), v.regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and dashes'))
+const url = v.pipe(v.string(), v.maxLength(400), v.regex(/^(https?|wss?):\/\/[^\s]+$/, 'must be an http(s) or ws(s) URL'))
+const rate = v.pipe(v.number(), v.minValue(0.1), v.maxValue(1000))
+const pct = v.pipe(v.number(), v.minValue(0), v.maxValue(100))
+
+const journalFilter = v.object({
+  account: v.optional(address),
+  actionType: v.optional(v.pipe(v.string(), v.maxLength(40))),
+  state: v.optional(v.picklist(['prepared', 'sent', 'accepted', 'rejected', 'unknown', 'reconciled'] as const)),
+  unresolvedOnly: v.optional(v.boolean()),
+  sinceMs: v.optional(timeMs),
+  untilMs: v.optional(timeMs),
+  limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000))),
+})
+
+const settleArgs = v.object({ creditAccount: address, cashAccount: address, assetId, amount: decimal })
+const repayArgs = v.object({ cashAccount: address, creditAccount: address, assetId, amount: decimal })
+const transferArgs = v.object({ from: address, to: address, assetId, amount: decimal })
+const withdrawArgs = v.object({ account: address, assetId, amount: decimal, dstChainId: idString, dstAddress: address })
+const activateArgs = v.object({ account: address, target: address, feeAssetId: assetId })
+const orderArgs = v.object({
+  account: address,
+  marketId: idString,
+  side: v.picklist(['bid', 'ask'] as const),
+  orderType: v.picklist(['limit', 'market'] as const),
+  tif: v.picklist(['gtc', 'ioc', 'fok', 'alo'] as const),
+  price: decimal,
+  quantity: decimal,
+})
+const earnCreateArgs = v.object({ account: address, assetId, amount: decimal, type: v.picklist(['scheduled', 'instant'] as const) })
+const earnOpArgs = v.object({ account: address, operationId })
+const earnPageArgs = v.object({ account: address, assetId: v.optional(assetId), beforeId: v.optional(v.pipe(v.string(), v.maxLength(40))), limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(200))) })
+
+/** A channel: its argument schema and (phantom) result type. */
+export interface Channel<A extends v.GenericSchema, R> {
+  args: A
+  /** Type-only marker; never read at run time. */
+  result?: R
+  /** Queries read; intents change something (those that move funds or keys pass the confirmation gate in main). */
+  kind: 'query' | 'intent'
+}
+
+// Curried so the result type is given and the argument type inferred from the schema.
+const query =
+  <R>() =>
+  <A extends v.GenericSchema>(args: A): Channel<A, R> => ({ args, kind: 'query' })
+const intent =
+  <R>() =>
+  <A extends v.GenericSchema>(args: A): Channel<A, R> => ({ args, kind: 'intent' })
+
+const ownerSlot = v.object({ owner: address, slot })
+
+export const channels = {
+  'app.state': query<AppState>()(none),
+
+  'vault.create': intent<VaultStatus>()(v.object({ passphrase })),
+  'vault.unlock': intent<VaultStatus>()(v.object({ passphrase })),
+  'vault.lock': intent<VaultStatus>()(none),
+  'vault.changePassphrase': intent<VaultStatus>()(v.object({ current: passphrase, next: passphrase })),
+
+  'accounts.list': query<AccountView[]>()(none),
+  'accounts.generate': intent<AccountView>()(v.object({ label })),
+  'accounts.watch': intent<AccountView>()(v.object({ address, label })),
+  /** Imports a keystore file by path (chosen through the host's file dialog); the file never crosses IPC. */
+  'accounts.importKeystore': intent<AccountView>()(v.object({ path: v.pipe(v.string(), v.minLength(1), v.maxLength(4096)), passphrase, label })),
+  'accounts.update': intent<AccountView>()(v.object({ address, label: v.optional(label), group: v.optional(label) })),
+  'accounts.remove': intent<{ removed: Address }>()(v.object({ address })),
+
+  'networks.list': query<{ selected: string; networks: NetworkView[] }>()(none),
+  'networks.select': intent<NetworkView>()(v.object({ name: networkName })),
+  'networks.save': intent<NetworkView>()(
+    v.object({
+      name: networkName,
+      kind: v.picklist(['testnet', 'mainnet', 'custom'] as const),
+      chainId: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(2 ** 32 - 1)),
+      tradingUrl: url,
+      wsUrl: url,
+      earnUrl: url,
+      infoRatePerSec: rate,
+      tradeRatePerSec: rate,
+    }),
+  ),
+
+  'settings.get': query<SettingsView>()(none),
+  'settings.update': intent<SettingsView>()(
+    v.object({
+      autoLockMinutes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(24 * 60))),
+      passphraseWindowMinutes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(24 * 60))),
+      warningThresholds: v.optional(v.object({ watchPct: pct, warningPct: pct, criticalPct: pct })),
+      theme: v.optional(v.picklist(['dark', 'light'] as const)),
+    }),
+  ),
+
+  'markets.list': query<{ markets: MarketView[]; assets: AssetView[] }>()(none),
+  'portfolio.overview': query<OverviewView>()(none),
+  'account.detail': query<AccountDetailView>()(v.object({ address })),
+  'credit.health': query<CreditHealthView>()(v.object({ address })),
+  'credit.history': query<CreditSample[]>()(v.object({ address, sinceMs: timeMs })),
+
+  'agents.list': query<AgentSlotView[]>()(v.object({ owner: address })),
+  'agents.approve': intent<AgentSlotView>()(ownerSlot),
+  'agents.revoke': intent<AgentSlotView>()(ownerSlot),
+  'agents.rotate': intent<{ slot: AgentSlotView; steps: RotationStep[] }>()(ownerSlot),
+
+  'settle.preview': query<PreviewView>()(settleArgs),
+  'settle.submit': intent<WriteOutcome>()(settleArgs),
+  'repay.preview': query<PreviewView>()(repayArgs),
+  'repay.submit': intent<WriteOutcome>()(repayArgs),
+  'transfer.preview': query<PreviewView>()(transferArgs),
+  'transfer.submit': intent<WriteOutcome>()(transferArgs),
+  'withdraw.submit': intent<WriteOutcome>()(withdrawArgs),
+  'activate.submit': intent<WriteOutcome>()(activateArgs),
+
+  'orders.place': intent<WriteOutcome>()(orderArgs),
+  'orders.cancel': intent<WriteOutcome>()(v.object({ account: address, marketId: idString, oid: idString })),
+  'orders.cancelAll': intent<WriteOutcome>()(v.object({ account: address, marketId: idString })),
+  'orders.cancelEverything': intent<WriteOutcome[]>()(v.object({ account: address })),
+
+  'earn.overview': query<EarnOverviewView>()(v.object({ account: address })),
+  'earn.withdrawals': query<EarnPage<EarnWithdrawalView>>()(earnPageArgs),
+  'earn.deposits': query<EarnPage<EarnDepositView>>()(earnPageArgs),
+  'earn.yield': query<EarnPage<EarnYieldView>>()(earnPageArgs),
+  'earn.create': intent<EarnWithdrawalView>()(earnCreateArgs),
+  'earn.claim': intent<EarnWithdrawalView>()(earnOpArgs),
+  'earn.cancel': intent<EarnWithdrawalView>()(earnOpArgs),
+
+  'journal.query': query<SubmissionView[]>()(journalFilter),
+  'journal.export': query<{ filename: string; mime: string; content: string }>()(v.object({ format: v.picklist(['csv', 'json'] as const), filter: journalFilter })),
+  'journal.get': query<SubmissionView>()(v.object({ cloid })),
+
+  'confirm.respond': intent<{ accepted: boolean }>()(v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)), approved: v.boolean(), passphrase: v.optional(passphrase) })),
+  /** Asks the host for a file path (Electron: native dialog; web host: null, the UI asks for a path). */
+  'dialog.openFile': query<{ path: string | null }>()(v.object({ purpose: v.picklist(['keystore'] as const) })),
+  'shell.openExternal': intent<{ opened: boolean }>()(v.object({ url })),
+} as const
+
+export type Channels = typeof channels
+export type ChannelName = keyof Channels
+export type ChannelArgs<N extends ChannelName> = v.InferInput<Channels[N]['args']>
+export type ChannelResult<N extends ChannelName> = NonNullable<Channels[N]['result']>
+
+/** Events main pushes to the renderer (coalesced; a few per second per topic at most). */
+export interface Events {
+  'state.overview': OverviewView
+  'state.account': AccountDetailView
+  'state.credit': CreditHealthView
+  'state.earn': EarnOverviewView
+  'journal.changed': SubmissionView
+  'vault.status': VaultStatus
+  'stream.status': StreamStatus
+  'confirm.request': ConfirmRequest
+  notify: NotificationEvent
+}
+export type EventName = keyof Events
+export const eventNames: readonly EventName[] = [
+  'state.overview',
+  'state.account',
+  'state.credit',
+  'state.earn',
+  'journal.changed',
+  'vault.status',
+  'stream.status',
+  'confirm.request',
+  'notify',
+]
+
+export const channelNames = Object.keys(channels) as ChannelName[]
+
+export { INVOKE_CHANNEL, EVENT_CHANNEL } from './bridge'

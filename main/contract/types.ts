@@ -1,0 +1,344 @@
+/**
+ * Data that crosses the process boundary (IPC or the web host's socket). Plain JSON only:
+ * amounts, prices, sizes, ids and nonces are decimal strings, never numbers; times are
+ * Unix milliseconds as numbers (safe below 2^53).
+ */
+
+export type Address = `0x${string}`
+/** A display decimal string, exact ("12.5"). */
+export type Decimal = string
+/** An integer atom string ("1250000000"). */
+export type Atoms = string
+
+export interface ErrorData {
+  code: string
+  message: string
+  details?: Record<string, string | number | boolean | null>
+}
+
+/** Every invoke resolves to this: errors are plain data, never thrown stacks. */
+export type Result<T> = { ok: true; value: T } | { ok: false; error: ErrorData }
+
+// ---- app, vault, accounts -------------------------------------------------------------
+
+export interface VaultStatus {
+  exists: boolean
+  unlocked: boolean
+  /** ms since epoch when the passphrase was last entered, null when locked. */
+  lastPassphraseAt: number | null
+  autoLockMinutes: number
+}
+
+export type NetworkKind = 'sandbox' | 'testnet' | 'mainnet' | 'custom'
+
+export interface NetworkView {
+  name: string
+  kind: NetworkKind
+  chainId: number
+  tradingUrl: string
+  wsUrl: string
+  earnUrl: string
+  infoRatePerSec: number
+  tradeRatePerSec: number
+  configured: boolean
+}
+
+export interface AppState {
+  version: string
+  network: NetworkView
+  vault: VaultStatus
+  /** The host driving the renderer: Electron or the loopback web host (tests, development). */
+  host: 'electron' | 'web'
+}
+
+export type AccountKind = 'balance' | 'credit' | 'unknown'
+
+export interface AccountView {
+  address: Address
+  label: string
+  group: string
+  /** owner key present in the vault (false: watch-only). */
+  hasKey: boolean
+  kind: AccountKind
+  status: 'active' | 'frozen' | 'none' | 'unknown'
+  accountIndex: string | null
+}
+
+// ---- portfolio, credit ------------------------------------------------------------------
+
+export interface BalanceView {
+  assetId: number
+  symbol: string
+  available: Decimal
+  locked: Decimal
+  total: Decimal
+  /** USD value at mark, null when the mark is missing or stale (never shown as zero). */
+  usdValue: Decimal | null
+}
+
+export interface CreditPositionView {
+  assetId: number
+  symbol: string
+  actual: Decimal
+  pendingExposure: Decimal
+  ltvPercent: number
+  /** USD contribution to the credit line after the LTV haircut; null without a mark. */
+  contributionUsd: Decimal | null
+  markUsd: Decimal | null
+  markAgeMs: number | null
+}
+
+export type WarningLevel = 'ok' | 'watch' | 'warning' | 'critical' | 'frozen' | 'unknown'
+
+export interface CreditHealthView {
+  address: Address
+  status: 'active' | 'frozen'
+  creditUsd: Decimal
+  availableUsd: Decimal | null
+  lastKnownAvailableUsd: Decimal | null
+  /** true when availableUsd is null because a mark is stale and lastKnown is shown instead. */
+  marksStale: boolean
+  oracle: { status: 'available' | 'unavailable'; reasonCode: string | null }
+  positions: CreditPositionView[]
+  warning: WarningLevel
+  tradingWhitelist: string[]
+}
+
+export interface CreditSample {
+  timeMs: number
+  creditUsd: Decimal
+  availableUsd: Decimal | null
+}
+
+export interface OverviewRow {
+  account: AccountView
+  totalUsd: Decimal | null
+  available: BalanceView[]
+  credit: { creditUsd: Decimal; availableUsd: Decimal | null; warning: WarningLevel } | null
+  agentsInUse: number
+  pendingJournal: number
+  /** when this row's data was fetched; the UI shows its age. null when never fetched. */
+  fetchedAt: number | null
+  stale: boolean
+}
+
+export interface OverviewView {
+  rows: OverviewRow[]
+  totals: { assetId: number; symbol: string; total: Decimal; usdValue: Decimal | null }[]
+  totalUsd: Decimal | null
+  asOf: number
+}
+
+export interface OpenOrderView {
+  marketId: string
+  oid: string
+  cloid: string | null
+  side: 'bid' | 'ask'
+  price: Decimal
+  originalQty: Decimal
+  remainingQty: Decimal
+  filledQty: Decimal
+  timeMs: number | null
+}
+
+export interface FillView {
+  tid: string
+  marketId: string
+  side: 'B' | 'A' | null
+  price: Decimal
+  size: Decimal
+  fee: Decimal
+  feeAssetId: number | null
+  timeMs: number
+  oid: string | null
+  cloid: string | null
+}
+
+export interface AccountDetailView {
+  account: AccountView
+  balances: BalanceView[]
+  credit: CreditHealthView | null
+  openOrders: OpenOrderView[]
+  fills: FillView[]
+  fetchedAt: number | null
+}
+
+export interface MarketView {
+  marketId: string
+  symbol: string
+  priceDecimals: number
+  baseQuantityDecimals: number
+  baseAssetId: number
+  quoteAssetId: number
+  creditTrading: boolean
+}
+
+export interface AssetView {
+  assetId: number
+  symbol: string
+  balanceDecimals: number
+  creditLtv: number
+}
+
+// ---- agents -------------------------------------------------------------------------------
+
+export interface AgentSlotView {
+  slot: 0 | 1 | 2 | 3
+  agent: Address | null
+  epoch: string | null
+  keyInVault: boolean
+  approvedAt: number | null
+}
+
+export interface RotationStep {
+  step: 'generate' | 'approve' | 'verify-epoch' | 'switch-signer' | 'retire-old-key'
+  status: 'done' | 'failed' | 'skipped'
+  detail: string
+}
+
+// ---- writes -------------------------------------------------------------------------------
+
+export type SubmissionState = 'prepared' | 'sent' | 'accepted' | 'rejected' | 'unknown' | 'reconciled'
+
+export interface SubmissionView {
+  id: string
+  cloid: string
+  network: string
+  account: Address
+  signer: Address
+  actionType: string
+  summary: string
+  nonce: string | null
+  state: SubmissionState
+  code: string | null
+  finalStatus: string | null
+  txHash: string | null
+  traceId: string | null
+  createdAt: number
+  updatedAt: number
+  history: { state: SubmissionState; code: string | null; atMs: number; note: string | null }[]
+}
+
+/** What will be signed, shown to the operator before confirmation. */
+export interface PreviewView {
+  title: string
+  /** Human-readable lines: network, signer, action, exact amounts. */
+  summary: string[]
+  /** The action body exactly as it will be signed (JSON with decimal strings). */
+  action: Record<string, unknown>
+  /** Predicted balances after the action, per side. */
+  effects: { account: Address; label: string; assetSymbol: string; before: Decimal; after: Decimal }[]
+  warnings: string[]
+}
+
+export interface WriteOutcome {
+  submission: SubmissionView
+  /** Per-order leaves for order actions (per-order failures keep `accepted`). */
+  leaves: { kind: 'open' | 'filled' | 'cancelled' | 'error'; code: string | null; oid: string | null }[]
+}
+
+// ---- earn -----------------------------------------------------------------------------------
+
+export interface EarnAssetView {
+  assetId: number
+  symbol: string
+  earnBalance: Decimal
+  inQueueBalance: Decimal
+  withdrawLockedBalance: Decimal
+  lifetimeDeposit: Decimal
+  lifetimeYield: Decimal
+  lifetimeWithdraw: Decimal
+  activeWithdrawOperationId: string | null
+  scheduledEnabled: boolean
+  instantEnabled: boolean
+  instantFeeBps: number
+  pendingSeconds: number
+  minWithdraw: Decimal
+  maxWithdraw: Decimal
+  projectedApy: string | null
+}
+
+export interface EarnWithdrawalView {
+  operationId: string
+  assetId: number
+  symbol: string
+  type: 'scheduled' | 'instant'
+  gross: Decimal
+  fee: Decimal
+  net: Decimal
+  status: string
+  createdAt: number
+  claimableAt: number | null
+  canClaim: boolean
+  canCancel: boolean
+  needsAttention: boolean
+  failureCode: string | null
+}
+
+export interface EarnOverviewView {
+  address: Address
+  paused: boolean
+  nextUserNonce: string
+  assets: EarnAssetView[]
+  withdrawals: EarnWithdrawalView[]
+  fetchedAt: number
+}
+
+export interface EarnPage<T> {
+  items: T[]
+  nextBeforeId: string | null
+}
+
+export interface EarnDepositView {
+  id: string
+  operationId: string
+  type: string
+  assetId: number
+  amount: Decimal
+  status: string
+  timeMs: number | null
+}
+
+export interface EarnYieldView {
+  id: string
+  assetId: number
+  snapshotBalance: Decimal
+  yieldAmount: Decimal
+  appliedAt: number
+}
+
+// ---- settings, notifications, confirmation ------------------------------------------------------
+
+export interface SettingsView {
+  autoLockMinutes: number
+  passphraseWindowMinutes: number
+  warningThresholds: { watchPct: number; warningPct: number; criticalPct: number }
+  theme: 'dark' | 'light'
+}
+
+export interface NotificationEvent {
+  id: string
+  kind: 'fill' | 'rejection' | 'health' | 'stream' | 'lock' | 'info'
+  level: 'info' | 'success' | 'warning' | 'error'
+  title: string
+  message: string
+  atMs: number
+}
+
+/** Pushed by main when an owner-key action needs the operator's confirmation. */
+export interface ConfirmRequest {
+  id: string
+  title: string
+  summary: string[]
+  needsPassphrase: boolean
+  expiresAt: number
+}
+
+export interface StreamStatus {
+  connected: boolean
+  connections: number
+  subscriptions: number
+  lastMessageAt: number | null
+  reconnects: number
+  detail: string
+}

@@ -1,0 +1,60 @@
+import * as v from 'valibot'
+import { channels, type ChannelName, type Channels, type ChannelResult } from '../../contract/channels'
+import type { ErrorData, Result } from '../../contract/types'
+import { toErrorData } from '../errors/desk-error'
+
+/** Who is calling: already checked by the host (Electron frame URL, web-host token + Origin). */
+export interface CallContext {
+  host: 'electron' | 'web' | 'test'
+}
+
+export type HandlerArgs<N extends ChannelName> = v.InferOutput<Channels[N]['args']>
+export type Handler<N extends ChannelName> = (args: HandlerArgs<N>, ctx: CallContext) => Promise<ChannelResult<N>> | ChannelResult<N>
+export type HandlerTable = { [N in ChannelName]: Handler<N> }
+
+export interface DispatchLog {
+  warn(message: string, fields: Record<string, string | number | boolean>): void
+}
+
+const MAX_ISSUES = 3
+
+function fail(code: string, message: string, details?: ErrorData['details']): Result<never> {
+  return { ok: false, error: details ? { code, message, details } : { code, message } }
+}
+
+function isChannel(name: unknown): name is ChannelName {
+  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(channels, name)
+}
+
+/**
+ * Builds the single entry point every host calls. It never throws: an unknown channel, an
+ * argument that fails its schema, or a handler failure all come back as `{ ok: false, error }`
+ * with plain data, and the process keeps serving. Argument values are never logged (they may
+ * hold a passphrase); only the channel name and the error code are.
+ */
+export function createDispatcher(handlers: HandlerTable, log?: DispatchLog) {
+  return async function dispatch(channel: unknown, rawArgs: unknown, ctx: CallContext): Promise<Result<unknown>> {
+    if (!isChannel(channel)) {
+      log?.warn('ipc: unknown channel', { channel: typeof channel === 'string' ? channel.slice(0, 64) : typeof channel })
+      return fail('UnknownChannel', 'This request is not part of the app contract.')
+    }
+    const schema = channels[channel].args as v.GenericSchema
+    const parsed = v.safeParse(schema, rawArgs)
+    if (!parsed.success) {
+      const issues = parsed.issues.slice(0, MAX_ISSUES).map((i) => `${v.getDotPath(i) ?? 'argument'}: ${i.message}`)
+      log?.warn('ipc: invalid arguments', { channel })
+      return fail('InvalidArguments', `Invalid arguments for ${channel}: ${issues.join('; ')}`, { channel })
+    }
+    try {
+      const handler = handlers[channel] as (args: unknown, ctx: CallContext) => unknown
+      const value = await handler(parsed.output, ctx)
+      return { ok: true, value }
+    } catch (e) {
+      const error = toErrorData(e)
+      log?.warn('ipc: handler failed', { channel, code: error.code })
+      return { ok: false, error }
+    }
+  }
+}
+
+export type Dispatch = ReturnType<typeof createDispatcher>

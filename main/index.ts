@@ -1,0 +1,126 @@
+/**
+ * Electron entry: the only module that imports `electron`. It hardens the shell, serves the
+ * built renderer from the `app://desk` protocol, wires IPC to the core's dispatcher after
+ * checking the sender frame, and shuts the core down in order (pending journal writes first).
+ */
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { app, BrowserWindow, dialog, ipcMain, powerMonitor, protocol, session, shell, type IpcMainInvokeEvent } from 'electron'
+import { EVENT_CHANNEL, INVOKE_CHANNEL } from './contract/bridge'
+import { createDeskCore, type DeskCore } from './core/app/desk-core'
+import { APP_NAME, defaultDataDir } from './core/config/paths'
+import { APP_ORIGIN, APP_PROTOCOL, isAppFrameUrl } from './core/ipc/sender'
+import { isAllowedExternalUrl, lockDownWebContents, refuseAllPermissions, secureWebPreferences } from './electron-shell/hardening'
+import { readStaticFile, securityHeaders } from './hosts/static-files'
+
+const here = fileURLToPath(new URL('.', import.meta.url))
+const rendererRoot = join(here, '../renderer')
+const preloadPath = join(here, '../preload/index.cjs')
+
+app.setName(APP_NAME)
+app.setPath('userData', defaultDataDir())
+app.enableSandbox()
+protocol.registerSchemesAsPrivileged([{ scheme: APP_PROTOCOL, privileges: { standard: true, secure: true, supportFetchAPI: true } }])
+
+let core: DeskCore | null = null
+let mainWindow: BrowserWindow | null = null
+let quitting = false
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit()
+} else {
+  app.on('second-instance', () => {
+    if (mainWindow) {
+      if (mainWindow.isMinimized()) mainWindow.restore()
+      mainWindow.focus()
+    }
+  })
+
+  app.on('web-contents-created', (_event, contents) => lockDownWebContents(contents))
+
+  app.whenReady().then(start, (e: unknown) => {
+    console.error('startup failed:', e instanceof Error ? e.message : String(e))
+    app.exit(1)
+  })
+
+  app.on('window-all-closed', () => app.quit())
+
+  // Orderly shutdown: hold the quit until the core has drained pending journal writes.
+  app.on('before-quit', (event) => {
+    if (quitting || !core) return
+    event.preventDefault()
+    quitting = true
+    const closing = core
+    core = null
+    closing.close().finally(() => app.quit())
+  })
+}
+
+async function start(): Promise<void> {
+  refuseAllPermissions(session.defaultSession)
+  protocol.handle(APP_PROTOCOL, async (request) => {
+    const url = new URL(request.url)
+    if (url.host !== 'desk') return new Response('not found', { status: 404 })
+    const file = await readStaticFile(rendererRoot, url.pathname)
+    if (!file) return new Response('not found', { status: 404 })
+    return new Response(new Uint8Array(file.body), { status: 200, headers: securityHeaders(file.mime) })
+  })
+
+  core = await createDeskCore({
+    dataDir: app.getPath('userData'),
+    host: 'electron',
+    version: app.getVersion(),
+    services: {
+      async openFile(purpose) {
+        const result = await dialog.showOpenDialog({
+          title: purpose === 'keystore' ? 'Import a keystore file' : 'Open',
+          properties: ['openFile'],
+          filters: [{ name: 'Keystore (JSON)', extensions: ['json', ''] }],
+        })
+        return result.canceled ? null : (result.filePaths[0] ?? null)
+      },
+      async openExternal(url) {
+        if (!isAllowedExternalUrl(url, core?.externalHosts() ?? [])) return false
+        await shell.openExternal(url)
+        return true
+      },
+    },
+  })
+
+  ipcMain.handle(INVOKE_CHANNEL, (event: IpcMainInvokeEvent, channel: unknown, args: unknown) => {
+    // Only the app's own top-level page may call main.
+    const frame = event.senderFrame
+    if (!frame || frame.parent !== null || !isAppFrameUrl(frame.url) || event.sender !== mainWindow?.webContents) {
+      return { ok: false, error: { code: 'ForbiddenSender', message: 'Requests are only accepted from the app window.' } }
+    }
+    core?.touch()
+    return core ? core.dispatch(channel, args, { host: 'electron' }) : { ok: false, error: { code: 'ShuttingDown', message: 'The app is shutting down.' } }
+  })
+
+  core.events.subscribe((name, payload) => {
+    if (mainWindow && !mainWindow.isDestroyed()) mainWindow.webContents.send(EVENT_CHANNEL, name, payload)
+  })
+
+  // Auto-lock on OS lock and suspend; the core's idle timer covers inactivity.
+  for (const ev of ['lock-screen', 'suspend'] as const) powerMonitor.on(ev as 'lock-screen', () => core?.lockVault('os'))
+
+  createWindow()
+}
+
+function createWindow(): void {
+  mainWindow = new BrowserWindow({
+    width: 1440,
+    height: 900,
+    minWidth: 1024,
+    minHeight: 640,
+    title: APP_NAME,
+    backgroundColor: '#101014',
+    show: false,
+    webPreferences: secureWebPreferences(preloadPath),
+  })
+  mainWindow.once('ready-to-show', () => mainWindow?.show())
+  mainWindow.on('closed', () => {
+    mainWindow = null
+  })
+  void mainWindow.loadURL(`${APP_ORIGIN}/index.html`)
+}
