@@ -7,7 +7,7 @@
  * 2 (instant) and `operation_id` as keccak256 of its UTF-8 bytes, as §5 states.
  */
 import * as v from 'valibot'
-import { hashTypedData, keccak256, stringToHex, type Address, type Hex, type TypedDataDomain } from 'viem'
+import { hashTypedData, keccak256, recoverTypedDataAddress, stringToHex, type Address, type Hex, type TypedDataDomain } from 'viem'
 
 // ---------------------------------------------------------------------------------------------
 // Typed data
@@ -111,6 +111,18 @@ export function earnTypedData<K extends EarnSignedKind>(kind: K, fields: EarnFie
 export function earnDigest<K extends EarnSignedKind>(kind: K, fields: EarnFieldsOf<K>, domain: EarnDomain, chainId: number): Hex {
   const td = earnTypedData(kind, fields, domain, chainId)
   return hashTypedData(td as Parameters<typeof hashTypedData>[0])
+}
+
+/** Address recovered from an earn signature (throws on an unrecoverable signature). */
+export async function recoverEarnSigner<K extends EarnSignedKind>(
+  kind: K,
+  fields: EarnFieldsOf<K>,
+  domain: EarnDomain,
+  chainId: number,
+  signature: Hex,
+): Promise<Address> {
+  const td = earnTypedData(kind, fields, domain, chainId)
+  return recoverTypedDataAddress({ ...(td as unknown as Parameters<typeof recoverTypedDataAddress>[0]), signature })
 }
 
 // ---------------------------------------------------------------------------------------------
