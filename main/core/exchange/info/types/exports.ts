@@ -1,0 +1,8 @@
+export type { Fill } from './fill'
+export type { Asset } from './assets'
+export type { Market } from './markets'
+export type { MarkPrice } from './mark-prices'
+export type { CreditPosition } from './spot-credit-positions'
+export type { OpenOrder } from './open-orders'
+export type { AgentSlot } from './user-agents'
+export type { UserBalance } from './user-balances'
