@@ -40,7 +40,7 @@ const client = () => new InfoClient({ baseUrl, scheduler: new RateScheduler({ ra
 describe('InfoClient', () => {
   it('has one typed call per /info type of the spec', () => {
     const c = client() as unknown as Record<string, unknown>
-    const types = Object.values(T)
+    const types = (Object.values(T) as unknown[])
       .filter((d): d is { type: string } => typeof d === 'object' && d !== null && 'type' in d)
       .map((d) => d.type)
     expect(types).toHaveLength(22)
