@@ -1,0 +1,47 @@
+/**
+ * `npm run web`: the loopback web host over the same core and handler table as Electron.
+ * For end-to-end tests and development only; never part of the packaged app.
+ */
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { fileURLToPath } from 'node:url'
+import { createDeskCore } from '../../core/app/desk-core'
+import { headlessHostServices } from '../../core/app/host-services'
+import { defaultDataDir } from '../../core/config/paths'
+import { startWebHost } from './server'
+
+const root = fileURLToPath(new URL('../../..', import.meta.url))
+const { values } = parseArgs({
+  options: {
+    'data-dir': { type: 'string' },
+    port: { type: 'string' },
+    host: { type: 'string' },
+  },
+})
+
+const rendererRoot = join(root, 'out/renderer')
+if (!existsSync(join(rendererRoot, 'index.html'))) {
+  process.stderr.write('error: out/renderer is missing; run `npm run build` first (npm run web does it).\n')
+  process.exit(1)
+}
+
+const core = await createDeskCore({
+  dataDir: values['data-dir'] ?? defaultDataDir(),
+  host: 'web',
+  version: process.env.npm_package_version ?? '0.0.0',
+  services: headlessHostServices,
+})
+const web = await startWebHost({ core, rendererRoot, host: values.host ?? '127.0.0.1', port: values.port ? Number(values.port) : 0 })
+process.stdout.write(`Treasury Desk web host (loopback only)\nOpen: ${web.url}\n`)
+
+let stopping = false
+const stop = async () => {
+  if (stopping) return
+  stopping = true
+  await web.close()
+  await core.close()
+  process.exit(0)
+}
+process.on('SIGINT', () => void stop())
+process.on('SIGTERM', () => void stop())
