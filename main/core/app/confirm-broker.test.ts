@@ -1,0 +1,44 @@
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import type { ConfirmRequest } from '../../contract/types'
+import { ConfirmBroker } from './confirm-broker'
+import { EventHub } from './events'
+
+describe('ConfirmBroker', () => {
+  afterEach(() => vi.useRealTimers())
+
+  function setup(timeoutMs = 1000) {
+    const hub = new EventHub()
+    const seen: ConfirmRequest[] = []
+    hub.subscribe((event, payload) => {
+      if (event === 'confirm.request') seen.push(payload as ConfirmRequest)
+    })
+    return { broker: new ConfirmBroker(hub, timeoutMs), seen }
+  }
+
+  it('pushes the summary built in main and resolves with the operator answer', async () => {
+    const { broker, seen } = setup()
+    const answer = broker.confirm({ title: 'Settle', summary: ['Settle 1.5 USDC'], needsPassphrase: true })
+    expect(seen).toHaveLength(1)
+    expect(seen[0]).toMatchObject({ title: 'Settle', summary: ['Settle 1.5 USDC'], needsPassphrase: true })
+    expect(broker.respond(seen[0]!.id, { approved: true, passphrase: 'pw' })).toBe(true)
+    await expect(answer).resolves.toEqual({ approved: true, passphrase: 'pw' })
+    // A second answer to the same request is refused.
+    expect(broker.respond(seen[0]!.id, { approved: true })).toBe(false)
+  })
+
+  it('ignores answers to unknown ids', () => {
+    const { broker } = setup()
+    expect(broker.respond('nope', { approved: true })).toBe(false)
+  })
+
+  it('declines requests nobody answers, and everything on cancelAll', async () => {
+    vi.useFakeTimers()
+    const { broker } = setup(1000)
+    const a = broker.confirm({ title: 'A', summary: ['a'], needsPassphrase: false })
+    vi.advanceTimersByTime(1001)
+    await expect(a).resolves.toEqual({ approved: false })
+    const b = broker.confirm({ title: 'B', summary: ['b'], needsPassphrase: false })
+    broker.cancelAll()
+    await expect(b).resolves.toEqual({ approved: false })
+  })
+})

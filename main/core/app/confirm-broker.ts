@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto'
+import type { Confirmer, ConfirmationRequest, ConfirmationResponse } from '../vault/signing-policy'
+import type { EventHub } from './events'
+
+interface Pending {
+  resolve(response: ConfirmationResponse): void
+  timer: ReturnType<typeof setTimeout>
+}
+
+/**
+ * The GUI hosts' Confirmer: pushes a `confirm.request` event with the summary built in main,
+ * and waits for the renderer's `confirm.respond` with the same id. Unanswered requests expire
+ * as declined, so nothing is ever signed on a forgotten dialog.
+ */
+export class ConfirmBroker implements Confirmer {
+  private readonly pending = new Map<string, Pending>()
+
+  constructor(
+    private readonly events: EventHub,
+    private readonly timeoutMs = 5 * 60_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  confirm(request: ConfirmationRequest): Promise<ConfirmationResponse> {
+    const id = randomUUID()
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.settle(id, { approved: false }), this.timeoutMs)
+      this.pending.set(id, { resolve, timer })
+      this.events.emit('confirm.request', {
+        id,
+        title: request.title,
+        summary: request.summary,
+        needsPassphrase: request.needsPassphrase,
+        expiresAt: this.now() + this.timeoutMs,
+      })
+    })
+  }
+
+  /** The renderer's answer; false when the id is unknown or already settled. */
+  respond(id: string, response: ConfirmationResponse): boolean {
+    return this.settle(id, response)
+  }
+
+  /** Declines everything outstanding (lock, shutdown). */
+  cancelAll(): void {
+    for (const id of [...this.pending.keys()]) this.settle(id, { approved: false })
+  }
+
+  private settle(id: string, response: ConfirmationResponse): boolean {
+    const p = this.pending.get(id)
+    if (!p) return false
+    this.pending.delete(id)
+    clearTimeout(p.timer)
+    p.resolve(response)
+    return true
+  }
+}
