@@ -18,8 +18,8 @@ export interface TradeReconcilerOptions {
   network: string
   journal: Journal
   reads: TradeReads
-  /** The /info scheduler of this host; reconciliation uses the `reconcile` lane. */
-  scheduler: SchedulerLike
+  /** Wraps each read (the `reconcile` lane of the /info scheduler) when `reads` does not schedule itself. */
+  scheduler?: SchedulerLike
   now?: () => number
   /** After an envelope's expiry plus this margin, "not found" means never executed. Default 30 s (clock skew). */
   expiryGraceMs?: number
@@ -58,7 +58,7 @@ export class TradeReconciler {
   }
 
   private read<T>(task: () => Promise<T>, lane: Lane = 'reconcile'): Promise<T> {
-    return this.o.scheduler.run(lane, task)
+    return this.o.scheduler ? this.o.scheduler.run(lane, task) : task()
   }
 
   /** One pass over the unresolved entries of this network (concurrent calls share the pass). */

@@ -1,0 +1,323 @@
+import type { Address, Hex, TypedDataDefinition } from 'viem'
+import { DeskError } from '../../errors/desk-error'
+import type { Journal, Submission } from '../../journal'
+import type { SigningIntent } from '../../vault/signing-policy'
+import type { SignerRef } from '../../vault/types'
+import {
+  earnTypedData,
+  type DepositEntry,
+  type EarnAccount,
+  type EarnConfig,
+  type EarnCursor,
+  type EarnDataOf,
+  type EarnPage,
+  type WithdrawalDetail,
+  type WithdrawalRecord,
+  type WithdrawalStatus,
+  type WithdrawType,
+  type YieldEntry,
+} from '../../wire/earn'
+import type { Lane } from '../scheduler'
+import { TransportFailure } from '../trade/http-post'
+import { backoff, EarnError, EarnHttp, type EarnHttpOptions } from './earn-http'
+
+/** Signs earn typed data with an owner key (the vault, behind its confirmation gate). */
+export interface EarnSigner {
+  signTypedData(ref: SignerRef, typedData: TypedDataDefinition, intent?: SigningIntent): Promise<Hex>
+}
+
+export interface EarnClientOptions extends EarnHttpOptions {
+  /** Network name in the journal. */
+  network: string
+  journal: Journal
+  signer: EarnSigner
+  /** Deadline of a create (ms from signing). Default 10 minutes. */
+  createDeadlineMs?: number
+  /** Deadline of a claim or cancel (ms from signing); the claim's bytes are resent until it. Default 1 hour. */
+  operationDeadlineMs?: number
+  /** Sends of the same bytes before an earn write is left to the reconciler as unknown. Default 6. */
+  maxAttempts?: number
+}
+
+/** Page size for walking a paged read to its end (the pool's maximum). */
+export const EARN_PAGE_LIMIT = 200
+const MAX_PAGES = 10_000
+
+export interface EarnWriteResult {
+  submission: Submission
+  operationId: string
+  record: WithdrawalRecord | WithdrawalDetail | null
+}
+
+type WriteType = 'createWithdrawal' | 'claimWithdrawal' | 'cancelWithdrawal'
+
+/**
+ * The earn pool: the six reads (paged ones walked to the end) and the three signed writes,
+ * each journaled by its operation id before it is sent and resent byte-identical on retry.
+ */
+export class EarnClient {
+  readonly http: EarnHttp
+  readonly network: string
+  private readonly createDeadlineMs: number
+  private readonly operationDeadlineMs: number
+  private readonly maxAttempts: number
+
+  constructor(private readonly o: EarnClientOptions) {
+    this.http = new EarnHttp(o)
+    this.network = o.network
+    this.createDeadlineMs = o.createDeadlineMs ?? 10 * 60_000
+    this.operationDeadlineMs = o.operationDeadlineMs ?? 60 * 60_000
+    this.maxAttempts = o.maxAttempts ?? 6
+  }
+
+  // --- reads ---------------------------------------------------------------------------------
+
+  config(lane?: Lane): Promise<EarnConfig> {
+    return this.http.read('config', {}, { lane })
+  }
+
+  account(user: string, lane?: Lane): Promise<EarnAccount> {
+    return this.http.read('account', { user_address: user }, { lane })
+  }
+
+  withdrawal(user: string, operationId: string, lane?: Lane): Promise<WithdrawalDetail | null> {
+    return this.http.read('withdrawal', { user_address: user, operation_id: operationId }, { lane }).catch((e: unknown) => {
+      if (e instanceof EarnError && e.code === 'EarnInvalid' && /withdrawal not found/.test(String(e.details?.poolMessage))) return null
+      throw e
+    })
+  }
+
+  async depositsPage(user: string, q: { assetId?: number; beforeId?: EarnCursor; limit?: number } = {}): Promise<EarnPage<DepositEntry>> {
+    return this.http.read('deposits', pageBody(user, q))
+  }
+
+  async yieldPage(user: string, q: { assetId?: number; beforeId?: EarnCursor; limit?: number } = {}): Promise<EarnPage<YieldEntry>> {
+    return this.http.read('yieldHistory', pageBody(user, q))
+  }
+
+  async withdrawalsPage(user: string, q: { assetId?: number; status?: WithdrawalStatus; beforeId?: EarnCursor; limit?: number } = {}): Promise<EarnPage<WithdrawalRecord>> {
+    return this.http.read('withdrawals', { ...pageBody(user, q), ...(q.status ? { status: q.status } : {}) })
+  }
+
+  /** Every deposit (walked to the end: a full last page is confirmed by one more request). */
+  deposits(user: string, q: { assetId?: number } = {}): Promise<DepositEntry[]> {
+    return walk((beforeId) => this.depositsPage(user, { ...q, beforeId, limit: EARN_PAGE_LIMIT }))
+  }
+
+  yieldHistory(user: string, q: { assetId?: number } = {}): Promise<YieldEntry[]> {
+    return walk((beforeId) => this.yieldPage(user, { ...q, beforeId, limit: EARN_PAGE_LIMIT }))
+  }
+
+  withdrawals(user: string, q: { assetId?: number; status?: WithdrawalStatus } = {}): Promise<WithdrawalRecord[]> {
+    return walk((beforeId) => this.withdrawalsPage(user, { ...q, beforeId, limit: EARN_PAGE_LIMIT }))
+  }
+
+  // --- writes --------------------------------------------------------------------------------
+
+  /**
+   * Creates a withdrawal with the account's `next_user_nonce`. Journaled under its operation id
+   * (`withdraw:<user>:<nonce>`) before sending; a retried create resends the same bytes, and a
+   * create that executed but whose answer was lost is recognised by reading the operation back.
+   */
+  async createWithdrawal(req: { user: Address; signer: SignerRef; assetId: number; amount: bigint; type: WithdrawType; summary: string; intent?: SigningIntent }): Promise<EarnWriteResult> {
+    if (req.amount <= 0n) throw new DeskError('InvalidAmount', 'the withdrawal amount must be greater than zero')
+    const [config, account] = await Promise.all([this.config('operator'), this.account(req.user, 'operator')])
+    const user = req.user.toLowerCase()
+    const nonce = account.next_user_nonce
+    const operationId = `withdraw:${user}:${nonce}`
+    const deadline = this.http.now() + this.createDeadlineMs
+    const fields = { user_address: user, user_nonce: nonce, withdraw_type: req.type, asset_id: req.assetId, amount: req.amount.toString(), deadline_unix_ms: deadline }
+    const td = earnTypedData('CreateWithdrawal', fields, config.eip712_domain, config.native_chain_id)
+    const signature = await this.o.signer.signTypedData(req.signer, td as unknown as TypedDataDefinition, req.intent)
+    const body = JSON.stringify({ type: 'createWithdrawal', ...fields, user_signature: signature })
+    const entry = this.o.journal.record({
+      channel: 'earn',
+      key: operationId,
+      network: this.network,
+      account: user,
+      signer: user,
+      actionType: 'createWithdrawal',
+      summary: req.summary,
+      nonce: null,
+      businessNonce: String(nonce),
+      body,
+    })
+    return this.sendWrite(entry)
+  }
+
+  /**
+   * Claims a scheduled withdrawal. The first claim's signed bytes are kept in the journal and
+   * resent byte-identical on every retry; a second claim is never signed while the first can
+   * still be used (its deadline has not passed and it was not refused).
+   */
+  async claimWithdrawal(req: { user: Address; signer: SignerRef; operationId: string; summary: string; intent?: SigningIntent }): Promise<EarnWriteResult> {
+    return this.operationWrite('claimWithdrawal', req)
+  }
+
+  async cancelWithdrawal(req: { user: Address; signer: SignerRef; operationId: string; summary: string; intent?: SigningIntent }): Promise<EarnWriteResult> {
+    return this.operationWrite('cancelWithdrawal', req)
+  }
+
+  private async operationWrite(
+    type: 'claimWithdrawal' | 'cancelWithdrawal',
+    req: { user: Address; signer: SignerRef; operationId: string; summary: string; intent?: SigningIntent },
+  ): Promise<EarnWriteResult> {
+    const user = req.user.toLowerCase()
+    if (!/^withdraw:0x[0-9a-f]{40}:(0|[1-9][0-9]*)$/.test(req.operationId.toLowerCase()) || !req.operationId.toLowerCase().startsWith(`withdraw:${user}:`)) {
+      throw new DeskError('InvalidOperationId', `operation id must be withdraw:${user}:<nonce>`, { operationId: req.operationId.slice(0, 120) })
+    }
+    const prior = this.o.journal.list({ network: this.network, key: req.operationId, actionType: type })
+    const live = prior.find((p) => p.state === 'signed' || p.state === 'sent' || p.state === 'unknown')
+    if (live) return this.sendWrite(live)
+    const reusable = prior.find((p) => (p.state === 'accepted' || p.state === 'reconciled') && p.finalStatus !== 'notexecuted')
+    if (reusable) return { submission: reusable, operationId: req.operationId, record: await this.withdrawal(user, req.operationId, 'operator') }
+    if (type === 'claimWithdrawal') {
+      // Never a second claim signature while an earlier one may still be used.
+      const stillValid = prior.find((p) => deadlineOf(p) > this.http.now() && p.state !== 'rejected')
+      if (stillValid) throw new DeskError('ClaimAlreadySigned', `a claim for ${req.operationId} is already signed (journal #${stillValid.id}); it is resent, never re-signed`, { journalId: stillValid.id })
+    }
+    const config = await this.config('operator')
+    const deadline = this.http.now() + this.operationDeadlineMs
+    const fields = { user_address: user, operation_id: req.operationId, deadline_unix_ms: deadline }
+    const kind = type === 'claimWithdrawal' ? 'ClaimWithdrawal' : 'CancelWithdrawal'
+    const td = earnTypedData(kind, fields, config.eip712_domain, config.native_chain_id)
+    const signature = await this.o.signer.signTypedData(req.signer, td as unknown as TypedDataDefinition, req.intent)
+    const body = JSON.stringify({ type, ...fields, user_signature: signature })
+    const entry = this.o.journal.record({ channel: 'earn', key: req.operationId, network: this.network, account: user, signer: user, actionType: type, summary: req.summary, nonce: null, body })
+    return this.sendWrite(entry)
+  }
+
+  /** Sends a journaled earn write (or resends its exact bytes) until a final answer. */
+  async sendWrite(entry: Submission): Promise<EarnWriteResult> {
+    const j = this.o.journal
+    const release = j.hold()
+    const type = entry.actionType as WriteType
+    try {
+      let lastCode = 'NotSent'
+      for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
+        if (attempt > 1 || entry.state !== 'signed') {
+          // The write may have executed while its answer was lost: look before resending.
+          const done = await this.observe(entry, 'operator')
+          if (done) return done
+        }
+        if (deadlineOf(entry) <= this.http.now() + 1000) break
+        let a
+        try {
+          j.update(entry.id, { state: 'sent', attempt: true, note: attempt > 1 ? `attempt ${attempt}, same signed bytes` : null })
+          a = await this.http.once(type, entry.body, 'operator')
+        } catch (e) {
+          if (e instanceof TransportFailure) {
+            lastCode = e.phase === 'beforeWrite' ? 'NotSent' : 'ConnectionLost'
+            await this.http.sleep(backoff(attempt))
+            continue
+          }
+          throw e
+        }
+        if (a.kind === 'ok') {
+          const s = j.update(entry.id, { state: 'accepted', finalStatus: a.data.status, traceId: a.traceId, response: a.text })
+          return { submission: s, operationId: entry.key, record: a.data }
+        }
+        if (a.kind === 'invalid') {
+          if (attempt > 1) {
+            // A refusal after a lost answer may just say "already done": check once more.
+            const done = await this.observe(entry, 'operator')
+            if (done) return done
+          }
+          const s = j.update(entry.id, { state: 'rejected', finalStatus: 'rejected', code: '131004', traceId: a.traceId, response: a.text, note: a.message })
+          throw new DeskError('EarnRejected', `the earn pool refused the ${type}: ${a.message}`, { journalId: s.id, operationId: entry.key, poolMessage: a.message })
+        }
+        if (a.kind === 'rateLimited') {
+          lastCode = '201005'
+          j.update(entry.id, { state: 'sent', code: '201005', note: 'rate limited; resending at the next second' })
+          await this.http.sleep(this.http.untilNextSecond())
+          continue
+        }
+        lastCode = String(a.code)
+        j.update(entry.id, { state: 'sent', code: lastCode, traceId: a.traceId, note: `${a.code} ${a.message}; retrying the same bytes` })
+        await this.http.sleep(backoff(attempt))
+      }
+      const done = await this.observe(entry, 'operator').catch(() => null)
+      if (done) return done
+      const s = j.update(entry.id, { state: 'unknown', code: lastCode, note: 'no final answer; the reconciler will read the operation back' })
+      throw new DeskError('EarnOutcomeUnknown', `the ${type} got no final answer (${lastCode}); it is journaled and will be reconciled by operation id`, { journalId: s.id, operationId: entry.key })
+    } finally {
+      release()
+    }
+  }
+
+  /**
+   * Reads the operation back and, when it shows this write took effect, records it as
+   * reconciled. Returns null when the write has not (yet) taken effect.
+   */
+  async observe(entry: Submission, lane: Lane = 'reconcile'): Promise<EarnWriteResult | null> {
+    const rec = await this.withdrawal(entry.account, entry.key, lane)
+    const effect = writeEffect(entry.actionType as WriteType, rec, entry)
+    if (!effect) return null
+    const s = this.o.journal.update(entry.id, { state: 'reconciled', finalStatus: rec!.status, note: `read back: withdrawal ${rec!.status}` })
+    return { submission: s, operationId: entry.key, record: rec }
+  }
+
+  /**
+   * Reconciles one unresolved earn entry: final when the operation shows the write's effect,
+   * or when its deadline has passed without it (it can no longer execute).
+   */
+  async reconcileEntry(entry: Submission, graceMs = 30_000): Promise<boolean> {
+    if (entry.state === 'signed') {
+      this.o.journal.update(entry.id, { state: 'reconciled', finalStatus: 'notsent', note: 'never sent (interrupted before sending)' })
+      return true
+    }
+    if (await this.observe(entry)) return true
+    if (deadlineOf(entry) + graceMs < this.http.now()) {
+      this.o.journal.update(entry.id, { state: 'reconciled', finalStatus: 'notexecuted', note: 'deadline passed without effect' })
+      return true
+    }
+    return false
+  }
+}
+
+/** Did `type` take effect on this record? (create: it exists; claim: it left `queued` by a claim; cancel: cancelled.) */
+function writeEffect(type: WriteType, rec: WithdrawalDetail | null, entry: Submission): boolean {
+  if (!rec) return false
+  if (type === 'createWithdrawal') return String(rec.user_nonce) === entry.businessNonce
+  if (type === 'cancelWithdrawal') return rec.status === 'cancelled'
+  return rec.claimed_at_unix_ms !== null
+}
+
+function deadlineOf(s: Submission): number {
+  try {
+    const d = (JSON.parse(s.body) as { deadline_unix_ms?: unknown }).deadline_unix_ms
+    return typeof d === 'number' ? d : 0
+  } catch {
+    return 0
+  }
+}
+
+function pageBody(user: string, q: { assetId?: number; beforeId?: EarnCursor; limit?: number }): Record<string, unknown> {
+  const b: Record<string, unknown> = { user_address: user }
+  if (q.assetId !== undefined) b.asset_id = q.assetId
+  if (q.beforeId !== undefined) b.before_id = q.beforeId
+  if (q.limit !== undefined) {
+    if (!Number.isInteger(q.limit) || q.limit < 1 || q.limit > EARN_PAGE_LIMIT) throw new DeskError('InvalidQuery', `limit must be 1..${EARN_PAGE_LIMIT}`)
+    b.limit = q.limit
+  }
+  return b
+}
+
+/** Follows `next_before_id` until it is null; a repeated cursor is a pool bug, reported, not looped on. */
+export async function walk<T>(page: (beforeId: EarnCursor | undefined) => Promise<EarnPage<T>>): Promise<T[]> {
+  const out: T[] = []
+  const seen = new Set<string>()
+  let cursor: EarnCursor | undefined
+  for (let i = 0; i < MAX_PAGES; i++) {
+    const p = await page(cursor)
+    out.push(...p.items)
+    if (p.next_before_id === null) return out
+    const key = String(p.next_before_id)
+    if (seen.has(key)) throw new EarnError('EarnMalformedResponse', `the earn pool repeated the paging cursor ${key}`, { cursor: key })
+    seen.add(key)
+    cursor = p.next_before_id
+  }
+  throw new EarnError('EarnMalformedResponse', `paging did not end after ${MAX_PAGES} pages`)
+}
+
+export type { EarnDataOf }
