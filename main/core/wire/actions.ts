@@ -230,7 +230,8 @@ export type TradeResponseBody =
   | { type: 'order' | 'cancel' | 'modify'; status: OrderLeaf }
   | { type: 'cancelAll'; statuses: OrderLeaf[] }
   | { type: 'batch'; statuses: BatchItemResponse[] }
-  | { type: 'default' }
+  /** non-order actions; `status` carries the lowercase code when the action failed at execution */
+  | { type: 'default'; status?: { error: string } }
 
 export type BatchItemResponse =
   | { type: 'order' | 'cancel' | 'modify'; status: OrderLeaf }

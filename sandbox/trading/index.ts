@@ -1,0 +1,2 @@
+export { createTradingService } from './service'
+export type * from './types'
