@@ -1,0 +1,131 @@
+/**
+ * What the operator should do about an error code: one sentence per code, from the spec's
+ * handling tables (trading /trade and /info, earn) and the desk's own codes. Shown next to
+ * the code and the service's message, never instead of them.
+ */
+
+const ADVICE: Record<string, string> = {
+  // Transport and outcome
+  Unavailable: 'Never executed: the request did not reach a node. The desk resends the same signed bytes; do not sign again.',
+  NodeUnreachable: 'Outcome unknown: the desk is reconciling by cloid. Do not resubmit; watch the journal entry until it resolves.',
+  Timeout: 'Outcome unknown: the desk is reconciling by cloid. Do not resubmit; watch the journal entry until it resolves.',
+  OutcomeUnknown: 'Outcome unknown: the desk is reconciling by cloid. Do not resubmit; watch the journal entry until it resolves.',
+  TooManyPending: 'Never admitted: the service is busy. Try again in a moment.',
+  RateLimited: 'Never admitted: over the rate budget. Wait for the retry delay; the desk paces its own requests.',
+  QueryLagBackpressure: 'Never admitted: the service is lagging. Try again shortly.',
+  PlaceOrderSuspended: 'The write path is degraded: only cancels are accepted. Cancel if you need to; place orders later.',
+  HostDisconnected: 'The connection to the desk host was lost. Restart the desk; journaled writes will be reconciled on start.',
+  BadReply: 'The host sent something unexpected. Restart the desk; check the main-process log.',
+  NotAvailable: 'This function is not available in this build or on this network.',
+  Internal: 'An internal error occurred. Check the main-process log; the journal keeps every submission.',
+  InfoUnreachable: 'The service could not be reached for reading. Values shown are the last known; check the network settings.',
+  InfoTimeout: 'A read timed out. Values shown are the last known; the desk retries within the rate budget.',
+  InfoServerError: 'The service failed to answer a read. Values shown are the last known; try again later.',
+  // Vault and confirmation
+  PassphraseIncorrect: 'The passphrase is wrong. Type it again (check the keyboard layout and caps lock).',
+  PassphraseWeak: 'Choose a longer passphrase that is not a common word, a sequence or a repeated pattern.',
+  VaultLocked: 'The vault is locked. Unlock it, then try again.',
+  VaultExists: 'A vault already exists here. Unlock it instead of creating a new one.',
+  VaultNotFound: 'No vault yet. Create one first.',
+  VaultCorrupt: 'The vault file is damaged. Restore it from the backup next to it; do not overwrite it.',
+  VaultChangedOnDisk: 'The vault changed on disk since it was opened. Lock and unlock again.',
+  ConfirmationDeclined: 'You declined the confirmation; nothing was signed.',
+  ConfirmationRequired: 'This action needs your confirmation. Try again and approve it in the dialog.',
+  WatchOnlyAccount: 'This account is watch-only: the desk has no key for it. Import its keystore to act on it.',
+  AccountNotInVault: 'The desk has no key for this account. Import its keystore first.',
+  AccountExists: 'This account is already known to the desk.',
+  KeystoreMacMismatch: 'The keystore passphrase is wrong (or the file is damaged). Type the keystore passphrase again.',
+  KeystoreInvalid: 'This file is not a valid keystore (Web3 Secret Storage v3).',
+  AgentSlotOccupied: 'That slot already has an agent. Rotate or revoke it instead.',
+  AgentKeyNotFound: 'The agent key is not in the vault. Approve a new agent for this slot.',
+  KeyInUse: 'That key is in use as a signer. Rotate it out first.',
+  // Amounts and requests
+  InvalidAmount: 'The amount is not valid for this asset: check its decimals (it is never rounded).',
+  InvalidQuantityPrecision: 'The quantity has more decimals than the market allows; it is never rounded. Fix the quantity.',
+  InvalidDecimals: 'The amount has more decimals than the asset allows; it is never rounded.',
+  // Settlement and balances
+  InsufficientSpotBalance: 'Not enough available balance on the paying account. Lower the amount or fund the account first.',
+  InsufficientSpotCredit: 'The credit line does not cover this. Lower the amount, or repay or add collateral first.',
+  InvalidSettle: 'Settle refused: the signer must be an active credit account with a settleable long, the cash account a balance-mode account, and the amount no more than the long.',
+  InvalidRepay: 'Repay refused: the payer must be a balance-mode account and the margin account a credit account with a short at least this large.',
+  InvalidCashAccount: 'The cash account must be an existing balance-mode account.',
+  InvalidMarginAccount: 'The margin account must be an existing credit account.',
+  InvalidAssetId: 'The asset is not known to the service. Pick another asset.',
+  SpotCreditAccountFrozen: 'The credit account is frozen. Repay to reduce the short; settle is blocked until it is unfrozen.',
+  OracleMarkPriceMissing: 'A fresh mark is missing for an asset left on the account. Wait for the oracle, or settle the full position to zero.',
+  ActionNotAllowedForSpotCreditAccount: 'Credit accounts cannot send or receive transfers, or activate others. Use settle or repay.',
+  AccountNotFound: 'The account is not registered on the service. Activate it first (activateFor).',
+  TransferToSelf: 'The source and the destination are the same account. Pick another destination.',
+  InvalidTransfer: 'The destination is the zero address or the amount is zero.',
+  InvalidActivationFeeAsset: 'The activation fee is paid in asset 1 or asset 2 only.',
+  AccountAlreadyActivated: 'That account is already active; nothing to do.',
+  AddressIsAgent: 'That address is an agent key, not an account. Check the target address.',
+  InvalidAccountActivation: 'The target is the zero address, or the signer cannot activate accounts.',
+  WithdrawDuplicateNonce: 'That withdrawal nonce was already used. Submit the withdrawal again; the desk picks a fresh nonce.',
+  // Agents and signatures
+  InvalidAgentSlot: 'Agent slots are 0 to 3.',
+  InvalidAgent: 'The agent address is not valid.',
+  AgentEpochMismatch: 'The agent key is from an older epoch. Rotate the agent for this slot.',
+  UnknownAgent: 'The signer is not an approved agent of this owner. Approve it, or sign with the owner key.',
+  DirectSignerIsActiveAgent: 'This key is an active agent and cannot sign as an owner. Use the owner key.',
+  BadSignature: 'The signature did not verify. Check the network (chain id) and the key; do not retry blindly.',
+  WrongChainId: 'Signed for another network. Check the selected network and its chain id in Settings.',
+  BadNonce: 'The nonce was refused (duplicate or outside the window). The desk picks a fresh one; submit again.',
+  ExpiredTx: 'The envelope expired before it executed; nothing happened. Submit again.',
+  MalformedTx: 'The desk built a request the service could not parse. Report this; nothing executed.',
+  FeatureDisabled: 'This feature is turned off on the service.',
+  MinTradeSpotNtl: 'The order notional is below the market minimum. Increase the quantity or price.',
+  EncodeLengthOverflow: 'Too many items in one batch (1 to 10).',
+  // Per-order leaf codes (lowercase)
+  insufficientspotbalance: 'Not enough available balance for this order.',
+  insufficientspotcredit: 'The credit line does not cover this order.',
+  mintradespotntl: 'The order notional is below the market minimum.',
+  tick: 'The price is not on the market tick. Fix the price.',
+  lotsize: 'The quantity is not a multiple of the lot size. Fix the quantity.',
+  badalopx: 'An add-liquidity-only order would have crossed; nothing rested.',
+  missingorder: 'The order is no longer open (filled or cancelled already).',
+  marketnotfound: 'The market does not exist.',
+  accountopenorderlimit: 'Too many open orders in this market (1000). Cancel some first.',
+  maxfillsexceeded: 'The order hit the 100-fills limit; the rest was cancelled.',
+  ioccancel: 'Closed by its time in force (IOC); it may have traded partly. No fix needed.',
+  fokcancel: 'Fill-or-kill could not fill entirely; nothing traded.',
+  selftradepreventioncancel: 'Cancelled to prevent a self-trade; it may have traded partly.',
+  marketordernoliquidity: 'No liquidity for the market order; it may have traded partly.',
+  invalidsettle: 'Settle refused at execution: check the long, the cash account and the amount.',
+  invalidrepay: 'Repay refused at execution: check the short, the payer and the amount.',
+  // Earn pool
+  EarnBackendUnavailable: 'The pool backend is unavailable; retried. Values are the last known, never an empty result.',
+  EarnUpstreamTimeout: 'The pool timed out; retried with the same signed request.',
+  EarnRateLimited: 'Over the pool rate limit; the desk waits for the next second and retries.',
+  EarnInvalid: 'The pool refused the request; read its message.',
+}
+
+/** Earn 131004 messages (the service reports them by text under one code). */
+const EARN_MESSAGES: [RegExp, string][] = [
+  [/already has an active withdrawal/i, 'One withdrawal per account and asset: wait for the active one to finish, or cancel it if it is scheduled.'],
+  [/insufficient earn balance/i, 'The gross amount exceeds the earn balance. Lower it.'],
+  [/below minimum/i, 'The gross amount is below the pool minimum for this asset. Raise it.'],
+  [/exceeds maximum/i, 'The gross amount is above the pool maximum for one withdrawal. Split it or lower it.'],
+  [/not claimable/i, 'Not claimable yet (before its claimable time) or no longer queued. Wait for the countdown.'],
+  [/not cancelable/i, 'It can no longer be cancelled: past its claimable time, or already claimed. Claim it instead.'],
+  [/withdrawals are paused/i, 'The pool has paused withdrawals: creating and claiming are blocked; cancelling still works.'],
+  [/type is disabled/i, 'That withdrawal type is turned off for this asset. Use the other type.'],
+  [/withdrawal not found/i, 'No such withdrawal for this account. Refresh the queue.'],
+  [/deadline.*future/i, 'The signed request expired. Try again; the desk signs a fresh one.'],
+  [/signer does not match/i, 'The pool recovered another address. Check the network and the account key.'],
+]
+
+/** A sentence that tells the operator what to do about `code` (and, for earn, its message). */
+export function adviceFor(code: string, message = ''): string {
+  for (const [re, advice] of EARN_MESSAGES) if (re.test(message)) return advice
+  const direct = ADVICE[code] ?? ADVICE[code.toLowerCase()]
+  if (direct) return direct
+  if (/timeout|unknown/i.test(code)) return ADVICE.Timeout as string
+  if (/locked/i.test(code)) return ADVICE.VaultLocked as string
+  return 'Read the message above; nothing more is known about this code. The journal keeps the full record.'
+}
+
+/** Submission states that mean "do not resubmit, the desk is finding out". */
+export function isUnresolved(state: string): boolean {
+  return state === 'prepared' || state === 'sent' || state === 'unknown'
+}
