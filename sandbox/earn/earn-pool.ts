@@ -113,6 +113,8 @@ export interface DepositInput {
   /** force a rejection (otherwise rejected only when the asset has deposits disabled) */
   reject?: boolean
   srcChainId?: number
+  /** where a direct transfer happened on the trading chain (its operation id names it) */
+  at?: { height: number; txIndex: number; eventIndex: number }
 }
 
 const lower = (a: string) => a.toLowerCase()
@@ -407,12 +409,12 @@ export class EarnPool {
     if (!asset) throw invalid(`unsupported asset_id: ${input.assetId}`)
     if (input.amount <= 0n) throw invalid('amount must be greater than 0')
     const type = input.type ?? 'bridge_deposit'
-    const height = this.coreHeight++
+    const height = input.at?.height ?? this.coreHeight++
     const srcChainId = input.srcChainId ?? 1
     const operationId =
       type === 'bridge_deposit'
         ? `deposit:${srcChainId}:${lower(this.settings.vaultAddress)}:${this.bridgeNonce++}`
-        : `direct-transfer:${this.settings.chainId}:${height}:0:0`
+        : `direct-transfer:${this.settings.chainId}:${height}:${input.at?.txIndex ?? 0}:${input.at?.eventIndex ?? 0}`
     const status = input.reject || !asset.deposit_enabled ? 'rejected' : 'credited'
     const d: DepositState = {
       id: this.nextId++,

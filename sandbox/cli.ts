@@ -1,0 +1,90 @@
+/**
+ * `npm run sandbox -- [--port N] [--earn-port N] [--seed FILE|--seed default|--no-seed]
+ *   [--data-dir D] [--block-ms N] [--no-rate-limits] [--earn-pending-seconds N] [--bot-ms N]`
+ * Runs the sandbox standalone on 127.0.0.1 and prints its URLs. Ctrl-C stops it cleanly
+ * (and writes the data directory when one is given).
+ */
+import { parseArgs } from 'node:util'
+import { startSandbox, type StartSandboxOptions } from './index'
+import { DEV_OWNERS } from './scenario/dev-keys'
+
+const USAGE = `usage: npm run sandbox -- [--port N] [--earn-port N] [--seed FILE | --seed default | --no-seed]
+                          [--data-dir DIR] [--block-ms N] [--no-rate-limits]
+                          [--earn-pending-seconds N] [--bot-ms N]`
+
+function intArg(name: string, value: string | undefined, min = 0): number | undefined {
+  if (value === undefined) return undefined
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > 2 ** 31) {
+    throw new Error(`--${name} must be an integer >= ${min}, got "${value}"`)
+  }
+  return Number(value)
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      port: { type: 'string' },
+      'earn-port': { type: 'string' },
+      seed: { type: 'string' },
+      'no-seed': { type: 'boolean' },
+      'data-dir': { type: 'string' },
+      'block-ms': { type: 'string' },
+      'no-rate-limits': { type: 'boolean' },
+      'earn-pending-seconds': { type: 'string' },
+      'bot-ms': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  })
+  if (values.help) {
+    console.log(USAGE)
+    return
+  }
+  const opts: StartSandboxOptions = { log: (l) => console.log(l) }
+  const port = intArg('port', values.port)
+  if (port !== undefined) opts.port = port
+  const earnPort = intArg('earn-port', values['earn-port'])
+  if (earnPort !== undefined) opts.earnPort = earnPort
+  opts.seed = values['no-seed'] ? false : values.seed === undefined || values.seed === 'default' ? true : values.seed
+  if (values['data-dir']) opts.dataDir = values['data-dir']
+  const blockMs = intArg('block-ms', values['block-ms'], 10)
+  if (blockMs !== undefined) opts.blockMs = blockMs
+  if (values['no-rate-limits']) opts.rateLimits = false
+  const pending = intArg('earn-pending-seconds', values['earn-pending-seconds'])
+  if (pending !== undefined) opts.earnPendingSeconds = pending
+  const botMs = intArg('bot-ms', values['bot-ms'])
+  if (botMs !== undefined) opts.botIntervalMs = botMs
+
+  const h = await startSandbox(opts)
+  console.log(`trading  ${h.tradingUrl}   (POST /info, POST /trade)`)
+  console.log(`ws       ${h.wsUrl}`)
+  console.log(`earn     ${h.earnUrl}/api/v3/earn`)
+  console.log(`admin    ${h.adminUrl}   (GET /state, POST /faults, GET /ground-truth, …)`)
+  console.log(`faucet   ${h.tradingUrl}/sandbox/deposit`)
+  console.log(`chain id ${h.chainId}`)
+  if (opts.seed) {
+    console.log('dev owners (PUBLIC development keys, sandbox funds only):')
+    for (const k of DEV_OWNERS) console.log(`  owner ${k.index}  ${k.address}  ${k.privateKey}`)
+  }
+  let stopping = false
+  const stop = (signal: string) => {
+    if (stopping) return
+    stopping = true
+    console.log(`${signal}: stopping sandbox…`)
+    h.stop().then(
+      () => process.exit(0),
+      (e: unknown) => {
+        console.error(e instanceof Error ? e.message : String(e))
+        process.exit(1)
+      },
+    )
+  }
+  process.on('SIGINT', () => stop('SIGINT'))
+  process.on('SIGTERM', () => stop('SIGTERM'))
+}
+
+main().catch((e: unknown) => {
+  console.error(`sandbox: ${e instanceof Error ? e.message : String(e)}`)
+  console.error(USAGE)
+  process.exit(1)
+})
