@@ -1,0 +1,152 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { RateScheduler } from '../exchange/scheduler'
+import { InfoClient } from '../exchange/info/client'
+import { ManualClock } from './clock'
+import { StreamPool } from './pool'
+import type { StateUpdate } from './live-state'
+import { MockExchange } from './testing/mock-exchange'
+
+const A = '0x00000000000000000000000000000000000000aa'
+const B = '0x00000000000000000000000000000000000000bb'
+
+let ex: MockExchange
+let clock: ManualClock
+let pool: StreamPool | undefined
+
+beforeEach(async () => {
+  ex = await new MockExchange().listen()
+  clock = new ManualClock(1_700_000_000_000)
+})
+afterEach(async () => {
+  await pool?.stop()
+  pool = undefined
+  await ex.close()
+})
+
+const wsFill = (tid: string, time: number) => `{"coin":"1","px":"100","sz":"1","side":"B","time":${time},"oid":1,"crossed":true,"fee":"0","feeToken":"2","tid":${tid},"cloid":null}`
+
+function makePool(extra: Partial<ConstructorParameters<typeof StreamPool>[0]> = {}): StreamPool {
+  const info = new InfoClient({ baseUrl: ex.httpUrl, scheduler: new RateScheduler({ ratePerSec: 1000 }) })
+  pool = new StreamPool({ wsUrl: ex.wsUrl, info, clock, random: () => 0.5, reconcileIntervalMs: 0, ...extra })
+  return pool
+}
+
+async function until(cond: () => boolean): Promise<void> {
+  const where = new Error().stack?.split('\n')[2]?.trim() ?? ''
+  await vi.waitFor(() => expect(cond(), where).toBe(true), { timeout: 5000, interval: 5 })
+}
+
+describe('StreamPool', () => {
+  it('subscribes every account channel, at most 10 per socket, and reports state coalesced', async () => {
+    const p = makePool()
+    const accounts = Array.from({ length: 4 }, (_, i) => ({ address: `0x${(i + 1).toString(16).padStart(40, '0')}`, kind: 'balance' as const }))
+    p.setAccounts(accounts)
+    const updates: StateUpdate[] = []
+    p.subscribe((u) => updates.push(u))
+    p.start()
+    await until(() => ex.subscriptionCounts().reduce((a, b) => a + b, 0) === 12)
+    expect(ex.subscriptionCounts().sort((a, b) => a - b)).toEqual([2, 10])
+    await until(() => p.status().connected)
+
+    const user = accounts[0]!.address
+    for (let i = 1; i <= 30; i++) ex.push('spotState', user, { user, balances: [{ coin: 'USDC', token: 2, total: `${i}.5`, hold: '1' }] })
+    await until(() => p.state(user).balances?.value[0]?.total === '30.5')
+    // first frame delivered at once, the rest merged into one delivery when the window closes
+    expect(updates.filter((u) => u.kind === 'balances')).toHaveLength(1)
+    clock.advance(250)
+    const bal = updates.filter((u) => u.kind === 'balances')
+    expect(bal).toHaveLength(2)
+    expect(bal[1]!.value).toEqual([{ assetId: 2, coin: 'USDC', total: '30.5', locked: '1', available: null }])
+  })
+
+  it('deduplicates fills from the snapshot and live frames, keeping tids above 2^53 exact', async () => {
+    const p = makePool()
+    ex.onSubscribe = (ch, user, send) => {
+      if (ch === 'userFills') send(JSON.parse(`{"user":"${user}","isSnapshot":true,"fills":[${wsFill('18446744073709551610', 1)}]}`.replace(/"tid":(\d+)/, '"tid":"$1"')))
+    }
+    p.setAccounts([{ address: A, kind: 'balance' }])
+    p.start()
+    await until(() => p.fills(A).length === 1)
+    ex.push('userFills', A, `{"user":"${A}","fills":[${wsFill('18446744073709551610', 1)},${wsFill('18446744073709551611', 2)}]}`)
+    await until(() => p.fills(A).length === 2)
+    expect(p.fills(A).map((f) => f.tid)).toEqual([18446744073709551610n, 18446744073709551611n])
+  })
+
+  it('after a dropped connection: reconnects with backoff, resubscribes, and backfills the missed fills through /info', async () => {
+    const truth = [1, 2, 3, 4, 5].map((i) => ({ tid: i, time: 1_700_000_000_000 + i, side: 'B', fee_asset_id: 2, fee: '0', fee_mode: 'balance', coin: '1', px: '100', sz: '1' }))
+    ex.infoHandler = (b) => (b.type === 'userFillsByTime' ? { fills: truth.filter((f) => f.time >= (b.start_time_ms as number)) } : b.type === 'openOrders' ? { market_id: -1, orders: [], truncated: false } : {})
+    const p = makePool()
+    p.setAccounts([{ address: A, kind: 'balance' }])
+    p.start()
+    await until(() => p.status().connected && ex.subscriptionCounts()[0] === 3)
+    ex.push('userFills', A, `{"user":"${A}","fills":[${wsFill('1', 1_700_000_000_001)},${wsFill('2', 1_700_000_000_002)}]}`)
+    await until(() => p.fills(A).length === 2)
+
+    ex.dropAll() // fills 3..5 happen while disconnected
+    await until(() => !p.status().connected)
+    expect(ex.connectionsOpened).toBe(1)
+    clock.advance(249) // first retry: 500 ms base, equal jitter at random 0.5 -> 375 ms
+    expect(ex.connectionsOpened).toBe(1)
+    clock.advance(200)
+    await until(() => p.status().connected && ex.subscriptionCounts()[0] === 3)
+    await p.idle()
+    expect(p.fills(A).map((f) => f.tid)).toEqual([1n, 2n, 3n, 4n, 5n])
+    const fillsReq = ex.infoRequests.find((r) => r.type === 'userFillsByTime')
+    expect(fillsReq).toMatchObject({ user: A, start_time_ms: 1_700_000_000_002 })
+    expect(ex.infoRequests.some((r) => r.type === 'openOrders')).toBe(true)
+    expect(p.status().reconnects).toBe(1)
+  })
+
+  it('a silent socket misses its pong deadline, is dropped and replaced', async () => {
+    const p = makePool({ pingIntervalMs: 30_000, pongTimeoutMs: 10_000 })
+    p.setAccounts([{ address: A, kind: 'balance' }])
+    p.start()
+    await until(() => p.status().connected)
+    clock.advance(30_000) // ping answered
+    await until(() => (p.status().lastMessageAt ?? 0) >= clock.now())
+    clock.advance(10_000)
+    expect(p.status().connected).toBe(true)
+    ex.silent = true
+    clock.advance(20_000) // next ping at 60 s, no pong
+    clock.advance(10_000)
+    await until(() => !p.status().connected)
+    expect(p.status().detail).toMatch(/no pong/)
+    ex.silent = false
+    clock.advance(1_000)
+    await until(() => p.status().connected && ex.connectionsOpened === 2)
+  })
+
+  it('refreshes channels that do not fit through /info', async () => {
+    ex.infoHandler = (b) => {
+      if (b.type === 'userBalances') return { balances: [{ asset_id: 1, available: '2', locked: '0.5' }] }
+      if (b.type === 'spotCreditAccount') return { status: 'active', credit_usd_atoms: '100000000000', available_usd_atoms: '5', last_known_available_usd_atoms: '5', credit_trading_whitelisted_market_ids: [] }
+      if (b.type === 'spotCreditPositions') return { positions: [{ asset_id: 1, symbol: 'BTC', actual_display: '-0.5', actual_qty: '-50000000', pending_exposure_display: '0', pending_exposure_qty: '0' }] }
+      if (b.type === 'openOrders') return { market_id: -1, orders: [], truncated: false }
+      if (b.type === 'userFillsByTime') return { fills: [] }
+      return {}
+    }
+    const p = makePool({ maxConnections: 0 })
+    const plan = p.setAccounts([{ address: A, kind: 'balance' }, { address: B, kind: 'credit' }])
+    expect(plan.polled).toHaveLength(6)
+    p.start()
+    clock.advance(0)
+    await until(() => p.state(B).credit !== null && p.state(A).balances !== null && p.state(A).openOrders !== null)
+    await p.idle()
+    expect(p.state(A).balances!.value).toEqual([{ assetId: 1, coin: null, total: null, locked: '0.5', available: '2' }])
+    expect(p.state(B).credit!.value).toMatchObject({ authorized: true, status: 'active', creditUsdAtoms: 100000000000n })
+    expect(p.state(B).credit!.value.positions[0]!.actual_qty).toBe(-50000000n)
+    expect(p.status().detail).toMatch(/do not fit/)
+  })
+
+  it('counts a malformed frame as a problem and keeps the socket', async () => {
+    const p = makePool()
+    p.setAccounts([{ address: A, kind: 'balance' }])
+    p.start()
+    await until(() => p.status().connected && ex.subscriptionCounts()[0] === 3)
+    ex.push('spotState', A, { user: A, balances: [{ coin: 'X', token: 'one', total: '1', hold: '0' }] })
+    await until(() => /spotState frame/.test(p.status().detail))
+    ex.push('spotState', A, { user: A, balances: [] })
+    await until(() => p.state(A).balances !== null)
+    expect(p.status().connected).toBe(true)
+  })
+})
