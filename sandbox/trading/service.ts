@@ -213,10 +213,11 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
       const m = state.markets.get(Number(a.market_id))
       if (!m) return null
       const req = toPlaceRequest(m, a)
-      if (!req) return null
+      // zero price or size is a `tick` / `lotsize` leaf at execution, not a notional problem
+      if (!req || req.price === 0n || req.qty === 0n) return null
       const quote = state.assets.get(m.quote_asset_id)
-      if (quote?.min_quote_notional_atoms !== undefined && req.price > 0n && notional(state, m, req.price, req.qty) < quote.min_quote_notional_atoms) return 'MinTradeSpotNtl'
-      if (acct.kind === 'balance' && req.price > 0n) {
+      if (quote?.min_quote_notional_atoms !== undefined && notional(state, m, req.price, req.qty) < quote.min_quote_notional_atoms) return 'MinTradeSpotNtl'
+      if (acct.kind === 'balance') {
         const assetId = req.side === 'bid' ? m.quote_asset_id : m.base_asset_id
         const need = req.side === 'bid' ? notional(state, m, req.price, req.qty) : baseAtoms(state, m, req.qty)
         if ((acct.balances.get(assetId)?.available ?? 0n) < need) return 'InsufficientSpotBalance'
