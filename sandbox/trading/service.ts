@@ -567,6 +567,7 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
     },
     groundTruth: () =>
       state.executed.map((t) => ({ txHash: t.txHash, height: t.height, txIndex: t.txIndex, authority: t.authority, owner: t.owner, actionType: t.actionType, nonce: t.nonce, cloid: t.cloids[0] ?? null, status: t.status })),
+    pendingCount: () => queue.length,
     produceBlock,
     start() {
       if (timer || blockMs <= 0) return

@@ -276,6 +276,8 @@ export interface TradingService {
   /** Address credited with activation fees. */
   readonly feeAccount: Address
 
+  /** Admitted transactions waiting for the next block. */
+  pendingCount(): number
   /** Seal the pending queue into the next block now (manual mode and tests). */
   produceBlock(): BlockEvents
   start(): void
