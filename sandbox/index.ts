@@ -50,6 +50,8 @@ export interface StartSandboxOptions {
   /** earn payout stage duration (default 1000 ms) and yield period (default 60 s) */
   earnPayoutStageMs?: number
   earnYieldPeriodMs?: number
+  /** /trade wait budget before `timeout` (spec: 3000 ms) */
+  tradeWaitBudgetMs?: number
   /** WebSocket idle close (default 60 s) */
   wsIdleMs?: number
   /** market-making bot cycle (default from the scenario, 2 s); 0 disables the bot */
@@ -118,6 +120,7 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
   const limits = opts.rateLimits
   const tradingOpts: TradingServiceOptions = { chainId, now }
   if (opts.blockMs !== undefined) tradingOpts.blockMs = opts.blockMs
+  if (opts.tradeWaitBudgetMs !== undefined) tradingOpts.waitBudgetMs = opts.tradeWaitBudgetMs
   if (limits === false) tradingOpts.rateLimits = false
   else if (limits) tradingOpts.rateLimits = { infoPerSec: limits.infoPerSec, tradePerSec: limits.tradePerSec, signerPerSec: limits.signerPerSec }
   if (opts.dataDir) tradingOpts.dataDir = opts.dataDir

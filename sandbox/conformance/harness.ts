@@ -9,7 +9,7 @@ import { signEnvelope } from '../../main/core/wire/signing'
 import { startSandbox, type SandboxHandle, type StartSandboxOptions } from '../index'
 
 export async function startTestSandbox(opts: StartSandboxOptions = {}): Promise<SandboxHandle> {
-  return startSandbox({ blockMs: 20, rateLimits: false, botIntervalMs: 0, wsIdleMs: 60_000, ...opts })
+  return startSandbox({ blockMs: 20, rateLimits: false, botIntervalMs: 0, wsIdleMs: 60_000, tradeWaitBudgetMs: 400, ...opts })
 }
 
 export interface WireResponse<T = any> {
