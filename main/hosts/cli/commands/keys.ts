@@ -1,0 +1,180 @@
+/** `desk keys …`: key custody from the command line, over the same vault as the desktop app. */
+import { promises as fs } from 'node:fs'
+import { DeskError } from '../../../core/errors/desk-error'
+import { DEFAULT_SCRYPT, Vault, parseAddress, type KeystoreExportKdf, type OwnerAccountInfo, type ScryptParams } from '../../../core/vault'
+import type { CliContext } from '../context'
+import type { Command, CommandGroup, OptionSpec } from '../router'
+import { UsageError } from '../router'
+
+const LABEL: OptionSpec = { type: 'string', valueName: 'TEXT', description: 'label shown for the account' }
+const SCRYPT_N: OptionSpec = { type: 'string', valueName: 'N', description: `scrypt N, a power of two from 2^14 (default 2^18)` }
+const KEYSTORE_PASS: OptionSpec = { type: 'string', valueName: 'FILE', description: "read the keystore's passphrase from FILE instead of prompting" }
+
+function scryptFromOption(ctx: CliContext): ScryptParams {
+  const raw = ctx.string('scrypt-n')
+  if (raw === undefined) return DEFAULT_SCRYPT
+  const n = /^[0-9]{1,8}$/.test(raw) ? Number(raw) : NaN
+  if (!Number.isSafeInteger(n) || n < 2 ** 14 || n > 2 ** 22 || (n & (n - 1)) !== 0) throw new UsageError('--scrypt-n must be a power of two between 16384 and 4194304')
+  return { ...DEFAULT_SCRYPT, n }
+}
+
+function describeAccount(a: OwnerAccountInfo): string[] {
+  const lines = [`${a.address}  ${a.watchOnly ? 'watch-only' : 'key       '}  ${a.label}`]
+  for (const g of a.agents) lines.push(`    agent slot ${g.slot}: ${g.address}`)
+  return lines
+}
+
+const init: Command = {
+  name: 'init',
+  summary: 'create the vault (asks for a new passphrase)',
+  options: { 'scrypt-n': SCRYPT_N },
+  async run(ctx) {
+    const path = ctx.vaultPath
+    if (await Vault.exists(path)) throw new DeskError('VaultExists', `a vault already exists at ${path}`)
+    const scrypt = scryptFromOption(ctx)
+    const passphrase = await ctx.secret('passphrase-file', 'New vault passphrase: ', 'vault passphrase', true)
+    const vault = await Vault.create({ path, passphrase, scrypt, autoLockMs: null })
+    vault.lock()
+    ctx.print(`created vault ${path} (scrypt N=${scrypt.n}, r=${scrypt.r}, p=${scrypt.p})`, { path, kdf: { name: 'scrypt', ...scrypt } })
+  },
+}
+
+const list: Command = {
+  name: 'list',
+  summary: 'list accounts and agent keys (no passphrase needed)',
+  async run(ctx) {
+    const vault = await ctx.openVault()
+    const accounts = vault.listAccounts()
+    const human = accounts.length === 0 ? ['(no accounts)'] : accounts.flatMap(describeAccount)
+    ctx.print(human, { path: vault.path, accounts, retiredAgents: vault.retiredAgents() })
+  },
+}
+
+const importKey: Command = {
+  name: 'import-key',
+  summary: 'import a raw private key (hex) from a prompt or --key-file',
+  options: { 'key-file': { type: 'string', valueName: 'FILE', description: 'read the hex key from FILE (never pass a key as an argument)' }, label: LABEL },
+  async run(ctx) {
+    const vault = await ctx.unlockedVault()
+    const keyText = await ctx.secret('key-file', 'Private key (hex): ', 'private key')
+    const address = await vault.importPrivateKey(keyText, ctx.string('label'))
+    vault.lock()
+    ctx.print(`imported ${address}`, { address })
+  },
+}
+
+const importKeystore: Command = {
+  name: 'import-keystore',
+  summary: 'import a Web3 Secret Storage v3 keystore (geth, ethers, Foundry)',
+  positionals: ['FILE'],
+  options: { 'keystore-passphrase-file': KEYSTORE_PASS, label: LABEL },
+  async run(ctx) {
+    const file = ctx.positionals[0]!
+    let text: string
+    try {
+      text = await fs.readFile(file, 'utf8')
+    } catch (e) {
+      throw new DeskError('KeystoreUnreadable', `cannot read the keystore ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`)
+    }
+    const vault = await ctx.unlockedVault()
+    const keystorePassphrase = await ctx.secret('keystore-passphrase-file', 'Keystore passphrase: ', 'keystore passphrase')
+    const address = await vault.importKeystore(text, keystorePassphrase, ctx.string('label'))
+    vault.lock()
+    ctx.print(`imported ${address}`, { address })
+  },
+}
+
+const exportKeystore: Command = {
+  name: 'export-keystore',
+  summary: 'write one key (owner or agent) as a v3 keystore under a new passphrase',
+  positionals: ['ADDRESS', 'FILE'],
+  options: {
+    'keystore-passphrase-file': KEYSTORE_PASS,
+    kdf: { type: 'string', valueName: 'scrypt|pbkdf2', description: 'key derivation of the keystore (default scrypt)' },
+    'scrypt-n': SCRYPT_N,
+    force: { type: 'boolean', description: 'overwrite FILE if it exists' },
+  },
+  async run(ctx) {
+    const [addressText, file] = ctx.positionals as [string, string]
+    const address = parseAddress(addressText)
+    const kdfName = ctx.string('kdf') ?? 'scrypt'
+    if (kdfName !== 'scrypt' && kdfName !== 'pbkdf2') throw new UsageError('--kdf must be scrypt or pbkdf2')
+    const kdf: KeystoreExportKdf = kdfName === 'scrypt' ? { kdf: 'scrypt', scrypt: scryptFromOption(ctx) } : { kdf: 'pbkdf2' }
+    if (!ctx.flag('force') && (await fs.stat(file).then(() => true, () => false))) throw new DeskError('FileExists', `${file} exists; pass --force to overwrite`)
+    const vaultPassphrase = await ctx.vaultPassphrase()
+    const vault = await ctx.openVault()
+    await vault.unlock(vaultPassphrase)
+    const keystorePassphrase = await ctx.secret('keystore-passphrase-file', 'New keystore passphrase: ', 'keystore passphrase', true)
+    const keystore = await vault.exportKeystore(address, { vaultPassphrase, keystorePassphrase, kdf })
+    vault.lock()
+    await fs.writeFile(file, JSON.stringify(keystore, null, 2) + '\n', { mode: 0o600, flag: ctx.flag('force') ? 'w' : 'wx' })
+    ctx.print(`wrote keystore of ${address} to ${file}`, { address, file })
+  },
+}
+
+const generate: Command = {
+  name: 'generate',
+  summary: 'generate a new owner key from the OS random source',
+  options: { label: LABEL },
+  async run(ctx) {
+    const vault = await ctx.unlockedVault()
+    const address = await vault.generateOwnerKey(ctx.string('label'))
+    vault.lock()
+    ctx.print(`generated ${address}`, { address })
+  },
+}
+
+const watch: Command = {
+  name: 'watch',
+  summary: 'add a watch-only account (address only: visible, not signable)',
+  positionals: ['ADDRESS'],
+  options: { label: LABEL },
+  async run(ctx) {
+    const address = parseAddress(ctx.positionals[0]!)
+    const vault = await ctx.unlockedVault()
+    await vault.addWatchOnly(address, ctx.string('label'))
+    vault.lock()
+    ctx.print(`watching ${address}`, { address })
+  },
+}
+
+const remove: Command = {
+  name: 'remove',
+  summary: 'remove an account with its key and agent keys (asks for confirmation)',
+  positionals: ['ADDRESS'],
+  async run(ctx) {
+    const address = parseAddress(ctx.positionals[0]!)
+    const vault = await ctx.openVault()
+    const account = vault.listAccounts().find((a) => a.address === address)
+    if (!account) throw new DeskError('AccountNotInVault', `${address} is not an account in the vault`)
+    if (!account.watchOnly || account.agents.length > 0) {
+      await ctx.confirmYes(`Remove ${address} (${account.label}) and its keys from the vault? Without an exported copy the keys are gone (the previous vault file stays as vault.json.bak until the next change).`)
+    }
+    await vault.unlock(await ctx.vaultPassphrase())
+    await vault.removeAccount(address)
+    vault.lock()
+    ctx.print(`removed ${address}`, { address, removed: true })
+  },
+}
+
+const changePassphrase: Command = {
+  name: 'change-passphrase',
+  summary: 're-encrypt the vault under a new passphrase',
+  options: { 'new-passphrase-file': { type: 'string', valueName: 'FILE', description: 'read the new passphrase from FILE instead of prompting' } },
+  async run(ctx) {
+    const current = await ctx.vaultPassphrase()
+    const vault = await ctx.openVault()
+    await vault.unlock(current)
+    const next = await ctx.secret('new-passphrase-file', 'New vault passphrase: ', 'new vault passphrase', true)
+    await vault.changePassphrase(current, next)
+    vault.lock()
+    ctx.print('vault passphrase changed', { changed: true })
+  },
+}
+
+const group: CommandGroup = {
+  name: 'keys',
+  summary: 'the key vault: create, list, import, export, generate, watch, remove, change passphrase',
+  commands: [init, list, importKey, importKeystore, exportKeystore, generate, watch, remove, changePassphrase],
+}
+export default group

@@ -1,0 +1,116 @@
+/**
+ * The `desk` command router. Command groups live in `commands/<group>.ts`, each default-exporting
+ * a CommandGroup; the router discovers them, so adding a group touches no shared file.
+ *   desk [global options] <group> <command> [positionals] [options]
+ */
+import { parseArgs } from 'node:util'
+import { DeskError, isDeskError } from '../../core/errors/desk-error'
+import type { CliIo } from './io'
+import { CliContext, GLOBAL_OPTIONS, type GlobalOptions } from './context'
+
+export type OptionSpec = { type: 'string' | 'boolean'; description: string; valueName?: string }
+
+export interface Command {
+  name: string
+  summary: string
+  /** Positional argument names, e.g. ['ADDRESS', 'FILE']; a trailing '?' marks an optional one. */
+  positionals?: string[]
+  options?: Record<string, OptionSpec>
+  run(ctx: CliContext): Promise<void>
+}
+
+export interface CommandGroup {
+  name: string
+  summary: string
+  commands: Command[]
+}
+
+export class UsageError extends DeskError {
+  constructor(message: string) {
+    super('Usage', message)
+  }
+}
+
+function optionHelp(options: Record<string, OptionSpec>): string[] {
+  return Object.entries(options).map(([name, o]) => `  --${name}${o.type === 'string' ? ` ${o.valueName ?? 'VALUE'}` : ''}`.padEnd(34) + o.description)
+}
+
+export function usage(groups: CommandGroup[], group?: CommandGroup): string {
+  if (group) {
+    const lines = [`usage: desk ${group.name} <command> [options]`, '', group.summary, '', 'commands:']
+    for (const c of group.commands) {
+      lines.push(`  ${`${c.name} ${(c.positionals ?? []).join(' ')}`.trim()}`.padEnd(34) + c.summary)
+      if (c.options) lines.push(...optionHelp(c.options).map((l) => `    ${l}`))
+    }
+    lines.push('', 'global options:', ...optionHelp(GLOBAL_OPTIONS))
+    return lines.join('\n')
+  }
+  return [
+    'usage: desk <group> <command> [options]   (desk <group> --help for its commands)',
+    '',
+    'groups:',
+    ...groups.map((g) => `  ${g.name.padEnd(16)}${g.summary}`),
+    '',
+    'global options:',
+    ...optionHelp(GLOBAL_OPTIONS),
+  ].join('\n')
+}
+
+function toParseArgsOptions(specs: Record<string, OptionSpec>) {
+  return Object.fromEntries(Object.entries(specs).map(([k, v]) => [k, { type: v.type }])) as Record<string, { type: 'string' | 'boolean' }>
+}
+
+/** Runs one invocation; returns the process exit code (0 ok, 1 failed, 2 usage). */
+export async function runCli(argv: string[], groups: CommandGroup[], io: CliIo): Promise<number> {
+  try {
+    const lenient = parseArgs({ args: argv, options: toParseArgsOptions(GLOBAL_OPTIONS), strict: false, allowPositionals: true })
+    const [groupName, commandName] = lenient.positionals
+    const wantsHelp = argv.includes('--help') || argv.includes('-h')
+    if (!groupName || groupName === 'help') {
+      if (!groupName && !wantsHelp) {
+        io.stderr(usage(groups) + '\n')
+        return 2
+      }
+      io.stdout(usage(groups) + '\n')
+      return 0
+    }
+    const group = groups.find((g) => g.name === groupName)
+    if (!group) throw new UsageError(`unknown command group "${groupName}" (known: ${groups.map((g) => g.name).join(', ')})`)
+    if (!commandName || wantsHelp) {
+      if (!commandName && !wantsHelp) throw new UsageError(`missing command; run "desk ${group.name} --help"`)
+      io.stdout(usage(groups, group) + '\n')
+      return 0
+    }
+    const command = group.commands.find((c) => c.name === commandName)
+    if (!command) throw new UsageError(`unknown command "${group.name} ${commandName}"; run "desk ${group.name} --help"`)
+
+    const specs = { ...GLOBAL_OPTIONS, ...(command.options ?? {}) }
+    let parsed: ReturnType<typeof parseArgs>
+    try {
+      parsed = parseArgs({ args: argv, options: toParseArgsOptions(specs), strict: true, allowPositionals: true })
+    } catch (e) {
+      throw new UsageError(`${(e as Error).message.split('\n')[0]} (desk ${group.name} --help)`)
+    }
+    const positionals = parsed.positionals.slice(2)
+    const names = command.positionals ?? []
+    const required = names.filter((n) => !n.endsWith('?')).length
+    if (positionals.length < required || positionals.length > names.length) {
+      throw new UsageError(`usage: desk ${group.name} ${command.name} ${names.join(' ')}`.trim())
+    }
+    const values = parsed.values as Record<string, string | boolean | undefined>
+    const globals: GlobalOptions = {
+      dataDir: typeof values['data-dir'] === 'string' ? values['data-dir'] : undefined,
+      json: values.json === true,
+      passphraseFile: typeof values['passphrase-file'] === 'string' ? values['passphrase-file'] : undefined,
+      yes: values.yes === true,
+    }
+    const ctx = new CliContext(io, globals, values, positionals)
+    await command.run(ctx)
+    return 0
+  } catch (e) {
+    const data = isDeskError(e) ? e.toData() : { code: 'Internal', message: e instanceof Error ? e.message : String(e) }
+    // One line on stderr; the message never contains key material or a passphrase.
+    io.stderr(`desk: ${data.message.replace(/\s*\n\s*/g, ' ')} [${data.code}]\n`)
+    return data.code === 'Usage' ? 2 : 1
+  }
+}
