@@ -197,7 +197,7 @@ export class StreamPool {
             price: o.price ?? null,
             origSz: o.original_qty,
             sz: o.remaining_qty,
-            timestamp: o.timestamp ?? null,
+            timestamp: o.timestamp_ms ?? null,
           }))
           this.setOrders(s.user, orders, r.truncated, at())
           break

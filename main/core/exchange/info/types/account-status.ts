@@ -6,5 +6,11 @@ import { accountStatus as status, uint, userParams } from '../fields'
 export const accountStatus = defineInfo({
   type: 'accountStatus',
   request: userParams,
-  response: v.looseObject({ found: v.boolean(), status: v.nullable(status), account_index: v.nullable(uint) }),
+  response: v.looseObject({
+    found: v.boolean(),
+    status: v.nullable(status),
+    account_index: v.nullable(uint),
+    /** not in the spec; read when a service reports it */
+    account_type: v.nullish(v.picklist(['balance', 'credit'])),
+  }),
 })

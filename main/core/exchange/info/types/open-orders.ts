@@ -1,6 +1,6 @@
 import * as v from 'valibot'
 import { defineInfo } from '../define'
-import { cloid, decimalStr, int, nonNegInt, reqAddress, uint } from '../fields'
+import { cloid, decimalStr, int, nonNegInt, reqAddress, timeMs, uint } from '../fields'
 
 export const OpenOrderSchema = v.looseObject({
   oid: uint,
@@ -12,7 +12,7 @@ export const OpenOrderSchema = v.looseObject({
   market_id: v.optional(nonNegInt),
   side: v.optional(v.string()),
   price: v.optional(decimalStr),
-  timestamp: v.optional(v.number()),
+  timestamp_ms: v.optional(timeMs),
 })
 export type OpenOrder = v.InferOutput<typeof OpenOrderSchema>
 

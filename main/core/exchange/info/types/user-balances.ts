@@ -1,9 +1,16 @@
 import * as v from 'valibot'
 import { defineInfo } from '../define'
-import { decimalStr, nonNegInt, rowsEnvelope, userParams } from '../fields'
+import { decimalStr, nonNegInt, rowsEnvelope, uint, userParams } from '../fields'
 
 /** Per-asset `available` and `locked` (display decimals at the asset's `balance_decimals`). */
-export const UserBalanceSchema = v.looseObject({ asset_id: nonNegInt, symbol: v.optional(v.string()), available: decimalStr, locked: decimalStr })
+export const UserBalanceSchema = v.looseObject({
+  asset_id: nonNegInt,
+  symbol: v.optional(v.string()),
+  available: decimalStr,
+  locked: decimalStr,
+  available_atoms: v.optional(uint),
+  locked_atoms: v.optional(uint),
+})
 export type UserBalance = v.InferOutput<typeof UserBalanceSchema>
 
 /** `userBalances`: a balance-mode account's per-asset balances. */
