@@ -1,4 +1,5 @@
 import type { Address, Hex, TypedDataDefinition } from 'viem'
+import { DeskError } from '../../errors/desk-error'
 import type { SigningRequest } from '../../wire'
 import type { SignerRef } from '../../vault/types'
 import type { SigningIntent } from '../../vault/signing-policy'
@@ -16,17 +17,26 @@ export interface TradeSigner {
   sign(ref: SignerRef, req: SigningRequest, intent?: SigningIntent): Promise<Hex>
 }
 
-/** The vault's signing surface this adapter relies on. */
+/** The vault's signing surface this adapter relies on (main/core/vault/vault.ts). */
 export interface VaultSigningSurface {
-  signLegacy(ref: SignerRef, payload: Uint8Array, intent?: SigningIntent): Promise<Hex>
+  addressOf(ref: SignerRef): Address | null
+  signLegacy(ref: SignerRef, payload: Uint8Array): Promise<Hex>
   signTypedData(ref: SignerRef, typedData: TypedDataDefinition, intent?: SigningIntent): Promise<Hex>
-  signerAddress(ref: SignerRef): Address | Promise<Address>
 }
 
 export function vaultTradeSigner(vault: VaultSigningSurface): TradeSigner {
   return {
-    authority: async (ref) => await vault.signerAddress(ref),
-    sign: (ref, req, intent) => (req.scheme === 'legacy' ? vault.signLegacy(ref, req.payload, intent) : vault.signTypedData(ref, req.typedData, intent)),
+    authority: async (ref) => {
+      const a = vault.addressOf(ref)
+      if (!a) {
+        throw new DeskError('SignerNotInVault', ref.role === 'owner' ? `${ref.owner} is not an account in the vault` : `no agent key in slot ${ref.slot} of ${ref.owner}`, {
+          owner: ref.owner,
+        })
+      }
+      return a
+    },
+    // Legacy (trading) actions are not gated; owner-key eip712 actions pass the vault's confirmation gate.
+    sign: (ref, req, intent) => (req.scheme === 'legacy' ? vault.signLegacy(ref, req.payload) : vault.signTypedData(ref, req.typedData, intent)),
   }
 }
 
