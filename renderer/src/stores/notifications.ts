@@ -7,10 +7,10 @@ const MAX_KEPT = 200
 /** The notification area: fills, rejections, health warnings, stream disconnects, lock. */
 export const useNotificationsStore = defineStore('notifications', () => {
   const items = ref<NotificationEvent[]>([])
-  const seenUpTo = ref(0)
+  const seen = ref(new Set<string>())
   let localId = 0
 
-  const unread = computed(() => items.value.filter((n) => n.atMs > seenUpTo.value).length)
+  const unread = computed(() => items.value.filter((n) => !seen.value.has(n.id)).length)
 
   function push(n: NotificationEvent): void {
     if (items.value.some((x) => x.id === n.id)) return
@@ -23,11 +23,12 @@ export const useNotificationsStore = defineStore('notifications', () => {
   }
 
   function markSeen(): void {
-    seenUpTo.value = items.value[0]?.atMs ?? Date.now()
+    seen.value = new Set(items.value.map((n) => n.id))
   }
 
   function clear(): void {
     items.value = []
+    seen.value = new Set()
   }
 
   return { items, unread, push, local, markSeen, clear }
