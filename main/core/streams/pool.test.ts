@@ -92,9 +92,27 @@ describe('StreamPool', () => {
     await p.idle()
     expect(p.fills(A).map((f) => f.tid)).toEqual([1n, 2n, 3n, 4n, 5n])
     const fillsReq = ex.infoRequests.find((r) => r.type === 'userFillsByTime')
-    expect(fillsReq).toMatchObject({ user: A, start_time_ms: 1_700_000_000_002 })
+    // nothing confirmed through /info yet: from the pool's start, less a margin
+    expect(fillsReq).toMatchObject({ user: A, start_time_ms: 1_700_000_000_000 - 300_000 })
     expect(ex.infoRequests.some((r) => r.type === 'openOrders')).toBe(true)
     expect(p.status().reconnects).toBe(1)
+  })
+
+  it('recovers a dropped frame hidden behind a later one, then reads on from the confirmed point', async () => {
+    const truth = [1, 2, 3].map((i) => ({ tid: i, time: 1_700_000_000_000 + i, side: 'A', fee_asset_id: null, fee: '0', fee_mode: null }))
+    ex.infoHandler = (b) => ({ fills: truth.filter((f) => f.time >= (b.start_time_ms as number)) })
+    const p = makePool()
+    p.setAccounts([{ address: A, kind: 'balance' }])
+    p.start()
+    await until(() => p.status().connected && ex.subscriptionCounts()[0] === 3)
+    ex.push('userFills', A, `{"user":"${A}","fills":[${wsFill('1', 1_700_000_000_001)}]}`)
+    // the frame with tid 2 is lost; tid 3 arrives
+    ex.push('userFills', A, `{"user":"${A}","fills":[${wsFill('3', 1_700_000_000_003)}]}`)
+    await until(() => p.fills(A).length === 2)
+    expect(await p.reconcileFills()).toBe(1)
+    expect(p.fills(A).map((f) => f.tid)).toEqual([1n, 2n, 3n])
+    expect(await p.reconcileFills()).toBe(0)
+    expect(ex.infoRequests.filter((r) => r.type === 'userFillsByTime').map((r) => r.start_time_ms)).toEqual([1_700_000_000_000 - 300_000, 1_700_000_000_003])
   })
 
   it('a silent socket misses its pong deadline, is dropped and replaced', async () => {

@@ -61,6 +61,8 @@ export class StreamPool {
   private sweepTimer: unknown
   private readonly inflight = new Set<Promise<unknown>>()
   private lastProblem: string | null = null
+  /** Per user: every fill up to this time (ms, inclusive bound) is confirmed through /info. */
+  private readonly verifiedThrough = new Map<string, number>()
 
   constructor(opts: StreamPoolOptions) {
     this.opts = opts
@@ -150,17 +152,23 @@ export class StreamPool {
   }
 
   /**
-   * Fetches through /info every fill since the newest one seen (or since the pool started)
-   * for `users` (default: every account) and adds the missing ones. Returns how many were new.
+   * Fetches through /info every fill since the last confirmed point (or since the pool
+   * started) for `users` (default: every account) and adds the missing ones, deduplicated on
+   * (user, tid). Returns how many were new.
    */
   async reconcileFills(users?: readonly string[]): Promise<number> {
     const info = this.opts.info
     if (!info) return 0
     let added = 0
-    for (const user of users ?? [...this.states.keys()]) {
-      const since = this.book.lastTime(user) ?? this.startedAt - 5 * 60_000
+    for (const u of users ?? [...this.states.keys()]) {
+      const user = u.toLowerCase()
+      // From the last point /info confirmed, not the newest frame seen: a dropped frame can hide
+      // behind a later one that did arrive.
+      const since = this.verifiedThrough.get(user) ?? this.startedAt - 5 * 60_000
       const fills = await info.allFillsSince(user, Math.max(0, since), { lane: 'reconcile' })
       added += this.addFills(user, fills.map((f) => fromInfoFill(user, f)))
+      const newest = fills.reduce((m, f) => Math.max(m, f.time), since)
+      this.verifiedThrough.set(user, newest)
     }
     return added
   }
