@@ -3,7 +3,7 @@ import { keccak256, concat, numberToHex, recoverAddress, recoverTypedDataAddress
 import { DeskError } from '../../main/core/errors/desk-error'
 import { parseDecimal } from '../../main/core/money/decimal'
 import { CHAIN_IDS } from '../../main/core/wire/chains'
-import type { BatchItem, BatchItemResponse, Eip712Action, OrderLeaf, Replacement, TradeResponse, TradeResponseBody } from '../../main/core/wire/actions'
+import type { BatchItem, BatchItemResponse, Eip712Action, Replacement, TradeResponse, TradeResponseBody } from '../../main/core/wire/actions'
 import { normalizeSignature, signingRequest } from '../../main/core/wire/signing'
 import { encodeLegacyPayload } from '../../main/core/wire/legacy'
 import { ACTIVATION_FEE_ASSETS, ACTIVATION_FEE_ATOMS, DEFAULT_ASSETS, DEFAULT_MARKETS, DEFAULT_MARKS, FEE_ACCOUNT, RETAINED_BLOCKS } from './defaults'
