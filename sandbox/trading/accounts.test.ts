@@ -125,3 +125,31 @@ describe('withdraw', () => {
     expect((await trade(s, 'dave', w(String(10n * ONE), '7002'))).error?.code).toBe('ActionNotAllowedForSpotCreditAccount')
   })
 })
+
+describe('snapshot and restore', () => {
+  it('a restored service has the same balances, books, orders, agents, nonces and fills, through a JSON round trip', async () => {
+    const s = fresh()
+    await trade(s, 'alice', { type: 'approveAgent', slot_id: 2, agent: addr('agent1') })
+    await trade(s, 'alice', { type: 'order', market_id: '1', side: 'ask', order_type: 'limit', tif: 'gtc', price: '65000', quantity: '0.5', cloid: cloid(90) })
+    await trade(s, 'bob', { type: 'order', market_id: '1', side: 'bid', order_type: 'limit', tif: 'gtc', price: '65000', quantity: '0.2' })
+    const nonce = BigInt(Date.now()) + 5n
+    await trade(s, 'bob', { type: 'cancelAll', market_id: '1' }, { nonce })
+    const json = JSON.stringify(s.snapshot(), (_k, v) => (typeof v === 'bigint' ? `${v}n` : v))
+    const revived = JSON.parse(json, (_k, v) => (typeof v === 'string' && /^-?\d+n$/.test(v) ? BigInt(v.slice(0, -1)) : v))
+
+    const r = makeService()
+    services.push(r)
+    r.restore(revived)
+    for (const who of ['alice', 'bob'] as const) expect(r.balances(addr(who))).toEqual(s.balances(addr(who)))
+    expect(r.l2Book('1')).toEqual(s.l2Book('1'))
+    expect(r.head().height).toBe(s.head().height)
+    expect((await info(r, { type: 'orderStatus', user: addr('alice'), market_id: 1, cloid: cloid(90) })).body).toMatchObject({ status: 'partiallyfilledresting', filled_qty: '0.2' })
+    expect((await info(r, { type: 'userAgents', user: addr('alice') })).body.agents[2].agent).toBe(addr('agent1'))
+    expect(r.recentFills(addr('bob'))).toEqual(s.recentFills(addr('bob')))
+    expect((await trade(r, 'bob', { type: 'cancelAll', market_id: '1' }, { nonce })).error?.code).toBe('BadNonce')
+    // the restored book still matches and cancels
+    const c = await trade(r, 'alice', { type: 'cancel', market_id: '1', cloid: cloid(90) })
+    expect(c.response).toMatchObject({ status: { cancelled: { cloid: cloid(90) } } })
+    expect(r.balances(addr('alice')).find((b) => b.assetId === BTC)?.locked).toBe(0n)
+  })
+})

@@ -11,6 +11,7 @@ import { MAX_TRADE_BODY_BYTES, parseEnvelope, ShapeError, type ParsedEnvelope } 
 import { dispatchInfo, infoError } from './info'
 import { cancelAll, cancelOrder, modifyOrder, placeOrder, type BlockCtx, type PlaceRequest } from './matching'
 import { applyOwnerAction, checkOwnerAction, pruneWithdrawNonces } from './owner-actions'
+import { snapshotState, restoreState } from './persistence'
 import { SlidingWindow, TokenBuckets } from './rate-limit'
 import { wsAllMids, wsBbo, wsL2Book, wsOpenOrders, wsRecentFills, wsSpotCreditState, wsSpotState } from './snapshots'
 import { ChainState, type Account, type TxRecord } from './state'
@@ -567,6 +568,12 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
     },
     groundTruth: () =>
       state.executed.map((t) => ({ txHash: t.txHash, height: t.height, txIndex: t.txIndex, authority: t.authority, owner: t.owner, actionType: t.actionType, nonce: t.nonce, cloid: t.cloids[0] ?? null, status: t.status })),
+    snapshot: () => snapshotState(state),
+    restore(snap) {
+      if (queue.length > 0) throw new DeskError('RestoreWhileBusy', 'cannot restore while transactions are pending')
+      restoreState(state, snap)
+      if (!state.accounts.has(feeAccount)) state.createAccount(feeAccount, 'balance')
+    },
     pendingCount: () => queue.length,
     produceBlock,
     start() {

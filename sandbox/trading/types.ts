@@ -227,7 +227,7 @@ export interface TradingServiceOptions {
   random?: () => number
   /** /trade wait budget; default 3000 ms */
   waitBudgetMs?: number
-  /** reserved: state persistence directory (not used by the in-memory engine yet) */
+  /** informational: the host persists via snapshot()/restore() */
   dataDir?: string
   /** seed default assets/markets (USDC, USDT, BTC, ETH; BTC/USDC, ETH/USDC); default true */
   seedDefaults?: boolean
@@ -276,6 +276,9 @@ export interface TradingService {
   /** Address credited with activation fees. */
   readonly feeAccount: Address
 
+  /** Plain-data state (bigints kept) for a data directory; restore() takes it back before start(). */
+  snapshot(): unknown
+  restore(snapshot: unknown): void
   /** Admitted transactions waiting for the next block. */
   pendingCount(): number
   /** Seal the pending queue into the next block now (manual mode and tests). */
