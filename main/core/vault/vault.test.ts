@@ -3,12 +3,14 @@ import { promises as fs, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { bytesToHex, keccak256, recoverAddress, recoverTypedDataAddress } from 'viem'
+import { bytesToHex, hexToBytes, keccak256, recoverAddress, recoverTypedDataAddress } from 'viem'
 import { privateKeyToAccount, sign } from 'viem/accounts'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import vectors from './testdata/geth-v3-test-vectors.json'
 import { DEV_ADDRESS_0, DEV_ADDRESS_1, DEV_KEY_0, DEV_KEY_1, LEGACY_ORDER_PAYLOAD, SETTLE_INTENT, SETTLE_TYPED_DATA } from './testdata/fixtures'
+import { deriveMasterKey, fileMac, sealRecord } from './record-cipher'
 import type { ConfirmationRequest, Confirmer } from './signing-policy'
+import { aad, canonicalBody, parseVaultText, serializeVault } from './vault-file'
 import { Vault, vaultPath, type VaultOptions } from './vault'
 import type { VaultEvent } from './types'
 
@@ -124,12 +126,19 @@ describe('lock and unlock', () => {
     expect(events).toEqual([{ type: 'locked', reason: 'idle' }])
   })
 
-  it('unlock self-test catches a key record that decrypts to another account (and stays locked)', async () => {
+  it('unlock self-test refuses a validly encrypted record whose key is not its address (and stays locked)', async () => {
     const v = await create()
     await v.importPrivateKey(DEV_KEY_0)
-    const internal = v as unknown as { selfTest(keys: Map<string, Uint8Array>): Promise<void> }
-    const wrong = new Map([[DEV_ADDRESS_1.toLowerCase(), Uint8Array.from(Buffer.from(DEV_KEY_0.slice(2), 'hex'))]])
-    await expectCode(internal.selfTest(wrong), 'VaultSelfTestFailed')
+    v.lock()
+    // Forge a file as someone holding the passphrase could: correct MAC and AAD, wrong key.
+    const doc = parseVaultText(await fs.readFile(path, 'utf8'), path)
+    const master = await deriveMasterKey(PASS, Buffer.from(doc.kdf.salt, 'hex'), LOW)
+    doc.owners[0]!.key = sealRecord(master, hexToBytes(DEV_KEY_1), aad.owner(DEV_ADDRESS_0))
+    doc.mac = fileMac(master, canonicalBody(doc))
+    await fs.writeFile(path, serializeVault(doc))
+    const r = await Vault.open({ path })
+    await expectCode(r.unlock(PASS), 'VaultSelfTestFailed')
+    expect(r.isUnlocked).toBe(false)
   })
 
   it('with the default scrypt parameters (N=2^18, r=8, p=1) unlock runs off the main thread', async () => {
