@@ -82,11 +82,6 @@ export interface SandboxHandle {
   stop(): Promise<void>
 }
 
-interface Persistable {
-  snapshot?: () => unknown
-  restore?: (s: unknown) => void
-}
-
 const FILES = { meta: 'sandbox.json', earn: 'earn.json', trading: 'trading.json' } as const
 
 async function readJson(path: string): Promise<unknown | undefined> {
@@ -135,7 +130,6 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
 
   // ---- persistence: restore before anything runs
   const dir = opts.dataDir
-  const persist = trading as TradingService & Persistable
   const restored = { meta: false, trading: false }
   if (dir) {
     await mkdir(dir, { recursive: true })
@@ -145,8 +139,8 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
       const e = await readJson(join(dir, FILES.earn))
       if (e !== undefined) earn.restore(e as EarnSnapshot)
       const t = await readJson(join(dir, FILES.trading))
-      if (t !== undefined && typeof persist.restore === 'function') {
-        persist.restore(reviveBigints(t))
+      if (t !== undefined) {
+        trading.restore(reviveBigints(t))
         restored.trading = true
       }
     }
@@ -185,7 +179,7 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
     saving = (async () => {
       dirty = false
       await writeJsonAtomic(join(dir, FILES.earn), earn.snapshot())
-      if (typeof persist.snapshot === 'function') await writeJsonAtomic(join(dir, FILES.trading), persist.snapshot())
+      await writeJsonAtomic(join(dir, FILES.trading), trading.snapshot())
       await writeJsonAtomic(join(dir, FILES.meta), { version: 1, chainId, savedAt: now() })
     })()
     try {

@@ -65,12 +65,9 @@ export function createMarketMaker(trading: TradingService, opts: MarketMakerOpti
     const mid = parseDecimal(spec.mid, m.price_decimals)
     return { spec, priceDecimals: m.price_decimals, mid, initialMid: mid, step: parseDecimal(spec.step, m.price_decimals), size: spec.size }
   })
-  const makers = new Map<string, ActionSender>()
-  const maker = (marketId: string) => {
-    let s = makers.get(marketId)
-    if (!s) makers.set(marketId, (s = actionSender(trading, opts.maker.privateKey, `internal:mm:${marketId}`, now)))
-    return s
-  }
+  // One sender per key (nonces are per signer); one peer id per market and role, so each stays
+  // within the per-IP /trade budget.
+  const maker = actionSender(trading, opts.maker.privateKey, 'internal:mm', now)
   const taker = actionSender(trading, opts.taker.privateKey, 'internal:taker', now)
   let paused = false
   let stopped = false
@@ -92,10 +89,10 @@ export function createMarketMaker(trading: TradingService, opts: MarketMakerOpti
       items.push({ type: 'order', market_id: q.spec.market_id, side: 'bid', order_type: 'limit', tif: 'gtc', price: px(q, q.mid - k * q.step), quantity: q.size })
       items.push({ type: 'order', market_id: q.spec.market_id, side: 'ask', order_type: 'limit', tif: 'gtc', price: px(q, q.mid + k * q.step), quantity: q.size })
     }
-    await maker(q.spec.market_id).send({ type: 'batch', items } as TradeAction)
+    await maker.send({ type: 'batch', items } as TradeAction, undefined, `internal:mm:${q.spec.market_id}`)
     if (random() < (opts.takeProbability ?? 0.5)) {
       const buy = random() < 0.5
-      await taker.send({
+      const take = {
         type: 'order',
         market_id: q.spec.market_id,
         side: buy ? 'bid' : 'ask',
@@ -103,7 +100,8 @@ export function createMarketMaker(trading: TradingService, opts: MarketMakerOpti
         tif: 'ioc',
         price: px(q, buy ? q.mid + q.step : q.mid - q.step),
         quantity: q.size,
-      } as TradeAction)
+      } as TradeAction
+      await taker.send(take, undefined, `internal:taker:${q.spec.market_id}`)
     }
   }
 

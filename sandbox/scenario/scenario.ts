@@ -147,10 +147,13 @@ export async function applyScenario(trading: TradingService, earn: EarnPool, spe
   }
 
   // Signed actions (agents, resting orders) need blocks: they are sent concurrently per owner.
+  // Seeding is not gateway traffic: each action gets its own internal peer id so the per-IP
+  // /trade budget (1/s by default) does not stretch start-up; nonces stay per signer.
   const senders = new Map<number, ReturnType<typeof actionSender>>()
+  let seq = 0
   const sender = (owner: number) => {
     let s = senders.get(owner)
-    if (!s) senders.set(owner, (s = actionSender(trading, devOwner(owner).privateKey, `internal:seed:${owner}`, now)))
+    if (!s) senders.set(owner, (s = actionSender(trading, devOwner(owner).privateKey, () => `internal:seed:${seq++}`, now)))
     return s
   }
   const expect = async (what: string, p: Promise<import('../trading/types').HttpResult>) => {

@@ -10,11 +10,12 @@ import type { HttpResult, TradingService } from '../trading/types'
 
 export interface ActionSender {
   readonly address: string
-  /** Signs and submits; `agentEpoch` when this key acts as an agent. */
-  send(action: TradeAction, agentEpoch?: bigint): Promise<HttpResult>
+  /** Signs and submits; `agentEpoch` when this key acts as an agent; `peer` overrides the peer id. */
+  send(action: TradeAction, agentEpoch?: bigint, peer?: string): Promise<HttpResult>
 }
 
-export function actionSender(trading: TradingService, privateKey: Hex, ip: string, now: () => number = Date.now): ActionSender {
+/** `ip` is the peer id the service rate-limits on: fixed, or chosen per action. */
+export function actionSender(trading: TradingService, privateKey: Hex, ip: string | (() => string), now: () => number = Date.now): ActionSender {
   const account = privateKeyToAccount(privateKey)
   const signer = {
     sign: (args: { hash: Hex }) => account.sign(args),
@@ -23,12 +24,12 @@ export function actionSender(trading: TradingService, privateKey: Hex, ip: strin
   let lastNonce = 0n
   return {
     address: account.address.toLowerCase(),
-    async send(action, agentEpoch) {
+    async send(action, agentEpoch, peer) {
       // Nonces are ms timestamps, strictly increasing per signer.
       const t = BigInt(now())
       lastNonce = t > lastNonce ? t : lastNonce + 1n
       const env = await signEnvelope(signer, { action, nonce: lastNonce, agentEpoch }, trading.chainId)
-      return trading.handleTrade(JSON.stringify(env), {}, ip)
+      return trading.handleTrade(JSON.stringify(env), {}, peer ?? (typeof ip === 'string' ? ip : ip()))
     },
   }
 }
