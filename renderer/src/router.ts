@@ -1,5 +1,8 @@
 import { createRouter, createWebHashHistory, type Router } from 'vue-router'
 import { useSessionStore } from './stores/session'
+// The two first screens load with the shell (no chunk waterfall on start); the rest on demand.
+import OverviewView from './views/OverviewView.vue'
+import UnlockView from './views/UnlockView.vue'
 
 /**
  * Hash history: the web host puts its token in the fragment as `#token=...`; the router
@@ -10,8 +13,8 @@ export function createDeskRouter(): Router {
     history: createWebHashHistory(),
     routes: [
       { path: '/', redirect: '/overview' },
-      { path: '/unlock', name: 'unlock', component: () => import('./views/UnlockView.vue'), meta: { open: true, title: 'Unlock' } },
-      { path: '/overview', name: 'overview', component: () => import('./views/OverviewView.vue'), meta: { title: 'Overview' } },
+      { path: '/unlock', name: 'unlock', component: UnlockView, meta: { open: true, title: 'Unlock' } },
+      { path: '/overview', name: 'overview', component: OverviewView, meta: { title: 'Overview' } },
       { path: '/account/:address', name: 'account', component: () => import('./views/AccountView.vue'), props: true, meta: { title: 'Account' } },
       { path: '/credit/:address?', name: 'credit', component: () => import('./views/CreditView.vue'), props: true, meta: { title: 'Credit health' } },
       { path: '/agents/:owner?', name: 'agents', component: () => import('./views/AgentsView.vue'), props: true, meta: { title: 'Agents' } },
