@@ -304,3 +304,22 @@ describe('wait budget', () => {
   })
 
 })
+
+describe('pending queue', () => {
+  it('TooManyPending (503, retry_after_ms 50) once the queue is full; pending nonces and withdraw nonces refuse replays', async () => {
+    const s = createTradingService({ chainId: CHAIN_IDS.sandbox, blockMs: 0, rateLimits: false, waitBudgetMs: 5, maxPending: 2 })
+    s.deposit(addr('alice'), 1, 1000n * 100_000_000n)
+    const nonce = nextNonce()
+    const w = (wn: string) => ({ type: 'withdraw' as const, asset_id: '1', amount: '500000000', dst_chain_id: '1', dst_address: addr('alice'), withdraw_nonce: wn, cloid: cloid(70) })
+    expect((await send(s, await sign('alice', cancelAll1, { nonce }))).body.submission_status).toBe('timeout')
+    expect((await send(s, await sign('alice', cancelAll1, { nonce }))).body.error?.code).toBe('BadNonce')
+    expect((await send(s, await sign('alice', w('42')))).body.submission_status).toBe('timeout')
+    expect((await send(s, await sign('alice', w('42')))).body.error?.code).toBe('WithdrawDuplicateNonce')
+    const full = await send(s, await sign('alice', w('43')))
+    expect(full.status).toBe(503)
+    expect(full.body).toMatchObject({ submission_status: 'rejected', error: { code: 'TooManyPending', retry_after_ms: 50 } })
+    s.produceBlock()
+    expect(s.groundTruth().map((t) => t.actionType)).toEqual(['cancelAll', 'withdraw'])
+    await s.stop()
+  })
+})

@@ -20,7 +20,6 @@ import { assetsMissingFreshMark, baseAtoms, creditView, notional } from './valua
 
 const DAY_MS = 86_400_000n
 const NONCE_RETAINED = 100
-const MAX_PENDING = 5_000
 const TRACE_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/
 
 type ExecResult = { submission: 'accepted'; response: TradeResponseBody } | { submission: 'rejected'; code: string }
@@ -55,6 +54,7 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
   const random = opts.random ?? Math.random
   const blockMs = opts.blockMs ?? 100
   const waitBudgetMs = opts.waitBudgetMs ?? 3000
+  const maxPending = opts.maxPending ?? 5_000
   const limits = opts.rateLimits === undefined ? { infoPerSec: 1, tradePerSec: 1, signerPerSec: 1000 } : opts.rateLimits
   const infoBuckets = limits ? new TokenBuckets(limits.infoPerSec, now) : null
   const tradeBuckets = limits ? new TokenBuckets(limits.tradePerSec, now) : null
@@ -428,7 +428,7 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
       if (code) return rejected(traceId, code, txHash)
     }
 
-    if (queue.length >= MAX_PENDING) return rejected(traceId, 'TooManyPending', txHash, 503, 50)
+    if (queue.length >= maxPending) return rejected(traceId, 'TooManyPending', txHash, 503, 50)
     if (fires(faults.unavailable503)) return reply(503, { submission_status: 'timeout', tx_hash: txHash, error: { code: 'Unavailable', retry_after_ms: 500 } }, traceId)
     if (faults.nodeUnreachable504 && fires(faults.nodeUnreachable504)) {
       const executed = faults.nodeUnreachable504?.executed ?? false

@@ -225,6 +225,8 @@ export interface TradingServiceOptions {
   now?: () => number
   /** random source for fault probabilities; default Math.random */
   random?: () => number
+  /** admitted-but-unexecuted writes before `TooManyPending`; default 5000 */
+  maxPending?: number
   /** /trade wait budget; default 3000 ms */
   waitBudgetMs?: number
   /** informational: the host persists via snapshot()/restore() */
