@@ -5,7 +5,7 @@ import { EARN_DATA_SCHEMAS, EarnConfigSchema } from '../../main/core/wire/earn'
 import { earnSigner } from '../earn/earn-signer'
 import { devOwner } from '../scenario/dev-keys'
 import type { SandboxHandle } from '../index'
-import { getJson, postJson, postRaw, startTestSandbox } from './harness'
+import { getJson, newCloid, postJson, postRaw, startTestSandbox, tradeSigner } from './harness'
 
 let sb: SandboxHandle
 let url: string
@@ -148,6 +148,27 @@ describe('claim binding and payout', () => {
     await refused(await o2.create({ user_nonce: nonce, withdraw_type: 'scheduled', asset_id: 1, amount: String(ONE), deadline_unix_ms: deadline() }), 'upstream timeout', 131006)
     await admin('faults/reset', {})
     expect((await ok({ type: 'account', user_address: o2.address })).next_user_nonce).toBe(nonce + 1)
+  })
+})
+
+describe('deposits from the trading chain', () => {
+  it('a /trade transfer to the vault address is credited as a direct_transfer deposit', async () => {
+    const cfg = await ok({ type: 'config' })
+    const o0 = tradeSigner(devOwner(0).privateKey, sb.chainId)
+    const r = await postRaw(
+      `${sb.tradingUrl}/trade`,
+      await o0.body({ type: 'transfer', to: cfg.vault_address, asset_id: '1', amount: '123400000000', cloid: newCloid() }),
+    )
+    expect(r.body.submission_status).toBe('accepted')
+    let entry: any
+    for (let i = 0; i < 100 && !entry; i++) {
+      const page = await ok({ type: 'deposits', user_address: o0.address, asset_id: 1, limit: 5 })
+      entry = page.items.find((d: any) => d.deposit_type === 'direct_transfer' && d.amount === '123400000000')
+      if (!entry) await new Promise((res) => setTimeout(res, 20))
+    }
+    expect(entry).toMatchObject({ status: 'credited' })
+    expect(entry.operation_id).toMatch(new RegExp(`^direct-transfer:${sb.chainId}:\\d+:\\d+:\\d+$`))
+    for (const k of ['src_chain_id', 'src_tx_hash', 'core_tx_hash']) expect(k in entry).toBe(false)
   })
 })
 

@@ -91,9 +91,30 @@ describe('subscriptions against the seeded sandbox', () => {
     const fills = await s.channel('userFills')
     expect(fills.data.isSnapshot).toBeUndefined()
     expect(fills.data.fills[0]).toMatchObject({ side: 'B', crossed: true, tid: trades.data[0].tid, cloid })
+    const ups = await s.channel('orderUpdates')
+    expect(ups.data[0]).toMatchObject({ order: { coin: '2', side: 'B', cloid }, status: 'filled' })
     const gt = (await fetch(`${sb.adminUrl}/ground-truth?cloid=${cloid}`).then((r) => r.json())) as any
     expect(gt.transactions).toHaveLength(1)
     expect(gt.transactions[0]).toMatchObject({ cloid, actionType: 'order' })
+  })
+})
+
+describe('throttled channels push when touched', () => {
+  it('l2Book and openOrders push again after a new resting order', async () => {
+    const s = await open()
+    await s.request({ method: 'subscribe', subscription: { type: 'l2Book', coin: '1' } })
+    const first = await s.channel('l2Book')
+    await s.request({ method: 'subscribe', subscription: { type: 'openOrders', user: O1 } })
+    await s.channel('openOrders')
+    const o1 = tradeSigner(devOwner(1).privateKey, sb.chainId)
+    const r = await postRaw(`${sb.tradingUrl}/trade`, await o1.body({ type: 'order', market_id: '1', side: 'bid', order_type: 'limit', tif: 'gtc', price: '40000', quantity: '0.01' }))
+    expect(r.body.submission_status).toBe('accepted')
+    const book = await s.channel('l2Book')
+    expect(book.data.levels[0].some((l: any) => l.px === '40000')).toBe(true)
+    expect(book.data.time).toBeGreaterThanOrEqual(first.data.time)
+    const oo = await s.channel('openOrders')
+    expect(oo.data.isSnapshot).toBeUndefined()
+    expect(oo.data.orders.some((o: any) => o.limitPx === '40000')).toBe(true)
   })
 })
 

@@ -214,6 +214,16 @@ describe('deposits, yield and paging', () => {
     expect(ys.items[0].distribution_id).not.toMatch(/20\d\d/)
   })
 
+  it('pages 50 by default', async () => {
+    for (let i = 0; i < 50; i++) pool.deposit({ user: alice.address, assetId: 1, amount: ONE }) // 51 in all
+    const p1 = await ok({ type: 'deposits', user_address: alice.address })
+    expect(p1.items).toHaveLength(50)
+    const p2 = await ok({ type: 'deposits', user_address: alice.address, before_id: String(p1.next_before_id) })
+    expect(p2.items).toHaveLength(1)
+    expect(p2.next_before_id).toBeNull()
+    expect((await ok({ type: 'deposits', user_address: alice.address, limit: 200 })).items).toHaveLength(51)
+  })
+
   it('sets next_before_id whenever a page is exactly limit long', async () => {
     pool.deposit({ user: alice.address, assetId: 1, amount: ONE })
     pool.deposit({ user: alice.address, assetId: 1, amount: ONE }) // 3 deposits in all
