@@ -1,0 +1,228 @@
+import type { AccountKind, AccountView, Address, BalanceView, CreditHealthView, OverviewRow, OverviewView } from '../../contract/types'
+import type { InfoClient } from '../exchange/info/client'
+import type { Lane } from '../exchange/scheduler'
+import { formatAtoms, parseDecimal } from '../money/decimal'
+import type { StreamPool } from '../streams/pool'
+import type { CreditHealthService } from './credit-health'
+import { markState, type MarketData, type MarketDataCache } from './market-data'
+import type { LastKnownState } from './state'
+import { USD_DECIMALS, usdAtMark } from './valuation'
+
+/** An account as the operator registered it (vault entry plus labels). */
+export interface AccountRef {
+  address: Address
+  label: string
+  group: string
+  /** owner key present in the vault (false: watch-only) */
+  hasKey: boolean
+}
+
+export interface AccountIdentity {
+  kind: AccountKind
+  status: AccountView['status']
+  accountIndex: string | null
+}
+
+export interface PortfolioDeps {
+  info: InfoClient
+  market: MarketDataCache
+  credit: CreditHealthService
+  pool?: StreamPool
+  lastKnown?: LastKnownState
+  /** unresolved journal entries of an account (H4's journal), for the overview */
+  pendingJournal?: (address: string) => number
+  now?: () => number
+  /** live socket state older than this is refetched through /info (default 30 s) */
+  liveMaxAgeMs?: number
+}
+
+interface BalanceAtoms {
+  assetId: number
+  available: bigint
+  locked: bigint
+}
+
+/**
+ * Portfolio per account and in total: balances (available, locked) valued at mark, credit
+ * lines through the credit-health service, with the staleness of marks and the oracle status.
+ * Live socket state is used when the pool has it; /info fills the gaps within the budget.
+ * Every row is saved as last-known state so the next start shows it at once, with its age.
+ */
+export class PortfolioService {
+  private readonly now: () => number
+  private readonly identities = new Map<string, AccountIdentity>()
+
+  constructor(private readonly deps: PortfolioDeps) {
+    this.now = deps.now ?? Date.now
+  }
+
+  /** Type, status and account index from the service (cached: they rarely change). */
+  async identity(address: string, lane: Lane = 'background', refresh = false): Promise<AccountIdentity> {
+    const user = address.toLowerCase()
+    const cached = this.identities.get(user)
+    if (cached && !refresh) return cached
+    const st = await this.deps.info.accountStatus({ user }, { lane })
+    let kind: AccountKind = st.account_type ?? 'unknown'
+    if (kind === 'unknown' && st.found) {
+      const ca = await this.deps.info.spotCreditAccount({ user }, { lane })
+      kind = ca.found === false || ca.status == null ? 'balance' : 'credit'
+    }
+    const id: AccountIdentity = { kind, status: st.found ? (st.status ?? 'unknown') : 'none', accountIndex: st.account_index === null ? null : st.account_index.toString() }
+    this.identities.set(user, id)
+    this.deps.lastKnown?.save(user, 'status', id)
+    return id
+  }
+
+  /** Balances of a balance-mode account valued at mark; empty for a credit account. */
+  async balances(address: string, lane: Lane = 'operator'): Promise<{ rows: BalanceView[]; fetchedAt: number; source: 'stream' | 'info' }> {
+    const user = address.toLowerCase()
+    const md = await this.deps.market.get(lane)
+    const live = this.deps.pool?.state(user).balances
+    let atoms: BalanceAtoms[]
+    let fetchedAt: number
+    let source: 'stream' | 'info'
+    if (live && this.now() - live.at <= (this.deps.liveMaxAgeMs ?? 30_000)) {
+      atoms = live.value.map((b) => {
+        const dec = decimalsOf(md, b.assetId)
+        const locked = parseDecimal(b.locked, dec)
+        if (b.available !== null) return { assetId: b.assetId, available: parseDecimal(b.available, dec), locked }
+        return { assetId: b.assetId, available: parseDecimal(b.total ?? '0', dec) - locked, locked }
+      })
+      fetchedAt = live.at
+      source = 'stream'
+    } else {
+      const rows = await this.deps.info.userBalances({ user }, { lane })
+      atoms = rows.map((r) => {
+        const dec = decimalsOf(md, r.asset_id)
+        return { assetId: r.asset_id, available: r.available_atoms ?? parseDecimal(r.available, dec), locked: r.locked_atoms ?? parseDecimal(r.locked, dec) }
+      })
+      fetchedAt = this.now()
+      source = 'info'
+    }
+    const rows = atoms.map((b) => this.balanceView(md, b))
+    this.deps.lastKnown?.save(user, 'balances', rows, fetchedAt)
+    return { rows, fetchedAt, source }
+  }
+
+  /** One overview row: balances or credit line, totals at mark, and when it was fetched. */
+  async row(ref: AccountRef, lane: Lane = 'background'): Promise<{ row: OverviewRow; credit: CreditHealthView | null }> {
+    const id = await this.identity(ref.address, lane)
+    const account: AccountView = { address: ref.address.toLowerCase() as Address, label: ref.label, group: ref.group, hasKey: ref.hasKey, kind: id.kind, status: id.status, accountIndex: id.accountIndex }
+    const agents = this.deps.lastKnown?.load<{ agent: string | null }[]>(ref.address, 'agents')
+    const agentsInUse = agents ? agents.value.filter((s) => s.agent !== null).length : 0
+    const pendingJournal = this.deps.pendingJournal?.(ref.address) ?? 0
+    if (id.kind === 'credit') {
+      const credit = await this.deps.credit.health(ref.address, lane)
+      const row: OverviewRow = {
+        account,
+        totalUsd: null,
+        available: [],
+        credit: credit ? { creditUsd: credit.creditUsd, availableUsd: credit.availableUsd, warning: credit.warning } : null,
+        agentsInUse,
+        pendingJournal,
+        fetchedAt: this.now(),
+        stale: credit ? credit.marksStale : false,
+      }
+      return { row, credit }
+    }
+    const b = id.status === 'none' ? { rows: [], fetchedAt: this.now(), source: 'info' as const } : await this.balances(ref.address, lane)
+    const total = sumUsd(b.rows)
+    const row: OverviewRow = {
+      account,
+      totalUsd: total,
+      available: b.rows,
+      credit: null,
+      agentsInUse,
+      pendingJournal,
+      fetchedAt: b.fetchedAt,
+      stale: b.rows.some((r) => r.usdValue === null && r.total !== '0'),
+    }
+    return { row, credit: null }
+  }
+
+  /** Every account and the totals per asset and in USD (null when any held asset lacks a fresh mark). */
+  async overview(refs: readonly AccountRef[], lane: Lane = 'background'): Promise<OverviewView> {
+    const md = await this.deps.market.get(lane)
+    const rows = await Promise.all(refs.map(async (r) => (await this.row(r, lane)).row))
+    const view = this.totals(md, rows)
+    this.deps.lastKnown?.save('*', 'overview', view, view.asOf)
+    return view
+  }
+
+  /**
+   * The overview from last-known state only (no network): what the dashboard shows at start.
+   * Rows carry their own fetch time and are marked stale.
+   */
+  cachedOverview(refs: readonly AccountRef[]): OverviewView | null {
+    const lk = this.deps.lastKnown
+    if (!lk) return null
+    const cached = lk.load<OverviewView>('*', 'overview')
+    const byAddr = new Map((cached?.value.rows ?? []).map((r) => [r.account.address.toLowerCase(), r]))
+    const rows: OverviewRow[] = refs.map((ref) => {
+      const r = byAddr.get(ref.address.toLowerCase())
+      const account: AccountView = {
+        address: ref.address.toLowerCase() as Address,
+        label: ref.label,
+        group: ref.group,
+        hasKey: ref.hasKey,
+        kind: r?.account.kind ?? 'unknown',
+        status: r?.account.status ?? 'unknown',
+        accountIndex: r?.account.accountIndex ?? null,
+      }
+      return r ? { ...r, account, stale: true } : { account, totalUsd: null, available: [], credit: null, agentsInUse: 0, pendingJournal: 0, fetchedAt: null, stale: true }
+    })
+    return { rows, totals: cached?.value.totals ?? [], totalUsd: cached?.value.totalUsd ?? null, asOf: cached?.fetchedAt ?? 0 }
+  }
+
+  private balanceView(md: MarketData, b: BalanceAtoms): BalanceView {
+    const meta = md.assets.get(b.assetId)
+    const dec = decimalsOf(md, b.assetId)
+    const total = b.available + b.locked
+    const ms = markState(md, b.assetId, this.now())
+    return {
+      assetId: b.assetId,
+      symbol: meta?.symbol ?? `#${b.assetId}`,
+      available: formatAtoms(b.available, dec),
+      locked: formatAtoms(b.locked, dec),
+      total: formatAtoms(total, dec),
+      // A stale or missing mark gives no value, never a zero.
+      usdValue: ms.mark && !ms.stale ? formatAtoms(usdAtMark(total, dec, ms.mark.usdAtoms), USD_DECIMALS) : null,
+    }
+  }
+
+  private totals(md: MarketData, rows: OverviewRow[]): OverviewView {
+    const perAsset = new Map<number, bigint>()
+    for (const r of rows) {
+      for (const b of r.available) perAsset.set(b.assetId, (perAsset.get(b.assetId) ?? 0n) + parseDecimal(b.total, decimalsOf(md, b.assetId)))
+    }
+    const now = this.now()
+    let totalUsd: bigint | null = 0n
+    const totals = [...perAsset].sort((a, b) => a[0] - b[0]).map(([assetId, atoms]) => {
+      const dec = decimalsOf(md, assetId)
+      const ms = markState(md, assetId, now)
+      const v = ms.mark && !ms.stale ? usdAtMark(atoms, dec, ms.mark.usdAtoms) : null
+      if (v === null) {
+        if (atoms !== 0n) totalUsd = null
+      } else if (totalUsd !== null) totalUsd += v
+      return { assetId, symbol: md.assets.get(assetId)?.symbol ?? `#${assetId}`, total: formatAtoms(atoms, dec), usdValue: v === null ? null : formatAtoms(v, USD_DECIMALS) }
+    })
+    return { rows, totals, totalUsd: totalUsd === null ? null : formatAtoms(totalUsd, USD_DECIMALS), asOf: now }
+  }
+}
+
+function decimalsOf(md: MarketData, assetId: number): number {
+  // Listed assets use 8 (the spec); an asset the service did not list is read at 8 as well.
+  return md.assets.get(assetId)?.decimals ?? 8
+}
+
+function sumUsd(rows: BalanceView[]): string | null {
+  let t = 0n
+  for (const r of rows) {
+    if (r.usdValue === null) {
+      if (r.total !== '0') return null
+      continue
+    }
+    t += parseDecimal(r.usdValue, USD_DECIMALS)
+  }
+  return formatAtoms(t, USD_DECIMALS)
+}
