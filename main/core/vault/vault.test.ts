@@ -410,6 +410,19 @@ describe('damage and crashes', () => {
     expect((await fs.readdir(dir)).some((n) => n.includes('.tmp-'))).toBe(false)
   })
 
+  it('locking while a change is being written keeps the change on disk and no key in memory', async () => {
+    let armed = false
+    let v: Vault | null = null
+    v = await create({ writeHooks: { beforeRename: () => void (armed && v?.lock()) } })
+    armed = true
+    expect(await v.importPrivateKey(DEV_KEY_0)).toBe(DEV_ADDRESS_0)
+    expect(v.isUnlocked).toBe(false)
+    expect((v as unknown as { unlocked: unknown }).unlocked).toBeNull()
+    const r = await Vault.open({ path })
+    await r.unlock(PASS)
+    expect(r.canSign(owner(DEV_ADDRESS_0))).toBe(true)
+  })
+
   it('changes made by another process are merged, not overwritten', async () => {
     const a = await create()
     const b = await Vault.open({ path, autoLockMs: null })

@@ -426,6 +426,13 @@ export class Vault {
       }
       this.doc = next
       this.diskText = text
+      if (this.unlocked !== u) {
+        // Locked while the write was in flight: the change is on disk, the new secrets go nowhere.
+        result.addKeys?.forEach((k) => k.fill(0))
+        result.newMaster?.fill(0)
+        this.emit({ type: 'accountsChanged' })
+        return result.value
+      }
       for (const [a, k] of result.addKeys ?? []) u.keys.set(a, k)
       for (const a of result.dropKeys ?? []) {
         u.keys.get(a)?.fill(0)
