@@ -323,3 +323,22 @@ describe('pending queue', () => {
     await s.stop()
   })
 })
+
+describe('agent slot changes between admission and execution', () => {
+  it('a write admitted under an epoch fails at execution once the slot is revoked in an earlier tx of the same block', async () => {
+    const s = createTradingService({ chainId: CHAIN_IDS.sandbox, blockMs: 0, rateLimits: false })
+    s.deposit(addr('dave'), 1, 1000n * 100_000_000n)
+    const approve = send(s, await sign('dave', { type: 'approveAgent', slot_id: 0, agent: addr('agent2') }))
+    while (s.pendingCount() < 1) await new Promise((r) => setTimeout(r, 1))
+    s.produceBlock()
+    expect((await approve).body.submission_status).toBe('accepted')
+    const revoke = send(s, await sign('dave', { type: 'revokeAgent', slot_id: 0 }))
+    while (s.pendingCount() < 1) await new Promise((r) => setTimeout(r, 1))
+    const agentWrite = send(s, await sign('agent2', cancelAll1, { agentEpoch: 1n }))
+    while (s.pendingCount() < 2) await new Promise((r) => setTimeout(r, 1))
+    s.produceBlock()
+    expect((await revoke).body.submission_status).toBe('accepted')
+    expect((await agentWrite).body).toMatchObject({ submission_status: 'rejected', error: { code: 'UnknownAgent' } })
+    await s.stop()
+  })
+})

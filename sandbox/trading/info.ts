@@ -70,7 +70,8 @@ function httpFill(state: ChainState, f: FillRecord) {
     time: f.timeMs,
     block_height: f.height,
     market_id: f.marketId,
-    side: f.side,
+    // the taker order's record ages out with the retained window, and with it the direction
+    side: f.height >= earliest(state) ? f.side : null,
     px: fmtPrice(state, f.marketId, f.price),
     sz: fmtQty(state, f.marketId, f.qty),
     oid: f.oid,

@@ -279,6 +279,12 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
     const p = tx.parsed
     if (p.expiresAfterMs !== undefined && BigInt(ctx.timeMs) > p.expiresAfterMs) return { submission: 'rejected', code: 'ExpiredTx' }
     if (nonceProblem(tx.authority, p.nonce, ctx.timeMs)) return { submission: 'rejected', code: 'BadNonce' }
+    if (p.agentEpoch !== undefined) {
+      // the slot may have been revoked or re-approved since admission
+      const slot = state.agentIndex.get(tx.authority)
+      if (!slot || slot.owner !== tx.owner) return { submission: 'rejected', code: 'UnknownAgent' }
+      if (state.accounts.get(slot.owner)!.agents[slot.slot]!.epoch !== p.agentEpoch) return { submission: 'rejected', code: 'AgentEpochMismatch' }
+    }
     consumeNonce(tx.authority, p.nonce)
     const acct = state.accounts.get(tx.owner)
     const a = p.action
