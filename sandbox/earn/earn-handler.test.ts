@@ -265,6 +265,17 @@ describe('faults and rate limit', () => {
     expect(JSON.parse((await limited.handle('{"type":"config"}', '10.0.0.1')).body).code).toBe(0)
   })
 
+  it('a claim applied behind a 131006 is bound: the identical resend succeeds, a re-signed claim does not', async () => {
+    const rec = await ok(await alice.create({ user_nonce: 0, withdraw_type: 'scheduled', asset_id: 1, amount: String(ONE), deadline_unix_ms: deadline() }))
+    clock += 120_000
+    const claim = await alice.claim(rec.operation_id, deadline())
+    pool.faults.timeout = 'executed'
+    await fails(claim, 'upstream timeout', 131006)
+    pool.faults.timeout = null
+    expect((await ok(claim)).status).toBe('authorizing')
+    await fails(await alice.claim(rec.operation_id, deadline() + 1), 'withdrawal is not claimable')
+  })
+
   it('survives a snapshot round trip', async () => {
     await ok(await alice.create({ user_nonce: 0, withdraw_type: 'scheduled', asset_id: 1, amount: String(ONE), deadline_unix_ms: deadline() }))
     const snap = JSON.parse(JSON.stringify(pool.snapshot()))
