@@ -178,6 +178,7 @@ describe('settle', () => {
     s.createCreditAccount(addr('dave'), 10_000n * USD)
     s.setCreditPosition(addr('dave'), BTC, ONE)
     const first = send(s, await sign('dave', settle((ONE * 3n) / 4n, addr('carol'), BTC, 50)))
+    while (s.pendingCount() < 1) await new Promise((r) => setTimeout(r, 1))
     const second = send(s, await sign('dave', settle((ONE * 3n) / 4n, addr('carol'), BTC, 51)))
     while (s.pendingCount() < 2) await new Promise((r) => setTimeout(r, 1))
     s.produceBlock()
