@@ -108,7 +108,7 @@ export default async function run(): Promise<BenchResult> {
     // The first load is cold (nothing cached); the rest are warm restarts.
     const cold = launches.shift() ?? NaN
     const latencies: number[] = []
-    for (let i = 0; i < CHANGES; i++) latencies.push(await page.evaluate(() => (window as unknown as { __bench: { change(): Promise<number> } }).__bench.change()))
+    for (let i = 0; i < CHANGES; i++) latencies.push(await page.evaluate(() => (globalThis as unknown as { __bench: { change(): Promise<number> } }).__bench.change()))
     return {
       description: `Built renderer in headless Chromium with an in-page bridge: load to an interactive overview of ${ROWS} accounts (one cold load, five warm), and pushed balance change to the next painted frame (${CHANGES} changes).`,
       metrics: {

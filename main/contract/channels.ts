@@ -112,6 +112,12 @@ export const channels = {
   'accounts.watch': intent<AccountView>()(v.object({ address, label })),
   /** Imports a keystore file by path (chosen through the host's file dialog); the file never crosses IPC. */
   'accounts.importKeystore': intent<AccountView>()(v.object({ path: v.pipe(v.string(), v.minLength(1), v.maxLength(4096)), passphrase, label })),
+  /**
+   * Sandbox only: adds the sandbox scenario's public development owner keys (never real
+   * funds) to the vault, so a new user sees every screen working. Main refuses it with
+   * `NotSandbox` unless the selected network's kind is 'sandbox'.
+   */
+  'accounts.importSandboxKeys': intent<AccountView[]>()(none),
   'accounts.update': intent<AccountView>()(v.object({ address, label: v.optional(label), group: v.optional(label) })),
   'accounts.remove': intent<{ removed: Address }>()(v.object({ address })),
 
