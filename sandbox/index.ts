@@ -89,7 +89,7 @@ async function readJson(path: string): Promise<unknown | undefined> {
     return JSON.parse(await readFile(path, 'utf8'))
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-    throw new Error(`sandbox data file ${path} is unreadable: ${e instanceof Error ? e.message : String(e)}`)
+    throw new Error(`sandbox data file ${path} is unreadable: ${e instanceof Error ? e.message : String(e)}`, { cause: e })
   }
 }
 

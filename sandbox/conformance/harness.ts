@@ -22,7 +22,7 @@ export interface WireResponse<T = any> {
 export async function postRaw(url: string, body: string, headers: Record<string, string> = {}): Promise<WireResponse> {
   const r = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } })
   const text = await r.text()
-  let parsed: unknown = undefined
+  let parsed: unknown
   try {
     parsed = JSON.parse(text)
   } catch {

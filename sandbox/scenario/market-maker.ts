@@ -8,7 +8,7 @@
 import type { TradeAction } from '../../main/core/wire/actions'
 import { formatAtoms, parseDecimal } from '../../main/core/money/decimal'
 import type { TradingFaults, TradingService } from '../trading/types'
-import { actionSender, type ActionSender } from './signed-actions'
+import { actionSender } from './signed-actions'
 import type { DevKey } from './dev-keys'
 
 export interface MarketQuoteSpec {

@@ -3,7 +3,10 @@ import { keccak256, stringToHex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { startSandbox, type SandboxHandle } from '../index'
 import { DEV_OWNERS, devAgent, devBot, devOwner } from './dev-keys'
-import { DEFAULT_SCENARIO, ScenarioSchema } from './scenario'
+import { DEFAULT_SCENARIO, ScenarioSchema, loadScenarioFile } from './scenario'
+import { mkdtemp, writeFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import * as v from 'valibot'
 
 let sb: SandboxHandle
@@ -27,6 +30,21 @@ describe('dev keys', () => {
 })
 
 describe('default scenario', () => {
+  it('loads a scenario file and names the bad field of an invalid one', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'scenario-'))
+    try {
+      const good = join(dir, 'good.json')
+      await writeFile(good, JSON.stringify(DEFAULT_SCENARIO))
+      expect(await loadScenarioFile(good)).toEqual(DEFAULT_SCENARIO)
+      const bad = join(dir, 'bad.json')
+      await writeFile(bad, JSON.stringify({ ...DEFAULT_SCENARIO, orders: [{ owner: 0, market_id: '1', side: 'bid', price: '1.5e3', quantity: '1' }] }))
+      await expect(loadScenarioFile(bad)).rejects.toThrow(/bad\.json: orders\.0\.price/)
+      await expect(loadScenarioFile(join(dir, 'missing.json'))).rejects.toThrow(/missing\.json/)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
   it('is a valid scenario file shape', () => {
     expect(v.safeParse(ScenarioSchema, JSON.parse(JSON.stringify(DEFAULT_SCENARIO))).success).toBe(true)
   })

@@ -100,7 +100,7 @@ export async function loadScenarioFile(path: string): Promise<ScenarioSpec> {
   try {
     raw = JSON.parse(await readFile(path, 'utf8'))
   } catch (e) {
-    throw new Error(`scenario file ${path} is not readable JSON: ${e instanceof Error ? e.message : String(e)}`)
+    throw new Error(`scenario file ${path} is not readable JSON: ${e instanceof Error ? e.message : String(e)}`, { cause: e })
   }
   const r = v.safeParse(ScenarioSchema, raw)
   if (!r.success) {
