@@ -13,8 +13,11 @@ export type NetworkKind = 'sandbox' | 'testnet' | 'mainnet' | 'custom'
 /** The spec's default per-IP budget: 1 request/s for /info and, independently, for /trade. */
 export const DEFAULT_RATE_PER_SEC = 1
 
-/** Where the sandbox listens when the desktop app or `npm run sandbox` starts it, so `desk` finds it. */
-export const SANDBOX_DEFAULT_PORTS = { trading: 47_100, earn: 47_101 } as const
+/**
+ * Where the sandbox listens when the desktop app or `npm run sandbox` starts it, so `desk` finds
+ * it. The sandbox serves the earn pool on the trading port unless told otherwise.
+ */
+export const SANDBOX_DEFAULT_PORTS = { trading: 47_100, earn: 47_100 } as const
 
 const NAME_RE = /^[a-z0-9][a-z0-9-]{0,39}$/
 const httpUrl = v.pipe(v.string(), v.maxLength(400), v.regex(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, 'must be an http(s) URL'))

@@ -1,0 +1,81 @@
+import type { Address } from '../../contract/types'
+import { connectNetwork, type ConnectedNetwork, type SandboxStarter } from '../config/networks'
+import { SettingsStore } from '../config/settings'
+import { InfoClient } from '../exchange/info/client'
+import { RateScheduler } from '../exchange/scheduler'
+import type { StreamPool } from '../streams/pool'
+import { AgentsReadService, type AgentKeyDirectory } from './agents-read'
+import { CreditHealthService, type CreditHistoryStore } from './credit-health'
+import { MarketDataCache } from './market-data'
+import { PortfolioService } from './portfolio'
+import { LastKnownState, type StateStore } from './state'
+
+export interface ReadSideOptions {
+  dataDir: string
+  /** network name; default the selected one */
+  network?: string
+  /** the journal (state cache and credit history); null runs without a cache */
+  journal?: (StateStore & CreditHistoryStore) | null
+  /** agent keys held, for `keyInVault` */
+  vault?: AgentKeyDirectory | null
+  /** starts the sandbox in-process when the sandbox network is used (desktop app) */
+  startSandbox?: SandboxStarter
+  pool?: StreamPool
+  /** unresolved journal entries of an account, for the overview */
+  pendingJournal?: (address: Address | string) => number
+  now?: () => number
+}
+
+/** Everything the read side needs for one network, wired once (the app, the web host and `desk`). */
+export interface ReadSide {
+  settings: SettingsStore
+  connected: ConnectedNetwork
+  /** the /info scheduler of this host, shared with every other /info caller */
+  scheduler: RateScheduler
+  info: InfoClient
+  market: MarketDataCache
+  lastKnown: LastKnownState
+  credit: CreditHealthService
+  portfolio: PortfolioService
+  agents: AgentsReadService
+  close(): Promise<void>
+}
+
+export async function openReadSide(opts: ReadSideOptions): Promise<ReadSide> {
+  const settings = new SettingsStore(opts.dataDir)
+  const net = opts.network ? settings.network(opts.network) : settings.selected()
+  const connected = await connectNetwork(net, opts.startSandbox ? { startSandbox: opts.startSandbox } : {})
+  const n = connected.network
+  const scheduler = new RateScheduler({ ratePerSec: n.infoRatePerSec })
+  const info = new InfoClient({ baseUrl: n.tradingUrl, scheduler })
+  const now = opts.now ?? Date.now
+  const market = new MarketDataCache(info, { now })
+  const lastKnown = new LastKnownState(opts.journal ?? null, n.name, now)
+  const credit = new CreditHealthService({
+    info,
+    market,
+    network: n.name,
+    history: opts.journal ?? null,
+    lastKnown,
+    pool: opts.pool,
+    now,
+    thresholds: () => settings.load().warningThresholds,
+  })
+  const portfolio = new PortfolioService({ info, market, credit, lastKnown, pool: opts.pool, now, pendingJournal: opts.pendingJournal })
+  const agents = new AgentsReadService(info, opts.vault ?? null, lastKnown)
+  return {
+    settings,
+    connected,
+    scheduler,
+    info,
+    market,
+    lastKnown,
+    credit,
+    portfolio,
+    agents,
+    async close() {
+      scheduler.close()
+      await connected.close()
+    },
+  }
+}
