@@ -342,3 +342,24 @@ describe('agent slot changes between admission and execution', () => {
     await s.stop()
   })
 })
+
+describe('scheme and admission refusals', () => {
+  it('a trading action signed as eip712 is MalformedTx (400)', async () => {
+    const env = await sign('alice', cancelAll1)
+    const r = await send(svc, { ...env, auth_scheme: 'eip712' })
+    expect(r.status).toBe(400)
+    expect(r.body).toEqual({ submission_status: 'rejected', error: { code: 'MalformedTx' } })
+  })
+
+  it('QueryLagBackpressure refuses admission; nothing executes', async () => {
+    const s = makeService()
+    fund(s, 'alice')
+    s.faults.queryLagBackpressure = { count: 1 }
+    const r = await send(s, await sign('alice', cancelAll1))
+    expect(r.status).toBe(503)
+    expect(r.body).toMatchObject({ submission_status: 'rejected', error: { code: 'QueryLagBackpressure' } })
+    expect(r.body.error?.retry_after_ms).toBeUndefined()
+    expect(s.groundTruth()).toHaveLength(0)
+    await s.stop()
+  })
+})

@@ -78,6 +78,7 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
     placeOrderSuspended: false,
     staleMarks: false,
     oracleUnavailable: null,
+    queryLagBackpressure: null,
   }
 
   let queue: PendingTx[] = []
@@ -434,6 +435,7 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
       if (code) return rejected(traceId, code, txHash)
     }
 
+    if (fires(faults.queryLagBackpressure ?? null)) return rejected(traceId, 'QueryLagBackpressure', txHash, 503)
     if (queue.length >= maxPending) return rejected(traceId, 'TooManyPending', txHash, 503, 50)
     if (fires(faults.unavailable503)) return reply(503, { submission_status: 'timeout', tx_hash: txHash, error: { code: 'Unavailable', retry_after_ms: 500 } }, traceId)
     if (faults.nodeUnreachable504 && fires(faults.nodeUnreachable504)) {

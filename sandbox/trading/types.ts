@@ -173,6 +173,8 @@ export interface TradingFaults {
   staleMarks: boolean
   /** Oracle reports `unavailable` with this reason; orders from credit accounts are refused. */
   oracleUnavailable: OracleReasonCode | null
+  /** /trade refuses admission with 503 `QueryLagBackpressure` (never executed). */
+  queryLagBackpressure?: FaultRule | null
 }
 
 // ---------- configuration records ----------
