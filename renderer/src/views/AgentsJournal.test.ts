@@ -1,0 +1,101 @@
+// @vitest-environment happy-dom
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import type { AgentSlotView } from '../../../main/contract/types'
+import { flush, installFakeDesk, type FakeDesk } from '../testing/fake-desk'
+import { CASH, account, submission } from '../testing/fixtures'
+import { mountScreen } from '../testing/mount'
+import AgentsView from './AgentsView.vue'
+import JournalView from './JournalView.vue'
+
+let desk: FakeDesk
+const AGENT = '0x3333333333333333333333333333333333333333'
+const NEW_AGENT = '0x4444444444444444444444444444444444444444'
+const slots = (): AgentSlotView[] => [
+  { slot: 0, agent: AGENT, epoch: '3', keyInVault: true, approvedAt: Date.now() - 3_600_000 },
+  { slot: 1, agent: null, epoch: null, keyInVault: false, approvedAt: null },
+  { slot: 2, agent: null, epoch: null, keyInVault: false, approvedAt: null },
+  { slot: 3, agent: null, epoch: null, keyInVault: false, approvedAt: null },
+]
+
+beforeEach(() => {
+  desk = installFakeDesk()
+  desk.handle('accounts.list', () => [account(CASH, 'balance', 'cash-1')])
+  document.body.innerHTML = ''
+})
+afterEach(() => {
+  document.body.innerHTML = ''
+})
+const button = (label: string) => document.querySelector<HTMLButtonElement>(`button[aria-label="${label}"]`)
+
+describe('AgentsView', () => {
+  it('shows the 4 slots and each rotation step with its outcome', async () => {
+    desk.handle('agents.list', () => slots())
+    desk.handle('agents.rotate', ({ slot }) => ({
+      slot: { slot, agent: NEW_AGENT, epoch: '4', keyInVault: true, approvedAt: Date.now() },
+      steps: [
+        { step: 'generate', status: 'done', detail: NEW_AGENT },
+        { step: 'approve', status: 'done', detail: 'accepted' },
+        { step: 'verify-epoch', status: 'done', detail: 'epoch 4' },
+        { step: 'switch-signer', status: 'done', detail: '' },
+        { step: 'retire-old-key', status: 'done', detail: AGENT },
+      ],
+    }))
+    const { wrapper } = await mountScreen(AgentsView, { props: { owner: CASH } })
+    await flush()
+    expect(wrapper.findAll('[aria-label="Agent slots"] tbody tr')).toHaveLength(4)
+    expect(button('Approve a new agent in slot 1')).not.toBeNull()
+    button('Rotate agent in slot 0')!.click()
+    await flush()
+    expect(desk.callsTo('agents.rotate')).toEqual([{ owner: CASH, slot: 0 }])
+    const rotation = wrapper.get('[aria-label="Rotation of slot 0"]').text()
+    expect(rotation).toContain('Generate the new agent key: done')
+    expect(rotation).toContain('Retire the old key from the vault: done')
+    expect(wrapper.get('[aria-label="Agent slots"]').text()).toContain(NEW_AGENT)
+    wrapper.unmount()
+  })
+
+  it('shows a failed rotation with its code and advice', async () => {
+    desk.handle('agents.list', () => slots())
+    desk.fail('agents.rotate', { code: 'AgentEpochMismatch', message: 'epoch moved' })
+    const { wrapper } = await mountScreen(AgentsView, { props: { owner: CASH } })
+    await flush()
+    button('Rotate agent in slot 0')!.click()
+    await flush()
+    expect(wrapper.get('[data-testid="error-code"]').text()).toBe('AgentEpochMismatch')
+    expect(wrapper.get('[data-testid="error-advice"]').text()).toMatch(/Rotate the agent/)
+    wrapper.unmount()
+  })
+})
+
+describe('JournalView', () => {
+  it('highlights unresolved entries and exports the filtered journal as a download', async () => {
+    desk.handle('journal.query', () => [submission({ id: '1', state: 'unknown' }), submission({ id: '2', cloid: '0xffffffffffffffffffffffffffffffff', state: 'accepted' })])
+    desk.handle('journal.export', ({ format }) => ({ filename: `journal.${format}`, mime: 'text/csv', content: 'cloid,state\n' }))
+    const created: Blob[] = []
+    const createObjectURL = vi.fn((b: Blob) => {
+      created.push(b)
+      return 'blob:fake'
+    })
+    Object.assign(URL, { createObjectURL, revokeObjectURL: vi.fn() })
+    const clicks: string[] = []
+    const origClick = HTMLAnchorElement.prototype.click
+    HTMLAnchorElement.prototype.click = function (this: HTMLAnchorElement) {
+      clicks.push(this.download)
+    }
+    try {
+      const { wrapper } = await mountScreen(JournalView, { path: '/journal' })
+      await flush()
+      expect(wrapper.get('[role="status"]').text()).toMatch(/2 entries, 1 unresolved/)
+      await wrapper.get('select[aria-label="Filter state"]').setValue('unknown')
+      button('Export CSV')!.click()
+      await flush()
+      expect(desk.callsTo('journal.export')).toEqual([{ format: 'csv', filter: { state: 'unknown' } }])
+      expect(clicks).toEqual(['journal.csv'])
+      expect(await created[0]?.text()).toBe('cloid,state\n')
+      expect(wrapper.text()).toContain('Exported journal.csv')
+      wrapper.unmount()
+    } finally {
+      HTMLAnchorElement.prototype.click = origClick
+    }
+  })
+})
