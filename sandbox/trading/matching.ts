@@ -203,6 +203,7 @@ export function validateOrder(ctx: BlockCtx, acct: Account, m: MarketConfig, req
   const ntl = notional(ctx.state, m, req.price, req.qty)
   if (quote?.min_quote_notional_atoms !== undefined && ntl < quote.min_quote_notional_atoms) return 'mintradespotntl'
   if (acct.kind === 'balance') {
+    if (acct.status !== 'active') return 'accountfrozen'
     const assetId = req.side === 'bid' ? m.quote_asset_id : m.base_asset_id
     const need = req.side === 'bid' ? ntl : baseAtoms(ctx.state, m, req.qty)
     const released = releasedHold && releasedHold.assetId === assetId ? releasedHold.atoms : 0n
