@@ -68,6 +68,7 @@ const TRADING_FAULT_KEYS: (keyof TradingFaults)[] = [
   'placeOrderSuspended',
   'staleMarks',
   'oracleUnavailable',
+  'queryLagBackpressure',
 ]
 
 /** Fault rules: `{count?, probability?}` with `executed` where the outcome can be unknown. */
@@ -100,6 +101,7 @@ function applyTradingFaults(faults: TradingFaults, patch: Record<string, unknown
         break
       case 'unavailable503':
       case 'rateLimited':
+      case 'queryLagBackpressure':
         f[k] = faultRule(v, k, false)
         break
       case 'placeOrderSuspended':
@@ -182,6 +184,7 @@ export function createAdminApi(deps: AdminDeps): AdminApi {
         placeOrderSuspended: false,
         staleMarks: false,
         oracleUnavailable: null,
+        queryLagBackpressure: null,
       })
       ws.faults.dropProbability = 0
       ws.faults.silent = false

@@ -43,7 +43,7 @@ export interface MarketMaker {
 }
 
 export function faultsActive(f: TradingFaults): boolean {
-  return !!(f.tradeTimeout || f.unavailable503 || f.nodeUnreachable504 || f.rateLimited || f.placeOrderSuspended)
+  return !!(f.tradeTimeout || f.unavailable503 || f.nodeUnreachable504 || f.rateLimited || f.placeOrderSuspended || f.queryLagBackpressure)
 }
 
 interface QuoteState {
