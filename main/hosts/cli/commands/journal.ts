@@ -1,0 +1,142 @@
+/** `desk journal …`: the local record of every write: list, show, export, reconcile. */
+import { writeFileSync } from 'node:fs'
+import { DeskError } from '../../../core/errors/desk-error'
+import { openJournal, SUBMISSION_STATES, type SubmissionFilter, type SubmissionState } from '../../../core/journal'
+import type { CliContext } from '../context'
+import { NETWORK_OPTION, withWriteSession } from '../desk-write'
+import type { Command, CommandGroup, OptionSpec } from '../router'
+
+const s = (valueName: string, description: string): OptionSpec => ({ type: 'string', valueName, description })
+const FILTERS: Record<string, OptionSpec> = {
+  network: s('NAME', 'only this network'),
+  account: s('ADDRESS', 'only this account'),
+  type: s('TYPES', 'action types, comma-separated (settle,repay,order,createWithdrawal,...)'),
+  state: s('STATES', `states, comma-separated (${SUBMISSION_STATES.join(', ')})`),
+  since: s('TIME', 'created at or after (ISO time or Unix ms)'),
+  until: s('TIME', 'created at or before (ISO time or Unix ms)'),
+  limit: s('N', 'at most N entries (default 50 for list)'),
+}
+
+function time(v: string | undefined, name: string): number | undefined {
+  if (v === undefined) return undefined
+  const n = /^[0-9]+$/.test(v) ? Number(v) : Date.parse(v)
+  if (!Number.isSafeInteger(n)) throw new DeskError('Usage', `--${name} must be an ISO time or Unix milliseconds`)
+  return n
+}
+
+function filter(ctx: CliContext, defaultLimit?: number): SubmissionFilter {
+  const f: SubmissionFilter = {}
+  const net = ctx.string('network')
+  if (net) f.network = net
+  const acct = ctx.string('account')
+  if (acct) f.account = acct
+  const types = ctx.string('type')
+  if (types) f.actionType = types.split(',').map((x) => x.trim()).filter(Boolean)
+  const states = ctx.string('state')
+  if (states) {
+    const list = states.split(',').map((x) => x.trim()) as SubmissionState[]
+    for (const st of list) if (!SUBMISSION_STATES.includes(st)) throw new DeskError('Usage', `unknown state "${st}" (${SUBMISSION_STATES.join(', ')})`)
+    f.state = list
+  }
+  const since = time(ctx.string('since'), 'since')
+  if (since !== undefined) f.since = since
+  const until = time(ctx.string('until'), 'until')
+  if (until !== undefined) f.until = until
+  const limit = ctx.string('limit')
+  if (limit !== undefined) {
+    if (!/^[1-9][0-9]{0,5}$/.test(limit)) throw new DeskError('Usage', '--limit must be a positive integer')
+    f.limit = Number(limit)
+  } else if (defaultLimit) f.limit = defaultLimit
+  return f
+}
+
+const list: Command = {
+  name: 'list',
+  summary: 'journaled writes, newest first, with filters',
+  options: FILTERS,
+  async run(ctx) {
+    const j = openJournal(ctx.dataDir)
+    try {
+      const rows = j.list(filter(ctx, 50))
+      ctx.print(
+        rows.map((r) => `#${r.id} ${new Date(r.createdAt).toISOString()} ${r.network} ${r.actionType.padEnd(16)} ${r.state.padEnd(10)} ${r.finalStatus ?? ''}${r.code ? ` [${r.code}]` : ''}  ${r.summary}`),
+        rows.map(({ body: _b, response: _r, ...rest }) => rest),
+      )
+    } finally {
+      await j.close()
+    }
+  },
+}
+
+const show: Command = {
+  name: 'show',
+  summary: 'one entry with its exact signed body and state history',
+  positionals: ['ID'],
+  async run(ctx) {
+    const id = Number(ctx.positionals[0])
+    if (!Number.isSafeInteger(id) || id < 1) throw new DeskError('Usage', 'ID must be a journal entry number')
+    const j = openJournal(ctx.dataDir)
+    try {
+      const e = j.get(id)
+      if (!e) throw new DeskError('SubmissionNotFound', `no journal entry #${id}`)
+      const history = j.history(id)
+      ctx.print(
+        [
+          `#${e.id} ${e.actionType} ${e.state}${e.finalStatus ? ` (${e.finalStatus})` : ''}${e.code ? ` [${e.code}]` : ''}`,
+          `key ${e.key}  nonce ${e.nonce ?? '-'}  signer ${e.signer}  account ${e.account}`,
+          `tx ${e.txHash ?? '-'}  trace ${e.traceId ?? '-'}  attempts ${e.attempts}`,
+          `body ${e.body}`,
+          ...history.map((h) => `  ${new Date(h.at).toISOString()} ${h.state}${h.finalStatus ? ` ${h.finalStatus}` : ''}${h.code ? ` [${h.code}]` : ''}${h.note ? ` ${h.note}` : ''}`),
+        ],
+        { ...e, history },
+      )
+    } finally {
+      await j.close()
+    }
+  },
+}
+
+const exportCmd: Command = {
+  name: 'export',
+  summary: 'export entries as CSV or JSON (--format), to --out FILE or stdout',
+  options: { ...FILTERS, format: s('csv|json', 'output format (default csv)'), out: s('FILE', 'write to FILE instead of stdout') },
+  async run(ctx) {
+    const format = ctx.string('format') ?? 'csv'
+    if (format !== 'csv' && format !== 'json') throw new DeskError('Usage', '--format must be csv or json')
+    const j = openJournal(ctx.dataDir)
+    try {
+      const text = j.export(filter(ctx), format)
+      const out = ctx.string('out')
+      if (out) {
+        writeFileSync(out, text, { mode: 0o600 })
+        ctx.print(`wrote ${out}`, { file: out, format })
+      } else ctx.io.stdout(text)
+    } finally {
+      await j.close()
+    }
+  },
+}
+
+const reconcile: Command = {
+  name: 'reconcile',
+  summary: 'resolve unresolved entries of a network (by cloid / operation id) until final or --passes',
+  options: { ...NETWORK_OPTION, passes: s('N', 'at most N passes, 1 s apart (default 10)') },
+  async run(ctx) {
+    const passes = Number(ctx.string('passes') ?? '10')
+    if (!Number.isSafeInteger(passes) || passes < 1 || passes > 1000) throw new DeskError('Usage', '--passes must be 1..1000')
+    await withWriteSession(ctx, { unlock: false }, async ({ session, journal, network }) => {
+      let left = journal.unresolved(network.name).length
+      for (let i = 0; i < passes && left > 0; i++) {
+        await session.reconcileAll()
+        left = journal.unresolved(network.name).length
+        if (left > 0 && i + 1 < passes) await new Promise((r) => setTimeout(r, 1000))
+      }
+      const unresolved = journal.unresolved(network.name).map((e) => ({ id: e.id, actionType: e.actionType, state: e.state, key: e.key }))
+      ctx.print(unresolved.length === 0 ? 'every entry is final' : [`${unresolved.length} still unresolved:`, ...unresolved.map((u) => `  #${u.id} ${u.actionType} ${u.state} ${u.key}`)], { unresolved })
+      if (unresolved.length > 0) process.exitCode = 1
+    })
+  },
+}
+
+const group: CommandGroup = { name: 'journal', summary: 'the local record of every write: list, show, export, reconcile', commands: [list, show, exportCmd, reconcile] }
+export default group

@@ -1,0 +1,181 @@
+/** `desk orders …`: open orders, the order ticket, cancels, the emergency cancel-all, transfers, withdraw, activateFor. */
+import { DeskError } from '../../../core/errors/desk-error'
+import { cancelAllInMarket, cancelOrder, checkOrderTicket, emergencyCancelAll, openOrdersAcross, placeOrder } from '../../../core/services/orders'
+import { activateFor, transfer, withdraw } from '../../../core/services/transfers'
+import type { OrderType, Side, Tif } from '../../../core/wire'
+import type { CliContext } from '../context'
+import { NETWORK_OPTION, required, withWriteSession } from '../desk-write'
+import type { Command, CommandGroup, OptionSpec } from '../router'
+
+const s = (valueName: string, description: string): OptionSpec => ({ type: 'string', valueName, description })
+const CLOID = s('CLOID', 'client order id (0x + 32 hex; generated when omitted)')
+
+function outcomeLine(o: { journalId: number; cloid: string; state: string; finalStatus: string | null; code: string | null }): string {
+  return `journal #${o.journalId} cloid ${o.cloid}: ${o.state}${o.finalStatus ? ` (${o.finalStatus})` : ''}${o.code ? ` code ${o.code}` : ''}`
+}
+
+const list: Command = {
+  name: 'list',
+  summary: 'open orders of one or more accounts across every market',
+  positionals: ['ACCOUNT', 'MORE_ACCOUNTS?'],
+  options: NETWORK_OPTION,
+  async run(ctx) {
+    await withWriteSession(ctx, { unlock: false }, async ({ session }) => {
+      const accounts = ctx.positionals.flatMap((p) => p.split(',')).filter(Boolean)
+      const r = await openOrdersAcross(session.ctx, accounts)
+      const lines = r.flatMap((a) => [`${a.account}${a.truncated ? ' (truncated at 500)' : ''}`, ...a.orders.map((o) => `  market ${o.market ?? '?'}  oid ${o.oid}  remaining ${o.remainingQty}${o.cloid ? `  ${o.cloid}` : ''}`)])
+      ctx.print(lines, r)
+    })
+  },
+}
+
+function ticket(ctx: CliContext) {
+  const [account, market, side, quantity, price] = ctx.positionals as [string, string, string, string, string]
+  const cloid = ctx.string('cloid')
+  return {
+    account,
+    market,
+    side: side as Side,
+    quantity,
+    price,
+    orderType: (ctx.string('type') ?? 'limit') as OrderType,
+    tif: (ctx.string('tif') ?? 'gtc') as Tif,
+    ...(cloid ? { cloid } : {}),
+  }
+}
+
+const TICKET_OPTS = { ...NETWORK_OPTION, type: s('TYPE', 'limit (default) or market'), tif: s('TIF', 'gtc (default), ioc, fok or alo'), cloid: CLOID }
+const TICKET_POS = ['ACCOUNT', 'MARKET', 'SIDE', 'QUANTITY', 'PRICE']
+
+const check: Command = {
+  name: 'check',
+  summary: 'check an order ticket against the market precision and minimums (signs nothing)',
+  positionals: TICKET_POS,
+  options: TICKET_OPTS,
+  async run(ctx) {
+    await withWriteSession(ctx, { unlock: false }, async ({ session }) => {
+      const t = await checkOrderTicket(session.ctx, ticket(ctx))
+      ctx.print([`ok: ${JSON.stringify(t.action)}`, ...t.warnings.map((w) => `warning: ${w}`)], t)
+    })
+  },
+}
+
+const place: Command = {
+  name: 'place',
+  summary: 'place an order (SIDE buy/sell, QUANTITY base, PRICE limit or protection price)',
+  positionals: TICKET_POS,
+  options: TICKET_OPTS,
+  async run(ctx) {
+    await withWriteSession(ctx, { unlock: true }, async ({ session }) => {
+      const r = await placeOrder(session.ctx, ticket(ctx))
+      ctx.print([outcomeLine(r.outcome), ...r.leaves.map((l) => `  ${l.kind}${'oid' in l ? ` oid ${l.oid}` : ''}${l.kind === 'error' ? ` ${l.code}` : ''}`)], r)
+    })
+  },
+}
+
+const cancel: Command = {
+  name: 'cancel',
+  summary: 'cancel one order by --oid or --cloid',
+  positionals: ['ACCOUNT', 'MARKET'],
+  options: { ...NETWORK_OPTION, oid: s('OID', 'order id'), cloid: s('CLOID', 'client order id of the order') },
+  async run(ctx) {
+    const [account, market] = ctx.positionals as [string, string]
+    const oid = ctx.string('oid')
+    const cloid = ctx.string('cloid')
+    if (!oid && !cloid) throw new DeskError('Usage', 'give --oid or --cloid')
+    await withWriteSession(ctx, { unlock: true }, async ({ session }) => {
+      const r = await cancelOrder(session.ctx, { account, market, ...(oid ? { oid } : {}), ...(cloid ? { cloid } : {}) })
+      ctx.print([outcomeLine(r.outcome), ...r.leaves.map((l) => `  ${l.kind}${l.kind === 'error' ? ` ${l.code}` : ''}`)], r)
+    })
+  },
+}
+
+const cancelAll: Command = {
+  name: 'cancel-all',
+  summary: 'cancel every open order of ACCOUNT in MARKET',
+  positionals: ['ACCOUNT', 'MARKET'],
+  options: NETWORK_OPTION,
+  async run(ctx) {
+    const [account, market] = ctx.positionals as [string, string]
+    await withWriteSession(ctx, { unlock: true }, async ({ session }) => {
+      const r = await cancelAllInMarket(session.ctx, { account, market })
+      ctx.print([outcomeLine(r.outcome), `cancelled ${r.leaves.filter((l) => l.kind === 'cancelled').length} order(s)`], r)
+    })
+  },
+}
+
+const emergency: Command = {
+  name: 'emergency-cancel',
+  summary: 'cancel every open order of ACCOUNT in every market, then re-read',
+  positionals: ['ACCOUNT'],
+  options: NETWORK_OPTION,
+  async run(ctx) {
+    const [account] = ctx.positionals as [string]
+    await ctx.confirmYes(`Cancel every open order of ${account} in every market?`)
+    await withWriteSession(ctx, { unlock: true }, async ({ session }) => {
+      const r = await emergencyCancelAll(session.ctx, { account })
+      ctx.print(
+        [
+          `markets: ${r.markets.join(', ') || 'none with open orders'}`,
+          ...r.writes.map((w) => outcomeLine(w.outcome)),
+          ...r.failures.map((f) => `FAILED markets ${f.markets.join(', ')}: ${f.code} ${f.message}`),
+          `open orders left: ${r.remaining.length}`,
+        ],
+        r,
+      )
+      if (r.failures.length > 0 || r.remaining.length > 0) process.exitCode = 1
+    })
+  },
+}
+
+const transferCmd: Command = {
+  name: 'transfer',
+  summary: 'transfer AMOUNT of ASSET between two balance-mode accounts (asks to confirm)',
+  positionals: ['FROM', 'TO', 'ASSET', 'AMOUNT'],
+  options: { ...NETWORK_OPTION, cloid: CLOID },
+  async run(ctx) {
+    const [from, to, asset, amount] = ctx.positionals as [string, string, string, string]
+    const cloid = ctx.string('cloid')
+    await withWriteSession(ctx, { unlock: true }, async ({ session }) => {
+      const r = await transfer(session.ctx, { from, to, asset, amount, ...(cloid ? { cloid } : {}) })
+      ctx.print(outcomeLine(r.outcome), r)
+    })
+  },
+}
+
+const withdrawCmd: Command = {
+  name: 'withdraw',
+  summary: 'withdraw AMOUNT of ASSET to --dst-address on --dst-chain (asks to confirm)',
+  positionals: ['ACCOUNT', 'ASSET', 'AMOUNT'],
+  options: { ...NETWORK_OPTION, 'dst-chain': s('CHAIN_ID', 'destination chain id'), 'dst-address': s('ADDRESS', 'destination address'), cloid: CLOID },
+  async run(ctx) {
+    const [account, asset, amount] = ctx.positionals as [string, string, string]
+    const cloid = ctx.string('cloid')
+    await withWriteSession(ctx, { unlock: true }, async ({ session }) => {
+      const r = await withdraw(session.ctx, { account, asset, amount, dstChainId: required(ctx, 'dst-chain'), dstAddress: required(ctx, 'dst-address'), ...(cloid ? { cloid } : {}) })
+      ctx.print(`${outcomeLine(r.outcome)} withdraw nonce ${r.withdrawNonce}`, r)
+    })
+  },
+}
+
+const activate: Command = {
+  name: 'activate',
+  summary: 'create the account TARGET, paying the 1.0 activation fee in ASSET (1 or 2) from FROM',
+  positionals: ['FROM', 'TARGET', 'ASSET'],
+  options: { ...NETWORK_OPTION, cloid: CLOID },
+  async run(ctx) {
+    const [from, target, asset] = ctx.positionals as [string, string, string]
+    const cloid = ctx.string('cloid')
+    await withWriteSession(ctx, { unlock: true }, async ({ session }) => {
+      const r = await activateFor(session.ctx, { from, target, asset, ...(cloid ? { cloid } : {}) })
+      ctx.print(outcomeLine(r.outcome), r)
+    })
+  },
+}
+
+const group: CommandGroup = {
+  name: 'orders',
+  summary: 'open orders, order ticket, cancels, emergency cancel-all, transfers, withdraw, activateFor',
+  commands: [list, check, place, cancel, cancelAll, emergency, transferCmd, withdrawCmd, activate],
+}
+export default group

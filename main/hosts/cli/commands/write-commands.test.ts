@@ -1,0 +1,105 @@
+/** The write command groups (settle, repay, orders, earn, journal) in-process against a sandbox. */
+import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startSandbox, type SandboxHandle } from '../../../../sandbox/index'
+import { devOwner } from '../../../../sandbox/scenario/dev-keys'
+import { SettingsStore } from '../../../core/config/settings'
+import { Vault, vaultPath } from '../../../core/vault'
+import { discoverGroups } from '../discover'
+import type { CliIo } from '../io'
+import { runCli, type CommandGroup } from '../router'
+
+const PASS = 'correct horse battery staple 42'
+let sb: SandboxHandle
+let dir: string
+let groups: CommandGroup[]
+const O0 = devOwner(0).address
+const O3 = devOwner(3).address
+
+async function desk(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = ''
+  let err = ''
+  const io: CliIo = {
+    stdout: (t) => void (out += t),
+    stderr: (t) => void (err += t),
+    isInteractive: () => false,
+    promptLine: () => Promise.reject(new Error('no tty')),
+    promptHidden: () => Promise.reject(new Error('no tty')),
+  }
+  const code = await runCli([...args, '--data-dir', join(dir, 'data'), '--passphrase-file', join(dir, 'pass')], groups, io)
+  return { code, out, err }
+}
+
+beforeAll(async () => {
+  sb = await startSandbox({ seed: true, blockMs: 20, botIntervalMs: 0, rateLimits: false })
+  dir = mkdtempSync(join(tmpdir(), 'desk-write-'))
+  writeFileSync(join(dir, 'pass'), PASS + '\n')
+  const data = join(dir, 'data')
+  const settings = new SettingsStore(data)
+  const s = settings.load()
+  settings.save({
+    ...s,
+    networks: s.networks.map((n) => (n.name === 'sandbox' ? { ...n, tradingUrl: sb.tradingUrl, wsUrl: sb.wsUrl, earnUrl: sb.earnUrl, infoRatePerSec: 100, tradeRatePerSec: 100 } : n)),
+  })
+  const v = await Vault.create({ path: vaultPath(data), passphrase: PASS, scrypt: { n: 16384, r: 8, p: 1 }, autoLockMs: null })
+  await v.importPrivateKey(devOwner(0).privateKey, 'cash')
+  await v.importPrivateKey(devOwner(3).privateKey, 'credit')
+  v.lock()
+  groups = await discoverGroups()
+})
+
+afterAll(async () => {
+  await sb?.stop()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe('desk write commands', () => {
+  it('settle preview and submit print JSON; the journal lists and exports the write', async () => {
+    const p = await desk('settle', 'preview', O3, O0, 'BTC', '0.05', '--json')
+    expect(p.err).toBe('')
+    expect(JSON.parse(p.out)).toMatchObject({ kind: 'settle', amount: '0.05', creditPosition: { before: '0.3', after: '0.25' } })
+
+    const s = await desk('settle', 'submit', O3, O0, 'BTC', '0.05', '--json', '--yes')
+    // The confirmation gate showed exactly what is signed and its effect on both accounts.
+    expect(s.err).toContain('== Settle 0.05 BTC ==')
+    expect(s.err).toContain('0.3 -> 0.25 BTC')
+    const r = JSON.parse(s.out) as { outcome: { state: string; cloid: string } }
+    expect(r.outcome.state).toBe('accepted')
+    expect(sb.trading.groundTruth().filter((t) => t.cloid === r.outcome.cloid)).toHaveLength(1)
+
+    const l = await desk('journal', 'list', '--type', 'settle', '--json')
+    const rows = JSON.parse(l.out) as { key: string; state: string; body?: string }[]
+    expect(rows).toHaveLength(1)
+    expect(rows[0]).toMatchObject({ key: r.outcome.cloid, state: 'accepted' })
+    expect(rows[0]!.body).toBeUndefined()
+
+    const out = join(dir, 'export.csv')
+    expect((await desk('journal', 'export', '--format', 'csv', '--out', out)).code).toBe(0)
+    expect(readFileSync(out, 'utf8')).toContain(r.outcome.cloid)
+    const rec = await desk('journal', 'reconcile', '--passes', '1', '--json')
+    expect(JSON.parse(rec.out)).toEqual({ unresolved: [] })
+  })
+
+  it('refuses an invalid repay with a typed error and exit code 1, signing nothing', async () => {
+    const r = await desk('repay', 'preview', O0, O3, 'USDC', '0.000000001')
+    expect(r.code).toBe(1)
+    expect(r.err).toMatch(/\[ExcessPrecision\]/)
+    const ok = await desk('repay', 'preview', O0, O3, 'USDC', '10', '--json')
+    expect(JSON.parse(ok.out)).toMatchObject({ kind: 'repay', creditPosition: { before: '-12000', after: '-11990' } })
+  })
+
+  it('orders: list, check and emergency cancel; earn status', async () => {
+    const list = await desk('orders', 'list', O0, '--json')
+    const accounts = JSON.parse(list.out) as { orders: unknown[] }[]
+    expect(accounts[0]!.orders.length).toBeGreaterThan(0)
+    const chk = await desk('orders', 'check', O0, '1', 'buy', '0.01', '60000.5', '--json')
+    expect(chk.err).toBe('')
+    const em = await desk('orders', 'emergency-cancel', O0, '--json', '--yes')
+    expect(em.code).toBe(0)
+    expect(JSON.parse(em.out)).toMatchObject({ remaining: [], failures: [] })
+    const earn = await desk('earn', 'status', O0, '--json')
+    expect(JSON.parse(earn.out)).toMatchObject({ paused: false })
+  })
+})
