@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { bytesToHex, hashTypedData, keccak256, recoverAddress } from 'viem'
+import { bytesToHex, concat, encodeAbiParameters, hashTypedData, keccak256, parseAbiParameters, recoverAddress, toHex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import * as v from 'valibot'
 import {
@@ -173,5 +173,36 @@ describe('schemas', () => {
     expect(v.safeParse(TradeActionSchema, { type: 'cancel', market_id: '1' }).success).toBe(false)
     expect(v.safeParse(TradeActionSchema, { type: 'approveAgent', slot_id: 4, agent: account.address }).success).toBe(false)
     expect(v.safeParse(TradeEnvelopeSchema, { action: order, nonce: '1', signature: '0x' + '11'.repeat(65), extra: true }).success).toBe(false)
+  })
+})
+
+describe('EIP-712 golden digests for every owner action (mainnet, nonce 1700000000000, expiry 1700000300000)', () => {
+  const A = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8'
+  const C = '0x0123456789abcdef0123456789abcdef'
+  const cases: [TradeAction, string][] = [
+    [{ type: 'transfer', to: A, asset_id: '1', amount: '2500000000', cloid: C }, '0xf87dbd6ff212fe0c225c64542c53fcc61f64b33db2ef8232220f1b4efd533aee'],
+    [{ type: 'activateFor', asset_id: '2', target_address: A, cloid: C }, '0x4bea2082cbc6466e6f92b164f8eedead1dff36c01fd3a047546ddc46edcfc70a'],
+    [{ type: 'withdraw', asset_id: '1', amount: '1000000000', dst_chain_id: '1', dst_address: A, withdraw_nonce: '1700000000123', cloid: C }, '0x19e77040ebd5263db5d92339134402e834a73a512ab3d158035693d508b6c375'],
+    [{ type: 'settle', asset_id: '3', amount: '50000000', cash_account: A, cloid: C }, '0x13367b3ad8d139597719fc2fde96b9159ce002a4596c3b9646ef710f758d2d69'],
+    [{ type: 'repay', asset_id: '1', amount: '70000000000', margin_account: A, cloid: C }, '0x61b13540a1233d55391adf5fd1ddba0692cdafd878fc49ac69fa0f5f7beb6fb4'],
+    [{ type: 'approveAgent', slot_id: 2, agent: A }, '0x31092433402a7e1b371e2023a755ec0afc60307dd3e9418765bb7c33625fca01'],
+    [{ type: 'revokeAgent', slot_id: 3 }, '0xbbb6b39cb0c553a6ee6002a436d272e756e9bb71194d489a5c55fd510f122668'],
+  ]
+  for (const [action, digest] of cases) {
+    it(action.type, () => {
+      expect(signingRequest({ action, nonce: 1700000000000n, expiresAfterMs: 1700000300000n }, CHAIN_IDS.mainnet).digest).toBe(digest)
+    })
+  }
+
+  it('Transfer digest equals a hand-built EIP-712 hash (type string, domain, struct)', () => {
+    const typeHash = keccak256(toHex('Transfer(address to,uint64 asset_id,uint256 amount,bytes16 cloid,uint64 nonce,uint64 expires_after_ms)'))
+    const domainTypeHash = keccak256(toHex('EIP712Domain(string name,string version,uint256 chainId)'))
+    const domainSep = keccak256(
+      encodeAbiParameters(parseAbiParameters('bytes32, bytes32, bytes32, uint256'), [domainTypeHash, keccak256(toHex('OrderBookTrading')), keccak256(toHex('1')), 696969n]),
+    )
+    const structHash = keccak256(
+      encodeAbiParameters(parseAbiParameters('bytes32, address, uint64, uint256, bytes16, uint64, uint64'), [typeHash, A, 1n, 2500000000n, C, 1700000000000n, 1700000300000n]),
+    )
+    expect(keccak256(concat(['0x1901', domainSep, structHash]))).toBe(cases[0]![1])
   })
 })
