@@ -206,3 +206,25 @@ describe('EIP-712 golden digests for every owner action (mainnet, nonce 17000000
     expect(keccak256(concat(['0x1901', domainSep, structHash]))).toBe(cases[0]![1])
   })
 })
+
+describe('legacy golden vectors for modify and batch (testnet, nonce 1700000000003)', () => {
+  it('modify by cloid with a null replacement cloid', () => {
+    const action: TradeAction = { type: 'modify', market_id: '2', cloid: '0x000000000000000000000000000000aa', replacement: { side: 'sell', order_type: 'market', tif: 'ioc', price: '3000', quantity: '0.25', cloid: null } }
+    const input = { action, nonce: 1700000000003n, chainId: CHAIN_IDS.testnet }
+    expect(bytesToHex(encodeLegacyPayload(input))).toBe(
+      '0x54445731' + '01' + '00000000000ecbe0' + '0000018bcfe56803' + '00' + '00' +
+        '04' + '0000000000000002' + '00' + '01' + '000000000000000000000000000000aa' + '01' + '01' + '01' + '00000004' + '33303030' + '00000004' + '302e3235' + '00',
+    )
+    expect(legacyDigest(input)).toBe('0x48b3c919d91bfb8cf3e8e6aa13b48b5ee1aefeeabba9be05abc8f8bcfe5d8635')
+  })
+
+  it('batch of cancelAll and an alo order', () => {
+    const action: TradeAction = { type: 'batch', items: [{ type: 'cancelAll', market_id: '1' }, { type: 'order', market_id: '1', side: 'ask', order_type: 'limit', tif: 'alo', price: '65000.5', quantity: '0.001' }] }
+    const input = { action, nonce: 1700000000003n, chainId: CHAIN_IDS.testnet }
+    expect(bytesToHex(encodeLegacyPayload(input))).toBe(
+      '0x54445731' + '01' + '00000000000ecbe0' + '0000018bcfe56803' + '00' + '00' +
+        '05' + '02' + '03' + '0000000000000001' + '01' + '0000000000000001' + '01' + '00' + '03' + '00000007' + '36353030302e35' + '00000005' + '302e303031' + '00',
+    )
+    expect(legacyDigest(input)).toBe('0x1b513c848ed3f8a2f087458a68b93f64e06689269b2b5d5335827b41d11c3893')
+  })
+})
