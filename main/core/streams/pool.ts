@@ -73,7 +73,12 @@ export class StreamPool {
       (_t, u) => {
         for (const l of this.listeners) l(u)
       },
-      (prev, next) => (prev.kind === 'fills' && next.kind === 'fills' ? { ...next, value: [...prev.value, ...next.value] } : next),
+      (prev, next) => {
+        if (prev.kind !== 'fills' || next.kind !== 'fills') return next
+        // Pending values belong to the coalescer until delivered: append in place (no copying per frame).
+        for (const f of next.value) prev.value.push(f)
+        return { ...next, value: prev.value }
+      },
     )
   }
 
