@@ -3,13 +3,13 @@
  * payloads; these stand-ins have the same shape (a legacy order payload's bytes, a settle-shaped
  * EIP-712 value) so the vault can be tested without depending on it.
  */
-import { hexToBytes, type Hex } from 'viem'
+import { hexToBytes, type Address, type Hex } from 'viem'
 
 /** Well-known development keys (anvil/hardhat accounts 0 and 1): never hold value with them. */
 export const DEV_KEY_0: Hex = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
-export const DEV_ADDRESS_0 = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266'
+export const DEV_ADDRESS_0: Address = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266'
 export const DEV_KEY_1: Hex = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d'
-export const DEV_ADDRESS_1 = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
+export const DEV_ADDRESS_1: Address = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
 
 /** A stand-in legacy order payload: bytes as the wire profile would produce them. */
 export const LEGACY_ORDER_PAYLOAD: Uint8Array = hexToBytes(
