@@ -157,6 +157,30 @@ describe('EarnClient writes', () => {
     await expect(r.client.cancelWithdrawal({ user: USER, signer: ref, operationId: 'withdraw:0xabc:1', summary: 'x' })).rejects.toMatchObject({ code: 'InvalidOperationId' })
   })
 
+  it('after a refused early claim, the later claim resends the very same bytes instead of signing again', async () => {
+    const r = rig()
+    r.pool.deposit({ user: USER, assetId: 1, amount: 5_000_000_000n })
+    const created = await r.client.createWithdrawal({ user: USER, signer: ref, assetId: 1, amount: 1_000_000_000n, type: 'scheduled', summary: 'w' })
+    await expect(r.client.claimWithdrawal({ user: USER, signer: ref, operationId: created.operationId, summary: 'early' })).rejects.toMatchObject({ code: 'EarnRejected' })
+    const signed = r.signatures
+    r.clock.t += 61_000
+    const ok = await r.client.claimWithdrawal({ user: USER, signer: ref, operationId: created.operationId, summary: 'claim' })
+    expect(ok.record?.claimed_at_unix_ms).not.toBeNull()
+    expect(r.signatures).toBe(signed)
+    const claims = r.sent.filter((b) => b.includes('"claimWithdrawal"'))
+    expect(claims).toHaveLength(2)
+    expect(claims[0]).toBe(claims[1])
+  })
+
+  it('refuses a new create while an earlier one is unresolved', async () => {
+    const r = rig({ maxAttempts: 1 })
+    r.pool.deposit({ user: USER, assetId: 1, amount: 5_000_000_000n })
+    r.faults.push(() => null, () => null, () => ({ code: 131006, message: 'upstream timeout' }), () => ({ code: 131002, message: 'x' }), () => ({ code: 131002, message: 'x' }), () => ({ code: 131002, message: 'x' }), () => ({ code: 131002, message: 'x' }), () => ({ code: 131002, message: 'x' }), () => ({ code: 131002, message: 'x' }), () => ({ code: 131002, message: 'x' }), () => ({ code: 131002, message: 'x' }))
+    await expect(r.client.createWithdrawal({ user: USER, signer: ref, assetId: 1, amount: 1_000_000_000n, type: 'scheduled', summary: 'w' })).rejects.toMatchObject({ code: 'EarnOutcomeUnknown' })
+    r.faults.length = 0
+    await expect(r.client.createWithdrawal({ user: USER, signer: ref, assetId: 1, amount: 1_000_000_000n, type: 'scheduled', summary: 'w2' })).rejects.toMatchObject({ code: 'EarnWriteInFlight' })
+  })
+
   it('an outage longer than the retry budget leaves the write unknown; the reconciler finishes it', async () => {
     const r = rig({ maxAttempts: 2 })
     r.pool.deposit({ user: USER, assetId: 1, amount: 5_000_000_000n })

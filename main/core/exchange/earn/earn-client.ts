@@ -123,6 +123,10 @@ export class EarnClient {
     if (req.amount <= 0n) throw new DeskError('InvalidAmount', 'the withdrawal amount must be greater than zero')
     const [config, account] = await Promise.all([this.config('operator'), this.account(req.user, 'operator')])
     const user = req.user.toLowerCase()
+    const inFlight = this.o.journal.list({ network: this.network, account: user, channel: 'earn', actionType: 'createWithdrawal', state: ['signed', 'sent', 'unknown'], limit: 1 })
+    if (inFlight.length > 0) {
+      throw new DeskError('EarnWriteInFlight', `an earlier withdrawal (${inFlight[0]!.key}) has no final outcome yet; it is being reconciled`, { journalId: inFlight[0]!.id, operationId: inFlight[0]!.key })
+    }
     const nonce = account.next_user_nonce
     const operationId = `withdraw:${user}:${nonce}`
     const deadline = this.http.now() + this.createDeadlineMs
@@ -169,12 +173,16 @@ export class EarnClient {
     const prior = this.o.journal.list({ network: this.network, key: req.operationId, actionType: type })
     const live = prior.find((p) => p.state === 'signed' || p.state === 'sent' || p.state === 'unknown')
     if (live) return this.sendWrite(live)
-    const reusable = prior.find((p) => (p.state === 'accepted' || p.state === 'reconciled') && p.finalStatus !== 'notexecuted')
+    const reusable = prior.find((p) => (p.state === 'accepted' || p.state === 'reconciled') && p.finalStatus !== 'notexecuted' && p.finalStatus !== 'notsent')
     if (reusable) return { submission: reusable, operationId: req.operationId, record: await this.withdrawal(user, req.operationId, 'operator') }
     if (type === 'claimWithdrawal') {
-      // Never a second claim signature while an earlier one may still be used.
-      const stillValid = prior.find((p) => deadlineOf(p) > this.http.now() && p.state !== 'rejected')
-      if (stillValid) throw new DeskError('ClaimAlreadySigned', `a claim for ${req.operationId} is already signed (journal #${stillValid.id}); it is resent, never re-signed`, { journalId: stillValid.id })
+      // The first claim binds its digest: while an earlier claim's deadline is ahead, its exact
+      // bytes are sent again (as a new journal entry), never a second signature.
+      const earlier = prior.find((p) => deadlineOf(p) > this.http.now() + 5000)
+      if (earlier) {
+        const again = this.o.journal.record({ channel: 'earn', key: req.operationId, network: this.network, account: user, signer: user, actionType: type, summary: `${req.summary} (resending the first claim's bytes)`, nonce: null, body: earlier.body })
+        return this.sendWrite(again)
+      }
     }
     const config = await this.config('operator')
     const deadline = this.http.now() + this.operationDeadlineMs
