@@ -423,6 +423,19 @@ describe('damage and crashes', () => {
     expect(r.canSign(owner(DEV_ADDRESS_0))).toBe(true)
   })
 
+  it('reload() shows accounts another process added, locked or unlocked', async () => {
+    const writer = await create()
+    const locked = await Vault.open({ path })
+    const unlocked = await Vault.open({ path, autoLockMs: null })
+    await unlocked.unlock(PASS)
+    await writer.importPrivateKey(DEV_KEY_0, 'added elsewhere')
+    expect(locked.listAccounts()).toEqual([])
+    await locked.reload()
+    await unlocked.reload()
+    expect(locked.listAccounts().map((a) => a.label)).toEqual(['added elsewhere'])
+    expect(unlocked.canSign(owner(DEV_ADDRESS_0))).toBe(true)
+  })
+
   it('changes made by another process are merged, not overwritten', async () => {
     const a = await create()
     const b = await Vault.open({ path, autoLockMs: null })

@@ -259,6 +259,21 @@ export class Vault {
     })
   }
 
+  /**
+   * Picks up changes another process (`desk`) made to the file. Locked: re-reads addresses and
+   * labels. Unlocked: verifies and decrypts the new content (a passphrase changed elsewhere locks).
+   */
+  reload(): Promise<void> {
+    return this.serial(async () => {
+      if (this.unlocked) return this.reloadIfChanged(this.unlocked)
+      const text = await readVaultText(this.path)
+      if (text === this.diskText) return
+      this.doc = parseVaultText(text, this.path)
+      this.diskText = text
+      this.emit({ type: 'accountsChanged' })
+    })
+  }
+
   /** Checks the verifier and file MAC, then decrypts every key record. */
   private decryptAll(doc: VaultDoc, master: Buffer): Map<string, Uint8Array> {
     const verifier = openRecord(master, doc.verifier, aad.verifier())
