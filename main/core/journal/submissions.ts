@@ -236,20 +236,44 @@ function asList<T>(v: T | T[] | undefined): T[] | undefined {
 function whereClause(f: SubmissionFilter): { sql: string; params: (string | number)[] } {
   const parts: string[] = []
   const params: (string | number)[] = []
-  if (f.network !== undefined) (parts.push('network = ?'), params.push(f.network))
-  if (f.account !== undefined) (parts.push('account = ?'), params.push(f.account.toLowerCase()))
-  if (f.signer !== undefined) (parts.push('signer = ?'), params.push(f.signer.toLowerCase()))
-  if (f.channel !== undefined) (parts.push('channel = ?'), params.push(f.channel))
-  if (f.key !== undefined) (parts.push('key = ?'), params.push(f.key))
+  if (f.network !== undefined) {
+    parts.push('network = ?')
+    params.push(f.network)
+  }
+  if (f.account !== undefined) {
+    parts.push('account = ?')
+    params.push(f.account.toLowerCase())
+  }
+  if (f.signer !== undefined) {
+    parts.push('signer = ?')
+    params.push(f.signer.toLowerCase())
+  }
+  if (f.channel !== undefined) {
+    parts.push('channel = ?')
+    params.push(f.channel)
+  }
+  if (f.key !== undefined) {
+    parts.push('key = ?')
+    params.push(f.key)
+  }
   const types = asList(f.actionType)
-  if (types && types.length > 0) (parts.push(`action_type IN (${types.map(() => '?').join(',')})`), params.push(...types))
+  if (types && types.length > 0) {
+    parts.push(`action_type IN (${types.map(() => '?').join(',')})`)
+    params.push(...types)
+  }
   const states = asList(f.state)
   if (states && states.length > 0) {
     for (const s of states) if (!SUBMISSION_STATES.includes(s)) throw new DeskError('InvalidQuery', `unknown state "${s}"`, { state: s })
     parts.push(`state IN (${states.map(() => '?').join(',')})`)
     params.push(...states)
   }
-  if (f.since !== undefined) (parts.push('created_at >= ?'), params.push(clampInt(f.since, 0, Number.MAX_SAFE_INTEGER, 'since')))
-  if (f.until !== undefined) (parts.push('created_at <= ?'), params.push(clampInt(f.until, 0, Number.MAX_SAFE_INTEGER, 'until')))
+  if (f.since !== undefined) {
+    parts.push('created_at >= ?')
+    params.push(clampInt(f.since, 0, Number.MAX_SAFE_INTEGER, 'since'))
+  }
+  if (f.until !== undefined) {
+    parts.push('created_at <= ?')
+    params.push(clampInt(f.until, 0, Number.MAX_SAFE_INTEGER, 'until'))
+  }
   return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params }
 }

@@ -72,7 +72,7 @@ export class TradeReconciler {
     this.stopped = false
     const tick = async () => {
       if (this.stopped) return
-      let pending = 0
+      let pending: number
       try {
         pending = (await this.reconcileOnce()).pending
       } catch {
