@@ -61,6 +61,14 @@ export class PortfolioService {
     const user = address.toLowerCase()
     const cached = this.identities.get(user)
     if (cached && !refresh) return cached
+    const live = !refresh ? this.fromStream(user) : null
+    if (live) {
+      // The socket already tells credit from balance-mode; the account index and a balance
+      // account's status come from /info later, in the background lane, without holding the row.
+      this.identities.set(user, live)
+      void this.identity(user, 'background', true).catch(() => this.identities.set(user, live))
+      return live
+    }
     const st = await this.deps.info.accountStatus({ user }, { lane })
     let kind: AccountKind = st.account_type ?? 'unknown'
     if (kind === 'unknown' && st.found) {
@@ -71,6 +79,15 @@ export class PortfolioService {
     this.identities.set(user, id)
     this.deps.lastKnown?.save(user, 'status', id)
     return id
+  }
+
+  private fromStream(user: string): AccountIdentity | null {
+    const st = this.deps.pool?.state(user)
+    if (!st) return null
+    if (st.credit?.value.authorized) return { kind: 'credit', status: st.credit.value.status ?? 'unknown', accountIndex: null }
+    // A credit account has an empty balance list, so held balances mean balance-mode.
+    if (st.balances && st.balances.value.length > 0) return { kind: 'balance', status: 'unknown', accountIndex: null }
+    return null
   }
 
   /** Balances of a balance-mode account valued at mark; empty for a credit account. */

@@ -146,6 +146,21 @@ export class StreamPool {
     }
   }
 
+  /**
+   * Resolves once every streamed state channel (`spotState`, `spotCreditState`) has delivered
+   * its first snapshot, or after `timeoutMs`; returns the subscriptions still waiting.
+   */
+  async waitForState(timeoutMs = 10_000): Promise<Subscription[]> {
+    const pending = () =>
+      this.currentPlan.connections.flat().filter((s) => {
+        const st = this.stateOf(s.user)
+        return (s.channel === 'spotState' && st.balances === null) || (s.channel === 'spotCreditState' && st.credit === null)
+      })
+    const deadline = Date.now() + timeoutMs
+    while (pending().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
+    return pending()
+  }
+
   /** Drops every socket as a network failure would (they reconnect and backfill). */
   dropAll(): void {
     for (const c of this.conns) c.drop()
