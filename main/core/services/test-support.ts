@@ -33,8 +33,8 @@ export class DevVault implements WriteVault {
     return k ? (privateKeyToAccount(k).address.toLowerCase() as Address) : null
   }
 
-  canSign(ref: SignerRef): boolean {
-    return this.key(ref) !== undefined
+  listAccounts(): { address: Address; watchOnly: boolean }[] {
+    return [...this.owners.keys()].map((a) => ({ address: a as Address, watchOnly: false }))
   }
 
   async signLegacy(ref: SignerRef, payload: Uint8Array): Promise<Hex> {

@@ -19,7 +19,8 @@ import type { OrdersContext } from './orders'
 export interface WriteVault extends VaultSigningSurface {
   generateAgentKey(owner: Address, slot: AgentSlot, options?: { replace?: boolean }): Promise<Address>
   retireAgentKey(owner: Address, slot: AgentSlot): Promise<Address>
-  canSign(ref: { owner: Address; role: 'owner' }): boolean
+  /** Accounts in the vault; `watchOnly` ones hold no key. Readable while locked. */
+  listAccounts(): { address: Address; watchOnly: boolean }[]
 }
 
 export interface WriteSessionOptions {
@@ -110,12 +111,10 @@ export class WriteSession {
     }
   }
 
+  /** The vault holds a key for this owner (locked or not: signing itself reports VaultLocked). */
   private hasOwnerKey = (owner: Address): boolean => {
-    try {
-      return this.o.vault.addressOf({ owner, role: 'owner' }) !== null && this.o.vault.canSign({ owner, role: 'owner' })
-    } catch {
-      return false
-    }
+    const a = this.o.vault.listAccounts().find((x) => x.address.toLowerCase() === owner.toLowerCase())
+    return a !== undefined && !a.watchOnly
   }
 
   /** Context for settle/repay, transfers, orders and agents services. */

@@ -112,11 +112,11 @@ export class TradeSubmitter {
       throw new DeskError('AgentEpochRequired', 'an agent-signed write needs the slot epoch from userAgents', { slot: req.signer.slot })
     }
     const { action: withId, key } = withCloid(req.action)
-    const live = this.o.journal.list({ network: this.network, key, state: ['signed', 'sent', 'unknown'], limit: 1 })
-    if (live.length > 0) throw new DeskError('CloidInFlight', `cloid ${key} belongs to a write whose outcome is not final yet (journal #${live[0]!.id})`, { cloid: key, journalId: live[0]!.id })
     const authority = await this.o.signer.authority(req.signer)
     const mutexKey = `${this.network}|${authority.toLowerCase()}`
     return this.mutex.run(mutexKey, async () => {
+      const live = this.o.journal.list({ network: this.network, key, state: ['signed', 'sent', 'unknown'], limit: 1 })
+      if (live.length > 0) throw new DeskError('CloidInFlight', `cloid ${key} belongs to a write whose outcome is not final yet (journal #${live[0]!.id})`, { cloid: key, journalId: live[0]!.id })
       for (let tries = 0; ; tries++) {
         let action = withId
         let businessNonce: string | null = null
