@@ -37,7 +37,7 @@ function frames(n: number): string[] {
 function timeLoop(fn: () => void, minMs: number): { runs: number; ms: number } {
   const t0 = performance.now()
   let runs = 0
-  let ms = 0
+  let ms: number
   do {
     fn()
     runs++

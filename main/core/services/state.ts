@@ -49,7 +49,7 @@ export class LastKnownState {
   all(): Map<string, Map<string, Known<unknown>>> {
     const out = new Map<string, Map<string, Known<unknown>>>()
     if (!this.store) return out
-    let rows: CachedState[] = []
+    let rows: CachedState[]
     try {
       rows = this.store.allStates(this.network)
     } catch {

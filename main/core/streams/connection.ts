@@ -105,7 +105,6 @@ export class StreamConnection {
     ws.on('open', () => {
       if (this.ws !== ws) return
       this.state = 'open'
-      this.attempt = 0
       this.acked.clear()
       const reconnect = this.opened > 0
       if (reconnect) this.reconnects++
@@ -118,6 +117,9 @@ export class StreamConnection {
     ws.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
       if (this.ws !== ws) return
       this.lastMessageAt = this.opts.clock.now()
+      // The backoff resets once the server talks, not on open: a server that accepts and drops
+      // at once still sees growing delays (and new connections per IP stay few).
+      this.attempt = 0
       const text = isBinary ? '' : data.toString()
       let frame: Frame
       try {

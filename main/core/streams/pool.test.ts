@@ -77,6 +77,8 @@ describe('StreamPool', () => {
     ex.infoHandler = (b) => (b.type === 'userFillsByTime' ? { fills: truth.filter((f) => f.time >= (b.start_time_ms as number)) } : b.type === 'openOrders' ? { market_id: -1, orders: [], truncated: false } : {})
     const p = makePool()
     p.setAccounts([{ address: A, kind: 'balance' }])
+    let reconnects = 0
+    p.onReconnect(() => reconnects++)
     p.start()
     await until(() => p.status().connected && ex.subscriptionCounts()[0] === 3)
     ex.push('userFills', A, `{"user":"${A}","fills":[${wsFill('1', 1_700_000_000_001)},${wsFill('2', 1_700_000_000_002)}]}`)
@@ -96,6 +98,7 @@ describe('StreamPool', () => {
     expect(fillsReq).toMatchObject({ user: A, start_time_ms: 1_700_000_000_000 - 300_000 })
     expect(ex.infoRequests.some((r) => r.type === 'openOrders')).toBe(true)
     expect(p.status().reconnects).toBe(1)
+    expect(reconnects).toBe(1)
   })
 
   it('recovers a dropped frame hidden behind a later one, then reads on from the confirmed point', async () => {

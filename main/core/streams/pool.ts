@@ -39,6 +39,7 @@ export interface PoolStatus {
 }
 
 type Listener = (u: StateUpdate) => void
+type ReconnectListener = (info: { subscriptions: readonly Subscription[] }) => void
 
 /**
  * The WebSocket pool: spreads account channels over sockets (10 per socket), keeps each
@@ -54,6 +55,7 @@ export class StreamPool {
   private readonly states = new Map<string, LiveAccountState>()
   private readonly book = new FillBook()
   private readonly listeners = new Set<Listener>()
+  private readonly reconnectListeners = new Set<ReconnectListener>()
   private readonly coalescer: Coalescer<StateUpdate>
   private running = false
   private startedAt = 0
@@ -119,6 +121,15 @@ export class StreamPool {
   subscribe(listener: Listener): () => void {
     this.listeners.add(listener)
     return () => this.listeners.delete(listener)
+  }
+
+  /**
+   * Called after a socket comes back (the pool's own backfill is already under way): the
+   * journal's reconciler hooks in here to resolve entries whose outcome a gap may have hidden.
+   */
+  onReconnect(listener: ReconnectListener): () => void {
+    this.reconnectListeners.add(listener)
+    return () => this.reconnectListeners.delete(listener)
   }
 
   state(user: string): LiveAccountState {
@@ -272,7 +283,15 @@ export class StreamPool {
         backoffMaxMs: this.opts.backoffMaxMs,
         onFrame: (f) => this.onFrame(f),
         onOpen: ({ reconnect }) => {
-          if (reconnect) this.track(this.backfill(c.subscriptions))
+          if (!reconnect) return
+          this.track(this.backfill(c.subscriptions))
+          for (const l of this.reconnectListeners) {
+            try {
+              l({ subscriptions: c.subscriptions })
+            } catch (e) {
+              this.lastProblem = e instanceof Error ? e.message : String(e)
+            }
+          }
         },
         onProblem: (t) => {
           this.lastProblem = t
