@@ -111,6 +111,21 @@ describe('submissions', () => {
     ])
   })
 
+  it('tells listeners about every committed change, and a throwing listener changes nothing', () => {
+    const j = mem()
+    const seen: string[] = []
+    j.onChange(() => {
+      throw new Error('listener bug')
+    })
+    const off = j.onChange((s) => seen.push(s.state))
+    const s = j.record(sub())
+    j.update(s.id, { state: 'sent' })
+    off()
+    j.update(s.id, { state: 'accepted' })
+    expect(seen).toEqual(['signed', 'sent'])
+    expect(j.get(s.id)!.state).toBe('accepted')
+  })
+
   it('refuses impossible transitions (a final entry never becomes unresolved again)', () => {
     const j = mem()
     const s = j.record(sub())

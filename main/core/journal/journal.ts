@@ -42,6 +42,7 @@ export class Journal {
   private holds = 0
   private idleWaiters: (() => void)[] = []
   private readonly onClose: (() => void) | undefined
+  private readonly listeners = new Set<(s: Submission) => void>()
 
   constructor(
     private readonly db: Database.Database,
@@ -69,12 +70,29 @@ export class Journal {
   /** Records a signed submission (state `signed`) and claims its nonce(s) atomically. */
   record(input: NewSubmission): Submission {
     this.open()
-    return this.submissions.record(input)
+    return this.emit(this.submissions.record(input))
   }
 
   update(id: number, u: SubmissionUpdate): Submission {
     this.open()
-    return this.submissions.update(id, u)
+    return this.emit(this.submissions.update(id, u))
+  }
+
+  /** Called after every committed record or state change in this process (e.g. to push `journal.changed`). */
+  onChange(listener: (s: Submission) => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  private emit(s: Submission): Submission {
+    for (const l of this.listeners) {
+      try {
+        l(s)
+      } catch {
+        // A listener's failure must never undo or block a committed journal write.
+      }
+    }
+    return s
   }
 
   get(id: number): Submission | null {

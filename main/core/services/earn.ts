@@ -31,6 +31,9 @@ export interface EarnAssetView {
   instantEnabled: boolean
   instantFeeBps: number
   pendingSeconds: number
+  /** Gross bounds per withdrawal (display); `0` means unbounded. */
+  minWithdraw: string
+  maxWithdraw: string
   projectedApy: string | null
 }
 
@@ -56,6 +59,8 @@ export interface WithdrawalView {
 export interface EarnOverview {
   user: string
   paused: boolean
+  /** The `user_nonce` the next create will sign (shared by all assets). */
+  nextUserNonce: number
   assets: EarnAssetView[]
   withdrawals: WithdrawalView[]
   /** Withdrawals in manual_review or carrying a failure: they do not resolve on their own. */
@@ -111,11 +116,13 @@ export async function earnOverview(ctx: EarnServiceContext, user: string): Promi
       instantEnabled: a.instant_withdraw_enabled,
       instantFeeBps: a.instant_fee_bps,
       pendingSeconds: a.withdraw_pending_seconds,
+      minWithdraw: d(a.min_withdraw_amount, a.balance_decimals),
+      maxWithdraw: d(a.max_single_withdraw_amount, a.balance_decimals),
       projectedApy: a.projected_apy ?? null,
     }
   })
   const views = withdrawals.map((w) => withdrawalView(w, config.assets, now, config.withdrawal_paused)).sort((a, b) => b.createdAt - a.createdAt)
-  return { user: u, paused: config.withdrawal_paused, assets, withdrawals: views, attention: views.filter((v) => v.needsAttention) }
+  return { user: u, paused: config.withdrawal_paused, nextUserNonce: account.next_user_nonce, assets, withdrawals: views, attention: views.filter((v) => v.needsAttention) }
 }
 
 export interface CreateWithdrawalPreview {
