@@ -152,3 +152,19 @@ describe('RateScheduler', () => {
     expect(started).toHaveLength(2)
   })
 })
+
+describe('HostSchedulers', () => {
+  it('shares one scheduler per host and API, and applies a raised budget', async () => {
+    const { HostSchedulers } = await import('./scheduler')
+    const h = new HostSchedulers()
+    const a = h.get('http://127.0.0.1:5000/x', 'info', 1)
+    expect(h.get('http://127.0.0.1:5000', 'info', 1)).toBe(a)
+    expect(h.get('http://127.0.0.1:5000', 'trade', 1)).not.toBe(a)
+    expect(h.get('http://127.0.0.1:5001', 'info', 1)).not.toBe(a)
+    h.get('http://127.0.0.1:5000', 'info', 5)
+    expect(a.stats().ratePerSec).toBe(5)
+    expect(() => h.get('not a url', 'info', 1)).toThrow(expect.objectContaining({ code: 'InvalidUrl' }))
+    h.closeAll()
+    await expect(a.run('operator', () => Promise.resolve(1))).rejects.toMatchObject({ code: 'SchedulerClosed' })
+  })
+})

@@ -167,3 +167,38 @@ export class RateScheduler {
     }, Math.max(1, ms))
   }
 }
+
+export type ServiceKind = 'info' | 'trade' | 'earn'
+
+/**
+ * One scheduler per (host, API): every client of the same host and API shares its budget, as
+ * the service's per-IP buckets do (/info and /trade are independent budgets).
+ */
+export class HostSchedulers {
+  private readonly byKey = new Map<string, RateScheduler>()
+
+  constructor(private readonly now?: () => number) {}
+
+  get(url: string, kind: ServiceKind, ratePerSec: number): RateScheduler {
+    let origin: string
+    try {
+      origin = new URL(url).origin
+    } catch {
+      throw new DeskError('InvalidUrl', `not a URL: ${url}`)
+    }
+    const key = `${kind} ${origin}`
+    const existing = this.byKey.get(key)
+    if (existing) {
+      if (existing.stats().ratePerSec !== ratePerSec) existing.setRate(ratePerSec)
+      return existing
+    }
+    const s = new RateScheduler({ ratePerSec, ...(this.now ? { now: this.now } : {}) })
+    this.byKey.set(key, s)
+    return s
+  }
+
+  closeAll(): void {
+    for (const s of this.byKey.values()) s.close()
+    this.byKey.clear()
+  }
+}

@@ -2,7 +2,7 @@ import type { Address } from '../../contract/types'
 import { connectNetwork, type ConnectedNetwork, type SandboxStarter } from '../config/networks'
 import { SettingsStore } from '../config/settings'
 import { InfoClient } from '../exchange/info/client'
-import { RateScheduler } from '../exchange/scheduler'
+import { HostSchedulers, type RateScheduler } from '../exchange/scheduler'
 import type { StreamPool } from '../streams/pool'
 import { AgentsReadService, type AgentKeyDirectory } from './agents-read'
 import { CreditHealthService, type CreditHistoryStore } from './credit-health'
@@ -21,6 +21,8 @@ export interface ReadSideOptions {
   /** starts the sandbox in-process when the sandbox network is used (desktop app) */
   startSandbox?: SandboxStarter
   pool?: StreamPool
+  /** the process-wide schedulers (one per host and API); default: private to this read side */
+  schedulers?: HostSchedulers
   /** unresolved journal entries of an account, for the overview */
   pendingJournal?: (address: Address | string) => number
   now?: () => number
@@ -46,7 +48,8 @@ export async function openReadSide(opts: ReadSideOptions): Promise<ReadSide> {
   const net = opts.network ? settings.network(opts.network) : settings.selected()
   const connected = await connectNetwork(net, opts.startSandbox ? { startSandbox: opts.startSandbox } : {})
   const n = connected.network
-  const scheduler = new RateScheduler({ ratePerSec: n.infoRatePerSec })
+  const schedulers = opts.schedulers ?? new HostSchedulers()
+  const scheduler = schedulers.get(n.tradingUrl, 'info', n.infoRatePerSec)
   const info = new InfoClient({ baseUrl: n.tradingUrl, scheduler })
   const now = opts.now ?? Date.now
   const market = new MarketDataCache(info, { now })
@@ -74,7 +77,7 @@ export async function openReadSide(opts: ReadSideOptions): Promise<ReadSide> {
     portfolio,
     agents,
     async close() {
-      scheduler.close()
+      if (!opts.schedulers) schedulers.closeAll()
       await connected.close()
     },
   }

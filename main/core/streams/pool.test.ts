@@ -159,6 +159,20 @@ describe('StreamPool', () => {
     expect(p.status().detail).toMatch(/do not fit/)
   })
 
+  it('follows a new plan while running: new topics subscribed, removed ones unsubscribed, sockets added', async () => {
+    const p = makePool()
+    p.setAccounts([{ address: A, kind: 'balance' }])
+    p.start()
+    await until(() => p.status().connected && ex.subscriptionCounts()[0] === 3)
+    const more = Array.from({ length: 4 }, (_, i) => ({ address: `0x${(i + 16).toString(16).padStart(40, '0')}`, kind: 'balance' as const }))
+    p.setAccounts(more)
+    await until(() => ex.subscriptionCounts().reduce((a, b) => a + b, 0) === 12 && ex.sockets.size === 2)
+    expect(ex.subscriptionCounts().sort((a, b) => a - b)).toEqual([2, 10])
+    expect([...ex.sockets].some((s) => [...s.subs].some((k) => k.endsWith(A)))).toBe(false)
+    await until(() => p.status().connected)
+    expect(p.status()).toMatchObject({ connections: 2, subscriptions: 12 })
+  })
+
   it('counts a malformed frame as a problem and keeps the socket', async () => {
     const p = makePool()
     p.setAccounts([{ address: A, kind: 'balance' }])
