@@ -90,6 +90,14 @@ export interface RotationResult {
   revoke: WriteOutcome | null
   /** True when no free slot existed and the key was replaced in place (a short trading gap). */
   inPlace: boolean
+  /** What was done, in order (for the operator's record). */
+  steps: RotationStep[]
+}
+
+export interface RotationStep {
+  step: 'generate' | 'approve' | 'verify-epoch' | 'switch-signer' | 'retire-old-key'
+  status: 'done' | 'failed' | 'skipped'
+  detail: string
 }
 
 /**
@@ -105,19 +113,38 @@ export async function rotateAgent(ctx: AgentsContext, req: { owner: string; slot
   const agents = await ctx.reads.agents(owner)
   const old = agents.find((a) => a.slotId === slot)?.agent ?? null
   const free = ([0, 1, 2, 3] as AgentSlot[]).find((s) => s !== slot && !agents.find((a) => a.slotId === s)?.agent && !ctx.keys.agentAddress(owner, s))
+  const steps: RotationStep[] = []
   if (free !== undefined) {
     const to = await approveAgent(ctx, { owner, slot: free })
+    steps.push(
+      { step: 'generate', status: 'done', detail: `new key ${to.agent} for free slot ${free}` },
+      { step: 'approve', status: 'done', detail: `journal #${to.outcome.journalId} ${to.outcome.state}` },
+      { step: 'verify-epoch', status: 'done', detail: `userAgents slot ${free}: epoch ${to.epoch}` },
+    )
     ctx.journal.putState(ctx.network, owner, PREFERRED_SLOT_KIND, { slot: free, epoch: to.epoch, agent: to.agent })
+    steps.push({ step: 'switch-signer', status: 'done', detail: `trading writes of ${owner} now use slot ${free}` })
     let revoke: WriteOutcome | null = null
-    if (old) revoke = (await revokeAgent(ctx, { owner, slot })).outcome
-    else if (ctx.keys.agentAddress(owner, slot)) await ctx.keys.retireAgentKey(owner, slot)
-    return { owner, from: { slot, agent: old?.toLowerCase() ?? null }, to, revoke, inPlace: false }
+    if (old) {
+      revoke = (await revokeAgent(ctx, { owner, slot })).outcome
+      steps.push({ step: 'retire-old-key', status: 'done', detail: `slot ${slot} revoked (journal #${revoke.journalId}) and its key deleted from the vault` })
+    } else if (ctx.keys.agentAddress(owner, slot)) {
+      await ctx.keys.retireAgentKey(owner, slot)
+      steps.push({ step: 'retire-old-key', status: 'done', detail: `slot ${slot} was not approved on the service; its key was deleted from the vault` })
+    } else {
+      steps.push({ step: 'retire-old-key', status: 'skipped', detail: `slot ${slot} held no key` })
+    }
+    return { owner, from: { slot, agent: old?.toLowerCase() ?? null }, to, revoke, inPlace: false, steps }
   }
   // In place: the vault swaps the key at once; the old one stays approved on the service until
   // the re-approval executes, so trading pauses for that one write.
   const agent = await ctx.keys.generateAgentKey(owner, slot, { replace: true })
+  steps.push({ step: 'generate', status: 'done', detail: `new key ${agent.toLowerCase()} replacing slot ${slot} (no free slot)` })
+  steps.push({ step: 'retire-old-key', status: 'done', detail: `old key of slot ${slot} retired in the vault` })
   const outcome = await submitApprove(ctx, owner, slot, agent)
+  steps.push({ step: 'approve', status: 'done', detail: `journal #${outcome.journalId} ${outcome.state}` })
   const epoch = await waitForSlot(ctx, owner, slot, agent)
+  steps.push({ step: 'verify-epoch', status: 'done', detail: `userAgents slot ${slot}: epoch ${String(epoch)}` })
   ctx.journal.putState(ctx.network, owner, PREFERRED_SLOT_KIND, { slot, epoch: String(epoch ?? ''), agent: agent.toLowerCase() })
-  return { owner, from: { slot, agent: old?.toLowerCase() ?? null }, to: { owner, slot, agent: agent.toLowerCase(), epoch: String(epoch ?? ''), outcome }, revoke: null, inPlace: true }
+  steps.push({ step: 'switch-signer', status: 'done', detail: `trading writes of ${owner} use slot ${slot} again` })
+  return { owner, from: { slot, agent: old?.toLowerCase() ?? null }, to: { owner, slot, agent: agent.toLowerCase(), epoch: String(epoch ?? ''), outcome }, revoke: null, inPlace: true, steps }
 }

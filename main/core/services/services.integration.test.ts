@@ -150,6 +150,7 @@ describe('agents', () => {
     expect(a.epoch).not.toBe('')
     const rot = await rotateAgent(session.ctx, { owner: O1, slot: 3 })
     expect(rot.inPlace).toBe(false)
+    expect(rot.steps.map((x) => x.step)).toEqual(['generate', 'approve', 'verify-epoch', 'switch-signer', 'retire-old-key'])
     expect(rot.to.slot).not.toBe(3)
     expect(vault.addressOf({ owner: O1, role: 'agent', slot: 3 })).toBeNull()
     // Orders now go out under the new slot.
