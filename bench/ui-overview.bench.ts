@@ -34,7 +34,7 @@ function chromiumPath(): string {
 const MIME: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png' }
 
 /** The in-page stand-in for `window.desk`: 20 accounts, unlocked vault, pushes on demand. */
-const fakeDesk = (rows: number) => `
+export const fakeDesk = (rows: number) => `
 (() => {
   const now = Date.now()
   const addr = (i) => '0x' + (i + 1).toString(16).padStart(40, '0')
