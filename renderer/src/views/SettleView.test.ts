@@ -15,8 +15,8 @@ const preview: PreviewView = {
   summary: ['network sandbox, chain id 424242', 'signer credit-1', 'settle 1.5 USDC (1500000 atoms) to cash-1'],
   action: { type: 'settle', asset_id: '1', amount: '1500000', cash_account: CASH },
   effects: [
-    { account: CREDIT, label: 'credit-1', assetSymbol: 'USDC', before: '10', after: '8.5' },
-    { account: CASH, label: 'cash-1', assetSymbol: 'USDC', before: '2', after: '3.5' },
+    { account: CREDIT, label: 'credit position', assetSymbol: 'USDC', before: '10', after: '8.5' },
+    { account: CASH, label: 'available', assetSymbol: 'USDC', before: '2', after: '3.5' },
   ],
   warnings: [],
 }
@@ -65,8 +65,8 @@ describe('SettleView', () => {
     expect(desk.callsTo('settle.preview')).toEqual([{ creditAccount: CREDIT, cashAccount: CASH, assetId: 1, amount: '1.5' }])
     const p = w.get('[aria-label="Preview of what will be signed"]').text()
     expect(p).toContain('settle 1.5 USDC (1500000 atoms) to cash-1')
-    expect(p).toMatch(/credit-1\s*USDC\s*10\s*8\.5/)
-    expect(p).toMatch(/cash-1\s*USDC\s*2\s*3\.5/)
+    expect(p).toMatch(/credit-1 \(0x1111…1111\)\s*credit position\s*USDC\s*10\s*8\.5/)
+    expect(p).toMatch(/cash-1 \(0x2222…2222\)\s*available\s*USDC\s*2\s*3\.5/)
 
     button('Sign and submit settle')!.click()
     await flush()
