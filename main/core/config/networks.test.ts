@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest'
-import { builtinNetworks, connectNetwork, networkView, requireConfigured, sandboxNetwork, validateNetwork } from './networks'
+import { builtinNetworks, connectNetwork, networkView, requireConfigured, sandboxListenOptions, sandboxNetwork, validateNetwork } from './networks'
 
 describe('networks', () => {
   it('ships the sandbox ready and testnet/mainnet not configured, with the spec chain ids', () => {
@@ -49,5 +49,11 @@ describe('networks', () => {
     const c = await connectNetwork(sandboxNetwork({ trading: 6000, earn: 6001 }))
     expect(c.network).toMatchObject({ tradingUrl: 'http://127.0.0.1:6000', wsUrl: 'ws://127.0.0.1:6000/ws', earnUrl: 'http://127.0.0.1:6001' })
     expect(c.startedSandbox).toBe(false)
+  })
+
+  it('derives the sandbox listen ports from its configured URLs, loopback only', () => {
+    expect(sandboxListenOptions(sandboxNetwork())).toEqual({ port: 47100 })
+    expect(sandboxListenOptions(sandboxNetwork({ trading: 6000, earn: 6001 }))).toEqual({ port: 6000, earnPort: 6001 })
+    expect(() => sandboxListenOptions({ ...sandboxNetwork(), tradingUrl: 'http://10.0.0.1:80' })).toThrow(expect.objectContaining({ code: 'InvalidNetwork' }))
   })
 })

@@ -162,3 +162,21 @@ export async function connectNetwork(n: NetworkConfig, opts: { startSandbox?: Sa
   }
   return { network: requireConfigured(n), startedSandbox: false, close: async () => {} }
 }
+
+/**
+ * Listen options for starting the sandbox on a network's configured loopback URLs (so `desk`
+ * and the app reach the same exchange): the trading port, and the earn port when it differs.
+ */
+export function sandboxListenOptions(n: NetworkConfig): { port: number; earnPort?: number } {
+  const portOf = (u: string | null, fallback: number): number => {
+    if (u === null) return fallback
+    const url = new URL(u)
+    if (url.hostname !== '127.0.0.1' && url.hostname !== 'localhost') {
+      throw new DeskError('InvalidNetwork', `the sandbox listens on 127.0.0.1 only; ${u} is not a loopback URL`, { path: 'tradingUrl' })
+    }
+    return url.port === '' ? fallback : Number(url.port)
+  }
+  const port = portOf(n.tradingUrl, SANDBOX_DEFAULT_PORTS.trading)
+  const earnPort = portOf(n.earnUrl, port)
+  return earnPort === port ? { port } : { port, earnPort }
+}
