@@ -44,3 +44,6 @@ export function devBot(i: number): DevKey {
   if (!k) throw new Error(`no dev bot ${i}`)
   return k
 }
+
+/** Labels the desk gives the development owners when it imports them (sandbox first run). */
+export const DEV_OWNER_LABELS: readonly string[] = ['Treasury main', 'Treasury ops', 'Payments', 'Credit desk', 'Credit (near limit)', 'Spare (unfunded)']

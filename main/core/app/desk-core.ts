@@ -1,14 +1,23 @@
 import type { CallContext, Dispatch } from '../ipc/dispatch'
 import { createDispatcher } from '../ipc/dispatch'
-import { EventHub } from './events'
-import type { HostServices } from './host-services'
+import type { SandboxStarter } from '../config/networks'
+import type { EventHub } from './events'
 import { buildHandlers } from './handlers'
+import type { HostServices } from './host-services'
+import { DeskRuntime } from './runtime'
+import { inProcessSandbox } from './sandbox-starter'
 
 export interface DeskCoreOptions {
   dataDir: string
   host: 'electron' | 'web' | 'cli'
   version: string
   services: HostServices
+  /** Default: the built-in sandbox started in-process on its configured ports. */
+  startSandbox?: SandboxStarter
+  /** Background overview refresh (ms); 0 disables it. */
+  overviewRefreshMs?: number
+  /** scrypt cost for vaults created by this core (tests use a cheap one). */
+  scryptN?: number
 }
 
 /**
@@ -17,6 +26,7 @@ export interface DeskCoreOptions {
  */
 export interface DeskCore {
   readonly events: EventHub
+  readonly runtime: DeskRuntime
   dispatch(channel: unknown, args: unknown, ctx: CallContext): ReturnType<Dispatch>
   /** Operator activity: resets the vault's idle auto-lock timer. */
   touch(): void
@@ -28,18 +38,18 @@ export interface DeskCore {
 }
 
 export async function createDeskCore(opts: DeskCoreOptions): Promise<DeskCore> {
-  const events = new EventHub()
-  const ctx = { ...opts, events }
-  const app = await buildHandlers(ctx)
-  const dispatch = createDispatcher(app.handlers, {
+  const runtime = await DeskRuntime.open({ ...opts, startSandbox: opts.startSandbox ?? inProcessSandbox(opts.dataDir) })
+  const dispatch = createDispatcher(buildHandlers(runtime), {
+    // Only the channel name and error code are logged, never arguments (they may hold a passphrase).
     warn: (message, fields) => console.warn(message, JSON.stringify(fields)),
   })
   return {
-    events,
+    events: runtime.events,
+    runtime,
     dispatch,
-    touch: () => app.touch(),
-    lockVault: (reason) => app.lock(reason),
-    externalHosts: () => app.externalHosts(),
-    close: () => app.close(),
+    touch: () => runtime.touch(),
+    lockVault: (reason) => runtime.lock(reason),
+    externalHosts: () => runtime.externalHosts(),
+    close: () => runtime.close(),
   }
 }

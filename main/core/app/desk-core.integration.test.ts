@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { AccountView, OverviewView, PreviewView, SubmissionView, WriteOutcome, EarnOverviewView, AppState } from '../../contract/types'
+import { devOwner } from '../../../sandbox/scenario/dev-keys'
+import { startDeskOnSandbox, TEST_PASSPHRASE, type DeskOnSandbox } from './test-support'
+
+describe('desk core through the contract, against the sandbox', () => {
+  let d: DeskOnSandbox
+  beforeAll(async () => {
+    d = await startDeskOnSandbox()
+  })
+  afterAll(async () => {
+    await d?.close()
+  })
+
+  it('starts on the sandbox network with no vault', async () => {
+    const s = await d.call<AppState>('app.state')
+    expect(s.network).toMatchObject({ name: 'sandbox', kind: 'sandbox', chainId: 424242, configured: true })
+    expect(s.vault).toMatchObject({ exists: false, unlocked: false })
+    await expect(d.call('accounts.generate', { label: 'x' })).rejects.toMatchObject({ code: 'VaultMissing' })
+  })
+
+  it('creates the vault, refuses a weak passphrase, and imports the sandbox development owners', async () => {
+    await expect(d.call('vault.create', { passphrase: 'short' })).rejects.toMatchObject({ code: expect.stringMatching(/Passphrase/) })
+    const st = await d.call<{ exists: boolean; unlocked: boolean }>('vault.create', { passphrase: TEST_PASSPHRASE })
+    expect(st).toMatchObject({ exists: true, unlocked: true })
+    const imported = await d.call<AccountView[]>('accounts.importSandboxKeys')
+    expect(imported).toHaveLength(6)
+    expect(imported[0]).toMatchObject({ label: 'Treasury main', hasKey: true })
+  })
+
+  it('shows every account in the overview with exact balances and credit lines', async () => {
+    const ov = await d.call<OverviewView>('portfolio.overview')
+    expect(ov.rows).toHaveLength(6)
+    const main = ov.rows.find((r) => r.account.label === 'Treasury main')!
+    expect(main.account.kind).toBe('balance')
+    expect(main.available.length).toBeGreaterThan(0)
+    const credit = ov.rows.find((r) => r.account.label === 'Credit desk')!
+    expect(credit.account.kind).toBe('credit')
+    expect(credit.credit?.creditUsd).toBe('50000')
+  })
+
+  it('previews and submits a settle that ends accepted, with both balances moved', async () => {
+    const stop = d.autoConfirm()
+    try {
+      const creditAccount = devOwner(3).address
+      const cashAccount = devOwner(0).address
+      const preview = await d.call<PreviewView>('settle.preview', { creditAccount, cashAccount, assetId: 3, amount: '0.1' })
+      expect(preview.action).toMatchObject({ type: 'settle', asset_id: '3', amount: '10000000', cash_account: cashAccount })
+      expect(preview.effects.map((e) => [e.before, e.after])).toEqual([
+        ['0.3', '0.2'],
+        ['2.5', '2.6'],
+      ])
+      const out = await d.call<WriteOutcome>('settle.submit', { creditAccount, cashAccount, assetId: 3, amount: '0.1' })
+      expect(out.submission).toMatchObject({ actionType: 'settle', state: 'accepted' })
+      const journal = await d.call<SubmissionView[]>('journal.query', { actionType: 'settle' })
+      expect(journal[0]?.cloid).toBe(out.submission.cloid)
+      expect(journal[0]?.history.map((h) => h.state)).toEqual(['prepared', 'sent', 'accepted'])
+    } finally {
+      stop()
+    }
+  })
+
+  it('rejects excess precision before signing', async () => {
+    await expect(d.call('settle.preview', { creditAccount: devOwner(3).address, cashAccount: devOwner(0).address, assetId: 3, amount: '0.000000001' })).rejects.toMatchObject({ code: 'ExcessPrecision' })
+  })
+
+  it('shows the earn queue with the seeded queued and claimable withdrawals', async () => {
+    const e = await d.call<EarnOverviewView>('earn.overview', { account: devOwner(1).address })
+    expect(e.withdrawals.some((w) => w.canClaim)).toBe(true)
+    const e0 = await d.call<EarnOverviewView>('earn.overview', { account: devOwner(0).address })
+    expect(e0.withdrawals.some((w) => w.status === 'queued' && w.canCancel)).toBe(true)
+  })
+
+  it('answers a declined confirmation with a typed error and signs nothing', async () => {
+    const stop = d.core.events.subscribe((event, payload) => {
+      if (event === 'confirm.request') void d.core.dispatch('confirm.respond', { id: (payload as { id: string }).id, approved: false }, { host: 'test' })
+    })
+    try {
+      const before = (await d.call<SubmissionView[]>('journal.query', {})).length
+      await expect(d.call('repay.submit', { cashAccount: devOwner(1).address, creditAccount: devOwner(3).address, assetId: 1, amount: '10' })).rejects.toMatchObject({ code: 'ConfirmationDeclined' })
+      expect((await d.call<SubmissionView[]>('journal.query', {})).length).toBe(before)
+    } finally {
+      stop()
+    }
+  })
+})
