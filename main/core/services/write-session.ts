@@ -133,7 +133,7 @@ export class WriteSession {
     for (const s of this.journal.unresolved(this.network.name).filter((x) => x.channel === 'earn')) {
       earn.checked++
       try {
-        if (await this.earn.reconcileEntry(s)) earn.resolved++
+        if (await this.earn.reconcileEntry(s, this.o.expiryGraceMs ?? 30_000, this.o.reconcileMinAgeMs ?? 20_000)) earn.resolved++
         else earn.pending++
       } catch {
         earn.failed++
@@ -150,7 +150,7 @@ export class WriteSession {
     const tick = async () => {
       if (this.stopped) return
       const pending = this.journal.unresolved(this.network.name).filter((x) => x.channel === 'earn')
-      for (const s of pending) await this.earn.reconcileEntry(s).catch(() => false)
+      for (const s of pending) await this.earn.reconcileEntry(s, this.o.expiryGraceMs ?? 30_000, this.o.reconcileMinAgeMs ?? 20_000).catch(() => false)
       if (!this.stopped) this.earnTimer = setTimeout(tick, intervalMs * (pending.length > 0 ? 1 : 5))
     }
     void tick()

@@ -61,6 +61,8 @@ export class EarnClient {
   private readonly createDeadlineMs: number
   private readonly operationDeadlineMs: number
   private readonly maxAttempts: number
+  /** Journal ids this process is sending right now (reconciliation leaves them alone). */
+  readonly inFlight = new Set<number>()
 
   constructor(private readonly o: EarnClientOptions) {
     this.http = new EarnHttp(o)
@@ -200,6 +202,7 @@ export class EarnClient {
     const j = this.o.journal
     const release = j.hold()
     const type = entry.actionType as WriteType
+    this.inFlight.add(entry.id)
     try {
       let lastCode = 'NotSent'
       for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
@@ -249,6 +252,7 @@ export class EarnClient {
       const s = j.update(entry.id, { state: 'unknown', code: lastCode, note: 'no final answer; the reconciler will read the operation back' })
       throw new DeskError('EarnOutcomeUnknown', `the ${type} got no final answer (${lastCode}); it is journaled and will be reconciled by operation id`, { journalId: s.id, operationId: entry.key })
     } finally {
+      this.inFlight.delete(entry.id)
       release()
     }
   }
@@ -269,7 +273,10 @@ export class EarnClient {
    * Reconciles one unresolved earn entry: final when the operation shows the write's effect,
    * or when its deadline has passed without it (it can no longer execute).
    */
-  async reconcileEntry(entry: Submission, graceMs = 30_000): Promise<boolean> {
+  async reconcileEntry(entry: Submission, graceMs = 30_000, minAgeMs = 20_000): Promise<boolean> {
+    if (this.inFlight.has(entry.id)) return false
+    // Another process (desk and the app share the journal) may be sending a young entry.
+    if (entry.state !== 'unknown' && this.http.now() - entry.updatedAt < minAgeMs) return false
     if (entry.state === 'signed') {
       this.o.journal.update(entry.id, { state: 'reconciled', finalStatus: 'notsent', note: 'never sent (interrupted before sending)' })
       return true
