@@ -3,8 +3,9 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
-import { createDeskCore, type DeskCore } from '../main/core/app/desk-core'
-import { headlessHostServices } from '../main/core/app/host-services'
+import type { DeskCore } from '../main/core/app/desk-core'
+import { startDeskOnSandbox, type DeskOnSandbox } from '../main/core/app/test-support'
+import type { StartSandboxOptions } from '../sandbox'
 import { startWebHost, type WebHost } from '../main/hosts/web/server'
 
 export const repoRoot = join(__dirname, '..')
@@ -67,6 +68,8 @@ export async function screenshotOpenPages(testName: string): Promise<void> {
 
 export interface DeskSession {
   core: DeskCore
+  /** The sandbox the core talks to (admin faults, ground truth). */
+  desk: DeskOnSandbox
   web: WebHost
   page: Page
   dataDir: string
@@ -80,6 +83,10 @@ export interface OpenDeskOptions {
   dataDir?: string
   /** Open the page (default true). */
   open?: boolean
+  /** Sandbox options (fault-free, no bot, no rate limits by default). */
+  sandbox?: StartSandboxOptions
+  /** Background overview push cadence (ms); default 1000. */
+  overviewRefreshMs?: number
 }
 
 /**
@@ -88,7 +95,8 @@ export interface OpenDeskOptions {
  */
 export async function openDesk(opts: OpenDeskOptions = {}): Promise<DeskSession> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'desk-e2e-'))
-  const core = await createDeskCore({ dataDir, host: 'web', version: '0.0.0-e2e', services: headlessHostServices })
+  const desk = await startDeskOnSandbox({ dataDir, overviewRefreshMs: opts.overviewRefreshMs ?? 1000, ...(opts.sandbox ? { sandbox: opts.sandbox } : {}) })
+  const core = desk.core
   const messages: string[] = []
   const web = await startWebHost({ core, rendererRoot: join(repoRoot, 'out/renderer'), tap: (dir, text) => messages.push(`${dir} ${text}`) })
   const browser = await launchBrowser()
@@ -98,6 +106,7 @@ export async function openDesk(opts: OpenDeskOptions = {}): Promise<DeskSession>
   if (opts.open !== false) await page.goto(web.url)
   return {
     core,
+    desk,
     web,
     page,
     dataDir,
@@ -105,7 +114,7 @@ export async function openDesk(opts: OpenDeskOptions = {}): Promise<DeskSession>
     async close() {
       await browser.close()
       await web.close()
-      await core.close()
+      await desk.close()
       if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true })
     },
   }
