@@ -8,16 +8,16 @@ import type { Address, AgentSlotView, AppState, AssetView, FillView, MarketView,
 import { networkView } from '../config/networks'
 import { DeskError } from '../errors/desk-error'
 import type { HandlerTable } from '../ipc/dispatch'
-import type { SubmissionFilter } from '../journal'
 import { formatAtoms, parseDecimal } from '../money/decimal'
 import { approveAgent, revokeAgent, rotateAgent } from '../services/agents-write'
-import { cancelEarnWithdrawal, claimEarnWithdrawal, createEarnWithdrawal, earnOverview } from '../services/earn'
+import { cancelEarnWithdrawal, claimEarnWithdrawal, createEarnWithdrawal, earnOverview, withdrawalView } from '../services/earn'
 import { cancelAllInMarket, cancelOrder, emergencyCancelAll, placeOrder } from '../services/orders'
 import { previewRepay, previewSettle, repay, settle } from '../services/settle-repay'
 import { activateFor, transfer, withdraw } from '../services/transfers'
 import { DEV_OWNER_LABELS, DEV_OWNERS } from '../../../sandbox/scenario/dev-keys'
 import type { DeskRuntime } from './runtime'
-import { depositView, earnOverviewView, earnWithdrawalView, outcomeView, settleRepayPreviewView, submissionView, yieldView } from './views'
+import { earnOverviewView, earnWithdrawalView, journalFilter as toJournalFilter, submissionView, transferPreviewView, writeOutcomeView } from '../services/write-views'
+import { depositView, yieldView } from './views'
 
 /** Keystore files are small JSON documents; anything larger is the wrong file. */
 const MAX_KEYSTORE_BYTES = 64 * 1024
@@ -27,17 +27,11 @@ function settingsView(rt: DeskRuntime): SettingsView {
   return { autoLockMinutes: s.autoLockMinutes, passphraseWindowMinutes: s.passphraseWindowMinutes, warningThresholds: s.warningThresholds, theme: s.theme }
 }
 
-function journalFilter(rt: DeskRuntime, f: { account?: string; actionType?: string; state?: string; unresolvedOnly?: boolean; sinceMs?: number; untilMs?: number; limit?: number }): SubmissionFilter {
-  const state = f.unresolvedOnly ? (['signed', 'sent', 'unknown'] as const) : f.state === 'prepared' ? 'signed' : f.state
-  return {
-    network: rt.settings.load().selectedNetwork,
-    ...(f.account ? { account: f.account.toLowerCase() } : {}),
-    ...(f.actionType ? { actionType: f.actionType } : {}),
-    ...(state ? { state: state as SubmissionFilter['state'] } : {}),
-    ...(f.sinceMs !== undefined ? { since: f.sinceMs } : {}),
-    ...(f.untilMs !== undefined ? { until: f.untilMs } : {}),
-    limit: f.limit ?? 1000,
-  }
+type ContractFilter = Parameters<typeof toJournalFilter>[0]
+
+/** Journal queries are scoped to the selected network. */
+function journalFilter(rt: DeskRuntime, f: ContractFilter) {
+  return toJournalFilter({ network: rt.settings.load().selectedNetwork, limit: 1000, ...f, ...(f.account ? { account: f.account.toLowerCase() } : {}) })
 }
 
 export function buildHandlers(rt: DeskRuntime): HandlerTable {
@@ -60,9 +54,7 @@ export function buildHandlers(rt: DeskRuntime): HandlerTable {
   }
   const earnView = async (account: string) => {
     const w = await write()
-    const [o, acct, config] = await Promise.all([earnOverview(w.earnCtx, account), w.earn.account(account, 'operator'), w.earn.config('operator')])
-    const limits = new Map(config.assets.map((a) => [a.asset_id, { min: formatAtoms(BigInt(a.min_withdraw_amount), a.balance_decimals), max: formatAtoms(BigInt(a.max_single_withdraw_amount), a.balance_decimals) }]))
-    const view = earnOverviewView(o, { nextUserNonce: String(acct.next_user_nonce), limits }, rt.now())
+    const view = earnOverviewView(await earnOverview(w.earnCtx, account), rt.now())
     rt.events.emit('state.earn', view)
     return view
   }
@@ -72,9 +64,8 @@ export function buildHandlers(rt: DeskRuntime): HandlerTable {
     if (!found) throw new DeskError('WithdrawalNotFound', `withdrawal ${operationId} is not listed for ${account}`)
     return found
   }
-  const earnDecimals = async (account: string) => {
+  const earnDecimals = async () => {
     const config = await (await write()).earn.config('operator')
-    void account
     return (assetId: number) => config.assets.find((a) => a.asset_id === assetId)?.balance_decimals ?? 8
   }
 
@@ -268,21 +259,21 @@ export function buildHandlers(rt: DeskRuntime): HandlerTable {
     // ---- settle, repay, transfers ----
     'settle.preview': async (a) => {
       const w = await write()
-      return settleRepayPreviewView(await previewSettle(w.ctx, { from: a.creditAccount, to: a.cashAccount, asset: a.assetId, amount: a.amount }), (x) => rt.label(x), w.network.name)
+      return transferPreviewView(await previewSettle(w.ctx, { from: a.creditAccount, to: a.cashAccount, asset: a.assetId, amount: a.amount }), w.network.name)
     },
     'settle.submit': async (a) => {
       const w = await write()
       const r = await settle(w.ctx, { from: a.creditAccount, to: a.cashAccount, asset: a.assetId, amount: a.amount })
-      return outcomeView(rt.journal, r.outcome.journalId)
+      return writeOutcomeView(rt.journal, r.outcome)
     },
     'repay.preview': async (a) => {
       const w = await write()
-      return settleRepayPreviewView(await previewRepay(w.ctx, { from: a.cashAccount, to: a.creditAccount, asset: a.assetId, amount: a.amount }), (x) => rt.label(x), w.network.name)
+      return transferPreviewView(await previewRepay(w.ctx, { from: a.cashAccount, to: a.creditAccount, asset: a.assetId, amount: a.amount }), w.network.name)
     },
     'repay.submit': async (a) => {
       const w = await write()
       const r = await repay(w.ctx, { from: a.cashAccount, to: a.creditAccount, asset: a.assetId, amount: a.amount })
-      return outcomeView(rt.journal, r.outcome.journalId)
+      return writeOutcomeView(rt.journal, r.outcome)
     },
     'transfer.preview': async (a): Promise<PreviewView> => {
       const s = await session()
@@ -310,34 +301,34 @@ export function buildHandlers(rt: DeskRuntime): HandlerTable {
     'transfer.submit': async (a) => {
       const w = await write()
       const r = await transfer(w.ctx, { from: a.from, to: a.to, asset: a.assetId, amount: a.amount })
-      return outcomeView(rt.journal, r.outcome.journalId)
+      return writeOutcomeView(rt.journal, r.outcome)
     },
     'withdraw.submit': async (a) => {
       const w = await write()
       const r = await withdraw(w.ctx, { account: a.account, asset: a.assetId, amount: a.amount, dstChainId: a.dstChainId, dstAddress: a.dstAddress })
-      return outcomeView(rt.journal, r.outcome.journalId)
+      return writeOutcomeView(rt.journal, r.outcome)
     },
     'activate.submit': async (a) => {
       const w = await write()
       const r = await activateFor(w.ctx, { from: a.account, target: a.target, asset: a.feeAssetId })
-      return outcomeView(rt.journal, r.outcome.journalId)
+      return writeOutcomeView(rt.journal, r.outcome)
     },
 
     // ---- orders ----
     'orders.place': async (a) => {
       const w = await write()
       const r = await placeOrder(w.ctx, { account: a.account, market: a.marketId, side: a.side, orderType: a.orderType, tif: a.tif, price: a.price, quantity: a.quantity })
-      return outcomeView(rt.journal, r.outcome.journalId, r.leaves)
+      return writeOutcomeView(rt.journal, r.outcome, r.leaves)
     },
     'orders.cancel': async (a) => {
       const w = await write()
       const r = await cancelOrder(w.ctx, { account: a.account, market: a.marketId, oid: a.oid })
-      return outcomeView(rt.journal, r.outcome.journalId, r.leaves)
+      return writeOutcomeView(rt.journal, r.outcome, r.leaves)
     },
     'orders.cancelAll': async (a) => {
       const w = await write()
       const r = await cancelAllInMarket(w.ctx, { account: a.account, market: a.marketId })
-      return outcomeView(rt.journal, r.outcome.journalId, r.leaves)
+      return writeOutcomeView(rt.journal, r.outcome, r.leaves)
     },
     'orders.cancelEverything': async ({ account }) => {
       const w = await write()
@@ -346,48 +337,27 @@ export function buildHandlers(rt: DeskRuntime): HandlerTable {
         const f = r.failures[0]!
         throw new DeskError(f.code, `${f.message} (markets ${r.failures.flatMap((x) => x.markets).join(', ')}); retry to cancel the rest`)
       }
-      return r.writes.map((x) => outcomeView(rt.journal, x.outcome.journalId, x.leaves))
+      return r.writes.map((x) => writeOutcomeView(rt.journal, x.outcome, x.leaves))
     },
 
     // ---- earn ----
     'earn.overview': ({ account }) => earnView(account),
     'earn.withdrawals': async ({ account, assetId, beforeId, limit }) => {
       const w = await write()
-      const dec = await earnDecimals(account)
       const config = await w.earn.config('operator')
       const page = await w.earn.withdrawalsPage(account, { ...(assetId !== undefined ? { assetId } : {}), ...(beforeId ? { beforeId } : {}), ...(limit ? { limit } : {}) })
-      const now = rt.now()
-      void dec
-      const items = page.items.map((rec) =>
-        earnWithdrawalView({
-          operationId: rec.operation_id,
-          assetId: rec.asset_id,
-          symbol: config.assets.find((x) => x.asset_id === rec.asset_id)?.symbol ?? String(rec.asset_id),
-          type: rec.withdraw_type,
-          status: rec.status,
-          gross: formatAtoms(BigInt(rec.gross_amount), dec(rec.asset_id)),
-          fee: formatAtoms(BigInt(rec.fee_amount), dec(rec.asset_id)),
-          net: formatAtoms(BigInt(rec.user_amount), dec(rec.asset_id)),
-          createdAt: rec.created_at_unix_ms,
-          claimableAt: rec.claimable_at_unix_ms,
-          claimableInMs: rec.claimable_at_unix_ms === null ? null : Math.max(0, rec.claimable_at_unix_ms - now),
-          claimable: rec.status === 'queued' && rec.claimable_at_unix_ms !== null && now >= rec.claimable_at_unix_ms && !config.withdrawal_paused,
-          cancelable: rec.status === 'queued' && rec.claimable_at_unix_ms !== null && now < rec.claimable_at_unix_ms,
-          needsAttention: rec.status === 'manual_review' || (rec.failure_code !== undefined && !['claimed', 'completed', 'cancelled'].includes(rec.status)),
-          failure: rec.failure_code ?? null,
-        }),
-      )
+      const items = page.items.map((rec) => earnWithdrawalView(withdrawalView(rec, config.assets, rt.now(), config.withdrawal_paused)))
       return { items, nextBeforeId: page.next_before_id === null ? null : String(page.next_before_id) }
     },
     'earn.deposits': async ({ account, assetId, beforeId, limit }) => {
       const w = await write()
-      const dec = await earnDecimals(account)
+      const dec = await earnDecimals()
       const page = await w.earn.depositsPage(account, { ...(assetId !== undefined ? { assetId } : {}), ...(beforeId ? { beforeId } : {}), ...(limit ? { limit } : {}) })
       return { items: page.items.map((d) => depositView(d, dec)), nextBeforeId: page.next_before_id === null ? null : String(page.next_before_id) }
     },
     'earn.yield': async ({ account, assetId, beforeId, limit }) => {
       const w = await write()
-      const dec = await earnDecimals(account)
+      const dec = await earnDecimals()
       const page = await w.earn.yieldPage(account, { ...(assetId !== undefined ? { assetId } : {}), ...(beforeId ? { beforeId } : {}), ...(limit ? { limit } : {}) })
       return { items: page.items.map((y) => yieldView(y, dec)), nextBeforeId: page.next_before_id === null ? null : String(page.next_before_id) }
     },

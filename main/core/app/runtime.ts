@@ -11,7 +11,7 @@ import { ConfirmBroker } from './confirm-broker'
 import { EventHub } from './events'
 import type { HostServices } from './host-services'
 import { NetworkSession } from './network-session'
-import { submissionView } from './views'
+import { submissionView } from '../services/write-views'
 
 export interface RuntimeOptions {
   dataDir: string
@@ -41,7 +41,7 @@ export class DeskRuntime {
   private vaultInstance: Vault | null = null
   private sessionPromise: Promise<NetworkSession> | null = null
   private timers: ReturnType<typeof setTimeout>[] = []
-  private lastJournalSeen = 0
+  private stopJournalWatch: () => void = () => {}
   private closed = false
   /** When the operator last typed the vault passphrase (unlock or create); null while locked. */
   private passphraseAt: number | null = null
@@ -55,7 +55,6 @@ export class DeskRuntime {
     this.journal = openJournal(opts.dataDir)
     this.meta = new AccountMetaStore(opts.dataDir)
     this.confirm = new ConfirmBroker(this.events)
-    this.lastJournalSeen = this.now()
   }
 
   static async open(opts: RuntimeOptions): Promise<DeskRuntime> {
@@ -196,17 +195,13 @@ export class DeskRuntime {
     this.timers.push(setTimeout(tick, ms))
   }
 
-  /** Pushes every journal change (new entries, state moves by the submitter or the reconciler). */
+  /** Pushes every journal change (new entries, moves by the submitter or the reconciler). */
   private startJournalWatch(): void {
-    this.every(500, () => {
-      const changed = this.journal.list({ order: 'newest', limit: 200 }).filter((s) => s.updatedAt > this.lastJournalSeen)
-      if (changed.length === 0) return
-      this.lastJournalSeen = Math.max(...changed.map((s) => s.updatedAt))
-      for (const s of changed.reverse()) {
-        this.events.emit('journal.changed', submissionView(this.journal, s))
-        this.notifySubmission(s)
-      }
+    const off = this.journal.onChange((s) => {
+      this.events.emit('journal.changed', submissionView(this.journal, s))
+      this.notifySubmission(s)
     })
+    this.stopJournalWatch = off
   }
 
   private notifySubmission(s: Submission): void {
@@ -263,6 +258,7 @@ export class DeskRuntime {
     if (this.closed) return
     this.closed = true
     for (const t of this.timers) clearTimeout(t)
+    this.stopJournalWatch()
     this.confirm.cancelAll()
     await this.resetSession()
     this.vaultInstance?.lock('manual')

@@ -69,7 +69,8 @@ export interface EarnOverview {
 
 const d = (atoms: string, decimals: number) => formatAtoms(BigInt(atoms), decimals)
 
-function withdrawalView(w: WithdrawalRecord, assets: EarnAsset[], now: number, paused: boolean): WithdrawalView {
+/** One withdrawal record as the operator sees it (exact decimals, claim/cancel windows, attention flag). */
+export function withdrawalView(w: WithdrawalRecord, assets: EarnAsset[], now: number, paused: boolean): WithdrawalView {
   const a = assets.find((x) => x.asset_id === w.asset_id)
   const dec = a?.balance_decimals ?? 8
   const live = !['claimed', 'completed', 'cancelled'].includes(w.status)
