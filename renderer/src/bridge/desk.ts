@@ -16,8 +16,12 @@ export class DeskCallError extends Error {
 
 let bridge: DeskBridge | null = null
 
+/** Electron's preload defines `window.desk`; in a browser the web adapter provides the same object. */
 export function getBridge(): DeskBridge {
-  bridge ??= window.desk ?? createWebBridge(window.location)
+  if (!bridge) {
+    bridge = window.desk ?? createWebBridge(window.location)
+    window.desk = bridge
+  }
   return bridge
 }
 

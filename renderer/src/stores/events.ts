@@ -17,11 +17,8 @@ export function wireEvents(): () => void {
     onEvent('state.credit', (v) => useAccountDetailStore().applyCredit(v)),
     onEvent('state.earn', (v) => useEarnStore().apply(v)),
     onEvent('journal.changed', (v) => useJournalStore().apply(v)),
-    onEvent('vault.status', (v) => {
-      const wasUnlocked = session.unlocked
-      session.setVault(v)
-      if (wasUnlocked && !v.unlocked) notes.local('lock', 'warning', 'Vault locked', 'Keys were wiped from memory. Unlock to sign again.')
-    }),
+    // main raises the lock notification itself (with its reason: operator, idle, OS)
+    onEvent('vault.status', (v) => session.setVault(v)),
     onEvent('stream.status', (v) => {
       const was = session.stream?.connected
       session.stream = v
