@@ -7,6 +7,7 @@
 import { parseArgs } from 'node:util'
 import { startSandbox, type StartSandboxOptions } from './index'
 import { DEV_OWNERS } from './scenario/dev-keys'
+import { SANDBOX_DEFAULT_PORTS } from '../main/core/config/networks'
 
 const USAGE = `usage: npm run sandbox -- [--port N] [--earn-port N] [--seed FILE | --seed default | --no-seed]
                           [--data-dir DIR] [--block-ms N] [--no-rate-limits]
@@ -41,10 +42,13 @@ async function main(): Promise<void> {
     return
   }
   const opts: StartSandboxOptions = { log: (l) => console.log(l) }
+  // Default to the ports the desk's sandbox network is configured with, so `desk` and the app
+  // find this sandbox without any set-up; `--port 0` lets the OS pick.
   const port = intArg('port', values.port)
-  if (port !== undefined) opts.port = port
+  opts.port = port ?? SANDBOX_DEFAULT_PORTS.trading
   const earnPort = intArg('earn-port', values['earn-port'])
   if (earnPort !== undefined) opts.earnPort = earnPort
+  else if (port === undefined) opts.earnPort = SANDBOX_DEFAULT_PORTS.earn
   opts.seed = values['no-seed'] ? false : values.seed === undefined || values.seed === 'default' ? true : values.seed
   if (values['data-dir']) opts.dataDir = values['data-dir']
   const blockMs = intArg('block-ms', values['block-ms'], 10)
