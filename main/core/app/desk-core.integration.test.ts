@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AccountView, OverviewView, PreviewView, SubmissionView, WriteOutcome, EarnOverviewView, AppState } from '../../contract/types'
 import { devOwner } from '../../../sandbox/scenario/dev-keys'
+import { parseDecimal } from '../money/decimal'
 import { startDeskOnSandbox, TEST_PASSPHRASE, type DeskOnSandbox } from './test-support'
 
 describe('desk core through the contract, against the sandbox', () => {
@@ -56,6 +57,29 @@ describe('desk core through the contract, against the sandbox', () => {
       expect(journal[0]?.cloid).toBe(out.submission.cloid)
       expect(journal[0]?.history.map((h) => h.state)).toEqual(['prepared', 'sent', 'accepted'])
     } finally {
+      stop()
+    }
+  })
+
+  it('pushes live overview updates from the streams after a write, with the stream status', async () => {
+    const stop = d.autoConfirm()
+    const seen: OverviewView[] = []
+    let streamConnected = false
+    const off = d.core.events.subscribe((event, payload) => {
+      if (event === 'state.overview') seen.push(payload as OverviewView)
+      if (event === 'stream.status' && (payload as { connected: boolean }).connected) streamConnected = true
+    })
+    try {
+      const usdc = (ov: OverviewView, label: string) => ov.rows.find((r) => r.account.label === label)?.available.find((b) => b.assetId === 1)?.available
+      const before = usdc(await d.call<OverviewView>('portfolio.overview'), 'Payments') ?? '0'
+      await d.call<WriteOutcome>('transfer.submit', { from: devOwner(0).address, to: devOwner(2).address, assetId: 1, amount: '12.5' })
+      const expected = parseDecimal(before, 8) + parseDecimal('12.5', 8)
+      await expect
+        .poll(() => seen.some((ov) => usdc(ov, 'Payments') !== undefined && parseDecimal(usdc(ov, 'Payments')!, 8) === expected), { timeout: 15_000, interval: 100 })
+        .toBe(true)
+      expect(streamConnected).toBe(true)
+    } finally {
+      off()
       stop()
     }
   })

@@ -12,6 +12,7 @@ import type { Vault } from '../vault'
  */
 export class NetworkSession {
   private writeSession: WriteSession | null = null
+  private streaming = false
 
   private constructor(
     readonly read: ReadSide,
@@ -25,6 +26,7 @@ export class NetworkSession {
       dataDir: opts.dataDir,
       journal: opts.journal,
       vault: v,
+      pool: true,
       ...(opts.startSandbox ? { startSandbox: opts.startSandbox } : {}),
       pendingJournal: opts.pendingJournal,
     })
@@ -43,6 +45,17 @@ export class NetworkSession {
     this.writeSession = new WriteSession({ network: this.read.connected.network, journal: this.journal, vault: vault as WriteVault, info: this.read.info })
     this.writeSession.start()
     return this.writeSession
+  }
+
+  /** Streams live state for these accounts (balances and credit state first, then fills and orders). */
+  streamAccounts(accounts: { address: string; kind: 'balance' | 'credit' | 'unknown' }[]): void {
+    const pool = this.read.pool
+    if (!pool) return
+    pool.setAccounts(accounts)
+    if (!this.streaming && accounts.length > 0) {
+      this.streaming = true
+      pool.start()
+    }
   }
 
   /** Starts reconciliation of unresolved journal entries now (start-up, reconnect). */

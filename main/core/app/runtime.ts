@@ -43,6 +43,9 @@ export class DeskRuntime {
   private timers: ReturnType<typeof setTimeout>[] = []
   private stopJournalWatch: () => void = () => {}
   private closed = false
+  private readonly startedAt: number
+  /** Health warnings already announced (account + level), so each is notified once. */
+  private readonly warned = new Set<string>()
   /** When the operator last typed the vault passphrase (unlock or create); null while locked. */
   private passphraseAt: number | null = null
   private readonly identities = new Map<string, Pick<AccountView, 'kind' | 'status' | 'accountIndex'>>()
@@ -50,6 +53,7 @@ export class DeskRuntime {
   private constructor(readonly opts: RuntimeOptions) {
     mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 })
     this.now = opts.now ?? Date.now
+    this.startedAt = this.now()
     this.settings = new SettingsStore(opts.dataDir)
     this.settings.load()
     this.journal = openJournal(opts.dataDir)
@@ -90,6 +94,7 @@ export class DeskRuntime {
     v.setReentryWindowMs(s.passphraseWindowMinutes * 60_000)
     v.onEvent((e) => {
       if (e.type === 'locked') this.passphraseAt = null
+      if (e.type === 'accountsChanged') void this.sessionPromise?.then((s) => s.streamAccounts(this.streamAccounts())).catch(() => {})
       this.events.emit('vault.status', this.vaultStatus())
       if (e.type === 'locked') {
         this.confirm.cancelAll()
@@ -134,6 +139,7 @@ export class DeskRuntime {
     }).then(
       (s) => {
         s.reconcileSoon()
+        this.attachStreams(s)
         return s
       },
       (e: unknown) => {
@@ -142,6 +148,55 @@ export class DeskRuntime {
       },
     )
     return this.sessionPromise
+  }
+
+  /** Live updates: stream changes refresh the overview soon; a reconnect triggers reconciliation. */
+  private attachStreams(s: NetworkSession): void {
+    const pool = s.read.pool
+    if (!pool) return
+    s.streamAccounts(this.streamAccounts())
+    pool.subscribe((u) => {
+      if (u.kind === 'fills') {
+        for (const f of u.value.slice(-5)) {
+          if (f.time < this.startedAt) continue
+          this.notify('fill', 'success', `Fill: ${this.label(u.user) || u.user}`, `${f.side === 'B' ? 'bought' : f.side === 'A' ? 'sold' : 'traded'} ${f.sz ?? '?'} @ ${f.px ?? '?'} in market ${f.coin ?? '?'}`)
+        }
+      }
+      this.overviewSoon()
+    })
+    pool.onReconnect(() => {
+      this.events.emit('stream.status', pool.status())
+      if (this.vaultInstance) s.reconcileSoon()
+    })
+  }
+
+  private streamAccounts(): { address: string; kind: 'balance' | 'credit' | 'unknown' }[] {
+    return this.accountRefs().map((r) => ({ address: r.address, kind: this.identities.get(r.address)?.kind ?? 'unknown' }))
+  }
+
+  private overviewTimer: ReturnType<typeof setTimeout> | null = null
+  /** Coalesces bursts of stream updates into one overview push a quarter second later. */
+  private overviewSoon(): void {
+    if (this.overviewTimer || this.closed) return
+    this.overviewTimer = setTimeout(() => {
+      this.overviewTimer = null
+      void this.pushOverview().catch(() => {})
+    }, 250)
+  }
+
+  private async pushOverview(): Promise<void> {
+    const refs = this.accountRefs()
+    if (refs.length === 0 || this.closed) return
+    const s = await this.session()
+    const view = await s.read.portfolio.overview(refs, 'background')
+    let kindsChanged = false
+    for (const row of view.rows) {
+      if (this.identities.get(row.account.address)?.kind !== row.account.kind) kindsChanged = true
+      this.rememberIdentity(row.account.address, row.account)
+    }
+    if (kindsChanged) s.streamAccounts(this.streamAccounts())
+    this.events.emit('state.overview', view)
+    if (s.read.pool) this.events.emit('stream.status', s.read.pool.status())
   }
 
   async resetSession(): Promise<void> {
@@ -213,14 +268,11 @@ export class DeskRuntime {
   /** Keeps the overview fresh in the background (the /info background lane yields to the operator). */
   private startOverviewPush(ms: number): void {
     this.every(ms, async () => {
-      const refs = this.accountRefs()
-      if (refs.length === 0) return
+      await this.pushOverview()
       const s = await this.session()
-      const view = await s.read.portfolio.overview(refs, 'background')
-      for (const row of view.rows) this.rememberIdentity(row.account.address, row.account)
-      this.events.emit('state.overview', view)
-      for (const row of view.rows) {
-        if (row.credit && (row.credit.warning === 'critical' || row.credit.warning === 'frozen')) {
+      for (const row of s.read.portfolio.cachedOverview(this.accountRefs())?.rows ?? []) {
+        if (row.credit && (row.credit.warning === 'critical' || row.credit.warning === 'frozen') && !this.warned.has(row.account.address + row.credit.warning)) {
+          this.warned.add(row.account.address + row.credit.warning)
           this.notify('health', 'warning', `Credit health ${row.credit.warning}: ${row.account.label || row.account.address}`, `Available ${row.credit.availableUsd ?? 'unknown'} USD of ${row.credit.creditUsd} USD.`)
         }
       }
@@ -258,6 +310,7 @@ export class DeskRuntime {
     if (this.closed) return
     this.closed = true
     for (const t of this.timers) clearTimeout(t)
+    if (this.overviewTimer) clearTimeout(this.overviewTimer)
     this.stopJournalWatch()
     this.confirm.cancelAll()
     await this.resetSession()

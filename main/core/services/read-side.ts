@@ -3,7 +3,7 @@ import { connectNetwork, type ConnectedNetwork, type SandboxStarter } from '../c
 import { SettingsStore } from '../config/settings'
 import { InfoClient } from '../exchange/info/client'
 import { HostSchedulers, type RateScheduler } from '../exchange/scheduler'
-import type { StreamPool } from '../streams/pool'
+import { StreamPool } from '../streams/pool'
 import { AgentsReadService, type AgentKeyDirectory } from './agents-read'
 import { CreditHealthService, type CreditHistoryStore } from './credit-health'
 import { MarketDataCache } from './market-data'
@@ -20,7 +20,8 @@ export interface ReadSideOptions {
   vault?: AgentKeyDirectory | null
   /** starts the sandbox in-process when the sandbox network is used (desktop app) */
   startSandbox?: SandboxStarter
-  pool?: StreamPool
+  /** live state: an existing pool, or `true` to open one on the network's WebSocket (closed with the read side) */
+  pool?: StreamPool | true
   /** the process-wide schedulers (one per host and API); default: private to this read side */
   schedulers?: HostSchedulers
   /** unresolved journal entries of an account, for the overview */
@@ -40,6 +41,8 @@ export interface ReadSide {
   credit: CreditHealthService
   portfolio: PortfolioService
   agents: AgentsReadService
+  /** the stream pool feeding live state, when there is one */
+  pool: StreamPool | null
   close(): Promise<void>
 }
 
@@ -52,6 +55,7 @@ export async function openReadSide(opts: ReadSideOptions): Promise<ReadSide> {
   const scheduler = schedulers.get(n.tradingUrl, 'info', n.infoRatePerSec)
   const info = new InfoClient({ baseUrl: n.tradingUrl, scheduler })
   const now = opts.now ?? Date.now
+  const pool = opts.pool === true ? new StreamPool({ wsUrl: n.wsUrl, info }) : opts.pool
   const market = new MarketDataCache(info, { now })
   const lastKnown = new LastKnownState(opts.journal ?? null, n.name, now)
   const credit = new CreditHealthService({
@@ -60,11 +64,11 @@ export async function openReadSide(opts: ReadSideOptions): Promise<ReadSide> {
     network: n.name,
     history: opts.journal ?? null,
     lastKnown,
-    pool: opts.pool,
+    pool,
     now,
     thresholds: () => settings.load().warningThresholds,
   })
-  const portfolio = new PortfolioService({ info, market, credit, lastKnown, pool: opts.pool, now, pendingJournal: opts.pendingJournal })
+  const portfolio = new PortfolioService({ info, market, credit, lastKnown, pool, now, pendingJournal: opts.pendingJournal })
   const agents = new AgentsReadService(info, opts.vault ?? null, lastKnown)
   return {
     settings,
@@ -76,7 +80,9 @@ export async function openReadSide(opts: ReadSideOptions): Promise<ReadSide> {
     credit,
     portfolio,
     agents,
+    pool: pool ?? null,
     async close() {
+      if (opts.pool === true) await pool?.stop()
       if (!opts.schedulers) schedulers.closeAll()
       await connected.close()
     },
