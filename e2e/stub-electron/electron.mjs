@@ -28,7 +28,7 @@ let permissionCheckHandler = null
 
 export const app = {
   setName: (n) => record('app.setName', n),
-  setPath: (k, v) => record('app.setPath', k),
+  setPath: (k) => record('app.setPath', k),
   getPath: () => process.env.STUB_USER_DATA,
   getVersion: () => '0.0.0-stub',
   enableSandbox: () => record('app.enableSandbox'),
@@ -89,6 +89,8 @@ export class BrowserWindow extends EventEmitter {
     report.windows.push(options)
     this.webContents = new FakeWebContents()
     this.loaded = null
+    // The stub drives the window the entry created, so it keeps a reference to it.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
     mainWindow = this
     appEmitter.emit('web-contents-created', {}, this.webContents)
   }
