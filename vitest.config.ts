@@ -1,7 +1,10 @@
+import vue from '@vitejs/plugin-vue'
 import { defineConfig } from 'vitest/config'
 
 // Unit and integration tests (Node). Browser end-to-end tests live in e2e/ with their own config.
 export default defineConfig({
+  // Renderer component tests import .vue files.
+  plugins: [vue()],
   test: {
     include: ['main/**/*.test.ts', 'preload/**/*.test.ts', 'sandbox/**/*.test.ts', 'renderer/**/*.test.ts', 'bin/**/*.test.ts'],
     exclude: ['node_modules', 'out', 'dist'],

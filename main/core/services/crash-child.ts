@@ -6,6 +6,7 @@
  *   afterResponse - the answer arrived, not yet recorded in the journal
  * Env: CRASH_STEP, DATA_DIR, TRADING_URL, EARN_URL, WS_URL, OWNER_KEY, TO.
  */
+import { request } from 'node:http'
 import type { Address, Hex } from 'viem'
 import { sandboxNetwork, type ResolvedNetwork } from '../config/networks'
 import { InfoClient } from '../exchange/info/client'
@@ -21,12 +22,17 @@ const die = () => process.kill(process.pid, 'SIGKILL')
 
 const post: HttpPoster = async (url, body, opts) => {
   if (!url.endsWith('/trade')) return postJson(url, body, opts)
-  const answer = postJson(url, body, opts)
   if (step === 'afterSend') {
-    // The sandbox answers after a block (300 ms); die while the request is in flight.
-    setTimeout(die, 80)
-    return answer
+    // Hand the whole request to the kernel, never read the answer, and die: however slow this
+    // machine is, the journal cannot have recorded an outcome.
+    const u = new URL(url)
+    const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } })
+    req.on('error', () => {})
+    req.on('finish', () => setTimeout(die, 20))
+    req.end(body)
+    return new Promise<never>(() => {})
   }
+  const answer = postJson(url, body, opts)
   if (step === 'afterResponse') {
     await answer
     die()
