@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import type { AgentSlotView } from '../../../main/contract/types'
+import type { AgentSlotView, RotationStep } from '../../../main/contract/types'
 import { flush, installFakeDesk, type FakeDesk } from '../testing/fake-desk'
 import { CASH, account, submission } from '../testing/fixtures'
 import { mountScreen } from '../testing/mount'
@@ -8,8 +8,8 @@ import AgentsView from './AgentsView.vue'
 import JournalView from './JournalView.vue'
 
 let desk: FakeDesk
-const AGENT = '0x3333333333333333333333333333333333333333'
-const NEW_AGENT = '0x4444444444444444444444444444444444444444'
+const AGENT = '0x3333333333333333333333333333333333333333' as const
+const NEW_AGENT = '0x4444444444444444444444444444444444444444' as const
 const slots = (): AgentSlotView[] => [
   { slot: 0, agent: AGENT, epoch: '3', keyInVault: true, approvedAt: Date.now() - 3_600_000 },
   { slot: 1, agent: null, epoch: null, keyInVault: false, approvedAt: null },
@@ -29,17 +29,23 @@ const button = (label: string) => document.querySelector<HTMLButtonElement>(`but
 
 describe('AgentsView', () => {
   it('shows the 4 slots and each rotation step with its outcome', async () => {
-    desk.handle('agents.list', () => slots())
-    desk.handle('agents.rotate', ({ slot }) => ({
-      slot: { slot, agent: NEW_AGENT, epoch: '4', keyInVault: true, approvedAt: Date.now() },
+    // Gap-free rotation: the new agent lands in spare slot 1, slot 0 is revoked.
+    let current = slots()
+    desk.handle('agents.list', () => current)
+    desk.handle('agents.rotate', () => {
+      current = current.map((x) => (x.slot === 0 ? { ...x, agent: null, epoch: null, keyInVault: false, approvedAt: null } : x.slot === 1 ? { ...x, agent: NEW_AGENT, epoch: '4', keyInVault: true, approvedAt: Date.now() } : x))
+      return rotated
+    })
+    const rotated: { slot: AgentSlotView; steps: RotationStep[] } = {
+      slot: { slot: 1 as const, agent: NEW_AGENT, epoch: '4', keyInVault: true, approvedAt: Date.now() },
       steps: [
-        { step: 'generate', status: 'done', detail: NEW_AGENT },
-        { step: 'approve', status: 'done', detail: 'accepted' },
-        { step: 'verify-epoch', status: 'done', detail: 'epoch 4' },
-        { step: 'switch-signer', status: 'done', detail: '' },
-        { step: 'retire-old-key', status: 'done', detail: AGENT },
+        { step: 'generate' as const, status: 'done' as const, detail: NEW_AGENT },
+        { step: 'approve' as const, status: 'done' as const, detail: 'accepted' },
+        { step: 'verify-epoch' as const, status: 'done' as const, detail: 'epoch 4' },
+        { step: 'switch-signer' as const, status: 'done' as const, detail: '' },
+        { step: 'retire-old-key', status: 'done' as const, detail: AGENT },
       ],
-    }))
+    }
     const { wrapper } = await mountScreen(AgentsView, { props: { owner: CASH } })
     await flush()
     expect(wrapper.findAll('[aria-label="Agent slots"] tbody tr')).toHaveLength(4)
@@ -50,7 +56,10 @@ describe('AgentsView', () => {
     const rotation = wrapper.get('[aria-label="Rotation of slot 0"]').text()
     expect(rotation).toContain('Generate the new agent key: done')
     expect(rotation).toContain('Retire the old key from the vault: done')
-    expect(wrapper.get('[aria-label="Agent slots"]').text()).toContain(NEW_AGENT)
+    const rows = wrapper.findAll('[aria-label="Agent slots"] tbody tr').map((r) => r.text())
+    expect(rows[0]).toContain('empty')
+    expect(rows[1]).toContain(NEW_AGENT)
+    expect(desk.callsTo('agents.list').length).toBe(2)
     wrapper.unmount()
   })
 
