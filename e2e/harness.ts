@@ -2,13 +2,14 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import type { DeskCore } from '../main/core/app/desk-core'
 import { startDeskOnSandbox, type DeskOnSandbox } from '../main/core/app/test-support'
 import type { StartSandboxOptions } from '../sandbox'
 import { startWebHost, type WebHost } from '../main/hosts/web/server'
 
-export const repoRoot = join(__dirname, '..')
+export const repoRoot = fileURLToPath(new URL('..', import.meta.url))
 export const artifactsDir = join(repoRoot, 'e2e/artifacts')
 
 /** Debian's Chromium (`chromium` on the PATH) or $CHROME_PATH. */

@@ -327,6 +327,9 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
     return result
   }
 
+  /** Accounts credited by the faucet since the last block (pushed as touched in the next one). */
+  const depositedSinceLastBlock = new Set<Address>()
+
   function emptyEvents(height: number, timeMs: number): BlockEvents {
     return { height, timeMs, trades: [], orderUpdates: [], fills: [], transfers: [], touchedMarkets: new Set(), touchedUsers: new Set() }
   }
@@ -339,6 +342,9 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
     state.height = height
     state.timeMs = timeMs
     const events = emptyEvents(height, timeMs)
+    // Faucet deposits land in this block, like a bridge deposit would: their accounts are touched.
+    for (const a of depositedSinceLastBlock) events.touchedUsers.add(a)
+    depositedSinceLastBlock.clear()
     const ctx: BlockCtx = { state, height, timeMs, staleMarks: faults.staleMarks, events, feeAccount }
     const results: [PendingTx, ExecResult][] = []
     txs.forEach((tx, i) => {
@@ -509,6 +515,7 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
       state.deposits.set(a, list)
     }
     list.push({ deposit_id: state.nextDepositId++, asset_id: assetId, amount_atoms: atoms, fee_atoms: fee, src_chain_id: 1, block_height: state.height, time_ms: state.timeMs || now() })
+    depositedSinceLastBlock.add(a)
   }
 
   function creditAccount(address: Address): Account {

@@ -178,12 +178,7 @@ export function buildHandlers(rt: DeskRuntime): HandlerTable {
       }))
       return { markets: views, assets }
     },
-    'portfolio.overview': async () => {
-      const s = await session()
-      const view = await s.read.portfolio.overview(rt.accountRefs(), 'operator')
-      for (const row of view.rows) rt.rememberIdentity(row.account.address, row.account)
-      return view
-    },
+    'portfolio.overview': () => rt.overview('operator'),
     'account.detail': async ({ address }) => {
       const s = await session()
       const ref = rt.accountRefs().find((r) => r.address === address.toLowerCase()) ?? { address: address.toLowerCase() as Address, label: '', group: '', hasKey: false }

@@ -1,9 +1,10 @@
 import { mkdirSync } from 'node:fs'
-import type { AccountView, Address, NotificationEvent, VaultStatus } from '../../contract/types'
+import type { AccountView, Address, NotificationEvent, OverviewView, VaultStatus } from '../../contract/types'
 import type { SandboxStarter } from '../config/networks'
 import { SettingsStore } from '../config/settings'
 import { DeskError } from '../errors/desk-error'
 import { openJournal, type Journal, type Submission } from '../journal'
+import type { Lane } from '../exchange/scheduler'
 import type { AccountRef } from '../services/portfolio'
 import { Vault, vaultPath } from '../vault'
 import { AccountMetaStore } from './account-meta'
@@ -162,7 +163,8 @@ export class DeskRuntime {
           this.notify('fill', 'success', `Fill: ${this.label(u.user) || u.user}`, `${f.side === 'B' ? 'bought' : f.side === 'A' ? 'sold' : 'traded'} ${f.sz ?? '?'} @ ${f.px ?? '?'} in market ${f.coin ?? '?'}`)
         }
       }
-      this.overviewSoon()
+      if (u.kind === 'balances') this.patchSoon(s, u.user)
+      else this.overviewSoon()
     })
     pool.onReconnect(() => {
       this.events.emit('stream.status', pool.status())
@@ -175,28 +177,76 @@ export class DeskRuntime {
   }
 
   private overviewTimer: ReturnType<typeof setTimeout> | null = null
-  /** Coalesces bursts of stream updates into one overview push a quarter second later. */
+  private patchTimer: ReturnType<typeof setTimeout> | null = null
+  private readonly patchUsers = new Set<string>()
+  private lastOverview: OverviewView | null = null
+  private pushing: Promise<void> | null = null
+  private pushAgain = false
+
+  /** Coalesces bursts of stream updates into one full overview push a quarter second later. */
   private overviewSoon(): void {
     if (this.overviewTimer || this.closed) return
     this.overviewTimer = setTimeout(() => {
       this.overviewTimer = null
-      void this.pushOverview().catch(() => {})
+      this.runPush()
     }, 250)
   }
 
-  private async pushOverview(): Promise<void> {
-    const refs = this.accountRefs()
-    if (refs.length === 0 || this.closed) return
+  /**
+   * A balance frame: patch that account's row from live state and cached marks (no request),
+   * so the change is on screen within a frame or two; fall back to a full push when it can't.
+   */
+  private patchSoon(s: NetworkSession, user: string): void {
+    this.patchUsers.add(user.toLowerCase())
+    if (this.patchTimer || this.closed) return
+    this.patchTimer = setTimeout(() => {
+      this.patchTimer = null
+      const users = new Set(this.patchUsers)
+      this.patchUsers.clear()
+      const patched = this.lastOverview ? s.read.portfolio.patchOverview(this.lastOverview, users) : null
+      if (!patched) return this.overviewSoon()
+      this.lastOverview = patched
+      this.events.emit('state.overview', patched)
+    }, 16)
+  }
+
+  /** One full push at a time; a request during one runs once more after it (no pile-up on the budget). */
+  private runPush(): void {
+    if (this.pushing) {
+      this.pushAgain = true
+      return
+    }
+    this.pushing = this.pushOverview()
+      .catch(() => {})
+      .finally(() => {
+        this.pushing = null
+        if (this.pushAgain && !this.closed) {
+          this.pushAgain = false
+          this.runPush()
+        }
+      })
+  }
+
+  /** The overview of every account; remembered as the base that balance frames patch. */
+  async overview(lane: Lane): Promise<OverviewView> {
     const s = await this.session()
-    const view = await s.read.portfolio.overview(refs, 'background')
+    const view = await s.read.portfolio.overview(this.accountRefs(), lane)
     let kindsChanged = false
     for (const row of view.rows) {
       if (this.identities.get(row.account.address)?.kind !== row.account.kind) kindsChanged = true
       this.rememberIdentity(row.account.address, row.account)
     }
     if (kindsChanged) s.streamAccounts(this.streamAccounts())
+    this.lastOverview = view
+    return view
+  }
+
+  private async pushOverview(): Promise<void> {
+    if (this.accountRefs().length === 0 || this.closed) return
+    const view = await this.overview('background')
     this.events.emit('state.overview', view)
-    if (s.read.pool) this.events.emit('stream.status', s.read.pool.status())
+    const pool = (await this.session()).read.pool
+    if (pool) this.events.emit('stream.status', pool.status())
   }
 
   async resetSession(): Promise<void> {
@@ -268,7 +318,8 @@ export class DeskRuntime {
   /** Keeps the overview fresh in the background (the /info background lane yields to the operator). */
   private startOverviewPush(ms: number): void {
     this.every(ms, async () => {
-      await this.pushOverview()
+      this.runPush()
+      await this.pushing
       const s = await this.session()
       for (const row of s.read.portfolio.cachedOverview(this.accountRefs())?.rows ?? []) {
         if (row.credit && (row.credit.warning === 'critical' || row.credit.warning === 'frozen') && !this.warned.has(row.account.address + row.credit.warning)) {
@@ -311,6 +362,7 @@ export class DeskRuntime {
     this.closed = true
     for (const t of this.timers) clearTimeout(t)
     if (this.overviewTimer) clearTimeout(this.overviewTimer)
+    if (this.patchTimer) clearTimeout(this.patchTimer)
     this.stopJournalWatch()
     this.confirm.cancelAll()
     await this.resetSession()

@@ -72,6 +72,11 @@ export class MarketDataCache {
     return this.inflight
   }
 
+  /** The last fetched data whatever its age (no network); undefined before the first fetch. */
+  peek(): MarketData | undefined {
+    return this.data
+  }
+
   /** Forgets cached marks (after a write, or when the operator asks for fresh figures). */
   invalidate(): void {
     this.data = undefined

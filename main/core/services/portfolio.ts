@@ -42,6 +42,16 @@ interface BalanceAtoms {
   locked: bigint
 }
 
+/** Streamed balances (display decimals) as atoms; `available` is total less locked when the frame has no split. */
+function liveAtoms(md: MarketData, live: readonly { assetId: number; available: string | null; total?: string | null; locked: string }[]): BalanceAtoms[] {
+  return live.map((b) => {
+    const dec = decimalsOf(md, b.assetId)
+    const locked = parseDecimal(b.locked, dec)
+    if (b.available !== null) return { assetId: b.assetId, available: parseDecimal(b.available, dec), locked }
+    return { assetId: b.assetId, available: parseDecimal(b.total ?? '0', dec) - locked, locked }
+  })
+}
+
 /**
  * Portfolio per account and in total: balances (available, locked) valued at mark, credit
  * lines through the credit-health service, with the staleness of marks and the oracle status.
@@ -98,14 +108,12 @@ export class PortfolioService {
     let atoms: BalanceAtoms[]
     let fetchedAt: number
     let source: 'stream' | 'info'
-    if (live && this.now() - live.at <= (this.deps.liveMaxAgeMs ?? 30_000)) {
-      atoms = live.value.map((b) => {
-        const dec = decimalsOf(md, b.assetId)
-        const locked = parseDecimal(b.locked, dec)
-        if (b.available !== null) return { assetId: b.assetId, available: parseDecimal(b.available, dec), locked }
-        return { assetId: b.assetId, available: parseDecimal(b.total ?? '0', dec) - locked, locked }
-      })
-      fetchedAt = live.at
+    // Live state is current while its channel streams (quiet accounts push nothing); otherwise it
+    // is trusted for `liveMaxAgeMs` and then re-read through /info.
+    if (live && (this.deps.pool!.isLive(user, 'spotState', live.at) || this.now() - live.at <= (this.deps.liveMaxAgeMs ?? 30_000))) {
+      atoms = liveAtoms(md, live.value)
+      // Streaming state is as of now; a merely recent one is as of its last frame.
+      fetchedAt = this.deps.pool!.isLive(user, 'spotState', live.at) ? this.now() : live.at
       source = 'stream'
     } else {
       const rows = await this.deps.info.userBalances({ user }, { lane })
@@ -155,6 +163,31 @@ export class PortfolioService {
       stale: b.rows.some((r) => r.usdValue === null && r.total !== '0'),
     }
     return { row, credit: null }
+  }
+
+  /**
+   * The overview with the rows of `users` recomputed from streaming balances and the cached
+   * marks, without any request: how a balance frame reaches the screen at once. Null when that
+   * is not possible (no cached marks, a credit row, no live balances); then a full refresh runs.
+   */
+  patchOverview(view: OverviewView, users: ReadonlySet<string>): OverviewView | null {
+    const md = this.deps.market.peek()
+    const pool = this.deps.pool
+    if (!md || !pool) return null
+    const rows: OverviewRow[] = []
+    for (const r of view.rows) {
+      const user = r.account.address.toLowerCase()
+      if (!users.has(user)) {
+        rows.push(r)
+        continue
+      }
+      const live = pool.state(user).balances
+      if (r.account.kind !== 'balance' || !live) return null
+      const balances = liveAtoms(md, live.value).map((b) => this.balanceView(md, b))
+      rows.push({ ...r, available: balances, totalUsd: sumUsd(balances), fetchedAt: this.now(), stale: balances.some((x) => x.usdValue === null && x.total !== '0') })
+      this.deps.lastKnown?.save(user, 'balances', balances, this.now())
+    }
+    return this.totals(md, rows)
   }
 
   /** Every account and the totals per asset and in USD (null when any held asset lacks a fresh mark). */

@@ -32,6 +32,8 @@ export class StreamConnection {
   private readonly opts: Required<Omit<ConnectionOptions, 'onOpen' | 'onStateChange' | 'onProblem'>> & Pick<ConnectionOptions, 'onOpen' | 'onStateChange' | 'onProblem'>
   private subs: Subscription[]
   private readonly acked = new Set<string>()
+  /** When the current socket opened (clock ms); null while not open. */
+  openedAt: number | null = null
   private pingTimer: unknown
   private pongTimer: unknown
   private retryTimer: unknown
@@ -82,6 +84,15 @@ export class StreamConnection {
   }
 
   /** Drops the socket as if the network failed (tests, and a manual "reconnect now"). */
+  /**
+   * True when this socket is open and the server acknowledged the subscription: its snapshot
+   * channel then carries every change (silence means no change), so state received since the
+   * socket opened is current however old it is.
+   */
+  carriesLive(sub: Subscription, receivedAt: number): boolean {
+    return this.state === 'open' && this.openedAt !== null && receivedAt >= this.openedAt && this.acked.has(subscriptionKey(sub))
+  }
+
   drop(): void {
     this.ws?.terminate()
   }
@@ -105,6 +116,7 @@ export class StreamConnection {
     ws.on('open', () => {
       if (this.ws !== ws) return
       this.state = 'open'
+      this.openedAt = this.opts.clock.now()
       this.acked.clear()
       const reconnect = this.opened > 0
       if (reconnect) this.reconnects++

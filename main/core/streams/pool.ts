@@ -136,6 +136,12 @@ export class StreamPool {
     return this.stateOf(user)
   }
 
+  /** Whether `user`'s snapshot channel is streaming now, so state received at `at` is still current. */
+  isLive(user: string, channel: 'spotState' | 'spotCreditState' | 'openOrders', at: number): boolean {
+    const sub = { channel, user: user.toLowerCase() } as Subscription
+    return this.conns.some((c) => c.carriesLive(sub, at))
+  }
+
   fills(user: string): StreamFill[] {
     return this.book.list(user)
   }
