@@ -66,6 +66,9 @@ export class DeskRuntime {
     const rt = new DeskRuntime(opts)
     if (await Vault.exists(vaultPath(opts.dataDir))) rt.adoptVault(await Vault.open({ path: vaultPath(opts.dataDir) }))
     rt.startJournalWatch()
+    // Connect to the selected network (start the sandbox) while the operator unlocks; an
+    // unconfigured network reports its error when a screen asks for data.
+    void rt.session().catch(() => {})
     if ((opts.overviewRefreshMs ?? 5000) > 0) rt.startOverviewPush(opts.overviewRefreshMs ?? 5000)
     return rt
   }
@@ -320,8 +323,7 @@ export class DeskRuntime {
     this.every(ms, async () => {
       this.runPush()
       await this.pushing
-      const s = await this.session()
-      for (const row of s.read.portfolio.cachedOverview(this.accountRefs())?.rows ?? []) {
+      for (const row of this.lastOverview?.rows ?? []) {
         if (row.credit && (row.credit.warning === 'critical' || row.credit.warning === 'frozen') && !this.warned.has(row.account.address + row.credit.warning)) {
           this.warned.add(row.account.address + row.credit.warning)
           this.notify('health', 'warning', `Credit health ${row.credit.warning}: ${row.account.label || row.account.address}`, `Available ${row.credit.availableUsd ?? 'unknown'} USD of ${row.credit.creditUsd} USD.`)
