@@ -102,4 +102,26 @@ describe('desk write commands', () => {
     const earn = await desk('earn', 'status', O0, '--json')
     expect(JSON.parse(earn.out)).toMatchObject({ paused: false })
   })
+
+  it('agents approve, rotate and revoke a slot, with the key kept in the vault and retired after', async () => {
+    const a = await desk('agents', 'approve', O0, '3', '--json', '--yes')
+    expect(a.err).toContain('Approve an API key in slot 3')
+    const approved = JSON.parse(a.out) as { slot: number; agent: string; epoch: string; outcome: { state: string } }
+    expect(approved).toMatchObject({ slot: 3, outcome: { state: 'accepted' } })
+    expect(approved.epoch).toMatch(/^[0-9]+$/)
+
+    const l = JSON.parse((await desk('agents', 'list', O0, '--json')).out) as { slots: { slot: number; agent: string | null; keyInVault: boolean }[] }
+    expect(l.slots.find((s) => s.slot === 3)).toMatchObject({ agent: approved.agent, keyInVault: true })
+
+    const r = await desk('agents', 'rotate', O0, '3', '--json', '--yes')
+    const rotated = JSON.parse(r.out) as { to: { slot: number; agent: string }; inPlace: boolean; revoke: { state: string } | null }
+    expect(rotated.to.agent).not.toBe(approved.agent)
+    if (!rotated.inPlace) expect(rotated.revoke?.state).toBe('accepted')
+
+    const v = await desk('agents', 'revoke', O0, String(rotated.to.slot), '--json', '--yes')
+    expect(JSON.parse(v.out)).toMatchObject({ slot: rotated.to.slot, retired: rotated.to.agent })
+    const after = JSON.parse((await desk('agents', 'list', O0, '--json')).out) as { slots: { slot: number; agent: string | null }[] }
+    expect(after.slots.find((s) => s.slot === rotated.to.slot)?.agent).toBeNull()
+    expect((await desk('agents', 'approve', O0, '7')).code).toBe(2)
+  })
 })
