@@ -1,0 +1,112 @@
+/**
+ * Operator steps shared by the screen tests, driven by role and accessible name only (the
+ * way a keyboard or screen-reader user reaches them), plus README screenshots.
+ */
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Locator, Page } from 'playwright-core'
+import { repoRoot, type DeskSession } from '../harness'
+
+export const PASSPHRASE = 'Tulip-harbor-Violet-9-anchor'
+export const screenshotsDir = join(repoRoot, 'docs/screenshots')
+
+/** Saves a README screenshot of the current screen (viewport only, so the images stay comparable). */
+export async function shot(page: Page, name: string): Promise<void> {
+  mkdirSync(screenshotsDir, { recursive: true })
+  await page.waitForTimeout(300) // let transitions settle
+  await page.screenshot({ path: join(screenshotsDir, `${name}.png`) })
+}
+
+/** First run on the sandbox: create the vault, add the sandbox demo accounts, go to the overview. */
+export async function firstRun(page: Page): Promise<void> {
+  await page.getByRole('textbox', { name: 'New vault passphrase', exact: true }).fill(PASSPHRASE)
+  await page.getByRole('textbox', { name: 'Repeat vault passphrase', exact: true }).fill(PASSPHRASE)
+  await page.getByRole('button', { name: 'Create vault', exact: true }).click()
+  await page.getByRole('button', { name: 'Add the sandbox demo accounts', exact: true }).click()
+  await page.getByText(/sandbox accounts added/).waitFor()
+  await page.getByRole('button', { name: 'Continue to overview', exact: true }).click()
+  await page.getByRole('link', { name: /^Open account / }).first().waitFor()
+}
+
+/** Answers the confirmation dialog main raises before signing; returns its summary text. */
+export async function approve(page: Page, passphrase = PASSPHRASE): Promise<string> {
+  const dialog = page.getByRole('dialog', { name: 'Confirm signing', exact: true })
+  await dialog.waitFor()
+  const summary = await dialog.getByRole('list', { name: 'What will be signed', exact: true }).innerText()
+  const pass = dialog.getByRole('textbox', { name: 'Confirmation passphrase', exact: true })
+  if (await pass.count()) await pass.fill(passphrase)
+  await dialog.getByRole('button', { name: 'Approve and sign', exact: true }).click()
+  // Done when the dialog closes or shows the next request (multi-step flows ask again at once).
+  for (let i = 0; i < 150; i++) {
+    if (!(await dialog.isVisible())) break
+    const now = await dialog.getByRole('list', { name: 'What will be signed', exact: true }).innerText({ timeout: 300 }).catch(() => '')
+    if (now !== summary) break
+    await page.waitForTimeout(200)
+  }
+  return summary
+}
+
+/** Goes to a screen through the main navigation. */
+export async function nav(page: Page, name: 'Overview' | 'Credit health' | 'Agents' | 'Settle and repay' | 'Earn' | 'Journal' | 'Settings'): Promise<void> {
+  await page.getByRole('navigation', { name: 'Main', exact: true }).getByRole('link', { name }).click()
+}
+
+/** The submission tracker's state once it reaches one of `states`. */
+export async function waitForSubmission(page: Page, states: RegExp, timeout = 30_000): Promise<string> {
+  const tag = page.getByTestId('submission-state').last()
+  await page.waitForFunction(
+    ([re]) => {
+      const els = document.querySelectorAll('[data-testid="submission-state"]')
+      const last = els[els.length - 1]
+      return !!last && new RegExp(re as string).test(last.textContent ?? '')
+    },
+    [states.source],
+    { timeout },
+  )
+  return (await tag.innerText()).trim()
+}
+
+/** Picks an option of a labelled native select by the visible text it contains. */
+export async function choose(page: Page, label: string, text: string | RegExp): Promise<void> {
+  const select = page.getByRole('combobox', { name: label, exact: true })
+  const matches = (o: string) => (typeof text === 'string' ? o.includes(text) : text.test(o))
+  // Options fill in as the accounts and assets load: wait for the one we want.
+  let options: string[] = []
+  for (let i = 0; i < 60; i++) {
+    options = await select.locator('option:not([disabled])').allInnerTexts()
+    if (options.some(matches)) break
+    await page.waitForTimeout(250)
+  }
+  const match = options.find(matches)
+  if (!match) throw new Error(`no option ${String(text)} in ${label}: ${options.join(' | ')}`)
+  await select.selectOption({ label: match })
+}
+
+/** Approves every confirmation main raises until `done` is visible (multi-step flows such as a rotation). */
+export async function approveUntil(page: Page, done: Locator, timeoutMs = 60_000, passphrase = PASSPHRASE): Promise<string[]> {
+  const dialog = page.getByRole('dialog', { name: 'Confirm signing' })
+  const titles: string[] = []
+  const until = Date.now() + timeoutMs
+  while (Date.now() < until) {
+    if (await done.isVisible()) return titles
+    if (await dialog.isVisible()) {
+      titles.push((await dialog.innerText()).split('\n')[0] ?? '')
+      await approve(page, passphrase)
+      continue
+    }
+    await page.waitForTimeout(200)
+  }
+  throw new Error(`not done after ${timeoutMs} ms; approved: ${titles.join(' | ')}`)
+}
+
+/** Calls the sandbox's loopback admin API (faults, fast-forwards) at the selected network's trading URL. */
+export async function sandboxAdmin(desk: DeskSession, route: string, body: unknown): Promise<unknown> {
+  const r = await desk.core.dispatch('networks.list', undefined, { host: 'test' })
+  if (!r.ok) throw new Error(`networks.list: ${r.error.code}`)
+  const { selected, networks } = r.value as { selected: string; networks: { name: string; tradingUrl: string }[] }
+  const base = networks.find((n) => n.name === selected)?.tradingUrl
+  if (!base) throw new Error('no trading URL for the selected network')
+  const res = await fetch(new URL(`/admin/${route}`, base), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  if (!res.ok) throw new Error(`admin ${route}: HTTP ${res.status} ${await res.text()}`)
+  return res.json()
+}
