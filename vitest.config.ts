@@ -12,5 +12,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // The JSON report feeds the one-line summary `npm test` ends with (bin/test-summary.mjs).
+    reporters: ['default', 'json'],
+    outputFile: { json: '.tmp/test-results/unit.json' },
   },
 })

@@ -11,5 +11,7 @@ export default defineConfig({
     pool: 'forks',
     fileParallelism: false,
     setupFiles: ['e2e/setup.ts'],
+    reporters: ['default', 'json'],
+    outputFile: { json: '.tmp/test-results/e2e.json' },
   },
 })
