@@ -204,6 +204,8 @@ export interface Events {
   'vault.status': VaultStatus
   'stream.status': StreamStatus
   'confirm.request': ConfirmRequest
+  /** A confirmation request ended (answered in any window, expired or cancelled): every window closes it. */
+  'confirm.closed': { id: string; outcome: 'approved' | 'declined' | 'expired' }
   notify: NotificationEvent
 }
 export type EventName = keyof Events
@@ -216,6 +218,7 @@ export const eventNames: readonly EventName[] = [
   'vault.status',
   'stream.status',
   'confirm.request',
+  'confirm.closed',
   'notify',
 ]
 

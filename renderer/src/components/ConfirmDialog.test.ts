@@ -70,4 +70,17 @@ describe('ConfirmDialog', () => {
     expect(document.querySelector('[role="dialog"]')).not.toBeNull()
     w.unmount()
   })
+
+  it('closes when the request was answered in another window', async () => {
+    const w = mount(ConfirmDialog, { attachTo: document.body })
+    request(false)
+    await flush()
+    expect(document.querySelector('button[aria-label="Approve and sign"]')).not.toBeNull()
+    desk.emit('confirm.closed', { id: 'c1', outcome: 'approved' })
+    await flush()
+    await new Promise((r) => setTimeout(r, 400)) // leave transition
+    expect(document.querySelector('button[aria-label="Approve and sign"]')).toBeNull()
+    expect(desk.callsTo('confirm.respond')).toEqual([])
+    w.unmount()
+  })
 })

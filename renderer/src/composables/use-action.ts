@@ -1,5 +1,6 @@
 import { ref, shallowRef } from 'vue'
 import type { WriteOutcome } from '../../../main/contract/types'
+import { call, DeskCallError } from '../bridge/desk'
 import { useJournalStore } from '../stores/journal'
 
 /**
@@ -25,9 +26,26 @@ export function useAction() {
       return r
     } catch (e) {
       error.value = e
+      await followJournaled(e)
       return undefined
     } finally {
       busy.value = false
+    }
+  }
+
+  /**
+   * A write that failed after it was journaled (rejected, or outcome unknown) names its cloid:
+   * show that submission and follow it, so "reconciling" ends visibly in its final state.
+   */
+  async function followJournaled(e: unknown): Promise<void> {
+    const cloid = e instanceof DeskCallError ? e.details?.cloid : undefined
+    if (typeof cloid !== 'string' || !/^0x[0-9a-fA-F]{32}$/.test(cloid)) return
+    try {
+      const submission = await call('journal.get', { cloid })
+      outcome.value = { submission, leaves: [] }
+      journal.track(submission)
+    } catch {
+      // the error notice still shows the code and what to do
     }
   }
 

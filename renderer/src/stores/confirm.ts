@@ -31,10 +31,15 @@ export const useConfirmStore = defineStore('confirm', () => {
     }
   }
 
+  /** Drops a request answered elsewhere (another window) or ended by main. */
+  function close(id: string): void {
+    queue.value = queue.value.filter((q) => q.id !== id)
+  }
+
   /** Drops requests that main has already expired. */
   function expire(nowMs: number): void {
     queue.value = queue.value.filter((q) => q.expiresAt > nowMs)
   }
 
-  return { queue, current, busy, error, request, respond, expire }
+  return { queue, current, busy, error, request, respond, close, expire }
 })

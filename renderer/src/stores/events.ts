@@ -26,6 +26,7 @@ export function wireEvents(): () => void {
       if (was === false && v.connected) notes.local('stream', 'success', 'Live stream reconnected', v.detail)
     }),
     onEvent('confirm.request', (v) => useConfirmStore().request(v)),
+    onEvent('confirm.closed', (v) => useConfirmStore().close(v.id)),
     onEvent('notify', (v) => notes.push(v)),
     onDisconnect(() => {
       if (!session.hostDisconnected) notes.local('stream', 'error', 'Desk host disconnected', 'Restart the desk; journaled writes are reconciled on start.')

@@ -93,6 +93,10 @@ const ADVICE: Record<string, string> = {
   marketordernoliquidity: 'No liquidity for the market order; it may have traded partly.',
   invalidsettle: 'Settle refused at execution: check the long, the cash account and the amount.',
   invalidrepay: 'Repay refused at execution: check the short, the payer and the amount.',
+  // Desk write outcomes (the submitter's three failure kinds)
+  TradeNeverSent: 'Nothing reached the service: it is safe to try again.',
+  TradeRejected: 'The service refused it; nothing executed. Fix the cause, then try again.',
+  TradeOutcomeUnknown: 'Outcome unknown: it may have executed. The desk is reconciling by cloid — do not resubmit; watch the submission below.',
   // Desk service codes
   WaitBudgetTimeout: 'Outcome unknown: the service did not answer within its wait budget. The desk is reconciling by cloid; do not resubmit.',
   UnreadableAnswer: 'Outcome unknown: the answer could not be read. The desk is reconciling by cloid; do not resubmit.',

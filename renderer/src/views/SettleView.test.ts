@@ -86,8 +86,29 @@ describe('SettleView', () => {
     w.unmount()
   })
 
-  it('shows a rejection with its code and advice', async () => {
-    desk.fail('settle.submit', { code: 'InvalidSettle', message: 'over-settle' })
+  it('when the outcome is unknown, follows the journaled submission until it is reconciled', async () => {
+    const cloid = '0x0123456789abcdef0123456789abcdef'
+    desk.fail('settle.submit', { code: 'TradeOutcomeUnknown', message: 'the outcome of the settle is not known yet (NodeUnreachable)', details: { cloid, journalId: 1 } })
+    desk.handle('journal.get', () => submission({ state: 'unknown', code: 'NodeUnreachable', updatedAt: 2000 }))
+    desk.handle('account.detail', (a) => ({ account: account(a.address as `0x${string}`, 'balance', 'x'), balances: [], credit: null, openOrders: [], fills: [], fetchedAt: 1 }))
+    const w = await fill('1.5')
+    button('Preview')!.click()
+    await flush()
+    button('Sign and submit settle')!.click()
+    await flush()
+    expect(w.get('[data-testid="error-code"]').text()).toBe('TradeOutcomeUnknown')
+    expect(w.get('[data-testid="error-advice"]').text()).toMatch(/do not resubmit/)
+    expect(desk.callsTo('journal.get')).toEqual([{ cloid }])
+    expect(w.get('[aria-label="Submission status"]').text()).toContain('outcome unknown, reconciling by cloid — do not resubmit')
+    desk.emit('journal.changed', submission({ state: 'reconciled', finalStatus: 'success', updatedAt: 3000 }))
+    await flush()
+    expect(w.get('[aria-label="Submission status"]').text()).toContain('reconciled: success')
+    expect(desk.callsTo('settle.submit')).toHaveLength(1)
+    w.unmount()
+  })
+
+  it('shows a rejection with the service code and advice', async () => {
+    desk.fail('settle.submit', { code: 'TradeRejected', message: 'the service rejected the settle: InvalidSettle', details: { rejectCode: 'InvalidSettle' } })
     const w = await fill('1.5')
     button('Preview')!.click()
     await flush()
