@@ -15,6 +15,9 @@ describe('Amount', () => {
     expect(w.text()).toContain('unknown')
     expect(w.text()).not.toMatch(/\$?0(\.0+)?$/)
   })
+  it('puts the sign before the dollar of a negative USD value', () => {
+    expect(mount(Amount, { props: { value: '-12000', usd: true } }).text()).toBe('-$12,000')
+  })
   it('labels a stale value and keeps its exact digits', () => {
     const w = mount(Amount, { props: { value: '1234.50000001', symbol: 'BTC', stale: true } })
     expect(w.text()).toContain('1,234.50000001 BTC')
