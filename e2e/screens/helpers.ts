@@ -100,13 +100,14 @@ export async function approveUntil(page: Page, done: Locator, timeoutMs = 60_000
 }
 
 /** Calls the sandbox's loopback admin API (faults, fast-forwards) at the selected network's trading URL. */
-export async function sandboxAdmin(desk: DeskSession, route: string, body: unknown): Promise<unknown> {
+export async function sandboxAdmin(desk: DeskSession, route: string, body?: unknown): Promise<unknown> {
   const r = await desk.core.dispatch('networks.list', undefined, { host: 'test' })
   if (!r.ok) throw new Error(`networks.list: ${r.error.code}`)
   const { selected, networks } = r.value as { selected: string; networks: { name: string; tradingUrl: string }[] }
   const base = networks.find((n) => n.name === selected)?.tradingUrl
   if (!base) throw new Error('no trading URL for the selected network')
-  const res = await fetch(new URL(`/admin/${route}`, base), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  // No body: a GET (ground truth); with a body: a POST (faults, fast-forwards).
+  const res = await fetch(new URL(`/admin/${route}`, base), body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
   if (!res.ok) throw new Error(`admin ${route}: HTTP ${res.status} ${await res.text()}`)
   return res.json()
 }

@@ -29,6 +29,10 @@ describe('an injected timeout', () => {
     await page.getByTestId('error-code').filter({ hasText: 'TradeOutcomeUnknown' }).waitFor()
     expect(await page.getByTestId('error-advice').innerText()).toMatch(/do not resubmit/)
     expect(await waitForSubmission(page, /reconciled/, 60_000)).toBe('reconciled')
+    // Executed exactly once on the exchange: reconciled by its cloid, never signed again.
+    const cloid = (await page.getByRole('region', { name: 'Submission status', exact: true }).innerText()).match(/0x[0-9a-f]{32}/)![0]
+    const truth = (await sandboxAdmin(desk, `ground-truth?cloid=${cloid}`)) as { transactions: unknown[] }
+    expect(truth.transactions).toHaveLength(1)
     const history = await page.getByRole('list', { name: 'Status history', exact: true }).innerText()
     expect(history).toMatch(/unknown/)
     expect(history).toMatch(/reconciled/)

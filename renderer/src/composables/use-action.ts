@@ -54,5 +54,10 @@ export function useAction() {
     outcome.value = null
   }
 
-  return { busy, error, outcome, run, reset }
+  /** Title for the error notice: an unknown outcome is not a failure (yet). */
+  function errorTitle(verb: string): string {
+    return error.value instanceof DeskCallError && error.value.code === 'TradeOutcomeUnknown' ? `${verb}: outcome unknown when sent — its final state is below` : `${verb} failed`
+  }
+
+  return { busy, error, outcome, run, reset, errorTitle }
 }
