@@ -38,6 +38,8 @@ describe('desk core through the contract, against the sandbox', () => {
     const credit = ov.rows.find((r) => r.account.label === 'Credit desk')!
     expect(credit.account.kind).toBe('credit')
     expect(credit.credit?.creditUsd).toBe('50000')
+    // Agent slots are read once in the background; the seeded owner 0 has agents in slots 0 and 2.
+    await expect.poll(async () => (await d.call<OverviewView>('portfolio.overview')).rows.find((r) => r.account.label === 'Treasury main')?.agentsInUse, { timeout: 10_000 }).toBe(2)
   })
 
   it('previews and submits a settle that ends accepted, with both balances moved', async () => {

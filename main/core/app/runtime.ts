@@ -49,6 +49,8 @@ export class DeskRuntime {
   private readonly warned = new Set<string>()
   /** When the operator last typed the vault passphrase (unlock or create); null while locked. */
   private passphraseAt: number | null = null
+  /** Accounts whose agent slots were read in this session. */
+  private readonly agentsRead = new Set<string>()
   private readonly identities = new Map<string, Pick<AccountView, 'kind' | 'status' | 'accountIndex'>>()
 
   private constructor(readonly opts: RuntimeOptions) {
@@ -241,7 +243,24 @@ export class DeskRuntime {
     }
     if (kindsChanged) s.streamAccounts(this.streamAccounts())
     this.lastOverview = view
+    this.readAgentSlotsOnce(s, view)
     return view
+  }
+
+  /**
+   * The overview counts agents from the last slot read; accounts never read yet get one
+   * background read each per session, then the overview is pushed again.
+   */
+  private readAgentSlotsOnce(s: NetworkSession, view: OverviewView): void {
+    for (const row of view.rows) {
+      const a = row.account.address
+      if (row.account.status === 'none' || this.agentsRead.has(a)) continue
+      this.agentsRead.add(a)
+      s.read.agents.slots(a, 'background').then(
+        () => this.overviewSoon(),
+        () => this.agentsRead.delete(a),
+      )
+    }
   }
 
   private async pushOverview(): Promise<void> {
@@ -256,6 +275,7 @@ export class DeskRuntime {
     const old = this.sessionPromise
     this.sessionPromise = null
     this.identities.clear()
+    this.agentsRead.clear()
     if (old) await old.then((s) => s.close()).catch(() => {})
   }
 
