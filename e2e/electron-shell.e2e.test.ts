@@ -61,7 +61,7 @@ describe('Electron main entry under a stub electron module', () => {
     expect(report.checks.traversalStatus).toBe(404)
   })
 
-  it('denies new windows, navigation, redirects, webviews and every permission', () => {
+  it('denies new windows, navigation, redirects, webviews, every permission and foreign downloads', () => {
     expect(report.appEvents).toContain('web-contents-created')
     expect(report.checks.windowOpen).toEqual({ action: 'deny' })
     expect(report.checks.navigationPrevented).toBe(true)
@@ -69,6 +69,8 @@ describe('Electron main entry under a stub electron module', () => {
     expect(report.checks.webviewPrevented).toBe(true)
     expect(report.checks.permissionGranted).toBe(false)
     expect(report.checks.permissionCheck).toBe(false)
+    // Downloads: only the app's own exports (blob URLs of its page) go through.
+    expect(report.checks.downloadPrevented).toEqual({ appExport: false, remote: true, otherBlob: true })
   })
 
   it('takes the single-instance lock and holds quit for an orderly shutdown', () => {

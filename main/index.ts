@@ -57,7 +57,7 @@ if (!app.requestSingleInstanceLock()) {
 }
 
 async function start(): Promise<void> {
-  refuseAllPermissions(session.defaultSession)
+  refuseAllPermissions(session.defaultSession, APP_ORIGIN)
   protocol.handle(APP_PROTOCOL, async (request) => {
     const url = new URL(request.url)
     if (url.host !== 'desk') return new Response('not found', { status: 404 })

@@ -24,6 +24,7 @@ const ready = new Promise((r) => (readyResolve = r))
 const ipcHandlers = new Map()
 const protocolHandlers = new Map()
 let permissionRequestHandler = null
+const sessionHandlers = new Map()
 let permissionCheckHandler = null
 
 export const app = {
@@ -60,7 +61,7 @@ export const session = {
   defaultSession: {
     setPermissionRequestHandler: (fn) => (permissionRequestHandler = fn),
     setPermissionCheckHandler: (fn) => (permissionCheckHandler = fn),
-    on: (ev) => record('session.on', ev),
+    on: (ev, fn) => (record('session.on', ev), sessionHandlers.set(ev, fn)),
   },
 }
 
@@ -143,6 +144,12 @@ async function scenario() {
   c.webviewPrevented = prevented('will-attach-webview')
   c.permissionGranted = await new Promise((r) => (permissionRequestHandler ? permissionRequestHandler(wc, 'media', r) : r('no handler')))
   c.permissionCheck = permissionCheckHandler ? permissionCheckHandler(wc, 'notifications') : 'no handler'
+  const download = (url) => {
+    let p = false
+    sessionHandlers.get('will-download')?.({ preventDefault: () => (p = true) }, { getURL: () => url })
+    return p
+  }
+  c.downloadPrevented = { appExport: download('blob:app://desk/5e0c7d1a'), remote: download('https://evil.example/x.exe'), otherBlob: download('blob:https://evil.example/1') }
 
   const invoke = ipcHandlers.get('desk:invoke')
   c.foreignFrame = await invoke(fakeEvent('https://evil.example/'), 'app.state', undefined)

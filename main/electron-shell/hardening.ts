@@ -48,7 +48,7 @@ export interface WebContentsLike {
 export interface SessionLike {
   setPermissionRequestHandler(handler: (wc: unknown, permission: string, callback: (granted: boolean) => void) => void): void
   setPermissionCheckHandler(handler: (...args: unknown[]) => boolean): void
-  on?(event: 'will-download', listener: (event: EventLike) => void): unknown
+  on?(event: 'will-download', listener: (event: EventLike, item: { getURL(): string }) => void): unknown
 }
 
 /**
@@ -64,9 +64,19 @@ export function lockDownWebContents(contents: WebContentsLike): void {
   contents.on('will-attach-webview', (e) => e.preventDefault())
 }
 
-/** Every permission request (camera, notifications, clipboard-read, …) is refused; downloads are cancelled. */
-export function refuseAllPermissions(session: SessionLike): void {
+/** Downloads the app itself creates (journal exports: blob URLs of its own page); nothing else. */
+export function isAppDownload(url: string, appOrigin: string): boolean {
+  return url.startsWith(`blob:${appOrigin}/`)
+}
+
+/**
+ * Every permission request (camera, notifications, clipboard-read, …) is refused; downloads are
+ * cancelled unless the app's own page made them (exports, saved through Electron's save dialog).
+ */
+export function refuseAllPermissions(session: SessionLike, appOrigin: string): void {
   session.setPermissionRequestHandler((_wc, _permission, callback) => callback(false))
   session.setPermissionCheckHandler(() => false)
-  session.on?.('will-download', (e) => e.preventDefault())
+  session.on?.('will-download', (e, item) => {
+    if (!isAppDownload(item.getURL(), appOrigin)) e.preventDefault()
+  })
 }

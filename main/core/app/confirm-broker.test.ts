@@ -9,19 +9,22 @@ describe('ConfirmBroker', () => {
   function setup(timeoutMs = 1000) {
     const hub = new EventHub()
     const seen: ConfirmRequest[] = []
+    const closed: { id: string; outcome: string }[] = []
     hub.subscribe((event, payload) => {
       if (event === 'confirm.request') seen.push(payload as ConfirmRequest)
+      if (event === 'confirm.closed') closed.push(payload as { id: string; outcome: string })
     })
-    return { broker: new ConfirmBroker(hub, timeoutMs), seen }
+    return { broker: new ConfirmBroker(hub, timeoutMs), seen, closed }
   }
 
   it('pushes the summary built in main and resolves with the operator answer', async () => {
-    const { broker, seen } = setup()
+    const { broker, seen, closed } = setup()
     const answer = broker.confirm({ title: 'Settle', summary: ['Settle 1.5 USDC'], needsPassphrase: true })
     expect(seen).toHaveLength(1)
     expect(seen[0]).toMatchObject({ title: 'Settle', summary: ['Settle 1.5 USDC'], needsPassphrase: true })
     expect(broker.respond(seen[0]!.id, { approved: true, passphrase: 'pw' })).toBe(true)
     await expect(answer).resolves.toEqual({ approved: true, passphrase: 'pw' })
+    expect(closed).toEqual([{ id: seen[0]!.id, outcome: 'approved' }])
     // A second answer to the same request is refused.
     expect(broker.respond(seen[0]!.id, { approved: true })).toBe(false)
   })
@@ -33,12 +36,13 @@ describe('ConfirmBroker', () => {
 
   it('declines requests nobody answers, and everything on cancelAll', async () => {
     vi.useFakeTimers()
-    const { broker } = setup(1000)
+    const { broker, closed } = setup(1000)
     const a = broker.confirm({ title: 'A', summary: ['a'], needsPassphrase: false })
     vi.advanceTimersByTime(1001)
     await expect(a).resolves.toEqual({ approved: false })
     const b = broker.confirm({ title: 'B', summary: ['b'], needsPassphrase: false })
     broker.cancelAll()
     await expect(b).resolves.toEqual({ approved: false })
+    expect(closed.map((c) => c.outcome)).toEqual(['expired', 'declined'])
   })
 })

@@ -24,7 +24,7 @@ export class ConfirmBroker implements Confirmer {
   confirm(request: ConfirmationRequest): Promise<ConfirmationResponse> {
     const id = randomUUID()
     return new Promise((resolve) => {
-      const timer = setTimeout(() => this.settle(id, { approved: false }), this.timeoutMs)
+      const timer = setTimeout(() => this.settle(id, { approved: false }, 'expired'), this.timeoutMs)
       this.pending.set(id, { resolve, timer })
       this.events.emit('confirm.request', {
         id,
@@ -46,12 +46,14 @@ export class ConfirmBroker implements Confirmer {
     for (const id of [...this.pending.keys()]) this.settle(id, { approved: false })
   }
 
-  private settle(id: string, response: ConfirmationResponse): boolean {
+  /** Resolves one request and tells every window it is closed (another window may have answered it). */
+  private settle(id: string, response: ConfirmationResponse, outcome?: 'expired'): boolean {
     const p = this.pending.get(id)
     if (!p) return false
     this.pending.delete(id)
     clearTimeout(p.timer)
     p.resolve(response)
+    this.events.emit('confirm.closed', { id, outcome: outcome ?? (response.approved ? 'approved' : 'declined') })
     return true
   }
 }
