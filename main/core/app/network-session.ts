@@ -21,11 +21,11 @@ export class NetworkSession {
   ) {}
 
   static async open(opts: { dataDir: string; journal: Journal; vault: () => Vault | null; startSandbox?: SandboxStarter; pendingJournal: (a: string) => number }): Promise<NetworkSession> {
-    const v = opts.vault()
     const read = await openReadSide({
       dataDir: opts.dataDir,
       journal: opts.journal,
-      vault: v,
+      // Looked up on each read, so a vault created or replaced later is seen without reconnecting.
+      vault: { listAccounts: () => opts.vault()?.listAccounts() ?? [] },
       pool: true,
       ...(opts.startSandbox ? { startSandbox: opts.startSandbox } : {}),
       pendingJournal: opts.pendingJournal,

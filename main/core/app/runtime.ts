@@ -52,6 +52,13 @@ export class DeskRuntime {
   /** Accounts whose agent slots were read in this session. */
   private readonly agentsRead = new Set<string>()
   private readonly identities = new Map<string, Pick<AccountView, 'kind' | 'status' | 'accountIndex'>>()
+  // Overview pushes: the last one sent (balance frames patch it), a full push at a time.
+  private lastOverview: OverviewView | null = null
+  private overviewTimer: ReturnType<typeof setTimeout> | null = null
+  private patchTimer: ReturnType<typeof setTimeout> | null = null
+  private readonly patchUsers = new Set<string>()
+  private pushing: Promise<void> | null = null
+  private pushAgain = false
 
   private constructor(readonly opts: RuntimeOptions) {
     mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 })
@@ -114,7 +121,6 @@ export class DeskRuntime {
     const v = await Vault.create({ path: vaultPath(this.opts.dataDir), passphrase, ...(this.opts.scryptN ? { scrypt: { n: this.opts.scryptN, r: 8, p: 1 } } : {}) })
     this.adoptVault(v)
     this.passphraseAt = this.now()
-    await this.resetSession()
     return this.vaultStatus()
   }
 
@@ -180,13 +186,6 @@ export class DeskRuntime {
   private streamAccounts(): { address: string; kind: 'balance' | 'credit' | 'unknown' }[] {
     return this.accountRefs().map((r) => ({ address: r.address, kind: this.identities.get(r.address)?.kind ?? 'unknown' }))
   }
-
-  private overviewTimer: ReturnType<typeof setTimeout> | null = null
-  private patchTimer: ReturnType<typeof setTimeout> | null = null
-  private readonly patchUsers = new Set<string>()
-  private lastOverview: OverviewView | null = null
-  private pushing: Promise<void> | null = null
-  private pushAgain = false
 
   /** Coalesces bursts of stream updates into one full overview push a quarter second later. */
   private overviewSoon(): void {
