@@ -2,10 +2,13 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { channelNames } from '../main/contract/channels'
+import { sandboxNetwork } from '../main/core/config/networks'
+import { SettingsStore } from '../main/core/config/settings'
 
-const root = join(__dirname, '..')
+const root = fileURLToPath(new URL('..', import.meta.url))
 
 interface StubReport {
   calls: string[]
@@ -29,6 +32,8 @@ describe('Electron main entry under a stub electron module', () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'desk-stub-'))
     const reportPath = join(dir, 'report.json')
+    // The app starts its in-process sandbox at launch: let the OS pick its ports here.
+    new SettingsStore(join(dir, 'userdata')).saveNetwork(sandboxNetwork({ trading: 0, earn: 0 }))
     const run = spawnSync(process.execPath, ['--import', join(root, 'e2e/stub-electron/register.mjs'), join(root, 'out/main/index.js')], {
       env: { ...process.env, STUB_ELECTRON_REPORT: reportPath, STUB_USER_DATA: join(dir, 'userdata'), STUB_CHANNELS: JSON.stringify(channelNames), TREASURY_DESK_DATA_DIR: join(dir, 'userdata') },
       encoding: 'utf8',
