@@ -59,6 +59,8 @@ export class DeskRuntime {
   private readonly patchUsers = new Set<string>()
   private pushing: Promise<void> | null = null
   private pushAgain = false
+  private lastStreamKey = ''
+  private lastStreamAt = 0
 
   private constructor(readonly opts: RuntimeOptions) {
     mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 })
@@ -176,11 +178,22 @@ export class DeskRuntime {
       }
       if (u.kind === 'balances') this.patchSoon(s, u.user)
       else this.overviewSoon()
+      this.streamStatus(pool)
     })
     pool.onReconnect(() => {
-      this.events.emit('stream.status', pool.status())
+      this.streamStatus(pool, true)
       if (this.vaultInstance) s.reconcileSoon()
     })
+  }
+
+  /** Pushes the stream status when it changed, and otherwise at most every 2 s (its ages tick). */
+  private streamStatus(pool: NonNullable<NetworkSession['read']['pool']>, force = false): void {
+    const st = pool.status()
+    const key = `${st.connected}/${st.connections}/${st.subscriptions}/${st.reconnects}`
+    if (!force && key === this.lastStreamKey && this.now() - this.lastStreamAt < 2000) return
+    this.lastStreamKey = key
+    this.lastStreamAt = this.now()
+    this.events.emit('stream.status', st)
   }
 
   private streamAccounts(): { address: string; kind: 'balance' | 'credit' | 'unknown' }[] {
@@ -267,7 +280,7 @@ export class DeskRuntime {
     const view = await this.overview('background')
     this.events.emit('state.overview', view)
     const pool = (await this.session()).read.pool
-    if (pool) this.events.emit('stream.status', pool.status())
+    if (pool) this.streamStatus(pool)
   }
 
   async resetSession(): Promise<void> {
