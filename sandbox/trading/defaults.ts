@@ -44,7 +44,7 @@ export const ACTIVATION_FEE_ATOMS = 100_000_000n
 export const ACTIVATION_FEE_ASSETS = [1, 2]
 
 /** A mark older than this, against the block time, is stale. */
-export const MARK_STALE_MS = 60_000
+export { MARK_STALE_AFTER_MS as MARK_STALE_MS } from '../../main/core/wire/assumptions'
 
 /** Retained recent window, in blocks. */
 export const RETAINED_BLOCKS = 10_000

@@ -1,3 +1,4 @@
+import { OWNER_PARAM } from '../../main/core/wire/assumptions'
 import type { Address } from 'viem'
 import { formatAtoms } from '../../main/core/money/decimal'
 import { DEPOSIT_CONTRACTS, RETAINED_BLOCKS, WITHDRAW_CHAINS } from './defaults'
@@ -274,7 +275,7 @@ const handlers: Record<string, (ctx: InfoCtx, b: Obj) => HttpResult> = {
   },
 
   userBalances: ({ state }, b) => {
-    const u = user(b.user)
+    const u = user(b[OWNER_PARAM], OWNER_PARAM)
     const acct = state.accounts.get(u)
     const balances = acct && acct.kind === 'balance'
       ? [...acct.balances].sort((x, y) => x[0] - y[0]).map(([id, bal]) => ({
@@ -290,13 +291,13 @@ const handlers: Record<string, (ctx: InfoCtx, b: Obj) => HttpResult> = {
   },
 
   accountStatus: ({ state }, b) => {
-    const u = user(b.user)
+    const u = user(b[OWNER_PARAM], OWNER_PARAM)
     const acct = state.accounts.get(u)
     return ok({ user: u, found: !!acct, status: acct?.status ?? null, account_index: acct?.index ?? null, account_type: acct ? acct.kind : null })
   },
 
   spotCreditAccount: ({ state, nowMs, staleMarks }, b) => {
-    const u = user(b.user)
+    const u = user(b[OWNER_PARAM], OWNER_PARAM)
     const acct = state.accounts.get(u)
     if (!acct || acct.kind !== 'credit') return ok({ user: u, found: false })
     const view = creditView(state, acct, nowMs, staleMarks)
@@ -312,7 +313,7 @@ const handlers: Record<string, (ctx: InfoCtx, b: Obj) => HttpResult> = {
   },
 
   spotCreditPositions: ({ state, nowMs, staleMarks }, b) => {
-    const u = user(b.user)
+    const u = user(b[OWNER_PARAM], OWNER_PARAM)
     return ok({ user: u, positions: creditPositions(state, u, nowMs, staleMarks) })
   },
 
@@ -336,7 +337,7 @@ const handlers: Record<string, (ctx: InfoCtx, b: Obj) => HttpResult> = {
   },
 
   openOrders: ({ state }, b) => {
-    const u = user(b.user)
+    const u = user(b[OWNER_PARAM], OWNER_PARAM)
     const id = marketIdParam(b.market_id, true)
     const all = [...(state.openByOwner.get(u)?.values() ?? [])]
       .filter((o) => id === -1 || o.marketId === id)
@@ -346,7 +347,7 @@ const handlers: Record<string, (ctx: InfoCtx, b: Obj) => HttpResult> = {
   },
 
   userAgents: ({ state }, b) => {
-    const u = user(b.user)
+    const u = user(b[OWNER_PARAM], OWNER_PARAM)
     const acct = state.accounts.get(u)
     const agents = [0, 1, 2, 3].map((slot) => {
       const a = acct?.agents[slot] ?? null

@@ -1,8 +1,9 @@
 import type { InfoClient } from '../exchange/info/client'
 import type { Lane } from '../exchange/scheduler'
+import { MARK_STALE_AFTER_MS } from '../wire/assumptions'
 
-/** The mark staleness the desk assumes (the spec names none; the sandbox uses 60 s). */
-export const DEFAULT_MARK_STALE_AFTER_MS = 60_000
+/** The mark staleness the desk assumes (the spec names none; shared with the sandbox). */
+export const DEFAULT_MARK_STALE_AFTER_MS = MARK_STALE_AFTER_MS
 
 export interface AssetMeta {
   assetId: number

@@ -1,3 +1,4 @@
+import { OWNER_PARAM } from '../../wire/assumptions'
 import * as v from 'valibot'
 
 /**
@@ -58,4 +59,5 @@ export function rowsEnvelope<TRow extends v.GenericSchema>(keys: readonly string
 }
 
 export const noParams = v.optional(v.strictObject({}), {})
-export const userParams = v.strictObject({ user: reqAddress })
+/** The owner parameter of the reads whose parameter names the spec does not show (shared with the sandbox). */
+export const userParams = v.strictObject({ [OWNER_PARAM]: reqAddress })

@@ -1,3 +1,4 @@
+import { OWNER_PARAM } from '../../../wire/assumptions'
 import * as v from 'valibot'
 import { defineInfo } from '../define'
 import { cloid, decimalStr, int, nonNegInt, reqAddress, timeMs, uint } from '../fields'
@@ -19,6 +20,6 @@ export type OpenOrder = v.InferOutput<typeof OpenOrderSchema>
 /** `openOrders`: one market, or -1 for every market (at most 500 rows, then `truncated`). */
 export const openOrders = defineInfo({
   type: 'openOrders',
-  request: v.strictObject({ user: reqAddress, market_id: v.pipe(v.number(), v.safeInteger(), v.minValue(-1)) }),
+  request: v.strictObject({ [OWNER_PARAM]: reqAddress, market_id: v.pipe(v.number(), v.safeInteger(), v.minValue(-1)) }),
   response: v.looseObject({ market_id: v.optional(int), orders: v.array(OpenOrderSchema), truncated: v.boolean() }),
 })
