@@ -86,4 +86,24 @@ describe('OverviewView', () => {
     expect(table).not.toContain('cash-1')
     wrapper.unmount()
   })
+
+  it('sorts from a labelled select, unknown totals last in either direction', async () => {
+    const OTHER = '0x3333333333333333333333333333333333333333' as const
+    desk.handle('portfolio.overview', () =>
+      view([row(CASH, 'small', { totalUsd: '12.5' }), row(CREDIT, 'unknown-total', { totalUsd: null }), row(OTHER, 'big', { totalUsd: '100000.01' })]),
+    )
+    const { wrapper } = await mountScreen(OverviewViewScreen, { path: '/overview', props: { virtual: false } })
+    await flush()
+    const order = () => wrapper.findAll('[data-testid="overview-table"] tbody tr').map((r) => r.text().match(/small|unknown-total|big/)?.[0])
+    expect(order()).toEqual(['small', 'unknown-total', 'big'])
+    await wrapper.get('select[aria-label="Sort by"]').setValue('usd-desc')
+    await flush()
+    expect(order()).toEqual(['big', 'small', 'unknown-total'])
+    await wrapper.get('select[aria-label="Sort by"]').setValue('usd-asc')
+    await flush()
+    expect(order()).toEqual(['small', 'big', 'unknown-total'])
+    // No header is a sort control (those cannot be reached from the keyboard).
+    expect(wrapper.findAll('[data-testid="overview-table"] th .n-data-table-sorter')).toHaveLength(0)
+    wrapper.unmount()
+  })
 })
