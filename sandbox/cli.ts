@@ -48,7 +48,8 @@ async function main(): Promise<void> {
   opts.port = port ?? SANDBOX_DEFAULT_PORTS.trading
   const earnPort = intArg('earn-port', values['earn-port'])
   if (earnPort !== undefined) opts.earnPort = earnPort
-  else if (port === undefined) opts.earnPort = SANDBOX_DEFAULT_PORTS.earn
+  // The earn pool gets its own server only when it has its own port.
+  else if (port === undefined && SANDBOX_DEFAULT_PORTS.earn !== SANDBOX_DEFAULT_PORTS.trading) opts.earnPort = SANDBOX_DEFAULT_PORTS.earn
   opts.seed = values['no-seed'] ? false : values.seed === undefined || values.seed === 'default' ? true : values.seed
   if (values['data-dir']) opts.dataDir = values['data-dir']
   const blockMs = intArg('block-ms', values['block-ms'], 10)
