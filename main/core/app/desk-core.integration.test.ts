@@ -88,6 +88,15 @@ describe('desk core through the contract, against the sandbox', () => {
     }
   })
 
+  it('announces a dropped stream at once and its recovery', async () => {
+    await expect.poll(() => streamStatuses.some((st) => st.connected), { timeout: 10_000 }).toBe(true)
+    const before = streamStatuses.length
+    d.sandbox.ws.disconnectAll()
+    await expect.poll(() => streamStatuses.slice(before).some((st) => !st.connected), { timeout: 5_000, interval: 20 }).toBe(true)
+    const dropped = streamStatuses.slice(before).findIndex((st) => !st.connected)
+    await expect.poll(() => streamStatuses.slice(before + dropped).some((st) => st.connected), { timeout: 15_000, interval: 50 }).toBe(true)
+  })
+
   it('rejects excess precision before signing', async () => {
     await expect(d.call('settle.preview', { creditAccount: devOwner(3).address, cashAccount: devOwner(0).address, assetId: 3, amount: '0.000000001' })).rejects.toMatchObject({ code: 'ExcessPrecision' })
   })

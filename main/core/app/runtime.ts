@@ -184,6 +184,8 @@ export class DeskRuntime {
       this.streamStatus(pool, true)
       if (this.vaultInstance) s.reconcileSoon()
     })
+    // A socket dropping is announced at once (the operator sees values start to age).
+    pool.onStatusChange(() => this.streamStatus(pool))
   }
 
   /** Pushes the stream status when it changed, and otherwise at most every 2 s (its ages tick). */

@@ -56,6 +56,7 @@ export class StreamPool {
   private readonly book = new FillBook()
   private readonly listeners = new Set<Listener>()
   private readonly reconnectListeners = new Set<ReconnectListener>()
+  private readonly statusListeners = new Set<(status: PoolStatus) => void>()
   private readonly coalescer: Coalescer<StateUpdate>
   private running = false
   private startedAt = 0
@@ -134,6 +135,12 @@ export class StreamPool {
 
   state(user: string): LiveAccountState {
     return this.stateOf(user)
+  }
+
+  /** Called whenever a socket opens, closes, waits to reconnect or gets an acknowledgement. */
+  onStatusChange(listener: (status: PoolStatus) => void): () => void {
+    this.statusListeners.add(listener)
+    return () => this.statusListeners.delete(listener)
   }
 
   /** Whether `user`'s snapshot channel is streaming now, so state received at `at` is still current. */
@@ -301,6 +308,15 @@ export class StreamPool {
         },
         onProblem: (t) => {
           this.lastProblem = t
+        },
+        onStateChange: () => {
+          for (const l of this.statusListeners) {
+            try {
+              l(this.status())
+            } catch (e) {
+              this.lastProblem = e instanceof Error ? e.message : String(e)
+            }
+          }
         },
       })
       this.conns.push(c)
