@@ -138,47 +138,34 @@ export interface SettleRepayResult {
   outcome: WriteOutcome
 }
 
-/** Validates, previews, asks the operator (vault gate), signs with the credit account's owner key and submits. */
-export async function settle(ctx: WriteContext, req: SettleRequest): Promise<SettleRepayResult> {
-  const preview = await previewSettle(ctx, req)
-  requireOwnerKey(ctx, preview.from as Address, 'credit account')
-  const action: Omit<SettleAction, 'cloid'> & { cloid?: string } = {
-    type: 'settle',
-    asset_id: String(preview.asset.assetId),
-    amount: preview.amountAtoms,
-    cash_account: preview.to,
-    ...(req.cloid ? { cloid: req.cloid } : {}),
-  }
-  const summary = `settle ${preview.amount} ${preview.asset.symbol} from ${short(preview.from)} to ${short(preview.to)}`
+/**
+ * Signs a previewed settle or repay with the owner key of its `from` account (after the vault's
+ * confirmation gate) and submits it; the two differ only in the action type and counterparty field.
+ */
+async function submitPreviewed(ctx: WriteContext, preview: TransferPreview, cloid: string | undefined, role: string): Promise<SettleRepayResult> {
+  const from = preview.from as Address
+  requireOwnerKey(ctx, from, role)
+  const common = { asset_id: String(preview.asset.assetId), amount: preview.amountAtoms, ...(cloid ? { cloid } : {}) }
+  const action = (preview.kind === 'settle' ? { type: 'settle', ...common, cash_account: preview.to } : { type: 'repay', ...common, margin_account: preview.to }) as SettleAction | RepayAction
+  const verb = preview.kind === 'settle' ? 'Settle' : 'Repay'
   const r = await ctx.submitter.submit({
-    account: preview.from as Address,
-    signer: { owner: preview.from as Address, role: 'owner' },
-    action: action as SettleAction,
-    summary,
-    intent: { action: 'settle', title: `Settle ${preview.amount} ${preview.asset.symbol}`, summary: previewLines(preview) },
+    account: from,
+    signer: { owner: from, role: 'owner' },
+    action,
+    summary: `${preview.kind} ${preview.amount} ${preview.asset.symbol} from ${short(preview.from)} to ${short(preview.to)}`,
+    intent: { action: preview.kind, title: `${verb} ${preview.amount} ${preview.asset.symbol}`, summary: previewLines(preview) },
   })
   return { preview, outcome: outcomeOf(r) }
 }
 
+/** Validates, previews, asks the operator (vault gate), signs with the credit account's owner key and submits. */
+export async function settle(ctx: WriteContext, req: SettleRequest): Promise<SettleRepayResult> {
+  return submitPreviewed(ctx, await previewSettle(ctx, req), req.cloid, 'credit account')
+}
+
+/** The same for repay, signed by the paying balance-mode account. */
 export async function repay(ctx: WriteContext, req: RepayRequest): Promise<SettleRepayResult> {
-  const preview = await previewRepay(ctx, req)
-  requireOwnerKey(ctx, preview.from as Address, 'paying account')
-  const action: Omit<RepayAction, 'cloid'> & { cloid?: string } = {
-    type: 'repay',
-    asset_id: String(preview.asset.assetId),
-    amount: preview.amountAtoms,
-    margin_account: preview.to,
-    ...(req.cloid ? { cloid: req.cloid } : {}),
-  }
-  const summary = `repay ${preview.amount} ${preview.asset.symbol} from ${short(preview.from)} to ${short(preview.to)}`
-  const r = await ctx.submitter.submit({
-    account: preview.from as Address,
-    signer: { owner: preview.from as Address, role: 'owner' },
-    action: action as RepayAction,
-    summary,
-    intent: { action: 'repay', title: `Repay ${preview.amount} ${preview.asset.symbol}`, summary: previewLines(preview) },
-  })
-  return { preview, outcome: outcomeOf(r) }
+  return submitPreviewed(ctx, await previewRepay(ctx, req), req.cloid, 'paying account')
 }
 
 /** The lines the confirmation gate shows: exactly what is signed and its predicted effect. */

@@ -6,7 +6,7 @@
 import { openWriteSession, type OpenedWriteSession } from '../../core/services/session-factory'
 import type { Vault } from '../../core/vault'
 import type { CliContext } from './context'
-import { UsageError, type OptionSpec } from './router'
+import { UsageError, type Command, type CommandGroup, type OptionSpec } from './router'
 
 export const NETWORK_OPTION: Record<string, OptionSpec> = {
   network: { type: 'string', valueName: 'NAME', description: 'network to use (default: sandbox)' },
@@ -27,4 +27,50 @@ export function required(ctx: CliContext, name: string): string {
   const v = ctx.string(name)
   if (v === undefined || v === '') throw new UsageError(`--${name} is required`)
   return v
+}
+
+/**
+ * The `preview` and `submit` commands of a settle-like write (settle, repay): FROM TO ASSET AMOUNT,
+ * previewed without signing, or submitted through the confirmation gate.
+ */
+export function previewSubmitGroup<P, R extends { preview: P; outcome: { journalId: number; cloid: string; state: string; txHash: string | null } }>(spec: {
+  name: string
+  summary: string
+  positionals: [string, string, string, string]
+  submitSummary: string
+  preview: (ctx: OpenedWriteSession['session']['ctx'], req: { from: string; to: string; asset: string; amount: string; cloid?: string }) => Promise<P>
+  submit: (ctx: OpenedWriteSession['session']['ctx'], req: { from: string; to: string; asset: string; amount: string; cloid?: string }) => Promise<R>
+  lines: (p: P) => string[]
+}): CommandGroup {
+  const options: Record<string, OptionSpec> = { ...NETWORK_OPTION, cloid: { type: 'string', valueName: 'CLOID', description: 'client order id (0x + 32 hex; generated when omitted)' } }
+  const req = (ctx: CliContext) => {
+    const [from, to, asset, amount] = ctx.positionals as [string, string, string, string]
+    const cloid = ctx.string('cloid')
+    return { from, to, asset, amount, ...(cloid ? { cloid } : {}) }
+  }
+  const preview: Command = {
+    name: 'preview',
+    summary: `validate a ${spec.name} and show its effect on both accounts (signs nothing)`,
+    positionals: spec.positionals,
+    options,
+    async run(ctx) {
+      await withWriteSession(ctx, { unlock: false }, async ({ session }) => {
+        const p = await spec.preview(session.ctx, req(ctx))
+        ctx.print(spec.lines(p), p)
+      })
+    },
+  }
+  const submit: Command = {
+    name: 'submit',
+    summary: spec.submitSummary,
+    positionals: spec.positionals,
+    options,
+    async run(ctx) {
+      await withWriteSession(ctx, { unlock: true }, async ({ session }) => {
+        const r = await spec.submit(session.ctx, req(ctx))
+        ctx.print([...spec.lines(r.preview), `journal #${r.outcome.journalId} cloid ${r.outcome.cloid}: ${r.outcome.state}${r.outcome.txHash ? ` tx ${r.outcome.txHash}` : ''}`], r)
+      })
+    },
+  }
+  return { name: spec.name, summary: spec.summary, commands: [preview, submit] }
 }

@@ -1,43 +1,13 @@
 /** `desk repay …`: reduce a credit account's short from a balance-mode account. */
 import { previewLines, previewRepay, repay } from '../../../core/services/settle-repay'
-import type { CliContext } from '../context'
-import { NETWORK_OPTION, withWriteSession } from '../desk-write'
-import type { Command, CommandGroup } from '../router'
+import { previewSubmitGroup } from '../desk-write'
 
-const OPTIONS = { ...NETWORK_OPTION, cloid: { type: 'string' as const, valueName: 'CLOID', description: 'client order id (0x + 32 hex; generated when omitted)' } }
-const POS = ['PAYING_ACCOUNT', 'CREDIT_ACCOUNT', 'ASSET', 'AMOUNT']
-
-function req(ctx: CliContext) {
-  const [from, to, asset, amount] = ctx.positionals as [string, string, string, string]
-  const cloid = ctx.string('cloid')
-  return { from, to, asset, amount, ...(cloid ? { cloid } : {}) }
-}
-
-const preview: Command = {
-  name: 'preview',
-  summary: 'validate a repay and show its effect on both accounts (signs nothing)',
-  positionals: POS,
-  options: OPTIONS,
-  async run(ctx) {
-    await withWriteSession(ctx, { unlock: false }, async ({ session }) => {
-      const p = await previewRepay(session.ctx, req(ctx))
-      ctx.print(previewLines(p), p)
-    })
-  },
-}
-
-const submit: Command = {
-  name: 'submit',
-  summary: "repay AMOUNT of ASSET from PAYING_ACCOUNT toward CREDIT_ACCOUNT's short (asks to confirm)",
-  positionals: POS,
-  options: OPTIONS,
-  async run(ctx) {
-    await withWriteSession(ctx, { unlock: true }, async ({ session }) => {
-      const r = await repay(session.ctx, req(ctx))
-      ctx.print([...previewLines(r.preview), `journal #${r.outcome.journalId} cloid ${r.outcome.cloid}: ${r.outcome.state}${r.outcome.txHash ? ` tx ${r.outcome.txHash}` : ''}`], r)
-    })
-  },
-}
-
-const group: CommandGroup = { name: 'repay', summary: 'repay a credit account short from a balance-mode account', commands: [preview, submit] }
-export default group
+export default previewSubmitGroup({
+  name: 'repay',
+  summary: 'repay a credit account short from a balance-mode account',
+  positionals: ['PAYING_ACCOUNT', 'CREDIT_ACCOUNT', 'ASSET', 'AMOUNT'],
+  submitSummary: "repay AMOUNT of ASSET from PAYING_ACCOUNT toward CREDIT_ACCOUNT's short (asks to confirm)",
+  preview: previewRepay,
+  submit: repay,
+  lines: previewLines,
+})
