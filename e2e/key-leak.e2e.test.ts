@@ -2,7 +2,7 @@ import { bytesToHex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { decryptKeystore } from '../main/core/vault'
 import { DEV_OWNERS, devOwner } from '../sandbox/scenario/dev-keys'
-import { TEST_PASSPHRASE } from '../main/core/app/test-support'
+import { TEST_PASSPHRASE } from '../main/testing/desk-on-sandbox'
 import { openDesk, type DeskSession } from './harness'
 
 /**
@@ -57,7 +57,7 @@ describe('no private key ever crosses IPC', () => {
 
     // Every key the vault holds after the session: the imported development owners, the
     // generated owner key and the generated agent key (recovered here through an export).
-    const vault = s.core.runtime.requireUnlocked()
+    const vault = s.core.vault.requireUnlocked()
     const keys = new Set<string>(DEV_OWNERS.map((o) => o.privateKey.slice(2).toLowerCase()))
     const exportPass = 'export passphrase for the test 9!'
     for (const acct of vault.listAccounts()) {

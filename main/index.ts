@@ -7,10 +7,12 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { app, BrowserWindow, dialog, ipcMain, powerMonitor, protocol, session, shell, type IpcMainInvokeEvent } from 'electron'
 import { EVENT_CHANNEL, INVOKE_CHANNEL } from './contract/bridge'
-import { createDeskCore, type DeskCore } from './core/app/desk-core'
+import { createDeskCore, type DeskCore } from './core/app/compose'
 import { APP_NAME, defaultDataDir } from './core/config/paths'
+import type { SettingsStore } from './core/config/settings'
 import { APP_ORIGIN, APP_PROTOCOL, isAppFrameUrl } from './core/ipc/sender'
 import { isAllowedExternalUrl, lockDownWebContents, refuseAllPermissions, secureWebPreferences } from './electron-shell/hardening'
+import { sandboxPorts } from './hosts/dev'
 import { readStaticFile, securityHeaders } from './hosts/static-files'
 
 const here = fileURLToPath(new URL('.', import.meta.url))
@@ -66,8 +68,10 @@ async function start(): Promise<void> {
     return new Response(new Uint8Array(file.body), { status: 200, headers: securityHeaders(file.mime) })
   })
 
+  const dataDir = app.getPath('userData')
   core = await createDeskCore({
-    dataDir: app.getPath('userData'),
+    dataDir,
+    ...sandboxPorts(dataDir),
     host: 'electron',
     version: app.getVersion(),
     services: {
@@ -80,7 +84,7 @@ async function start(): Promise<void> {
         return result.canceled ? null : (result.filePaths[0] ?? null)
       },
       async openExternal(url) {
-        if (!isAllowedExternalUrl(url, core?.externalHosts() ?? [])) return false
+        if (!isAllowedExternalUrl(url, core ? configuredHttpsHosts(core.settings) : [])) return false
         await shell.openExternal(url)
         return true
       },
@@ -123,4 +127,21 @@ function createWindow(): void {
     mainWindow = null
   })
   void mainWindow.loadURL(`${APP_ORIGIN}/index.html`)
+}
+
+/** https hosts of the configured networks (the external-link allow-list's extra hosts). */
+function configuredHttpsHosts(settings: SettingsStore): string[] {
+  const hosts = new Set<string>()
+  for (const n of settings.networks()) {
+    for (const u of [n.tradingUrl, n.earnUrl]) {
+      if (!u) continue
+      try {
+        const url = new URL(u)
+        if (url.protocol === 'https:') hosts.add(url.hostname)
+      } catch {
+        // unset or malformed URLs are simply not allowed
+      }
+    }
+  }
+  return [...hosts]
 }

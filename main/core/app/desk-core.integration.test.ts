@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AccountView, OverviewView, PreviewView, SubmissionView, WriteOutcome, EarnOverviewView, AppState } from '../../contract/types'
 import { devOwner } from '../../../sandbox/scenario/dev-keys'
 import { parseDecimal } from '../money/decimal'
-import { startDeskOnSandbox, TEST_PASSPHRASE, type DeskOnSandbox } from './test-support'
+import { startDeskOnSandbox, TEST_PASSPHRASE, type DeskOnSandbox } from '../../testing/desk-on-sandbox'
 
 describe('desk core through the contract, against the sandbox', () => {
   let d: DeskOnSandbox

@@ -58,3 +58,21 @@ export function createDispatcher(handlers: HandlerTable, log?: DispatchLog) {
 }
 
 export type Dispatch = ReturnType<typeof createDispatcher>
+
+/**
+ * Joins the features' handler slices into the table for the contract, refusing a channel
+ * handled twice or not at all (checked once, when the core is composed).
+ */
+export function mergeHandlers(slices: readonly Partial<Record<ChannelName, unknown>>[]): HandlerTable {
+  const table: Partial<Record<ChannelName, unknown>> = {}
+  for (const slice of slices) {
+    for (const name of Object.keys(slice) as ChannelName[]) {
+      if (name in table) throw new Error(`contract channel ${name} has two handlers`)
+      if (!isChannel(name)) throw new Error(`handler for ${name}, which is not a contract channel`)
+      table[name] = slice[name]
+    }
+  }
+  const missing = (Object.keys(channels) as ChannelName[]).filter((n) => !(n in table))
+  if (missing.length > 0) throw new Error(`contract channels without a handler: ${missing.join(', ')}`)
+  return table as HandlerTable
+}

@@ -3,22 +3,30 @@
  * write session over the shared vault and journal, runs one command, and always closes in order
  * (reconciler stopped, in-flight writes recorded, journal closed).
  */
-import { openWriteSession, type OpenedWriteSession } from '../../core/services/session-factory'
+import type { ResolvedNetwork } from '../../core/config/networks'
+import type { Journal } from '../../core/journal'
+import type { WriteSide } from '../../core/session'
+import { withCliSession } from './cli-session'
 import type { Vault } from '../../core/vault'
 import type { CliContext } from './context'
 import { UsageError, type Command, type CommandGroup, type OptionSpec } from './router'
 
 export const NETWORK_OPTION: Record<string, OptionSpec> = {
-  network: { type: 'string', valueName: 'NAME', description: 'network to use (default: sandbox)' },
+  network: { type: 'string', valueName: 'NAME', description: 'network to use (default: the selected one, as in the app)' },
+}
+
+/** The write side of one command: the network, its journal and its submitter/reconciler/earn client. */
+export interface OpenedWriteSession {
+  network: ResolvedNetwork
+  journal: Journal
+  session: WriteSide
 }
 
 export async function withWriteSession<T>(ctx: CliContext, opts: { unlock: boolean }, run: (s: OpenedWriteSession, vault: Vault) => Promise<T>): Promise<T> {
   const vault = opts.unlock ? await ctx.unlockedVault() : await ctx.openVault()
-  const opened = await openWriteSession({ dataDir: ctx.dataDir, networkName: ctx.string('network'), vault })
   try {
-    return await run(opened, vault)
+    return await withCliSession(ctx, vault, (s, journal) => run({ network: s.network, journal, session: s.write() }, vault))
   } finally {
-    await opened.close()
     vault.lock()
   }
 }

@@ -6,8 +6,9 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
-import { createDeskCore } from '../../core/app/desk-core'
-import { headlessHostServices } from '../../core/app/host-services'
+import { createDeskCore } from '../../core/app/compose'
+import { headlessHostServices } from '../../core/features/host'
+import { sandboxPorts } from '../dev'
 import { defaultDataDir } from '../../core/config/paths'
 import { startWebHost } from './server'
 
@@ -26,8 +27,10 @@ if (!existsSync(join(rendererRoot, 'index.html'))) {
   process.exit(1)
 }
 
+const dataDir = values['data-dir'] ?? defaultDataDir()
 const core = await createDeskCore({
-  dataDir: values['data-dir'] ?? defaultDataDir(),
+  dataDir,
+  ...sandboxPorts(dataDir),
   host: 'web',
   version: process.env.npm_package_version ?? '0.0.0',
   services: headlessHostServices,

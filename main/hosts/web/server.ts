@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { WebSocketServer, type WebSocket } from 'ws'
 import { DeskError } from '../../core/errors/desk-error'
-import type { DeskCore } from '../../core/app/desk-core'
+import type { DeskCore } from '../../core/app/compose'
 import { readStaticFile, securityHeaders } from '../static-files'
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])

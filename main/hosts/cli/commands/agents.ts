@@ -1,8 +1,8 @@
 /** `desk agents …`: the 4 agent slots of an owner: list, approve, revoke, rotate. */
 import { DeskError } from '../../../core/errors/desk-error'
 import { parseAddress } from '../../../core/vault'
-import { AgentsReadService } from '../../../core/services/agents-read'
-import { approveAgent, revokeAgent, rotateAgent } from '../../../core/services/agents-write'
+import { AgentsReadService } from '../../../core/features/agents/agents-read.service'
+import { approveAgent, revokeAgent, rotateAgent } from '../../../core/features/agents/agents-write.service'
 import { isAgentSlot } from '../../../core/vault'
 import type { CliContext } from '../context'
 import { withWriteSession } from '../desk-write'

@@ -1,5 +1,5 @@
 /** `desk earn …`: earn pool balances, withdrawals queue, create / claim / cancel. */
-import { cancelEarnWithdrawal, claimEarnWithdrawal, createEarnWithdrawal, earnOverview, previewCreateWithdrawal } from '../../../core/services/earn'
+import { cancelEarnWithdrawal, claimEarnWithdrawal, createEarnWithdrawal, earnOverview, previewCreateWithdrawal } from '../../../core/features/earn/earn.service'
 import { DeskError } from '../../../core/errors/desk-error'
 import { NETWORK_OPTION, withWriteSession } from '../desk-write'
 import type { Command, CommandGroup } from '../router'

@@ -1,7 +1,7 @@
 /** `desk orders …`: open orders, the order ticket, cancels, the emergency cancel-all, transfers, withdraw, activateFor. */
 import { DeskError } from '../../../core/errors/desk-error'
-import { cancelAllInMarket, cancelOrder, checkOrderTicket, emergencyCancelAll, openOrdersAcross, placeOrder } from '../../../core/services/orders'
-import { activateFor, transfer, withdraw } from '../../../core/services/transfers'
+import { cancelAllInMarket, cancelOrder, checkOrderTicket, emergencyCancelAll, openOrdersAcross, placeOrder } from '../../../core/features/orders/orders.service'
+import { activateFor, transfer, withdraw } from '../../../core/features/transfers/transfers.service'
 import type { OrderType, Side, Tif } from '../../../core/wire'
 import type { CliContext } from '../context'
 import { NETWORK_OPTION, required, withWriteSession } from '../desk-write'

@@ -1,5 +1,5 @@
 /** `desk repay …`: reduce a credit account's short from a balance-mode account. */
-import { previewLines, previewRepay, repay } from '../../../core/services/settle-repay'
+import { previewLines, previewRepay, repay } from '../../../core/features/settle-repay/settle-repay.service'
 import { previewSubmitGroup } from '../desk-write'
 
 export default previewSubmitGroup({

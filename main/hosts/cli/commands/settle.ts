@@ -1,5 +1,5 @@
 /** `desk settle …`: move value out of a credit account's long into a balance-mode cash account. */
-import { previewLines, previewSettle, settle } from '../../../core/services/settle-repay'
+import { previewLines, previewSettle, settle } from '../../../core/features/settle-repay/settle-repay.service'
 import { previewSubmitGroup } from '../desk-write'
 
 export default previewSubmitGroup({

@@ -1,8 +1,14 @@
 /** Opens the read side of the core for one `desk` invocation (selected network or --network). */
 import type { Address } from '../../../contract/types'
-import { openJournal, UNRESOLVED_STATES } from '../../../core/journal'
-import { openReadSide, type ReadSide } from '../../../core/services/read-side'
-import type { AccountRef } from '../../../core/services/portfolio'
+import type { ResolvedNetwork } from '../../../core/config/networks'
+import { SettingsStore } from '../../../core/config/settings'
+import type { InfoClient } from '../../../core/exchange/info/client'
+import { UNRESOLVED_STATES } from '../../../core/journal'
+import type { AccountRef } from '../../../core/features/accounts'
+import { creditFor, type CreditHealthService } from '../../../core/features/credit'
+import { portfolioFor, type PortfolioService } from '../../../core/features/portfolio'
+import type { LastKnownState } from '../../../core/session'
+import { withCliSession } from '../cli-session'
 import type { CliContext } from '../context'
 import type { OptionSpec } from '../router'
 
@@ -10,26 +16,22 @@ export const NETWORK_OPTION: Record<string, OptionSpec> = {
   network: { type: 'string', valueName: 'NAME', description: 'network to use (default: the selected one)' },
 }
 
-/** Runs `fn` with the read side, then closes the journal and the clients. */
+/** What the read commands use: the session's /info client and state, and the read-model services. */
+export interface ReadSide {
+  connected: { network: ResolvedNetwork }
+  info: InfoClient
+  lastKnown: LastKnownState
+  portfolio: PortfolioService
+  credit: CreditHealthService
+}
+
+/** Runs `fn` with the read side of the selected network (or --network), then closes everything. */
 export async function withReadSide<T>(ctx: CliContext, fn: (rs: ReadSide) => Promise<T>): Promise<T> {
-  const journal = openJournal(ctx.dataDir)
-  try {
-    let network = ''
-    const rs = await openReadSide({
-      dataDir: ctx.dataDir,
-      network: ctx.string('network'),
-      journal,
-      pendingJournal: (a) => journal.count({ network, account: a.toLowerCase(), state: [...UNRESOLVED_STATES] }),
-    })
-    network = rs.connected.network.name
-    try {
-      return await fn(rs)
-    } finally {
-      await rs.close()
-    }
-  } finally {
-    journal.close()
-  }
+  const settings = new SettingsStore(ctx.dataDir)
+  return withCliSession(ctx, null, (s, journal) => {
+    const pendingJournal = (network: string, a: string) => journal.count({ network, account: a.toLowerCase(), state: [...UNRESOLVED_STATES] })
+    return fn({ connected: { network: s.network }, info: s.info, lastKnown: s.lastKnown, portfolio: portfolioFor(s, { settings, pendingJournal }), credit: creditFor(s, settings) })
+  })
 }
 
 /** The vault's accounts as portfolio references (no passphrase needed to list them). */

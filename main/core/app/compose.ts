@@ -1,0 +1,124 @@
+import { mkdirSync } from 'node:fs'
+import type { SandboxStarter } from '../config/networks'
+import { SettingsStore } from '../config/settings'
+import { HostSchedulers } from '../exchange/scheduler'
+import { ConfirmBroker } from '../ipc/confirm-broker'
+import { createDispatcher, mergeHandlers, type CallContext, type Dispatch } from '../ipc/dispatch'
+import { EventHub } from '../ipc/events'
+import { notifier } from '../ipc/notify'
+import { openJournal } from '../journal'
+import { SessionHolder } from '../session'
+import { AccountDirectory, AccountMetaStore, accountsHandlers, confirmationContext, type DemoAccount } from '../features/accounts'
+import { agentsHandlers } from '../features/agents'
+import { creditHandlers } from '../features/credit'
+import { earnHandlers } from '../features/earn'
+import { hostHandlers, type HostServices } from '../features/host'
+import { journalHandlers, pendingCounter, watchJournal } from '../features/journal'
+import { ordersHandlers } from '../features/orders'
+import { LiveOverview, portfolioHandlers } from '../features/portfolio'
+import { settingsHandlers } from '../features/settings'
+import { settleRepayHandlers } from '../features/settle-repay'
+import { transfersHandlers } from '../features/transfers'
+import { VaultHolder, vaultHandlers } from '../features/vault'
+
+
+export interface DeskCoreOptions {
+  dataDir: string
+  host: 'electron' | 'web' | 'cli'
+  version: string
+  services: HostServices
+  /** Starts the sandbox network in-process; hosts hand it in (the core never imports the sandbox). */
+  startSandbox?: SandboxStarter
+  /** Public development accounts offered on the sandbox (the sandbox owns them; hosts hand them in). */
+  demoAccounts?: readonly DemoAccount[]
+  /** Background overview refresh (ms); 0 disables it. Default 5 s. */
+  overviewRefreshMs?: number
+  /** Open stream pools (long-running hosts). Default true. */
+  stream?: boolean
+  /** scrypt cost for vaults created by this core (tests use a cheap one). */
+  scryptN?: number
+  now?: () => number
+}
+
+/** The core every host drives: one dispatcher for the contract, pushed events, orderly close. */
+export interface DeskCore {
+  readonly events: EventHub
+  readonly vault: VaultHolder
+  readonly settings: SettingsStore
+  dispatch(channel: unknown, args: unknown, ctx: CallContext): ReturnType<Dispatch>
+  /** Operator activity: resets the vault's idle auto-lock timer. */
+  touch(): void
+  lockVault(reason: 'os' | 'idle' | 'operator'): void
+  /** Stops streams and timers, drains pending journal writes, closes the database. */
+  close(): Promise<void>
+}
+
+/** The composition root: constructors in dependency order, then start. No rule lives here. */
+export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
+  mkdirSync(o.dataDir, { recursive: true, mode: 0o700 })
+  const now = o.now ?? Date.now
+  const events = new EventHub()
+  const notify = notifier(events, now)
+  const settings = new SettingsStore(o.dataDir)
+  settings.load()
+  const journal = openJournal(o.dataDir)
+  const confirm = new ConfirmBroker(events)
+  const vault = new VaultHolder({ dataDir: o.dataDir, settings, confirm, events, notify, now, ...(o.scryptN ? { scryptN: o.scryptN } : {}) })
+  const accounts = new AccountDirectory(vault, new AccountMetaStore(o.dataDir))
+  const agentKeys = { listAccounts: () => vault.current?.listAccounts() ?? [] }
+  const sessions = new SessionHolder(settings, {
+    journal,
+    vault: () => vault.current,
+    schedulers: new HostSchedulers(now),
+    stream: o.stream ?? true,
+    now,
+    ...(o.startSandbox ? { startSandbox: o.startSandbox } : {}),
+  })
+  const pendingJournal = pendingCounter(journal)
+  const live = new LiveOverview({ sessions, accounts, agentKeys, settings, events, notify, now, pendingJournal, hasVault: () => vault.current !== null })
+  confirm.setContext(confirmationContext(settings, accounts))
+
+  const writes = { sessions, vault, journal }
+  const handlers = mergeHandlers([
+    settingsHandlers({ settings, sessions, vault, accounts, host: o.host, version: o.version }),
+    vaultHandlers({ vault, sessions }),
+    accountsHandlers({ vault, accounts, settings, demoAccounts: o.demoAccounts ?? [] }),
+    portfolioHandlers({ sessions, accounts, live, events, now, settings, pendingJournal }),
+    creditHandlers({ sessions, settings }),
+    agentsHandlers({ ...writes, keys: agentKeys }),
+    settleRepayHandlers(writes),
+    transfersHandlers({ ...writes, label: (a) => accounts.label(a) }),
+    ordersHandlers(writes),
+    earnHandlers({ ...writes, events, now }),
+    journalHandlers({ journal, settings, now }),
+    hostHandlers({ confirm, services: o.services }),
+  ])
+  // Only the channel name and error code are logged, never arguments (they may hold a passphrase).
+  const dispatch = createDispatcher(handlers, { warn: (message, fields) => console.warn(message, JSON.stringify(fields)) })
+
+  await vault.open()
+  const stopJournalWatch = watchJournal(journal, events, notify)
+  vault.onAccountsChanged(() => live.accountsChanged())
+  live.start(o.overviewRefreshMs ?? 5000)
+  // Connect to the selected network while the operator unlocks; errors surface when a screen asks.
+  void sessions.current().catch(() => {})
+
+  let closing: Promise<void> | null = null
+  return {
+    events,
+    vault,
+    settings,
+    dispatch,
+    touch: () => vault.touch(),
+    lockVault: (reason) => vault.lock(reason),
+    close: () =>
+      (closing ??= (async () => {
+        live.close()
+        stopJournalWatch()
+        confirm.cancelAll()
+        await sessions.close()
+        vault.lock('operator')
+        await journal.close()
+      })()),
+  }
+}

@@ -1,0 +1,47 @@
+import type { AgentSlotView } from '../../../contract/types'
+import { DeskError } from '../../errors/desk-error'
+import type { HandlerTable } from '../../ipc/dispatch'
+import { unlockedWriteSide, type SessionSource, type WriteAccess } from '../../session'
+import type { AgentKeyDirectory } from './agents-read.service'
+import { agentsFor } from './agents-for-session'
+import { approveAgent, revokeAgent, rotateAgent } from './agents-write.service'
+
+export type AgentsChannels = 'agents.list' | 'agents.approve' | 'agents.revoke' | 'agents.rotate'
+
+export interface AgentsDeps extends WriteAccess {
+  sessions: SessionSource
+  keys: AgentKeyDirectory
+}
+
+export function agentsHandlers(d: AgentsDeps): Pick<HandlerTable, AgentsChannels> {
+  const slots = async (owner: string): Promise<AgentSlotView[]> => agentsFor(await d.sessions.current(), d.keys).slots(owner, 'operator')
+  const slot = async (owner: string, n: number) => {
+    const s = (await slots(owner)).find((x) => x.slot === n)
+    if (!s) throw new DeskError('InvalidAgentSlot', `slot ${n} not found`)
+    return s
+  }
+  return {
+    'agents.list': ({ owner }) => slots(owner),
+    'agents.approve': async ({ owner, slot: n }) => {
+      await approveAgent((await unlockedWriteSide(d)).ctx, { owner, slot: n })
+      return slot(owner, n)
+    },
+    'agents.revoke': async ({ owner, slot: n }) => {
+      await revokeAgent((await unlockedWriteSide(d)).ctx, { owner, slot: n })
+      return slot(owner, n)
+    },
+    'agents.rotate': async ({ owner, slot: n }) => {
+      const r = await rotateAgent((await unlockedWriteSide(d)).ctx, { owner, slot: n })
+      const steps = [
+        { step: 'generate' as const, status: 'done' as const, detail: `new key ${r.to.agent} generated in the vault` },
+        { step: 'approve' as const, status: 'done' as const, detail: `approved into slot ${r.to.slot} (${r.to.outcome.state})` },
+        { step: 'verify-epoch' as const, status: 'done' as const, detail: `userAgents shows epoch ${r.to.epoch}` },
+        { step: 'switch-signer' as const, status: 'done' as const, detail: `trading now signs with slot ${r.to.slot}` },
+        r.inPlace
+          ? { step: 'retire-old-key' as const, status: 'skipped' as const, detail: 'no free slot: the key was replaced in place' }
+          : { step: 'retire-old-key' as const, status: r.revoke ? ('done' as const) : ('skipped' as const), detail: r.revoke ? `slot ${r.from.slot} revoked, old key ${r.from.agent ?? '(none)'} retired` : 'the old slot was empty' },
+      ]
+      return { slot: await slot(owner, r.to.slot), steps }
+    },
+  }
+}

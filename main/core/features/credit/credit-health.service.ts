@@ -1,0 +1,158 @@
+import type { Address, CreditHealthView, CreditPositionView, CreditSample as CreditSampleView, WarningLevel } from '../../../contract/types'
+import { DeskError } from '../../errors/desk-error'
+import type { InfoClient } from '../../exchange/info/client'
+import { isCreditLine } from '../../exchange/info/types/spot-credit-account'
+import type { Lane } from '../../exchange/scheduler'
+import type { CreditSample } from '../../journal/types'
+import { formatAtoms } from '../../money/decimal'
+import type { StreamPool } from '../../streams/pool'
+import { markState, type MarketDataCache } from '../../session/market-data'
+import type { LastKnownState } from '../../session/last-known'
+import { creditContribution, USD_DECIMALS } from '../../session/valuation'
+
+export interface WarningThresholds {
+  watchPct: number
+  warningPct: number
+  criticalPct: number
+}
+
+/** The part of the journal that keeps credit-health history. */
+export interface CreditHistoryStore {
+  appendCreditSample(network: string, account: string, sample: CreditSample): void
+  creditHistory(network: string, account: string, since: number, limit?: number): CreditSample[]
+}
+
+export interface CreditHealthDeps {
+  info: InfoClient
+  market: MarketDataCache
+  network: string
+  /** live positions from the socket, when streamed */
+  pool?: StreamPool
+  history?: CreditHistoryStore | null
+  lastKnown?: LastKnownState
+  thresholds: () => WarningThresholds
+  now?: () => number
+  /** a new history sample is kept when figures change, or at least this often (default 60 s) */
+  sampleEveryMs?: number
+}
+
+/**
+ * Warning level of a credit line by the share of it in use: (credit - available) / credit.
+ * Frozen wins; no figure at all is `unknown`; a negative available is `critical`.
+ */
+export function warningLevel(status: 'active' | 'frozen', creditUsdAtoms: bigint, availableUsdAtoms: bigint | null, t: WarningThresholds): WarningLevel {
+  if (status === 'frozen') return 'frozen'
+  if (availableUsdAtoms === null) return 'unknown'
+  if (availableUsdAtoms < 0n) return 'critical'
+  if (creditUsdAtoms <= 0n) return availableUsdAtoms > 0n ? 'ok' : 'critical'
+  // basis points of the line in use, exact on bigints
+  const usedBp = Number(((creditUsdAtoms - availableUsdAtoms) * 10_000n) / creditUsdAtoms)
+  const usedPct = usedBp / 100
+  if (usedPct >= t.criticalPct) return 'critical'
+  if (usedPct >= t.warningPct) return 'warning'
+  if (usedPct >= t.watchPct) return 'watch'
+  return 'ok'
+}
+
+const usd = (x: bigint | null): string | null => (x === null ? null : formatAtoms(x, USD_DECIMALS))
+
+/**
+ * Credit health of an account: the line, available USD (and the last-known figure when marks
+ * are stale), each asset's contribution after its LTV haircut, frozen status and a warning
+ * level against the operator's thresholds. Every reading is appended to the history table.
+ */
+export class CreditHealthService {
+  private readonly now: () => number
+  private readonly lastSample = new Map<string, { at: number; key: string }>()
+
+  constructor(private readonly deps: CreditHealthDeps) {
+    this.now = deps.now ?? Date.now
+  }
+
+  /** Null for an address without a credit line. */
+  async health(address: string, lane: Lane = 'operator'): Promise<CreditHealthView | null> {
+    const user = address.toLowerCase()
+    const { info, market } = this.deps
+    const acct = await info.spotCreditAccount({ user }, { lane })
+    if (!isCreditLine(acct)) return null
+    const live = this.deps.pool?.state(user).credit
+    const positions = live && live.value.authorized ? live.value.positions : await info.spotCreditPositions({ user }, { lane })
+    const md = await market.get(lane)
+    const now = this.now()
+    const credit = acct.credit_usd_atoms!
+    const rows: CreditPositionView[] = []
+    const detail: { assetId: number; contributionUsdAtoms: string | null }[] = []
+    for (const p of positions) {
+      const meta = md.assets.get(p.asset_id)
+      if (!meta) throw new DeskError('UnknownAsset', `credit position in asset ${p.asset_id}, which the service does not list`, { assetId: p.asset_id })
+      const ms = markState(md, p.asset_id, now)
+      const net = p.actual_qty + p.pending_exposure_qty
+      const contribution = ms.mark ? creditContribution(net, meta.decimals, ms.mark.usdAtoms, meta.creditLtv) : null
+      rows.push({
+        assetId: p.asset_id,
+        symbol: p.symbol,
+        actual: formatAtoms(p.actual_qty, meta.decimals),
+        pendingExposure: formatAtoms(p.pending_exposure_qty, meta.decimals),
+        ltvPercent: meta.creditLtv,
+        contributionUsd: usd(contribution),
+        markUsd: ms.mark ? formatAtoms(ms.mark.usdAtoms, USD_DECIMALS) : null,
+        markAgeMs: ms.ageMs,
+      })
+      detail.push({ assetId: p.asset_id, contributionUsdAtoms: contribution === null ? null : contribution.toString() })
+    }
+    const available = acct.available_usd_atoms ?? null
+    const lastKnown = acct.last_known_available_usd_atoms ?? null
+    const status = acct.status!
+    const t = this.deps.thresholds()
+    const view: CreditHealthView = {
+      address: user as Address,
+      status,
+      creditUsd: formatAtoms(credit, USD_DECIMALS),
+      availableUsd: usd(available),
+      lastKnownAvailableUsd: usd(lastKnown),
+      marksStale: available === null && lastKnown !== null,
+      oracle: { status: md.oracle.status, reasonCode: md.oracle.reasonCode },
+      positions: rows,
+      // With stale marks the level is judged on the last-known figure rather than left unknown.
+      warning: warningLevel(status, credit, available ?? lastKnown, t),
+      tradingWhitelist: acct.credit_trading_whitelisted_market_ids ?? [],
+    }
+    this.record(user, now, { status, credit, available, lastKnown, level: view.warning, detail })
+    this.deps.lastKnown?.save(user, 'credit', view, now)
+    return view
+  }
+
+  /** History for charts, oldest first. */
+  history(address: string, sinceMs: number): CreditSampleView[] {
+    const rows = this.deps.history?.creditHistory(this.deps.network, address.toLowerCase(), sinceMs) ?? []
+    return rows
+      .filter((r) => r.creditUsdAtoms !== null)
+      .map((r) => ({
+        timeMs: r.at,
+        creditUsd: formatAtoms(BigInt(r.creditUsdAtoms!), USD_DECIMALS),
+        availableUsd: r.availableUsdAtoms === null ? null : formatAtoms(BigInt(r.availableUsdAtoms), USD_DECIMALS),
+      }))
+  }
+
+  private record(
+    user: string,
+    at: number,
+    s: { status: string; credit: bigint; available: bigint | null; lastKnown: bigint | null; level: string; detail: unknown },
+  ): void {
+    const store = this.deps.history
+    if (!store) return
+    const key = `${s.status}|${s.credit}|${s.available}|${s.lastKnown}|${s.level}`
+    const prev = this.lastSample.get(user)
+    if (prev && prev.key === key && at - prev.at < (this.deps.sampleEveryMs ?? 60_000)) return
+    store.appendCreditSample(this.deps.network, user, {
+      at,
+      status: s.status,
+      creditUsdAtoms: s.credit.toString(),
+      availableUsdAtoms: s.available === null ? null : s.available.toString(),
+      lastKnownAvailableUsdAtoms: s.lastKnown === null ? null : s.lastKnown.toString(),
+      level: s.level,
+      detail: s.detail,
+    })
+    this.lastSample.set(user, { at, key })
+  }
+}

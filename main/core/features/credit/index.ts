@@ -1,0 +1,3 @@
+export { CreditHealthService, type CreditHealthDeps } from './credit-health.service'
+export { creditFor } from './credit-for-session'
+export { creditHandlers, type CreditChannels } from './handlers'

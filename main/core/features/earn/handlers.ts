@@ -1,0 +1,71 @@
+import type { EarnOverviewView } from '../../../contract/types'
+import { DeskError } from '../../errors/desk-error'
+import type { EventHub } from '../../ipc/events'
+import type { HandlerTable } from '../../ipc/dispatch'
+import { unlockedWriteSide, type WriteAccess } from '../../session'
+import { depositView, yieldView } from './earn-history.views'
+import { cancelEarnWithdrawal, claimEarnWithdrawal, createEarnWithdrawal, earnOverview, withdrawalView } from './earn.service'
+import { earnOverviewView, earnWithdrawalView } from './earn.views'
+
+export type EarnChannels = 'earn.overview' | 'earn.withdrawals' | 'earn.deposits' | 'earn.yield' | 'earn.create' | 'earn.claim' | 'earn.cancel'
+
+export interface EarnDeps extends WriteAccess {
+  events: EventHub
+  now: () => number
+}
+
+export function earnHandlers(d: EarnDeps): Pick<HandlerTable, EarnChannels> {
+  const write = () => unlockedWriteSide(d)
+  const overview = async (account: string): Promise<EarnOverviewView> => {
+    const w = await write()
+    const view = earnOverviewView(await earnOverview(w.earnCtx, account), d.now())
+    d.events.emit('state.earn', view)
+    return view
+  }
+  const withdrawal = async (account: string, operationId: string) => {
+    const found = (await overview(account)).withdrawals.find((x) => x.operationId === operationId)
+    if (!found) throw new DeskError('WithdrawalNotFound', `withdrawal ${operationId} is not listed for ${account}`)
+    return found
+  }
+  const decimals = async () => {
+    const config = await (await write()).earn.config('operator')
+    return (assetId: number) => config.assets.find((a) => a.asset_id === assetId)?.balance_decimals ?? 8
+  }
+  const paging = (a: { assetId?: number | undefined; beforeId?: string | undefined; limit?: number | undefined }) => ({
+    ...(a.assetId !== undefined ? { assetId: a.assetId } : {}),
+    ...(a.beforeId ? { beforeId: a.beforeId } : {}),
+    ...(a.limit ? { limit: a.limit } : {}),
+  })
+  const next = (id: number | string | null) => (id === null ? null : String(id))
+  return {
+    'earn.overview': ({ account }) => overview(account),
+    'earn.withdrawals': async (a) => {
+      const w = await write()
+      const config = await w.earn.config('operator')
+      const page = await w.earn.withdrawalsPage(a.account, paging(a))
+      return { items: page.items.map((rec) => earnWithdrawalView(withdrawalView(rec, config.assets, d.now(), config.withdrawal_paused))), nextBeforeId: next(page.next_before_id) }
+    },
+    'earn.deposits': async (a) => {
+      const dec = await decimals()
+      const page = await (await write()).earn.depositsPage(a.account, paging(a))
+      return { items: page.items.map((x) => depositView(x, dec)), nextBeforeId: next(page.next_before_id) }
+    },
+    'earn.yield': async (a) => {
+      const dec = await decimals()
+      const page = await (await write()).earn.yieldPage(a.account, paging(a))
+      return { items: page.items.map((x) => yieldView(x, dec)), nextBeforeId: next(page.next_before_id) }
+    },
+    'earn.create': async ({ account, assetId, amount, type }) => {
+      const r = await createEarnWithdrawal((await write()).earnCtx, { user: account, asset: assetId, amount, type })
+      return withdrawal(account, r.operationId)
+    },
+    'earn.claim': async ({ account, operationId }) => {
+      await claimEarnWithdrawal((await write()).earnCtx, { user: account, operationId })
+      return withdrawal(account, operationId)
+    },
+    'earn.cancel': async ({ account, operationId }) => {
+      await cancelEarnWithdrawal((await write()).earnCtx, { user: account, operationId })
+      return withdrawal(account, operationId)
+    },
+  }
+}

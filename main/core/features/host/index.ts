@@ -1,0 +1,1 @@
+export { headlessHostServices, hostHandlers, type HostChannels, type HostServices } from './handlers'

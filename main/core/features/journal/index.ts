@@ -1,0 +1,3 @@
+export { journalFilter, journalState, pendingCounter, submissionView, viewState, writeOutcomeView } from './journal.views'
+export { journalHandlers, type JournalChannels } from './handlers'
+export { watchJournal } from './journal-watch'

@@ -1,0 +1,34 @@
+import { DeskError } from '../../errors/desk-error'
+import type { HandlerTable } from '../../ipc/dispatch'
+import type { Journal } from '../../journal'
+import { unlockedWriteSide, type WriteAccess } from '../../session'
+import { writeOutcomeView } from '../journal'
+import { cancelAllInMarket, cancelOrder, emergencyCancelAll, placeOrder } from './orders.service'
+
+export type OrdersChannels = 'orders.place' | 'orders.cancel' | 'orders.cancelAll' | 'orders.cancelEverything'
+
+export function ordersHandlers(d: WriteAccess & { journal: Journal }): Pick<HandlerTable, OrdersChannels> {
+  const ctx = async () => (await unlockedWriteSide(d)).ctx
+  return {
+    'orders.place': async (a) => {
+      const r = await placeOrder(await ctx(), { account: a.account, market: a.marketId, side: a.side, orderType: a.orderType, tif: a.tif, price: a.price, quantity: a.quantity })
+      return writeOutcomeView(d.journal, r.outcome, r.leaves)
+    },
+    'orders.cancel': async (a) => {
+      const r = await cancelOrder(await ctx(), { account: a.account, market: a.marketId, oid: a.oid })
+      return writeOutcomeView(d.journal, r.outcome, r.leaves)
+    },
+    'orders.cancelAll': async (a) => {
+      const r = await cancelAllInMarket(await ctx(), { account: a.account, market: a.marketId })
+      return writeOutcomeView(d.journal, r.outcome, r.leaves)
+    },
+    'orders.cancelEverything': async ({ account }) => {
+      const r = await emergencyCancelAll(await ctx(), { account })
+      if (r.failures.length > 0 && r.writes.length === 0) {
+        const f = r.failures[0]!
+        throw new DeskError(f.code, `${f.message} (markets ${r.failures.flatMap((x) => x.markets).join(', ')}); retry to cancel the rest`)
+      }
+      return r.writes.map((x) => writeOutcomeView(d.journal, x.outcome, x.leaves))
+    },
+  }
+}

@@ -1,0 +1,2 @@
+export { cancelAllInMarket, cancelOrder, checkOrderTicket, emergencyCancelAll, openOrdersAcross, placeOrder, type CheckedTicket, type EmergencyCancelResult, type OrderResult, type OrdersContext, type OrderTicket } from './orders.service'
+export { ordersHandlers, type OrdersChannels } from './handlers'

@@ -1,0 +1,209 @@
+import type { Address } from 'viem'
+import { DeskError } from '../../errors/desk-error'
+import type { Leaf } from '../../exchange/trade/classify'
+import { TradeRejectedError } from '../../exchange/trade/errors'
+import { mulDivFloor, parseDecimal, significantFigures } from '../../money/decimal'
+import type { BatchItem, OrderAction, OrderType, Side, Tif } from '../../wire'
+import type { MarketInfo } from '../../session/account-reads'
+import { tradingSignerFor, type AgentKeys } from '../../session/trading-signer'
+import { checkAddress, outcomeOf, short, type WriteContext, type WriteOutcome } from '../../session/write-context'
+
+/**
+ * Order ticket, cancel, cancel-all per market and the emergency cancel-all across every market
+ * of an account. Orders are signed by the account's trading signer (an approved agent with its
+ * epoch, else the owner key).
+ */
+export type OrdersContext = WriteContext & { keys: AgentKeys }
+
+export interface OrderTicket {
+  account: string
+  market: number | string
+  side: Side
+  orderType: OrderType
+  tif: Tif
+  /** Limit price, or the protection price of a market order (display decimal). */
+  price: string
+  /** Base quantity (display decimal). */
+  quantity: string
+  cloid?: string
+}
+
+export interface CheckedTicket {
+  action: OrderAction
+  market: MarketInfo
+  priceAtoms: string
+  quantityAtoms: string
+  /** Order notional in quote atoms (floor), when the quote asset is known. */
+  notionalQuoteAtoms: string | null
+  warnings: string[]
+}
+
+export interface OrderResult {
+  outcome: WriteOutcome
+  /** Every order outcome (per-order failures are `error` leaves). */
+  leaves: Leaf[]
+}
+
+async function marketOf(ctx: WriteContext, id: number | string): Promise<MarketInfo> {
+  const s = String(id).trim()
+  if (!/^(0|[1-9][0-9]*)$/.test(s)) throw new DeskError('InvalidMarketId', `market must be a market id, got "${s.slice(0, 40)}"`)
+  const m = (await ctx.reads.markets()).find((x) => x.marketId === Number(s))
+  if (!m) throw new DeskError('UnknownMarket', `no market ${s} on this network`, { market: s })
+  return m
+}
+
+/**
+ * Checks a ticket with the spec's precision rules: price at `price_decimals`, quantity at
+ * `base_quantity_decimals` (more digits are refused, not rounded), both positive, the quote
+ * minimum notional, and the credit-account market gate. `max_price_sig_figs` is enforced at
+ * execution, so it is only a warning here.
+ */
+export async function checkOrderTicket(ctx: WriteContext, t: OrderTicket): Promise<CheckedTicket> {
+  const account = checkAddress(t.account, 'account')
+  const market = await marketOf(ctx, t.market)
+  if (!['bid', 'ask', 'buy', 'sell'].includes(t.side)) throw new DeskError('InvalidSide', 'side must be bid/buy or ask/sell')
+  if (!['limit', 'market'].includes(t.orderType)) throw new DeskError('InvalidOrderType', 'order type must be limit or market')
+  if (!['gtc', 'ioc', 'fok', 'alo'].includes(t.tif)) throw new DeskError('InvalidTif', 'tif must be gtc, ioc, fok or alo')
+  const price = parseDecimal(t.price, market.priceDecimals)
+  const qty = parseDecimal(t.quantity, market.baseQuantityDecimals)
+  if (price <= 0n) throw new DeskError('InvalidPrice', 'price must be greater than zero')
+  if (qty <= 0n) throw new DeskError('InvalidQuantity', 'quantity must be greater than zero')
+  const warnings: string[] = []
+  if (market.maxPriceSigFigs > 0 && significantFigures(price) > market.maxPriceSigFigs) {
+    warnings.push(`price has more than ${market.maxPriceSigFigs} significant figures; the service may refuse it at execution`)
+  }
+  // notional (quote atoms) = price * qty / 10^(price_decimals + qty_decimals - quote_decimals)
+  const shift = market.priceDecimals + market.baseQuantityDecimals - market.quoteBalanceDecimals
+  const notional = shift >= 0 ? mulDivFloor(price, qty, 10n ** BigInt(shift)) : price * qty * 10n ** BigInt(-shift)
+  let notionalOut: string | null = notional.toString()
+  if (market.quoteAssetId !== null) {
+    const min = (await ctx.reads.quoteMinimums()).get(market.quoteAssetId)
+    if (min !== undefined && notional < min) {
+      throw new DeskError('MinTradeSpotNtl', `order notional ${notional} quote atoms is below the minimum ${min}`, { notional: notional.toString(), minimum: min.toString() })
+    }
+  } else {
+    notionalOut = null
+  }
+  const line = await ctx.reads.creditLine(account)
+  if (line.isCredit) {
+    if (line.status !== 'active') throw new DeskError('SpotCreditAccountFrozen', `${account} is a frozen credit account and cannot trade`)
+    if (!market.creditTrading && !line.whitelistedMarketIds.includes(String(market.marketId))) {
+      throw new DeskError('CreditTradingDisabled', `market ${market.marketId} is not open to credit accounts and not whitelisted for ${account}`)
+    }
+  }
+  const action: OrderAction = {
+    type: 'order',
+    market_id: String(market.marketId),
+    side: t.side,
+    order_type: t.orderType,
+    tif: t.tif,
+    price: t.price.trim(),
+    quantity: t.quantity.trim(),
+    ...(t.cloid ? { cloid: t.cloid } : {}),
+  }
+  return { action, market, priceAtoms: price.toString(), quantityAtoms: qty.toString(), notionalQuoteAtoms: notionalOut, warnings }
+}
+
+export async function placeOrder(ctx: OrdersContext, t: OrderTicket): Promise<OrderResult & { ticket: CheckedTicket }> {
+  const ticket = await checkOrderTicket(ctx, t)
+  const owner = checkAddress(t.account, 'account')
+  const signer = await tradingSignerFor(ctx, owner)
+  const r = await ctx.submitter.submit({
+    account: owner,
+    signer: signer.ref,
+    agentEpoch: signer.agentEpoch,
+    action: ticket.action,
+    summary: `${t.side} ${t.quantity} @ ${t.price} ${t.orderType}/${t.tif} market ${ticket.market.marketId} (${short(owner)})`,
+  })
+  return { ticket, outcome: outcomeOf(r), leaves: r.leaves }
+}
+
+export async function cancelOrder(ctx: OrdersContext, req: { account: string; market: number | string; oid?: string; cloid?: string }): Promise<OrderResult> {
+  const owner = checkAddress(req.account, 'account')
+  const market = await marketOf(ctx, req.market)
+  if (req.oid === undefined && req.cloid === undefined) throw new DeskError('MissingOidOrCloid', 'cancel needs an oid or a cloid')
+  if (req.oid !== undefined && !/^(0|[1-9][0-9]*)$/.test(req.oid)) throw new DeskError('InvalidOid', 'oid must be a decimal integer')
+  const signer = await tradingSignerFor(ctx, owner)
+  const r = await ctx.submitter.submit({
+    account: owner,
+    signer: signer.ref,
+    agentEpoch: signer.agentEpoch,
+    action: { type: 'cancel', market_id: String(market.marketId), ...(req.oid !== undefined ? { oid: req.oid } : { cloid: req.cloid! }) },
+    summary: `cancel ${req.oid !== undefined ? `oid ${req.oid}` : `cloid ${req.cloid}`} in market ${market.marketId} (${short(owner)})`,
+  })
+  return { outcome: outcomeOf(r), leaves: r.leaves }
+}
+
+export async function cancelAllInMarket(ctx: OrdersContext, req: { account: string; market: number | string }): Promise<OrderResult> {
+  const owner = checkAddress(req.account, 'account')
+  const market = await marketOf(ctx, req.market)
+  const signer = await tradingSignerFor(ctx, owner)
+  const r = await ctx.submitter.submit({
+    account: owner,
+    signer: signer.ref,
+    agentEpoch: signer.agentEpoch,
+    action: { type: 'cancelAll', market_id: String(market.marketId) },
+    summary: `cancel all in market ${market.marketId} (${short(owner)})`,
+  })
+  return { outcome: outcomeOf(r), leaves: r.leaves }
+}
+
+export interface EmergencyCancelResult {
+  account: string
+  markets: number[]
+  /** One write per batch of up to 10 markets. */
+  writes: (OrderResult & { markets: number[] })[]
+  /** Batches that did not go through (typed error data), so the operator can retry them. */
+  failures: { markets: number[]; code: string; message: string }[]
+  /** Open orders left after the cancels (re-read), by market. */
+  remaining: { market: number | null; oid: string }[]
+}
+
+/**
+ * Cancels every open order of an account in every market: the markets come from a cross-market
+ * `openOrders` read, cancelled with `cancelAll` items batched 10 per write (fewest requests under
+ * the rate budget; cancels are accepted even while placing is suspended), then re-read.
+ */
+export async function emergencyCancelAll(ctx: OrdersContext, req: { account: string }): Promise<EmergencyCancelResult> {
+  const owner = checkAddress(req.account, 'account')
+  const open = await ctx.reads.openOrders(owner, -1)
+  const marketIds = new Set<number>()
+  for (const o of open.orders) if (o.marketId !== null) marketIds.add(o.marketId)
+  if (open.truncated || open.orders.some((o) => o.marketId === null)) {
+    for (const m of await ctx.reads.markets()) marketIds.add(m.marketId)
+  }
+  const markets = [...marketIds].sort((a, b) => a - b)
+  const signer = markets.length > 0 ? await tradingSignerFor(ctx, owner) : null
+  const out: EmergencyCancelResult = { account: owner, markets, writes: [], failures: [], remaining: [] }
+  for (let i = 0; i < markets.length; i += 10) {
+    const chunk = markets.slice(i, i + 10)
+    const items: BatchItem[] = chunk.map((m) => ({ type: 'cancelAll', market_id: String(m) }))
+    try {
+      const r = await ctx.submitter.submit({
+        account: owner as Address,
+        signer: signer!.ref,
+        agentEpoch: signer!.agentEpoch,
+        action: items.length === 1 ? items[0]! : { type: 'batch', items },
+        summary: `emergency cancel-all in markets ${chunk.join(', ')} (${short(owner)})`,
+      })
+      out.writes.push({ markets: chunk, outcome: outcomeOf(r), leaves: r.leaves })
+    } catch (e) {
+      if (!(e instanceof DeskError)) throw e
+      out.failures.push({ markets: chunk, code: e instanceof TradeRejectedError ? e.rejectCode : e.code, message: e.message })
+    }
+  }
+  const after = await ctx.reads.openOrders(owner, -1)
+  out.remaining = after.orders.map((o) => ({ market: o.marketId, oid: o.oid }))
+  return out
+}
+
+/** Open orders of several accounts, for the orders view. */
+export async function openOrdersAcross(ctx: WriteContext, accounts: string[]): Promise<{ account: string; orders: { market: number | null; oid: string; cloid: string | null; remainingQty: string }[]; truncated: boolean }[]> {
+  const out = []
+  for (const a of accounts) {
+    const acct = checkAddress(a, 'account')
+    const r = await ctx.reads.openOrders(acct, -1)
+    out.push({ account: acct, truncated: r.truncated, orders: r.orders.map((o) => ({ market: o.marketId, oid: o.oid, cloid: o.cloid, remainingQty: o.remainingQty })) })
+  }
+  return out
+}

@@ -1,0 +1,215 @@
+import type { OverviewView } from '../../../contract/types'
+import type { SettingsStore } from '../../config/settings'
+import type { Lane } from '../../exchange/scheduler'
+import type { EventHub } from '../../ipc/events'
+import type { Notify } from '../../ipc/notify'
+import type { SessionHolder, NetworkSession } from '../../session'
+import type { StreamPool } from '../../streams/pool'
+import type { AccountDirectory } from '../accounts'
+import { agentsFor, type AgentKeyDirectory } from '../agents'
+import { portfolioFor, type PortfolioServiceDeps } from './portfolio-for-session'
+
+export interface LiveOverviewDeps extends PortfolioServiceDeps {
+  sessions: SessionHolder
+  accounts: AccountDirectory
+  agentKeys: AgentKeyDirectory
+  settings: SettingsStore
+  events: EventHub
+  notify: Notify
+  now: () => number
+  /** true while a vault exists (reconnects reconcile only then) */
+  hasVault: () => boolean
+}
+
+/**
+ * Keeps the overview current and pushes it: stream frames patch the changed rows at once
+ * (no request), other changes trigger one coalesced full recomputation at a time, and a
+ * background pass refreshes what streams do not carry. Also announces fills, stream status
+ * and credit-health warnings.
+ */
+export class LiveOverview {
+  private last: OverviewView | null = null
+  private readonly startedAt: number
+  private readonly warned = new Set<string>()
+  private readonly agentsRead = new Set<string>()
+  private overviewTimer: ReturnType<typeof setTimeout> | null = null
+  private patchTimer: ReturnType<typeof setTimeout> | null = null
+  private refreshTimer: ReturnType<typeof setTimeout> | null = null
+  private readonly patchUsers = new Set<string>()
+  private pushing: Promise<void> | null = null
+  private pushAgain = false
+  private lastStreamKey = ''
+  private lastStreamAt = 0
+  private closed = false
+
+  constructor(private readonly d: LiveOverviewDeps) {
+    this.startedAt = d.now()
+  }
+
+  /** Attaches to each session the holder opens, and refreshes every `refreshMs` (0: never). */
+  start(refreshMs: number): void {
+    this.d.sessions.onOpened((s) => {
+      this.forgetSession()
+      this.attach(s)
+    })
+    if (refreshMs > 0) this.every(refreshMs)
+  }
+
+  /** The vault's accounts changed: follow them on the streams. */
+  accountsChanged(): void {
+    void this.d.sessions.ifOpen().then((s) => s?.streamAccounts(this.d.accounts.streamTargets()))
+  }
+
+  /** The overview of every account; remembered as the base that balance frames patch. */
+  async overview(lane: Lane): Promise<OverviewView> {
+    const s = await this.d.sessions.current()
+    const view = await portfolioFor(s, this.d).overview(this.d.accounts.refs(), lane)
+    let kindsChanged = false
+    for (const row of view.rows) if (this.d.accounts.remember(row.account.address, row.account)) kindsChanged = true
+    if (kindsChanged) s.streamAccounts(this.d.accounts.streamTargets())
+    this.last = view
+    this.readAgentSlotsOnce(s, view)
+    return view
+  }
+
+  close(): void {
+    this.closed = true
+    for (const t of [this.overviewTimer, this.patchTimer, this.refreshTimer]) if (t) clearTimeout(t)
+  }
+
+  private forgetSession(): void {
+    this.last = null
+    this.agentsRead.clear()
+  }
+
+  /** Live updates: stream changes refresh the overview soon; a reconnect triggers reconciliation. */
+  private attach(s: NetworkSession): void {
+    s.reconcileSoon()
+    const pool = s.pool
+    if (!pool) return
+    s.streamAccounts(this.d.accounts.streamTargets())
+    pool.subscribe((u) => {
+      if (u.kind === 'fills') {
+        for (const f of u.value.slice(-5)) {
+          if (f.time < this.startedAt) continue
+          const who = this.d.accounts.label(u.user) || u.user
+          this.d.notify('fill', 'success', `Fill: ${who}`, `${f.side === 'B' ? 'bought' : f.side === 'A' ? 'sold' : 'traded'} ${f.sz ?? '?'} @ ${f.px ?? '?'} in market ${f.coin ?? '?'}`)
+        }
+      }
+      if (u.kind === 'balances') this.patchSoon(s, u.user)
+      else this.overviewSoon()
+      this.streamStatus(pool)
+    })
+    pool.onReconnect(() => {
+      this.streamStatus(pool, true)
+      if (this.d.hasVault()) s.reconcileSoon()
+    })
+    // A socket dropping is announced at once (the operator sees values start to age).
+    pool.onStatusChange(() => this.streamStatus(pool))
+  }
+
+  /** Pushes the stream status when it changed, and otherwise at most every 2 s (its ages tick). */
+  private streamStatus(pool: StreamPool, force = false): void {
+    const st = pool.status()
+    const key = `${st.connected}/${st.connections}/${st.subscriptions}/${st.reconnects}`
+    if (!force && key === this.lastStreamKey && this.d.now() - this.lastStreamAt < 2000) return
+    this.lastStreamKey = key
+    this.lastStreamAt = this.d.now()
+    this.d.events.emit('stream.status', st)
+  }
+
+  /** Coalesces bursts of stream updates into one full overview push a quarter second later. */
+  private overviewSoon(): void {
+    if (this.overviewTimer || this.closed) return
+    this.overviewTimer = setTimeout(() => {
+      this.overviewTimer = null
+      this.runPush()
+    }, 250)
+  }
+
+  /**
+   * A balance frame: patch that account's row from live state and cached marks (no request),
+   * so the change is on screen within a frame or two; fall back to a full push when it can't.
+   */
+  private patchSoon(s: NetworkSession, user: string): void {
+    this.patchUsers.add(user.toLowerCase())
+    if (this.patchTimer || this.closed) return
+    this.patchTimer = setTimeout(() => {
+      this.patchTimer = null
+      const users = new Set(this.patchUsers)
+      this.patchUsers.clear()
+      const patched = this.last ? portfolioFor(s, this.d).patchOverview(this.last, users) : null
+      if (!patched) return this.overviewSoon()
+      this.last = patched
+      this.d.events.emit('state.overview', patched)
+    }, 16)
+  }
+
+  /** One full push at a time; a request during one runs once more after it (no pile-up on the budget). */
+  private runPush(): void {
+    if (this.pushing) {
+      this.pushAgain = true
+      return
+    }
+    this.pushing = this.push()
+      .catch(() => {})
+      .finally(() => {
+        this.pushing = null
+        if (this.pushAgain && !this.closed) {
+          this.pushAgain = false
+          this.runPush()
+        }
+      })
+  }
+
+  private async push(): Promise<void> {
+    if (this.d.accounts.refs().length === 0 || this.closed) return
+    const view = await this.overview('background')
+    this.d.events.emit('state.overview', view)
+    const pool = (await this.d.sessions.current()).pool
+    if (pool) this.streamStatus(pool)
+  }
+
+  /**
+   * The overview counts agents from the last slot read; accounts never read yet get one
+   * background read each per session, then the overview is pushed again.
+   */
+  private readAgentSlotsOnce(s: NetworkSession, view: OverviewView): void {
+    for (const row of view.rows) {
+      const a = row.account.address
+      if (row.account.status === 'none' || this.agentsRead.has(a)) continue
+      this.agentsRead.add(a)
+      agentsFor(s, this.d.agentKeys)
+        .slots(a, 'background')
+        .then(
+          () => this.overviewSoon(),
+          () => this.agentsRead.delete(a),
+        )
+    }
+  }
+
+  /** Keeps the overview fresh in the background (the /info background lane yields to the operator). */
+  private every(ms: number): void {
+    const tick = async () => {
+      if (this.closed) return
+      try {
+        this.runPush()
+        await this.pushing
+        this.healthWarnings()
+      } catch {
+        // A failed background pass is retried on the next tick; operator calls report their own errors.
+      }
+      if (!this.closed) this.refreshTimer = setTimeout(tick, ms)
+    }
+    this.refreshTimer = setTimeout(tick, ms)
+  }
+
+  private healthWarnings(): void {
+    for (const row of this.last?.rows ?? []) {
+      const w = row.credit?.warning
+      if (!row.credit || (w !== 'critical' && w !== 'frozen') || this.warned.has(row.account.address + w)) continue
+      this.warned.add(row.account.address + w)
+      this.d.notify('health', 'warning', `Credit health ${w}: ${row.account.label || row.account.address}`, `Available ${row.credit.availableUsd ?? 'unknown'} USD of ${row.credit.creditUsd} USD.`)
+    }
+  }
+}

@@ -1,0 +1,272 @@
+import type { AccountKind, AccountView, Address, BalanceView, CreditHealthView, OverviewRow, OverviewView } from '../../../contract/types'
+import type { InfoClient } from '../../exchange/info/client'
+import type { Lane } from '../../exchange/scheduler'
+import { formatAtoms, parseDecimal } from '../../money/decimal'
+import type { AccountRef } from '../accounts'
+import type { StreamPool } from '../../streams/pool'
+import type { CreditHealthService } from '../credit'
+import { markState, type MarketData, type MarketDataCache } from '../../session/market-data'
+import type { LastKnownState } from '../../session/last-known'
+import { USD_DECIMALS, usdAtMark } from '../../session/valuation'
+
+/** An account as the operator registered it (vault entry plus labels). */
+
+export interface AccountIdentity {
+  kind: AccountKind
+  status: AccountView['status']
+  accountIndex: string | null
+}
+
+export interface PortfolioDeps {
+  info: InfoClient
+  market: MarketDataCache
+  credit: CreditHealthService
+  pool?: StreamPool
+  lastKnown?: LastKnownState
+  /** unresolved journal entries of an account (H4's journal), for the overview */
+  pendingJournal?: (address: string) => number
+  now?: () => number
+  /** live socket state older than this is refetched through /info (default 30 s) */
+  liveMaxAgeMs?: number
+}
+
+interface BalanceAtoms {
+  assetId: number
+  available: bigint
+  locked: bigint
+}
+
+/** Streamed balances (display decimals) as atoms; `available` is total less locked when the frame has no split. */
+function liveAtoms(md: MarketData, live: readonly { assetId: number; available: string | null; total?: string | null; locked: string }[]): BalanceAtoms[] {
+  return live.map((b) => {
+    const dec = decimalsOf(md, b.assetId)
+    const locked = parseDecimal(b.locked, dec)
+    if (b.available !== null) return { assetId: b.assetId, available: parseDecimal(b.available, dec), locked }
+    return { assetId: b.assetId, available: parseDecimal(b.total ?? '0', dec) - locked, locked }
+  })
+}
+
+/**
+ * Portfolio per account and in total: balances (available, locked) valued at mark, credit
+ * lines through the credit-health service, with the staleness of marks and the oracle status.
+ * Live socket state is used when the pool has it; /info fills the gaps within the budget.
+ * Every row is saved as last-known state so the next start shows it at once, with its age.
+ */
+export class PortfolioService {
+  private readonly now: () => number
+  private readonly identities = new Map<string, AccountIdentity>()
+
+  constructor(private readonly deps: PortfolioDeps) {
+    this.now = deps.now ?? Date.now
+  }
+
+  /** Type, status and account index from the service (cached: they rarely change). */
+  async identity(address: string, lane: Lane = 'background', refresh = false): Promise<AccountIdentity> {
+    const user = address.toLowerCase()
+    const cached = this.identities.get(user)
+    if (cached && !refresh) return cached
+    const live = !refresh ? this.fromStream(user) : null
+    if (live) {
+      // The socket already tells credit from balance-mode; the account index and a balance
+      // account's status come from /info later, in the background lane, without holding the row.
+      this.identities.set(user, live)
+      void this.identity(user, 'background', true).catch(() => this.identities.set(user, live))
+      return live
+    }
+    const st = await this.deps.info.accountStatus({ user }, { lane })
+    let kind: AccountKind = st.account_type ?? 'unknown'
+    if (kind === 'unknown' && st.found) {
+      const ca = await this.deps.info.spotCreditAccount({ user }, { lane })
+      kind = ca.found === false || ca.status == null ? 'balance' : 'credit'
+    }
+    const id: AccountIdentity = { kind, status: st.found ? (st.status ?? 'unknown') : 'none', accountIndex: st.account_index === null ? null : st.account_index.toString() }
+    this.identities.set(user, id)
+    this.deps.lastKnown?.save(user, 'status', id)
+    return id
+  }
+
+  private fromStream(user: string): AccountIdentity | null {
+    const st = this.deps.pool?.state(user)
+    if (!st) return null
+    if (st.credit?.value.authorized) return { kind: 'credit', status: st.credit.value.status ?? 'unknown', accountIndex: null }
+    // A credit account has an empty balance list, so held balances mean balance-mode.
+    if (st.balances && st.balances.value.length > 0) return { kind: 'balance', status: 'unknown', accountIndex: null }
+    return null
+  }
+
+  /** Balances of a balance-mode account valued at mark; empty for a credit account. */
+  async balances(address: string, lane: Lane = 'operator'): Promise<{ rows: BalanceView[]; fetchedAt: number; source: 'stream' | 'info' }> {
+    const user = address.toLowerCase()
+    const md = await this.deps.market.get(lane)
+    const live = this.deps.pool?.state(user).balances
+    let atoms: BalanceAtoms[]
+    let fetchedAt: number
+    let source: 'stream' | 'info'
+    // Live state is current while its channel streams (quiet accounts push nothing); otherwise it
+    // is trusted for `liveMaxAgeMs` and then re-read through /info.
+    if (live && (this.deps.pool!.isLive(user, 'spotState', live.at) || this.now() - live.at <= (this.deps.liveMaxAgeMs ?? 30_000))) {
+      atoms = liveAtoms(md, live.value)
+      // Streaming state is as of now; a merely recent one is as of its last frame.
+      fetchedAt = this.deps.pool!.isLive(user, 'spotState', live.at) ? this.now() : live.at
+      source = 'stream'
+    } else {
+      const rows = await this.deps.info.userBalances({ user }, { lane })
+      atoms = rows.map((r) => {
+        const dec = decimalsOf(md, r.asset_id)
+        return { assetId: r.asset_id, available: r.available_atoms ?? parseDecimal(r.available, dec), locked: r.locked_atoms ?? parseDecimal(r.locked, dec) }
+      })
+      fetchedAt = this.now()
+      source = 'info'
+    }
+    const rows = atoms.map((b) => this.balanceView(md, b))
+    this.deps.lastKnown?.save(user, 'balances', rows, fetchedAt)
+    return { rows, fetchedAt, source }
+  }
+
+  /** One overview row: balances or credit line, totals at mark, and when it was fetched. */
+  async row(ref: AccountRef, lane: Lane = 'background'): Promise<{ row: OverviewRow; credit: CreditHealthView | null }> {
+    const id = await this.identity(ref.address, lane)
+    const account: AccountView = { address: ref.address.toLowerCase() as Address, label: ref.label, group: ref.group, hasKey: ref.hasKey, kind: id.kind, status: id.status, accountIndex: id.accountIndex }
+    const agents = this.deps.lastKnown?.load<{ agent: string | null }[]>(ref.address, 'agents')
+    const agentsInUse = agents ? agents.value.filter((s) => s.agent !== null).length : 0
+    const pendingJournal = this.deps.pendingJournal?.(ref.address) ?? 0
+    if (id.kind === 'credit') {
+      const credit = await this.deps.credit.health(ref.address, lane)
+      const row: OverviewRow = {
+        account,
+        totalUsd: null,
+        available: [],
+        credit: credit ? { creditUsd: credit.creditUsd, availableUsd: credit.availableUsd, warning: credit.warning } : null,
+        agentsInUse,
+        pendingJournal,
+        fetchedAt: this.now(),
+        stale: credit ? credit.marksStale : false,
+      }
+      return { row, credit }
+    }
+    const b = id.status === 'none' ? { rows: [], fetchedAt: this.now(), source: 'info' as const } : await this.balances(ref.address, lane)
+    const total = sumUsd(b.rows)
+    const row: OverviewRow = {
+      account,
+      totalUsd: total,
+      available: b.rows,
+      credit: null,
+      agentsInUse,
+      pendingJournal,
+      fetchedAt: b.fetchedAt,
+      stale: b.rows.some((r) => r.usdValue === null && r.total !== '0'),
+    }
+    return { row, credit: null }
+  }
+
+  /**
+   * The overview with the rows of `users` recomputed from streaming balances and the cached
+   * marks, without any request: how a balance frame reaches the screen at once. Null when that
+   * is not possible (no cached marks, a credit row, no live balances); then a full refresh runs.
+   */
+  patchOverview(view: OverviewView, users: ReadonlySet<string>): OverviewView | null {
+    const md = this.deps.market.peek()
+    const pool = this.deps.pool
+    if (!md || !pool) return null
+    const rows: OverviewRow[] = []
+    for (const r of view.rows) {
+      const user = r.account.address.toLowerCase()
+      if (!users.has(user)) {
+        rows.push(r)
+        continue
+      }
+      const live = pool.state(user).balances
+      if (r.account.kind !== 'balance' || !live) return null
+      const balances = liveAtoms(md, live.value).map((b) => this.balanceView(md, b))
+      rows.push({ ...r, available: balances, totalUsd: sumUsd(balances), fetchedAt: this.now(), stale: balances.some((x) => x.usdValue === null && x.total !== '0') })
+      this.deps.lastKnown?.save(user, 'balances', balances, this.now())
+    }
+    return this.totals(md, rows)
+  }
+
+  /** Every account and the totals per asset and in USD (null when any held asset lacks a fresh mark). */
+  async overview(refs: readonly AccountRef[], lane: Lane = 'background'): Promise<OverviewView> {
+    const md = await this.deps.market.get(lane)
+    const rows = await Promise.all(refs.map(async (r) => (await this.row(r, lane)).row))
+    const view = this.totals(md, rows)
+    this.deps.lastKnown?.save('*', 'overview', view, view.asOf)
+    return view
+  }
+
+  /**
+   * The overview from last-known state only (no network): what the dashboard shows at start.
+   * Rows carry their own fetch time and are marked stale.
+   */
+  cachedOverview(refs: readonly AccountRef[]): OverviewView | null {
+    const lk = this.deps.lastKnown
+    if (!lk) return null
+    const cached = lk.load<OverviewView>('*', 'overview')
+    const byAddr = new Map((cached?.value.rows ?? []).map((r) => [r.account.address.toLowerCase(), r]))
+    const rows: OverviewRow[] = refs.map((ref) => {
+      const r = byAddr.get(ref.address.toLowerCase())
+      const account: AccountView = {
+        address: ref.address.toLowerCase() as Address,
+        label: ref.label,
+        group: ref.group,
+        hasKey: ref.hasKey,
+        kind: r?.account.kind ?? 'unknown',
+        status: r?.account.status ?? 'unknown',
+        accountIndex: r?.account.accountIndex ?? null,
+      }
+      return r ? { ...r, account, stale: true } : { account, totalUsd: null, available: [], credit: null, agentsInUse: 0, pendingJournal: 0, fetchedAt: null, stale: true }
+    })
+    return { rows, totals: cached?.value.totals ?? [], totalUsd: cached?.value.totalUsd ?? null, asOf: cached?.fetchedAt ?? 0 }
+  }
+
+  private balanceView(md: MarketData, b: BalanceAtoms): BalanceView {
+    const meta = md.assets.get(b.assetId)
+    const dec = decimalsOf(md, b.assetId)
+    const total = b.available + b.locked
+    const ms = markState(md, b.assetId, this.now())
+    return {
+      assetId: b.assetId,
+      symbol: meta?.symbol ?? `#${b.assetId}`,
+      available: formatAtoms(b.available, dec),
+      locked: formatAtoms(b.locked, dec),
+      total: formatAtoms(total, dec),
+      // A stale or missing mark gives no value, never a zero.
+      usdValue: ms.mark && !ms.stale ? formatAtoms(usdAtMark(total, dec, ms.mark.usdAtoms), USD_DECIMALS) : null,
+    }
+  }
+
+  private totals(md: MarketData, rows: OverviewRow[]): OverviewView {
+    const perAsset = new Map<number, bigint>()
+    for (const r of rows) {
+      for (const b of r.available) perAsset.set(b.assetId, (perAsset.get(b.assetId) ?? 0n) + parseDecimal(b.total, decimalsOf(md, b.assetId)))
+    }
+    const now = this.now()
+    let totalUsd: bigint | null = 0n
+    const totals = [...perAsset].sort((a, b) => a[0] - b[0]).map(([assetId, atoms]) => {
+      const dec = decimalsOf(md, assetId)
+      const ms = markState(md, assetId, now)
+      const v = ms.mark && !ms.stale ? usdAtMark(atoms, dec, ms.mark.usdAtoms) : null
+      if (v === null) {
+        if (atoms !== 0n) totalUsd = null
+      } else if (totalUsd !== null) totalUsd += v
+      return { assetId, symbol: md.assets.get(assetId)?.symbol ?? `#${assetId}`, total: formatAtoms(atoms, dec), usdValue: v === null ? null : formatAtoms(v, USD_DECIMALS) }
+    })
+    return { rows, totals, totalUsd: totalUsd === null ? null : formatAtoms(totalUsd, USD_DECIMALS), asOf: now }
+  }
+}
+
+function decimalsOf(md: MarketData, assetId: number): number {
+  // Listed assets use 8 (the spec); an asset the service did not list is read at 8 as well.
+  return md.assets.get(assetId)?.decimals ?? 8
+}
+
+function sumUsd(rows: BalanceView[]): string | null {
+  let t = 0n
+  for (const r of rows) {
+    if (r.usdValue === null) {
+      if (r.total !== '0') return null
+      continue
+    }
+    t += parseDecimal(r.usdValue, USD_DECIMALS)
+  }
+  return formatAtoms(t, USD_DECIMALS)
+}

@@ -1,0 +1,57 @@
+import type { AppState, SettingsView } from '../../../contract/types'
+import { networkView } from '../../config/networks'
+import type { SettingsStore } from '../../config/settings'
+import type { HandlerTable } from '../../ipc/dispatch'
+import type { SessionHolder } from '../../session'
+import type { AccountDirectory } from '../accounts'
+import type { VaultHolder } from '../vault'
+
+export type SettingsChannels = 'app.state' | 'networks.list' | 'networks.select' | 'networks.save' | 'settings.get' | 'settings.update'
+
+export interface SettingsDeps {
+  settings: SettingsStore
+  sessions: SessionHolder
+  vault: VaultHolder
+  accounts: AccountDirectory
+  host: 'electron' | 'web' | 'cli'
+  version: string
+}
+
+function settingsView(settings: SettingsStore): SettingsView {
+  const s = settings.load()
+  return { autoLockMinutes: s.autoLockMinutes, passphraseWindowMinutes: s.passphraseWindowMinutes, warningThresholds: s.warningThresholds, theme: s.theme }
+}
+
+/** The selected network is one setting every host reads; selecting another reopens the session. */
+export function settingsHandlers(d: SettingsDeps): Pick<HandlerTable, SettingsChannels> {
+  const switchSession = async () => {
+    d.accounts.forget()
+    await d.sessions.reset()
+  }
+  return {
+    'app.state': (): AppState => ({
+      version: d.version,
+      host: d.host === 'electron' ? 'electron' : 'web',
+      network: networkView(d.settings.selected()),
+      vault: d.vault.status(),
+    }),
+    'networks.list': () => ({ selected: d.settings.load().selectedNetwork, networks: d.settings.networks().map(networkView) }),
+    'networks.select': async ({ name }) => {
+      const n = d.settings.network(name)
+      await switchSession()
+      d.settings.select(n.name)
+      return networkView(n)
+    },
+    'networks.save': async (a) => {
+      const n = d.settings.saveNetwork({ ...a, network: a.kind === 'custom' ? a.name : a.kind })
+      if (d.settings.load().selectedNetwork === n.name) await switchSession()
+      return networkView(n)
+    },
+    'settings.get': () => settingsView(d.settings),
+    'settings.update': (patch) => {
+      d.settings.update(patch)
+      d.vault.applySettings()
+      return settingsView(d.settings)
+    },
+  }
+}

@@ -1,0 +1,1 @@
+export { settingsHandlers, type SettingsChannels, type SettingsDeps } from './handlers'

@@ -1,0 +1,31 @@
+import type { Journal } from '../../journal'
+import type { HandlerTable } from '../../ipc/dispatch'
+import { unlockedWriteSide, type WriteAccess } from '../../session'
+import { writeOutcomeView } from '../journal'
+import { transferPreviewView } from './preview.views'
+import { previewRepay, previewSettle, repay, settle } from './settle-repay.service'
+
+export type SettleRepayChannels = 'settle.preview' | 'settle.submit' | 'repay.preview' | 'repay.submit'
+
+export function settleRepayHandlers(d: WriteAccess & { journal: Journal }): Pick<HandlerTable, SettleRepayChannels> {
+  return {
+    'settle.preview': async (a) => {
+      const w = await unlockedWriteSide(d)
+      return transferPreviewView(await previewSettle(w.ctx, { from: a.creditAccount, to: a.cashAccount, asset: a.assetId, amount: a.amount }), w.network.name)
+    },
+    'settle.submit': async (a) => {
+      const w = await unlockedWriteSide(d)
+      const r = await settle(w.ctx, { from: a.creditAccount, to: a.cashAccount, asset: a.assetId, amount: a.amount })
+      return writeOutcomeView(d.journal, r.outcome)
+    },
+    'repay.preview': async (a) => {
+      const w = await unlockedWriteSide(d)
+      return transferPreviewView(await previewRepay(w.ctx, { from: a.cashAccount, to: a.creditAccount, asset: a.assetId, amount: a.amount }), w.network.name)
+    },
+    'repay.submit': async (a) => {
+      const w = await unlockedWriteSide(d)
+      const r = await repay(w.ctx, { from: a.cashAccount, to: a.creditAccount, asset: a.assetId, amount: a.amount })
+      return writeOutcomeView(d.journal, r.outcome)
+    },
+  }
+}

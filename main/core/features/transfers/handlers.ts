@@ -1,0 +1,48 @@
+import type { Address, PreviewView } from '../../../contract/types'
+import type { Journal } from '../../journal'
+import type { HandlerTable } from '../../ipc/dispatch'
+import { fmt, unlockedWriteSide, type WriteAccess } from '../../session'
+import { writeOutcomeView } from '../journal'
+import { activateFor, previewTransfer, transfer, withdraw } from './transfers.service'
+
+export type TransfersChannels = 'transfer.preview' | 'transfer.submit' | 'withdraw.submit' | 'activate.submit'
+
+export interface TransfersDeps extends WriteAccess {
+  journal: Journal
+  /** the operator's name for an account ('' when it has none) */
+  label(address: string): string
+}
+
+export function transfersHandlers(d: TransfersDeps): Pick<HandlerTable, TransfersChannels> {
+  const named = (a: string) => (d.label(a) ? `${d.label(a)} (${a})` : a)
+  return {
+    'transfer.preview': async (a): Promise<PreviewView> => {
+      const w = await unlockedWriteSide(d)
+      const p = await previewTransfer(w.ctx, { from: a.from, to: a.to, asset: a.assetId, amount: a.amount })
+      const f = (x: bigint) => fmt(x, p.asset.decimals)
+      const sym = p.asset.symbol
+      return {
+        title: `Transfer ${p.amount} ${sym}`,
+        summary: [`Network: ${w.network.name}`, `From ${named(p.from)}, signed by its owner key`, `To ${named(p.to)}`, `Amount: ${p.amount} ${sym}`],
+        action: { type: 'transfer', to: p.to, asset_id: String(p.asset.assetId), amount: p.amountAtoms.toString(), cloid: '(new, assigned when signed)' },
+        effects: [
+          { account: p.from as Address, label: `${d.label(p.from) || 'sender'} available`, assetSymbol: sym, before: f(p.fromBefore), after: f(p.fromBefore - p.amountAtoms) },
+          { account: p.to as Address, label: `${d.label(p.to) || 'recipient'} available`, assetSymbol: sym, before: f(p.toBefore), after: f(p.toBefore + p.amountAtoms) },
+        ],
+        warnings: p.warnings.map((x) => `${d.label(p.from) || p.from} has ${x}`),
+      }
+    },
+    'transfer.submit': async (a) => {
+      const r = await transfer((await unlockedWriteSide(d)).ctx, { from: a.from, to: a.to, asset: a.assetId, amount: a.amount })
+      return writeOutcomeView(d.journal, r.outcome)
+    },
+    'withdraw.submit': async (a) => {
+      const r = await withdraw((await unlockedWriteSide(d)).ctx, { account: a.account, asset: a.assetId, amount: a.amount, dstChainId: a.dstChainId, dstAddress: a.dstAddress })
+      return writeOutcomeView(d.journal, r.outcome)
+    },
+    'activate.submit': async (a) => {
+      const r = await activateFor((await unlockedWriteSide(d)).ctx, { from: a.account, target: a.target, asset: a.feeAssetId })
+      return writeOutcomeView(d.journal, r.outcome)
+    },
+  }
+}

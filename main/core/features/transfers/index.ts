@@ -1,0 +1,2 @@
+export { ACTIVATION_FEE_ASSETS, ACTIVATION_FEE_ATOMS, activateFor, previewTransfer, transfer, withdraw, type TransferPreviewData, type TransferRequest, type WithdrawRequest } from './transfers.service'
+export { transfersHandlers, type TransfersChannels, type TransfersDeps } from './handlers'

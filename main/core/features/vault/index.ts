@@ -1,0 +1,2 @@
+export { VaultHolder, type VaultHolderDeps } from './vault-holder'
+export { vaultHandlers, type VaultChannels } from './handlers'

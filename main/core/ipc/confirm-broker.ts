@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto'
+import type { Confirmer, ConfirmationRequest, ConfirmationResponse } from '../vault/signing-policy'
+import type { EventHub } from './events'
+
+interface Pending {
+  resolve(response: ConfirmationResponse): void
+  timer: ReturnType<typeof setTimeout>
+}
+
+/**
+ * The GUI hosts' Confirmer: pushes a `confirm.request` event with the summary built in main,
+ * and waits for the renderer's `confirm.respond` with the same id. Unanswered requests expire
+ * as declined, so nothing is ever signed on a forgotten dialog.
+ */
+export class ConfirmBroker implements Confirmer {
+  private readonly pending = new Map<string, Pending>()
+  private decorate: (request: ConfirmationRequest) => ConfirmationRequest = (r) => r
+
+  constructor(
+    private readonly events: EventHub,
+    private readonly timeoutMs = 5 * 60_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Adds what every confirmation must name (network, accounts by name and address), built in main. */
+  setContext(decorate: (request: ConfirmationRequest) => ConfirmationRequest): void {
+    this.decorate = decorate
+  }
+
+  confirm(raw: ConfirmationRequest): Promise<ConfirmationResponse> {
+    const request = this.decorate(raw)
+    const id = randomUUID()
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.settle(id, { approved: false }, 'expired'), this.timeoutMs)
+      this.pending.set(id, { resolve, timer })
+      this.events.emit('confirm.request', {
+        id,
+        title: request.title,
+        summary: request.summary,
+        needsPassphrase: request.needsPassphrase,
+        expiresAt: this.now() + this.timeoutMs,
+      })
+    })
+  }
+
+  /** The renderer's answer; false when the id is unknown or already settled. */
+  respond(id: string, response: ConfirmationResponse): boolean {
+    return this.settle(id, response)
+  }
+
+  /** Declines everything outstanding (lock, shutdown). */
+  cancelAll(): void {
+    for (const id of [...this.pending.keys()]) this.settle(id, { approved: false })
+  }
+
+  /** Resolves one request and tells every window it is closed (another window may have answered it). */
+  private settle(id: string, response: ConfirmationResponse, outcome?: 'expired'): boolean {
+    const p = this.pending.get(id)
+    if (!p) return false
+    this.pending.delete(id)
+    clearTimeout(p.timer)
+    p.resolve(response)
+    this.events.emit('confirm.closed', { id, outcome: outcome ?? (response.approved ? 'approved' : 'declined') })
+    return true
+  }
+}

@@ -1,0 +1,113 @@
+import { connectNetwork, type ConnectedNetwork, type NetworkConfig, type ResolvedNetwork, type SandboxStarter } from '../config/networks'
+import { DeskError } from '../errors/desk-error'
+import { InfoClient } from '../exchange/info/client'
+import type { HostSchedulers } from '../exchange/scheduler'
+import type { Journal } from '../journal'
+import { StreamPool } from '../streams/pool'
+import { LastKnownState } from './last-known'
+import { MarketDataCache } from './market-data'
+import { WriteSide, type WriteSideOptions, type WriteVault } from './write-side'
+
+export interface NetworkSessionOptions {
+  /** The network to open (hosts pass the selected one from settings). */
+  network: NetworkConfig
+  journal: Journal
+  /** Looked up at each use, so a vault created or replaced later is seen without reconnecting. */
+  vault: () => WriteVault | null
+  /** The process-wide schedulers: one per service host and API, whoever opens sessions. */
+  schedulers: HostSchedulers
+  /** Starts the sandbox when the sandbox network is opened (a host port; the core never imports the sandbox). */
+  startSandbox?: SandboxStarter
+  /** Open a stream pool for live state (long-running hosts); short commands read /info only. */
+  stream?: boolean
+  now?: () => number
+  /** Test hooks for the write side (fake time, expiries, reconcile ages). */
+  write?: Partial<Omit<WriteSideOptions, 'network' | 'journal' | 'vault' | 'info' | 'tradeScheduler'>>
+}
+
+/**
+ * Everything bound to one network, opened by exactly one factory for every host: the /info
+ * client (on the host's shared /info budget), the stream pool, market data and last-known
+ * state, and the write side (submitter, reconciler, earn client) on the host's /trade budget.
+ * Feature services are built on top of a session by their feature (see core/features).
+ */
+export class NetworkSession {
+  readonly network: ResolvedNetwork
+  readonly info: InfoClient
+  readonly pool: StreamPool | null
+  readonly market: MarketDataCache
+  readonly lastKnown: LastKnownState
+  readonly journal: Journal
+  readonly now: () => number
+  private writeSide: WriteSide | null = null
+  private streaming = false
+  private closed = false
+
+  private constructor(
+    private readonly connected: ConnectedNetwork,
+    private readonly opts: NetworkSessionOptions,
+  ) {
+    const n = connected.network
+    this.network = n
+    this.journal = opts.journal
+    this.now = opts.now ?? Date.now
+    this.info = new InfoClient({ baseUrl: n.tradingUrl, scheduler: opts.schedulers.get(n.tradingUrl, 'info', n.infoRatePerSec) })
+    this.pool = opts.stream ? new StreamPool({ wsUrl: n.wsUrl, info: this.info }) : null
+    this.market = new MarketDataCache(this.info, { now: this.now })
+    this.lastKnown = new LastKnownState(opts.journal, n.name, this.now)
+  }
+
+  static async open(opts: NetworkSessionOptions): Promise<NetworkSession> {
+    const connected = await connectNetwork(opts.network, opts.startSandbox ? { startSandbox: opts.startSandbox } : {})
+    return new NetworkSession(connected, opts)
+  }
+
+  get name(): string {
+    return this.network.name
+  }
+
+  /** The write side, created on first use (it needs a vault) and reconciling in the background. */
+  write(): WriteSide {
+    if (this.closed) throw new DeskError('ShuttingDown', 'This network session is closed.')
+    if (this.writeSide) return this.writeSide
+    const vault = this.opts.vault()
+    if (!vault) throw new DeskError('VaultMissing', 'Create the vault first: nothing can be signed without it.')
+    const n = this.network
+    this.writeSide = new WriteSide({
+      ...this.opts.write,
+      network: n,
+      journal: this.journal,
+      vault,
+      info: this.info,
+      tradeScheduler: this.opts.schedulers.get(n.tradingUrl, 'trade', n.tradeRatePerSec),
+      ...(this.opts.now ? { now: this.opts.now } : {}),
+    })
+    this.writeSide.start()
+    return this.writeSide
+  }
+
+  /** Streams live state for these accounts (balances and credit state first, then fills and orders). */
+  streamAccounts(accounts: { address: string; kind: 'balance' | 'credit' | 'unknown' }[]): void {
+    const pool = this.pool
+    if (!pool || this.closed) return
+    pool.setAccounts(accounts)
+    if (!this.streaming && accounts.length > 0) {
+      this.streaming = true
+      pool.start()
+    }
+  }
+
+  /** Starts reconciliation of unresolved journal entries now (start-up, unlock, reconnect). */
+  reconcileSoon(): void {
+    if (this.closed || !this.opts.vault()) return
+    if (this.journal.unresolved(this.name).length > 0) this.write().kick()
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    await this.writeSide?.stop()
+    await this.pool?.stop()
+    await this.connected.close()
+  }
+}

@@ -1,0 +1,166 @@
+import type { Address, TypedDataDefinition } from 'viem'
+import type { ResolvedNetwork } from '../config/networks'
+import { EarnClient } from '../exchange/earn/earn-client'
+import type { InfoClient } from '../exchange/info/client'
+import type { RateScheduler } from '../exchange/scheduler'
+import type { HttpPoster } from '../exchange/trade/http-post'
+import { infoTradeReads } from '../exchange/trade/info-reads'
+import { TradeReconciler, type TradeReads } from '../exchange/trade/reconciler'
+import { vaultTradeSigner, type VaultSigningSurface } from '../exchange/trade/signer'
+import { TradeSubmitter } from '../exchange/trade/submitter'
+import type { Journal } from '../journal'
+import type { AgentSlot } from '../vault/types'
+import { infoAccountReads, type AccountReads } from './account-reads'
+import type { EarnServiceContext, WriteContext } from './write-context'
+import type { AgentKeyStore } from './trading-signer'
+
+/** The vault surface the write side needs (the real Vault satisfies it). */
+export interface WriteVault extends VaultSigningSurface {
+  generateAgentKey(owner: Address, slot: AgentSlot, options?: { replace?: boolean }): Promise<Address>
+  retireAgentKey(owner: Address, slot: AgentSlot): Promise<Address>
+  /** Accounts in the vault; `watchOnly` ones hold no key. Readable while locked. */
+  listAccounts(): { address: Address; watchOnly: boolean }[]
+}
+
+export interface WriteSideOptions {
+  network: ResolvedNetwork
+  journal: Journal
+  vault: WriteVault
+  /** The network's typed /info client (its scheduler is the host's /info budget). */
+  info: InfoClient
+  /** The /trade budget of this host (shared by every session of the process). */
+  tradeScheduler: RateScheduler
+  /** Test hooks. */
+  post?: HttpPoster
+  reads?: AccountReads
+  tradeReads?: TradeReads
+  now?: () => number
+  expiresInMs?: number
+  expiryGraceMs?: number
+  reconcileMinAgeMs?: number
+  earnOperationDeadlineMs?: number
+}
+
+export interface ReconcileReport {
+  trade: { checked: number; resolved: number; pending: number; failed: number }
+  earn: { checked: number; resolved: number; pending: number; failed: number }
+}
+
+/**
+ * Everything that writes, for one network: the /trade submitter and its reconciler, the earn
+ * client, and the contexts the services take. `reconcileAll()` runs on start and after every
+ * reconnect; `start()` keeps reconciling in the background until nothing is unresolved.
+ */
+export class WriteSide {
+  readonly network: ResolvedNetwork
+  readonly journal: Journal
+  readonly submitter: TradeSubmitter
+  readonly reconciler: TradeReconciler
+  readonly earn: EarnClient
+  readonly reads: AccountReads
+  readonly tradeScheduler: RateScheduler
+  private earnTimer: ReturnType<typeof setTimeout> | undefined
+  private stopped = true
+
+  constructor(private readonly o: WriteSideOptions) {
+    this.network = o.network
+    this.journal = o.journal
+    this.tradeScheduler = o.tradeScheduler
+    this.reads = o.reads ?? infoAccountReads(o.info)
+    this.submitter = new TradeSubmitter({
+      network: o.network.name,
+      tradeUrl: o.network.tradingUrl.replace(/\/+$/, '') + '/trade',
+      chainId: o.network.chainId,
+      journal: o.journal,
+      signer: vaultTradeSigner(o.vault),
+      scheduler: this.tradeScheduler,
+      ...(o.post ? { post: o.post } : {}),
+      ...(o.now ? { now: o.now } : {}),
+      ...(o.expiresInMs ? { expiresInMs: o.expiresInMs } : {}),
+      onUnknown: () => this.reconciler.kick(),
+    })
+    this.reconciler = new TradeReconciler({
+      network: o.network.name,
+      journal: o.journal,
+      reads: o.tradeReads ?? infoTradeReads(o.info),
+      inFlight: this.submitter.inFlight,
+      ...(o.now ? { now: o.now } : {}),
+      ...(o.expiryGraceMs !== undefined ? { expiryGraceMs: o.expiryGraceMs } : {}),
+      ...(o.reconcileMinAgeMs !== undefined ? { minAgeMs: o.reconcileMinAgeMs } : {}),
+    })
+    this.earn = new EarnClient({
+      poolUrl: o.network.earnUrl,
+      network: o.network.name,
+      journal: o.journal,
+      signer: { signTypedData: (ref, td: TypedDataDefinition, intent) => o.vault.signTypedData(ref, td, intent) },
+      ...(o.post ? { post: o.post } : {}),
+      ...(o.now ? { now: o.now } : {}),
+      ...(o.earnOperationDeadlineMs ? { operationDeadlineMs: o.earnOperationDeadlineMs } : {}),
+    })
+  }
+
+  private keys(): AgentKeyStore {
+    const v = this.o.vault
+    return {
+      agentAddress: (owner, slot) => v.addressOf({ owner, role: 'agent', slot }),
+      generateAgentKey: (owner, slot, opts) => v.generateAgentKey(owner, slot, opts),
+      retireAgentKey: (owner, slot) => v.retireAgentKey(owner, slot),
+    }
+  }
+
+  /** The vault holds a key for this owner (locked or not: signing itself reports VaultLocked). */
+  private hasOwnerKey = (owner: Address): boolean => {
+    const a = this.o.vault.listAccounts().find((x) => x.address.toLowerCase() === owner.toLowerCase())
+    return a !== undefined && !a.watchOnly
+  }
+
+  /** Context for settle/repay, transfers, orders and agents services. */
+  get ctx(): WriteContext & { keys: AgentKeyStore } {
+    return { network: this.network.name, journal: this.journal, submitter: this.submitter, reads: this.reads, hasOwnerKey: this.hasOwnerKey, keys: this.keys() }
+  }
+
+  get earnCtx(): EarnServiceContext {
+    return { earn: this.earn, hasOwnerKey: this.hasOwnerKey, ...(this.o.now ? { now: this.o.now } : {}) }
+  }
+
+  /** One pass over every unresolved entry of this network (trade by cloid, earn by operation id). */
+  async reconcileAll(): Promise<ReconcileReport> {
+    const trade = await this.reconciler.reconcileOnce()
+    const earn = { checked: 0, resolved: 0, pending: 0, failed: 0 }
+    for (const s of this.journal.unresolved(this.network.name).filter((x) => x.channel === 'earn')) {
+      earn.checked++
+      try {
+        if (await this.earn.reconcileEntry(s, this.o.expiryGraceMs ?? 30_000, this.o.reconcileMinAgeMs ?? 20_000)) earn.resolved++
+        else earn.pending++
+      } catch {
+        earn.failed++
+        earn.pending++
+      }
+    }
+    return { trade, earn }
+  }
+
+  /** Reconciles now and keeps reconciling in the background (call again after a reconnect: `kick`). */
+  start(intervalMs = 2000): void {
+    this.stopped = false
+    this.reconciler.start(intervalMs)
+    const tick = async () => {
+      if (this.stopped) return
+      const pending = this.journal.unresolved(this.network.name).filter((x) => x.channel === 'earn')
+      for (const s of pending) await this.earn.reconcileEntry(s, this.o.expiryGraceMs ?? 30_000, this.o.reconcileMinAgeMs ?? 20_000).catch(() => false)
+      if (!this.stopped) this.earnTimer = setTimeout(tick, intervalMs * (pending.length > 0 ? 1 : 5))
+    }
+    void tick()
+  }
+
+  /** After a reconnect: reconcile unresolved entries soon. */
+  kick(): void {
+    this.reconciler.kick()
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    if (this.earnTimer) clearTimeout(this.earnTimer)
+    await this.reconciler.stop()
+  }
+}
