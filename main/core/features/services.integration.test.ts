@@ -24,7 +24,8 @@ const O3 = devOwner(3).address as Address // credit: long 0.3 BTC (asset 3), sho
 const O5 = devOwner(5).address as Address // unfunded
 
 beforeAll(async () => {
-  sb = await startSandbox({ seed: true, blockMs: 20, botIntervalMs: 0, rateLimits: false, earnPendingSeconds: 2 })
+  // O0's seeded withdrawal must stay queued (cancelable) for the whole file; O1's is seeded claimable.
+  sb = await startSandbox({ seed: true, blockMs: 20, botIntervalMs: 0, rateLimits: false, earnPendingSeconds: 600 })
   for (let i = 0; i <= 5; i++) vault.addOwner(devOwner(i).privateKey)
   vault.addAgent(O0, 0, devAgent(0).privateKey)
   vault.addAgent(O0, 2, devAgent(1).privateKey)
@@ -159,6 +160,28 @@ describe('agents', () => {
     const rv = await revokeAgent(session.ctx, { owner: O1, slot: rot.to.slot })
     expect(rv.retired).toBe(rot.to.agent)
     await expect(approveAgent(session.ctx, { owner: O0, slot: 0 })).rejects.toMatchObject({ code: 'AgentSlotOccupied' })
+  })
+
+  it('refuses before signing what the exchange state shows must fail: revoking an empty slot, cancelling an order that is not open', async () => {
+    const signed = vault.signatures
+    const executed = sb.trading.groundTruth().length
+    const entries = journal.list({}).length
+    // O5 has no agent in any slot.
+    await expect(revokeAgent(session.ctx, { owner: O5, slot: 2 })).rejects.toMatchObject({ code: 'AgentSlotEmpty' })
+    // An order that filled or was cancelled is no longer open: its cancel would only be rejected.
+    const o = await placeOrder(session.ctx, { account: O0, market: 2, side: 'bid', orderType: 'limit', tif: 'gtc', price: '1000', quantity: '0.1' })
+    const leaf = o.leaves[0]
+    expect(leaf?.kind).toBe('open')
+    const gone = leaf?.kind === 'open' ? leaf.oid : ''
+    await cancelOrder(session.ctx, { account: O0, market: 2, oid: gone })
+    const afterFirst = { signed: vault.signatures, executed: sb.trading.groundTruth().length, entries: journal.list({}).length }
+    await expect(cancelOrder(session.ctx, { account: O0, market: 2, oid: gone })).rejects.toMatchObject({ code: 'OrderNotOpen' })
+    await expect(cancelOrder(session.ctx, { account: O0, market: 2, oid: '999999999' })).rejects.toMatchObject({ code: 'OrderNotOpen' })
+    // Nothing more was signed, journaled or executed by the refused writes.
+    expect({ signed: vault.signatures, executed: sb.trading.groundTruth().length, entries: journal.list({}).length }).toEqual(afterFirst)
+    expect(afterFirst.entries - entries).toBe(2)
+    expect(afterFirst.signed - signed).toBe(2)
+    expect(afterFirst.executed - executed).toBe(2)
   })
 })
 

@@ -64,6 +64,9 @@ export async function revokeAgent(ctx: AgentsContext, req: { owner: string; slot
   const owner = checkAddress(req.owner, 'owner') as Address
   const slot = slotOf(req.slot)
   requireOwnerKey(ctx, owner, 'owner')
+  // The exchange would only reject it: an empty slot is refused before anything is signed.
+  const current = (await ctx.reads.agents(owner)).find((a) => a.slotId === slot)
+  if (!current || current.agent === null) throw new DeskError('AgentSlotEmpty', `slot ${slot} of ${short(owner)} holds no API key: there is nothing to revoke`, { owner, slot })
   const r = await ctx.submitter.submit({
     account: owner,
     signer: { owner, role: 'owner' },

@@ -118,11 +118,26 @@ export async function placeOrder(ctx: OrdersContext, t: OrderTicket): Promise<Or
   return { ticket, outcome: outcomeOf(r), leaves: r.leaves }
 }
 
+/**
+ * A cancel of an order the exchange no longer lists as open (filled, cancelled, never placed)
+ * would only come back rejected: it is refused before signing. A truncated listing proves nothing.
+ */
+async function requireOpen(ctx: WriteContext, owner: string, marketId: number, req: { oid?: string; cloid?: string }): Promise<void> {
+  const { orders, truncated } = await ctx.reads.openOrders(owner, marketId)
+  if (truncated) return
+  const open = orders.some((o) => (req.oid !== undefined ? o.oid === req.oid : o.cloid !== null && o.cloid.toLowerCase() === req.cloid!.toLowerCase()))
+  if (!open) {
+    const which = req.oid !== undefined ? `oid ${req.oid}` : `cloid ${req.cloid}`
+    throw new DeskError('OrderNotOpen', `${which} is not open in market ${marketId} (filled, cancelled or never placed): there is nothing to cancel. Check its fills and the order status.`, { market: marketId })
+  }
+}
+
 export async function cancelOrder(ctx: OrdersContext, req: { account: string; market: number | string; oid?: string; cloid?: string }): Promise<OrderResult> {
   const owner = checkAddress(req.account, 'account')
   const market = await marketOf(ctx, req.market)
   if (req.oid === undefined && req.cloid === undefined) throw new DeskError('MissingOidOrCloid', 'cancel needs an oid or a cloid')
   if (req.oid !== undefined && !/^(0|[1-9][0-9]*)$/.test(req.oid)) throw new DeskError('InvalidOid', 'oid must be a decimal integer')
+  await requireOpen(ctx, owner, market.marketId, req)
   const signer = await tradingSignerFor(ctx, owner)
   const r = await ctx.submitter.submit({
     account: owner,
