@@ -4,22 +4,27 @@
  */
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { createDeskCore } from '../../core/app/compose'
 import { headlessHostServices } from '../../core/features/host'
 import { sandboxPorts } from '../dev'
 import { defaultDataDir } from '../../core/config/paths'
+import { parseWebArgs, WEB_USAGE, WebUsageError, type WebArgs } from './args'
 import { startWebHost } from './server'
 
 const root = fileURLToPath(new URL('../../..', import.meta.url))
-const { values } = parseArgs({
-  options: {
-    'data-dir': { type: 'string' },
-    port: { type: 'string' },
-    host: { type: 'string' },
-  },
-})
+let args: WebArgs
+try {
+  args = parseWebArgs(process.argv.slice(2))
+} catch (e) {
+  if (!(e instanceof WebUsageError)) throw e
+  process.stderr.write(`error: ${e.message}\n\n${WEB_USAGE}`)
+  process.exit(2)
+}
+if (args.help) {
+  process.stdout.write(WEB_USAGE)
+  process.exit(0)
+}
 
 const rendererRoot = join(root, 'out/renderer')
 if (!existsSync(join(rendererRoot, 'index.html'))) {
@@ -27,7 +32,7 @@ if (!existsSync(join(rendererRoot, 'index.html'))) {
   process.exit(1)
 }
 
-const dataDir = values['data-dir'] ?? defaultDataDir()
+const dataDir = args.dataDir ?? defaultDataDir()
 const core = await createDeskCore({
   dataDir,
   ...sandboxPorts(dataDir),
@@ -35,7 +40,7 @@ const core = await createDeskCore({
   version: process.env.npm_package_version ?? '0.0.0',
   services: headlessHostServices,
 })
-const web = await startWebHost({ core, rendererRoot, host: values.host ?? '127.0.0.1', port: values.port ? Number(values.port) : 0 })
+const web = await startWebHost({ core, rendererRoot, host: args.host, port: args.port })
 process.stdout.write(`Treasury Desk web host (loopback only)\nOpen: ${web.url}\n`)
 
 let stopping = false
