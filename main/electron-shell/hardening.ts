@@ -2,6 +2,10 @@
  * Security settings of the Electron shell. Electron objects are passed in (this file does not
  * import `electron`), so the same rules are testable and the entry stays the only importer.
  */
+import { ExternalLinkPolicy } from '../core/security/external-links'
+
+/** Shipped hosts only (no data dir is read): what applies while the entry passes no policy. */
+const SHIPPED_ONLY: ExternalLinkCheck = new ExternalLinkPolicy('')
 
 /** webPreferences every window gets; the stub-Electron test asserts each of these. */
 export function secureWebPreferences(preloadPath: string) {
@@ -22,19 +26,29 @@ export function secureWebPreferences(preloadPath: string) {
   } as const
 }
 
-/** Hosts the app may open in the system browser (https only). Extended by configured networks. */
-export const EXTERNAL_HOST_ALLOW_LIST: readonly string[] = []
+/** What the shell needs from main's link policy (`ExternalLinkPolicy` in core/security/external-links). */
+export interface ExternalLinkCheck {
+  /** The canonical URL to open, or null when refused. */
+  allowedUrl(raw: string): string | null
+}
 
-export function isAllowedExternalUrl(raw: string, extraHosts: readonly string[] = []): boolean {
-  let url: URL
-  try {
-    url = new URL(raw)
-  } catch {
-    return false
-  }
-  if (url.protocol !== 'https:' || url.username || url.password) return false
-  const allowed = new Set([...EXTERNAL_HOST_ALLOW_LIST, ...extraHosts].map((h) => h.toLowerCase()))
-  return allowed.has(url.hostname.toLowerCase())
+/**
+ * The URL `shell.openExternal` may be given for `raw` (its canonical form), or null. Pure: the
+ * decision is the policy's, which main owns; hosts of configured networks no longer count,
+ * because the renderer can add networks.
+ *
+ * The `readonly string[]` form is what the entry passed before the policy existed; it is accepted
+ * only so the entry keeps compiling until it passes the policy, and its hosts are IGNORED (only
+ * the hosts shipped with the app are allowed then).
+ */
+export function allowedExternalUrl(raw: string, policy: ExternalLinkCheck | readonly string[]): string | null {
+  const check: ExternalLinkCheck = Array.isArray(policy) ? SHIPPED_ONLY : (policy as ExternalLinkCheck)
+  return check.allowedUrl(raw)
+}
+
+/** True when main may open `raw`; prefer `allowedExternalUrl` and open the URL it returns. */
+export function isAllowedExternalUrl(raw: string, policy: ExternalLinkCheck | readonly string[]): boolean {
+  return allowedExternalUrl(raw, policy) !== null
 }
 
 interface EventLike {
