@@ -176,6 +176,16 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws))
   })
 
+  interface SocketState {
+    id: number
+    /** The one log line for this socket has been written. */
+    logged: boolean
+    /** Closed or being closed for cause: nothing more is read from or sent to it. */
+    closing: boolean
+    bucket: ReturnType<typeof frameBucket>
+  }
+  const states = new WeakMap<WebSocket, SocketState>()
+
   /** A peer that never answers our close frame is cut after a short grace (ws waits 30 s). */
   const cutAfterGrace = (ws: WebSocket) => {
     const cut = setTimeout(() => ws.terminate(), limits.closeGraceMs)
@@ -211,14 +221,6 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
   const unsubscribe = opts.core.events.subscribe((event, payload) => {
     for (const ws of sockets) send(ws, { event, payload })
   })
-
-  interface SocketState {
-    id: number
-    logged: boolean
-    closing: boolean
-    bucket: ReturnType<typeof frameBucket>
-  }
-  const states = new WeakMap<WebSocket, SocketState>()
 
   wss.on('connection', (ws: WebSocket) => {
     const state: SocketState = { id: nextSocketId++, logged: false, closing: false, bucket: frameBucket(limits.framesPerSecond, limits.frameBurst) }
