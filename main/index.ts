@@ -9,9 +9,8 @@ import { app, BrowserWindow, dialog, ipcMain, powerMonitor, protocol, session, s
 import { EVENT_CHANNEL, INVOKE_CHANNEL } from './contract/bridge'
 import { createDeskCore, type DeskCore } from './core/app/compose'
 import { APP_NAME, defaultDataDir } from './core/config/paths'
-import type { SettingsStore } from './core/config/settings'
 import { APP_ORIGIN, APP_PROTOCOL, isAppFrameUrl } from './core/ipc/sender'
-import { isAllowedExternalUrl, lockDownWebContents, refuseAllPermissions, secureWebPreferences } from './electron-shell/hardening'
+import { lockDownWebContents, refuseAllPermissions, secureWebPreferences } from './electron-shell/hardening'
 import { sandboxPorts } from './hosts/dev'
 import { readStaticFile, securityHeaders } from './hosts/static-files'
 
@@ -83,9 +82,10 @@ async function start(): Promise<void> {
         })
         return result.canceled ? null : (result.filePaths[0] ?? null)
       },
-      async openExternal(url) {
-        if (!isAllowedExternalUrl(url, core ? configuredHttpsHosts(core.settings) : [])) return false
-        await shell.openExternal(url)
+      // The core has checked the URL against main's allow-list; the shell re-checks its form.
+      async openExternal(href) {
+        if (!href.startsWith('https://')) return false
+        await shell.openExternal(href)
         return true
       },
     },
@@ -129,19 +129,3 @@ function createWindow(): void {
   void mainWindow.loadURL(`${APP_ORIGIN}/index.html`)
 }
 
-/** https hosts of the configured networks (the external-link allow-list's extra hosts). */
-function configuredHttpsHosts(settings: SettingsStore): string[] {
-  const hosts = new Set<string>()
-  for (const n of settings.networks()) {
-    for (const u of [n.tradingUrl, n.earnUrl]) {
-      if (!u) continue
-      try {
-        const url = new URL(u)
-        if (url.protocol === 'https:') hosts.add(url.hostname)
-      } catch {
-        // unset or malformed URLs are simply not allowed
-      }
-    }
-  }
-  return [...hosts]
-}

@@ -3,6 +3,8 @@
  * import `electron`), so the same rules are testable and the entry stays the only importer.
  */
 
+/** Shipped hosts only (no data dir is read): what applies while the entry passes no policy. */
+
 /** webPreferences every window gets; the stub-Electron test asserts each of these. */
 export function secureWebPreferences(preloadPath: string) {
   return {
@@ -20,21 +22,6 @@ export function secureWebPreferences(preloadPath: string) {
     navigateOnDragDrop: false,
     safeDialogs: true,
   } as const
-}
-
-/** Hosts the app may open in the system browser (https only). Extended by configured networks. */
-export const EXTERNAL_HOST_ALLOW_LIST: readonly string[] = []
-
-export function isAllowedExternalUrl(raw: string, extraHosts: readonly string[] = []): boolean {
-  let url: URL
-  try {
-    url = new URL(raw)
-  } catch {
-    return false
-  }
-  if (url.protocol !== 'https:' || url.username || url.password) return false
-  const allowed = new Set([...EXTERNAL_HOST_ALLOW_LIST, ...extraHosts].map((h) => h.toLowerCase()))
-  return allowed.has(url.hostname.toLowerCase())
 }
 
 interface EventLike {

@@ -7,6 +7,7 @@ import { createDispatcher, mergeHandlers, type CallContext, type Dispatch } from
 import { EventHub } from '../ipc/events'
 import { notifier } from '../ipc/notify'
 import { openJournal } from '../journal'
+import { ExternalLinkPolicy } from '../security/external-links'
 import { SessionHolder } from '../session'
 import { AccountDirectory, AccountMetaStore, accountsHandlers, confirmationContext, type DemoAccount } from '../features/accounts'
 import { agentsHandlers } from '../features/agents'
@@ -63,6 +64,11 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
   settings.load()
   const journal = openJournal(o.dataDir)
   const confirm = new ConfirmBroker(events)
+  const links = await ExternalLinkPolicy.load(o.dataDir).catch((e: unknown) => {
+    // A damaged list of approved sites: open only the shipped hosts until the operator re-approves.
+    console.warn('external links:', (e as Error).message)
+    return new ExternalLinkPolicy(o.dataDir)
+  })
   const vault = new VaultHolder({ dataDir: o.dataDir, settings, confirm, events, notify, now, ...(o.scryptN ? { scryptN: o.scryptN } : {}) })
   const accounts = new AccountDirectory(vault, new AccountMetaStore(o.dataDir))
   const agentKeys = { listAccounts: () => vault.current?.listAccounts() ?? [] }
@@ -91,7 +97,7 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
     ordersHandlers(writes),
     earnHandlers({ ...writes, events, now }),
     journalHandlers({ journal, settings, now }),
-    hostHandlers({ confirm, services: o.services }),
+    hostHandlers({ confirm, services: o.services, links }),
   ])
   // Only the channel name and error code are logged, never arguments (they may hold a passphrase).
   const dispatch = createDispatcher(handlers, { warn: (message, fields) => console.warn(message, JSON.stringify(fields)) })

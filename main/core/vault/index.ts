@@ -1,5 +1,5 @@
 /** Key custody: the public surface of the vault for services and hosts. */
-export { Vault, vaultPath, DEFAULT_AUTO_LOCK_MS, type VaultOptions, type CreateVaultOptions, type ExportKeystoreOptions } from './vault'
+export { Vault, vaultPath, DEFAULT_AUTO_LOCK_MS, type VaultOptions, type CreateVaultOptions, type ExportKeystoreOptions, type BackupState } from './vault'
 export { VaultError, type VaultErrorCode } from './errors'
 export type { AgentSlot, SignerRef, OwnerAccountInfo, AgentKeyInfo, RetiredAgentInfo, VaultEvent, LockReason } from './types'
 export { AGENT_SLOTS, isAgentSlot } from './types'
@@ -11,4 +11,4 @@ export { DEFAULT_SCRYPT, type ScryptParams } from './kdf'
 export { decryptKeystore, encryptKeystore, type KeystoreV3, type KeystoreExportKdf } from './keystore-v3'
 export { checkPassphrase, assertPassphraseStrong, DEFAULT_PASSPHRASE_POLICY, type PassphrasePolicy } from './passphrase-policy'
 export { parseAddress } from './private-key'
-export { VAULT_FILE_NAME } from './vault-file'
+export { VAULT_FILE_NAME, type VaultDamage } from './vault-file'

@@ -2,7 +2,15 @@
  * The vault file: JSON, mode 0600. Plaintext is limited to addresses, labels and timestamps;
  * every private key is an AES-256-GCM record, and an HMAC over the canonical body (checked at
  * unlock) catches any edit to the plaintext parts.
+ *
+ * On top of that keyed MAC, an UNKEYED SHA-256 `checksum` over the canonical body and the MAC is
+ * checked at every read, before any key derivation. It guards against nothing deliberate (anyone
+ * can recompute it); its job is to tell accidental damage (a flipped bit, a bad sector, a partial
+ * copy) from a wrong passphrase: without it, damage to the verifier record reads as "wrong
+ * passphrase". Files written before the checksum existed open as before and gain one on their
+ * next write.
  */
+import { createHash } from 'node:crypto'
 import * as v from 'valibot'
 import { getAddress, type Address } from 'viem'
 import { vaultError } from './errors'
@@ -54,7 +62,14 @@ const hex = (bytes?: number) => v.pipe(v.string(), v.regex(bytes === undefined ?
 const AddressSchema = v.pipe(
   v.string(),
   v.regex(/^0x[0-9a-fA-F]{40}$/),
-  v.check((s) => getAddress(s) === s, 'address not checksummed'),
+  // valibot runs the whole pipe even after the regex failed, and getAddress throws on bad input.
+  v.check((s) => {
+    try {
+      return getAddress(s) === s
+    } catch {
+      return false
+    }
+  }, 'address not checksummed'),
   v.transform((s) => s as Address),
 )
 const Iso = v.pipe(v.string(), v.isoTimestamp())
@@ -84,31 +99,58 @@ const DocSchema = v.strictObject({
   ),
   retiredAgents: v.array(v.strictObject({ owner: AddressSchema, slot: Slot, address: AddressSchema, retiredAt: Iso })),
   mac: hex(32),
+  /** Absent in files written before it existed; always written now. */
+  checksum: v.optional(hex(32)),
 })
 
-/** Parses file text into a document; any damage (truncation, bit flips, wrong shape) is `VaultCorrupt`. */
+/** Why a vault file reads as damaged; `details.damage` carries it for the hosts. */
+export type VaultDamage = 'unreadable' | 'json' | 'shape' | 'checksum' | 'duplicate'
+
+function damaged(path: string, damage: VaultDamage, what: string): never {
+  throw vaultError('VaultCorrupt', `the vault file ${path} is damaged (${what})`, { path, damage })
+}
+
+/**
+ * Parses file text into a document; any damage (truncation, bit flips, wrong shape, checksum
+ * mismatch) is `VaultCorrupt` with `details.damage`, raised before anything derives a key.
+ */
 export function parseVaultText(text: string, path: string): VaultDoc {
   let json: unknown
   try {
     json = JSON.parse(text)
   } catch {
-    throw vaultError('VaultCorrupt', `the vault file ${path} is damaged (not valid JSON; truncated?). The previous version is kept as ${path}.bak`, { path })
+    damaged(path, 'json', 'not valid JSON; truncated?')
   }
   const r = v.safeParse(DocSchema, json)
   if (!r.success) {
     const issue = r.issues[0]
-    throw vaultError('VaultCorrupt', `the vault file ${path} is damaged (${issue?.message ?? 'bad shape'} at ${(issue && v.getDotPath(issue)) ?? 'top level'}). The previous version is kept as ${path}.bak`, { path })
+    damaged(path, 'shape', `${issue?.message ?? 'bad shape'} at ${(issue && v.getDotPath(issue)) ?? 'top level'}`)
   }
-  const doc = r.output as VaultDoc
+  const { checksum, ...doc } = r.output as VaultDoc & { checksum?: string }
+  if (checksum !== undefined && checksum !== fileChecksum(doc)) damaged(path, 'checksum', 'checksum mismatch: its content changed after it was written')
   const seen = new Set<string>()
   for (const a of [...doc.owners.map((o) => o.address), ...doc.owners.flatMap((o) => o.agents.map((g) => g.address))]) {
-    if (seen.has(a)) throw vaultError('VaultCorrupt', `the vault file ${path} lists ${a} twice`, { path })
+    if (seen.has(a)) damaged(path, 'duplicate', `${a} is listed twice`)
     seen.add(a)
   }
   for (const o of doc.owners) {
-    if (new Set(o.agents.map((g) => g.slot)).size !== o.agents.length) throw vaultError('VaultCorrupt', `the vault file ${path} has two keys in one agent slot of ${o.address}`, { path })
+    if (new Set(o.agents.map((g) => g.slot)).size !== o.agents.length) damaged(path, 'duplicate', `two keys in one agent slot of ${o.address}`)
   }
   return doc
+}
+
+/** Unkeyed SHA-256 over the canonical body and the MAC (see the file comment for why). */
+export function fileChecksum(doc: VaultDoc): string {
+  return createHash('sha256').update(canonicalBody(doc)).update('\n').update(doc.mac).digest('hex')
+}
+
+/** True when the text carries a checksum (files from before it existed do not). */
+export function hasChecksum(text: string): boolean {
+  try {
+    return typeof (JSON.parse(text) as { checksum?: unknown }).checksum === 'string'
+  } catch {
+    return false
+  }
 }
 
 const sealedCanon = (s: SealedRecord): SealedRecord => ({ salt: s.salt, nonce: s.nonce, ciphertext: s.ciphertext, tag: s.tag })
@@ -134,7 +176,7 @@ export function canonicalBody(doc: Omit<VaultDoc, 'mac'>): string {
 
 export function serializeVault(doc: VaultDoc): string {
   const body = JSON.parse(canonicalBody(doc)) as Record<string, unknown>
-  return JSON.stringify({ ...body, mac: doc.mac }, null, 2) + '\n'
+  return JSON.stringify({ ...body, mac: doc.mac, checksum: fileChecksum(doc) }, null, 2) + '\n'
 }
 
 /** Associated data binding a sealed record to what it is. */

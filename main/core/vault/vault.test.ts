@@ -10,7 +10,7 @@ import vectors from './testdata/geth-v3-test-vectors.json'
 import { DEV_ADDRESS_0, DEV_ADDRESS_1, DEV_KEY_0, DEV_KEY_1, LEGACY_ORDER_PAYLOAD, SETTLE_INTENT, SETTLE_TYPED_DATA } from './testdata/fixtures'
 import { deriveMasterKey, fileMac, sealRecord } from './record-cipher'
 import type { ConfirmationRequest, Confirmer } from './signing-policy'
-import { aad, canonicalBody, parseVaultText, serializeVault } from './vault-file'
+import { aad, canonicalBody, fileChecksum, parseVaultText, serializeVault, type VaultDoc } from './vault-file'
 import { Vault, vaultPath, type VaultOptions } from './vault'
 import type { VaultEvent } from './types'
 
@@ -344,13 +344,23 @@ describe('damage and crashes', () => {
     await expectCode(Vault.open({ path }), 'VaultCorrupt')
   })
 
-  it('an edited label is caught by the integrity check at unlock; the file is left as is', async () => {
+  /** A deliberate edit recomputes the unkeyed checksum, as anyone can; only the keyed MAC catches it. */
+  const withFreshChecksum = (text: string): string => {
+    const doc = JSON.parse(text) as VaultDoc & { checksum?: string }
+    delete doc.checksum
+    return JSON.stringify({ ...doc, checksum: fileChecksum(doc) })
+  }
+
+  it('an edited label is damage at open; with its checksum recomputed, the MAC catches it at unlock; the file is left as is', async () => {
     const text = await vaultWithKey()
     await fs.writeFile(path, text.replace('"main"', '"mail"'))
+    await expect(Vault.open({ path })).rejects.toMatchObject({ code: 'VaultCorrupt', details: { damage: 'checksum' } })
+    const forged = withFreshChecksum(text.replace('"main"', '"mail"'))
+    await fs.writeFile(path, forged)
     const v = await Vault.open({ path })
-    await expectCode(v.unlock(PASS), 'VaultCorrupt')
+    await expect(v.unlock(PASS)).rejects.toMatchObject({ code: 'VaultCorrupt', details: { damage: 'mac' } })
     expect(v.isUnlocked).toBe(false)
-    expect(await fs.readFile(path, 'utf8')).toBe(text.replace('"main"', '"mail"'))
+    expect(await fs.readFile(path, 'utf8')).toBe(forged)
   })
 
   it('a flipped bit in a key record is VaultCorrupt; one in the shape is VaultCorrupt at open', async () => {
@@ -359,6 +369,9 @@ describe('damage and crashes', () => {
     const ct = doc.owners[0]!.key.ciphertext
     doc.owners[0]!.key.ciphertext = (ct[0] === '0' ? '1' : '0') + ct.slice(1)
     await fs.writeFile(path, JSON.stringify(doc))
+    await expect(Vault.open({ path })).rejects.toMatchObject({ code: 'VaultCorrupt', details: { damage: 'checksum' } })
+    // Even past the checksum (recomputed) and the MAC (the record is authenticated by GCM, not the MAC), it does not decrypt.
+    await fs.writeFile(path, withFreshChecksum(JSON.stringify(doc)))
     await expectCode((await Vault.open({ path })).unlock(PASS), 'VaultCorrupt')
     await fs.writeFile(path, text.replace('"version": 1', '"version": 3'))
     await expectCode(Vault.open({ path }), 'VaultCorrupt')
@@ -371,7 +384,7 @@ describe('damage and crashes', () => {
     v.lock()
     const doc = JSON.parse(await fs.readFile(path, 'utf8')) as { owners: Array<{ key: unknown }> }
     doc.owners[1]!.key = doc.owners[0]!.key
-    await fs.writeFile(path, JSON.stringify(doc))
+    await fs.writeFile(path, withFreshChecksum(JSON.stringify(doc)))
     await expectCode((await Vault.open({ path })).unlock(PASS), 'VaultCorrupt')
   })
 

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path'
 import { bytesToHex, hashTypedData, keccak256, recoverAddress, type Address, type Hex, type TypedData, type TypedDataDefinition } from 'viem'
 import { sign } from 'viem/accounts'
 import { removeStaleTemps, writeFileAtomic, type AtomicWriteHooks } from './atomic-write'
-import { vaultError } from './errors'
+import { VaultError, vaultError } from './errors'
 import { IdleTimer } from './idle-timer'
 import { DEFAULT_SCRYPT, checkScryptParams, type ScryptParams } from './kdf'
 import { decryptKeystore, encryptKeystore, type KeystoreExportKdf, type KeystoreV3 } from './keystore-v3'
@@ -19,7 +19,7 @@ import { deriveMasterKey, fileMac, macEquals, openRecord, sealRecord, type Seale
 import { SigningPolicy, type Confirmer, type SigningIntent } from './signing-policy'
 import { isAgentSlot, type AgentSlot, type LockReason, type OwnerAccountInfo, type RetiredAgentInfo, type SignerRef, type VaultEvent } from './types'
 import {
-  VAULT_FILE_NAME, VAULT_FORMAT, VAULT_VERSION, VERIFIER_PLAINTEXT, aad, canonicalBody, parseVaultText, serializeVault,
+  VAULT_FILE_NAME, VAULT_FORMAT, VAULT_VERSION, VERIFIER_PLAINTEXT, aad, canonicalBody, hasChecksum, parseVaultText, serializeVault,
   type OwnerRecord, type VaultDoc,
 } from './vault-file'
 
@@ -93,8 +93,50 @@ async function readVaultText(path: string): Promise<string> {
       const bak = await fs.stat(`${path}.bak`).then(() => true, () => false)
       throw vaultError('VaultNotFound', `no vault at ${path}${bak ? ` (a backup exists at ${path}.bak)` : '; create one with `desk keys init`'}`, { path })
     }
-    throw vaultError('VaultCorrupt', `cannot read the vault file ${path}: ${(e as Error).message}`, { path })
+    throw vaultError('VaultCorrupt', `cannot read the vault file ${path}: ${(e as Error).message}`, { path, damage: 'unreadable' })
   }
+}
+
+/** What the `.bak` copy next to a damaged vault is worth: the operator's way back. */
+export type BackupState = 'intact' | 'unverified' | 'damaged' | 'missing'
+
+async function inspectBackup(path: string): Promise<{ state: BackupState; advice: string }> {
+  const bak = `${path}.bak`
+  let text: string
+  try {
+    text = await fs.readFile(bak, 'utf8')
+  } catch {
+    return { state: 'missing', advice: `There is no backup copy (${bak} is missing).` }
+  }
+  try {
+    parseVaultText(text, bak)
+  } catch {
+    return { state: 'damaged', advice: `The backup ${bak} is damaged too.` }
+  }
+  return hasChecksum(text)
+    ? { state: 'intact', advice: `The last good copy is ${bak} (checksum verified); it holds the version before the last change.` }
+    : { state: 'unverified', advice: `The previous version is kept as ${bak} (written before checksums existed, so it could not be verified).` }
+}
+
+/** Adds the state of the backup copy to a damage report; every other error passes unchanged. */
+async function withBackupAdvice(e: unknown, path: string): Promise<never> {
+  if (!(e instanceof VaultError) || e.code !== 'VaultCorrupt') throw e
+  const backup = await inspectBackup(path)
+  throw vaultError('VaultCorrupt', `${e.message}. ${backup.advice}`, { ...e.details, path, backup: `${path}.bak`, backupState: backup.state })
+}
+
+/** Checks file text (checksum included) before anything derives a key from it. */
+async function parseChecked(text: string, path: string): Promise<VaultDoc> {
+  try {
+    return parseVaultText(text, path)
+  } catch (e) {
+    return withBackupAdvice(e, path)
+  }
+}
+
+async function readVaultDoc(path: string): Promise<{ text: string; doc: VaultDoc }> {
+  const text = await readVaultText(path)
+  return { text, doc: await parseChecked(text, path) }
 }
 
 export class Vault {
@@ -164,8 +206,8 @@ export class Vault {
   /** Opens an existing vault, locked. Addresses and labels are readable at once. */
   static async open(options: VaultOptions): Promise<Vault> {
     await removeStaleTemps(options.path)
-    const text = await readVaultText(options.path)
-    return new Vault(options, parseVaultText(text, options.path), text)
+    const { text, doc } = await readVaultDoc(options.path)
+    return new Vault(options, doc, text)
   }
 
   get isUnlocked(): boolean {
@@ -234,8 +276,8 @@ export class Vault {
    */
   unlock(passphrase: string): Promise<void> {
     return this.serial(async () => {
-      const text = await readVaultText(this.path)
-      const doc = parseVaultText(text, this.path)
+      // Damage is found here, before the (costly) derivation: it never reads as a wrong passphrase.
+      const { text, doc } = await readVaultDoc(this.path)
       const master = await deriveMasterKey(passphrase, Buffer.from(doc.kdf.salt, 'hex'), { n: doc.kdf.n, r: doc.kdf.r, p: doc.kdf.p })
       let keys: Map<string, Uint8Array>
       try {
@@ -243,7 +285,7 @@ export class Vault {
         await this.selfTest(keys)
       } catch (e) {
         master.fill(0)
-        throw e
+        return withBackupAdvice(e, this.path)
       }
       const previous = this.unlocked
       this.unlocked = { master, keys }
@@ -268,7 +310,7 @@ export class Vault {
       if (this.unlocked) return this.reloadIfChanged(this.unlocked)
       const text = await readVaultText(this.path)
       if (text === this.diskText) return
-      this.doc = parseVaultText(text, this.path)
+      this.doc = await parseChecked(text, this.path)
       this.diskText = text
       this.emit({ type: 'accountsChanged' })
     })
@@ -279,14 +321,15 @@ export class Vault {
     const verifier = openRecord(master, doc.verifier, aad.verifier())
     if (!verifier || verifier.toString() !== VERIFIER_PLAINTEXT) throw vaultError('PassphraseIncorrect', 'wrong vault passphrase')
     if (!macEquals(fileMac(master, canonicalBody(doc)), doc.mac)) {
-      throw vaultError('VaultCorrupt', `the vault file ${this.path} was altered or damaged (integrity check failed). The previous version is kept as ${this.path}.bak`, { path: this.path })
+      // The checksum matched (or the file predates it), so this is an edit, not accidental damage.
+      throw vaultError('VaultCorrupt', `the vault file ${this.path} was altered (integrity check failed)`, { path: this.path, damage: 'mac' })
     }
     const keys = new Map<string, Uint8Array>()
     const take = (record: SealedRecord, recordAad: string, address: Address) => {
       const plain = openRecord(master, record, recordAad)
       if (!plain || plain.length !== 32) {
         plain?.fill(0)
-        throw vaultError('VaultCorrupt', `the key record of ${address} in ${this.path} is damaged`, { path: this.path, address })
+        throw vaultError('VaultCorrupt', `the key record of ${address} in ${this.path} is damaged`, { path: this.path, address, damage: 'record' })
       }
       const key = new Uint8Array(plain)
       plain.fill(0)
@@ -466,7 +509,7 @@ export class Vault {
   private async reloadIfChanged(u: Unlocked): Promise<void> {
     const text = await readVaultText(this.path)
     if (text === this.diskText) return
-    const doc = parseVaultText(text, this.path)
+    const doc = await parseChecked(text, this.path)
     let keys: Map<string, Uint8Array>
     try {
       keys = this.decryptAll(doc, u.master)
@@ -475,7 +518,7 @@ export class Vault {
         this.lock('passphraseChanged')
         throw vaultError('VaultChangedOnDisk', 'the vault passphrase was changed by another process; unlock again')
       }
-      throw e
+      return withBackupAdvice(e, this.path)
     }
     try {
       await this.selfTest(keys)

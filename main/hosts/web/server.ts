@@ -1,14 +1,63 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import type { Duplex } from 'node:stream'
 import { WebSocketServer, type WebSocket } from 'ws'
-import { DeskError } from '../../core/errors/desk-error'
+import { DeskError, toErrorData } from '../../core/errors/desk-error'
 import type { DeskCore } from '../../core/app/compose'
 import { readStaticFile, securityHeaders } from '../static-files'
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])
-/** Inbound bridge messages are small intents; anything larger is refused. */
-const MAX_MESSAGE_BYTES = 256 * 1024
+/**
+ * Limits every bridge socket lives under. A socket that breaks one is closed on its own;
+ * the process and every other session keep working.
+ */
+export interface SocketLimits {
+  /** Inbound bridge messages are small intents; anything larger is refused (close 1009). */
+  maxMessageBytes: number
+  /** Token bucket over inbound frames (messages and pings): sustained rate... */
+  framesPerSecond: number
+  /** ...and the burst a page may send at once (its first screen asks for many queries). */
+  frameBurst: number
+  /** Outbound bytes queued for a socket that stopped reading; past this it is dropped. */
+  maxBufferedBytes: number
+  /** How long a closed-for-cause socket gets to finish the close handshake before it is cut. */
+  closeGraceMs: number
+}
+
+export const DEFAULT_SOCKET_LIMITS: SocketLimits = {
+  maxMessageBytes: 256 * 1024,
+  framesPerSecond: 200,
+  frameBurst: 400,
+  maxBufferedBytes: 8 * 1024 * 1024,
+  closeGraceMs: 2_000,
+}
+
+/** RFC 6455 close codes this host sends. */
+export const CloseCode = {
+  ProtocolError: 1002,
+  InvalidPayload: 1007,
+  PolicyViolation: 1008,
+  MessageTooBig: 1009,
+} as const
+
+/**
+ * The close code ws sends for each receiver error (it closes the socket itself); kept here so
+ * the log line names it. Anything else ws raises on a live socket reads as a protocol error.
+ */
+function closeCodeFor(wsErrorCode: string | undefined): number {
+  switch (wsErrorCode) {
+    case 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH':
+    case 'WS_ERR_UNSUPPORTED_DATA_PAYLOAD_LENGTH':
+      return CloseCode.MessageTooBig
+    case 'WS_ERR_INVALID_UTF8':
+      return CloseCode.InvalidPayload
+    case 'WS_ERR_TOO_MANY_BUFFERED_PARTS':
+      return CloseCode.PolicyViolation
+    default:
+      return CloseCode.ProtocolError
+  }
+}
 
 export interface WebHostOptions {
   core: Pick<DeskCore, 'dispatch' | 'events' | 'touch'>
@@ -19,6 +68,10 @@ export interface WebHostOptions {
   token?: string
   /** Sees every bridge message in both directions (end-to-end key-leak search). */
   tap?: (direction: 'in' | 'out', text: string) => void
+  /** Per-socket limits; tests shrink them. */
+  limits?: Partial<SocketLimits>
+  /** One line per socket event (never payload content); stderr by default. */
+  log?: (line: string) => void
 }
 
 export interface WebHost {
@@ -36,17 +89,38 @@ function sameToken(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y)
 }
 
+/** A token bucket: `take()` is false once the socket spends more than its burst plus refill. */
+function frameBucket(perSecond: number, burst: number, now: () => number = () => performance.now()) {
+  let tokens = burst
+  let last = now()
+  return {
+    take(): boolean {
+      const t = now()
+      tokens = Math.min(burst, tokens + ((t - last) / 1000) * perSecond)
+      last = t
+      if (tokens < 1) return false
+      tokens -= 1
+      return true
+    },
+  }
+}
+
 /**
  * Serves the built renderer and the contract over a WebSocket on loopback only. Every HTTP
  * request must name this host (no DNS rebinding); the bridge socket must come from this
- * origin and present the per-launch token.
+ * origin and present the per-launch token. Nothing a socket sends can take the process down:
+ * protocol violations, oversized or invalid frames, floods and stalled readers close that
+ * socket only, and are logged once.
  */
 export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
   const host = opts.host ?? '127.0.0.1'
   if (!LOOPBACK.has(host)) throw new DeskError('NonLoopbackBind', `The web host binds to loopback only; refusing "${host}".`)
   const bindHost = host === 'localhost' ? '127.0.0.1' : host
   const token = opts.token ?? randomBytes(32).toString('hex')
+  const limits: SocketLimits = { ...DEFAULT_SOCKET_LIMITS, ...opts.limits }
+  const log = opts.log ?? ((line: string) => process.stderr.write(`[web-host] ${line}\n`))
   let port = 0
+  let nextSocketId = 1
   const allowedHosts = () => new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`])
   const allowedOrigins = () => new Set([...allowedHosts()].map((h) => `http://${h}`))
 
@@ -59,19 +133,38 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
       res.writeHead(405, { 'content-type': 'text/plain' }).end('method not allowed')
       return
     }
-    void readStaticFile(opts.rendererRoot, req.url ?? '/').then((file) => {
-      if (!file) {
-        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found')
-        return
-      }
-      res.writeHead(200, securityHeaders(file.mime)).end(req.method === 'HEAD' ? undefined : file.body)
-    })
+    readStaticFile(opts.rendererRoot, req.url ?? '/').then(
+      (file) => {
+        if (!file) {
+          res.writeHead(404, { 'content-type': 'text/plain' }).end('not found')
+          return
+        }
+        res.writeHead(200, securityHeaders(file.mime)).end(req.method === 'HEAD' ? undefined : file.body)
+      },
+      () => {
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' })
+        res.end('internal error')
+      },
+    )
   })
+  // A listening server's errors (EMFILE on accept, ...) are logged, never thrown.
+  const onServerError = (err: Error & { code?: string }) => log(`http server error ${err.code ?? err.name}`)
 
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES })
+  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes, perMessageDeflate: false })
+  wss.on('error', (err: Error & { code?: string }) => log(`websocket server error ${err.code ?? err.name}`))
   const sockets = new Set<WebSocket>()
 
-  server.on('upgrade', (req: IncomingMessage, socket, head) => {
+  /** One log line per socket, whatever happens to it afterwards. */
+  const logOnce = (state: { logged: boolean }, line: string) => {
+    if (state.logged) return
+    state.logged = true
+    log(line)
+  }
+
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // A reset or broken upgrade socket must not raise an uncaught 'error'.
+    const rawState = { logged: false }
+    socket.on('error', (err: Error & { code?: string }) => logOnce(rawState, `upgrade socket error ${err.code ?? err.name}`))
     const url = new URL(req.url ?? '/', 'http://x')
     const given = url.searchParams.get('token') ?? ''
     const okHost = allowedHosts().has(req.headers.host ?? '')
@@ -83,20 +176,82 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws))
   })
 
+  interface SocketState {
+    id: number
+    /** The one log line for this socket has been written. */
+    logged: boolean
+    /** Closed or being closed for cause: nothing more is read from or sent to it. */
+    closing: boolean
+    bucket: ReturnType<typeof frameBucket>
+  }
+  const states = new WeakMap<WebSocket, SocketState>()
+
+  /** A peer that never answers our close frame is cut after a short grace (ws waits 30 s). */
+  const cutAfterGrace = (ws: WebSocket) => {
+    const cut = setTimeout(() => ws.terminate(), limits.closeGraceMs)
+    cut.unref()
+    ws.once('close', () => clearTimeout(cut))
+  }
+
+  /** Closes one socket for cause: close frame with `code`, cut if the handshake does not finish. */
+  const closeForCause = (ws: WebSocket, state: SocketState, code: number, reason: string) => {
+    if (state.closing) return
+    state.closing = true
+    logOnce(state, `socket #${state.id} closed ${code} ${reason}`)
+    if (ws.readyState === ws.OPEN) ws.close(code, reason)
+    cutAfterGrace(ws)
+  }
+
   const send = (ws: WebSocket, msg: unknown) => {
+    const state = states.get(ws)
+    if (!state || state.closing || ws.readyState !== ws.OPEN) return
     const text = JSON.stringify(msg)
     opts.tap?.('out', text)
-    if (ws.readyState === ws.OPEN) ws.send(text)
+    // A page that stopped reading would otherwise grow this queue without bound.
+    if (ws.bufferedAmount + Buffer.byteLength(text) > limits.maxBufferedBytes) {
+      state.closing = true
+      logOnce(state, `socket #${state.id} closed ${CloseCode.PolicyViolation} send buffer over ${limits.maxBufferedBytes} bytes (peer not reading)`)
+      // The peer reads nothing, so a close frame would only queue behind the backlog: cut it.
+      ws.terminate()
+      return
+    }
+    ws.send(text)
   }
 
   const unsubscribe = opts.core.events.subscribe((event, payload) => {
     for (const ws of sockets) send(ws, { event, payload })
   })
 
-  wss.on('connection', (ws) => {
+  wss.on('connection', (ws: WebSocket) => {
+    const state: SocketState = { id: nextSocketId++, logged: false, closing: false, bucket: frameBucket(limits.framesPerSecond, limits.frameBurst) }
+    states.set(ws, state)
     sockets.add(ws)
     ws.on('close', () => sockets.delete(ws))
+    // ws closes the socket itself with the matching code (1009 too big, 1002 protocol, 1007
+    // invalid UTF-8); without this listener the error would be uncaught and end the process.
+    ws.on('error', (err: Error & { code?: string }) => {
+      const first = !state.closing
+      state.closing = true
+      logOnce(state, `socket #${state.id} closed ${closeCodeFor(err.code)} ${err.code ?? err.name}`)
+      if (first) cutAfterGrace(ws)
+    })
+    const overRate = () => {
+      if (state.bucket.take()) return false
+      closeForCause(ws, state, CloseCode.PolicyViolation, 'frame rate limit')
+      return true
+    }
+    ws.on('ping', () => {
+      // ws itself cuts a socket whose pongs back up (maxPendingAutoPongs) before emitting this.
+      if (ws.readyState !== ws.OPEN && !state.closing) {
+        state.closing = true
+        logOnce(state, `socket #${state.id} cut: ping flood (pong backlog)`)
+        return
+      }
+      overRate()
+    })
+    ws.on('pong', () => void overRate())
     ws.on('message', (data, isBinary) => {
+      if (state.closing || overRate()) return
       const text = isBinary ? '' : data.toString()
       opts.tap?.('in', text)
       let msg: { id?: unknown; channel?: unknown; args?: unknown }
@@ -112,13 +267,21 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
       }
       const id = msg.id
       opts.core.touch()
-      void opts.core.dispatch(msg.channel, msg.args, { host: 'web' }).then((result) => send(ws, { id, result }))
+      opts.core.dispatch(msg.channel, msg.args, { host: 'web' }).then(
+        (result) => send(ws, { id, result }),
+        // The dispatcher answers with typed errors; a rejection here is a bug, not a crash.
+        () => send(ws, { id, result: { ok: false, error: toErrorData(undefined) } }),
+      )
     })
   })
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
-    server.listen(opts.port ?? 0, bindHost, () => resolve())
+    server.listen(opts.port ?? 0, bindHost, () => {
+      server.off('error', reject)
+      server.on('error', onServerError)
+      resolve()
+    })
   })
   port = (server.address() as AddressInfo).port
   const origin = `http://${bindHost === '::1' ? '[::1]' : bindHost}:${port}`

@@ -1,5 +1,6 @@
 import type { HandlerTable } from '../../ipc/dispatch'
 import type { ConfirmBroker } from '../../ipc/confirm-broker'
+import { externalHostOf, type ExternalLinkPolicy } from '../../security/external-links'
 
 export type HostChannels = 'confirm.respond' | 'dialog.openFile' | 'shell.openExternal'
 
@@ -7,7 +8,7 @@ export type HostChannels = 'confirm.respond' | 'dialog.openFile' | 'shell.openEx
 export interface HostServices {
   /** Native file chooser; null when the host has none (the UI then asks for a path). */
   openFile(purpose: 'keystore'): Promise<string | null>
-  /** Opens an https URL in the system browser when main's allow-list holds its host. */
+  /** Opens a URL main has already checked against its allow-list, in the system browser. */
   openExternal(url: string): Promise<boolean>
 }
 
@@ -16,10 +17,33 @@ export const headlessHostServices: HostServices = {
   openExternal: async () => false,
 }
 
-export function hostHandlers(d: { confirm: ConfirmBroker; services: HostServices }): Pick<HandlerTable, HostChannels> {
+/**
+ * Opens a link only when main's allow-list holds its host (shipped hosts, plus hosts the
+ * operator approved in a main-side confirmation). A renderer call alone never widens the list:
+ * an unknown but well-formed https host is offered in the same confirmation dialog as a signature.
+ */
+async function openLink(d: { confirm: ConfirmBroker; services: HostServices; links: ExternalLinkPolicy }, url: string): Promise<boolean> {
+  let href = d.links.allowedUrl(url)
+  if (!href) {
+    const host = externalHostOf(url)
+    if (!host) return false
+    const answer = await d.confirm.confirm({
+      title: `Allow links to ${host}?`,
+      summary: [`The app asks to open ${url.slice(0, 200)}`, `${host} is not on the list of sites the desk opens.`, 'Approve only if you know this site: it will be added to the list.'],
+      needsPassphrase: false,
+    })
+    if (!answer.approved) return false
+    await d.links.addConfirmed(host)
+    href = d.links.allowedUrl(url)
+    if (!href) return false
+  }
+  return d.services.openExternal(href)
+}
+
+export function hostHandlers(d: { confirm: ConfirmBroker; services: HostServices; links: ExternalLinkPolicy }): Pick<HandlerTable, HostChannels> {
   return {
     'confirm.respond': ({ id, approved, passphrase }) => ({ accepted: d.confirm.respond(id, approved ? { approved, ...(passphrase !== undefined ? { passphrase } : {}) } : { approved: false }) }),
     'dialog.openFile': async ({ purpose }) => ({ path: await d.services.openFile(purpose) }),
-    'shell.openExternal': async ({ url }) => ({ opened: await d.services.openExternal(url) }),
+    'shell.openExternal': async ({ url }) => ({ opened: await openLink(d, url) }),
   }
 }
