@@ -13,6 +13,8 @@ import { createDeskCore, type DeskCore } from '../core/app/compose'
 import { headlessHostServices } from '../core/features/host'
 import { demoAccounts } from '../hosts/dev'
 
+export { demoAccounts }
+
 export const TEST_PASSPHRASE = 'correct horse battery staple 42!'
 
 export interface DeskOnSandbox {

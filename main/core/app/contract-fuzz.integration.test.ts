@@ -9,8 +9,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { channels } from '../../contract/channels'
-import { startDeskOnSandbox, TEST_PASSPHRASE, type DeskOnSandbox } from '../../testing/desk-on-sandbox'
-import { demoAccounts } from '../../hosts/dev'
+import { demoAccounts, startDeskOnSandbox, TEST_PASSPHRASE, type DeskOnSandbox } from '../../testing/desk-on-sandbox'
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123)
 const CALLS_PER_CHANNEL = Number(process.env.FUZZ_CALLS ?? 60)
