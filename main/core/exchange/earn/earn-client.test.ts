@@ -6,7 +6,7 @@ import { defaultEarnSettings } from '../../../../sandbox/earn/pool-settings'
 import { openJournalFile, type Journal } from '../../journal'
 import type { HttpPoster } from '../trade/http-post'
 import { TransportFailure } from '../trade/http-post'
-import { EarnClient, walk, type EarnSigner } from './earn-client'
+import { EarnClient, payoutAdvice, walk, type EarnSigner } from './earn-client'
 
 const key = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d'
 const acct = privateKeyToAccount(key)
@@ -248,3 +248,11 @@ describe('EarnClient writes', () => {
   })
 })
 
+describe('payout states that do not resolve on their own', () => {
+  it('manual_review and a non-final record with a failure_code get advice; terminal records do not', () => {
+    expect(payoutAdvice({ status: 'manual_review', failure_code: 'PAYOUT_FAILED' })).toMatch(/will not resolve on its own/)
+    expect(payoutAdvice({ status: 'transferring', failure_code: 'RPC', failure_message: 'nonce too low' })).toMatch(/RPC: nonce too low.*transferring/)
+    expect(payoutAdvice({ status: 'transferring' })).toBeNull()
+    expect(payoutAdvice({ status: 'claimed', failure_code: 'OLD' })).toBeNull()
+  })
+})

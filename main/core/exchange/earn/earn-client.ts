@@ -262,7 +262,7 @@ export class EarnClient {
           throw e
         }
         if (a.kind === 'ok') {
-          const s = j.update(entry.id, { state: 'accepted', finalStatus: a.data.status, traceId: a.traceId, response: a.text })
+          const s = j.update(entry.id, { state: 'accepted', finalStatus: a.data.status, traceId: a.traceId, response: a.text, advice: payoutAdvice(a.data) })
           return { submission: s, operationId: entry.key, record: a.data }
         }
         if (a.kind === 'invalid') {
@@ -312,7 +312,7 @@ export class EarnClient {
     const rec = await this.withdrawal(entry.account, entry.key, lane)
     const effect = writeEffect(entry.actionType as WriteType, rec, entry)
     if (!effect) return null
-    const s = this.o.journal.update(entry.id, { state: 'reconciled', finalStatus: rec!.status, note: `read back: withdrawal ${rec!.status}` })
+    const s = this.o.journal.update(entry.id, { state: 'reconciled', finalStatus: rec!.status, note: `read back: withdrawal ${rec!.status}`, advice: payoutAdvice(rec!) })
     return { submission: s, operationId: entry.key, record: rec }
   }
 
@@ -352,6 +352,20 @@ function writeEffect(type: WriteType, rec: WithdrawalDetail | null, entry: Submi
   if (type === 'createWithdrawal') return String(rec.user_nonce) === entry.businessNonce
   if (type === 'cancelWithdrawal') return rec.status === 'cancelled'
   return rec.claimed_at_unix_ms !== null
+}
+
+/**
+ * A payout held for manual review, or a non-final record carrying a `failure_code`, does not
+ * resolve on its own (earn-api §3): say so, so the operator does not wait for it.
+ */
+export function payoutAdvice(rec: { status?: unknown; failure_code?: unknown; failure_message?: unknown } | null | undefined): string | null {
+  if (!rec || typeof rec !== 'object') return null
+  const terminal = rec.status === 'claimed' || rec.status === 'completed' || rec.status === 'cancelled'
+  if (rec.status === 'manual_review' || (!terminal && typeof rec.failure_code === 'string')) {
+    const why = typeof rec.failure_code === 'string' ? ` (${rec.failure_code}${typeof rec.failure_message === 'string' ? `: ${rec.failure_message}` : ''})` : ''
+    return `The payout failed${why} and is held by the pool (status ${String(rec.status)}); it will not resolve on its own. Contact the pool operator; do not create another withdrawal for it.`
+  }
+  return null
 }
 
 function deadlineOf(s: Submission): number {
