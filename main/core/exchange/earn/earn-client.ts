@@ -139,7 +139,10 @@ export class EarnClient {
     if (req.amount <= 0n) throw new DeskError('InvalidAmount', 'the withdrawal amount must be greater than zero')
     const [config, account] = await Promise.all([this.config('operator'), this.account(req.user, 'operator')])
     const user = req.user.toLowerCase()
-    const inFlight = this.o.journal.list({ network: this.network, account: user, channel: 'earn', actionType: 'createWithdrawal', state: ['signed', 'sent', 'unknown'], limit: 1 })
+    // An earlier create still being settled, or unresolved without an operator acknowledgement, blocks a new one.
+    const inFlight = this.o.journal
+      .list({ network: this.network, account: user, channel: 'earn', actionType: 'createWithdrawal', state: ['signed', 'sent', 'unknown', 'unresolved'] })
+      .filter((e) => e.acknowledgedAt === null)
     if (inFlight.length > 0) {
       throw new DeskError('EarnWriteInFlight', `an earlier withdrawal (${inFlight[0]!.key}) has no final outcome yet; it is being reconciled`, { journalId: inFlight[0]!.id, operationId: inFlight[0]!.key })
     }
