@@ -21,6 +21,10 @@ export const CSV_COLUMNS = [
   'tx_hash',
   'trace_id',
   'attempts',
+  'submit_height',
+  'advice',
+  'acknowledged_at',
+  'ack_note',
 ] as const
 
 function iso(ms: number | null): string {
@@ -58,6 +62,10 @@ export function submissionsToCsv(rows: readonly Submission[]): string {
         r.txHash,
         r.traceId,
         r.attempts,
+        r.submitHeight,
+        r.advice,
+        iso(r.acknowledgedAt),
+        r.ackNote,
       ]
         .map(csvCell)
         .join(','),

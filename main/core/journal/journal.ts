@@ -7,6 +7,7 @@ import { CreditHistory } from './credit-history'
 import { journalPath, openDatabase } from './db'
 import { submissionsToCsv, submissionsToJson } from './export'
 import { StateCache } from './state-cache'
+import { reuseBlocker } from './outcome'
 import { SubmissionStore } from './submissions'
 import type {
   AccountStateKind,
@@ -124,6 +125,24 @@ export class Journal {
   unresolved(network?: string): Submission[] {
     this.open()
     return this.submissions.unresolved(network)
+  }
+
+  /** Journals the operator's acknowledgement of an unresolved outcome (see SubmissionStore). */
+  acknowledgeUnresolved(id: number, note: string): Submission {
+    this.open()
+    return this.emit(this.submissions.acknowledgeUnresolved(id, note))
+  }
+
+  /** Entries that are unresolved and not yet acknowledged: the operator's to-do list. */
+  unacknowledged(network?: string): Submission[] {
+    this.open()
+    return this.submissions.list({ network, state: 'unresolved', order: 'oldest' }).filter((s) => s.acknowledgedAt === null)
+  }
+
+  /** Why this cloid / operation id may not be used on a new write (null: it may). */
+  reuseBlocker(network: string, key: string): ReturnType<typeof reuseBlocker> {
+    this.open()
+    return reuseBlocker(this.submissions.list({ network, key, order: 'newest' }))
   }
 
   lastNonce(network: string, signer: string, kind: NonceKind): bigint | null {

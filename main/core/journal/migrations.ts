@@ -80,6 +80,68 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX credit_samples_account ON credit_samples (network, account, at);
   `,
+  // 2: outcomes never misreported (issue 11). Two more states: `failed` (reached execution and
+  // failed with a code) and `unresolved` (evidence could not settle it; re-sending needs a
+  // journaled operator acknowledgement). SQLite cannot alter a CHECK, so the table is rebuilt
+  // (rows and ids kept); the history table is rebuilt with it so its foreign key follows.
+  // New columns: the block height known before sending (proves the lookback window), the
+  // evidence and advice of an unresolved outcome, and the acknowledgement.
+  `
+  CREATE TABLE submission_events_v1 AS SELECT * FROM submission_events;
+  DROP TABLE submission_events;
+  CREATE TABLE submissions_v2 (
+    id             INTEGER PRIMARY KEY AUTOINCREMENT,
+    channel        TEXT NOT NULL CHECK (channel IN ('trade', 'earn')),
+    key            TEXT NOT NULL,
+    network        TEXT NOT NULL,
+    account        TEXT NOT NULL,
+    signer         TEXT NOT NULL,
+    action_type    TEXT NOT NULL,
+    summary        TEXT NOT NULL,
+    nonce          TEXT,
+    business_nonce TEXT,
+    body           TEXT NOT NULL,
+    state          TEXT NOT NULL CHECK (state IN ('signed', 'sent', 'accepted', 'rejected', 'failed', 'unknown', 'unresolved', 'reconciled')),
+    final_status   TEXT,
+    code           TEXT,
+    tx_hash        TEXT,
+    trace_id       TEXT,
+    response       TEXT,
+    attempts       INTEGER NOT NULL DEFAULT 0,
+    created_at     INTEGER NOT NULL,
+    updated_at     INTEGER NOT NULL,
+    resolved_at    INTEGER,
+    submit_height  TEXT,
+    evidence       TEXT,
+    advice         TEXT,
+    acknowledged_at INTEGER,
+    ack_note       TEXT
+  );
+  INSERT INTO submissions_v2 (id, channel, key, network, account, signer, action_type, summary, nonce, business_nonce, body, state,
+    final_status, code, tx_hash, trace_id, response, attempts, created_at, updated_at, resolved_at)
+    SELECT id, channel, key, network, account, signer, action_type, summary, nonce, business_nonce, body, state,
+    final_status, code, tx_hash, trace_id, response, attempts, created_at, updated_at, resolved_at FROM submissions;
+  DROP TABLE submissions;
+  ALTER TABLE submissions_v2 RENAME TO submissions;
+  CREATE UNIQUE INDEX submissions_nonce ON submissions (network, signer, nonce) WHERE nonce IS NOT NULL;
+  CREATE INDEX submissions_key ON submissions (network, key);
+  CREATE INDEX submissions_account ON submissions (network, account, created_at);
+  CREATE INDEX submissions_state ON submissions (state);
+  CREATE INDEX submissions_created ON submissions (created_at);
+  CREATE TABLE submission_events (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+    submission_id INTEGER NOT NULL REFERENCES submissions (id),
+    at            INTEGER NOT NULL,
+    state         TEXT NOT NULL,
+    final_status  TEXT,
+    code          TEXT,
+    note          TEXT
+  );
+  INSERT INTO submission_events (id, submission_id, at, state, final_status, code, note)
+    SELECT id, submission_id, at, state, final_status, code, note FROM submission_events_v1;
+  DROP TABLE submission_events_v1;
+  CREATE INDEX submission_events_sub ON submission_events (submission_id, id);
+  `,
 ]
 
 export function migrate(db: Database.Database): { from: number; to: number } {

@@ -35,6 +35,11 @@ interface SubmissionRow {
   created_at: number
   updated_at: number
   resolved_at: number | null
+  submit_height: string | null
+  evidence: string | null
+  advice: string | null
+  acknowledged_at: number | null
+  ack_note: string | null
 }
 
 function toSubmission(r: SubmissionRow): Submission {
@@ -60,6 +65,11 @@ function toSubmission(r: SubmissionRow): Submission {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     resolvedAt: r.resolved_at,
+    submitHeight: r.submit_height,
+    evidence: r.evidence,
+    advice: r.advice,
+    acknowledgedAt: r.acknowledged_at,
+    ackNote: r.ack_note,
   }
 }
 
@@ -74,10 +84,13 @@ export class NonceConflictError extends DeskError {
 /** Allowed moves of the state machine; anything else is a programming error, refused loudly. */
 const TRANSITIONS: Record<SubmissionState, readonly SubmissionState[]> = {
   signed: ['sent', 'rejected', 'reconciled'],
-  sent: ['sent', 'accepted', 'rejected', 'unknown', 'reconciled'],
-  unknown: ['unknown', 'sent', 'reconciled', 'accepted', 'rejected'],
+  sent: ['sent', 'accepted', 'rejected', 'failed', 'unknown', 'unresolved', 'reconciled'],
+  unknown: ['unknown', 'sent', 'reconciled', 'accepted', 'rejected', 'failed', 'unresolved'],
+  // Later evidence (an order status, a withdrawal record) can still settle an unresolved write.
+  unresolved: ['unresolved', 'reconciled', 'failed'],
   accepted: ['reconciled'],
   rejected: ['reconciled'],
+  failed: ['failed'],
   reconciled: ['reconciled'],
 }
 
@@ -94,8 +107,8 @@ export class SubmissionStore {
     private readonly now: () => number,
   ) {
     this.insertStmt = db.prepare(`INSERT INTO submissions
-      (channel, key, network, account, signer, action_type, summary, nonce, business_nonce, body, state, trace_id, created_at, updated_at)
-      VALUES (@channel, @key, @network, @account, @signer, @action_type, @summary, @nonce, @business_nonce, @body, 'signed', @trace_id, @now, @now)`)
+      (channel, key, network, account, signer, action_type, summary, nonce, business_nonce, body, state, trace_id, submit_height, created_at, updated_at)
+      VALUES (@channel, @key, @network, @account, @signer, @action_type, @summary, @nonce, @business_nonce, @body, 'signed', @trace_id, @submit_height, @now, @now)`)
     this.eventStmt = db.prepare(`INSERT INTO submission_events (submission_id, at, state, final_status, code, note) VALUES (?, ?, ?, ?, ?, ?)`)
     this.getStmt = db.prepare(`SELECT * FROM submissions WHERE id = ?`)
     this.nonceGet = db.prepare(`SELECT last FROM nonces WHERE network = ? AND signer = ? AND kind = ?`)
@@ -141,6 +154,7 @@ export class SubmissionStore {
         business_nonce: input.businessNonce ?? null,
         body: input.body,
         trace_id: input.traceId ?? null,
+        submit_height: input.submitHeight ?? null,
         now: t,
       })
       const id = Number(info.lastInsertRowid)
@@ -167,7 +181,7 @@ export class SubmissionStore {
       const resolvedAt = isFinalState(u.state) ? (cur.resolvedAt ?? t) : null
       this.db
         .prepare(`UPDATE submissions SET state = ?, final_status = ?, code = ?, tx_hash = ?, trace_id = ?, response = ?,
-          attempts = attempts + ?, updated_at = ?, resolved_at = ? WHERE id = ?`)
+          attempts = attempts + ?, updated_at = ?, resolved_at = ?, evidence = ?, advice = ? WHERE id = ?`)
         .run(
           u.state,
           u.finalStatus !== undefined ? u.finalStatus : cur.finalStatus,
@@ -178,11 +192,36 @@ export class SubmissionStore {
           u.attempt ? 1 : 0,
           t,
           resolvedAt,
+          u.evidence !== undefined ? u.evidence : cur.evidence,
+          u.advice !== undefined ? u.advice : cur.advice,
           id,
         )
       this.eventStmt.run(id, t, u.state, u.finalStatus ?? null, u.code ?? null, u.note ?? null)
     })
     run.immediate()
+    return this.get(id)!
+  }
+
+  /**
+   * Journals an operator's acknowledgement of an unresolved outcome (what they checked, what
+   * they decided). Only then may the write's cloid be used again. Refused for any other state
+   * and for a second acknowledgement.
+   */
+  acknowledgeUnresolved(id: number, note: string): Submission {
+    const text = note.trim()
+    if (text.length === 0) throw new DeskError('AcknowledgementNoteRequired', 'an acknowledgement needs a note saying what was checked', { id })
+    if (text.length > 1000) throw new DeskError('AcknowledgementNoteTooLong', 'the acknowledgement note is limited to 1000 characters', { id })
+    const t = this.now()
+    this.db
+      .transaction(() => {
+        const cur = this.get(id)
+        if (!cur) throw new DeskError('SubmissionNotFound', `no journal entry ${id}`, { id })
+        if (cur.state !== 'unresolved') throw new DeskError('NotUnresolved', `journal entry ${id} is ${cur.state}, not unresolved; nothing to acknowledge`, { id, state: cur.state })
+        if (cur.acknowledgedAt !== null) throw new DeskError('AlreadyAcknowledged', `journal entry ${id} was already acknowledged`, { id })
+        this.db.prepare(`UPDATE submissions SET acknowledged_at = ?, ack_note = ?, updated_at = ? WHERE id = ?`).run(t, text, t, id)
+        this.eventStmt.run(id, t, 'unresolved', cur.finalStatus, cur.code, `acknowledged by the operator: ${text}`)
+      })
+      .immediate()
     return this.get(id)!
   }
 

@@ -14,13 +14,23 @@ export type SubmissionChannel = 'trade' | 'earn'
  * - `accepted` / `rejected`: the service answered (final).
  * - `unknown`: the outcome could not be observed (wait-budget timeout, 504, connection lost
  *   after the request was written); the reconciler resolves it by cloid / operation id.
+ * - `failed`: reached execution and failed there (`code` says why; e.g. an over-settle). Final.
  * - `reconciled`: resolved after the fact; `finalStatus` holds the service's final status.
+ * - `unresolved`: the reconciler could not settle it from the exchange's evidence (past the
+ *   lookback window, or the evidence is ambiguous). `evidence` and `advice` say what was
+ *   checked and what to check. No longer reconciled automatically; its cloid cannot be used
+ *   again until an operator acknowledgement is journaled (`acknowledgedAt`).
  */
-export type SubmissionState = 'signed' | 'sent' | 'accepted' | 'rejected' | 'unknown' | 'reconciled'
+export type SubmissionState = 'signed' | 'sent' | 'accepted' | 'rejected' | 'failed' | 'unknown' | 'unresolved' | 'reconciled'
 
-export const SUBMISSION_STATES: readonly SubmissionState[] = ['signed', 'sent', 'accepted', 'rejected', 'unknown', 'reconciled']
+export const SUBMISSION_STATES: readonly SubmissionState[] = ['signed', 'sent', 'accepted', 'rejected', 'failed', 'unknown', 'unresolved', 'reconciled']
+/** States the reconciler still works on. */
 export const UNRESOLVED_STATES: readonly SubmissionState[] = ['signed', 'sent', 'unknown']
-export const FINAL_STATES: readonly SubmissionState[] = ['accepted', 'rejected', 'reconciled']
+/** States an operator must look at (reconciler pending, or unresolved). */
+export const ATTENTION_STATES: readonly SubmissionState[] = ['signed', 'sent', 'unknown', 'unresolved']
+export const FINAL_STATES: readonly SubmissionState[] = ['accepted', 'rejected', 'failed', 'reconciled']
+/** Final statuses of a `reconciled` entry that mean "this write never executed". */
+export const NOT_EXECUTED_STATUSES: readonly string[] = ['notexecuted', 'notsent']
 
 export function isFinalState(s: SubmissionState): boolean {
   return (FINAL_STATES as readonly string[]).includes(s)
@@ -47,11 +57,25 @@ export interface NewSubmission {
   /** The exact bytes sent (JSON text of the signed body); resent unchanged on retry. */
   body: string
   traceId?: string | null
+  /**
+   * A block height known to be at or below the service's height when the write was sent (a
+   * lower bound read before sending). Proves later whether the write is still inside
+   * `txStatusByCloid`'s lookback window. Null when unknown.
+   */
+  submitHeight?: string | null
 }
 
-export interface Submission extends Required<Omit<NewSubmission, 'businessNonce' | 'traceId'>> {
+export interface Submission extends Required<Omit<NewSubmission, 'businessNonce' | 'traceId' | 'submitHeight'>> {
   id: number
   businessNonce: string | null
+  submitHeight: string | null
+  /** What the reconciler checked (JSON text of `UnresolvedEvidence`), for an unresolved outcome. */
+  evidence: string | null
+  /** What the operator should check or do (failed / unresolved outcomes). */
+  advice: string | null
+  /** When an operator acknowledged an unresolved outcome (allows its cloid to be used again). */
+  acknowledgedAt: number | null
+  ackNote: string | null
   state: SubmissionState
   /** The service's final status: `accepted`, an order status, a lowercase tx status, a withdrawal status... */
   finalStatus: string | null
@@ -90,6 +114,9 @@ export interface SubmissionUpdate {
   note?: string | null
   /** Count one more hand-off to the network. */
   attempt?: boolean
+  /** JSON text: what was checked (unresolved outcomes). */
+  evidence?: string | null
+  advice?: string | null
 }
 
 /** Filter for UI queries and exports. All fields optional; times are inclusive bounds in ms. */

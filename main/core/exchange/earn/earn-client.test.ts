@@ -6,7 +6,7 @@ import { defaultEarnSettings } from '../../../../sandbox/earn/pool-settings'
 import { openJournalFile, type Journal } from '../../journal'
 import type { HttpPoster } from '../trade/http-post'
 import { TransportFailure } from '../trade/http-post'
-import { EarnClient, walk, type EarnSigner } from './earn-client'
+import { EarnClient, payoutAdvice, walk, type EarnSigner } from './earn-client'
 
 const key = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d'
 const acct = privateKeyToAccount(key)
@@ -127,8 +127,9 @@ describe('EarnClient writes', () => {
     r.pool.deposit({ user: USER, assetId: 1, amount: 5_000_000_000n })
     const created = await r.client.createWithdrawal({ user: USER, signer: ref, assetId: 1, amount: 1_000_000_000n, type: 'scheduled', summary: 'w' })
     r.clock.t += 61_000
-    // config read ok, then the claim write answers 131006 (not executed); the resend goes through.
+    // withdrawal and config reads ok, then the claim write answers 131006 (not executed); the resend goes through.
     r.faults.push(
+      () => null,
       () => null,
       () => ({ code: 131006, message: 'upstream timeout' }),
     )
@@ -144,32 +145,77 @@ describe('EarnClient writes', () => {
     expect(r.signatures).toBe(2)
   })
 
-  it('a refused claim is final with the pool message; cancel works before claimable', async () => {
+  it('an early claim is refused locally without signing; cancel works before claimable', async () => {
     const r = rig()
     r.pool.deposit({ user: USER, assetId: 1, amount: 5_000_000_000n })
     const created = await r.client.createWithdrawal({ user: USER, signer: ref, assetId: 1, amount: 1_000_000_000n, type: 'scheduled', summary: 'w' })
-    await expect(r.client.claimWithdrawal({ user: USER, signer: ref, operationId: created.operationId, summary: 'early' })).rejects.toMatchObject({
-      code: 'EarnRejected',
-      details: expect.objectContaining({ poolMessage: 'withdrawal is not claimable' }),
-    })
+    await expect(r.client.claimWithdrawal({ user: USER, signer: ref, operationId: created.operationId, summary: 'early' })).rejects.toMatchObject({ code: 'WithdrawalNotClaimable' })
+    expect(r.signatures).toBe(1)
+    expect(r.sent.filter((b) => b.includes('"claimWithdrawal"'))).toHaveLength(0)
     const c = await r.client.cancelWithdrawal({ user: USER, signer: ref, operationId: created.operationId, summary: 'cancel' })
     expect(c.submission).toMatchObject({ state: 'accepted', finalStatus: 'cancelled' })
     await expect(r.client.cancelWithdrawal({ user: USER, signer: ref, operationId: 'withdraw:0xabc:1', summary: 'x' })).rejects.toMatchObject({ code: 'InvalidOperationId' })
   })
 
-  it('after a refused early claim, the later claim resends the very same bytes instead of signing again', async () => {
+  it('a claim is journaled before it is sent and signed with a deadline that leaves room for outages (7 days)', async () => {
     const r = rig()
     r.pool.deposit({ user: USER, assetId: 1, amount: 5_000_000_000n })
     const created = await r.client.createWithdrawal({ user: USER, signer: ref, assetId: 1, amount: 1_000_000_000n, type: 'scheduled', summary: 'w' })
-    await expect(r.client.claimWithdrawal({ user: USER, signer: ref, operationId: created.operationId, summary: 'early' })).rejects.toMatchObject({ code: 'EarnRejected' })
-    const signed = r.signatures
     r.clock.t += 61_000
-    const ok = await r.client.claimWithdrawal({ user: USER, signer: ref, operationId: created.operationId, summary: 'claim' })
-    expect(ok.record?.claimed_at_unix_ms).not.toBeNull()
-    expect(r.signatures).toBe(signed)
-    const claims = r.sent.filter((b) => b.includes('"claimWithdrawal"'))
-    expect(claims).toHaveLength(2)
-    expect(claims[0]).toBe(claims[1])
+    r.faults.push(
+      () => null,
+      () => null,
+      (body) => {
+        const e = j.list({ channel: 'earn', actionType: 'claimWithdrawal' })[0]!
+        expect(e.body).toBe(body)
+        expect(e.state).toBe('sent')
+        return null
+      },
+    )
+    const signedAt = r.clock.t
+    const claim = await r.client.claimWithdrawal({ user: USER, signer: ref, operationId: created.operationId, summary: 'claim' })
+    expect(JSON.parse(claim.submission.body).deadline_unix_ms).toBe(signedAt + 7 * 24 * 3600_000)
+  })
+
+  it('after the claim deadline passed with the outcome unknown, asking again never signs a second claim: it reads the withdrawal', async () => {
+    const r = rig({ claimDeadlineMs: 120_000, maxAttempts: 2 })
+    r.pool.deposit({ user: USER, assetId: 1, amount: 5_000_000_000n })
+    const created = await r.client.createWithdrawal({ user: USER, signer: ref, assetId: 1, amount: 1_000_000_000n, type: 'scheduled', summary: 'w' })
+    r.clock.t += 61_000
+    const timeout = () => ({ code: 131006, message: 'upstream timeout' })
+    // pre-check read, config, claim -> 131006, read-back, claim -> 131006, final read-back
+    r.faults.push(() => null, () => null, timeout, () => null, timeout, () => null)
+    await expect(r.client.claimWithdrawal({ user: USER, signer: ref, operationId: created.operationId, summary: 'claim' })).rejects.toMatchObject({ code: 'EarnOutcomeUnknown' })
+    expect(r.signatures).toBe(2)
+    r.clock.t += 200_000 // past the claim's deadline
+    await expect(r.client.claimWithdrawal({ user: USER, signer: ref, operationId: created.operationId, summary: 'claim again' })).rejects.toMatchObject({
+      code: 'EarnClaimExpired',
+      details: expect.objectContaining({ withdrawalStatus: 'queued' }),
+    })
+    expect(r.signatures).toBe(2)
+    expect(new Set(r.sent.filter((b) => b.includes('"claimWithdrawal"'))).size).toBe(1)
+  })
+
+  it('a claim that executed with its answer lost is recognised after its deadline; a failing read-back ends unknown, not EarnUnavailable', async () => {
+    const r = rig({ claimDeadlineMs: 120_000, maxAttempts: 2 })
+    r.pool.deposit({ user: USER, assetId: 1, amount: 5_000_000_000n })
+    const created = await r.client.createWithdrawal({ user: USER, signer: ref, assetId: 1, amount: 1_000_000_000n, type: 'scheduled', summary: 'w' })
+    r.clock.t += 61_000
+    // Reads of the withdrawal fail; a resent claim is refused as not claimable (it already ran).
+    const readDown = (body: string) =>
+      body.includes('"type":"withdrawal"') ? { code: 131002, message: 'backend unavailable' } : body.includes('"claimWithdrawal"') ? { code: 131004, message: 'withdrawal is not claimable' } : null
+    r.faults.push(() => null, () => null, () => 'lost-after', ...Array.from({ length: 40 }, () => readDown))
+    const err = await r.client.claimWithdrawal({ user: USER, signer: ref, operationId: created.operationId, summary: 'claim' }).catch((e: unknown) => e)
+    expect(err).toMatchObject({ code: 'EarnOutcomeUnknown' })
+    const entry = j.list({ channel: 'earn', actionType: 'claimWithdrawal' })[0]!
+    expect(entry.state).toBe('unknown')
+    r.faults.length = 0
+    r.clock.t += 200_000
+    const again = await r.client.claimWithdrawal({ user: USER, signer: ref, operationId: created.operationId, summary: 'again' })
+    expect(again.record?.claimed_at_unix_ms).not.toBeNull()
+    expect(r.signatures).toBe(2)
+    expect(await r.client.reconcileEntry(j.get(entry.id)!)).toBe(true)
+    expect(j.get(entry.id)).toMatchObject({ state: 'reconciled' })
   })
 
   it('refuses a new create while an earlier one is unresolved', async () => {
@@ -202,3 +248,11 @@ describe('EarnClient writes', () => {
   })
 })
 
+describe('payout states that do not resolve on their own', () => {
+  it('manual_review and a non-final record with a failure_code get advice; terminal records do not', () => {
+    expect(payoutAdvice({ status: 'manual_review', failure_code: 'PAYOUT_FAILED' })).toMatch(/will not resolve on its own/)
+    expect(payoutAdvice({ status: 'transferring', failure_code: 'RPC', failure_message: 'nonce too low' })).toMatch(/RPC: nonce too low.*transferring/)
+    expect(payoutAdvice({ status: 'transferring' })).toBeNull()
+    expect(payoutAdvice({ status: 'claimed', failure_code: 'OLD' })).toBeNull()
+  })
+})

@@ -18,6 +18,7 @@ import {
   type YieldEntry,
 } from '../../wire/earn'
 import type { Lane } from '../scheduler'
+import { adviceFor } from '../trade/advice'
 import { TransportFailure } from '../trade/http-post'
 import { backoff, EarnError, EarnHttp, type EarnHttpOptions } from './earn-http'
 
@@ -33,10 +34,18 @@ export interface EarnClientOptions extends EarnHttpOptions {
   signer: EarnSigner
   /** Deadline of a create (ms from signing). Default 10 minutes. */
   createDeadlineMs?: number
-  /** Deadline of a claim or cancel (ms from signing); the claim's bytes are resent until it. Default 1 hour. */
+  /** Deadline of a cancel (ms from signing). Default 1 hour (a cancel only works before claimable_at anyway). */
   operationDeadlineMs?: number
+  /**
+   * Deadline of the one claim signature an operation ever gets (ms from signing). Its bytes
+   * are resent until then; after it the desk never signs again, so it must outlast outages of
+   * the pool, the network and the desk itself. Default 7 days.
+   */
+  claimDeadlineMs?: number
   /** Sends of the same bytes before an earn write is left to the reconciler as unknown. Default 6. */
   maxAttempts?: number
+  /** Told about earn writes whose outcome became unknown (the reconciler picks them up). */
+  onUnknown?: (s: Submission) => void
 }
 
 /** Page size for walking a paged read to its end (the pool's maximum). */
@@ -60,6 +69,7 @@ export class EarnClient {
   readonly network: string
   private readonly createDeadlineMs: number
   private readonly operationDeadlineMs: number
+  private readonly claimDeadlineMs: number
   private readonly maxAttempts: number
   /** Journal ids this process is sending right now (reconciliation leaves them alone). */
   readonly inFlight = new Set<number>()
@@ -69,6 +79,10 @@ export class EarnClient {
     this.network = o.network
     this.createDeadlineMs = o.createDeadlineMs ?? 10 * 60_000
     this.operationDeadlineMs = o.operationDeadlineMs ?? 60 * 60_000
+    // 7 days: a claim signature is bound for ever (earn-api §5), so its validity must cover a
+    // long pool outage, a weekend without the operator, and a desk restart; resending identical
+    // bytes of an already-settled claim is harmless (the pool answers "not claimable").
+    this.claimDeadlineMs = o.claimDeadlineMs ?? 7 * 24 * 3600_000
     this.maxAttempts = o.maxAttempts ?? 6
   }
 
@@ -125,7 +139,10 @@ export class EarnClient {
     if (req.amount <= 0n) throw new DeskError('InvalidAmount', 'the withdrawal amount must be greater than zero')
     const [config, account] = await Promise.all([this.config('operator'), this.account(req.user, 'operator')])
     const user = req.user.toLowerCase()
-    const inFlight = this.o.journal.list({ network: this.network, account: user, channel: 'earn', actionType: 'createWithdrawal', state: ['signed', 'sent', 'unknown'], limit: 1 })
+    // An earlier create still being settled, or unresolved without an operator acknowledgement, blocks a new one.
+    const inFlight = this.o.journal
+      .list({ network: this.network, account: user, channel: 'earn', actionType: 'createWithdrawal', state: ['signed', 'sent', 'unknown', 'unresolved'] })
+      .filter((e) => e.acknowledgedAt === null)
     if (inFlight.length > 0) {
       throw new DeskError('EarnWriteInFlight', `an earlier withdrawal (${inFlight[0]!.key}) has no final outcome yet; it is being reconciled`, { journalId: inFlight[0]!.id, operationId: inFlight[0]!.key })
     }
@@ -173,21 +190,43 @@ export class EarnClient {
       throw new DeskError('InvalidOperationId', `operation id must be withdraw:${user}:<nonce>`, { operationId: req.operationId.slice(0, 120) })
     }
     const prior = this.o.journal.list({ network: this.network, key: req.operationId, actionType: type })
+    const signedClaim = type === 'claimWithdrawal' ? prior.find((p) => p.body.includes('"user_signature"')) : undefined
+    if (signedClaim && deadlineOf(signedClaim) <= this.http.now() + 5000) {
+      // The one claim signature expired: learn what happened from the withdrawal; never sign again.
+      const rec = await this.withdrawal(user, req.operationId, 'operator')
+      const done = prior.find((p) => (p.state === 'accepted' || p.state === 'reconciled') && !['notexecuted', 'notsent'].includes(p.finalStatus ?? ''))
+      if (rec && writeEffect('claimWithdrawal', rec, signedClaim)) return { submission: done ?? signedClaim, operationId: req.operationId, record: rec }
+      throw new DeskError('EarnClaimExpired', `the claim signed for ${req.operationId} expired (withdrawal ${rec?.status ?? 'not found'}); the desk never signs a second claim. ${adviceFor('EarnDeadlinePassed')}`, {
+        operationId: req.operationId,
+        journalId: signedClaim.id,
+        withdrawalStatus: rec?.status ?? null,
+      })
+    }
     const live = prior.find((p) => p.state === 'signed' || p.state === 'sent' || p.state === 'unknown')
     if (live) return this.sendWrite(live)
     const reusable = prior.find((p) => (p.state === 'accepted' || p.state === 'reconciled') && p.finalStatus !== 'notexecuted' && p.finalStatus !== 'notsent')
     if (reusable) return { submission: reusable, operationId: req.operationId, record: await this.withdrawal(user, req.operationId, 'operator') }
     if (type === 'claimWithdrawal') {
-      // The first claim binds its digest: while an earlier claim's deadline is ahead, its exact
-      // bytes are sent again (as a new journal entry), never a second signature.
-      const earlier = prior.find((p) => deadlineOf(p) > this.http.now() + 5000)
-      if (earlier) {
-        const again = this.o.journal.record({ channel: 'earn', key: req.operationId, network: this.network, account: user, signer: user, actionType: type, summary: `${req.summary} (resending the first claim's bytes)`, nonce: null, body: earlier.body })
+      // The first claim binds its digest (earn-api §5): one claim signature per operation, ever
+      // (an expired one was handled above).
+      if (signedClaim) {
+        // Still valid: send its exact bytes again (as a new journal entry), never a new signature.
+        const again = this.o.journal.record({ channel: 'earn', key: req.operationId, network: this.network, account: user, signer: user, actionType: type, summary: `${req.summary} (resending the first claim's bytes)`, nonce: null, body: signedClaim.body })
         return this.sendWrite(again)
+      }
+      // Never bind a claim signature the pool must refuse: check the withdrawal first.
+      const rec = await this.withdrawal(user, req.operationId, 'operator')
+      if (!rec) throw new DeskError('WithdrawalNotFound', `no withdrawal ${req.operationId} for ${user}`, { operationId: req.operationId })
+      if (rec.status !== 'queued' || rec.claimable_at_unix_ms === null || rec.claimable_at_unix_ms > this.http.now()) {
+        throw new DeskError('WithdrawalNotClaimable', `withdrawal ${req.operationId} is ${rec.status}${rec.claimable_at_unix_ms ? `, claimable from ${new Date(rec.claimable_at_unix_ms).toISOString()}` : ''}; nothing was signed`, {
+          operationId: req.operationId,
+          status: rec.status,
+          claimableAt: rec.claimable_at_unix_ms,
+        })
       }
     }
     const config = await this.config('operator')
-    const deadline = this.http.now() + this.operationDeadlineMs
+    const deadline = this.http.now() + (type === 'claimWithdrawal' ? this.claimDeadlineMs : this.operationDeadlineMs)
     const fields = { user_address: user, operation_id: req.operationId, deadline_unix_ms: deadline }
     const kind = type === 'claimWithdrawal' ? 'ClaimWithdrawal' : 'CancelWithdrawal'
     const td = earnTypedData(kind, fields, config.eip712_domain, config.native_chain_id)
@@ -207,8 +246,9 @@ export class EarnClient {
       let lastCode = 'NotSent'
       for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
         if (attempt > 1 || entry.state !== 'signed') {
-          // The write may have executed while its answer was lost: look before resending.
-          const done = await this.observe(entry, 'operator')
+          // The write may have executed while its answer was lost: look before resending. A
+          // failed read-back does not stop anything: resending the same bytes is safe.
+          const done = await this.observe(entry, 'operator').catch(() => null)
           if (done) return done
         }
         if (deadlineOf(entry) <= this.http.now() + 1000) break
@@ -225,16 +265,25 @@ export class EarnClient {
           throw e
         }
         if (a.kind === 'ok') {
-          const s = j.update(entry.id, { state: 'accepted', finalStatus: a.data.status, traceId: a.traceId, response: a.text })
+          const s = j.update(entry.id, { state: 'accepted', finalStatus: a.data.status, traceId: a.traceId, response: a.text, advice: payoutAdvice(a.data) })
           return { submission: s, operationId: entry.key, record: a.data }
         }
         if (a.kind === 'invalid') {
-          if (attempt > 1) {
-            // A refusal after a lost answer may just say "already done": check once more.
-            const done = await this.observe(entry, 'operator')
+          if (attempt > 1 || entry.attempts > 1) {
+            // A refusal after a lost answer may just say "already done": check once more. When
+            // that read fails, the refusal proves nothing: leave it unknown for reconciliation.
+            let done: EarnWriteResult | null
+            try {
+              done = await this.observe(entry, 'operator')
+            } catch {
+              const s = j.update(entry.id, { state: 'unknown', code: '131004', traceId: a.traceId, response: a.text, note: `${a.message}; read-back failed, reconciling` })
+              throw new DeskError('EarnOutcomeUnknown', `the ${type} was refused after an earlier attempt was lost (${a.message}) and the withdrawal could not be read back; it will be reconciled by operation id`, { journalId: s.id, operationId: entry.key })
+            }
             if (done) return done
           }
-          const s = j.update(entry.id, { state: 'rejected', finalStatus: 'rejected', code: '131004', traceId: a.traceId, response: a.text, note: a.message })
+          const deadlineGone = /deadline.*future/i.test(a.message)
+          const code = deadlineGone ? 'EarnDeadlinePassed' : '131004'
+          const s = j.update(entry.id, { state: 'rejected', finalStatus: 'rejected', code, advice: adviceFor(code), traceId: a.traceId, response: a.text, note: a.message })
           throw new DeskError('EarnRejected', `the earn pool refused the ${type}: ${a.message}`, { journalId: s.id, operationId: entry.key, poolMessage: a.message })
         }
         if (a.kind === 'rateLimited') {
@@ -250,6 +299,7 @@ export class EarnClient {
       const done = await this.observe(entry, 'operator').catch(() => null)
       if (done) return done
       const s = j.update(entry.id, { state: 'unknown', code: lastCode, note: 'no final answer; the reconciler will read the operation back' })
+      this.o.onUnknown?.(s)
       throw new DeskError('EarnOutcomeUnknown', `the ${type} got no final answer (${lastCode}); it is journaled and will be reconciled by operation id`, { journalId: s.id, operationId: entry.key })
     } finally {
       this.inFlight.delete(entry.id)
@@ -265,7 +315,7 @@ export class EarnClient {
     const rec = await this.withdrawal(entry.account, entry.key, lane)
     const effect = writeEffect(entry.actionType as WriteType, rec, entry)
     if (!effect) return null
-    const s = this.o.journal.update(entry.id, { state: 'reconciled', finalStatus: rec!.status, note: `read back: withdrawal ${rec!.status}` })
+    const s = this.o.journal.update(entry.id, { state: 'reconciled', finalStatus: rec!.status, note: `read back: withdrawal ${rec!.status}`, advice: payoutAdvice(rec!) })
     return { submission: s, operationId: entry.key, record: rec }
   }
 
@@ -283,7 +333,16 @@ export class EarnClient {
     }
     if (await this.observe(entry)) return true
     if (deadlineOf(entry) + graceMs < this.http.now()) {
-      this.o.journal.update(entry.id, { state: 'reconciled', finalStatus: 'notexecuted', note: 'deadline passed without effect' })
+      const rec = entry.actionType === 'createWithdrawal' ? null : await this.withdrawal(entry.account, entry.key)
+      if (entry.actionType !== 'createWithdrawal' && !rec) {
+        // The withdrawal itself is gone from view: nothing proves what the write did.
+        const advice = `Read withdrawal ${entry.key} on the pool (withdrawals list) and the account balances before acting again.`
+        const u = this.o.journal.update(entry.id, { state: 'unresolved', finalStatus: 'unresolved', advice, evidence: JSON.stringify({ checkedAtMs: this.http.now(), checks: [`withdrawal(${entry.key}): not found`] }), note: 'deadline passed; the withdrawal cannot be read' })
+        this.o.onUnknown?.(u)
+        return true
+      }
+      // The withdrawal record is authoritative and not windowed: no effect by now means none ever.
+      this.o.journal.update(entry.id, { state: 'reconciled', finalStatus: 'notexecuted', note: `deadline passed without effect${rec ? ` (withdrawal ${rec.status})` : ''}` })
       return true
     }
     return false
@@ -296,6 +355,20 @@ function writeEffect(type: WriteType, rec: WithdrawalDetail | null, entry: Submi
   if (type === 'createWithdrawal') return String(rec.user_nonce) === entry.businessNonce
   if (type === 'cancelWithdrawal') return rec.status === 'cancelled'
   return rec.claimed_at_unix_ms !== null
+}
+
+/**
+ * A payout held for manual review, or a non-final record carrying a `failure_code`, does not
+ * resolve on its own (earn-api §3): say so, so the operator does not wait for it.
+ */
+export function payoutAdvice(rec: { status?: unknown; failure_code?: unknown; failure_message?: unknown } | null | undefined): string | null {
+  if (!rec || typeof rec !== 'object') return null
+  const terminal = rec.status === 'claimed' || rec.status === 'completed' || rec.status === 'cancelled'
+  if (rec.status === 'manual_review' || (!terminal && typeof rec.failure_code === 'string')) {
+    const why = typeof rec.failure_code === 'string' ? ` (${rec.failure_code}${typeof rec.failure_message === 'string' ? `: ${rec.failure_message}` : ''})` : ''
+    return `The payout failed${why} and is held by the pool (status ${String(rec.status)}); it will not resolve on its own. Contact the pool operator; do not create another withdrawal for it.`
+  }
+  return null
 }
 
 function deadlineOf(s: Submission): number {

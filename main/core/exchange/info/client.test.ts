@@ -144,4 +144,30 @@ describe('InfoClient', () => {
     expect(new Set(all.map((f) => f.tid)).size).toBe(all.length)
     expect(seen.map((s) => s.start_time_ms)).toEqual([1, 2, 3])
   })
+
+  it('never loses fills when 1000 or more share one millisecond: moves on and reports the gap', async () => {
+    // 1500 fills at ms 5 (tids 0..1499), then one fill at each of ms 6..9.
+    const all = [...Array.from({ length: 1500 }, (_, i) => ({ tid: i, time: 5 })), ...[6, 7, 8, 9].map((t) => ({ tid: 10_000 + t, time: t }))].map((f) => ({
+      ...f,
+      side: 'B',
+      fee_asset_id: null,
+      fee: null,
+      fee_mode: null,
+    }))
+    handler = (b) => ({ text: JSON.stringify({ fills: all.filter((f) => f.time >= (b.start_time_ms as number)).slice(0, 1000) }) })
+    const got = await client().allFillsSince(USER, 0)
+    // The four later fills are all there; the overflowing millisecond is reported, typed.
+    expect(got.filter((f) => f.time > 5).map((f) => f.tid)).toEqual([10_006n, 10_007n, 10_008n, 10_009n])
+    expect(got.filter((f) => f.time === 5)).toHaveLength(1000)
+    expect(got.gaps).toEqual([{ kind: 'sameMillisecondOverflow', timeMs: 5, seen: 1000 }])
+    // Null fee fields (a no-fee fill before fee activation) are read, not refused.
+    expect(got[0]).toMatchObject({ fee: null, fee_asset_id: null, fee_mode: null })
+  })
+
+  it('reads a withdraws record whose amount is display (decimal) and whose atoms are in amount_atoms', async () => {
+    handler = () => ({
+      text: JSON.stringify({ withdraws: [{ asset_id: 1, amount: '10.5', amount_atoms: '1050000000', withdraw_nonce: '17', withdraw_fee_atoms: '100000', vault_address: null, block_height: 9 }] }),
+    })
+    expect(await client().withdraws({ user: USER })).toEqual([expect.objectContaining({ amount: '10.5', amount_atoms: 1050000000n, withdraw_nonce: 17n, withdraw_fee_atoms: 100000n })])
+  })
 })

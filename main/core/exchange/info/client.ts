@@ -193,13 +193,18 @@ export class InfoClient {
 
   /**
    * Every fill of `user` from `startTimeMs` on, paging `userFillsByTime` to the end (the start
-   * bound is inclusive, so the last fill of a page repeats and is deduplicated on `tid`).
+   * bound is inclusive, so the last fill of a page repeats and is deduplicated on `tid`). A page
+   * of 1000 fills that all share one millisecond cannot be paged past by time: paging moves on
+   * to the next millisecond (so no later fill is lost) and reports that millisecond as a gap,
+   * since fills beyond the first 1000 in it cannot be read. The result is the list of fills
+   * with `gaps` attached (empty when nothing is missing).
    */
-  async allFillsSince(user: string, startTimeMs: number, o?: CallOptions): Promise<T.Fill[]> {
+  async allFillsSince(user: string, startTimeMs: number, o?: CallOptions): Promise<FillList> {
     const out: T.Fill[] = []
+    const gaps: FillGap[] = []
     const seen = new Set<bigint>()
     let start = startTimeMs
-    for (let page = 0; page < 1000; page++) {
+    for (let page = 0; page < 10_000; page++) {
       const { fills } = await this.userFillsByTime({ user, start_time_ms: start }, o)
       let added = 0
       for (const f of fills) {
@@ -209,11 +214,30 @@ export class InfoClient {
         added++
       }
       const last = fills[fills.length - 1]
-      if (fills.length < 1000 || !last || added === 0) return out
+      if (fills.length < FILLS_PAGE || !last) return Object.assign(out, { gaps })
+      if (last.time === start || added === 0) {
+        // Stuck inside one millisecond: move past it and say what may be missing there.
+        gaps.push({ kind: 'sameMillisecondOverflow', timeMs: last.time, seen: fills.filter((f) => f.time === last.time).length })
+        start = last.time + 1
+        continue
+      }
       start = last.time
     }
-    throw new DeskError('FillsPagingRunaway', 'fills paging did not reach the end after 1000 pages')
+    throw new DeskError('FillsPagingRunaway', 'fills paging did not reach the end after 10000 pages')
   }
 }
+
+/** userFillsByTime's page size (spec §8). */
+export const FILLS_PAGE = 1000
+
+/**
+ * Fills paging could not read: `sameMillisecondOverflow` means at least `seen` fills share
+ * `timeMs` and any beyond the first page of them are not readable by time; reconcile that
+ * millisecond by other means (userFills by height, the userFills stream) if it matters.
+ */
+export type FillGap = { kind: 'sameMillisecondOverflow'; timeMs: number; seen: number }
+
+/** The fills, with the gaps paging could not close. */
+export type FillList = T.Fill[] & { gaps: FillGap[] }
 
 export type { Fill, Asset, Market, MarkPrice, CreditPosition, OpenOrder, AgentSlot, UserBalance } from './types/exports'

@@ -1,6 +1,7 @@
 import * as v from 'valibot'
 import { DeskError } from '../../errors/desk-error'
 import { postJson, type HttpPoster } from './http-post'
+import { windowOf } from './info-reads'
 import type { TradeReads } from './reconciler'
 
 /**
@@ -18,6 +19,7 @@ const OrderStatusRes = v.object({
   order: v.optional(v.object({ status: v.nullish(v.string()), filled_qty: v.nullish(v.string()) })),
 })
 const Agents = v.object({ agents: v.array(v.object({ slot_id: v.number(), agent: v.nullable(v.string()), epoch: v.nullish(id) })) })
+const QueryStatusRes = v.looseObject({ query_height: v.nullish(id), query_time_ms: v.nullish(v.number()), earliest_retained_height: v.nullish(id) })
 const OpenOrders = v.object({ orders: v.array(v.object({ oid: id, cloid: v.nullish(v.string()) })) })
 
 export class InfoReadError extends DeskError {}
@@ -57,6 +59,9 @@ export function httpTradeReads(infoUrl: string, post: HttpPoster = postJson, tim
     async openOrders(user, marketId) {
       const r = await call({ type: 'openOrders', user, market_id: marketId }, OpenOrders)
       return r.orders.map((o) => ({ oid: String(o.oid), cloid: o.cloid ?? null }))
+    },
+    async queryStatus() {
+      return windowOf(await call({ type: 'queryStatus' }, QueryStatusRes))
     },
   }
 }

@@ -1,18 +1,44 @@
 import type { Journal, Submission } from '../../journal'
 import type { TradeEnvelope } from '../../wire'
 import type { Lane } from '../scheduler'
+import { adviceFor, BENIGN_CLOSE_CODES } from './advice'
 import type { SchedulerLike } from './submitter'
 
-/** The /info reads reconciliation needs (H5's typed client or the small one in reads.ts). */
-export interface TradeReads {
-  txStatusByCloid(user: string, cloid: string): Promise<{ found: boolean; status: string | null; actionType: string | null }>
-  orderStatus(q: { user: string; marketId: string; cloid: string } | { oid: string }): Promise<{ found: boolean; status: string | null; filledQty: string | null }>
-  userAgents(user: string): Promise<{ slotId: number; agent: string | null; epoch: string | null }[]>
-  openOrders(user: string, marketId: string): Promise<{ oid: string; cloid: string | null }[]>
+export interface OrderStatusRead {
+  found: boolean
+  status: string | null
+  filledQty: string | null
 }
 
-/** Transaction statuses meaning "executed without an error". */
+/** The service's view window: what txStatusByCloid / orderStatus can still see. */
+export interface QueryWindow {
+  /** Latest block height and its time (block time bounds whether an envelope can still execute). */
+  height: bigint | null
+  timeMs: number | null
+  /** Oldest height whose transactions and status records are still retained. */
+  earliestRetainedHeight: bigint | null
+}
+
+/** The /info reads reconciliation needs (over the typed client in info-reads.ts, or reads.ts). */
+export interface TradeReads {
+  txStatusByCloid(user: string, cloid: string): Promise<{ found: boolean; status: string | null; actionType: string | null }>
+  orderStatus(q: { user: string; marketId: string; cloid: string } | { oid: string }): Promise<OrderStatusRead>
+  userAgents(user: string): Promise<{ slotId: number; agent: string | null; epoch: string | null }[]>
+  openOrders(user: string, marketId: string): Promise<{ oid: string; cloid: string | null }[]>
+  queryStatus(): Promise<QueryWindow>
+  /** Business nonces of the user's retained withdraw records (3-day window); optional evidence. */
+  withdrawNonces?(user: string): Promise<string[]>
+}
+
+/** Transaction statuses meaning "executed without an error"; any other status is an execution error code. */
 const SUCCESS = new Set(['ok', 'success', 'committed', 'executed', 'accepted'])
+/** Order statuses of an order that reached the book or closed benignly (it may have traded). */
+const ORDER_OK = new Set(['open', 'partiallyfilledresting', 'filled', 'cancelled', ...BENIGN_CLOSE_CODES])
+const STILL_OPEN = new Set(['open', 'partiallyfilledresting'])
+/** Spec: `txStatusByCloid` keeps 10000 blocks; used when queryStatus names no earliest height. */
+export const LOOKBACK_BLOCKS = 10_000n
+/** Spec: `/info withdraws` keeps 3 days of records. */
+const WITHDRAWS_RETENTION_MS = 3 * 24 * 3600_000
 
 export interface TradeReconcilerOptions {
   network: string
@@ -21,12 +47,14 @@ export interface TradeReconcilerOptions {
   /** Wraps each read (the `reconcile` lane of the /info scheduler) when `reads` does not schedule itself. */
   scheduler?: SchedulerLike
   now?: () => number
-  /** After an envelope's expiry plus this margin, "not found" means never executed. Default 30 s (clock skew). */
+  /** Margin on the local clock when the service's block time is not known. Default 30 s. */
   expiryGraceMs?: number
   /** Leave entries younger than this alone (another process may be sending them). Default 20 s. */
   minAgeMs?: number
   /** Ids being sent by this process right now (TradeSubmitter.inFlight). */
   inFlight?: ReadonlySet<number>
+  /** Told about entries that ended unresolved (needs an operator). */
+  onUnresolved?: (s: Submission) => void
 }
 
 export interface ReconcilePass {
@@ -36,12 +64,41 @@ export interface ReconcilePass {
   failed: number
 }
 
-type Verdict = { final: true; status: string; code: string | null; note: string } | { final: false }
+/** What was looked at when an outcome could not be settled (journaled as JSON in `evidence`). */
+export interface UnresolvedEvidence {
+  checkedAtMs: number
+  submitHeight: string | null
+  expiresAfterMs: string | null
+  window: { height: string | null; timeMs: number | null; earliestRetainedHeight: string | null }
+  /** One line per read: what was asked and what came back. */
+  checks: string[]
+}
+
+type Verdict =
+  | { kind: 'executed'; status: string; note: string }
+  | { kind: 'failed'; code: string; note: string }
+  | { kind: 'notexecuted'; note: string }
+  | { kind: 'unresolved'; reason: string; advice: string }
+  | { kind: 'pending' }
+
+/** Per-entry context: the window, whether the envelope can still execute, what was checked. */
+interface Ctx {
+  s: Submission
+  env: TradeEnvelope
+  window: QueryWindow
+  /** The envelope can no longer execute (block time, or local clock plus grace, past its expiry). */
+  dead: boolean
+  /** Any execution of this write would still be visible to txStatusByCloid / orderStatus. */
+  inWindow: boolean
+  checks: string[]
+}
 
 /**
- * Drives unresolved /trade journal entries to a final state: by `txStatusByCloid` (and
- * `orderStatus` for orders), or, for actions that carry no cloid, by their visible effect
- * once the envelope has expired. Nothing is ever re-signed.
+ * Drives journal entries whose outcome was lost to a final state by reading the exchange. It
+ * declares "not executed" only while the write is provably inside txStatusByCloid's lookback
+ * window (the height journaled before sending is at or above the earliest retained height) and
+ * can no longer execute; anything the evidence does not settle ends `unresolved`, with what
+ * was checked and what the operator should check. Nothing is ever re-signed.
  */
 export class TradeReconciler {
   private readonly now: () => number
@@ -50,6 +107,8 @@ export class TradeReconciler {
   private timer: ReturnType<typeof setTimeout> | undefined
   private running: Promise<ReconcilePass> | undefined
   private stopped = true
+  private intervalMs = 2000
+  private window: Promise<QueryWindow> | undefined
 
   constructor(private readonly o: TradeReconcilerOptions) {
     this.now = o.now ?? Date.now
@@ -67,38 +126,54 @@ export class TradeReconciler {
     return this.running
   }
 
-  /** Runs passes until nothing is left unresolved, checking every `intervalMs`. */
+  /** Runs passes for ever on its period (faster while something is pending) until stop(). */
   start(intervalMs = 2000): void {
     this.stopped = false
-    const tick = async () => {
-      if (this.stopped) return
-      let pending: number
-      try {
-        pending = (await this.reconcileOnce()).pending
-      } catch {
-        pending = 1
-      }
-      if (!this.stopped) this.timer = setTimeout(tick, pending > 0 ? intervalMs : intervalMs * 5)
-    }
-    void tick()
+    this.intervalMs = intervalMs
+    this.schedule(0)
   }
 
-  /** Reconnected or an entry became unknown: run a pass soon. */
-  kick(): void {
+  private schedule(delayMs: number): void {
     if (this.stopped) return
     if (this.timer) clearTimeout(this.timer)
-    this.timer = setTimeout(() => void this.reconcileOnce().catch(() => undefined), 0)
+    this.timer = setTimeout(() => void this.tick(), delayMs)
+  }
+
+  private async tick(): Promise<void> {
+    this.timer = undefined
+    if (this.stopped) return
+    let pending: number
+    try {
+      pending = (await this.reconcileOnce()).pending
+    } catch {
+      pending = 1
+    }
+    // Always reschedule: whatever started this pass (the period or a kick), the period goes on.
+    if (!this.stopped && !this.timer) this.schedule(pending > 0 ? this.intervalMs : this.intervalMs * 5)
+  }
+
+  /** Reconnected or an entry became unknown: run a pass soon; the periodic schedule continues after it. */
+  kick(): void {
+    if (this.stopped) return
+    this.schedule(0)
+  }
+
+  /** True while the background loop is scheduled (for tests and status). */
+  get scheduled(): boolean {
+    return this.timer !== undefined || this.running !== undefined
   }
 
   async stop(): Promise<void> {
     this.stopped = true
     if (this.timer) clearTimeout(this.timer)
+    this.timer = undefined
     await this.running?.catch(() => undefined)
   }
 
   private async pass(): Promise<ReconcilePass> {
     const out: ReconcilePass = { checked: 0, resolved: 0, pending: 0, failed: 0 }
     const entries = this.o.journal.unresolved(this.o.network).filter((s) => s.channel === 'trade')
+    this.window = undefined // one queryStatus per pass, read only when needed
     for (const s of entries) {
       if (this.o.inFlight?.has(s.id)) continue
       if (s.state !== 'unknown' && this.now() - s.updatedAt < this.minAge) {
@@ -118,7 +193,15 @@ export class TradeReconciler {
     return out
   }
 
-  /** Resolves one entry if its outcome can be known now; returns true when it became final. */
+  private queryWindow(): Promise<QueryWindow> {
+    this.window ??= this.read(() => this.o.reads.queryStatus()).catch((e: unknown) => {
+      this.window = undefined
+      throw e
+    })
+    return this.window
+  }
+
+  /** Resolves one entry if its outcome can be known now; returns true when it left the reconciler's list. */
   async reconcileEntry(s: Submission): Promise<boolean> {
     const j = this.o.journal
     if (s.state === 'signed') {
@@ -126,60 +209,214 @@ export class TradeReconciler {
       j.update(s.id, { state: 'reconciled', finalStatus: 'notsent', note: 'never sent (interrupted before sending)' })
       return true
     }
-    if (s.state === 'sent') j.update(s.id, { state: 'unknown', note: 'no answer recorded (interrupted while sending)' })
+    if (s.state === 'sent') s = j.update(s.id, { state: 'unknown', note: 'no answer recorded (interrupted while sending)' })
     const env = JSON.parse(s.body) as TradeEnvelope
-    const expired = this.now() > Number(env.expires_after_ms ?? Number.MAX_SAFE_INTEGER) + this.grace
-    const v = await this.verdict(s, env, expired)
-    if (!v.final) return false
-    j.update(s.id, { state: 'reconciled', finalStatus: v.status, code: v.code ?? s.code, note: v.note })
-    return true
+    const window = await this.queryWindow()
+    const ctx = this.context(s, env, window)
+    const v = await this.verdict(ctx)
+    switch (v.kind) {
+      case 'pending':
+        return false
+      case 'executed':
+        j.update(s.id, { state: 'reconciled', finalStatus: v.status, note: v.note })
+        return true
+      case 'failed':
+        j.update(s.id, { state: 'failed', finalStatus: 'failed', code: v.code, advice: adviceFor(v.code), note: v.note })
+        return true
+      case 'notexecuted':
+        j.update(s.id, { state: 'reconciled', finalStatus: 'notexecuted', note: v.note })
+        return true
+      case 'unresolved': {
+        const evidence: UnresolvedEvidence = {
+          checkedAtMs: this.now(),
+          submitHeight: s.submitHeight,
+          expiresAfterMs: env.expires_after_ms ?? null,
+          window: { height: window.height?.toString() ?? null, timeMs: window.timeMs, earliestRetainedHeight: earliestOf(window)?.toString() ?? null },
+          checks: ctx.checks,
+        }
+        const u = j.update(s.id, { state: 'unresolved', finalStatus: 'unresolved', evidence: JSON.stringify(evidence), advice: v.advice, note: v.reason })
+        this.o.onUnresolved?.(u)
+        return true
+      }
+    }
   }
 
-  private async verdict(s: Submission, env: TradeEnvelope, expired: boolean): Promise<Verdict> {
-    const a = env.action
-    const notExecuted: Verdict = { final: true, status: 'notexecuted', code: null, note: 'envelope expired without a trace of execution' }
-    const cloid = cloidOf(env)
-    if (cloid) {
-      const tx = await this.read(() => this.o.reads.txStatusByCloid(s.signer, cloid))
-      if (tx.found && tx.status) {
-        if (!SUCCESS.has(tx.status)) return { final: true, status: tx.status, code: tx.status, note: 'txStatusByCloid: executed with an error' }
-        if (a.type === 'order' || a.type === 'modify') {
-          const os = await this.read(() => this.o.reads.orderStatus({ user: s.account, marketId: a.market_id, cloid }))
-          if (os.found && os.status) return { final: true, status: os.status, code: null, note: `txStatusByCloid ${tx.status}; orderStatus ${os.status}` }
-        }
-        return { final: true, status: tx.status, code: null, note: 'txStatusByCloid: executed' }
-      }
-      if (a.type === 'order' || a.type === 'modify') {
-        // A resting or filled order is visible here even when the tx record aged out.
-        const os = await this.read(() => this.o.reads.orderStatus({ user: s.account, marketId: a.market_id, cloid }))
-        if (os.found && os.status) return { final: true, status: os.status, code: null, note: `orderStatus ${os.status}` }
-      }
-      return expired ? notExecuted : { final: false }
-    }
-    // No cloid to look up: judge by the effect, once the envelope can no longer execute.
-    if (!expired) return { final: false }
+  private context(s: Submission, env: TradeEnvelope, window: QueryWindow): Ctx {
+    const expires = env.expires_after_ms !== undefined ? Number(env.expires_after_ms) : Number.POSITIVE_INFINITY
+    // The service checks expiry against block time: once the latest block is past it, no later block can run it.
+    const dead = (window.timeMs !== null && window.timeMs > expires) || this.now() > expires + this.grace
+    const earliest = earliestOf(window)
+    const inWindow = s.submitHeight !== null && earliest !== null && BigInt(s.submitHeight) >= earliest
+    return { s, env, window, dead, inWindow, checks: [] }
+  }
+
+  private async tx(c: Ctx, cloid: string) {
+    const tx = await this.read(() => this.o.reads.txStatusByCloid(c.s.signer, cloid))
+    c.checks.push(`txStatusByCloid(${c.s.signer}, ${cloid}): ${tx.found ? `found, status ${tx.status ?? 'null'}` : 'not found'}`)
+    return tx
+  }
+
+  private async order(c: Ctx, q: { user: string; marketId: string; cloid: string } | { oid: string }): Promise<OrderStatusRead> {
+    const os = await this.read(() => this.o.reads.orderStatus(q))
+    const what = 'oid' in q ? `oid ${q.oid}` : `cloid ${q.cloid} in market ${q.marketId}`
+    c.checks.push(`orderStatus(${what}): ${os.found ? `${os.status ?? 'null'}, filled ${os.filledQty ?? '?'}` : 'not found'}`)
+    return os
+  }
+
+  /** Not found anywhere: not executed only when provably inside the window and unable to execute. */
+  private absent(c: Ctx, advice: string): Verdict {
+    if (!c.dead) return { kind: 'pending' }
+    if (c.inWindow) return { kind: 'notexecuted', note: `no trace by cloid while inside the lookback window (sent at or after height ${c.s.submitHeight}, earliest retained ${earliestOf(c.window)}); the envelope expired` }
+    const why = c.s.submitHeight === null ? 'no height was journaled before sending, so the lookback window cannot be proven' : `sent at or after height ${c.s.submitHeight}, but the service only retains heights from ${earliestOf(c.window) ?? 'an unknown height'}`
+    return { kind: 'unresolved', reason: `no trace found and ${why}`, advice }
+  }
+
+  private async verdict(c: Ctx): Promise<Verdict> {
+    const a = c.env.action
+    const acct = c.s.account
     switch (a.type) {
-      case 'cancel': {
-        if (a.oid === undefined) return notExecuted
-        const oid = a.oid
-        const os = await this.read(() => this.o.reads.orderStatus({ oid }))
-        const gone = os.found && os.status !== 'open' && os.status !== 'partiallyfilledresting'
-        return { final: true, status: gone ? (os.status ?? 'closed') : 'notexecuted', code: null, note: `orderStatus of oid ${oid}: ${os.status ?? 'not found'}` }
+      case 'settle':
+      case 'repay':
+      case 'transfer':
+      case 'withdraw':
+      case 'activateFor': {
+        const tx = await this.tx(c, a.cloid!)
+        if (tx.found && tx.status) {
+          if (SUCCESS.has(tx.status)) return { kind: 'executed', status: 'success', note: `txStatusByCloid: ${tx.status}` }
+          return { kind: 'failed', code: tx.status, note: `txStatusByCloid: executed with error ${tx.status}` }
+        }
+        if (a.type === 'withdraw' && this.o.reads.withdrawNonces) {
+          const nonces = await this.read(() => this.o.reads.withdrawNonces!(acct))
+          const seen = nonces.includes(String(a.withdraw_nonce))
+          c.checks.push(`withdraws(${acct}): withdraw_nonce ${a.withdraw_nonce} ${seen ? 'present' : 'absent'} among ${nonces.length} records`)
+          if (seen) return { kind: 'executed', status: 'success', note: `withdraw record with withdraw_nonce ${a.withdraw_nonce} found` }
+          // The withdraws list keeps 3 days: an absent record proves it never executed while that covers the send.
+          if (c.dead && this.now() - c.s.createdAt < WITHDRAWS_RETENTION_MS - 3600_000) return { kind: 'notexecuted', note: 'no withdraw record with its business nonce inside the 3-day retention; the envelope expired' }
+        }
+        return this.absent(c, ownerActionAdvice(a.type, c))
       }
-      case 'cancelAll': {
-        const open = await this.read(() => this.o.reads.openOrders(s.account, a.market_id))
-        return { final: true, status: open.length === 0 ? 'nothingopen' : 'ordersstillopen', code: null, note: `open orders in market ${a.market_id} after expiry: ${open.length}` }
+      case 'order': {
+        const q = { user: acct, marketId: a.market_id, cloid: a.cloid! }
+        const os = await this.order(c, q)
+        if (os.found && os.status) return orderVerdict(os.status, `orderStatus ${os.status}`)
+        const tx = await this.tx(c, a.cloid!)
+        // The transaction ran but no order and no status record exist: refused at validation (spec §3).
+        if (tx.found && tx.status) return { kind: 'failed', code: SUCCESS.has(tx.status) ? 'orderrefused' : tx.status, note: 'txStatusByCloid found the transaction; no order and no status record: refused at validation' }
+        return this.absent(c, `Check fills and open orders of ${acct} in market ${a.market_id} for cloid ${a.cloid}; if nothing shows, it did not trade.`)
+      }
+      case 'modify': {
+        const cloid = a.replacement.cloid ?? null
+        if (cloid) {
+          const os = await this.order(c, { user: acct, marketId: a.market_id, cloid })
+          if (os.found && os.status) return orderVerdict(os.status, `replacement orderStatus ${os.status}`)
+          const tx = await this.tx(c, cloid)
+          if (tx.found && tx.status) return { kind: 'failed', code: SUCCESS.has(tx.status) ? 'orderrefused' : tx.status, note: 'modify executed; its replacement has no order and no status record' }
+          return this.absent(c, `Check the target order and fills of ${acct} in market ${a.market_id}; the replacement carries cloid ${cloid}.`)
+        }
+        return this.effectOnly(c, [await this.itemEffect(c, a)])
+      }
+      case 'cancel':
+      case 'cancelAll':
+        return this.effectOnly(c, [await this.itemEffect(c, a)])
+      case 'batch': {
+        const effects: ItemEffect[] = []
+        for (const it of a.items) effects.push(await this.itemEffect(c, it))
+        const cloids = a.items.flatMap((it) => (it.type === 'order' && it.cloid ? [it.cloid] : it.type === 'modify' && it.replacement.cloid ? [it.replacement.cloid] : []))
+        if (cloids.length > 0) {
+          const tx = await this.tx(c, cloids[0]!)
+          if (tx.found && tx.status) {
+            if (!SUCCESS.has(tx.status)) return { kind: 'failed', code: tx.status, note: `batch executed with error ${tx.status}` }
+            if (effects.some((e) => e.kind === 'done')) return { kind: 'executed', status: 'executed', note: `batch executed; items: ${effects.map((e) => e.word).join(', ')}` }
+            return { kind: 'failed', code: 'batchnoeffect', note: `batch executed but no item took effect: ${effects.map((e) => e.word).join(', ')}` }
+          }
+          if (effects.some((e) => e.kind === 'done' && e.own)) return { kind: 'executed', status: 'executed', note: `an order of this batch exists; items: ${effects.map((e) => e.word).join(', ')}` }
+          return this.absent(c, `Check open orders, order statuses and fills of ${acct} for the batch items: ${effects.map((e) => e.word).join(', ')}.`)
+        }
+        return this.effectOnly(c, effects)
       }
       case 'approveAgent':
       case 'revokeAgent': {
-        const agents = await this.read(() => this.o.reads.userAgents(s.account))
+        if (!c.dead) return { kind: 'pending' }
+        const agents = await this.read(() => this.o.reads.userAgents(acct))
         const slot = agents.find((x) => x.slotId === a.slot_id)
+        c.checks.push(`userAgents slot ${a.slot_id}: ${slot?.agent ?? 'empty'}`)
         const effect = a.type === 'approveAgent' ? slot?.agent?.toLowerCase() === a.agent.toLowerCase() : !slot?.agent
-        return { final: true, status: effect ? 'executed' : 'notexecuted', code: null, note: `userAgents slot ${a.slot_id}: ${slot?.agent ?? 'empty'}` }
+        if (effect) return { kind: 'executed', status: 'executed', note: `userAgents slot ${a.slot_id}: ${slot?.agent ?? 'empty'}` }
+        return { kind: 'unresolved', reason: `slot ${a.slot_id} does not show the change after expiry`, advice: `Check agent slot ${a.slot_id} of ${acct}; if it does not show the change, approve or revoke it again.` }
       }
       default:
-        return notExecuted
+        return { kind: 'unresolved', reason: `no way to read the outcome of a ${(a as { type: string }).type}`, advice: 'Check the account on the service before doing this again.' }
     }
+  }
+
+  /**
+   * Cancels without a cloid of their own: judged by the exchange's state after the envelope
+   * can no longer execute, item by item. All items took effect: executed. None can take effect
+   * any more (orders closed otherwise): failed. Anything else: unresolved, with the evidence.
+   */
+  private effectOnly(c: Ctx, effects: ItemEffect[]): Verdict {
+    if (!c.dead) return { kind: 'pending' }
+    const words = effects.map((e) => e.word).join(', ')
+    if (effects.every((e) => e.kind === 'done')) return { kind: 'executed', status: effects.length === 1 ? effects[0]!.status : 'executed', note: `read from the exchange: ${words}` }
+    if (effects.every((e) => e.kind === 'moot')) return { kind: 'failed', code: 'missingorder', note: `no cancel could take effect: ${words}` }
+    return { kind: 'unresolved', reason: `the exchange does not show whether the cancels took effect: ${words}`, advice: `Check open orders of ${c.s.account} (${words}) and cancel again what is still open.` }
+  }
+
+  private async itemEffect(c: Ctx, it: { type: string; market_id?: string; oid?: string; cloid?: string; replacement?: { cloid?: string | null } }): Promise<ItemEffect> {
+    const acct = c.s.account
+    if (it.type === 'cancelAll') {
+      const open = await this.read(() => this.o.reads.openOrders(acct, it.market_id!))
+      c.checks.push(`openOrders(${acct}, market ${it.market_id}): ${open.length} open`)
+      return open.length === 0 ? { kind: 'done', status: 'nothingopen', word: `market ${it.market_id}: nothing open`, own: false } : { kind: 'open', status: 'ordersstillopen', word: `market ${it.market_id}: ${open.length} still open`, own: false }
+    }
+    if (it.type === 'order') {
+      if (!it.cloid) return { kind: 'unknown', status: 'unknown', word: 'order without cloid', own: false }
+      const os = await this.order(c, { user: acct, marketId: it.market_id!, cloid: it.cloid })
+      return os.found ? { kind: 'done', status: os.status ?? 'found', word: `order ${it.cloid}: ${os.status}`, own: true } : { kind: 'unknown', status: 'notfound', word: `order ${it.cloid}: not found`, own: false }
+    }
+    if (it.type === 'modify' && it.replacement?.cloid) {
+      const os = await this.order(c, { user: acct, marketId: it.market_id!, cloid: it.replacement.cloid })
+      if (os.found) return { kind: 'done', status: os.status ?? 'found', word: `replacement ${it.replacement.cloid}: ${os.status}`, own: true }
+    }
+    // cancel (or modify) of a target order, by oid or by cloid.
+    const q = it.oid !== undefined ? { oid: it.oid } : it.cloid ? { user: acct, marketId: it.market_id!, cloid: it.cloid } : null
+    if (!q) return { kind: 'unknown', status: 'unknown', word: `${it.type} without target`, own: false }
+    const os = await this.order(c, q)
+    const name = 'oid' in q ? `oid ${q.oid}` : `cloid ${q.cloid}`
+    if (!os.found || !os.status) return { kind: 'unknown', status: 'notfound', word: `${name}: not found`, own: false }
+    if (os.status === 'cancelled') return { kind: 'done', status: 'cancelled', word: `${name}: cancelled`, own: false }
+    if (STILL_OPEN.has(os.status)) return { kind: 'open', status: os.status, word: `${name}: still ${os.status}`, own: false }
+    // Filled or closed otherwise: a cancel could not have done anything.
+    return { kind: 'moot', status: os.status, word: `${name}: ${os.status} (a cancel cannot apply)`, own: false }
+  }
+}
+
+type ItemEffect = { kind: 'done' | 'open' | 'moot' | 'unknown'; status: string; word: string; own: boolean }
+
+function orderVerdict(status: string, note: string): Verdict {
+  if (ORDER_OK.has(status)) return { kind: 'executed', status, note }
+  return { kind: 'failed', code: status, note }
+}
+
+function earliestOf(w: QueryWindow): bigint | null {
+  if (w.earliestRetainedHeight !== null) return w.earliestRetainedHeight
+  if (w.height !== null) return w.height - LOOKBACK_BLOCKS + 1n > 0n ? w.height - LOOKBACK_BLOCKS + 1n : 0n
+  return null
+}
+
+function ownerActionAdvice(type: string, c: Ctx): string {
+  const when = new Date(c.s.createdAt).toISOString()
+  switch (type) {
+    case 'settle':
+      return `Compare the credit account's position and the cash account's available balance with their values before ${when}; if the amount moved, the settle executed. Acknowledge in the journal before settling again.`
+    case 'repay':
+      return `Compare the margin account's short and the paying account's balance with their values before ${when}; if the short shrank by the amount, the repay executed. Acknowledge before repaying again.`
+    case 'transfer':
+      return `Compare both accounts' available balances with their values before ${when}; acknowledge before transferring again.`
+    case 'withdraw':
+      return `Check /info withdraws of the account for its withdraw_nonce (kept 3 days) and the destination chain; acknowledge before withdrawing again.`
+    default:
+      return `Check the target account's status before activating again; acknowledge in the journal first.`
   }
 }
 

@@ -8,7 +8,7 @@ import { KeyedMutex, NonceAllocator } from '../nonces'
 import type { Lane } from '../scheduler'
 import { classifyTradeAnswer, type Leaf, type TradeOutcome } from './classify'
 import { withCloid } from './cloid'
-import { TradeNeverSentError, TradeOutcomeUnknownError, TradeRejectedError } from './errors'
+import { TradeFailedError, TradeNeverSentError, TradeOutcomeUnknownError, TradeRejectedError } from './errors'
 import { postJson, TransportFailure, type HttpAnswer, type HttpPoster } from './http-post'
 import type { SignerRef, TradeSigner } from './signer'
 
@@ -39,6 +39,14 @@ export interface TradeSubmitterOptions {
   maxAttempts?: number
   /** Told about entries whose outcome became unknown (the reconciler picks them up). */
   onUnknown?: (s: Submission) => void
+  /**
+   * A block height at or below the service's current one, read before signing (queryStatus's
+   * `query_height`, or the latest height seen in any answer: heights only grow, so any earlier
+   * observation is a valid lower bound). Journaled as `submitHeight`; it is what later proves a
+   * lost write is still inside txStatusByCloid's lookback window. Without it (or when it
+   * fails) a lost write past its expiry ends `unresolved`, never `notexecuted`.
+   */
+  heightFloor?: () => Promise<bigint | null>
 }
 
 export interface SubmitRequest {
@@ -115,8 +123,8 @@ export class TradeSubmitter {
     const authority = await this.o.signer.authority(req.signer)
     const mutexKey = `${this.network}|${authority.toLowerCase()}`
     return this.mutex.run(mutexKey, async () => {
-      const live = this.o.journal.list({ network: this.network, key, state: ['signed', 'sent', 'unknown'], limit: 1 })
-      if (live.length > 0) throw new DeskError('CloidInFlight', `cloid ${key} belongs to a write whose outcome is not final yet (journal #${live[0]!.id})`, { cloid: key, journalId: live[0]!.id })
+      assertCloidFree(this.o.journal, this.network, key)
+      const submitHeight = await this.readHeightFloor()
       for (let tries = 0; ; tries++) {
         let action = withId
         let businessNonce: string | null = null
@@ -148,6 +156,7 @@ export class TradeSubmitter {
             nonce: nonce.toString(),
             businessNonce,
             body: JSON.stringify(envelope),
+            submitHeight,
           })
         } catch (e) {
           // Another process sharing the journal took this nonce first: sign again with a new one.
@@ -156,6 +165,17 @@ export class TradeSubmitter {
         }
       }
     })
+  }
+
+  private async readHeightFloor(): Promise<string | null> {
+    if (!this.o.heightFloor) return null
+    try {
+      const h = await this.o.heightFloor()
+      return h === null ? null : h.toString()
+    } catch {
+      // Without a height the write can still be sent; a lost answer then ends unresolved.
+      return null
+    }
   }
 
   /** Sends a journaled entry (state `signed`, or `sent` when resuming) and records the outcome. */
@@ -216,7 +236,7 @@ export class TradeSubmitter {
         throw e
       }
       traceId = answer.headers['x-trace-id'] ?? traceId
-      const outcome: TradeOutcome = classifyTradeAnswer(answer)
+      const outcome: TradeOutcome = classifyTradeAnswer(answer, actionOf(entry))
       switch (outcome.kind) {
         case 'accepted': {
           const firstError = outcome.leaves.find((l) => l.kind === 'error')
@@ -230,12 +250,24 @@ export class TradeSubmitter {
           })
           return { submission: s, key: s.key, txHash: outcome.txHash, traceId, leaves: outcome.leaves }
         }
+        case 'failed': {
+          const s = j.update(entry.id, {
+            state: 'failed',
+            finalStatus: summariseLeaves(outcome.leaves),
+            code: outcome.code,
+            advice: outcome.advice,
+            txHash: outcome.txHash,
+            traceId,
+            response: answer.text,
+          })
+          throw new TradeFailedError(outcome.code, outcome.advice, outcome.leaves, `the ${entry.actionType} executed and failed: ${outcome.code}`, this.details(s))
+        }
         case 'rejected': {
           const s = j.update(entry.id, { state: 'rejected', finalStatus: 'rejected', code: outcome.code, txHash: outcome.txHash, traceId, response: answer.text })
           throw new TradeRejectedError(outcome.code, `the service rejected the ${entry.actionType}: ${outcome.code}`, this.details(s))
         }
         case 'unknown': {
-          const s = j.update(entry.id, { state: 'unknown', code: outcome.code, txHash: outcome.txHash, traceId, response: answer.text })
+          const s = j.update(entry.id, { state: 'unknown', code: outcome.code, txHash: outcome.txHash, traceId, response: answer.text, note: outcome.detail ?? null })
           this.o.onUnknown?.(s)
           throw new TradeOutcomeUnknownError(`the outcome of the ${entry.actionType} is not known yet (${outcome.code}); the journal will reconcile it by cloid`, this.details(s, { reason: outcome.code }))
         }
@@ -273,4 +305,28 @@ export class TradeSubmitter {
 export function summariseLeaves(leaves: readonly Leaf[]): string {
   if (leaves.length === 0) return 'accepted'
   return leaves.map((l) => (l.kind === 'error' ? `error:${l.code}` : l.kind)).join(',').slice(0, 200)
+}
+
+function actionOf(s: Submission): TradeAction | null {
+  try {
+    return (JSON.parse(s.body) as TradeEnvelope).action
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Refuses a cloid the journal already holds for a write that is not settled, executed (with any
+ * result), or unresolved without an operator acknowledgement: re-using it would either run
+ * the same intent twice or make txStatusByCloid report the wrong transaction.
+ */
+export function assertCloidFree(journal: Journal, network: string, key: string): void {
+  const b = journal.reuseBlocker(network, key)
+  if (!b) return
+  const d = { cloid: key, journalId: b.entry.id }
+  if (b.reason === 'inflight') throw new DeskError('CloidInFlight', `cloid ${key} belongs to a write whose outcome is not final yet (journal #${b.entry.id})`, d)
+  if (b.reason === 'unacknowledged') {
+    throw new DeskError('CloidUnresolved', `cloid ${key} belongs to an unresolved write (journal #${b.entry.id}); check it and acknowledge it in the journal before sending it again`, d)
+  }
+  throw new DeskError('CloidAlreadyUsed', `cloid ${key} was already executed (journal #${b.entry.id}); a new write needs a new cloid`, d)
 }

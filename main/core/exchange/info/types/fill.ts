@@ -10,7 +10,8 @@ export const FillSchema = v.looseObject({
   time: timeMs,
   side: v.nullable(v.picklist(['B', 'A'])),
   fee_asset_id: v.nullable(nonNegInt),
-  fee: decimalStr,
+  /** Null on a no-fee fill before fee activation (with `fee_asset_id` and `fee_mode`). */
+  fee: v.nullable(decimalStr),
   fee_mode: v.nullable(v.picklist(['balance', 'credit'])),
   market_id: v.optional(nonNegInt),
   coin: v.optional(v.string()),

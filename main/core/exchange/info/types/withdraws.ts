@@ -1,12 +1,18 @@
 import * as v from 'valibot'
 import { defineInfo } from '../define'
-import { address, nonNegInt, rowsEnvelope, uint, userParams } from '../fields'
+import { address, decimalStr, nonNegInt, rowsEnvelope, uint, userParams } from '../fields'
 
+/**
+ * A retained withdraw record. The spec names `withdraw_fee_atoms` (recorded, not deducted) and
+ * `vault_address`; the rest is the sandbox's shape. Spec convention (§2): display values are
+ * decimal strings, raw atoms sit in `*_atoms` fields, so `amount` is display and never atoms.
+ */
 export const WithdrawRecordSchema = v.looseObject({
   withdraw_fee_atoms: uint,
   vault_address: v.nullable(address),
   asset_id: v.optional(nonNegInt),
-  amount: v.optional(uint),
+  amount: v.optional(decimalStr),
+  amount_atoms: v.optional(uint),
   withdraw_nonce: v.optional(uint),
   block_height: v.optional(uint),
 })
