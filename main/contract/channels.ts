@@ -55,7 +55,7 @@ const pct = v.pipe(v.number(), v.minValue(0), v.maxValue(100))
 const journalFilter = v.object({
   account: v.optional(address),
   actionType: v.optional(v.pipe(v.string(), v.maxLength(40))),
-  state: v.optional(v.picklist(['prepared', 'sent', 'accepted', 'rejected', 'unknown', 'reconciled'] as const)),
+  state: v.optional(v.picklist(['prepared', 'sent', 'accepted', 'rejected', 'unknown', 'reconciled', 'failed', 'unresolved'] as const)),
   unresolvedOnly: v.optional(v.boolean()),
   sinceMs: v.optional(timeMs),
   untilMs: v.optional(timeMs),
@@ -182,6 +182,8 @@ export const channels = {
   'journal.query': query<SubmissionView[]>()(journalFilter),
   'journal.export': query<{ filename: string; mime: string; content: string }>()(v.object({ format: v.picklist(['csv', 'json'] as const), filter: journalFilter })),
   'journal.get': query<SubmissionView>()(v.object({ cloid })),
+  /** The operator checked an unresolved write on the exchange; journaled, it frees the cloid for a new attempt. */
+  'journal.acknowledge': intent<SubmissionView>()(v.object({ id: v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,15}$/)), note: v.pipe(v.string(), v.trim(), v.minLength(3), v.maxLength(500)) })),
 
   'confirm.respond': intent<{ accepted: boolean }>()(v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)), approved: v.boolean(), passphrase: v.optional(passphrase) })),
   /** Asks the host for a file path (Electron: native dialog; web host: null, the UI asks for a path). */

@@ -147,7 +147,8 @@ export interface FillView {
   side: 'B' | 'A' | null
   price: Decimal
   size: Decimal
-  fee: Decimal
+  /** null when the service reports no fee */
+  fee: Decimal | null
   feeAssetId: number | null
   timeMs: number
   oid: string | null
@@ -198,7 +199,10 @@ export interface RotationStep {
 
 // ---- writes -------------------------------------------------------------------------------
 
-export type SubmissionState = 'prepared' | 'sent' | 'accepted' | 'rejected' | 'unknown' | 'reconciled'
+export type SubmissionState = 'prepared' | 'sent' | 'accepted' | 'rejected' | 'unknown' | 'reconciled' | 'failed' | 'unresolved'
+
+/** A write's outcome as every host shows it (core/journal/outcome.ts decides it from the journal). */
+export type OutcomeKind = 'pending' | 'success' | 'rejected' | 'notexecuted' | 'failed' | 'unresolved'
 
 export interface SubmissionView {
   id: string
@@ -210,8 +214,16 @@ export interface SubmissionView {
   summary: string
   nonce: string | null
   state: SubmissionState
+  /** success / failed / unresolved… never guessed: from the exchange's answer or the reconciler's evidence */
+  outcome: OutcomeKind
   code: string | null
   finalStatus: string | null
+  /** what the operator should do or check (failed, unresolved, rejected) */
+  advice: string | null
+  /** what the reconciler checked, when it could not settle the outcome (JSON text) */
+  evidence: string | null
+  /** when an operator acknowledged an unresolved outcome (its cloid may then be used again) */
+  acknowledgedAt: number | null
   txHash: string | null
   traceId: string | null
   createdAt: number

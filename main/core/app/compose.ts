@@ -96,7 +96,7 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
     transfersHandlers({ ...writes, label: (a) => accounts.label(a) }),
     ordersHandlers(writes),
     earnHandlers({ ...writes, events, now }),
-    journalHandlers({ journal, settings, now }),
+    journalHandlers({ journal, settings, now, vault }),
     hostHandlers({ confirm, services: o.services, links }),
   ])
   // Only the channel name and error code are logged, never arguments (they may hold a passphrase).

@@ -4,7 +4,7 @@ import { EarnClient } from '../exchange/earn/earn-client'
 import type { InfoClient } from '../exchange/info/client'
 import type { RateScheduler } from '../exchange/scheduler'
 import type { HttpPoster } from '../exchange/trade/http-post'
-import { infoTradeReads } from '../exchange/trade/info-reads'
+import { infoTradeReads, queryHeightFloor } from '../exchange/trade/info-reads'
 import { TradeReconciler, type TradeReads } from '../exchange/trade/reconciler'
 import { vaultTradeSigner, type VaultSigningSurface } from '../exchange/trade/signer'
 import { TradeSubmitter } from '../exchange/trade/submitter'
@@ -77,6 +77,8 @@ export class WriteSide {
       ...(o.post ? { post: o.post } : {}),
       ...(o.now ? { now: o.now } : {}),
       ...(o.expiresInMs ? { expiresInMs: o.expiresInMs } : {}),
+      // The service's height before signing: what proves later that a lost write is inside the lookback window.
+      heightFloor: queryHeightFloor(o.info),
       onUnknown: () => this.reconciler.kick(),
     })
     this.reconciler = new TradeReconciler({

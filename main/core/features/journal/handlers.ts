@@ -4,11 +4,11 @@ import type { HandlerTable } from '../../ipc/dispatch'
 import type { Journal } from '../../journal'
 import { journalFilter as toJournalFilter, submissionView } from './journal.views'
 
-export type JournalChannels = 'journal.query' | 'journal.export' | 'journal.get'
+export type JournalChannels = 'journal.query' | 'journal.export' | 'journal.get' | 'journal.acknowledge'
 
 type ContractFilter = Parameters<typeof toJournalFilter>[0]
 
-export function journalHandlers(d: { journal: Journal; settings: SettingsStore; now: () => number }): Pick<HandlerTable, JournalChannels> {
+export function journalHandlers(d: { journal: Journal; settings: SettingsStore; now: () => number; vault: { requireUnlocked(): unknown } }): Pick<HandlerTable, JournalChannels> {
   /** Journal queries are scoped to the selected network. */
   const filter = (f: ContractFilter) => toJournalFilter({ network: d.settings.load().selectedNetwork, limit: 1000, ...f, ...(f.account ? { account: f.account.toLowerCase() } : {}) })
   return {
@@ -25,6 +25,12 @@ export function journalHandlers(d: { journal: Journal; settings: SettingsStore; 
       const s = d.journal.findByKey(d.settings.load().selectedNetwork, cloid)
       if (!s) throw new DeskError('NotInJournal', `no journal entry for ${cloid} on this network`)
       return submissionView(d.journal, s)
+    },
+    'journal.acknowledge': ({ id, note }) => {
+      d.vault.requireUnlocked()
+      const s = d.journal.get(Number(id))
+      if (!s || s.network !== d.settings.load().selectedNetwork) throw new DeskError('NotInJournal', `no journal entry #${id} on this network`)
+      return submissionView(d.journal, d.journal.acknowledgeUnresolved(s.id, note))
     },
   }
 }

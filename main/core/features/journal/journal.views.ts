@@ -9,7 +9,7 @@ import type {
   WriteOutcome as WriteOutcomeView,
 } from '../../../contract/types'
 import type { Leaf } from '../../exchange/trade/classify'
-import { UNRESOLVED_STATES, type Journal, type Submission, type SubmissionFilter, type SubmissionState } from '../../journal'
+import { outcomeOf, UNRESOLVED_STATES, type Journal, type Submission, type SubmissionFilter, type SubmissionState } from '../../journal'
 import type { WriteOutcome } from '../../session'
 
 export function viewState(s: SubmissionState): ViewState {
@@ -31,8 +31,12 @@ export function submissionView(journal: Journal, s: Submission): SubmissionView 
     summary: s.summary,
     nonce: s.nonce,
     state: viewState(s.state),
+    outcome: outcomeOf(s).kind,
     code: s.code,
     finalStatus: s.finalStatus,
+    advice: s.advice,
+    evidence: s.evidence,
+    acknowledgedAt: s.acknowledgedAt,
     txHash: s.txHash,
     traceId: s.traceId,
     createdAt: s.createdAt,
