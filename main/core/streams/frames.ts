@@ -2,11 +2,17 @@ import * as v from 'valibot'
 import { DeskError } from '../errors/desk-error'
 import { parseJsonLossless } from '../exchange/info/lossless-json'
 import { address, cloid, decimalStr, nonNegInt, sint, timeMs, uint } from '../exchange/info/fields'
+import { fastFrameData } from './fast-frames'
 
 /**
  * Push frames of the `/ws` socket that the desk consumes, validated with the same lossless
  * number handling as /info (tid and oid can exceed 2^53). Channels the desk does not use are
  * passed through as `other` without validation of their payload.
+ *
+ * The schemas below are the definition; the hot channels first go through a hand-written
+ * check (`fast-frames.ts`) that accepts a subset of what they accept and produces the same
+ * output. Anything it does not accept is parsed again and judged by the schema, so an error
+ * reads the same as before and nothing the schema allows is refused.
  */
 export const WsFillSchema = v.looseObject({
   coin: v.string(),
@@ -69,10 +75,31 @@ export type Frame =
   | { channel: 'error'; data: string }
   | { channel: 'other'; name: string; data: unknown }
 
-const SCHEMAS = { userFills: UserFillsData, spotState: SpotStateData, spotCreditState: SpotCreditStateData, openOrders: OpenOrdersData } as const
+export type ValidatedChannel = 'userFills' | 'spotState' | 'spotCreditState' | 'openOrders'
+const SCHEMAS: Record<ValidatedChannel, v.GenericSchema> = { userFills: UserFillsData, spotState: SpotStateData, spotCreditState: SpotCreditStateData, openOrders: OpenOrdersData }
+
+/** Every channel the service documents (section 6), plus the replies of `post`. Anything else is garbage. */
+export const KNOWN_CHANNELS: ReadonlySet<string> = new Set([
+  'trades', 'l2Book', 'bbo', 'allMids', 'userFills', 'orderUpdates', 'openOrders', 'spotState', 'spotCreditState',
+  'subscriptionResponse', 'pong', 'error', 'post',
+])
+
+// A 16+ digit integer literal in value position: quoted so JSON.parse keeps it exact. This
+// simple form cannot see strings; a hit inside a string always yields invalid JSON (a string
+// token directly followed by a digit), which sends the text to the careful parser below.
+const BIG_INT_IN_VALUE = /([:[,]\s*)(-?\d{16,})(?=\s*[,\]}])/g
+
+/** Lossless JSON.parse with a fast path; same result as `parseJsonLossless` on every input. */
+export function parseFrameJson(text: string): unknown {
+  try {
+    return JSON.parse(text.replace(BIG_INT_IN_VALUE, '$1"$2"')) as unknown
+  } catch {
+    return parseJsonLossless(text)
+  }
+}
 
 export function parseFrame(text: string): Frame {
-  const raw = parseJsonLossless(text)
+  const raw = parseFrameJson(text)
   if (typeof raw !== 'object' || raw === null || typeof (raw as { channel?: unknown }).channel !== 'string') {
     throw new DeskError('StreamFrameMalformed', 'a stream frame has no channel')
   }
@@ -82,7 +109,15 @@ export function parseFrame(text: string): Frame {
   if (channel === 'subscriptionResponse') return { channel, data }
   const schema = (SCHEMAS as Record<string, v.GenericSchema | undefined>)[channel]
   if (!schema) return { channel: 'other', name: channel, data }
-  const r = v.safeParse(schema, data)
+  // Fast path: converts in place and answers true, or answers false having maybe half-converted.
+  if (fastFrameData(channel as ValidatedChannel, data)) return { channel, data } as Frame
+  return slowFrame(channel as ValidatedChannel, text)
+}
+
+/** The schema's verdict on a fresh parse of the text (the fast check may have touched the first one). */
+function slowFrame(channel: ValidatedChannel, text: string): Frame {
+  const { data } = parseJsonLossless(text) as { data?: unknown }
+  const r = v.safeParse(SCHEMAS[channel], data)
   if (!r.success) {
     const path = v.getDotPath(r.issues[0]) ?? ''
     throw new DeskError('StreamFrameMalformed', `${channel} frame: ${path ? path + ': ' : ''}${r.issues[0].message}`, { channel, path })
