@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer'
 import WebSocket from 'ws'
 import type { Clock } from './clock'
 import { KNOWN_CHANNELS, parseFrame, type Frame } from './frames'
@@ -238,17 +239,24 @@ export class StreamConnection {
       this.pongTimer = undefined
     }
     const size = typeof data === 'string' ? data.length : Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data.byteLength
-    if (isBinary || size > this.opts.maxFrameBytes) {
+    // ws checks UTF-8 itself; checked again here for any other socket (cheap, native).
+    const badText = !isBinary && Buffer.isBuffer(data) && !isUtf8(data)
+    if (isBinary || size > this.opts.maxFrameBytes || badText) {
       // The service sends JSON text frames only, under its cap: the protocol is broken.
       this.dropped++
-      this.problem(isBinary ? 'binary frame on the stream; reconnecting' : `stream frame of ${size} bytes over the ${this.opts.maxFrameBytes}-byte cap; reconnecting`)
-      ws.close(isBinary ? 1003 : 1009, 'protocol violation')
-      // A close that never completes (dead peer) must not hold the slot: terminate soon after.
+      const code = isBinary ? 1003 : badText ? 1007 : 1009
+      this.problem(
+        isBinary ? 'binary frame on the stream; reconnecting' : badText ? 'stream frame is not valid UTF-8; reconnecting' : `stream frame of ${size} bytes over the ${this.opts.maxFrameBytes}-byte cap; reconnecting`,
+      )
+      // Detach first, then close: this socket's late events no longer reach us.
       this.ws = undefined
+      this.openedAt = null
       this.clearTimers()
-      this.opts.clock.setTimeout(() => ws.terminate(), 1000)
       ws.removeAllListeners()
       ws.on('error', () => {})
+      ws.close(code, 'protocol violation')
+      // A close that never completes (dead peer) must not hold the socket: terminate soon after.
+      this.opts.clock.setTimeout(() => ws.terminate(), 1000)
       if (this.state !== 'stopped') this.scheduleReconnect()
       return
     }
