@@ -67,7 +67,10 @@ export interface ConnectionOptions {
   maxFrameBytes?: number
   createSocket?: SocketFactory
   connectBudget?: ConnectBudget
-  onFrame: (frame: Frame) => void
+  /** `text` is the frame as received (the pool indexes snapshot texts to skip exact repeats). */
+  onFrame: (frame: Frame, text: string) => void
+  /** Sees each text frame before it is parsed; true = fully handled (an exact repeat), do not parse. */
+  onText?: (text: string) => boolean
   onOpen?: (info: { reconnect: boolean }) => void
   onStateChange?: () => void
   /** Malformed frames, socket errors and server error texts, for the status line and the log. */
@@ -76,8 +79,8 @@ export interface ConnectionOptions {
 
 export type ConnectionState = 'connecting' | 'open' | 'waiting' | 'stopped'
 
-type Resolved = Required<Omit<ConnectionOptions, 'onOpen' | 'onStateChange' | 'onProblem' | 'connectBudget'>> &
-  Pick<ConnectionOptions, 'onOpen' | 'onStateChange' | 'onProblem' | 'connectBudget'>
+type Optional = 'onOpen' | 'onStateChange' | 'onProblem' | 'connectBudget' | 'onText'
+type Resolved = Required<Omit<ConnectionOptions, Optional>> & Pick<ConnectionOptions, Optional>
 
 export class StreamConnection {
   private ws: SocketLike | undefined
@@ -264,6 +267,7 @@ export class StreamConnection {
     // at once still sees growing delays (and new connections per IP stay few).
     this.attempt = 0
     const text = typeof data === 'string' ? data : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8')
+    if (this.opts.onText?.(text)) return
     let frame: Frame
     try {
       frame = parseFrame(text)
@@ -297,7 +301,7 @@ export class StreamConnection {
         }
         break
     }
-    this.opts.onFrame(frame)
+    this.opts.onFrame(frame, text)
   }
 
   private problem(text: string): void {

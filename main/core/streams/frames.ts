@@ -98,9 +98,31 @@ export function parseFrameJson(text: string): unknown {
   }
 }
 
+// Channels whose payload never needs more than a safe integer in the normal case: parsed with
+// plain JSON.parse first; an integer beyond 2^53 fails their fast check (it must be a safe
+// number) and sends the frame through the lossless parse.
+const PLAIN_FIRST = /^\{"channel":"(?:spotState|spotCreditState|openOrders|pong|subscriptionResponse)"/
+
 export function parseFrame(text: string): Frame {
-  const raw = parseFrameJson(text)
+  if (PLAIN_FIRST.test(text)) {
+    let plain: unknown
+    try {
+      plain = JSON.parse(text) as unknown
+    } catch {
+      plain = undefined // not JSON: the lossless parser below reports it
+    }
+    if (plain !== undefined) {
+      const f = frameOf(plain, text, false)
+      if (f !== null) return f
+    }
+  }
+  return frameOf(parseFrameJson(text), text, true)!
+}
+
+/** null: the plain parse may have rounded an integer the channel needs exactly; parse losslessly. */
+function frameOf(raw: unknown, text: string, lossless: boolean): Frame | null {
   if (typeof raw !== 'object' || raw === null || typeof (raw as { channel?: unknown }).channel !== 'string') {
+    if (!lossless) return null
     throw new DeskError('StreamFrameMalformed', 'a stream frame has no channel')
   }
   const { channel, data } = raw as { channel: string; data?: unknown }
@@ -108,10 +130,10 @@ export function parseFrame(text: string): Frame {
   if (channel === 'error') return { channel, data: typeof data === 'string' ? data : JSON.stringify(data) }
   if (channel === 'subscriptionResponse') return { channel, data }
   const schema = (SCHEMAS as Record<string, v.GenericSchema | undefined>)[channel]
-  if (!schema) return { channel: 'other', name: channel, data }
+  if (!schema) return lossless ? { channel: 'other', name: channel, data } : null
   // Fast path: converts in place and answers true, or answers false having maybe half-converted.
   if (fastFrameData(channel as ValidatedChannel, data)) return { channel, data } as Frame
-  return slowFrame(channel as ValidatedChannel, text)
+  return lossless ? slowFrame(channel as ValidatedChannel, text) : null
 }
 
 /** The schema's verdict on a fresh parse of the text (the fast check may have touched the first one). */

@@ -79,7 +79,11 @@ interface Entry {
   fillSeqAtOrders: number
   gapTimer: unknown
   lastGapCheckAt: number
+  /** Latest frame text per snapshot kind, for `skipRepeat`. */
+  texts: Partial<Record<SnapshotKind, string>>
 }
+
+type SnapshotKind = 'balances' | 'credit' | 'openOrders'
 
 type Listener = (u: StateUpdate) => void
 type ReconnectListener = (info: { subscriptions: readonly Subscription[] }) => void
@@ -96,6 +100,8 @@ export class StreamPool {
   private conns: StreamConnection[] = []
   private currentPlan: StreamPlan = { connections: [], polled: [], neededConnections: 0, note: null }
   private readonly entries = new Map<string, Entry>()
+  /** Latest snapshot texts -> their topic (see `skipRepeat`). */
+  private readonly repeats = new Map<string, { e: Entry; kind: SnapshotKind }>()
   private readonly book = new FillBook()
   private readonly listeners = new Set<Listener>()
   private readonly reconnectListeners = new Set<ReconnectListener>()
@@ -353,6 +359,7 @@ export class StreamPool {
         fillSeqAtOrders: 0,
         gapTimer: undefined,
         lastGapCheckAt: -Infinity,
+        texts: {},
       }
       this.entries.set(k, e)
     }
@@ -407,7 +414,8 @@ export class StreamPool {
         maxFrameBytes: this.opts.maxFrameBytes,
         createSocket: this.opts.createSocket,
         connectBudget: this.budget,
-        onFrame: (f) => this.onFrame(f),
+        onFrame: (f, text) => this.onFrame(f, text),
+        onText: (text) => this.skipRepeat(text),
         onOpen: ({ reconnect }) => {
           if (!reconnect) return
           this.track(this.backfill(c.subscriptions))
@@ -469,7 +477,32 @@ export class StreamPool {
     }, every)
   }
 
-  private onFrame(f: Frame): void {
+  /**
+   * The throttled snapshot channels push whenever an account is touched, so the same frame
+   * often comes again. An exact repeat of a topic's latest text changes nothing but the age:
+   * refresh that and skip parse and validation (the eager path would drop it as unchanged
+   * anyway, after the work). Keyed by the text itself, so nothing is guessed from its layout.
+   */
+  private skipRepeat(text: string): boolean {
+    const hit = this.repeats.get(text)
+    if (hit === undefined) return false
+    const slot = hit.e.state[hit.kind]
+    if (slot === null) return false
+    slot.at = this.clock.now()
+    return true
+  }
+
+  private rememberText(e: Entry, kind: SnapshotKind, text: string | undefined): void {
+    const prev = e.texts[kind]
+    if (prev !== undefined) this.repeats.delete(prev)
+    e.texts[kind] = undefined
+    // Large open-order lists are not worth keeping twice.
+    if (text === undefined || text.length > 65_536) return
+    e.texts[kind] = text
+    this.repeats.set(text, { e, kind })
+  }
+
+  private onFrame(f: Frame, text?: string): void {
     const at = this.clock.now()
     switch (f.channel) {
       case 'userFills': {
@@ -489,6 +522,7 @@ export class StreamPool {
           value[i] = { assetId: b.token, coin: b.coin, total: b.total, locked: b.hold, available: null }
         }
         this.setBalances(f.data.user, value, at, true)
+        this.rememberText(this.entryOf(f.data.user), 'balances', text)
         break
       }
       case 'spotCreditState':
@@ -498,6 +532,7 @@ export class StreamPool {
           at,
           true,
         )
+        this.rememberText(this.entryOf(f.data.user), 'credit', text)
         break
       case 'openOrders':
         this.setOrders(
@@ -507,6 +542,7 @@ export class StreamPool {
           at,
           true,
         )
+        this.rememberText(this.entryOf(f.data.user), 'openOrders', text)
         break
       default:
         break
@@ -563,6 +599,8 @@ export class StreamPool {
     const e = this.entryOf(user)
     const s = e.state
     const prev = s.balances
+    // State from /info replaces the stream's: a later repeat of the old frame is news again.
+    if (!fromStream) this.rememberText(e, 'balances', undefined)
     s.balances = { value, at }
     // Repeated identical frames are normal (throttled channels push on touch): they refresh
     // the age but are not news, and must not use up the coalescer's leading edge.
@@ -576,6 +614,8 @@ export class StreamPool {
     const e = this.entryOf(user)
     const s = e.state
     const prev = s.credit
+    // State from /info replaces the stream's: a later repeat of the old frame is news again.
+    if (!fromStream) this.rememberText(e, 'credit', undefined)
     s.credit = { value, at }
     if (prev !== null && sameCredit(prev.value, value)) return
     if (fromStream && prev !== null && e.fillSeq === e.fillSeqAtCredit && !samePositions(prev.value, value)) this.suspectGap(e, 'a position change without a fill')
@@ -587,6 +627,8 @@ export class StreamPool {
     const e = this.entryOf(user)
     const s = e.state
     const prev = s.openOrders
+    // State from /info replaces the stream's: a later repeat of the old frame is news again.
+    if (!fromStream) this.rememberText(e, 'openOrders', undefined)
     s.openOrders = { value, at, truncated }
     if (prev !== null && prev.truncated === truncated && sameOrders(prev.value, value)) return
     if (fromStream && prev !== null && e.fillSeq === e.fillSeqAtOrders && anyPartiallyFilled(prev.value, value)) this.suspectGap(e, 'an order filled without a fill')
@@ -601,6 +643,7 @@ export class StreamPool {
    * (ingest benchmark, replay). A malformed frame is dropped with one log line: false.
    */
   ingestText(text: string): boolean {
+    if (this.skipRepeat(text)) return true
     let f: Frame
     try {
       f = parseFrame(text)
@@ -609,7 +652,7 @@ export class StreamPool {
       this.logLine(`dropped stream frame: ${e instanceof Error ? e.message : 'malformed'}`)
       return false
     }
-    this.onFrame(f)
+    this.onFrame(f, text)
     return true
   }
 }
