@@ -142,6 +142,35 @@ describe('StreamPool balance latency', () => {
   })
 })
 
+describe('StreamPool exact repeats', () => {
+  it('an exact repeat of the latest snapshot only refreshes its age; a repeat of an older one, or after /info replaced the state, is applied', async () => {
+    ex.infoHandler = (b) => (b.type === 'userBalances' ? { balances: [{ asset_id: 1, available: '50', locked: '0' }] } : {})
+    const { p, fs } = makePool({ reconcileIntervalMs: 0 })
+    p.setAccounts([{ address: A, kind: 'balance' }])
+    p.start()
+    const s = fs.last()
+    s.open()
+    const one = JSON.stringify({ channel: 'spotState', data: bal('1') })
+    const two = JSON.stringify({ channel: 'spotState', data: bal('2') })
+    s.text(one)
+    clock.advance(100)
+    s.text(one)
+    expect(p.state(A).balances).toMatchObject({ at: T0 + 100, value: [{ total: '1' }] })
+    s.text(two)
+    s.text(one) // older text again: state goes back to it
+    expect(p.state(A).balances!.value[0]!.total).toBe('1')
+    await p.refresh([{ channel: 'spotState', user: A }])
+    expect(p.state(A).balances!.value[0]).toMatchObject({ total: null, available: '50' })
+    s.text(one) // same text as the stream's latest, but /info replaced the state since
+    expect(p.state(A).balances!.value[0]!.total).toBe('1')
+    // a malformed frame is never remembered, so its repeat is dropped (and logged) again
+    const bad = JSON.stringify({ channel: 'spotState', data: { user: A, balances: 3 } })
+    s.text(bad)
+    s.text(bad)
+    expect(logs.filter((l) => /spotState frame/.test(l))).toHaveLength(2)
+  })
+})
+
 describe('StreamPool connections', () => {
   it('opens the fewest connections the 10-subscription cap allows and reports them against the per-IP limit', () => {
     const { p, fs } = makePool({ info: undefined })
