@@ -102,6 +102,8 @@ export class StreamPool {
   private readonly entries = new Map<string, Entry>()
   /** Latest snapshot texts -> their topic (see `skipRepeat`). */
   private readonly repeats = new Map<string, { e: Entry; kind: SnapshotKind }>()
+  /** How many remembered texts have each length: most new texts are ruled out without hashing. */
+  private readonly repeatLengths = new Map<number, number>()
   private readonly book = new FillBook()
   private readonly listeners = new Set<Listener>()
   private readonly reconnectListeners = new Set<ReconnectListener>()
@@ -144,7 +146,8 @@ export class StreamPool {
         if (prev.kind !== 'fills' || next.kind !== 'fills') return next
         // Pending values belong to the coalescer until delivered: append in place (no copying per frame).
         for (const f of next.value) prev.value.push(f)
-        return { ...next, value: prev.value }
+        prev.at = next.at
+        return prev
       },
     )
   }
@@ -484,6 +487,8 @@ export class StreamPool {
    * anyway, after the work). Keyed by the text itself, so nothing is guessed from its layout.
    */
   private skipRepeat(text: string): boolean {
+    // Cheap rejections first: hashing a long text costs more than these.
+    if (this.repeatLengths.get(text.length) === undefined || text.startsWith('{"channel":"userFills"')) return false
     const hit = this.repeats.get(text)
     if (hit === undefined) return false
     const slot = hit.e.state[hit.kind]
@@ -494,12 +499,18 @@ export class StreamPool {
 
   private rememberText(e: Entry, kind: SnapshotKind, text: string | undefined): void {
     const prev = e.texts[kind]
-    if (prev !== undefined) this.repeats.delete(prev)
+    if (prev !== undefined) {
+      this.repeats.delete(prev)
+      const n = this.repeatLengths.get(prev.length)!
+      if (n <= 1) this.repeatLengths.delete(prev.length)
+      else this.repeatLengths.set(prev.length, n - 1)
+    }
     e.texts[kind] = undefined
     // Large open-order lists are not worth keeping twice.
     if (text === undefined || text.length > 65_536) return
     e.texts[kind] = text
     this.repeats.set(text, { e, kind })
+    this.repeatLengths.set(text.length, (this.repeatLengths.get(text.length) ?? 0) + 1)
   }
 
   private onFrame(f: Frame, text?: string): void {
@@ -534,16 +545,17 @@ export class StreamPool {
         )
         this.rememberText(this.entryOf(f.data.user), 'credit', text)
         break
-      case 'openOrders':
-        this.setOrders(
-          f.data.user,
-          f.data.orders.map((o) => ({ marketId: o.coin, oid: o.oid, cloid: o.cloid ?? null, side: o.side, price: o.limitPx, origSz: o.origSz, sz: o.sz, timestamp: o.timestamp ?? null })),
-          false,
-          at,
-          true,
-        )
+      case 'openOrders': {
+        const os = f.data.orders
+        const value = new Array<LiveOrder>(os.length)
+        for (let i = 0; i < os.length; i++) {
+          const o = os[i]!
+          value[i] = { marketId: o.coin, oid: o.oid, cloid: o.cloid ?? null, side: o.side, price: o.limitPx, origSz: o.origSz, sz: o.sz, timestamp: o.timestamp ?? null }
+        }
+        this.setOrders(f.data.user, value, false, at, true)
         this.rememberText(this.entryOf(f.data.user), 'openOrders', text)
         break
+      }
       default:
         break
     }
