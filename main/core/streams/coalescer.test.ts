@@ -33,3 +33,59 @@ describe('Coalescer', () => {
     expect(got).toEqual([[1], [2, 3]])
   })
 })
+
+describe('Coalescer edges (fake time)', () => {
+  it('a change on a quiet topic is delivered with zero latency, however long the window', () => {
+    const clock = new ManualClock(0)
+    const got: [number, number][] = []
+    const c = new Coalescer<number>(clock, 10_000, (_t, v) => got.push([clock.now(), v]))
+    c.push('bal', 1)
+    expect(got).toEqual([[0, 1]])
+    clock.advance(10_000) // window closed with nothing pending: no extra delivery
+    expect(got).toHaveLength(1)
+    clock.advance(5_000)
+    c.push('bal', 2) // quiet again: leading edge, at once
+    expect(got).toEqual([
+      [0, 1],
+      [15_000, 2],
+    ])
+  })
+
+  it('a burst after the leading edge goes out once, at the end of the window, with the latest value', () => {
+    const clock = new ManualClock(0)
+    const got: [number, number][] = []
+    const c = new Coalescer<number>(clock, 250, (_t, v) => got.push([clock.now(), v]))
+    c.push('bal', 1)
+    clock.advance(10)
+    c.push('bal', 2)
+    clock.advance(100)
+    c.push('bal', 3)
+    expect(c.hasPending('bal')).toBe(true)
+    clock.advance(139)
+    expect(got).toEqual([[0, 1]])
+    clock.advance(1)
+    expect(got).toEqual([
+      [0, 1],
+      [250, 3],
+    ])
+    // a change right after the trailing delivery waits for that window to close (at most 250 ms)
+    clock.advance(50)
+    c.push('bal', 4)
+    clock.advance(199)
+    expect(got).toHaveLength(2)
+    clock.advance(1)
+    expect(got.at(-1)).toEqual([500, 4])
+  })
+
+  it('topics are independent: one busy topic never delays another', () => {
+    const clock = new ManualClock(0)
+    const got: string[] = []
+    const c = new Coalescer<number>(clock, 250, (t, v) => got.push(`${t}=${v}`))
+    c.push('a', 1)
+    c.push('a', 2)
+    c.push('b', 1)
+    expect(got).toEqual(['a=1', 'b=1'])
+    c.flushAll()
+    expect(got).toEqual(['a=1', 'b=1', 'a=2'])
+  })
+})

@@ -1,57 +1,119 @@
+import { isUtf8 } from 'node:buffer'
 import WebSocket from 'ws'
 import type { Clock } from './clock'
-import { parseFrame, type Frame } from './frames'
+import { KNOWN_CHANNELS, parseFrame, type Frame } from './frames'
 import { subscriptionKey, type Subscription } from './plan'
 
 /**
- * One socket to `/ws`: subscribes its (at most 10) topics, pings every 30 s and expects a pong
- * within the deadline, and on any loss reconnects with jittered exponential backoff and
- * subscribes again. Parsed frames go to `onFrame`; a (re)opened socket is reported through
- * `onOpen` so the pool can backfill what a gap may have lost.
+ * What the connection needs of a socket: the `ws` client, or a fake in tests. Events used:
+ * open, message (data, isBinary), error, close.
+ */
+export interface SocketLike {
+  readonly readyState: number
+  on(event: 'open', fn: () => void): unknown
+  on(event: 'message', fn: (data: WebSocket.RawData | string, isBinary: boolean) => void): unknown
+  on(event: 'error', fn: (err: Error) => void): unknown
+  on(event: 'close', fn: (code: number, reason: Buffer) => void): unknown
+  send(data: string, cb?: (err?: Error) => void): void
+  close(code?: number, reason?: string): void
+  terminate(): void
+  removeAllListeners(): unknown
+}
+
+export type SocketFactory = (url: string, opts: { maxPayload: number }) => SocketLike
+
+const OPEN = 1
+
+const defaultSocket: SocketFactory = (url, { maxPayload }) =>
+  // ws checks UTF-8 of text frames and the size cap itself: a breach emits 'error', then 'close'.
+  new WebSocket(url, { perMessageDeflate: false, maxPayload }) as unknown as SocketLike
+
+/** Shared by a pool's connections: spaces new connections (the service counts 30 per minute per IP). */
+export interface ConnectBudget {
+  /** ms to wait before the next connection attempt is allowed (0 = now) */
+  delayMs(now: number): number
+  record(now: number): void
+}
+
+/**
+ * One socket to `/ws`: subscribes its (at most 10) topics and keeps them, and on any loss
+ * reconnects with jittered exponential backoff and subscribes again.
+ *
+ * Liveness: whenever nothing has come in for `silenceMs` it sends a ping and expects any frame
+ * (the pong) within `pongTimeoutMs`; a silent socket is so noticed after silence + deadline
+ * (8 s by default), not after the 30 s keep-alive period. A ping also goes out whenever
+ * nothing was sent for `pingIntervalMs` (the service closes a socket after 60 s without an
+ * outbound frame and asks for a ping every 30 s).
+ *
+ * Garbage is dropped with one log line and never throws: a frame that is not JSON, has no or
+ * an unknown channel, or has the wrong shape is dropped and the socket kept; a binary frame,
+ * invalid UTF-8 or an oversized frame breaks the protocol, so the socket is closed and
+ * replaced.
  */
 export interface ConnectionOptions {
   url: string
   subscriptions: Subscription[]
   clock: Clock
   random?: () => number
+  /** Keep-alive: ping when nothing was sent for this long (default 30 s, the spec's period). */
   pingIntervalMs?: number
+  /** Silence probe: ping when nothing came in for this long (default 5 s). */
+  silenceMs?: number
+  /** A probe unanswered this long drops the socket (default 3 s). */
   pongTimeoutMs?: number
   backoffBaseMs?: number
   backoffMaxMs?: number
-  onFrame: (frame: Frame) => void
+  /** Larger inbound frames break the connection (default 4 MiB; the service splits large payloads). */
+  maxFrameBytes?: number
+  createSocket?: SocketFactory
+  connectBudget?: ConnectBudget
+  /** `text` is the frame as received (the pool indexes snapshot texts to skip exact repeats). */
+  onFrame: (frame: Frame, text: string) => void
+  /** Sees each text frame before it is parsed; true = fully handled (an exact repeat), do not parse. */
+  onText?: (text: string) => boolean
   onOpen?: (info: { reconnect: boolean }) => void
   onStateChange?: () => void
-  /** Malformed frames and server error texts, for the status line and the log. */
+  /** Malformed frames, socket errors and server error texts, for the status line and the log. */
   onProblem?: (text: string) => void
 }
 
 export type ConnectionState = 'connecting' | 'open' | 'waiting' | 'stopped'
 
+type Optional = 'onOpen' | 'onStateChange' | 'onProblem' | 'connectBudget' | 'onText'
+type Resolved = Required<Omit<ConnectionOptions, Optional>> & Pick<ConnectionOptions, Optional>
+
 export class StreamConnection {
-  private ws: WebSocket | undefined
-  private readonly opts: Required<Omit<ConnectionOptions, 'onOpen' | 'onStateChange' | 'onProblem'>> & Pick<ConnectionOptions, 'onOpen' | 'onStateChange' | 'onProblem'>
+  private ws: SocketLike | undefined
+  private readonly opts: Resolved
   private subs: Subscription[]
   private readonly acked = new Set<string>()
   /** When the current socket opened (clock ms); null while not open. */
   openedAt: number | null = null
-  private pingTimer: unknown
+  private watchTimer: unknown
   private pongTimer: unknown
   private retryTimer: unknown
+  private lastOutboundAt = 0
+  private lastInboundAt = 0
   private attempt = 0
   private opened = 0
   state: ConnectionState = 'stopped'
   reconnects = 0
   lastMessageAt: number | null = null
   lastProblem: string | null = null
+  /** Frames dropped as garbage since start. */
+  dropped = 0
 
   constructor(opts: ConnectionOptions) {
     this.opts = {
       ...opts,
       random: opts.random ?? Math.random,
       pingIntervalMs: opts.pingIntervalMs ?? 30_000,
-      pongTimeoutMs: opts.pongTimeoutMs ?? 10_000,
+      silenceMs: opts.silenceMs ?? 5_000,
+      pongTimeoutMs: opts.pongTimeoutMs ?? 3_000,
       backoffBaseMs: opts.backoffBaseMs ?? 500,
       backoffMaxMs: opts.backoffMaxMs ?? 30_000,
+      maxFrameBytes: opts.maxFrameBytes ?? 4 * 1024 * 1024,
+      createSocket: opts.createSocket ?? defaultSocket,
     }
     this.subs = [...opts.subscriptions]
   }
@@ -71,6 +133,7 @@ export class StreamConnection {
 
   stop(): void {
     this.state = 'stopped'
+    this.openedAt = null
     this.clearTimers()
     this.clearRetry()
     const ws = this.ws
@@ -83,7 +146,6 @@ export class StreamConnection {
     this.opts.onStateChange?.()
   }
 
-  /** Drops the socket as if the network failed (tests, and a manual "reconnect now"). */
   /**
    * True when this socket is open and the server acknowledged the subscription: its snapshot
    * channel then carries every change (silence means no change), so state received since the
@@ -93,6 +155,7 @@ export class StreamConnection {
     return this.state === 'open' && this.openedAt !== null && receivedAt >= this.openedAt && this.acked.has(subscriptionKey(sub))
   }
 
+  /** Drops the socket as if the network failed (tests, and a manual "reconnect now"). */
   drop(): void {
     this.ws?.terminate()
   }
@@ -109,43 +172,114 @@ export class StreamConnection {
   }
 
   private connect(): void {
+    const { clock } = this.opts
+    const wait = this.opts.connectBudget?.delayMs(clock.now()) ?? 0
+    if (wait > 0) {
+      // Over the new-connections budget: wait for it rather than hammer the service.
+      this.state = 'waiting'
+      this.retryTimer = clock.setTimeout(() => {
+        this.retryTimer = undefined
+        if (this.state === 'waiting') this.connect()
+      }, wait)
+      return
+    }
+    this.opts.connectBudget?.record(clock.now())
     this.state = 'connecting'
     this.opts.onStateChange?.()
-    const ws = new WebSocket(this.opts.url, { perMessageDeflate: false, maxPayload: 16 * 1024 * 1024 })
+    let ws: SocketLike
+    try {
+      ws = this.opts.createSocket(this.opts.url, { maxPayload: this.opts.maxFrameBytes })
+    } catch (e) {
+      // A malformed URL throws synchronously: report it and retry like any failure.
+      this.problem(`cannot open the stream socket: ${e instanceof Error ? e.message : String(e)}`)
+      this.scheduleReconnect()
+      return
+    }
     this.ws = ws
     ws.on('open', () => {
       if (this.ws !== ws) return
       this.state = 'open'
-      this.openedAt = this.opts.clock.now()
+      this.openedAt = clock.now()
+      this.lastInboundAt = this.lastOutboundAt = this.openedAt
       this.acked.clear()
       const reconnect = this.opened > 0
       if (reconnect) this.reconnects++
       this.opened++
       for (const s of this.subs) this.send({ method: 'subscribe', subscription: { type: s.channel, user: s.user } })
-      this.schedulePing()
+      this.scheduleWatch()
       this.opts.onStateChange?.()
       this.opts.onOpen?.({ reconnect })
     })
-    ws.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
+    ws.on('message', (data, isBinary) => {
       if (this.ws !== ws) return
-      this.lastMessageAt = this.opts.clock.now()
-      // The backoff resets once the server talks, not on open: a server that accepts and drops
-      // at once still sees growing delays (and new connections per IP stay few).
-      this.attempt = 0
-      const text = isBinary ? '' : data.toString()
-      let frame: Frame
       try {
-        frame = parseFrame(text)
+        this.onMessage(ws, data, isBinary)
       } catch (e) {
-        this.problem(e instanceof Error ? e.message : 'malformed frame')
-        return
+        // Never let a consumer's exception escape into the socket's event loop.
+        this.problem(`stream frame handler failed: ${e instanceof Error ? e.message : String(e)}`)
       }
-      if (frame.channel === 'pong') {
-        if (this.pongTimer !== undefined) this.opts.clock.clearTimeout(this.pongTimer)
-        this.pongTimer = undefined
+    })
+    ws.on('error', (err: Error) => {
+      // Refused connection, invalid UTF-8, oversized frame, protocol error: one line; 'close' follows.
+      if (this.ws === ws) this.problem(`stream socket error: ${err.message}`)
+    })
+    ws.on('close', () => {
+      if (this.ws !== ws) return
+      this.ws = undefined
+      this.openedAt = null
+      this.clearTimers()
+      if (this.state === 'stopped') return
+      this.scheduleReconnect()
+    })
+  }
+
+  private onMessage(ws: SocketLike, data: WebSocket.RawData | string, isBinary: boolean): void {
+    const now = this.opts.clock.now()
+    this.lastMessageAt = this.lastInboundAt = now
+    // Any frame proves the socket alive: an outstanding probe is answered.
+    if (this.pongTimer !== undefined) {
+      this.opts.clock.clearTimeout(this.pongTimer)
+      this.pongTimer = undefined
+    }
+    const size = typeof data === 'string' ? data.length : Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data.byteLength
+    // ws checks UTF-8 itself; checked again here for any other socket (cheap, native).
+    const badText = !isBinary && Buffer.isBuffer(data) && !isUtf8(data)
+    if (isBinary || size > this.opts.maxFrameBytes || badText) {
+      // The service sends JSON text frames only, under its cap: the protocol is broken.
+      this.dropped++
+      const code = isBinary ? 1003 : badText ? 1007 : 1009
+      this.problem(
+        isBinary ? 'binary frame on the stream; reconnecting' : badText ? 'stream frame is not valid UTF-8; reconnecting' : `stream frame of ${size} bytes over the ${this.opts.maxFrameBytes}-byte cap; reconnecting`,
+      )
+      // Detach first, then close: this socket's late events no longer reach us.
+      this.ws = undefined
+      this.openedAt = null
+      this.clearTimers()
+      ws.removeAllListeners()
+      ws.on('error', () => {})
+      ws.close(code, 'protocol violation')
+      // A close that never completes (dead peer) must not hold the socket: terminate soon after.
+      this.opts.clock.setTimeout(() => ws.terminate(), 1000)
+      if (this.state !== 'stopped') this.scheduleReconnect()
+      return
+    }
+    // The backoff resets once the server talks, not on open: a server that accepts and drops
+    // at once still sees growing delays (and new connections per IP stay few).
+    this.attempt = 0
+    const text = typeof data === 'string' ? data : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8')
+    if (this.opts.onText?.(text)) return
+    let frame: Frame
+    try {
+      frame = parseFrame(text)
+    } catch (e) {
+      this.dropped++
+      this.problem(`dropped stream frame: ${e instanceof Error ? e.message : 'malformed'}`)
+      return
+    }
+    switch (frame.channel) {
+      case 'pong':
         return
-      }
-      if (frame.channel === 'subscriptionResponse') {
+      case 'subscriptionResponse': {
         const sub = (frame.data as { subscription?: { type?: unknown; user?: unknown } } | null)?.subscription
         const method = (frame.data as { method?: unknown } | null)?.method
         if (sub && typeof sub.type === 'string' && typeof sub.user === 'string') {
@@ -156,22 +290,18 @@ export class StreamConnection {
         this.opts.onStateChange?.()
         return
       }
-      if (frame.channel === 'error') {
+      case 'error':
         if (!frame.data.startsWith('Already subscribed') && !frame.data.startsWith('Already unsubscribed')) this.problem(frame.data)
         return
-      }
-      this.opts.onFrame(frame)
-    })
-    ws.on('error', () => {
-      // 'close' follows; the error text of a refused connection says nothing the state does not.
-    })
-    ws.on('close', () => {
-      if (this.ws !== ws) return
-      this.ws = undefined
-      this.clearTimers()
-      if (this.state === 'stopped') return
-      this.scheduleReconnect()
-    })
+      case 'other':
+        if (!KNOWN_CHANNELS.has(frame.name)) {
+          this.dropped++
+          this.problem(`dropped stream frame of unknown channel ${JSON.stringify(frame.name.slice(0, 40))}`)
+          return
+        }
+        break
+    }
+    this.opts.onFrame(frame, text)
   }
 
   private problem(text: string): void {
@@ -180,25 +310,47 @@ export class StreamConnection {
   }
 
   private send(msg: unknown): void {
-    if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(msg))
+    const ws = this.ws
+    if (ws?.readyState !== OPEN) return
+    this.lastOutboundAt = this.opts.clock.now()
+    // A send racing a close reports through the callback; the close handler reconnects.
+    ws.send(JSON.stringify(msg), () => {})
   }
 
-  private schedulePing(): void {
-    const { clock } = this.opts
-    this.pingTimer = clock.setTimeout(() => {
-      this.pingTimer = undefined
-      if (this.state !== 'open') return
+  /**
+   * One timer for both ping reasons. It does not move on every frame: when it fires it
+   * re-arms for the next due time, so a busy socket costs no timer churn.
+   */
+  private scheduleWatch(): void {
+    const { clock, silenceMs, pingIntervalMs } = this.opts
+    const due = Math.min(this.lastInboundAt + silenceMs, this.lastOutboundAt + pingIntervalMs)
+    this.watchTimer = clock.setTimeout(() => this.watch(), Math.max(0, due - clock.now()))
+  }
+
+  private watch(): void {
+    this.watchTimer = undefined
+    if (this.state !== 'open') return
+    const { clock, silenceMs, pingIntervalMs } = this.opts
+    const now = clock.now()
+    const quietIn = now - this.lastInboundAt >= silenceMs
+    const quietOut = now - this.lastOutboundAt >= pingIntervalMs
+    if ((quietIn || quietOut) && this.pongTimer === undefined) {
       this.send({ method: 'ping' })
-      if (this.pongTimer === undefined) {
+      if (quietIn) {
         this.pongTimer = clock.setTimeout(() => {
           this.pongTimer = undefined
-          // A silent socket: no pong in time. Drop it; the close handler reconnects.
-          this.problem('no pong within the deadline; reconnecting')
+          // A silent socket: nothing in time. Drop it; the close handler reconnects.
+          this.problem(`no pong within ${this.opts.pongTimeoutMs} ms of a ping on a silent socket; reconnecting`)
           this.ws?.terminate()
         }, this.opts.pongTimeoutMs)
       }
-      this.schedulePing()
-    }, this.opts.pingIntervalMs)
+    }
+    // While a probe is out, look again when it is answered or expires (the pong timer decides).
+    if (this.pongTimer !== undefined) {
+      this.watchTimer = clock.setTimeout(() => this.watch(), this.opts.pongTimeoutMs)
+      return
+    }
+    this.scheduleWatch()
   }
 
   /** Delay of the next attempt: exponential, capped, with "equal jitter" (half fixed, half random). */
@@ -212,6 +364,7 @@ export class StreamConnection {
     this.opts.onStateChange?.()
     const delay = this.nextDelayMs()
     this.attempt++
+    this.clearRetry()
     this.retryTimer = this.opts.clock.setTimeout(() => {
       this.retryTimer = undefined
       if (this.state === 'waiting') this.connect()
@@ -220,9 +373,9 @@ export class StreamConnection {
 
   private clearTimers(): void {
     const { clock } = this.opts
-    if (this.pingTimer !== undefined) clock.clearTimeout(this.pingTimer)
+    if (this.watchTimer !== undefined) clock.clearTimeout(this.watchTimer)
     if (this.pongTimer !== undefined) clock.clearTimeout(this.pongTimer)
-    this.pingTimer = this.pongTimer = undefined
+    this.watchTimer = this.pongTimer = undefined
   }
 
   private clearRetry(): void {

@@ -18,9 +18,15 @@ export interface StreamFill {
 }
 
 export function fromWsFill(user: string, f: WsFill): StreamFill {
-  const token = f.feeToken === undefined ? null : Number(f.feeToken)
+  return fromWsFillLower(user.toLowerCase(), f)
+}
+
+/** `fromWsFill` for a user already lowercased (the frame parser lowercases it once per frame). */
+export function fromWsFillLower(user: string, f: WsFill): StreamFill {
+  const ft = f.feeToken
+  const token = ft === undefined ? null : typeof ft === 'number' ? ft : Number(ft)
   return {
-    user: user.toLowerCase(),
+    user,
     tid: f.tid,
     time: f.time,
     side: f.side,
@@ -67,9 +73,15 @@ export class FillBook {
   /** Adds fills; returns the ones not seen before, in the order given. */
   add(fills: readonly StreamFill[]): StreamFill[] {
     const added: StreamFill[] = []
+    let user: string | undefined
+    let m: Map<bigint, StreamFill> | undefined
     for (const f of fills) {
-      let m = this.byUser.get(f.user)
-      if (!m) this.byUser.set(f.user, (m = new Map()))
+      // A frame's fills share one user: look its map up once.
+      if (f.user !== user || m === undefined) {
+        user = f.user
+        m = this.byUser.get(user)
+        if (!m) this.byUser.set(user, (m = new Map()))
+      }
       const prev = m.get(f.tid)
       if (prev) {
         m.set(f.tid, mergeFill(prev, f))

@@ -118,20 +118,23 @@ describe('StreamPool', () => {
     expect(ex.infoRequests.filter((r) => r.type === 'userFillsByTime').map((r) => r.start_time_ms)).toEqual([1_700_000_000_000 - 300_000, 1_700_000_000_003])
   })
 
-  it('a silent socket misses its pong deadline, is dropped and replaced', async () => {
-    const p = makePool({ pingIntervalMs: 30_000, pongTimeoutMs: 10_000 })
+  it('a silent socket is probed after 5 s of silence, dropped when the pong does not come within 3 s, and replaced', async () => {
+    const p = makePool()
     p.setAccounts([{ address: A, kind: 'balance' }])
     p.start()
-    await until(() => p.status().connected)
-    clock.advance(30_000) // ping answered
-    await until(() => (p.status().lastMessageAt ?? 0) >= clock.now())
-    clock.advance(10_000)
+    await until(() => p.status().connected && ex.subscriptionCounts()[0] === 3)
+    const t0 = clock.now()
+    clock.advance(5_000) // silent for 5 s: probe, answered
+    await until(() => (p.status().lastMessageAt ?? 0) >= t0 + 5_000)
+    clock.advance(3_000)
     expect(p.status().connected).toBe(true)
     ex.silent = true
-    clock.advance(20_000) // next ping at 60 s, no pong
-    clock.advance(10_000)
+    clock.advance(2_000) // 5 s since the pong: probe again, no answer
+    clock.advance(2_999)
+    expect(p.status().connected).toBe(true)
+    clock.advance(1)
     await until(() => !p.status().connected)
-    expect(p.status().detail).toMatch(/no pong/)
+    expect(p.status().detail).toMatch(/no pong within 3000 ms/)
     ex.silent = false
     clock.advance(1_000)
     await until(() => p.status().connected && ex.connectionsOpened === 2)

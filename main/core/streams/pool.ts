@@ -2,11 +2,16 @@ import type { InfoClient } from '../exchange/info/client'
 import { isCreditLine } from '../exchange/info/types/spot-credit-account'
 import { realClock, type Clock } from './clock'
 import { Coalescer } from './coalescer'
-import { StreamConnection } from './connection'
-import { FillBook, fromInfoFill, fromWsFill, type StreamFill } from './fills'
+import { StreamConnection, type ConnectBudget, type SocketFactory } from './connection'
+import { FillBook, fromInfoFill, fromWsFillLower, type StreamFill } from './fills'
 import { parseFrame, type Frame } from './frames'
 import type { LiveAccountState, LiveBalance, LiveCredit, LiveOrder, StateUpdate } from './live-state'
 import { planSubscriptions, type PlanAccount, type StreamPlan, type Subscription } from './plan'
+
+/** Spec section 8: connections per IP (counted, not yet enforced). */
+export const CONNECTION_LIMIT_PER_IP = 1
+/** Spec section 8: new connections per IP per minute (counted, not yet enforced). */
+export const NEW_CONNECTIONS_PER_MINUTE = 30
 
 export interface StreamPoolOptions {
   wsUrl: string
@@ -18,10 +23,24 @@ export interface StreamPoolOptions {
   maxConnections?: number
   /** At most one delivery per topic per this many ms (default 250: four a second). */
   coalesceMs?: number
+  /** Keep-alive ping period when nothing was sent (default 30 s). */
   pingIntervalMs?: number
+  /** Probe a socket silent for this long (default 5 s) ... */
+  silenceMs?: number
+  /** ... and replace it when the probe is not answered within this (default 3 s). */
   pongTimeoutMs?: number
   backoffBaseMs?: number
   backoffMaxMs?: number
+  /** Inbound frames above this break the connection (default 4 MiB). */
+  maxFrameBytes?: number
+  /** Socket factory (tests use a fake socket). */
+  createSocket?: SocketFactory
+  /** One line per dropped frame or socket problem (default console.warn; at most 20 a minute). */
+  log?: (line: string) => void
+  /** A suspected fills gap waits this long for the late frame before asking /info (default 500 ms). */
+  gapGraceMs?: number
+  /** At most one gap backfill per user per this many ms (default 2 s; /info's scheduler sets the real pace). */
+  gapMinIntervalMs?: number
   /** Pause between two refresh passes over the polled topics (default 5 s; the scheduler sets the real pace). */
   pollIntervalMs?: number
   /** Fills sweep through /info that catches frames dropped without a disconnect (default 60 s; 0 = off). */
@@ -36,7 +55,35 @@ export interface PoolStatus {
   lastMessageAt: number | null
   reconnects: number
   detail: string
+  /** The spec's counted connections per IP (1); `connections` above it is flagged in `detail`. */
+  connectionLimit: number
+  /** Sockets needed to stream every wanted channel (10 subscriptions each). */
+  neededConnections: number
+  /** Connection attempts in the last minute, against the spec's counted 30 per minute. */
+  newConnectionsLastMinute: number
+  newConnectionLimitPerMinute: number
+  /** Frames dropped as garbage since start. */
+  droppedFrames: number
+  /** Fills backfills started because a gap was suspected (not counting reconnects and the sweep). */
+  gapBackfills: number
 }
+
+/** Per-account bookkeeping beside the public state. */
+interface Entry {
+  state: LiveAccountState
+  topics: { balances: string; credit: string; openOrders: string; fills: string }
+  /** New fills seen so far (any source): a state change with no new fill since the last one hints at a lost frame. */
+  fillSeq: number
+  fillSeqAtBalances: number
+  fillSeqAtCredit: number
+  fillSeqAtOrders: number
+  gapTimer: unknown
+  lastGapCheckAt: number
+  /** Latest frame text per snapshot kind, for `skipRepeat`. */
+  texts: Partial<Record<SnapshotKind, string>>
+}
+
+type SnapshotKind = 'balances' | 'credit' | 'openOrders'
 
 type Listener = (u: StateUpdate) => void
 type ReconnectListener = (info: { subscriptions: readonly Subscription[] }) => void
@@ -52,7 +99,11 @@ export class StreamPool {
   private readonly clock: Clock
   private conns: StreamConnection[] = []
   private currentPlan: StreamPlan = { connections: [], polled: [], neededConnections: 0, note: null }
-  private readonly states = new Map<string, LiveAccountState>()
+  private readonly entries = new Map<string, Entry>()
+  /** Latest snapshot texts -> their topic (see `skipRepeat`). */
+  private readonly repeats = new Map<string, { e: Entry; kind: SnapshotKind }>()
+  /** How many remembered texts have each length: most new texts are ruled out without hashing. */
+  private readonly repeatLengths = new Map<number, number>()
   private readonly book = new FillBook()
   private readonly listeners = new Set<Listener>()
   private readonly reconnectListeners = new Set<ReconnectListener>()
@@ -66,10 +117,25 @@ export class StreamPool {
   private lastProblem: string | null = null
   /** Per user: every fill up to this time (ms, inclusive bound) is confirmed through /info. */
   private readonly verifiedThrough = new Map<string, number>()
+  private readonly connectAttempts: number[] = []
+  private readonly budget: ConnectBudget
+  private gapBackfills = 0
+  private readonly logLines: number[] = []
+  private logSuppressed = 0
 
   constructor(opts: StreamPoolOptions) {
     this.opts = opts
     this.clock = opts.clock ?? realClock
+    this.budget = {
+      delayMs: (now) => {
+        this.pruneAttempts(now)
+        const a = this.connectAttempts
+        return a.length < NEW_CONNECTIONS_PER_MINUTE ? 0 : a[0]! + 60_000 - now
+      },
+      record: (now) => {
+        this.connectAttempts.push(now)
+      },
+    }
     this.coalescer = new Coalescer<StateUpdate>(
       this.clock,
       opts.coalesceMs ?? 250,
@@ -80,7 +146,8 @@ export class StreamPool {
         if (prev.kind !== 'fills' || next.kind !== 'fills') return next
         // Pending values belong to the coalescer until delivered: append in place (no copying per frame).
         for (const f of next.value) prev.value.push(f)
-        return { ...next, value: prev.value }
+        prev.at = next.at
+        return prev
       },
     )
   }
@@ -111,6 +178,10 @@ export class StreamPool {
     this.running = false
     for (const c of this.conns) c.stop()
     this.conns = []
+    for (const e of this.entries.values()) {
+      if (e.gapTimer !== undefined) this.clock.clearTimeout(e.gapTimer)
+      e.gapTimer = undefined
+    }
     if (this.pollTimer !== undefined) this.clock.clearTimeout(this.pollTimer)
     if (this.sweepTimer !== undefined) this.clock.clearTimeout(this.sweepTimer)
     this.pollTimer = this.sweepTimer = undefined
@@ -160,6 +231,8 @@ export class StreamPool {
     parts.push(`${open.length}/${this.conns.length} connection(s) open`)
     if (this.currentPlan.note) parts.push(this.currentPlan.note)
     if (this.lastProblem) parts.push(`last problem: ${this.lastProblem}`)
+    const now = this.clock.now()
+    this.pruneAttempts(now)
     return {
       connected: this.conns.length > 0 && open.length === this.conns.length,
       connections: this.conns.length,
@@ -167,6 +240,12 @@ export class StreamPool {
       lastMessageAt: last,
       reconnects: this.conns.reduce((n, c) => n + c.reconnects, 0),
       detail: parts.join('; '),
+      connectionLimit: CONNECTION_LIMIT_PER_IP,
+      neededConnections: this.currentPlan.neededConnections,
+      newConnectionsLastMinute: this.connectAttempts.length,
+      newConnectionLimitPerMinute: NEW_CONNECTIONS_PER_MINUTE,
+      droppedFrames: this.conns.reduce((n, c) => n + c.dropped, 0) + this.droppedHere,
+      gapBackfills: this.gapBackfills,
     }
   }
 
@@ -204,7 +283,7 @@ export class StreamPool {
     const info = this.opts.info
     if (!info) return 0
     let added = 0
-    for (const u of users ?? [...this.states.keys()]) {
+    for (const u of users ?? [...this.entries.keys()]) {
       const user = u.toLowerCase()
       // From the last point /info confirmed, not the newest frame seen: a dropped frame can hide
       // behind a later one that did arrive.
@@ -264,10 +343,50 @@ export class StreamPool {
   // ---- internals ---------------------------------------------------------------------------
 
   private stateOf(user: string): LiveAccountState {
+    return this.entryOf(user).state
+  }
+
+  /** `user` need not be lowercase; frames' users are, and hit the map at once. */
+  private entryOf(user: string): Entry {
+    let e = this.entries.get(user)
+    if (e) return e
     const k = user.toLowerCase()
-    let s = this.states.get(k)
-    if (!s) this.states.set(k, (s = { user: k, balances: null, credit: null, openOrders: null }))
-    return s
+    e = this.entries.get(k)
+    if (!e) {
+      e = {
+        state: { user: k, balances: null, credit: null, openOrders: null },
+        topics: { balances: `balances:${k}`, credit: `credit:${k}`, openOrders: `openOrders:${k}`, fills: `fills:${k}` },
+        fillSeq: 0,
+        fillSeqAtBalances: 0,
+        fillSeqAtCredit: 0,
+        fillSeqAtOrders: 0,
+        gapTimer: undefined,
+        lastGapCheckAt: -Infinity,
+        texts: {},
+      }
+      this.entries.set(k, e)
+    }
+    return e
+  }
+
+  private pruneAttempts(now: number): void {
+    const a = this.connectAttempts
+    while (a.length > 0 && a[0]! <= now - 60_000) a.shift()
+  }
+
+  /** One line per problem, at most 20 a minute (a garbage flood must not flood the log). */
+  private logLine(line: string): void {
+    const now = this.clock.now()
+    const l = this.logLines
+    while (l.length > 0 && l[0]! <= now - 60_000) l.shift()
+    if (l.length >= 20) {
+      this.logSuppressed++
+      return
+    }
+    l.push(now)
+    const extra = this.logSuppressed > 0 ? ` (${this.logSuppressed} similar line(s) suppressed)` : ''
+    this.logSuppressed = 0
+    ;(this.opts.log ?? ((t: string) => console.warn(t)))(`stream: ${line}${extra}`)
   }
 
   private track<T>(p: Promise<T>): void {
@@ -291,10 +410,15 @@ export class StreamPool {
         clock: this.clock,
         random: this.opts.random,
         pingIntervalMs: this.opts.pingIntervalMs,
+        silenceMs: this.opts.silenceMs,
         pongTimeoutMs: this.opts.pongTimeoutMs,
         backoffBaseMs: this.opts.backoffBaseMs,
         backoffMaxMs: this.opts.backoffMaxMs,
-        onFrame: (f) => this.onFrame(f),
+        maxFrameBytes: this.opts.maxFrameBytes,
+        createSocket: this.opts.createSocket,
+        connectBudget: this.budget,
+        onFrame: (f, text) => this.onFrame(f, text),
+        onText: (text) => this.skipRepeat(text),
         onOpen: ({ reconnect }) => {
           if (!reconnect) return
           this.track(this.backfill(c.subscriptions))
@@ -308,6 +432,7 @@ export class StreamPool {
         },
         onProblem: (t) => {
           this.lastProblem = t
+          this.logLine(t)
         },
         onStateChange: () => {
           for (const l of this.statusListeners) {
@@ -355,34 +480,82 @@ export class StreamPool {
     }, every)
   }
 
-  private onFrame(f: Frame): void {
+  /**
+   * The throttled snapshot channels push whenever an account is touched, so the same frame
+   * often comes again. An exact repeat of a topic's latest text changes nothing but the age:
+   * refresh that and skip parse and validation (the eager path would drop it as unchanged
+   * anyway, after the work). Keyed by the text itself, so nothing is guessed from its layout.
+   */
+  private skipRepeat(text: string): boolean {
+    // Cheap rejections first: hashing a long text costs more than these.
+    if (this.repeatLengths.get(text.length) === undefined || text.startsWith('{"channel":"userFills"')) return false
+    const hit = this.repeats.get(text)
+    if (hit === undefined) return false
+    const slot = hit.e.state[hit.kind]
+    if (slot === null) return false
+    slot.at = this.clock.now()
+    return true
+  }
+
+  private rememberText(e: Entry, kind: SnapshotKind, text: string | undefined): void {
+    const prev = e.texts[kind]
+    if (prev !== undefined) {
+      this.repeats.delete(prev)
+      const n = this.repeatLengths.get(prev.length)!
+      if (n <= 1) this.repeatLengths.delete(prev.length)
+      else this.repeatLengths.set(prev.length, n - 1)
+    }
+    e.texts[kind] = undefined
+    // Large open-order lists are not worth keeping twice.
+    if (text === undefined || text.length > 65_536) return
+    e.texts[kind] = text
+    this.repeats.set(text, { e, kind })
+    this.repeatLengths.set(text.length, (this.repeatLengths.get(text.length) ?? 0) + 1)
+  }
+
+  private onFrame(f: Frame, text?: string): void {
     const at = this.clock.now()
     switch (f.channel) {
-      case 'userFills':
-        this.addFills(f.data.user, f.data.fills.map((x) => fromWsFill(f.data.user, x)))
+      case 'userFills': {
+        // The parser lowercased the user once for the frame.
+        const user = f.data.user
+        const ws = f.data.fills
+        const fills = new Array<StreamFill>(ws.length)
+        for (let i = 0; i < ws.length; i++) fills[i] = fromWsFillLower(user, ws[i]!)
+        this.addFillsAt(user, fills, at)
         break
-      case 'spotState':
-        this.setBalances(
-          f.data.user,
-          f.data.balances.map((b) => ({ assetId: b.token, coin: b.coin, total: b.total, locked: b.hold, available: null })),
-          at,
-        )
+      }
+      case 'spotState': {
+        const bs = f.data.balances
+        const value = new Array<LiveBalance>(bs.length)
+        for (let i = 0; i < bs.length; i++) {
+          const b = bs[i]!
+          value[i] = { assetId: b.token, coin: b.coin, total: b.total, locked: b.hold, available: null }
+        }
+        this.setBalances(f.data.user, value, at, true)
+        this.rememberText(this.entryOf(f.data.user), 'balances', text)
         break
+      }
       case 'spotCreditState':
         this.setCredit(
           f.data.user,
           { authorized: f.data.authorized, status: f.data.status ?? null, creditUsdAtoms: f.data.creditUsdAtoms ?? null, positions: f.data.positions },
           at,
+          true,
         )
+        this.rememberText(this.entryOf(f.data.user), 'credit', text)
         break
-      case 'openOrders':
-        this.setOrders(
-          f.data.user,
-          f.data.orders.map((o) => ({ marketId: o.coin, oid: o.oid, cloid: o.cloid ?? null, side: o.side, price: o.limitPx, origSz: o.origSz, sz: o.sz, timestamp: o.timestamp ?? null })),
-          false,
-          at,
-        )
+      case 'openOrders': {
+        const os = f.data.orders
+        const value = new Array<LiveOrder>(os.length)
+        for (let i = 0; i < os.length; i++) {
+          const o = os[i]!
+          value[i] = { marketId: o.coin, oid: o.oid, cloid: o.cloid ?? null, side: o.side, price: o.limitPx, origSz: o.origSz, sz: o.sz, timestamp: o.timestamp ?? null }
+        }
+        this.setOrders(f.data.user, value, false, at, true)
+        this.rememberText(this.entryOf(f.data.user), 'openOrders', text)
         break
+      }
       default:
         break
     }
@@ -390,31 +563,154 @@ export class StreamPool {
 
   /** Adds fills with dedupe; returns how many were new. Exposed for the ingest benchmark. */
   addFills(user: string, fills: StreamFill[]): number {
+    return this.addFillsAt(user.toLowerCase(), fills, this.clock.now())
+  }
+
+  private addFillsAt(user: string, fills: StreamFill[], at: number): number {
     const added = this.book.add(fills)
-    if (added.length > 0) this.coalescer.push(`fills:${user.toLowerCase()}`, { kind: 'fills', user: user.toLowerCase(), at: this.clock.now(), value: added })
+    if (added.length > 0) {
+      const e = this.entryOf(user)
+      e.fillSeq += added.length
+      this.coalescer.push(e.topics.fills, { kind: 'fills', user: e.state.user, at, value: added })
+    }
     return added.length
   }
 
-  private setBalances(user: string, value: LiveBalance[], at: number): void {
-    const s = this.stateOf(user)
+  /**
+   * A snapshot frame changed the balances (or positions, or an order's remaining size) but no
+   * new fill arrived since the previous one: the fill's frame may have been dropped (the
+   * service drops event frames without a disconnect when it falls behind). Give the frame a
+   * short grace to arrive late, then read the fills through /info at once instead of waiting
+   * for the minute sweep. One check per user at a time, at most one per `gapMinIntervalMs`.
+   */
+  private suspectGap(e: Entry, reason: string): void {
+    if (!this.running || !this.opts.info || e.gapTimer !== undefined) return
+    if (!this.streamsFills(e.state.user)) return // polled users are read through /info anyway
+    const seq = e.fillSeq
+    const now = this.clock.now()
+    const grace = this.opts.gapGraceMs ?? 500
+    const wait = Math.max(grace, e.lastGapCheckAt + (this.opts.gapMinIntervalMs ?? 2000) - now)
+    e.gapTimer = this.clock.setTimeout(() => {
+      e.gapTimer = undefined
+      if (!this.running || e.fillSeq !== seq) return // the fill came after all
+      e.lastGapCheckAt = this.clock.now()
+      this.gapBackfills++
+      const p = this.reconcileFills([e.state.user]).then((n) => {
+        if (n > 0) this.logLine(`${n} fill(s) recovered through /info after ${reason} for ${e.state.user}`)
+      })
+      this.track(p)
+    }, wait)
+  }
+
+  private streamsFills(user: string): boolean {
+    for (const c of this.conns) for (const s of c.subscriptions) if (s.channel === 'userFills' && s.user === user) return true
+    return false
+  }
+
+  private setBalances(user: string, value: LiveBalance[], at: number, fromStream = false): void {
+    const e = this.entryOf(user)
+    const s = e.state
+    const prev = s.balances
+    // State from /info replaces the stream's: a later repeat of the old frame is news again.
+    if (!fromStream) this.rememberText(e, 'balances', undefined)
     s.balances = { value, at }
-    this.coalescer.push(`balances:${s.user}`, { kind: 'balances', user: s.user, at, value })
+    // Repeated identical frames are normal (throttled channels push on touch): they refresh
+    // the age but are not news, and must not use up the coalescer's leading edge.
+    if (prev !== null && sameBalances(prev.value, value)) return
+    if (fromStream && prev !== null && e.fillSeq === e.fillSeqAtBalances) this.suspectGap(e, 'a balance change without a fill')
+    e.fillSeqAtBalances = e.fillSeq
+    this.coalescer.push(e.topics.balances, { kind: 'balances', user: s.user, at, value })
   }
 
-  private setCredit(user: string, value: LiveCredit, at: number): void {
-    const s = this.stateOf(user)
+  private setCredit(user: string, value: LiveCredit, at: number, fromStream = false): void {
+    const e = this.entryOf(user)
+    const s = e.state
+    const prev = s.credit
+    // State from /info replaces the stream's: a later repeat of the old frame is news again.
+    if (!fromStream) this.rememberText(e, 'credit', undefined)
     s.credit = { value, at }
-    this.coalescer.push(`credit:${s.user}`, { kind: 'credit', user: s.user, at, value })
+    if (prev !== null && sameCredit(prev.value, value)) return
+    if (fromStream && prev !== null && e.fillSeq === e.fillSeqAtCredit && !samePositions(prev.value, value)) this.suspectGap(e, 'a position change without a fill')
+    e.fillSeqAtCredit = e.fillSeq
+    this.coalescer.push(e.topics.credit, { kind: 'credit', user: s.user, at, value })
   }
 
-  private setOrders(user: string, value: LiveOrder[], truncated: boolean, at: number): void {
-    const s = this.stateOf(user)
+  private setOrders(user: string, value: LiveOrder[], truncated: boolean, at: number, fromStream = false): void {
+    const e = this.entryOf(user)
+    const s = e.state
+    const prev = s.openOrders
+    // State from /info replaces the stream's: a later repeat of the old frame is news again.
+    if (!fromStream) this.rememberText(e, 'openOrders', undefined)
     s.openOrders = { value, at, truncated }
-    this.coalescer.push(`openOrders:${s.user}`, { kind: 'openOrders', user: s.user, at, value })
+    if (prev !== null && prev.truncated === truncated && sameOrders(prev.value, value)) return
+    if (fromStream && prev !== null && e.fillSeq === e.fillSeqAtOrders && anyPartiallyFilled(prev.value, value)) this.suspectGap(e, 'an order filled without a fill')
+    e.fillSeqAtOrders = e.fillSeq
+    this.coalescer.push(e.topics.openOrders, { kind: 'openOrders', user: s.user, at, value })
   }
 
-  /** Feeds one raw frame text through parse, dedupe and coalescing, as a socket message is (ingest benchmark). */
-  ingestText(text: string): void {
-    this.onFrame(parseFrame(text))
+  private droppedHere = 0
+
+  /**
+   * Feeds one raw frame text through parse, dedupe and coalescing, as a socket message is
+   * (ingest benchmark, replay). A malformed frame is dropped with one log line: false.
+   */
+  ingestText(text: string): boolean {
+    if (this.skipRepeat(text)) return true
+    let f: Frame
+    try {
+      f = parseFrame(text)
+    } catch (e) {
+      this.droppedHere++
+      this.logLine(`dropped stream frame: ${e instanceof Error ? e.message : 'malformed'}`)
+      return false
+    }
+    this.onFrame(f, text)
+    return true
   }
+}
+
+function sameBalances(a: readonly LiveBalance[], b: readonly LiveBalance[]): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!
+    const y = b[i]!
+    if (x.assetId !== y.assetId || x.total !== y.total || x.locked !== y.locked || x.available !== y.available || x.coin !== y.coin) return false
+  }
+  return true
+}
+
+function samePositions(a: LiveCredit, b: LiveCredit): boolean {
+  if (a.positions.length !== b.positions.length) return false
+  for (let i = 0; i < a.positions.length; i++) {
+    const x = a.positions[i]!
+    const y = b.positions[i]!
+    if (x.asset_id !== y.asset_id || x.actual_qty !== y.actual_qty || x.pending_exposure_qty !== y.pending_exposure_qty) return false
+  }
+  return true
+}
+
+function sameCredit(a: LiveCredit, b: LiveCredit): boolean {
+  return a.authorized === b.authorized && a.status === b.status && a.creditUsdAtoms === b.creditUsdAtoms && samePositions(a, b)
+}
+
+function sameOrders(a: readonly LiveOrder[], b: readonly LiveOrder[]): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!
+    const y = b[i]!
+    if (x.oid !== y.oid || x.sz !== y.sz || x.price !== y.price || x.origSz !== y.origSz || x.cloid !== y.cloid) return false
+  }
+  return true
+}
+
+/** Some order resting in both snapshots with a different remaining size: it traded. */
+function anyPartiallyFilled(prev: readonly LiveOrder[], next: readonly LiveOrder[]): boolean {
+  if (prev.length === 0 || next.length === 0) return false
+  const before = new Map<bigint, string>()
+  for (const o of prev) before.set(o.oid, o.sz)
+  for (const o of next) {
+    const sz = before.get(o.oid)
+    if (sz !== undefined && sz !== o.sz) return true
+  }
+  return false
 }

@@ -84,6 +84,17 @@ export class MockExchange {
     return n
   }
 
+  /** Sends raw bytes to every open socket as a text frame (or binary): garbage tests. */
+  pushRaw(data: Buffer | string, opts: { binary?: boolean } = {}): number {
+    let n = 0
+    for (const s of this.sockets) {
+      if (s.ws.readyState !== WebSocket.OPEN) continue
+      s.ws.send(data, { binary: opts.binary ?? false })
+      n++
+    }
+    return n
+  }
+
   subscriptionCounts(): number[] {
     return [...this.sockets].map((s) => s.subs.size)
   }

@@ -1,0 +1,171 @@
+import { describe, expect, it } from 'vitest'
+import { ManualClock } from './clock'
+import { StreamConnection, type ConnectionOptions } from './connection'
+import type { Frame } from './frames'
+import { fakeSockets } from './testing/fake-socket'
+
+const A = '0x00000000000000000000000000000000000000aa'
+
+function setup(extra: Partial<ConnectionOptions> = {}) {
+  const clock = new ManualClock(1_000_000)
+  const fs = fakeSockets()
+  const frames: Frame[] = []
+  const problems: string[] = []
+  const c = new StreamConnection({
+    url: 'ws://x/ws',
+    subscriptions: [{ channel: 'spotState', user: A }],
+    clock,
+    random: () => 0.5,
+    createSocket: fs.factory,
+    onFrame: (f) => frames.push(f),
+    onProblem: (t) => problems.push(t),
+    ...extra,
+  })
+  c.start()
+  fs.last().open()
+  return { clock, fs, frames, problems, c }
+}
+
+const balances = (total: string) => ({ user: A, balances: [{ coin: 'USDC', token: 1, total, hold: '0' }] })
+
+describe('StreamConnection liveness', () => {
+  it('probes a socket silent for 5 s and drops it when no pong comes within 3 s, then reconnects with jittered backoff', () => {
+    const { clock, fs, problems, c } = setup()
+    const s = fs.last()
+    expect(s.methods()).toEqual(['subscribe'])
+    clock.advance(4_999)
+    expect(s.methods()).toEqual(['subscribe'])
+    clock.advance(1)
+    expect(s.methods()).toEqual(['subscribe', 'ping'])
+    s.frame('pong') // answered in time
+    clock.advance(3_000)
+    expect(c.state).toBe('open')
+    clock.advance(2_000) // 5 s since the pong: probe again, silence
+    expect(s.methods()).toEqual(['subscribe', 'ping', 'ping'])
+    clock.advance(2_999)
+    expect(c.state).toBe('open')
+    clock.advance(1)
+    expect(s.terminated).toBe(true)
+    expect(c.state).toBe('waiting')
+    expect(problems.at(-1)).toMatch(/no pong within 3000 ms/)
+    // silence noticed 8 s after the last frame, not after the 30 s keep-alive period
+    expect(fs.sockets).toHaveLength(1)
+    clock.advance(374) // 500 ms base with equal jitter at random 0.5: 375 ms
+    expect(fs.sockets).toHaveLength(1)
+    clock.advance(1)
+    expect(fs.sockets).toHaveLength(2)
+    fs.last().open()
+    expect(c.state).toBe('open')
+    expect(c.reconnects).toBe(1)
+    expect(fs.last().methods()).toEqual(['subscribe'])
+  })
+
+  it('any frame counts as liveness; a busy socket still pings every 30 s for the idle-close rule', () => {
+    const { clock, fs, c } = setup()
+    const s = fs.last()
+    for (let i = 0; i < 40; i++) {
+      clock.advance(1_000)
+      s.frame('spotState', balances(String(i)))
+    }
+    expect(c.state).toBe('open')
+    // no probe (frames kept coming), but the keep-alive ping went out after 30 s without an outbound frame
+    expect(s.methods()).toEqual(['subscribe', 'ping'])
+    expect(s.terminated).toBe(false)
+  })
+
+  it('backoff grows while the server never talks and resets once it does', () => {
+    const { clock, fs } = setup({ random: () => 0 })
+    const delays: number[] = []
+    for (let i = 0; i < 4; i++) {
+      const n = fs.sockets.length
+      fs.last().fail('ECONNREFUSED')
+      let waited = 0
+      while (fs.sockets.length === n) {
+        clock.advance(1)
+        waited++
+      }
+      delays.push(waited)
+    }
+    expect(delays).toEqual([250, 500, 1000, 2000]) // equal jitter at random 0: half of 500 * 2^n
+    fs.last().open()
+    fs.last().frame('pong')
+    fs.last().fail('reset')
+    const n = fs.sockets.length
+    clock.advance(250)
+    expect(fs.sockets.length).toBe(n + 1)
+  })
+})
+
+describe('StreamConnection garbage', () => {
+  it('drops invalid JSON, non-objects, unknown channels and wrong shapes with one problem each and keeps the socket', () => {
+    const { fs, frames, problems, c } = setup()
+    const s = fs.last()
+    s.text('{"channel":"spotState","data":')
+    s.text('[1,2,3]')
+    s.text('"just a string"')
+    s.frame('madeUpChannel', { x: 1 })
+    s.frame('spotState', { user: A, balances: [{ coin: 'USDC', token: 'one', total: '1', hold: '0' }] })
+    s.frame('userFills', { user: 'not-an-address', fills: [] })
+    expect(problems).toHaveLength(6)
+    expect(problems[0]).toMatch(/dropped stream frame: .*not valid JSON/)
+    expect(problems[3]).toMatch(/unknown channel "madeUpChannel"/)
+    expect(problems[4]).toMatch(/spotState frame: balances\.0\.token/)
+    expect(problems[5]).toMatch(/userFills frame: user/)
+    expect(c.dropped).toBe(6)
+    expect(frames).toEqual([])
+    // the socket is kept and the next good frame goes through
+    s.frame('spotState', balances('5'))
+    expect(frames).toHaveLength(1)
+    expect(c.state).toBe('open')
+    expect(s.terminated || s.closedWith !== null).toBe(false)
+  })
+
+  it('known channels the desk does not use pass silently; server error texts are reported, repeat-subscribe ones ignored', () => {
+    const { fs, frames, problems } = setup()
+    fs.last().frame('trades', [])
+    fs.last().frame('error', 'Already subscribed: {"type":"spotState"}')
+    fs.last().frame('error', 'Too many subscriptions')
+    expect(frames.map((f) => f.channel)).toEqual(['other'])
+    expect(problems).toEqual(['Too many subscriptions'])
+  })
+
+  it.each([
+    ['a binary frame', (s: ReturnType<typeof fakeSockets>['sockets'][number]) => s.binary(Buffer.from([1, 2, 3])), 1003, /binary frame/],
+    ['invalid UTF-8', (s: ReturnType<typeof fakeSockets>['sockets'][number]) => s.text(Buffer.from([0x7b, 0xff, 0xfe, 0x7d])), 1007, /not valid UTF-8/],
+    ['an oversized frame', (s: ReturnType<typeof fakeSockets>['sockets'][number]) => s.frame('spotState', balances('1'.repeat(2000))), 1009, /over the 1024-byte cap/],
+  ])('%s breaks the protocol: one problem, the socket is closed and replaced', (_name, send, code, text) => {
+    const { clock, fs, frames, problems, c } = setup({ maxFrameBytes: 1024 })
+    const s = fs.last()
+    send(s)
+    expect(problems).toHaveLength(1)
+    expect(problems[0]).toMatch(text)
+    expect(s.closedWith).toBe(code)
+    expect(frames).toEqual([])
+    expect(c.state).toBe('waiting')
+    clock.advance(375)
+    expect(fs.sockets).toHaveLength(2)
+    fs.last().open()
+    fs.last().frame('spotState', balances('2'))
+    expect(frames).toHaveLength(1)
+  })
+
+  it("an 'error' event is logged once, never thrown, and the socket is replaced", () => {
+    const { clock, fs, problems, c } = setup()
+    expect(() => fs.last().fail('read ECONNRESET')).not.toThrow()
+    expect(problems).toEqual(['stream socket error: read ECONNRESET'])
+    expect(c.state).toBe('waiting')
+    clock.advance(375)
+    expect(fs.sockets).toHaveLength(2)
+  })
+
+  it('a consumer that throws does not break the socket', () => {
+    const { fs, problems, c } = setup({
+      onFrame: () => {
+        throw new Error('consumer bug')
+      },
+    })
+    expect(() => fs.last().frame('spotState', balances('1'))).not.toThrow()
+    expect(problems).toEqual(['stream frame handler failed: consumer bug'])
+    expect(c.state).toBe('open')
+  })
+})
