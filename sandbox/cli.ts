@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util'
 import { startSandbox, type StartSandboxOptions } from './index'
 import { DEV_OWNERS } from './scenario/dev-keys'
-import { SANDBOX_DEFAULT_PORTS } from '../main/core/config/networks'
+import { SANDBOX_DEFAULT_PORTS } from './ports'
 
 const USAGE = `usage: npm run sandbox -- [--port N] [--earn-port N] [--seed FILE | --seed default | --no-seed]
                           [--data-dir DIR] [--block-ms N] [--no-rate-limits]

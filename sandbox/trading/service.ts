@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { keccak256, concat, numberToHex, recoverAddress, recoverTypedDataAddress, type Address, type Hex } from 'viem'
-import { DeskError } from '../../main/core/errors/desk-error'
+import { SandboxError, errorCode } from '../errors'
 import { parseDecimal } from '../../main/core/money/decimal'
 import { CHAIN_IDS } from '../../main/core/wire/chains'
 import type { BatchItem, BatchItemResponse, Eip712Action, Replacement, TradeResponse, TradeResponseBody } from '../../main/core/wire/actions'
@@ -105,10 +105,10 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
   function addMarket(m: MarketConfig): void {
     const base = state.assets.get(m.base_asset_id)
     const quote = state.assets.get(m.quote_asset_id)
-    if (!base || !quote) throw new DeskError('InvalidMarket', `market ${m.market_id} refers to an unknown asset`)
+    if (!base || !quote) throw new SandboxError('InvalidMarket', `market ${m.market_id} refers to an unknown asset`)
     // Integer-exact settlement: notional and base atoms must never need rounding.
     if (m.price_decimals + m.base_quantity_decimals > quote.balance_decimals || m.base_quantity_decimals > base.balance_decimals) {
-      throw new DeskError('InvalidMarket', `market ${m.market_id}: price and quantity decimals exceed the asset decimals`)
+      throw new SandboxError('InvalidMarket', `market ${m.market_id}: price and quantity decimals exceed the asset decimals`)
     }
     state.addMarket(m)
   }
@@ -170,7 +170,7 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
       return (await recoverAddress({ hash: keccak256(payload), signature })).toLowerCase() as Address
     }
     const req = signingRequest({ action: p.action, nonce: p.nonce, expiresAfterMs: p.expiresAfterMs }, cid)
-    if (req.scheme !== 'eip712') throw new DeskError('Internal', 'scheme mismatch')
+    if (req.scheme !== 'eip712') throw new SandboxError('Internal', 'scheme mismatch')
     return (await recoverTypedDataAddress({ ...req.typedData, signature } as Parameters<typeof recoverTypedDataAddress>[0])).toLowerCase() as Address
   }
 
@@ -395,7 +395,8 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
       p = parseEnvelope(rawBody, state, chainId)
     } catch (e) {
       if (e instanceof ShapeError) return rejected(traceId, e.code, undefined, 400)
-      if (e instanceof DeskError) return rejected(traceId, e.code === 'EncodeLengthOverflow' ? e.code : 'MalformedTx', undefined, 400)
+      const code = errorCode(e)
+      if (code !== null) return rejected(traceId, code === 'EncodeLengthOverflow' ? code : 'MalformedTx', undefined, 400)
       throw e
     }
     const txHash = p.txHash
@@ -494,20 +495,20 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
 
   function deposit(address: Address, assetId: number, atoms: bigint): void {
     const a = address.toLowerCase() as Address
-    if (!state.assets.has(assetId)) throw new DeskError('InvalidAssetId', `unknown asset ${assetId}`)
-    if (atoms <= 0n) throw new DeskError('InvalidAmount', 'deposit must be positive')
+    if (!state.assets.has(assetId)) throw new SandboxError('InvalidAssetId', `unknown asset ${assetId}`)
+    if (atoms <= 0n) throw new SandboxError('InvalidAmount', 'deposit must be positive')
     let acct = state.accounts.get(a)
     let fee = 0n
     if (!acct) {
-      if (state.agentIndex.has(a)) throw new DeskError('AddressIsAgent', `${a} is an active agent and cannot hold an account`)
+      if (state.agentIndex.has(a)) throw new SandboxError('AddressIsAgent', `${a} is an active agent and cannot hold an account`)
       if (!ACTIVATION_FEE_ASSETS.includes(assetId) || atoms <= ACTIVATION_FEE_ATOMS) {
-        throw new DeskError('InsufficientActivationDeposit', `a first deposit must be in asset ${ACTIVATION_FEE_ASSETS.join(' or ')} and exceed the 1.0 activation fee`)
+        throw new SandboxError('InsufficientActivationDeposit', `a first deposit must be in asset ${ACTIVATION_FEE_ASSETS.join(' or ')} and exceed the 1.0 activation fee`)
       }
       acct = state.createAccount(a, 'balance')
       fee = ACTIVATION_FEE_ATOMS
       state.balance(state.accounts.get(feeAccount)!, assetId).available += fee
     }
-    if (acct.kind === 'credit') throw new DeskError('ActionNotAllowedForSpotCreditAccount', 'credit accounts hold no balances')
+    if (acct.kind === 'credit') throw new SandboxError('ActionNotAllowedForSpotCreditAccount', 'credit accounts hold no balances')
     state.balance(acct, assetId).available += atoms - fee
     let list = state.deposits.get(a)
     if (!list) {
@@ -520,7 +521,7 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
 
   function creditAccount(address: Address): Account {
     const acct = state.accounts.get(address.toLowerCase() as Address)
-    if (!acct || acct.kind !== 'credit') throw new DeskError('InvalidMarginAccount', `${address} is not a credit account`)
+    if (!acct || acct.kind !== 'credit') throw new SandboxError('InvalidMarginAccount', `${address} is not a credit account`)
     return acct
   }
 
@@ -546,7 +547,7 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
     deposit,
     createCreditAccount(address, creditUsdAtoms, o) {
       const a = address.toLowerCase() as Address
-      if (state.accounts.has(a)) throw new DeskError('AccountAlreadyActivated', `${a} already has an account`)
+      if (state.accounts.has(a)) throw new SandboxError('AccountAlreadyActivated', `${a} already has an account`)
       const acct = state.createAccount(a, 'credit')
       acct.credit!.creditUsdAtoms = creditUsdAtoms
       acct.credit!.whitelist = [...(o?.whitelistedMarketIds ?? [])]
@@ -555,7 +556,7 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
       creditAccount(address).credit!.positions.set(assetId, actualQty)
     },
     setMark(assetId, usdAtoms, sourceTsMs) {
-      if (usdAtoms <= 0n) throw new DeskError('InvalidPrice', 'a mark must be positive')
+      if (usdAtoms <= 0n) throw new SandboxError('InvalidPrice', 'a mark must be positive')
       state.marks.set(assetId, { usdAtoms, sourceTsMs: sourceTsMs ?? now() })
     },
     setOracle(s) {
@@ -563,12 +564,12 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
     },
     freeze(address) {
       const acct = state.accounts.get(address.toLowerCase() as Address)
-      if (!acct) throw new DeskError('AccountNotFound', `${address} has no account`)
+      if (!acct) throw new SandboxError('AccountNotFound', `${address} has no account`)
       acct.status = 'frozen'
     },
     unfreeze(address) {
       const acct = state.accounts.get(address.toLowerCase() as Address)
-      if (!acct) throw new DeskError('AccountNotFound', `${address} has no account`)
+      if (!acct) throw new SandboxError('AccountNotFound', `${address} has no account`)
       acct.status = 'active'
     },
     listAssets: () => [...state.assets.values()].sort((a, b) => a.asset_id - b.asset_id),
@@ -585,7 +586,7 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
       state.executed.map((t) => ({ txHash: t.txHash, height: t.height, txIndex: t.txIndex, authority: t.authority, owner: t.owner, actionType: t.actionType, nonce: t.nonce, cloid: t.cloids[0] ?? null, status: t.status })),
     snapshot: () => snapshotState(state),
     restore(snap) {
-      if (queue.length > 0) throw new DeskError('RestoreWhileBusy', 'cannot restore while transactions are pending')
+      if (queue.length > 0) throw new SandboxError('RestoreWhileBusy', 'cannot restore while transactions are pending')
       restoreState(state, snap)
       if (!state.accounts.has(feeAccount)) state.createAccount(feeAccount, 'balance')
     },
