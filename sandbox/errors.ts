@@ -15,6 +15,6 @@ export class SandboxError extends Error {
 
 /** Any error carrying a string `code` (the wire profile's encode errors do). */
 export function errorCode(e: unknown): string | null {
-  if (e instanceof Error && typeof (e as { code?: unknown }).code === 'string') return (e as { code: string }).code
+  if (e instanceof Error && typeof (e as { code?: unknown }).code === 'string') return (e as unknown as { code: string }).code
   return null
 }

@@ -15,8 +15,8 @@ import { snapshotState, restoreState } from './persistence'
 import { SlidingWindow, TokenBuckets } from './rate-limit'
 import { wsAllMids, wsBbo, wsL2Book, wsOpenOrders, wsRecentFills, wsSpotCreditState, wsSpotState } from './snapshots'
 import { ChainState, type Account, type TxRecord } from './state'
-import type { AssetConfig, BlockEvents, FaultRule, HttpResult, MarketConfig, TradingFaults, TradingService, TradingServiceOptions } from './types'
-import { assetsMissingFreshMark, baseAtoms, creditView, notional } from './valuation'
+import type { AssetConfig, BlockEvents, FaultRule, HttpResult, MarketConfig, OracleReasonCode, TradingFaults, TradingService, TradingServiceOptions } from './types'
+import { assetsMissingFreshMark, baseAtoms, creditView, isMarkFresh, notional } from './valuation'
 
 const DAY_MS = 86_400_000n
 const NONCE_RETAINED = 100
@@ -24,11 +24,32 @@ const TRACE_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/
 
 type ExecResult = { submission: 'accepted'; response: TradeResponseBody } | { submission: 'rejected'; code: string }
 
+/** An injected execution failure decided when the write was admitted. */
+type ForcedFailure = { kind: 'failed' } | { kind: 'envelope'; code: string }
+
 interface PendingTx {
   parsed: ParsedEnvelope
   authority: Address
   owner: Address
   settle: (r: ExecResult) => void
+  forced: ForcedFailure | null
+}
+
+/** The response of a transaction that failed as a whole with no single code: every leaf is `failed`. */
+function failedResponse(a: ParsedEnvelope['action']): TradeResponseBody {
+  const leaf = { error: 'failed' }
+  switch (a.type) {
+    case 'batch':
+      return { type: 'batch', statuses: a.items.map((it) => (it.type === 'cancelAll' ? { type: 'cancelAll', statuses: [leaf] } : { type: it.type, status: leaf })) } as TradeResponseBody
+    case 'cancelAll':
+      return { type: 'cancelAll', statuses: [leaf] } as TradeResponseBody
+    case 'order':
+    case 'cancel':
+    case 'modify':
+      return { type: a.type, status: leaf } as TradeResponseBody
+    default:
+      return { type: 'default', status: leaf } as TradeResponseBody
+  }
 }
 
 function isCancelOnly(item: BatchItem): boolean {
@@ -79,6 +100,10 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
     staleMarks: false,
     oracleUnavailable: null,
     queryLagBackpressure: null,
+    failTx: null,
+    envelopeFailure: null,
+    feesInactive: false,
+    vaultPayoutsInactive: false,
   }
 
   let queue: PendingTx[] = []
@@ -97,9 +122,44 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
     return rule.probability !== undefined && rule.probability > 0 && random() < rule.probability
   }
 
-  function oracle() {
+  /** The oracle as the admin forced it (fault or `setOracle`), regardless of mark ages. */
+  function forcedOracle() {
     if (faults.oracleUnavailable) return { status: 'unavailable' as const, reason_code: faults.oracleUnavailable }
     return state.oracle
+  }
+
+  /** What `oracleStatus` reports: a forced state, else `StalePrice` exactly when some mark is stale. */
+  function oracle(): { status: 'available' } | { status: 'unavailable'; reason_code: OracleReasonCode } {
+    const forced = forcedOracle()
+    if (forced.status !== 'available') return forced
+    const at = state.timeMs || now()
+    for (const id of state.marks.keys()) {
+      if (!isMarkFresh(state, id, at, faults.staleMarks)) return { status: 'unavailable', reason_code: 'StalePrice' }
+    }
+    return forced
+  }
+
+  /** Decides, at admission, whether an injected execution failure hits this write. */
+  function forcedFailureFor(p: ParsedEnvelope): ForcedFailure | null {
+    const env = faults.envelopeFailure
+    if (env && (env.code !== 'InvalidBatchLength' || p.action.type === 'batch') && fires(env)) {
+      if (env.probability === undefined && (env.count ?? 0) <= 0) faults.envelopeFailure = null
+      return { kind: 'envelope', code: env.code }
+    }
+    const f = faults.failTx
+    if (f) {
+      if (f.cloid !== undefined) {
+        if (!cloidsOf(p).includes(f.cloid.toLowerCase())) return null
+        if (f.count !== undefined && f.count > 1) f.count -= 1
+        else faults.failTx = null
+        return { kind: 'failed' }
+      }
+      const left = (f.count ?? 1) - 1
+      if (left <= 0) faults.failTx = null
+      else f.count = left
+      return { kind: 'failed' }
+    }
+    return null
   }
 
   function addMarket(m: MarketConfig): void {
@@ -199,7 +259,8 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
     if (items.every(isCancelOnly)) return null
     if (acct.status === 'frozen') return acct.kind === 'credit' ? 'SpotCreditAccountFrozen' : 'AccountFrozen'
     if (acct.kind === 'credit') {
-      if (oracle().status !== 'available') return 'OracleUnavailable'
+      // stale marks are judged per asset below (OracleMarkPriceMissing); this is the forced outage
+      if (forcedOracle().status !== 'available') return 'OracleUnavailable'
       for (const it of items) {
         if (it.type === 'cancel' || it.type === 'cancelAll') continue
         const m = state.markets.get(Number(it.market_id))
@@ -291,7 +352,15 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
     const a = p.action
     let result: ExecResult
     let status = 'success'
-    if (a.type === 'order' || a.type === 'cancel' || a.type === 'cancelAll' || a.type === 'modify' || a.type === 'batch') {
+    if (tx.forced?.kind === 'envelope') {
+      // injected envelope-level execution failure: included, nothing applied
+      result = { submission: 'rejected', code: tx.forced.code }
+      status = tx.forced.code.toLowerCase()
+    } else if (tx.forced?.kind === 'failed') {
+      // injected failure with no single code: included, nothing applied
+      result = { submission: 'accepted', response: failedResponse(a) }
+      status = 'failed'
+    } else if (a.type === 'order' || a.type === 'cancel' || a.type === 'cancelAll' || a.type === 'modify' || a.type === 'batch') {
       if (!acct) {
         result = { submission: 'rejected', code: 'AccountNotFound' }
         status = 'accountnotfound'
@@ -322,7 +391,8 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
       status,
     }
     state.executed.push(rec)
-    if (state.executed.length > 200_000) state.executed.splice(0, 100_000)
+    // ground truth for tests: bounded so a session of hours does not grow without limit
+    if (state.executed.length > 50_000) state.executed.splice(0, 25_000)
     for (const c of rec.cloids) state.txByCloid.set(`${tx.authority}:${c}`, rec)
     return result
   }
@@ -345,7 +415,7 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
     // Faucet deposits land in this block, like a bridge deposit would: their accounts are touched.
     for (const a of depositedSinceLastBlock) events.touchedUsers.add(a)
     depositedSinceLastBlock.clear()
-    const ctx: BlockCtx = { state, height, timeMs, staleMarks: faults.staleMarks, events, feeAccount }
+    const ctx: BlockCtx = { state, height, timeMs, staleMarks: faults.staleMarks, events, feeAccount, feesActive: !faults.feesInactive, vaultPayouts: !faults.vaultPayoutsInactive }
     const results: [PendingTx, ExecResult][] = []
     txs.forEach((tx, i) => {
       pendingNonces.get(tx.authority)?.delete(tx.parsed.nonce)
@@ -476,7 +546,8 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
     }
     set.add(p.nonce)
     if (p.action.type === 'withdraw') pendingWithdrawNonces.add(`${owner}:${p.action.withdraw_nonce}`)
-    return new Promise<ExecResult>((settle) => queue.push({ parsed: p, authority, owner, settle }))
+    const forced = forcedFailureFor(p)
+    return new Promise<ExecResult>((settle) => queue.push({ parsed: p, authority, owner, settle, forced }))
   }
 
   // ---------------- /info ----------------
@@ -544,6 +615,8 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
     spotCreditState: (u) => wsSpotCreditState(state, u, state.timeMs || now(), faults.staleMarks),
     recentFills: (u, n) => wsRecentFills(state, u, n),
     head: () => ({ height: state.height, timeMs: state.timeMs }),
+    marks: () => [...state.marks].sort((x, y) => x[0] - y[0]).map(([assetId, m]) => ({ assetId, usdAtoms: m.usdAtoms, sourceTsMs: m.sourceTsMs })),
+    oracleStatus: () => oracle(),
     deposit,
     createCreditAccount(address, creditUsdAtoms, o) {
       const a = address.toLowerCase() as Address
@@ -592,6 +665,16 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
     },
     pendingCount: () => queue.length,
     produceBlock,
+    advanceBlocks(count) {
+      if (!Number.isSafeInteger(count) || count < 1 || count > 1_000_000_000) throw new SandboxError('InvalidBlockCount', 'count must be an integer from 1 to 1e9')
+      produceBlock()
+      if (count > 1) {
+        // Empty heights: no transactions, no events; the block time stays (marks and nonces keep their meaning).
+        state.height += count - 1
+        prune()
+      }
+      return { height: state.height, timeMs: state.timeMs }
+    },
     start() {
       if (timer || blockMs <= 0) return
       timer = setInterval(produceBlock, blockMs)
