@@ -7,7 +7,6 @@ import { DEV_OWNERS, DEV_OWNER_LABELS } from '../scenario/dev-keys'
 /** The live sandbox over HTTP: admin controls for the spec cases, and what moves on its own. */
 
 let sb: SandboxHandle
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any
 const admin = async (method: 'GET' | 'POST', route: string, body?: unknown): Promise<{ status: number; body: Json }> => {
   const init: RequestInit = { method }

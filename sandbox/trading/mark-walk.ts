@@ -9,6 +9,7 @@
  * after the staleness limit, which the oracle then reports as `StalePrice`).
  */
 import type { TradingService } from './types'
+import { SandboxError } from '../errors'
 
 export interface MarkWalkOptions {
   /** PRNG seed (uint32); default 1 */
@@ -76,9 +77,9 @@ export function createMarkWalker(trading: TradingService, opts: MarkWalkOptions 
   const now = opts.now ?? Date.now
   const rnd = prng(opts.seed ?? 1)
   const cfg = { stepBps: opts.stepBps ?? 5, bandBps: opts.bandBps ?? 300, reversion: opts.reversion ?? 20 }
-  if (!Number.isSafeInteger(cfg.stepBps) || cfg.stepBps < 0 || cfg.stepBps > 1000) throw new Error('mark walk: stepBps must be an integer from 0 to 1000')
-  if (!Number.isSafeInteger(cfg.bandBps) || cfg.bandBps < 0 || cfg.bandBps > 5000) throw new Error('mark walk: bandBps must be an integer from 0 to 5000')
-  if (!Number.isSafeInteger(cfg.reversion) || cfg.reversion < 1) throw new Error('mark walk: reversion must be a positive integer')
+  if (!Number.isSafeInteger(cfg.stepBps) || cfg.stepBps < 0 || cfg.stepBps > 1000) throw new SandboxError('InvalidMarkWalk', 'mark walk: stepBps must be an integer from 0 to 1000')
+  if (!Number.isSafeInteger(cfg.bandBps) || cfg.bandBps < 0 || cfg.bandBps > 5000) throw new SandboxError('InvalidMarkWalk', 'mark walk: bandBps must be an integer from 0 to 5000')
+  if (!Number.isSafeInteger(cfg.reversion) || cfg.reversion < 1) throw new SandboxError('InvalidMarkWalk', 'mark walk: reversion must be a positive integer')
   const intervalMs = opts.intervalMs ?? 1000
   /** per asset: the anchor and the last value this feed published (to notice admin overrides) */
   const walks = new Map<number, { anchor: bigint; last: bigint; tick: bigint }>()
