@@ -11,7 +11,6 @@ import type { TradeAction } from '../../main/core/wire/actions'
  */
 let sb: SandboxHandle
 const clock = { t: Date.now() }
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const info = async (body: unknown): Promise<any> => (await sb.trading.handleInfo(JSON.stringify(body), 'test')).body
 const admin = async (route: string) => (await fetch(`${sb.adminUrl}/${route}`, { method: 'POST' })).json()
 const nextBlock = () => new Promise((r) => setTimeout(r, 80))
