@@ -1,17 +1,20 @@
 /**
  * `npm run sandbox -- [--port N] [--earn-port N] [--seed FILE|--seed default|--no-seed]
- *   [--data-dir D] [--block-ms N] [--no-rate-limits] [--earn-pending-seconds N] [--bot-ms N]`
+ *   [--data-dir D] [--block-ms N] [--no-rate-limits] [--earn-pending-seconds N] [--bot-ms N]
+ *   [--mark-ms N] [--mark-seed N] [--mark-step-bps N] [--mark-band-bps N] [--earn-tick-ms N]`
  * Runs the sandbox standalone on 127.0.0.1 and prints its URLs. Ctrl-C stops it cleanly
  * (and writes the data directory when one is given).
  */
 import { parseArgs } from 'node:util'
 import { startSandbox, type StartSandboxOptions } from './index'
 import { DEV_OWNERS } from './scenario/dev-keys'
-import { SANDBOX_DEFAULT_PORTS } from '../main/core/config/networks'
+import { SANDBOX_DEFAULT_PORTS } from './ports'
 
 const USAGE = `usage: npm run sandbox -- [--port N] [--earn-port N] [--seed FILE | --seed default | --no-seed]
                           [--data-dir DIR] [--block-ms N] [--no-rate-limits]
-                          [--earn-pending-seconds N] [--bot-ms N]`
+                          [--earn-pending-seconds N] [--bot-ms N]
+                          [--mark-ms N] [--mark-seed N] [--mark-step-bps N] [--mark-band-bps N]
+                          [--earn-tick-ms N]`
 
 function intArg(name: string, value: string | undefined, min = 0): number | undefined {
   if (value === undefined) return undefined
@@ -33,6 +36,11 @@ async function main(): Promise<void> {
       'no-rate-limits': { type: 'boolean' },
       'earn-pending-seconds': { type: 'string' },
       'bot-ms': { type: 'string' },
+      'mark-ms': { type: 'string' },
+      'mark-seed': { type: 'string' },
+      'mark-step-bps': { type: 'string' },
+      'mark-band-bps': { type: 'string' },
+      'earn-tick-ms': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -59,6 +67,16 @@ async function main(): Promise<void> {
   if (pending !== undefined) opts.earnPendingSeconds = pending
   const botMs = intArg('bot-ms', values['bot-ms'])
   if (botMs !== undefined) opts.botIntervalMs = botMs
+  const markMs = intArg('mark-ms', values['mark-ms'])
+  if (markMs !== undefined) opts.markIntervalMs = markMs
+  const markSeed = intArg('mark-seed', values['mark-seed'])
+  if (markSeed !== undefined) opts.markSeed = markSeed
+  const stepBps = intArg('mark-step-bps', values['mark-step-bps'])
+  if (stepBps !== undefined) opts.markStepBps = stepBps
+  const bandBps = intArg('mark-band-bps', values['mark-band-bps'])
+  if (bandBps !== undefined) opts.markBandBps = bandBps
+  const earnTick = intArg('earn-tick-ms', values['earn-tick-ms'])
+  if (earnTick !== undefined) opts.earnTickMs = earnTick
 
   const h = await startSandbox(opts)
   console.log(`trading  ${h.tradingUrl}   (POST /info, POST /trade)`)

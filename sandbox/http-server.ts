@@ -99,12 +99,13 @@ export function createRouter(deps: RouteDeps): (req: IncomingMessage, res: Serve
           return send(res, out.status, toJson(out.body), out.headers)
         }
         if (path === '/trade') {
-          if (req.method !== 'POST') return send(res, 405, toJson({ submission_status: 'rejected', error: { code: 'InvalidJson' } }))
-          const body = await readBody(req, TRADE_BODY_CAP)
-          if (!body.ok) {
-            const trace = validTrace(req.headers['x-trace-id']) ?? cryptoTrace()
-            return send(res, 413, toJson({ submission_status: 'rejected', error: { code: 'RequestTooLarge' } }), { 'x-trace-id': trace })
+          // every /trade answer carries x-trace-id, HTTP errors included (trading-api §4)
+          const trace = validTrace(req.headers['x-trace-id']) ?? cryptoTrace()
+          if (req.method !== 'POST') {
+            return send(res, 405, toJson({ submission_status: 'rejected', error: { code: 'InvalidJson' } }), { 'x-trace-id': trace, allow: 'POST' })
           }
+          const body = await readBody(req, TRADE_BODY_CAP)
+          if (!body.ok) return send(res, 413, toJson({ submission_status: 'rejected', error: { code: 'RequestTooLarge' } }), { 'x-trace-id': trace })
           const headers: Record<string, string | undefined> = {}
           for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v[0] : v
           const out = await deps.trading.handleTrade(body.text, headers, ip(req))
@@ -132,14 +133,15 @@ export function createRouter(deps: RouteDeps): (req: IncomingMessage, res: Serve
       }
       return send(res, 404, toJson({ error: { code: 'NotFound', message: `no route ${req.method} ${path}` } }))
     } catch {
-      return send(res, 500, toJson({ error: { code: 'Internal', message: 'sandbox internal error' } }))
+      const extra: Record<string, string> = path === '/trade' && deps.serveTrading ? { 'x-trace-id': validTrace(req.headers['x-trace-id']) ?? cryptoTrace() } : {}
+      return send(res, 500, toJson({ error: { code: 'Internal', message: 'sandbox internal error' } }), extra)
     }
   }
 }
 
 function validTrace(v: string | string[] | undefined): string | undefined {
   const s = Array.isArray(v) ? v[0] : v
-  return s && /^[0-9A-Za-z-]{8,64}$/.test(s) ? s : undefined
+  return s && /^[A-Za-z0-9._:-]{1,128}$/.test(s) ? s : undefined
 }
 function cryptoTrace(): string {
   return randomBytes(16).toString('hex')

@@ -18,6 +18,7 @@ import { closeServer, createRouter, listenLoopback } from './http-server'
 import { DEFAULT_SCENARIO, applyScenario, loadScenarioFile, type ScenarioSpec } from './scenario/scenario'
 import { createMarketMaker, type MarketMaker } from './scenario/market-maker'
 import { devBot } from './scenario/dev-keys'
+import { createMarkWalker, type MarkWalker } from './trading/mark-walk'
 
 export interface SandboxRateLimits {
   /** per-IP /info requests per second (spec default 1) */
@@ -56,6 +57,16 @@ export interface StartSandboxOptions {
   wsIdleMs?: number
   /** market-making bot cycle (default from the scenario, 2 s); 0 disables the bot */
   botIntervalMs?: number
+  /** oracle publish cadence: every mark moves and gets a fresh timestamp (default 1000 ms); 0 = never (marks go stale) */
+  markIntervalMs?: number
+  /** seed of the marks' random walk (default 1): the same seed gives the same sequence of marks */
+  markSeed?: number
+  /** largest mark move per publication, basis points of its anchor (default 5); 0 = republish unchanged */
+  markStepBps?: number
+  /** marks stay within anchor ± this many basis points (default 300) */
+  markBandBps?: number
+  /** how often the earn pool applies its time-driven moves on its own (default 1000 ms); 0 = only when read */
+  earnTickMs?: number
   now?: () => number
   /** one line per notable event (startup, persistence failures) */
   log?: (line: string) => void
@@ -77,6 +88,8 @@ export interface SandboxHandle {
   ws: SandboxWsServer
   /** the scenario's market maker, when seeded */
   bot: MarketMaker | null
+  /** the oracle feed moving the marks */
+  marks: MarkWalker
   /** writes the data directory now (no-op without one) */
   save(): Promise<void>
   stop(): Promise<void>
@@ -161,6 +174,11 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
   })
 
   const ws = createWsServer(trading, { idleMs: opts.wsIdleMs ?? 60_000, now })
+  const markOpts: Parameters<typeof createMarkWalker>[1] = { now, intervalMs: opts.markIntervalMs ?? 1000 }
+  if (opts.markSeed !== undefined) markOpts.seed = opts.markSeed
+  if (opts.markStepBps !== undefined) markOpts.stepBps = opts.markStepBps
+  if (opts.markBandBps !== undefined) markOpts.bandBps = opts.markBandBps
+  const marks = createMarkWalker(trading, markOpts)
   let bot: MarketMaker | null = null
   let tradingPort = 0
   let earnPortBound = 0
@@ -194,6 +212,7 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
     earn,
     ws,
     urls,
+    marks,
     bot: {
       running: () => bot?.running() ?? false,
       pause: () => bot?.pause(),
@@ -240,6 +259,24 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
     }
   }
 
+  // The oracle feed starts after seeding (the scenario's credit lines are sized on the seeded
+  // marks); a restored sandbox republishes at once, so its old marks are not stale.
+  if (restored.trading && (opts.markIntervalMs ?? 1000) > 0) marks.step()
+  marks.start()
+  // Earn withdrawals move through their stages on their own, not only when someone reads.
+  let earnTimer: ReturnType<typeof setInterval> | null = null
+  const earnTickMs = opts.earnTickMs ?? 1000
+  if (earnTickMs > 0) {
+    earnTimer = setInterval(() => {
+      try {
+        earn.advance()
+      } catch (err) {
+        log(`earn: could not advance: ${err instanceof Error ? err.message : String(err)}`)
+      }
+    }, earnTickMs)
+    earnTimer.unref?.()
+  }
+
   let saveTimer: ReturnType<typeof setInterval> | null = null
   let offDirty: (() => void) | null = null
   if (dir) {
@@ -272,10 +309,13 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
     get bot() {
       return bot
     },
+    marks,
     save,
     stop() {
       stopping ??= (async () => {
         if (saveTimer) clearInterval(saveTimer)
+        if (earnTimer) clearInterval(earnTimer)
+        marks.stop()
         await bot?.stop()
         await ws.close()
         for (const s of servers) await closeServer(s)
@@ -306,3 +346,4 @@ function reviveBigints(value: unknown): unknown {
 export { DEFAULT_SCENARIO } from './scenario/scenario'
 export type { ScenarioSpec } from './scenario/scenario'
 export { DEV_OWNERS, DEV_AGENTS, DEV_BOTS, devKey } from './scenario/dev-keys'
+export { DEMO_ACCOUNTS, type DemoAccount } from './demo-accounts'

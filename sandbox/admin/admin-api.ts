@@ -4,7 +4,8 @@
  * and every earn operation. Amounts in bodies are atoms as decimal strings.
  */
 import type { Address } from 'viem'
-import type { OracleReasonCode, TradingFaults, TradingService } from '../trading/types'
+import { ENVELOPE_FAILURE_CODES, type EnvelopeFailureCode, type OracleReasonCode, type TradingFaults, type TradingService } from '../trading/types'
+import type { MarkWalker } from '../trading/mark-walk'
 import type { EarnPool, EarnFaults } from '../earn/earn-pool'
 import type { SandboxWsServer, WsFaults } from '../ws/ws-server'
 
@@ -18,6 +19,8 @@ export interface AdminDeps {
   earn: EarnPool
   ws: SandboxWsServer
   urls: () => Record<string, string>
+  /** the oracle feed (freeze/unfreeze/step) */
+  marks?: MarkWalker
   /** pauses/resumes the scenario's market-making bot, when there is one */
   bot?: { running(): boolean; pause(): void; resume(): void }
   /** writes the data directory now, when persistence is on */
@@ -31,6 +34,8 @@ export interface AdminApi {
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/
 const ATOMS = /^(0|[1-9][0-9]*)$/
+const CLOID = /^0x[0-9a-fA-F]{32}$/
+const FAILURE_CODE = /^[a-z][a-z0-9_]{0,63}$/
 const ORACLE_REASONS: OracleReasonCode[] = ['ProviderError', 'MissingRoute', 'StalePrice', 'InvalidPrice']
 
 class AdminError extends Error {
@@ -69,7 +74,43 @@ const TRADING_FAULT_KEYS: (keyof TradingFaults)[] = [
   'staleMarks',
   'oracleUnavailable',
   'queryLagBackpressure',
+  'failTx',
+  'envelopeFailure',
+  'feesInactive',
+  'vaultPayoutsInactive',
 ]
+
+function intIn(v: unknown, field: string, min: number, max: number): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) throw bad(`${field} must be an integer from ${min} to ${max}`)
+  return v
+}
+
+/** `failTx`: `{cloid?, count?}` — a cloid targets that write (once unless count says more), else the next `count` (default 1) writes. */
+function failTxRule(v: unknown): TradingFaults['failTx'] {
+  if (v === null) return null
+  const r = obj(v)
+  for (const k of Object.keys(r)) if (k !== 'cloid' && k !== 'count') throw bad(`unknown failTx field: ${k}`)
+  const out: { cloid?: string; count?: number } = {}
+  if (r.cloid !== undefined) {
+    if (typeof r.cloid !== 'string' || !CLOID.test(r.cloid)) throw bad('failTx.cloid must be 0x + 16 bytes hex')
+    out.cloid = r.cloid.toLowerCase()
+  }
+  if (r.count !== undefined) out.count = intIn(r.count, 'failTx.count', 1, 1_000_000)
+  return out
+}
+
+/** `envelopeFailure`: `{code, count?, probability?}` with one of the six envelope-level codes. */
+function envelopeFailureRule(v: unknown): TradingFaults['envelopeFailure'] {
+  if (v === null) return null
+  const r = obj(v)
+  if (!ENVELOPE_FAILURE_CODES.includes(r.code as EnvelopeFailureCode)) throw bad(`envelopeFailure.code must be one of ${ENVELOPE_FAILURE_CODES.join(', ')}`)
+  const { code: _c, ...rule } = r
+  for (const k of Object.keys(rule)) if (k !== 'count' && k !== 'probability') throw bad(`unknown envelopeFailure field: ${k}`)
+  const parsed = faultRule(rule, 'envelopeFailure', false) as { count?: number; probability?: number }
+  // no count and no probability means "the next one", not "every one"
+  if (rule.count === undefined && rule.probability === undefined) return { code: r.code as EnvelopeFailureCode, count: 1 }
+  return { ...parsed, code: r.code as EnvelopeFailureCode }
+}
 
 /** Fault rules: `{count?, probability?}` with `executed` where the outcome can be unknown. */
 function faultRule(v: unknown, key: string, needsExecuted: boolean): unknown {
@@ -104,8 +145,16 @@ function applyTradingFaults(faults: TradingFaults, patch: Record<string, unknown
       case 'queryLagBackpressure':
         f[k] = faultRule(v, k, false)
         break
+      case 'failTx':
+        f[k] = failTxRule(v)
+        break
+      case 'envelopeFailure':
+        f[k] = envelopeFailureRule(v)
+        break
       case 'placeOrderSuspended':
       case 'staleMarks':
+      case 'feesInactive':
+      case 'vaultPayoutsInactive':
         if (typeof v !== 'boolean') throw bad(`${k} must be a boolean`)
         f[k] = v
         break
@@ -151,8 +200,20 @@ export function createAdminApi(deps: AdminDeps): AdminApi {
     faults: { trading: { ...trading.faults }, ws: { ...ws.faults }, earn: { ...earn.faults, paused: earn.paused } },
     ws_connections: ws.connectionCount(),
     bot_running: deps.bot?.running() ?? false,
+    marks_frozen: deps.marks?.frozen() ?? false,
+    oracle: trading.oracleStatus(),
     head: trading.head(),
   })
+  const marksView = () => ({
+    frozen: deps.marks?.frozen() ?? false,
+    oracle: trading.oracleStatus(),
+    marks: trading.marks().map((m) => ({ asset_id: m.assetId, usd_atoms: m.usdAtoms.toString(), source_ts_ms: m.sourceTsMs })),
+    anchors: (deps.marks?.anchors() ?? []).map((a) => ({ asset_id: a.assetId, usd_atoms: a.usdAtoms.toString() })),
+  })
+  const walker = (): MarkWalker => {
+    if (!deps.marks) throw new AdminError(409, 'this sandbox has no oracle feed')
+    return deps.marks
+  }
 
   const routes: Record<string, (body: unknown, q: URLSearchParams) => unknown | Promise<unknown>> = {
     'GET state': () => state(),
@@ -185,7 +246,12 @@ export function createAdminApi(deps: AdminDeps): AdminApi {
         staleMarks: false,
         oracleUnavailable: null,
         queryLagBackpressure: null,
+        failTx: null,
+        envelopeFailure: null,
+        feesInactive: false,
+        vaultPayoutsInactive: false,
       })
+      if (deps.marks?.frozen()) deps.marks.unfreeze()
       ws.faults.dropProbability = 0
       ws.faults.silent = false
       earn.faults.unavailable = false
@@ -215,6 +281,35 @@ export function createAdminApi(deps: AdminDeps): AdminApi {
         trading.setOracle({ status: 'unavailable', reason_code: b.reason_code as OracleReasonCode })
       } else throw bad(`status must be "available", or "unavailable" with reason_code one of ${ORACLE_REASONS.join(', ')}`)
       return { ok: true }
+    },
+    'GET marks': () => marksView(),
+    'POST marks/freeze': () => {
+      walker().freeze()
+      return marksView()
+    },
+    'POST marks/unfreeze': () => {
+      walker().unfreeze()
+      return marksView()
+    },
+    'POST marks/step': (body) => {
+      const b = body === undefined ? {} : obj(body)
+      const n = b.count === undefined ? 1 : intIn(b.count, 'count', 1, 100_000)
+      const w = walker()
+      if (w.frozen()) throw new AdminError(409, 'marks are frozen; unfreeze first')
+      for (let i = 0; i < n; i++) w.step()
+      return marksView()
+    },
+    'POST blocks/advance': (body) => {
+      const b = obj(body)
+      const head = trading.advanceBlocks(intIn(b.count, 'count', 1, 1_000_000_000))
+      return { height: head.height, time_ms: head.timeMs }
+    },
+    'POST earn/hold-failure': (body) => {
+      const b = obj(body)
+      if (typeof b.operation_id !== 'string') throw bad('operation_id must be a string')
+      if (typeof b.failure_code !== 'string' || !FAILURE_CODE.test(b.failure_code)) throw bad('failure_code must be a lowercase code ([a-z][a-z0-9_]*, at most 64 chars)')
+      if (b.failure_message !== undefined && (typeof b.failure_message !== 'string' || b.failure_message.length > 500)) throw bad('failure_message must be a string of at most 500 chars')
+      return earn.holdWithFailure(b.operation_id, b.failure_code, typeof b.failure_message === 'string' ? b.failure_message : undefined)
     },
     'GET ground-truth': (_b, q) => {
       const cloid = q.get('cloid')?.toLowerCase()

@@ -94,11 +94,13 @@ describe('scheduled withdrawals', () => {
     expect((await account()).next_user_nonce).toBe(1)
 
     await fails(await alice.create({ user_nonce: 1, withdraw_type: 'scheduled', asset_id: 1, amount: String(ONE), deadline_unix_ms: deadline() }), 'user asset already has an active withdrawal')
-    await fails(await alice.claim(rec.operation_id, deadline()), 'withdrawal is not claimable')
+    // spec §5: this first (too early) claim attempt binds its digest; only its bytes can claim later
+    const claimBody = await alice.claim(rec.operation_id, clock + 300_000)
+    await fails(claimBody, 'withdrawal is not claimable')
 
     clock += 120_000
     await fails(await alice.cancel(rec.operation_id, deadline()), 'withdrawal is not cancelable')
-    const claimBody = await alice.claim(rec.operation_id, deadline())
+    await fails(await alice.claim(rec.operation_id, deadline()), 'withdrawal is not claimable')
     const claimed = await ok(claimBody)
     expect(claimed.status).toBe('authorizing')
     expect(claimed.claimed_at_unix_ms).toBe(clock)
@@ -274,6 +276,26 @@ describe('faults and rate limit', () => {
     pool.faults.timeout = null
     expect((await ok(claim)).status).toBe('authorizing')
     await fails(await alice.claim(rec.operation_id, deadline() + 1), 'withdrawal is not claimable')
+  })
+
+  it('the first claim attempt binds even when it fails (deadline passed); a second, different claim is refused', async () => {
+    const rec = await ok(await alice.create({ user_nonce: 0, withdraw_type: 'scheduled', asset_id: 1, amount: String(ONE), deadline_unix_ms: deadline() }))
+    clock += 120_000
+    const late = await alice.claim(rec.operation_id, clock + 1_000)
+    clock += 2_000
+    await fails(late, 'deadline_unix_ms must be in the future')
+    // a fresh signature (new deadline) is a second claim for the same operation: refused
+    await fails(await alice.claim(rec.operation_id, deadline()), 'withdrawal is not claimable')
+    expect((await ok({ type: 'withdrawal', user_address: alice.address, operation_id: rec.operation_id })).status).toBe('queued')
+  })
+
+  it('a claim attempt that never reached the pool (131006 not executed) binds nothing', async () => {
+    const other = await ok(await alice.create({ user_nonce: 0, withdraw_type: 'scheduled', asset_id: 1, amount: String(ONE), deadline_unix_ms: deadline() }))
+    clock += 120_000
+    pool.faults.timeout = 'not-executed'
+    await fails(await alice.claim(other.operation_id, deadline()), 'upstream timeout', 131006)
+    pool.faults.timeout = null
+    expect((await ok(await alice.claim(other.operation_id, deadline() + 5))).status).toBe('authorizing')
   })
 
   it('survives a snapshot round trip', async () => {

@@ -139,13 +139,27 @@ export class EarnHandler {
 
   private async claimOrCancel(t: 'claimWithdrawal' | 'cancelWithdrawal', b: Record<string, unknown>, user: string): Promise<unknown> {
     const opId = operationId(b)
+    if (t === 'claimWithdrawal') return this.claim(b, user, opId)
     const { deadline, signature } = this.writeAuth(b)
     const fields = { user_address: user, operation_id: opId, deadline_unix_ms: deadline }
-    const kind = t === 'claimWithdrawal' ? 'ClaimWithdrawal' : 'CancelWithdrawal'
-    await this.verify(kind, fields, signature, user)
-    if (t === 'cancelWithdrawal') return this.executeWrite(() => this.pool.cancelWithdrawal(user, opId))
-    const digest = earnDigest(kind, fields, this.pool.settings.domain, this.pool.settings.chainId)
-    return this.executeWrite(() => this.pool.claimWithdrawal(user, opId, digest))
+    await this.verify('CancelWithdrawal', fields, signature, user)
+    return this.executeWrite(() => this.pool.cancelWithdrawal(user, opId))
+  }
+
+  /**
+   * Claim: a signature-valid attempt that reaches the pool binds its digest first (spec §5),
+   * and only then is its deadline judged, so a first claim refused for its deadline still binds.
+   */
+  private async claim(b: Record<string, unknown>, user: string, opId: string): Promise<unknown> {
+    const { deadline, signature } = this.writeAuth(b, { deadlineLater: true })
+    const fields = { user_address: user, operation_id: opId, deadline_unix_ms: deadline }
+    await this.verify('ClaimWithdrawal', fields, signature, user)
+    const digest = earnDigest('ClaimWithdrawal', fields, this.pool.settings.domain, this.pool.settings.chainId)
+    return this.executeWrite(() => {
+      this.pool.bindClaimAttempt(user, opId, digest)
+      if (deadline <= this.now()) throw reject('deadline_unix_ms must be in the future')
+      return this.pool.claimWithdrawal(user, opId, digest)
+    })
   }
 
   /** Applies the upstream-timeout fault: 131006 with the write applied or not. */
@@ -157,14 +171,14 @@ export class EarnHandler {
     return out
   }
 
-  private writeAuth(b: Record<string, unknown>): { deadline: number; signature: `0x${string}` } {
+  private writeAuth(b: Record<string, unknown>, o: { deadlineLater?: boolean } = {}): { deadline: number; signature: `0x${string}` } {
     const deadline = b.deadline_unix_ms
     if (deadline === undefined) throw reject('deadline_unix_ms is required')
     if (typeof deadline !== 'number' || !Number.isSafeInteger(deadline) || deadline < 0) throw reject('deadline_unix_ms must be a non-negative integer')
     const sig = b.user_signature
     if (sig === undefined) throw reject('user_signature is required')
     if (typeof sig !== 'string' || !SIGNATURE.test(sig)) throw reject('user_signature must be 0x + 130 hex chars (65 bytes)')
-    if (deadline <= this.now()) throw reject('deadline_unix_ms must be in the future')
+    if (!o.deadlineLater && deadline <= this.now()) throw reject('deadline_unix_ms must be in the future')
     const v = parseInt(sig.slice(130), 16)
     if (v !== 0 && v !== 1 && v !== 27 && v !== 28) throw reject('invalid signature recovery id')
     return { deadline, signature: sig as `0x${string}` }

@@ -67,8 +67,10 @@ export interface WithdrawalState {
   claimedAt: number | null
   cancelledAt: number | null
   completedAt: number | null
-  /** digest bound by the first accepted claim attempt */
+  /** digest bound by the first claim attempt that reached the pool, whatever its fate */
   claimDigest: string | null
+  /** admin hold: a non-terminal record carrying failure_code that does not move on its own */
+  held?: boolean
 }
 
 export interface DepositState {
@@ -366,16 +368,30 @@ export class EarnPool {
   }
 
   /**
-   * Claim. The first accepted attempt binds `digest`; a resend with the same digest returns the
-   * record again, any other digest is refused (spec §5: never sign a second claim).
+   * Spec §5: "the first claim attempt binds its digest". Called for every signature-valid claim
+   * that reaches the pool, before its deadline or claimability is judged, so a first attempt that
+   * then fails (deadline passed, not yet claimable, paused) still binds; any other digest for the
+   * same operation is refused from then on.
+   */
+  bindClaimAttempt(user: string, operationId: string, digest: string): void {
+    const w = this.owned(user, operationId)
+    if (w.claimDigest === null) {
+      w.claimDigest = digest
+      this.changed()
+      return
+    }
+    if (w.claimDigest !== digest) throw invalid('withdrawal is not claimable')
+  }
+
+  /**
+   * Claim. The digest must be the bound one (or binds now); a resend of an accepted claim returns
+   * the record again, any other digest is refused (spec §5: never sign a second claim).
    */
   claimWithdrawal(user: string, operationId: string, digest: string): WithdrawalRecord {
     this.advance()
     const w = this.owned(user, operationId)
-    if (w.claimDigest !== null) {
-      if (w.claimDigest === digest) return this.record(w)
-      throw invalid('withdrawal is not claimable')
-    }
+    if (w.claimDigest !== null && w.claimDigest !== digest) throw invalid('withdrawal is not claimable')
+    if (w.claimedAt !== null) return this.record(w)
     if (this.paused) throw invalid('withdrawals are paused')
     if (w.status !== 'queued' || w.claimableAt === null || this.now() < w.claimableAt) throw invalid('withdrawal is not claimable')
     const now = this.now()
@@ -440,10 +456,27 @@ export class EarnPool {
     return depositEntry(d)
   }
 
-  /** Admin: settle a payout held in manual review (pays it out as the operator would). */
+  /**
+   * Admin: a non-terminal record gets `failure_code`/`failure_message` and is held where it is
+   * (earn-api §3: such a record does not resolve on its own) until `resolveManualReview`.
+   */
+  holdWithFailure(operationId: string, failureCode: string, failureMessage?: string): WithdrawalRecord {
+    this.advance()
+    const w = this.byOperation.get(lower(operationId))
+    if (!w) throw invalid('withdrawal not found')
+    if (w.status === 'claimed' || w.status === 'completed' || w.status === 'cancelled') throw invalid(`withdrawal is already ${w.status}`)
+    w.held = true
+    w.failureCode = failureCode
+    w.failureMessage = failureMessage ?? `${failureCode}; held for manual intervention`
+    this.changed()
+    return this.record(w)
+  }
+
+  /** Admin: settle a payout held in manual review or by a hold (pays it out as the operator would). */
   resolveManualReview(operationId: string): WithdrawalRecord {
     const w = this.byOperation.get(lower(operationId))
-    if (!w || w.status !== 'manual_review') throw invalid('withdrawal is not in manual_review')
+    if (!w || (w.status !== 'manual_review' && !w.held)) throw invalid('withdrawal is not in manual_review or held')
+    w.held = false
     this.finishPayout(w, this.now())
     this.changed()
     return this.record(w)
@@ -465,6 +498,7 @@ export class EarnPool {
     let moved = false
     const stage = this.settings.payoutStageMs
     for (const w of this.withdrawals) {
+      if (w.held) continue
       while (now >= w.stageSince + stage) {
         const at = w.stageSince + stage
         if (w.status === 'created') w.status = 'authorizing'

@@ -13,8 +13,8 @@ export function fmtQty(state: ChainState, marketId: number, qty: bigint): string
   return formatAtoms(qty, state.markets.get(marketId)!.base_quantity_decimals)
 }
 
-export function fmtAsset(state: ChainState, assetId: number, atoms: bigint): string {
-  return formatAtoms(atoms, state.assets.get(assetId)?.balance_decimals ?? 8)
+export function fmtAsset(state: ChainState, assetId: number | null, atoms: bigint): string {
+  return formatAtoms(atoms, (assetId === null ? undefined : state.assets.get(assetId)?.balance_decimals) ?? 8)
 }
 
 export function sideLetter(side: 'bid' | 'ask'): 'B' | 'A' {
@@ -35,7 +35,7 @@ export function wsOrder(state: ChainState, o: Order, remaining: bigint = o.remai
 }
 
 export function wsFill(state: ChainState, f: FillRecord): WsFill {
-  return {
+  const out: WsFill = {
     coin: String(f.marketId),
     px: fmtPrice(state, f.marketId, f.price),
     sz: fmtQty(state, f.marketId, f.qty),
@@ -44,10 +44,12 @@ export function wsFill(state: ChainState, f: FillRecord): WsFill {
     oid: f.oid,
     crossed: f.crossed,
     fee: fmtAsset(state, f.feeAssetId, f.fee),
-    feeToken: String(f.feeAssetId),
     tid: f.tid,
     cloid: f.cloid,
   }
+  // omitted only when the fill has no fee record (spec §6)
+  if (f.feeAssetId !== null) out.feeToken = String(f.feeAssetId)
+  return out
 }
 
 /** Average price of a fill set (sum of price*qty over qty), exact to 8 extra digits, trimmed. */

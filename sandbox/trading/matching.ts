@@ -21,6 +21,10 @@ export interface BlockCtx {
   staleMarks: boolean
   events: BlockEvents
   feeAccount: Address
+  /** false: fills carry no fee record (before fee activation); default true */
+  feesActive?: boolean
+  /** false: withdraw records carry vault_address null (before vault payouts); default true */
+  vaultPayouts?: boolean
 }
 
 export interface PlaceRequest {
@@ -117,8 +121,9 @@ function executeTrade(ctx: BlockCtx, m: MarketConfig, taker: Order, maker: Order
   const quote = notional(s, m, p, q)
   const buyerRate = BigInt(buyerOrder === taker ? m.taker_fee_milli_bps : m.maker_fee_milli_bps)
   const sellerRate = BigInt(sellerOrder === taker ? m.taker_fee_milli_bps : m.maker_fee_milli_bps)
-  const buyerFee = (base * buyerRate) / FEE_DENOMINATOR
-  const sellerFee = (quote * sellerRate) / FEE_DENOMINATOR
+  const feesActive = ctx.feesActive !== false
+  const buyerFee = feesActive ? (base * buyerRate) / FEE_DENOMINATOR : 0n
+  const sellerFee = feesActive ? (quote * sellerRate) / FEE_DENOMINATOR : 0n
 
   if (buyer.kind === 'balance') {
     const held = notional(s, m, buyerOrder.price, q)
@@ -151,8 +156,8 @@ function executeTrade(ctx: BlockCtx, m: MarketConfig, taker: Order, maker: Order
   }
   const tid = s.nextTid++
   const common = { tid, height: ctx.height, timeMs: ctx.timeMs, marketId: m.market_id, price: p, qty: q }
-  addFill(ctx, { ...common, user: buyer.address, side: 'B', crossed: buyerOrder === taker, oid: buyerOrder.oid, cloid: buyerOrder.cloid, fee: buyerFee, feeAssetId: m.base_asset_id, feeMode: buyer.kind })
-  addFill(ctx, { ...common, user: seller.address, side: 'A', crossed: sellerOrder === taker, oid: sellerOrder.oid, cloid: sellerOrder.cloid, fee: sellerFee, feeAssetId: m.quote_asset_id, feeMode: seller.kind })
+  addFill(ctx, { ...common, user: buyer.address, side: 'B', crossed: buyerOrder === taker, oid: buyerOrder.oid, cloid: buyerOrder.cloid, fee: buyerFee, feeAssetId: feesActive ? m.base_asset_id : null, feeMode: feesActive ? buyer.kind : null })
+  addFill(ctx, { ...common, user: seller.address, side: 'A', crossed: sellerOrder === taker, oid: sellerOrder.oid, cloid: sellerOrder.cloid, fee: sellerFee, feeAssetId: feesActive ? m.quote_asset_id : null, feeMode: feesActive ? seller.kind : null })
   ctx.events.trades.push({
     coin: String(m.market_id),
     side: taker.side === 'bid' ? 'B' : 'A',
@@ -177,6 +182,8 @@ function fillableQty(book: OrderBook, owner: Address, side: 'bid' | 'ask', limit
   for (const level of book.side(side === 'bid' ? 'ask' : 'bid').levels) {
     if (!crossesPrice(side, limit, level.price)) break
     for (const o of level.orders) {
+      // a resting order at its fill cap is retired when met, not filled
+      if (o.fills >= MAX_FILLS_PER_ORDER) continue
       if (o.owner === owner || count >= MAX_FILLS_PER_ORDER) return total
       total += o.remaining
       count++
@@ -271,6 +278,19 @@ export function placeValidated(ctx: BlockCtx, acct: Account, m: MarketConfig, re
     const level = opposite.best()
     if (!level || !crossesPrice(o.side, o.price, level.price)) break
     const maker = level.orders[0]!
+    if (maker.fills >= MAX_FILLS_PER_ORDER) {
+      // Fills per order: 100; the 101st is refused (`maxfillsexceeded`): the resting order
+      // leaves the book with its remainder released, and matching goes on with the next one.
+      level.orders.shift()
+      opposite.pruneBest()
+      book.byOid.delete(maker.oid)
+      s.openOrdersOf(maker.owner).delete(maker.oid)
+      const makerAcct = s.accounts.get(maker.owner)
+      if (makerAcct) unlockRemaining(ctx, makerAcct, maker)
+      maker.remaining = 0n
+      record(ctx, maker, 'maxfillsexceeded', true)
+      continue
+    }
     if (maker.owner === o.owner) {
       stp = true
       break

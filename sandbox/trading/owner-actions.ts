@@ -175,7 +175,7 @@ export function applyOwnerAction(ctx: BlockCtx, signer: Address, a: Eip712Action
         dst_address: a.dst_address.toLowerCase() as Address,
         withdraw_nonce: wn,
         withdraw_fee_atoms: asset.withdraw_fee_atoms,
-        vault_address: WITHDRAW_VAULT,
+        vault_address: ctx.vaultPayouts === false ? null : WITHDRAW_VAULT,
         cloid: a.cloid,
         tx_hash: tx.txHash,
         block_height: ctx.height,

@@ -1,5 +1,5 @@
 import type { Address, Hex } from 'viem'
-import { DeskError } from '../../main/core/errors/desk-error'
+import { SandboxError } from '../errors'
 import { OrderBook, type Order } from './book'
 import type { Account, ChainState, DepositRecord, FillRecord, OrderStatusString, TxRecord, WithdrawRecord } from './state'
 import type { AssetConfig, MarketConfig } from './types'
@@ -17,7 +17,7 @@ function big(x: unknown, field: string): bigint {
   if (typeof x === 'bigint') return x
   if (typeof x === 'number' && Number.isSafeInteger(x)) return BigInt(x)
   if (typeof x === 'string' && /^-?\d+n?$/.test(x)) return BigInt(x.replace(/n$/, ''))
-  throw new DeskError('InvalidSnapshot', `trading snapshot field ${field} is not an integer`)
+  throw new SandboxError('InvalidSnapshot', `trading snapshot field ${field} is not an integer`)
 }
 
 type Snap = {
@@ -115,7 +115,7 @@ function clear(s: ChainState): void {
 export function restoreState(s: ChainState, raw: unknown): void {
   const snap = raw as Snap
   if (typeof snap !== 'object' || snap === null || snap.version !== SNAPSHOT_VERSION) {
-    throw new DeskError('InvalidSnapshot', `trading snapshot version must be ${SNAPSHOT_VERSION}`)
+    throw new SandboxError('InvalidSnapshot', `trading snapshot version must be ${SNAPSHOT_VERSION}`)
   }
   clear(s)
   s.height = snap.height

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { keccak256, concat, numberToHex, recoverAddress, recoverTypedDataAddress, type Address, type Hex } from 'viem'
-import { DeskError } from '../../main/core/errors/desk-error'
+import { SandboxError, errorCode } from '../errors'
 import { parseDecimal } from '../../main/core/money/decimal'
 import { CHAIN_IDS } from '../../main/core/wire/chains'
 import type { BatchItem, BatchItemResponse, Eip712Action, Replacement, TradeResponse, TradeResponseBody } from '../../main/core/wire/actions'
@@ -15,8 +15,8 @@ import { snapshotState, restoreState } from './persistence'
 import { SlidingWindow, TokenBuckets } from './rate-limit'
 import { wsAllMids, wsBbo, wsL2Book, wsOpenOrders, wsRecentFills, wsSpotCreditState, wsSpotState } from './snapshots'
 import { ChainState, type Account, type TxRecord } from './state'
-import type { AssetConfig, BlockEvents, FaultRule, HttpResult, MarketConfig, TradingFaults, TradingService, TradingServiceOptions } from './types'
-import { assetsMissingFreshMark, baseAtoms, creditView, notional } from './valuation'
+import type { AssetConfig, BlockEvents, FaultRule, HttpResult, MarketConfig, OracleReasonCode, TradingFaults, TradingService, TradingServiceOptions } from './types'
+import { assetsMissingFreshMark, baseAtoms, creditView, isMarkFresh, notional } from './valuation'
 
 const DAY_MS = 86_400_000n
 const NONCE_RETAINED = 100
@@ -24,11 +24,32 @@ const TRACE_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/
 
 type ExecResult = { submission: 'accepted'; response: TradeResponseBody } | { submission: 'rejected'; code: string }
 
+/** An injected execution failure decided when the write was admitted. */
+type ForcedFailure = { kind: 'failed' } | { kind: 'envelope'; code: string }
+
 interface PendingTx {
   parsed: ParsedEnvelope
   authority: Address
   owner: Address
   settle: (r: ExecResult) => void
+  forced: ForcedFailure | null
+}
+
+/** The response of a transaction that failed as a whole with no single code: every leaf is `failed`. */
+function failedResponse(a: ParsedEnvelope['action']): TradeResponseBody {
+  const leaf = { error: 'failed' }
+  switch (a.type) {
+    case 'batch':
+      return { type: 'batch', statuses: a.items.map((it) => (it.type === 'cancelAll' ? { type: 'cancelAll', statuses: [leaf] } : { type: it.type, status: leaf })) } as TradeResponseBody
+    case 'cancelAll':
+      return { type: 'cancelAll', statuses: [leaf] } as TradeResponseBody
+    case 'order':
+    case 'cancel':
+    case 'modify':
+      return { type: a.type, status: leaf } as TradeResponseBody
+    default:
+      return { type: 'default', status: leaf } as TradeResponseBody
+  }
 }
 
 function isCancelOnly(item: BatchItem): boolean {
@@ -79,6 +100,10 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
     staleMarks: false,
     oracleUnavailable: null,
     queryLagBackpressure: null,
+    failTx: null,
+    envelopeFailure: null,
+    feesInactive: false,
+    vaultPayoutsInactive: false,
   }
 
   let queue: PendingTx[] = []
@@ -97,18 +122,53 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
     return rule.probability !== undefined && rule.probability > 0 && random() < rule.probability
   }
 
-  function oracle() {
+  /** The oracle as the admin forced it (fault or `setOracle`), regardless of mark ages. */
+  function forcedOracle() {
     if (faults.oracleUnavailable) return { status: 'unavailable' as const, reason_code: faults.oracleUnavailable }
     return state.oracle
+  }
+
+  /** What `oracleStatus` reports: a forced state, else `StalePrice` exactly when some mark is stale. */
+  function oracle(): { status: 'available' } | { status: 'unavailable'; reason_code: OracleReasonCode } {
+    const forced = forcedOracle()
+    if (forced.status !== 'available') return forced
+    const at = state.timeMs || now()
+    for (const id of state.marks.keys()) {
+      if (!isMarkFresh(state, id, at, faults.staleMarks)) return { status: 'unavailable', reason_code: 'StalePrice' }
+    }
+    return forced
+  }
+
+  /** Decides, at admission, whether an injected execution failure hits this write. */
+  function forcedFailureFor(p: ParsedEnvelope): ForcedFailure | null {
+    const env = faults.envelopeFailure
+    if (env && (env.code !== 'InvalidBatchLength' || p.action.type === 'batch') && fires(env)) {
+      if (env.probability === undefined && (env.count ?? 0) <= 0) faults.envelopeFailure = null
+      return { kind: 'envelope', code: env.code }
+    }
+    const f = faults.failTx
+    if (f) {
+      if (f.cloid !== undefined) {
+        if (!cloidsOf(p).includes(f.cloid.toLowerCase())) return null
+        if (f.count !== undefined && f.count > 1) f.count -= 1
+        else faults.failTx = null
+        return { kind: 'failed' }
+      }
+      const left = (f.count ?? 1) - 1
+      if (left <= 0) faults.failTx = null
+      else f.count = left
+      return { kind: 'failed' }
+    }
+    return null
   }
 
   function addMarket(m: MarketConfig): void {
     const base = state.assets.get(m.base_asset_id)
     const quote = state.assets.get(m.quote_asset_id)
-    if (!base || !quote) throw new DeskError('InvalidMarket', `market ${m.market_id} refers to an unknown asset`)
+    if (!base || !quote) throw new SandboxError('InvalidMarket', `market ${m.market_id} refers to an unknown asset`)
     // Integer-exact settlement: notional and base atoms must never need rounding.
     if (m.price_decimals + m.base_quantity_decimals > quote.balance_decimals || m.base_quantity_decimals > base.balance_decimals) {
-      throw new DeskError('InvalidMarket', `market ${m.market_id}: price and quantity decimals exceed the asset decimals`)
+      throw new SandboxError('InvalidMarket', `market ${m.market_id}: price and quantity decimals exceed the asset decimals`)
     }
     state.addMarket(m)
   }
@@ -170,7 +230,7 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
       return (await recoverAddress({ hash: keccak256(payload), signature })).toLowerCase() as Address
     }
     const req = signingRequest({ action: p.action, nonce: p.nonce, expiresAfterMs: p.expiresAfterMs }, cid)
-    if (req.scheme !== 'eip712') throw new DeskError('Internal', 'scheme mismatch')
+    if (req.scheme !== 'eip712') throw new SandboxError('Internal', 'scheme mismatch')
     return (await recoverTypedDataAddress({ ...req.typedData, signature } as Parameters<typeof recoverTypedDataAddress>[0])).toLowerCase() as Address
   }
 
@@ -199,7 +259,8 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
     if (items.every(isCancelOnly)) return null
     if (acct.status === 'frozen') return acct.kind === 'credit' ? 'SpotCreditAccountFrozen' : 'AccountFrozen'
     if (acct.kind === 'credit') {
-      if (oracle().status !== 'available') return 'OracleUnavailable'
+      // stale marks are judged per asset below (OracleMarkPriceMissing); this is the forced outage
+      if (forcedOracle().status !== 'available') return 'OracleUnavailable'
       for (const it of items) {
         if (it.type === 'cancel' || it.type === 'cancelAll') continue
         const m = state.markets.get(Number(it.market_id))
@@ -291,7 +352,15 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
     const a = p.action
     let result: ExecResult
     let status = 'success'
-    if (a.type === 'order' || a.type === 'cancel' || a.type === 'cancelAll' || a.type === 'modify' || a.type === 'batch') {
+    if (tx.forced?.kind === 'envelope') {
+      // injected envelope-level execution failure: included, nothing applied
+      result = { submission: 'rejected', code: tx.forced.code }
+      status = tx.forced.code.toLowerCase()
+    } else if (tx.forced?.kind === 'failed') {
+      // injected failure with no single code: included, nothing applied
+      result = { submission: 'accepted', response: failedResponse(a) }
+      status = 'failed'
+    } else if (a.type === 'order' || a.type === 'cancel' || a.type === 'cancelAll' || a.type === 'modify' || a.type === 'batch') {
       if (!acct) {
         result = { submission: 'rejected', code: 'AccountNotFound' }
         status = 'accountnotfound'
@@ -322,7 +391,8 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
       status,
     }
     state.executed.push(rec)
-    if (state.executed.length > 200_000) state.executed.splice(0, 100_000)
+    // ground truth for tests: bounded so a session of hours does not grow without limit
+    if (state.executed.length > 50_000) state.executed.splice(0, 25_000)
     for (const c of rec.cloids) state.txByCloid.set(`${tx.authority}:${c}`, rec)
     return result
   }
@@ -345,7 +415,7 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
     // Faucet deposits land in this block, like a bridge deposit would: their accounts are touched.
     for (const a of depositedSinceLastBlock) events.touchedUsers.add(a)
     depositedSinceLastBlock.clear()
-    const ctx: BlockCtx = { state, height, timeMs, staleMarks: faults.staleMarks, events, feeAccount }
+    const ctx: BlockCtx = { state, height, timeMs, staleMarks: faults.staleMarks, events, feeAccount, feesActive: !faults.feesInactive, vaultPayouts: !faults.vaultPayoutsInactive }
     const results: [PendingTx, ExecResult][] = []
     txs.forEach((tx, i) => {
       pendingNonces.get(tx.authority)?.delete(tx.parsed.nonce)
@@ -395,7 +465,8 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
       p = parseEnvelope(rawBody, state, chainId)
     } catch (e) {
       if (e instanceof ShapeError) return rejected(traceId, e.code, undefined, 400)
-      if (e instanceof DeskError) return rejected(traceId, e.code === 'EncodeLengthOverflow' ? e.code : 'MalformedTx', undefined, 400)
+      const code = errorCode(e)
+      if (code !== null) return rejected(traceId, code === 'EncodeLengthOverflow' ? code : 'MalformedTx', undefined, 400)
       throw e
     }
     const txHash = p.txHash
@@ -475,7 +546,8 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
     }
     set.add(p.nonce)
     if (p.action.type === 'withdraw') pendingWithdrawNonces.add(`${owner}:${p.action.withdraw_nonce}`)
-    return new Promise<ExecResult>((settle) => queue.push({ parsed: p, authority, owner, settle }))
+    const forced = forcedFailureFor(p)
+    return new Promise<ExecResult>((settle) => queue.push({ parsed: p, authority, owner, settle, forced }))
   }
 
   // ---------------- /info ----------------
@@ -494,20 +566,20 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
 
   function deposit(address: Address, assetId: number, atoms: bigint): void {
     const a = address.toLowerCase() as Address
-    if (!state.assets.has(assetId)) throw new DeskError('InvalidAssetId', `unknown asset ${assetId}`)
-    if (atoms <= 0n) throw new DeskError('InvalidAmount', 'deposit must be positive')
+    if (!state.assets.has(assetId)) throw new SandboxError('InvalidAssetId', `unknown asset ${assetId}`)
+    if (atoms <= 0n) throw new SandboxError('InvalidAmount', 'deposit must be positive')
     let acct = state.accounts.get(a)
     let fee = 0n
     if (!acct) {
-      if (state.agentIndex.has(a)) throw new DeskError('AddressIsAgent', `${a} is an active agent and cannot hold an account`)
+      if (state.agentIndex.has(a)) throw new SandboxError('AddressIsAgent', `${a} is an active agent and cannot hold an account`)
       if (!ACTIVATION_FEE_ASSETS.includes(assetId) || atoms <= ACTIVATION_FEE_ATOMS) {
-        throw new DeskError('InsufficientActivationDeposit', `a first deposit must be in asset ${ACTIVATION_FEE_ASSETS.join(' or ')} and exceed the 1.0 activation fee`)
+        throw new SandboxError('InsufficientActivationDeposit', `a first deposit must be in asset ${ACTIVATION_FEE_ASSETS.join(' or ')} and exceed the 1.0 activation fee`)
       }
       acct = state.createAccount(a, 'balance')
       fee = ACTIVATION_FEE_ATOMS
       state.balance(state.accounts.get(feeAccount)!, assetId).available += fee
     }
-    if (acct.kind === 'credit') throw new DeskError('ActionNotAllowedForSpotCreditAccount', 'credit accounts hold no balances')
+    if (acct.kind === 'credit') throw new SandboxError('ActionNotAllowedForSpotCreditAccount', 'credit accounts hold no balances')
     state.balance(acct, assetId).available += atoms - fee
     let list = state.deposits.get(a)
     if (!list) {
@@ -520,7 +592,7 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
 
   function creditAccount(address: Address): Account {
     const acct = state.accounts.get(address.toLowerCase() as Address)
-    if (!acct || acct.kind !== 'credit') throw new DeskError('InvalidMarginAccount', `${address} is not a credit account`)
+    if (!acct || acct.kind !== 'credit') throw new SandboxError('InvalidMarginAccount', `${address} is not a credit account`)
     return acct
   }
 
@@ -543,10 +615,12 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
     spotCreditState: (u) => wsSpotCreditState(state, u, state.timeMs || now(), faults.staleMarks),
     recentFills: (u, n) => wsRecentFills(state, u, n),
     head: () => ({ height: state.height, timeMs: state.timeMs }),
+    marks: () => [...state.marks].sort((x, y) => x[0] - y[0]).map(([assetId, m]) => ({ assetId, usdAtoms: m.usdAtoms, sourceTsMs: m.sourceTsMs })),
+    oracleStatus: () => oracle(),
     deposit,
     createCreditAccount(address, creditUsdAtoms, o) {
       const a = address.toLowerCase() as Address
-      if (state.accounts.has(a)) throw new DeskError('AccountAlreadyActivated', `${a} already has an account`)
+      if (state.accounts.has(a)) throw new SandboxError('AccountAlreadyActivated', `${a} already has an account`)
       const acct = state.createAccount(a, 'credit')
       acct.credit!.creditUsdAtoms = creditUsdAtoms
       acct.credit!.whitelist = [...(o?.whitelistedMarketIds ?? [])]
@@ -555,7 +629,7 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
       creditAccount(address).credit!.positions.set(assetId, actualQty)
     },
     setMark(assetId, usdAtoms, sourceTsMs) {
-      if (usdAtoms <= 0n) throw new DeskError('InvalidPrice', 'a mark must be positive')
+      if (usdAtoms <= 0n) throw new SandboxError('InvalidPrice', 'a mark must be positive')
       state.marks.set(assetId, { usdAtoms, sourceTsMs: sourceTsMs ?? now() })
     },
     setOracle(s) {
@@ -563,12 +637,12 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
     },
     freeze(address) {
       const acct = state.accounts.get(address.toLowerCase() as Address)
-      if (!acct) throw new DeskError('AccountNotFound', `${address} has no account`)
+      if (!acct) throw new SandboxError('AccountNotFound', `${address} has no account`)
       acct.status = 'frozen'
     },
     unfreeze(address) {
       const acct = state.accounts.get(address.toLowerCase() as Address)
-      if (!acct) throw new DeskError('AccountNotFound', `${address} has no account`)
+      if (!acct) throw new SandboxError('AccountNotFound', `${address} has no account`)
       acct.status = 'active'
     },
     listAssets: () => [...state.assets.values()].sort((a, b) => a.asset_id - b.asset_id),
@@ -585,12 +659,22 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
       state.executed.map((t) => ({ txHash: t.txHash, height: t.height, txIndex: t.txIndex, authority: t.authority, owner: t.owner, actionType: t.actionType, nonce: t.nonce, cloid: t.cloids[0] ?? null, status: t.status })),
     snapshot: () => snapshotState(state),
     restore(snap) {
-      if (queue.length > 0) throw new DeskError('RestoreWhileBusy', 'cannot restore while transactions are pending')
+      if (queue.length > 0) throw new SandboxError('RestoreWhileBusy', 'cannot restore while transactions are pending')
       restoreState(state, snap)
       if (!state.accounts.has(feeAccount)) state.createAccount(feeAccount, 'balance')
     },
     pendingCount: () => queue.length,
     produceBlock,
+    advanceBlocks(count) {
+      if (!Number.isSafeInteger(count) || count < 1 || count > 1_000_000_000) throw new SandboxError('InvalidBlockCount', 'count must be an integer from 1 to 1e9')
+      produceBlock()
+      if (count > 1) {
+        // Empty heights: no transactions, no events; the block time stays (marks and nonces keep their meaning).
+        state.height += count - 1
+        prune()
+      }
+      return { height: state.height, timeMs: state.timeMs }
+    },
     start() {
       if (timer || blockMs <= 0) return
       timer = setInterval(produceBlock, blockMs)

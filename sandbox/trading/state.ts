@@ -51,8 +51,9 @@ export interface FillRecord {
   oid: number
   cloid: string | null
   fee: bigint
-  feeAssetId: number
-  feeMode: 'balance' | 'credit'
+  /** null on a no-fee fill before fee activation */
+  feeAssetId: number | null
+  feeMode: 'balance' | 'credit' | null
 }
 
 export type OrderStatusString =

@@ -175,7 +175,27 @@ export interface TradingFaults {
   oracleUnavailable: OracleReasonCode | null
   /** /trade refuses admission with 503 `QueryLagBackpressure` (never executed). */
   queryLagBackpressure?: FaultRule | null
+  /**
+   * The next matching write (by `cloid`, else the next `count` writes) is included in a block and
+   * fails there without applying anything: `txStatusByCloid` reports `failed` (no single code);
+   * /trade answers `accepted` with `failed` error leaves.
+   */
+  failTx?: { cloid?: string; count?: number } | null
+  /**
+   * The next matching write is included in a block and fails with one of the six envelope-level
+   * execution failures: /trade answers `rejected` with that code and a `tx_hash`.
+   * `InvalidBatchLength` only ever hits a `batch` write.
+   */
+  envelopeFailure?: (FaultRule & { code: EnvelopeFailureCode }) | null
+  /** Fills before fee activation: no fee record (`fee_asset_id`/`fee_mode` null, no `feeToken`). */
+  feesInactive?: boolean
+  /** Withdraw records written before vault payouts were activated: `vault_address` null. */
+  vaultPayoutsInactive?: boolean
 }
+
+/** The six envelope-level execution failures (trading-api §7). */
+export type EnvelopeFailureCode = 'BadNonce' | 'BadSignature' | 'ExpiredTx' | 'MalformedTx' | 'InvalidBatchLength' | 'FeatureDisabled'
+export const ENVELOPE_FAILURE_CODES: readonly EnvelopeFailureCode[] = ['BadNonce', 'BadSignature', 'ExpiredTx', 'MalformedTx', 'InvalidBatchLength', 'FeatureDisabled']
 
 // ---------- configuration records ----------
 
@@ -260,6 +280,10 @@ export interface TradingService {
   recentFills(user: Address, n?: number): WsFill[]
   /** current head */
   head(): { height: number; timeMs: number }
+  /** current marks, by asset id */
+  marks(): { assetId: number; usdAtoms: bigint; sourceTsMs: number }[]
+  /** what `oracleStatus` reports now (admin override, else `StalePrice` when a mark is stale) */
+  oracleStatus(): { status: 'available' } | { status: 'unavailable'; reason_code: OracleReasonCode }
 
   // ---- seeding and admin ----
   /** Faucet. The first deposit of an address creates its account and pays the 1.0 activation fee. */
@@ -287,6 +311,11 @@ export interface TradingService {
   pendingCount(): number
   /** Seal the pending queue into the next block now (manual mode and tests). */
   produceBlock(): BlockEvents
+  /**
+   * Seals the pending queue into the next block, then skips `count - 1` empty heights at once
+   * (block time unchanged) and prunes what left the retained window. Returns the new head.
+   */
+  advanceBlocks(count: number): { height: number; timeMs: number }
   start(): void
   stop(): Promise<void>
 }
