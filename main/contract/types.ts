@@ -349,8 +349,14 @@ export interface ConfirmRequest {
 export interface StreamStatus {
   connected: boolean
   connections: number
+  /** the service's counted WebSocket connections per IP (trading-api.md) */
+  connectionLimit: number
+  /** connections the subscriptions need at 10 per connection */
+  neededConnections: number
   subscriptions: number
   lastMessageAt: number | null
   reconnects: number
+  /** frames dropped as garbage (unreadable, unknown channel, wrong shape) */
+  droppedFrames: number
   detail: string
 }

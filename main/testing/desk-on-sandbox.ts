@@ -28,7 +28,8 @@ export interface DeskOnSandbox {
 }
 
 export async function startDeskOnSandbox(opts: { sandbox?: StartSandboxOptions; ratePerSec?: number; overviewRefreshMs?: number; dataDir?: string } = {}): Promise<DeskOnSandbox> {
-  const sandbox = await startSandbox({ port: 0, seed: true, rateLimits: false, botIntervalMs: 0, ...opts.sandbox })
+  // Marks stay fresh but constant (markStepBps 0) so tests can assert exact values; a test may make them move.
+  const sandbox = await startSandbox({ port: 0, seed: true, rateLimits: false, botIntervalMs: 0, markStepBps: 0, ...opts.sandbox })
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'desk-core-'))
   const tradingPort = Number(new URL(sandbox.tradingUrl).port)
   const earnPort = Number(new URL(sandbox.earnUrl).port)

@@ -111,7 +111,7 @@ export class LiveOverview {
   /** Pushes the stream status when it changed, and otherwise at most every 2 s (its ages tick). */
   private streamStatus(pool: StreamPool, force = false): void {
     const st = pool.status()
-    const key = `${st.connected}/${st.connections}/${st.subscriptions}/${st.reconnects}`
+    const key = `${st.connected}/${st.connections}/${st.subscriptions}/${st.reconnects}/${st.droppedFrames}`
     if (!force && key === this.lastStreamKey && this.d.now() - this.lastStreamAt < 2000) return
     this.lastStreamKey = key
     this.lastStreamAt = this.d.now()
