@@ -87,8 +87,7 @@ describe('web host fuzz', () => {
     for (const text of ['{', 'null', '[]', '{"channel":"app.state"}', '{"id":"x","channel":"app.state"}', '{"__proto__":{"id":1}}']) {
       check(await ask(ws, text, null), text)
     }
-    const n = id++
-    check(await ask(ws, JSON.stringify({ id: n, channel: 'constructor', args: {} }), n), 'constructor')
+    check(await ask(ws, JSON.stringify({ id, channel: 'constructor', args: {} }), id), 'constructor')
     expect(untyped).toEqual([])
     ws.close()
   }, 120_000)
