@@ -6,6 +6,8 @@ export interface PolicyBookOptions {
   journal: Journal
   now: () => number
   verifyPassphrase(passphrase: string): Promise<boolean>
+  /** The operator's own accounts (owner keys in the vault): transfers may go there without the address book. */
+  ownAccounts(): string[]
 }
 
 /** One policy engine per network name (the policy is per network, not per session). */
@@ -13,6 +15,10 @@ export class PolicyBook {
   private readonly engines = new Map<string, PolicyEngine>()
 
   constructor(private readonly o: PolicyBookOptions) {}
+
+  ownAccounts(): string[] {
+    return this.o.ownAccounts()
+  }
 
   for(network: PolicyNetwork): PolicyEngine {
     let e = this.engines.get(network.name)

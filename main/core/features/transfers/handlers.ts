@@ -1,6 +1,7 @@
 import type { Address, PreviewView } from '../../../contract/types'
 import type { Journal } from '../../journal'
 import type { HandlerTable } from '../../ipc/dispatch'
+import { guardTransfer, guardWithdraw, guardWrite, type PolicyBook } from '../../policy'
 import { fmt, unlockedWriteSide, type WriteAccess } from '../../session'
 import { writeOutcomeView } from '../journal'
 import { activateFor, previewTransfer, transfer, withdraw } from './transfers.service'
@@ -9,6 +10,8 @@ export type TransfersChannels = 'transfer.preview' | 'transfer.submit' | 'withdr
 
 export interface TransfersDeps extends WriteAccess {
   journal: Journal
+  /** The operator's guardrails: every write asks it before anything is signed. */
+  policy: PolicyBook
   /** the operator's name for an account ('' when it has none) */
   label(address: string): string
 }
@@ -33,15 +36,21 @@ export function transfersHandlers(d: TransfersDeps): Pick<HandlerTable, Transfer
       }
     },
     'transfer.submit': async (a) => {
-      const r = await transfer((await unlockedWriteSide(d)).ctx, { from: a.from, to: a.to, asset: a.assetId, amount: a.amount })
+      const w = await unlockedWriteSide(d)
+      await guardTransfer(d, w.ctx, { to: a.to, assetId: a.assetId, amount: a.amount })
+      const r = await transfer(w.ctx, { from: a.from, to: a.to, asset: a.assetId, amount: a.amount })
       return writeOutcomeView(d.journal, r.outcome)
     },
     'withdraw.submit': async (a) => {
-      const r = await withdraw((await unlockedWriteSide(d)).ctx, { account: a.account, asset: a.assetId, amount: a.amount, dstChainId: a.dstChainId, dstAddress: a.dstAddress })
+      const w = await unlockedWriteSide(d)
+      await guardWithdraw(d, w.ctx, { assetId: a.assetId, amount: a.amount, dstAddress: a.dstAddress, dstChainId: a.dstChainId })
+      const r = await withdraw(w.ctx, { account: a.account, asset: a.assetId, amount: a.amount, dstChainId: a.dstChainId, dstAddress: a.dstAddress })
       return writeOutcomeView(d.journal, r.outcome)
     },
     'activate.submit': async (a) => {
-      const r = await activateFor((await unlockedWriteSide(d)).ctx, { from: a.account, target: a.target, asset: a.feeAssetId })
+      const w = await unlockedWriteSide(d)
+      await guardWrite(d, 'the account activation')
+      const r = await activateFor(w.ctx, { from: a.account, target: a.target, asset: a.feeAssetId })
       return writeOutcomeView(d.journal, r.outcome)
     },
   }
