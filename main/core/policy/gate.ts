@@ -40,9 +40,16 @@ export function markValuer(md: MarketData, now: number): Valuer {
   }
 }
 
-async function valuer(session: NetworkSession): Promise<Valuer> {
+/** Market data for a policy decision: a cached answer showing the oracle down is fetched again once. */
+async function marketData(session: NetworkSession): Promise<MarketData> {
   const md = await session.market.get('operator')
-  return markValuer(md, session.now())
+  if (md.oracle.status === 'available') return md
+  session.market.invalidate()
+  return session.market.get('operator')
+}
+
+async function valuer(session: NetworkSession): Promise<Valuer> {
+  return markValuer(await marketData(session), session.now())
 }
 
 export interface MoveRequest {
@@ -98,7 +105,7 @@ async function referencePrice(session: NetworkSession, market: MarketInfo, side:
     }
   }
   if (market.baseAssetId === null || market.quoteAssetId === null) return null
-  const md = await session.market.get('operator')
+  const md = await marketData(session)
   const now = session.now()
   const base = markState(md, market.baseAssetId, now)
   const quote = markState(md, market.quoteAssetId, now)
@@ -112,7 +119,7 @@ export async function guardOrder(d: PolicyAccess, order: CheckedOrder, override?
   engine.requireWritable('the order')
   const side = order.side === 'bid' || order.side === 'buy' ? 'bid' : 'ask'
   const m = order.market
-  const md = await session.market.get('operator')
+  const md = await marketData(session)
   engine.checkOrderValue(() => {
     if (m.quoteAssetId === null || order.notionalQuoteAtoms === null) {
       throw new DeskError('MarkUnavailable', `market ${m.marketId} has no known quote asset: its order value cannot be checked against max-order-usd, so the order is refused`, { code: 'MarkUnavailable' })

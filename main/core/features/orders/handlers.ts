@@ -1,7 +1,7 @@
 import { DeskError } from '../../errors/desk-error'
 import type { HandlerTable } from '../../ipc/dispatch'
 import type { Journal } from '../../journal'
-import { guardOrder, type PolicyBook } from '../../policy'
+import { guardOrder, guardWrite, type PolicyBook } from '../../policy'
 import { unlockedWriteSide, type WriteAccess } from '../../session'
 import { writeOutcomeView } from '../journal'
 import { cancelAllInMarket, cancelOrder, checkOrderTicket, emergencyCancelAll, placeOrder } from './orders.service'
@@ -17,6 +17,7 @@ export function ordersHandlers(d: WriteAccess & { journal: Journal; policy: Poli
   return {
     'orders.place': async (a) => {
       const c = await ctx()
+      await guardWrite(d, 'the order') // a halt is the first thing the operator should hear
       const t = { account: a.account, market: a.marketId, side: a.side, orderType: a.orderType, tif: a.tif, price: a.price, quantity: a.quantity }
       const ticket = await checkOrderTicket(c, t)
       await guardOrder(d, { market: ticket.market, side: a.side, price: a.price, priceAtoms: ticket.priceAtoms, notionalQuoteAtoms: ticket.notionalQuoteAtoms }, a.override)
