@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { writeFileSync } from 'node:fs'
 import { devOwner } from '../../../../sandbox/scenario/dev-keys'
 import type { AddressBookEntryView, AgentSlotView, HaltResult, PolicyView, SubmissionView, WriteOutcome } from '../../../contract/types'
+import type { DeskErrorData } from '../../errors/desk-error'
 import { policyFilePath } from '../../policy'
 import { startDeskOnSandbox, TEST_PASSPHRASE, type DeskOnSandbox } from '../../../testing/desk-on-sandbox'
 
@@ -18,7 +19,7 @@ describe('operator policy enforced in main, against the sandbox', () => {
   const truth = () => d.sandbox.trading.groundTruth().length
   const journaled = async () => (await d.call<SubmissionView[]>('journal.query', {})).length
   /** Runs a call expected to be refused: returns its error; asserts nothing reached the exchange or the journal. */
-  const refused = async (channel: string, args: unknown): Promise<{ code: string; message: string }> => {
+  const refused = async (channel: string, args: unknown): Promise<DeskErrorData> => {
     const [t0, j0] = [truth(), await journaled()]
     const r = await d.core.dispatch(channel, args, { host: 'test' })
     if (r.ok) throw new Error(`${channel} was not refused`)
