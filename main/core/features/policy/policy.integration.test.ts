@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { writeFileSync } from 'node:fs'
 import { devOwner } from '../../../../sandbox/scenario/dev-keys'
-import type { AddressBookEntryView, AgentSlotView, HaltResult, PolicyView, SubmissionView, WriteOutcome } from '../../../contract/types'
+import type { AddressBookEntryView, AgentSlotView, HaltResult, PolicyView, PreviewView, SubmissionView, WriteOutcome } from '../../../contract/types'
 import type { DeskErrorData } from '../../errors/desk-error'
 import { policyFilePath } from '../../policy'
 import { startDeskOnSandbox, TEST_PASSPHRASE, type DeskOnSandbox } from '../../../testing/desk-on-sandbox'
@@ -82,7 +82,9 @@ describe('operator policy enforced in main, against the sandbox', () => {
     expect(truth()).toBe(t0 + 1)
   })
 
-  it('transfers go only to own accounts or address-book entries', async () => {
+  it('transfers go only to own accounts or address-book entries; the preview shows the refusal', async () => {
+    const preview = await d.call<PreviewView>('transfer.preview', { from: owner(0), to: '0x1111111111111111111111111111111111111111', assetId: 1, amount: '5' })
+    expect(preview.warnings[0]).toMatch(/^Refused by policy \(DestinationNotAllowed\)/)
     expect((await refused('transfer.submit', { from: owner(0), to: '0x1111111111111111111111111111111111111111', assetId: 1, amount: '5' })).code).toBe('DestinationNotAllowed')
     const out = await d.call<WriteOutcome>('transfer.submit', { from: owner(0), to: owner(2), assetId: 1, amount: '12.5' })
     expect(out.submission.state).toBe('accepted')

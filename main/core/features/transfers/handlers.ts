@@ -1,4 +1,5 @@
 import type { Address, PreviewView } from '../../../contract/types'
+import { DeskError } from '../../errors/desk-error'
 import type { Journal } from '../../journal'
 import type { HandlerTable } from '../../ipc/dispatch'
 import { guardTransfer, guardWithdraw, guardWrite, type PolicyBook } from '../../policy'
@@ -22,6 +23,11 @@ export function transfersHandlers(d: TransfersDeps): Pick<HandlerTable, Transfer
     'transfer.preview': async (a): Promise<PreviewView> => {
       const w = await unlockedWriteSide(d)
       const p = await previewTransfer(w.ctx, { from: a.from, to: a.to, asset: a.assetId, amount: a.amount })
+      // The policy's decision is shown beside the preview; the submit asks it again before signing.
+      const policy = await guardTransfer(d, w.ctx, { to: a.to, assetId: a.assetId, amount: a.amount }).then(
+        () => [],
+        (e: unknown) => (e instanceof DeskError ? [`Refused by policy (${e.code}): ${e.message}`] : []),
+      )
       const f = (x: bigint) => fmt(x, p.asset.decimals)
       const sym = p.asset.symbol
       return {
@@ -32,7 +38,7 @@ export function transfersHandlers(d: TransfersDeps): Pick<HandlerTable, Transfer
           { account: p.from as Address, label: `${d.label(p.from) || 'sender'} available`, assetSymbol: sym, before: f(p.fromBefore), after: f(p.fromBefore - p.amountAtoms) },
           { account: p.to as Address, label: `${d.label(p.to) || 'recipient'} available`, assetSymbol: sym, before: f(p.toBefore), after: f(p.toBefore + p.amountAtoms) },
         ],
-        warnings: p.warnings.map((x) => `${d.label(p.from) || p.from} has ${x}`),
+        warnings: [...policy, ...p.warnings.map((x) => `${d.label(p.from) || p.from} has ${x}`)],
       }
     },
     'transfer.submit': async (a) => {
