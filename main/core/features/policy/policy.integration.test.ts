@@ -181,6 +181,21 @@ describe('operator policy enforced in main, against the sandbox', () => {
     expect(after.filter((s) => s.agent !== null)).toEqual([])
   })
 
+  it('a damaged policy file refuses every write (never a default-allow) and is left untouched', async () => {
+    const { readFileSync } = await import('node:fs')
+    const file = policyFilePath(d.dataDir, 'sandbox')
+    const good = readFileSync(file, 'utf8')
+    writeFileSync(file, good.slice(0, 40))
+    try {
+      const o = { account: owner(1), marketId: '2', side: 'bid', orderType: 'limit', tif: 'gtc', price: '3000', quantity: '0.01' }
+      expect((await refused('orders.place', o)).code).toBe('PolicyFileCorrupt')
+      expect((await refused('transfer.submit', { from: owner(0), to: owner(2), assetId: 1, amount: '1' })).code).toBe('PolicyFileCorrupt')
+      expect(readFileSync(file, 'utf8')).toBe(good.slice(0, 40))
+    } finally {
+      writeFileSync(file, good)
+    }
+  })
+
   it('no passphrase in the policy file or the policy journal', async () => {
     const { readFileSync } = await import('node:fs')
     expect(readFileSync(policyFilePath(d.dataDir, 'sandbox'), 'utf8')).not.toContain(TEST_PASSPHRASE)
