@@ -20,6 +20,9 @@ import type {
   EarnPage,
   EarnWithdrawalView,
   EarnYieldView,
+  AddressBookEntryView,
+  HaltResult,
+  PolicyView,
   MarketView,
   NetworkView,
   NotificationEvent,
@@ -75,6 +78,8 @@ const orderArgs = v.object({
   tif: v.picklist(['gtc', 'ioc', 'fok', 'alo'] as const),
   price: decimal,
   quantity: decimal,
+  /** Knowing override of the price band for this one order: `confirmText` must equal the phrase the refusal gave. */
+  override: v.optional(v.object({ priceBand: v.literal(true), confirmText: v.pipe(v.string(), v.maxLength(200)) })),
 })
 const earnCreateArgs = v.object({ account: address, assetId, amount: decimal, type: v.picklist(['scheduled', 'instant'] as const) })
 const earnOpArgs = v.object({ account: address, operationId })
@@ -178,6 +183,18 @@ export const channels = {
   'earn.create': intent<EarnWithdrawalView>()(earnCreateArgs),
   'earn.claim': intent<EarnWithdrawalView>()(earnOpArgs),
   'earn.cancel': intent<EarnWithdrawalView>()(earnOpArgs),
+
+  // Operator policy: guardrails main enforces on every write (the renderer and CLI only display them).
+  'policy.show': query<PolicyView>()(none),
+  /** Tightening applies at once; loosening needs the passphrase and applies after the cooling-off. `value` null turns a rule off. */
+  'policy.set': intent<PolicyView>()(v.object({ name: v.pipe(v.string(), v.minLength(1), v.maxLength(64), v.regex(/^[a-z][a-z0-9-]*(:[0-9]{1,10})?$/, 'a policy name')), value: v.nullable(v.pipe(v.string(), v.maxLength(40))), passphrase: v.optional(passphrase) })),
+  'addresses.list': query<AddressBookEntryView[]>()(none),
+  'addresses.add': intent<AddressBookEntryView>()(v.object({ label: v.pipe(label, v.minLength(1)), address, chainId: idString, passphrase })),
+  'addresses.remove': intent<{ removed: string }>()(v.object({ label: v.pipe(label, v.minLength(1)), passphrase })),
+  'policy.halt': intent<HaltResult>()(none),
+  'policy.resume': intent<PolicyView>()(v.object({ passphrase })),
+  /** Emergency: revokes every occupied agent slot of an account (offered beside halt). */
+  'agents.revokeAll': intent<AgentSlotView[]>()(v.object({ owner: address })),
 
   'journal.query': query<SubmissionView[]>()(journalFilter),
   'journal.export': query<{ filename: string; mime: string; content: string }>()(v.object({ format: v.picklist(['csv', 'json'] as const), filter: journalFilter })),

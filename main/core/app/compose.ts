@@ -7,6 +7,7 @@ import { createDispatcher, mergeHandlers, type CallContext, type Dispatch } from
 import { EventHub } from '../ipc/events'
 import { notifier } from '../ipc/notify'
 import { openJournal } from '../journal'
+import { PolicyBook } from '../policy'
 import { ExternalLinkPolicy } from '../security/external-links'
 import { SessionHolder } from '../session'
 import { AccountDirectory, AccountMetaStore, accountsHandlers, confirmationContext, type DemoAccount } from '../features/accounts'
@@ -17,6 +18,7 @@ import { hostHandlers, type HostServices } from '../features/host'
 import { journalHandlers, pendingCounter, watchJournal } from '../features/journal'
 import { ordersHandlers } from '../features/orders'
 import { LiveOverview, portfolioHandlers } from '../features/portfolio'
+import { policyHandlers } from '../features/policy'
 import { settingsHandlers } from '../features/settings'
 import { settleRepayHandlers } from '../features/settle-repay'
 import { transfersHandlers } from '../features/transfers'
@@ -84,7 +86,8 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
   const live = new LiveOverview({ sessions, accounts, agentKeys, settings, events, notify, now, pendingJournal, hasVault: () => vault.current !== null })
   confirm.setContext(confirmationContext(settings, accounts))
 
-  const writes = { sessions, vault, journal }
+  const policy = new PolicyBook({ dataDir: o.dataDir, journal, now, verifyPassphrase: (p) => vault.require().verifyPassphrase(p), ownAccounts: () => (vault.current?.listAccounts() ?? []).filter((a) => !a.watchOnly).map((a) => a.address) })
+  const writes = { sessions, vault, journal, policy }
   const handlers = mergeHandlers([
     settingsHandlers({ settings, sessions, vault, accounts, host: o.host, version: o.version }),
     vaultHandlers({ vault, sessions }),
@@ -98,6 +101,7 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
     earnHandlers({ ...writes, events, now }),
     journalHandlers({ journal, settings, now, vault }),
     hostHandlers({ confirm, services: o.services, links }),
+    policyHandlers({ ...writes, keys: agentKeys, accounts: () => (vault.current?.listAccounts() ?? []).map((a) => ({ address: a.address, label: a.label, watchOnly: a.watchOnly })) }),
   ])
   // Only the channel name and error code are logged, never arguments (they may hold a passphrase).
   const dispatch = createDispatcher(handlers, { warn: (message, fields) => console.warn(message, JSON.stringify(fields)) })

@@ -6,6 +6,7 @@ import { DeskError } from '../errors/desk-error'
 import { CreditHistory } from './credit-history'
 import { journalPath, openDatabase } from './db'
 import { submissionsToCsv, submissionsToJson } from './export'
+import { PolicyEvents } from './policy-events'
 import { StateCache } from './state-cache'
 import { reuseBlocker } from './outcome'
 import { SubmissionStore } from './submissions'
@@ -15,6 +16,7 @@ import type {
   CreditSample,
   NewSubmission,
   NonceKind,
+  PolicyEvent,
   Submission,
   SubmissionEvent,
   SubmissionFilter,
@@ -39,6 +41,7 @@ export class Journal {
   private readonly submissions: SubmissionStore
   private readonly stateCache: StateCache
   private readonly credit: CreditHistory
+  private readonly policy: PolicyEvents
   private closed = false
   private holds = 0
   private idleWaiters: (() => void)[] = []
@@ -55,6 +58,7 @@ export class Journal {
     this.submissions = new SubmissionStore(db, now)
     this.stateCache = new StateCache(db, now)
     this.credit = new CreditHistory(db)
+    this.policy = new PolicyEvents(db, now)
     this.onClose = opts.onClose
   }
 
@@ -192,6 +196,19 @@ export class Journal {
   pruneCreditHistory(before: number): number {
     this.open()
     return this.credit.prune(before)
+  }
+
+  // --- operator-policy events ----------------------------------------------------------------
+
+  /** Records a policy change, address-book edit, override or halt (never a passphrase). */
+  recordPolicyEvent(network: string, kind: string, summary: string, detail: unknown): PolicyEvent {
+    this.open()
+    return this.policy.append(network, kind, summary, detail)
+  }
+
+  policyEvents(network: string, limit?: number): PolicyEvent[] {
+    this.open()
+    return this.policy.list(network, limit)
   }
 
   // --- lifecycle ---------------------------------------------------------------------------

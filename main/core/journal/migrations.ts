@@ -142,6 +142,18 @@ export const MIGRATIONS: readonly string[] = [
   DROP TABLE submission_events_v1;
   CREATE INDEX submission_events_sub ON submission_events (submission_id, id);
   `,
+  // 3: operator-policy events (rule changes, address-book edits, overrides, halt/resume).
+  `
+  CREATE TABLE policy_events (
+    id      INTEGER PRIMARY KEY AUTOINCREMENT,
+    network TEXT NOT NULL,
+    at      INTEGER NOT NULL,
+    kind    TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    detail  TEXT NOT NULL
+  );
+  CREATE INDEX policy_events_network ON policy_events (network, at);
+  `,
 ]
 
 export function migrate(db: Database.Database): { from: number; to: number } {

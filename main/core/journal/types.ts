@@ -162,3 +162,16 @@ export interface CreditSample {
 
 /** Nonce sequences the journal persists per (network, signer). */
 export type NonceKind = 'envelope' | 'withdraw'
+
+/** One recorded operator-policy event: a rule change, an address-book edit, an override, a halt. */
+export interface PolicyEvent {
+  id: number
+  network: string
+  at: number
+  /** `policy.set`, `policy.pending`, `address.add`, `address.remove`, `override.priceBand`, `halt`, `resume`... */
+  kind: string
+  /** One line for the operator. */
+  summary: string
+  /** Plain JSON data (never a passphrase or key). */
+  detail: unknown
+}

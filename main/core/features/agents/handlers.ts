@@ -1,6 +1,7 @@
 import type { AgentSlotView } from '../../../contract/types'
 import { DeskError } from '../../errors/desk-error'
 import type { HandlerTable } from '../../ipc/dispatch'
+import { guardWrite, type PolicyBook } from '../../policy'
 import { unlockedWriteSide, type SessionSource, type WriteAccess } from '../../session'
 import type { AgentKeyDirectory } from './agents-read.service'
 import { agentsFor } from './agents-for-session'
@@ -11,6 +12,8 @@ export type AgentsChannels = 'agents.list' | 'agents.approve' | 'agents.revoke' 
 export interface AgentsDeps extends WriteAccess {
   sessions: SessionSource
   keys: AgentKeyDirectory
+  /** Approve and rotate are refused while writes are halted; revoking only removes access, so it stays open. */
+  policy: PolicyBook
 }
 
 export function agentsHandlers(d: AgentsDeps): Pick<HandlerTable, AgentsChannels> {
@@ -23,7 +26,9 @@ export function agentsHandlers(d: AgentsDeps): Pick<HandlerTable, AgentsChannels
   return {
     'agents.list': ({ owner }) => slots(owner),
     'agents.approve': async ({ owner, slot: n }) => {
-      await approveAgent((await unlockedWriteSide(d)).ctx, { owner, slot: n })
+      const w = await unlockedWriteSide(d)
+      await guardWrite(d, 'the API key approval')
+      await approveAgent(w.ctx, { owner, slot: n })
       return slot(owner, n)
     },
     'agents.revoke': async ({ owner, slot: n }) => {
@@ -31,7 +36,9 @@ export function agentsHandlers(d: AgentsDeps): Pick<HandlerTable, AgentsChannels
       return slot(owner, n)
     },
     'agents.rotate': async ({ owner, slot: n }) => {
-      const r = await rotateAgent((await unlockedWriteSide(d)).ctx, { owner, slot: n })
+      const w = await unlockedWriteSide(d)
+      await guardWrite(d, 'the API key rotation')
+      const r = await rotateAgent(w.ctx, { owner, slot: n })
       const steps = [
         { step: 'generate' as const, status: 'done' as const, detail: `new key ${r.to.agent} generated in the vault` },
         { step: 'approve' as const, status: 'done' as const, detail: `approved into slot ${r.to.slot} (${r.to.outcome.state})` },

@@ -2,6 +2,7 @@ import type { EarnOverviewView } from '../../../contract/types'
 import { DeskError } from '../../errors/desk-error'
 import type { EventHub } from '../../ipc/events'
 import type { HandlerTable } from '../../ipc/dispatch'
+import { guardWrite, type PolicyBook } from '../../policy'
 import { unlockedWriteSide, type WriteAccess } from '../../session'
 import { depositView, yieldView } from './earn-history.views'
 import { cancelEarnWithdrawal, claimEarnWithdrawal, createEarnWithdrawal, earnOverview, withdrawalView } from './earn.service'
@@ -10,6 +11,8 @@ import { earnOverviewView, earnWithdrawalView } from './earn.views'
 export type EarnChannels = 'earn.overview' | 'earn.withdrawals' | 'earn.deposits' | 'earn.yield' | 'earn.create' | 'earn.claim' | 'earn.cancel'
 
 export interface EarnDeps extends WriteAccess {
+  /** The operator's guardrails: create and claim are refused while writes are halted (cancel only reduces exposure). */
+  policy: PolicyBook
   events: EventHub
   now: () => number
 }
@@ -56,11 +59,15 @@ export function earnHandlers(d: EarnDeps): Pick<HandlerTable, EarnChannels> {
       return { items: page.items.map((x) => yieldView(x, dec)), nextBeforeId: next(page.next_before_id) }
     },
     'earn.create': async ({ account, assetId, amount, type }) => {
-      const r = await createEarnWithdrawal((await write()).earnCtx, { user: account, asset: assetId, amount, type })
+      const w = await write()
+      await guardWrite(d, 'the earn withdrawal request')
+      const r = await createEarnWithdrawal(w.earnCtx, { user: account, asset: assetId, amount, type })
       return withdrawal(account, r.operationId)
     },
     'earn.claim': async ({ account, operationId }) => {
-      await claimEarnWithdrawal((await write()).earnCtx, { user: account, operationId })
+      const w = await write()
+      await guardWrite(d, 'the earn claim')
+      await claimEarnWithdrawal(w.earnCtx, { user: account, operationId })
       return withdrawal(account, operationId)
     },
     'earn.cancel': async ({ account, operationId }) => {

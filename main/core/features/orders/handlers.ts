@@ -1,17 +1,27 @@
 import { DeskError } from '../../errors/desk-error'
 import type { HandlerTable } from '../../ipc/dispatch'
 import type { Journal } from '../../journal'
+import { guardOrder, guardWrite, type PolicyBook } from '../../policy'
 import { unlockedWriteSide, type WriteAccess } from '../../session'
 import { writeOutcomeView } from '../journal'
-import { cancelAllInMarket, cancelOrder, emergencyCancelAll, placeOrder } from './orders.service'
+import { cancelAllInMarket, cancelOrder, checkOrderTicket, emergencyCancelAll, placeOrder } from './orders.service'
 
 export type OrdersChannels = 'orders.place' | 'orders.cancel' | 'orders.cancelAll' | 'orders.cancelEverything'
 
-export function ordersHandlers(d: WriteAccess & { journal: Journal }): Pick<HandlerTable, OrdersChannels> {
+/**
+ * Placing passes the operator's policy (halt, maximum order value, price band) before signing.
+ * Cancels are not gated: they only reduce exposure, and a halt must still be able to clear the book.
+ */
+export function ordersHandlers(d: WriteAccess & { journal: Journal; policy: PolicyBook }): Pick<HandlerTable, OrdersChannels> {
   const ctx = async () => (await unlockedWriteSide(d)).ctx
   return {
     'orders.place': async (a) => {
-      const r = await placeOrder(await ctx(), { account: a.account, market: a.marketId, side: a.side, orderType: a.orderType, tif: a.tif, price: a.price, quantity: a.quantity })
+      const c = await ctx()
+      await guardWrite(d, 'the order') // a halt is the first thing the operator should hear
+      const t = { account: a.account, market: a.marketId, side: a.side, orderType: a.orderType, tif: a.tif, price: a.price, quantity: a.quantity }
+      const ticket = await checkOrderTicket(c, t)
+      await guardOrder(d, { market: ticket.market, side: a.side, price: a.price, priceAtoms: ticket.priceAtoms, notionalQuoteAtoms: ticket.notionalQuoteAtoms }, a.override)
+      const r = await placeOrder(c, t)
       return writeOutcomeView(d.journal, r.outcome, r.leaves)
     },
     'orders.cancel': async (a) => {

@@ -1,5 +1,6 @@
 import type { Journal } from '../../journal'
 import type { HandlerTable } from '../../ipc/dispatch'
+import { guardWrite, type PolicyBook } from '../../policy'
 import { unlockedWriteSide, type WriteAccess } from '../../session'
 import { writeOutcomeView } from '../journal'
 import { transferPreviewView } from './preview.views'
@@ -7,7 +8,7 @@ import { previewRepay, previewSettle, repay, settle } from './settle-repay.servi
 
 export type SettleRepayChannels = 'settle.preview' | 'settle.submit' | 'repay.preview' | 'repay.submit'
 
-export function settleRepayHandlers(d: WriteAccess & { journal: Journal }): Pick<HandlerTable, SettleRepayChannels> {
+export function settleRepayHandlers(d: WriteAccess & { journal: Journal; policy: PolicyBook }): Pick<HandlerTable, SettleRepayChannels> {
   return {
     'settle.preview': async (a) => {
       const w = await unlockedWriteSide(d)
@@ -15,6 +16,7 @@ export function settleRepayHandlers(d: WriteAccess & { journal: Journal }): Pick
     },
     'settle.submit': async (a) => {
       const w = await unlockedWriteSide(d)
+      await guardWrite(d, 'the settle')
       const r = await settle(w.ctx, { from: a.creditAccount, to: a.cashAccount, asset: a.assetId, amount: a.amount })
       return writeOutcomeView(d.journal, r.outcome)
     },
@@ -24,6 +26,7 @@ export function settleRepayHandlers(d: WriteAccess & { journal: Journal }): Pick
     },
     'repay.submit': async (a) => {
       const w = await unlockedWriteSide(d)
+      await guardWrite(d, 'the repay')
       const r = await repay(w.ctx, { from: a.cashAccount, to: a.creditAccount, asset: a.assetId, amount: a.amount })
       return writeOutcomeView(d.journal, r.outcome)
     },

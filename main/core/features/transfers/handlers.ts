@@ -1,6 +1,8 @@
 import type { Address, PreviewView } from '../../../contract/types'
+import { DeskError } from '../../errors/desk-error'
 import type { Journal } from '../../journal'
 import type { HandlerTable } from '../../ipc/dispatch'
+import { guardTransfer, guardWithdraw, guardWrite, type PolicyBook } from '../../policy'
 import { fmt, unlockedWriteSide, type WriteAccess } from '../../session'
 import { writeOutcomeView } from '../journal'
 import { activateFor, previewTransfer, transfer, withdraw } from './transfers.service'
@@ -9,6 +11,8 @@ export type TransfersChannels = 'transfer.preview' | 'transfer.submit' | 'withdr
 
 export interface TransfersDeps extends WriteAccess {
   journal: Journal
+  /** The operator's guardrails: every write asks it before anything is signed. */
+  policy: PolicyBook
   /** the operator's name for an account ('' when it has none) */
   label(address: string): string
 }
@@ -19,6 +23,11 @@ export function transfersHandlers(d: TransfersDeps): Pick<HandlerTable, Transfer
     'transfer.preview': async (a): Promise<PreviewView> => {
       const w = await unlockedWriteSide(d)
       const p = await previewTransfer(w.ctx, { from: a.from, to: a.to, asset: a.assetId, amount: a.amount })
+      // The policy's decision is shown beside the preview; the submit asks it again before signing.
+      const policy = await guardTransfer(d, w.ctx, { to: a.to, assetId: a.assetId, amount: a.amount }).then(
+        () => [],
+        (e: unknown) => (e instanceof DeskError ? [`Refused by policy (${e.code}): ${e.message}`] : []),
+      )
       const f = (x: bigint) => fmt(x, p.asset.decimals)
       const sym = p.asset.symbol
       return {
@@ -29,19 +38,25 @@ export function transfersHandlers(d: TransfersDeps): Pick<HandlerTable, Transfer
           { account: p.from as Address, label: `${d.label(p.from) || 'sender'} available`, assetSymbol: sym, before: f(p.fromBefore), after: f(p.fromBefore - p.amountAtoms) },
           { account: p.to as Address, label: `${d.label(p.to) || 'recipient'} available`, assetSymbol: sym, before: f(p.toBefore), after: f(p.toBefore + p.amountAtoms) },
         ],
-        warnings: p.warnings.map((x) => `${d.label(p.from) || p.from} has ${x}`),
+        warnings: [...policy, ...p.warnings.map((x) => `${d.label(p.from) || p.from} has ${x}`)],
       }
     },
     'transfer.submit': async (a) => {
-      const r = await transfer((await unlockedWriteSide(d)).ctx, { from: a.from, to: a.to, asset: a.assetId, amount: a.amount })
+      const w = await unlockedWriteSide(d)
+      await guardTransfer(d, w.ctx, { to: a.to, assetId: a.assetId, amount: a.amount })
+      const r = await transfer(w.ctx, { from: a.from, to: a.to, asset: a.assetId, amount: a.amount })
       return writeOutcomeView(d.journal, r.outcome)
     },
     'withdraw.submit': async (a) => {
-      const r = await withdraw((await unlockedWriteSide(d)).ctx, { account: a.account, asset: a.assetId, amount: a.amount, dstChainId: a.dstChainId, dstAddress: a.dstAddress })
+      const w = await unlockedWriteSide(d)
+      await guardWithdraw(d, w.ctx, { assetId: a.assetId, amount: a.amount, dstAddress: a.dstAddress, dstChainId: a.dstChainId })
+      const r = await withdraw(w.ctx, { account: a.account, asset: a.assetId, amount: a.amount, dstChainId: a.dstChainId, dstAddress: a.dstAddress })
       return writeOutcomeView(d.journal, r.outcome)
     },
     'activate.submit': async (a) => {
-      const r = await activateFor((await unlockedWriteSide(d)).ctx, { from: a.account, target: a.target, asset: a.feeAssetId })
+      const w = await unlockedWriteSide(d)
+      await guardWrite(d, 'the account activation')
+      const r = await activateFor(w.ctx, { from: a.account, target: a.target, asset: a.feeAssetId })
       return writeOutcomeView(d.journal, r.outcome)
     },
   }

@@ -1,0 +1,47 @@
+import type { AddressBookEntryView, AgentSlotView, PolicyView } from '../../../contract/types'
+import type { HandlerTable } from '../../ipc/dispatch'
+import { policyEngine } from '../../policy'
+import { unlockedWriteSide } from '../../session'
+import { agentsFor, revokeAgent, type AgentKeyDirectory } from '../agents'
+import { haltAll, type HaltDeps } from './halt'
+
+export type PolicyChannels = 'policy.show' | 'policy.set' | 'addresses.list' | 'addresses.add' | 'addresses.remove' | 'policy.halt' | 'policy.resume' | 'agents.revokeAll'
+
+export interface PolicyDeps extends HaltDeps {
+  keys: AgentKeyDirectory
+}
+
+/** The operator-policy channels; every write handler asks the same engine (core/policy) before signing. */
+export function policyHandlers(d: PolicyDeps): Pick<HandlerTable, PolicyChannels> {
+  const engine = async () => (await policyEngine(d)).engine
+  const view = async (): Promise<PolicyView> => {
+    const e = await engine()
+    const s = e.state()
+    return { ...s, events: d.journal.policyEvents(e.network, 50).map((x) => ({ id: x.id, at: x.at, kind: x.kind, summary: x.summary })) }
+  }
+  const addresses = async (): Promise<AddressBookEntryView[]> => (await engine()).state().addresses
+  return {
+    'policy.show': () => view(),
+    'policy.set': async ({ name, value, passphrase }) => {
+      await (await engine()).set(name, value, passphrase)
+      return view()
+    },
+    'addresses.list': () => addresses(),
+    'addresses.add': async (a) => (await engine()).addAddress({ label: a.label, address: a.address, chainId: a.chainId, passphrase: a.passphrase }),
+    'addresses.remove': async (a) => (await engine()).removeAddress({ label: a.label, passphrase: a.passphrase }),
+    'policy.halt': () => haltAll(d),
+    'policy.resume': async ({ passphrase }) => {
+      await (await engine()).resume(passphrase)
+      return view()
+    },
+    // Emergency, offered beside halt (allowed while halted: it only removes access).
+    'agents.revokeAll': async ({ owner }): Promise<AgentSlotView[]> => {
+      const w = await unlockedWriteSide(d)
+      const read = async () => agentsFor(await d.sessions.current(), d.keys).slots(owner, 'operator')
+      for (const s of (await w.ctx.reads.agents(owner)).filter((x) => x.agent !== null)) {
+        await revokeAgent(w.ctx, { owner, slot: s.slotId })
+      }
+      return read()
+    },
+  }
+}

@@ -1,0 +1,447 @@
+import type { Address } from 'viem'
+import { DeskError } from '../errors/desk-error'
+import type { Journal } from '../journal'
+import { formatAtoms, parseDecimal } from '../money/decimal'
+import { checkDestination } from './destination'
+import { PolicyFile, policyFilePath, type AddressEntry, type PolicyDoc } from './policy-file'
+import {
+  DAY_MS,
+  DEFAULT_PRICE_BAND_PCT,
+  REAL_COOLING_OFF_MS,
+  SANDBOX_COOLING_OFF_MS,
+  USD_RULES,
+  canonicalValue,
+  formatDuration,
+  isTightening,
+  ruleSpec,
+  scaled,
+  unitsToAtoms,
+} from './rules'
+import { journalUsage, type UsageEntry } from './usage'
+
+/** USD figures use the spec's usd_atoms scale (10^8). */
+const USD = 8
+
+export type MoveKind = 'transfer' | 'withdraw'
+
+export interface PolicyNetwork {
+  name: string
+  kind: string
+}
+
+export interface PolicyEngineOptions {
+  dataDir: string
+  network: PolicyNetwork
+  journal: Journal
+  now: () => number
+  /** True when the passphrase opens the vault (one scrypt); never stored or logged here. */
+  verifyPassphrase(passphrase: string): Promise<boolean>
+  /** Journaled value moves since a time (default: read from the journal's signed bodies). */
+  usage?: (kind: MoveKind, since: number) => UsageEntry[]
+}
+
+export interface RuleState {
+  name: string
+  value: string | null
+  unit: string
+  pending: { value: string | null; requestedAt: number; effectiveAt: number } | null
+}
+
+export interface AddressView {
+  label: string
+  address: Address
+  chainId: string
+  addedAt: number
+  usableAt: number
+  usable: boolean
+}
+
+export interface PolicyState {
+  network: string
+  coolingOffMs: number
+  sandboxDefaults: boolean
+  rules: RuleState[]
+  halted: { since: number } | null
+  addresses: AddressView[]
+}
+
+/** A value move to check against the limits. */
+export interface Move {
+  assetId: number
+  symbol: string
+  decimals: number
+  amountAtoms: bigint
+}
+
+/** USD atoms of an amount at the current mark; throws `MarkUnavailable` when the mark is missing or stale. */
+export type Valuer = (assetId: number, atoms: bigint) => bigint
+
+export interface OrderBandCheck {
+  marketId: number
+  side: 'bid' | 'ask'
+  /** The limit (or protection) price as typed, and in atoms at the market's price decimals. */
+  price: string
+  priceAtoms: bigint
+  priceDecimals: number
+  /** The far side of the book (best ask for a buy, best bid for a sell), else the mark; null if neither is known. */
+  reference: { atoms: bigint; source: string } | null
+}
+
+export interface PriceBandOverride {
+  priceBand: true
+  confirmText: string
+}
+
+const usd = (atoms: bigint): string => formatAtoms(atoms, USD)
+const iso = (ms: number): string => new Date(ms).toISOString()
+
+/**
+ * The operator's guardrails for one network: address book with cooling-off, value limits per
+ * transaction and per rolling 24 h, the order price band and maximum order value, and the halt
+ * switch. Persisted in the data directory (re-read at every check, so another process's change
+ * and a damaged file are seen at once) and journaled. It decides; the write handlers ask it
+ * before anything is signed.
+ */
+export class PolicyEngine {
+  readonly network: string
+  readonly sandbox: boolean
+  private readonly file: PolicyFile
+  private readonly now: () => number
+  private readonly usage: (kind: MoveKind, since: number) => UsageEntry[]
+
+  constructor(private readonly o: PolicyEngineOptions) {
+    this.network = o.network.name
+    this.sandbox = o.network.kind === 'sandbox'
+    this.file = new PolicyFile(policyFilePath(o.dataDir, o.network.name), o.network.name)
+    this.now = o.now
+    this.usage = o.usage ?? ((kind, since) => journalUsage(o.journal, this.network, kind, since))
+  }
+
+  // ---- state -----------------------------------------------------------------------------------
+
+  /** The policy document with matured loosenings applied (each one journaled as it takes effect). */
+  private doc(): PolicyDoc {
+    const doc = this.file.load()
+    const t = this.now()
+    const due = doc.pending.filter((p) => p.effectiveAt <= t)
+    if (due.length === 0) return doc
+    const next: PolicyDoc = { ...doc, rules: { ...doc.rules }, pending: doc.pending.filter((p) => p.effectiveAt > t) }
+    for (const p of due) next.rules[p.name] = p.value
+    this.file.save(next)
+    for (const p of due) this.log('policy.applied', `${p.name} is now ${this.show(p.name, p.value)} (requested ${iso(p.requestedAt)}, cooling-off over)`, { name: p.name, value: p.value, requestedAt: p.requestedAt })
+    return next
+  }
+
+  private log(kind: string, summary: string, detail: unknown): void {
+    this.o.journal.recordPolicyEvent(this.network, kind, summary, detail)
+  }
+
+  private defaultValue(name: string): string | null {
+    if (name === 'price-band') return DEFAULT_PRICE_BAND_PCT
+    if (name === 'cooling-off') return String(this.sandbox ? SANDBOX_COOLING_OFF_MS : REAL_COOLING_OFF_MS)
+    return null
+  }
+
+  private valueIn(doc: PolicyDoc, name: string): string | null {
+    return name in doc.rules ? doc.rules[name]! : this.defaultValue(name)
+  }
+
+  /** A rule's value in force now (null: off). */
+  value(name: string): string | null {
+    ruleSpec(name)
+    return this.valueIn(this.doc(), name)
+  }
+
+  private coolingOffIn(doc: PolicyDoc): number {
+    const v = this.valueIn(doc, 'cooling-off')
+    return v === null ? 0 : Number(v)
+  }
+
+  coolingOffMs(): number {
+    return this.coolingOffIn(this.doc())
+  }
+
+  private show(name: string, value: string | null): string {
+    if (value === null) return 'off'
+    const k = ruleSpec(name).kind
+    return k === 'duration' ? formatDuration(Number(value)) : k === 'usd' ? `${value} USD` : k === 'percent' ? `${value}%` : value
+  }
+
+  private coolingOffNote(ms: number): string {
+    return `${formatDuration(ms)}${this.sandbox ? ' (the sandbox default is 60 s; real networks default to 24 h)' : ''}`
+  }
+
+  state(): PolicyState {
+    const doc = this.doc()
+    const t = this.now()
+    const names = new Set<string>([...USD_RULES, 'price-band', 'cooling-off', ...Object.keys(doc.rules), ...doc.pending.map((p) => p.name)])
+    const rules = [...names].sort().map((name): RuleState => {
+      const p = doc.pending.find((x) => x.name === name)
+      return { name, value: this.valueIn(doc, name), unit: ruleSpec(name).unit, pending: p ? { value: p.value, requestedAt: p.requestedAt, effectiveAt: p.effectiveAt } : null }
+    })
+    return {
+      network: this.network,
+      coolingOffMs: this.coolingOffIn(doc),
+      sandboxDefaults: this.sandbox && !('cooling-off' in doc.rules),
+      rules,
+      halted: doc.halted,
+      addresses: doc.addresses.map((a) => this.addressView(a, t)),
+    }
+  }
+
+  private addressView(a: AddressEntry, t: number): AddressView {
+    return { label: a.label, address: a.address as Address, chainId: a.chainId, addedAt: a.addedAt, usableAt: a.usableAt, usable: a.usableAt <= t }
+  }
+
+  // ---- changes (journaled) ---------------------------------------------------------------------
+
+  private async requirePassphrase(passphrase: string | undefined, what: string): Promise<void> {
+    if (passphrase === undefined || passphrase === '') throw new DeskError('PassphraseRequired', `${what} needs the vault passphrase`)
+    if (!(await this.o.verifyPassphrase(passphrase))) throw new DeskError('PassphraseIncorrect', `wrong vault passphrase: ${what} was not done`)
+  }
+
+  /**
+   * Sets a rule. Tightening applies at once (no passphrase); loosening needs the passphrase and
+   * takes effect after the cooling-off in force, shown as a pending change until then.
+   */
+  async set(name: string, raw: string | null, passphrase?: string): Promise<{ applied: boolean; effectiveAt: number }> {
+    const value = canonicalValue(name, raw)
+    const doc = this.doc()
+    const current = this.valueIn(doc, name)
+    const t = this.now()
+    if (isTightening(name, current, value)) {
+      const next: PolicyDoc = { ...doc, rules: { ...doc.rules, [name]: value }, pending: doc.pending.filter((p) => p.name !== name) }
+      this.file.save(next)
+      this.log('policy.set', `${name}: ${this.show(name, current)} -> ${this.show(name, value)} (tightened, in force now)`, { name, from: current, to: value, tightening: true })
+      return { applied: true, effectiveAt: t }
+    }
+    await this.requirePassphrase(passphrase, `loosening ${name}`)
+    const effectiveAt = t + this.coolingOffIn(doc)
+    const next: PolicyDoc = { ...doc, pending: [...doc.pending.filter((p) => p.name !== name), { name, value, requestedAt: t, effectiveAt }] }
+    this.file.save(next)
+    this.log('policy.pending', `${name}: ${this.show(name, current)} -> ${this.show(name, value)} (loosened, in force at ${iso(effectiveAt)} after the ${this.coolingOffNote(this.coolingOffIn(doc))} cooling-off)`, {
+      name,
+      from: current,
+      to: value,
+      tightening: false,
+      effectiveAt,
+    })
+    if (effectiveAt <= t) this.doc() // no cooling-off: applies (and is journaled) now
+    return { applied: effectiveAt <= t, effectiveAt }
+  }
+
+  /** Adds (or edits, by label) an address-book entry; usable after the cooling-off. */
+  async addAddress(req: { label: string; address: string; chainId: string; passphrase: string }): Promise<AddressView> {
+    const label = req.label.trim()
+    if (!label || label.length > 64) throw new DeskError('InvalidLabel', 'an address-book label is 1 to 64 characters')
+    const address = checkDestination(req.address, 'address')
+    if (!/^(0|[1-9][0-9]{0,19})$/.test(req.chainId)) throw new DeskError('InvalidChainId', 'destination chain id must be a decimal integer')
+    const doc = this.doc()
+    await this.requirePassphrase(req.passphrase, 'changing the address book')
+    const t = this.now()
+    const old = doc.addresses.find((a) => a.label.toLowerCase() === label.toLowerCase())
+    const same = old && old.address === address && old.chainId === req.chainId
+    const entry: AddressEntry = same ? { ...old, label } : { label, address, chainId: req.chainId, addedAt: t, usableAt: t + this.coolingOffIn(doc) }
+    const next: PolicyDoc = { ...doc, addresses: [...doc.addresses.filter((a) => a !== old), entry] }
+    this.file.save(next)
+    this.log(old ? 'address.edit' : 'address.add', `${old ? 'edited' : 'added'} "${label}": ${address} on chain ${req.chainId}, usable from ${iso(entry.usableAt)}`, {
+      label,
+      address,
+      chainId: req.chainId,
+      usableAt: entry.usableAt,
+      ...(old ? { previous: { address: old.address, chainId: old.chainId } } : {}),
+    })
+    return this.addressView(entry, t)
+  }
+
+  async removeAddress(req: { label: string; passphrase: string }): Promise<{ removed: string }> {
+    const doc = this.doc()
+    const old = doc.addresses.find((a) => a.label.toLowerCase() === req.label.trim().toLowerCase())
+    if (!old) throw new DeskError('AddressNotListed', `no address-book entry is labelled "${req.label.slice(0, 64)}"`)
+    await this.requirePassphrase(req.passphrase, 'changing the address book')
+    this.file.save({ ...doc, addresses: doc.addresses.filter((a) => a !== old) })
+    this.log('address.remove', `removed "${old.label}": ${old.address} on chain ${old.chainId}`, { label: old.label, address: old.address, chainId: old.chainId })
+    return { removed: old.label }
+  }
+
+  /** Refuses every write from now on (persisted, so a restart stays halted) until `resume`. */
+  halt(): { since: number } {
+    const doc = this.doc()
+    if (doc.halted) return doc.halted
+    const halted = { since: this.now() }
+    this.file.save({ ...doc, halted })
+    this.log('halt', 'writes halted: every open order is being cancelled; nothing is signed until resume', halted)
+    return halted
+  }
+
+  async resume(passphrase: string): Promise<void> {
+    const doc = this.doc()
+    if (!doc.halted) throw new DeskError('NotHalted', 'writes are not halted')
+    await this.requirePassphrase(passphrase, 'resuming writes')
+    this.file.save({ ...doc, halted: null })
+    this.log('resume', `writes resumed (halted since ${iso(doc.halted.since)})`, { haltedSince: doc.halted.since })
+  }
+
+  // ---- checks (before anything is signed) ------------------------------------------------------
+
+  /** Refuses while halted; `what` names the write in the refusal. */
+  requireWritable(what: string): void {
+    const h = this.doc().halted
+    if (h) throw new DeskError('WritesHalted', `writes are halted since ${iso(h.since)}: ${what} was refused. Resume with the passphrase first.`, { code: 'WritesHalted', since: h.since })
+  }
+
+  private destinationUsable(e: AddressEntry, what: string): void {
+    const t = this.now()
+    if (e.usableAt > t) {
+      throw new DeskError(
+        'DestinationCoolingOff',
+        `"${e.label}" (${e.address}) was added to the address book at ${iso(e.addedAt)} and is usable from ${iso(e.usableAt)} (cooling-off ${this.coolingOffNote(e.usableAt - e.addedAt)}): ${what} refused`,
+        { code: 'DestinationCoolingOff', label: e.label, usableAt: e.usableAt },
+      )
+    }
+  }
+
+  /** A withdrawal goes only to an address-book entry for its chain, past its cooling-off. */
+  requireWithdrawDestination(address: string, chainId: string): void {
+    const a = checkDestination(address, 'destination address')
+    const doc = this.doc()
+    const entries = doc.addresses.filter((e) => e.address.toLowerCase() === a.toLowerCase())
+    const e = entries.find((x) => x.chainId === chainId)
+    if (!e) {
+      const other = entries.length > 0 ? ` (it is listed for chain ${entries.map((x) => x.chainId).join(', ')}, not ${chainId})` : ''
+      throw new DeskError('DestinationNotAllowed', `${a} on chain ${chainId} is not in the address book${other}: withdrawals go only to address-book entries. Add it (passphrase) and wait for its cooling-off.`, {
+        code: 'DestinationNotAllowed',
+        address: a,
+        chainId,
+      })
+    }
+    this.destinationUsable(e, 'the withdrawal')
+  }
+
+  /** A transfer goes only to the operator's own accounts or an address-book entry (any chain) past its cooling-off. */
+  requireTransferDestination(to: string, ownAccounts: readonly string[]): void {
+    const a = checkDestination(to, 'recipient')
+    if (ownAccounts.some((x) => x.toLowerCase() === a.toLowerCase())) return
+    const e = this.doc().addresses.find((x) => x.address.toLowerCase() === a.toLowerCase())
+    if (!e) {
+      throw new DeskError('DestinationNotAllowed', `${a} is neither one of your accounts nor in the address book: transfers go only there. Add it (passphrase) and wait for its cooling-off.`, {
+        code: 'DestinationNotAllowed',
+        address: a,
+      })
+    }
+    this.destinationUsable(e, 'the transfer')
+  }
+
+  /** Per-transaction and rolling-24 h limits, in USD at current marks and in asset units where set. */
+  checkMove(kind: MoveKind, m: Move, value: Valuer): void {
+    const doc = this.doc()
+    const t = this.now()
+    const what = `${kind} of ${formatAtoms(m.amountAtoms, m.decimals)} ${m.symbol}`
+    const perAsset = this.valueIn(doc, `${kind}-asset-limit:${m.assetId}`)
+    if (perAsset !== null) {
+      const limit = unitsToAtoms(perAsset, m.decimals, `${kind}-asset-limit:${m.assetId}`)
+      if (m.amountAtoms > limit) this.refuseLimit(`${kind}-asset-limit:${m.assetId}`, `${what} exceeds the per-transaction limit of ${perAsset} ${m.symbol}`, perAsset, '0', formatAtoms(m.amountAtoms, m.decimals), null)
+    }
+    const perTx = this.valueIn(doc, `${kind}-limit-usd`)
+    let amountUsd: bigint | null = null
+    if (perTx !== null) {
+      amountUsd = value(m.assetId, m.amountAtoms)
+      const limit = parseDecimal(perTx, USD)
+      if (amountUsd > limit) this.refuseLimit(`${kind}-limit-usd`, `${what} (${usd(amountUsd)} USD at the current mark) exceeds the per-transaction limit of ${perTx} USD`, perTx, '0', usd(amountUsd), null)
+    }
+    const dailyAsset = this.valueIn(doc, `${kind}-asset-daily-limit:${m.assetId}`)
+    const dailyUsd = this.valueIn(doc, `${kind}-daily-limit-usd`)
+    if (dailyAsset === null && dailyUsd === null) return
+    const since = t - DAY_MS
+    const used = this.usage(kind, since).filter((e) => e.at > since)
+    if (dailyAsset !== null) {
+      const name = `${kind}-asset-daily-limit:${m.assetId}`
+      const limit = unitsToAtoms(dailyAsset, m.decimals, name)
+      const mine = used.filter((e) => e.assetId === m.assetId).map((e) => ({ at: e.at, v: e.amountAtoms }))
+      const total = mine.reduce((s, e) => s + e.v, 0n)
+      if (total + m.amountAtoms > limit) {
+        this.refuseLimit(name, `${what} would exceed the rolling 24 h limit of ${dailyAsset} ${m.symbol}`, dailyAsset, formatAtoms(total, m.decimals), formatAtoms(m.amountAtoms, m.decimals), freesAt(mine, total, m.amountAtoms, limit))
+      }
+    }
+    if (dailyUsd !== null) {
+      const name = `${kind}-daily-limit-usd`
+      amountUsd ??= value(m.assetId, m.amountAtoms)
+      const limit = parseDecimal(dailyUsd, USD)
+      const valued = used.map((e) => ({ at: e.at, v: value(e.assetId, e.amountAtoms) }))
+      const total = valued.reduce((s, e) => s + e.v, 0n)
+      if (total + amountUsd > limit) {
+        this.refuseLimit(name, `${what} (${usd(amountUsd)} USD at the current mark) would exceed the rolling 24 h limit of ${dailyUsd} USD`, dailyUsd, usd(total), usd(amountUsd), freesAt(valued, total, amountUsd, limit))
+      }
+    }
+  }
+
+  private refuseLimit(rule: string, head: string, limit: string, used: string, amount: string, frees: number | null): never {
+    const window = rule.includes('daily') ? `; already used in the last 24 h: ${used}` : ''
+    const when = rule.includes('daily') ? (frees === null ? '; this amount alone is over the limit, so waiting frees no room' : `; room for it frees up at ${iso(frees)}`) : ''
+    throw new DeskError('LimitExceeded', `${head}${window}${when}. Nothing was signed.`, { code: 'LimitExceeded', rule, limit, used, amount, freesAt: frees })
+  }
+
+  /** Maximum order value in USD (notional at the quote asset's current mark). */
+  checkOrderValue(notionalUsd: () => bigint): void {
+    const max = this.valueIn(this.doc(), 'max-order-usd')
+    if (max === null) return
+    const v = notionalUsd()
+    if (v > parseDecimal(max, USD)) this.refuseLimit('max-order-usd', `the order's value ${usd(v)} USD at the current mark exceeds the maximum order value of ${max} USD`, max, '0', usd(v), null)
+  }
+
+  /** The phrase the operator types to place one order outside the band. */
+  static overridePhrase(o: Pick<OrderBandCheck, 'side' | 'marketId' | 'price'>): string {
+    return `${o.side === 'bid' ? 'BUY' : 'SELL'} MARKET ${o.marketId} AT ${o.price}`
+  }
+
+  /**
+   * Refuses an order priced more than the band through the reference (the far side of the book,
+   * else the mark), unless this order carries the knowing override (the exact phrase), which is journaled.
+   */
+  checkPriceBand(o: OrderBandCheck, override?: PriceBandOverride): { overridden: boolean } {
+    const doc = this.doc()
+    const perMarket = `price-band:${o.marketId}`
+    const band = perMarket in doc.rules ? doc.rules[perMarket]! : this.valueIn(doc, 'price-band')
+    if (band === null) return { overridden: false }
+    const phrase = PolicyEngine.overridePhrase(o)
+    let reason: string | null = null
+    if (o.reference === null) {
+      reason = `there is no reference price for market ${o.marketId} (no ${o.side === 'bid' ? 'ask' : 'bid'} in the book and no fresh mark), so the ${band}% band cannot be checked`
+    } else {
+      // price vs reference * (100 ± band) / 100, exactly (percent at 18 decimals)
+      const hundred = scaled('100')
+      const b = scaled(band)
+      const ref = o.reference.atoms
+      const outside = o.side === 'bid' ? o.priceAtoms * hundred > ref * (hundred + b) : o.priceAtoms * hundred < ref * (hundred - b)
+      if (outside) {
+        const refText = formatAtoms(ref, o.priceDecimals)
+        reason = `a ${o.side === 'bid' ? 'buy' : 'sell'} at ${o.price} is more than ${band}% ${o.side === 'bid' ? 'above' : 'below'} the reference ${refText} (${o.reference.source}) in market ${o.marketId}`
+      }
+    }
+    if (reason === null) return { overridden: false }
+    if (override?.priceBand === true && override.confirmText === phrase) {
+      this.log('override.priceBand', `price band overridden for one order: ${reason}`, { marketId: o.marketId, side: o.side, price: o.price, band, reference: o.reference ? { atoms: o.reference.atoms.toString(), source: o.reference.source } : null })
+      return { overridden: true }
+    }
+    const mismatch = override ? ' The confirmation text given does not match.' : ''
+    throw new DeskError('PriceOutsideBand', `${reason}: refused before signing.${mismatch} To place it anyway, confirm knowingly by typing: ${phrase}`, {
+      code: 'PriceOutsideBand',
+      band,
+      marketId: o.marketId,
+      reference: o.reference ? formatAtoms(o.reference.atoms, o.priceDecimals) : null,
+      referenceSource: o.reference?.source ?? null,
+      confirmText: phrase,
+    })
+  }
+}
+
+/** When enough of the window's oldest usage leaves the 24 h window for `amount` to fit. */
+export function freesAt(entries: { at: number; v: bigint }[], used: bigint, amount: bigint, limit: bigint): number | null {
+  if (amount > limit) return null
+  let u = used
+  for (const e of [...entries].sort((a, b) => a.at - b.at)) {
+    u -= e.v
+    if (u + amount <= limit) return e.at + DAY_MS
+  }
+  return null
+}

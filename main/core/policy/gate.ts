@@ -1,0 +1,131 @@
+import { DeskError } from '../errors/desk-error'
+import { parseDecimal } from '../money/decimal'
+import { markState, parsePositiveAmount, resolveAsset, usdAtMark, type MarketData, type MarketInfo, type NetworkSession, type SessionSource, type WriteContext } from '../session'
+import type { PolicyEngine, PriceBandOverride, Valuer } from './engine'
+import type { PolicyBook } from './policy-book'
+
+/**
+ * What the write handlers call before anything is signed: the selected network's policy engine
+ * fed with the session's reads (marks, book, assets). A refusal here is a typed DeskError and
+ * nothing reaches the submitter or the journal.
+ */
+export interface PolicyAccess {
+  policy: PolicyBook
+  sessions: SessionSource
+}
+
+export async function policyEngine(d: PolicyAccess): Promise<{ engine: PolicyEngine; session: NetworkSession }> {
+  const session = await d.sessions.current()
+  return { engine: d.policy.for(session.network), session }
+}
+
+/** Any write: refused while halted. */
+export async function guardWrite(d: PolicyAccess, what: string): Promise<PolicyEngine> {
+  const { engine } = await policyEngine(d)
+  engine.requireWritable(what)
+  return engine
+}
+
+/** USD at current marks; a missing or stale mark refuses (never a guessed value). */
+export function markValuer(md: MarketData, now: number): Valuer {
+  return (assetId, atoms) => {
+    const meta = md.assets.get(assetId)
+    const st = markState(md, assetId, now)
+    const name = meta?.symbol ?? `asset ${assetId}`
+    if (!meta || !st.mark || st.stale) {
+      const why = !st.mark || !meta ? 'no mark is published' : md.oracle.status !== 'available' ? `the oracle is unavailable (${md.oracle.reasonCode ?? 'no reason given'})` : `the mark is ${Math.round((st.ageMs ?? 0) / 1000)} s old`
+      throw new DeskError('MarkUnavailable', `cannot value ${name} in USD for the policy limits: ${why}. The write is refused rather than valued at a guess; retry when the mark is fresh.`, { code: 'MarkUnavailable', assetId })
+    }
+    return usdAtMark(atoms, meta.decimals, st.mark.usdAtoms)
+  }
+}
+
+/** Market data for a policy decision: a cached answer showing the oracle down is fetched again once. */
+async function marketData(session: NetworkSession): Promise<MarketData> {
+  const md = await session.market.get('operator')
+  if (md.oracle.status === 'available') return md
+  session.market.invalidate()
+  return session.market.get('operator')
+}
+
+async function valuer(session: NetworkSession): Promise<Valuer> {
+  return markValuer(await marketData(session), session.now())
+}
+
+export interface MoveRequest {
+  assetId: number | string
+  amount: string
+}
+
+async function checkMove(engine: PolicyEngine, session: NetworkSession, ctx: WriteContext, kind: 'transfer' | 'withdraw', req: MoveRequest): Promise<void> {
+  const asset = await resolveAsset(ctx.reads, req.assetId)
+  const amountAtoms = parsePositiveAmount(req.amount, asset.decimals)
+  engine.checkMove(kind, { assetId: asset.assetId, symbol: asset.symbol, decimals: asset.decimals, amountAtoms }, await valuer(session))
+}
+
+/** A transfer: not halted, to one of the operator's accounts or a cooled-off address-book entry, within the limits. */
+export async function guardTransfer(d: PolicyAccess, ctx: WriteContext, req: MoveRequest & { to: string }): Promise<void> {
+  const { engine, session } = await policyEngine(d)
+  engine.requireWritable('the transfer')
+  engine.requireTransferDestination(req.to, d.policy.ownAccounts())
+  await checkMove(engine, session, ctx, 'transfer', req)
+}
+
+/** A withdrawal: not halted, to a cooled-off address-book entry for that chain, within the limits. */
+export async function guardWithdraw(d: PolicyAccess, ctx: WriteContext, req: MoveRequest & { dstAddress: string; dstChainId: string }): Promise<void> {
+  const { engine, session } = await policyEngine(d)
+  engine.requireWritable('the withdrawal')
+  engine.requireWithdrawDestination(req.dstAddress, String(req.dstChainId))
+  await checkMove(engine, session, ctx, 'withdraw', req)
+}
+
+export interface CheckedOrder {
+  market: MarketInfo
+  side: string
+  price: string
+  priceAtoms: string
+  /** Notional in quote atoms (null when the quote asset is unknown). */
+  notionalQuoteAtoms: string | null
+}
+
+/**
+ * The reference an order's price is banded against: the far side of the book (best ask for a
+ * buy, best bid for a sell), else the base/quote mark ratio; null when neither is known.
+ */
+async function referencePrice(session: NetworkSession, market: MarketInfo, side: 'bid' | 'ask'): Promise<{ atoms: bigint; source: string } | null> {
+  const book = await session.info.l2Book({ market_id: market.marketId, depth: 1 }, { lane: 'operator' })
+  if (book.found) {
+    const level = side === 'bid' ? book.asks[0] : book.bids[0]
+    if (level) {
+      try {
+        return { atoms: parseDecimal(level.price, market.priceDecimals), source: `best ${side === 'bid' ? 'ask' : 'bid'} in the book` }
+      } catch {
+        // a book price finer than the market's decimals: fall back to the marks
+      }
+    }
+  }
+  if (market.baseAssetId === null || market.quoteAssetId === null) return null
+  const md = await marketData(session)
+  const now = session.now()
+  const base = markState(md, market.baseAssetId, now)
+  const quote = markState(md, market.quoteAssetId, now)
+  if (!base.mark || base.stale || !quote.mark || quote.stale || quote.mark.usdAtoms === 0n) return null
+  return { atoms: (base.mark.usdAtoms * 10n ** BigInt(market.priceDecimals)) / quote.mark.usdAtoms, source: 'mark' }
+}
+
+/** An order: not halted, within the maximum order value, inside the price band unless knowingly overridden. */
+export async function guardOrder(d: PolicyAccess, order: CheckedOrder, override?: PriceBandOverride): Promise<void> {
+  const { engine, session } = await policyEngine(d)
+  engine.requireWritable('the order')
+  const side = order.side === 'bid' || order.side === 'buy' ? 'bid' : 'ask'
+  const m = order.market
+  const md = await marketData(session)
+  engine.checkOrderValue(() => {
+    if (m.quoteAssetId === null || order.notionalQuoteAtoms === null) {
+      throw new DeskError('MarkUnavailable', `market ${m.marketId} has no known quote asset: its order value cannot be checked against max-order-usd, so the order is refused`, { code: 'MarkUnavailable' })
+    }
+    return markValuer(md, session.now())(m.quoteAssetId, BigInt(order.notionalQuoteAtoms))
+  })
+  const reference = await referencePrice(session, m, side)
+  engine.checkPriceBand({ marketId: m.marketId, side, price: order.price, priceAtoms: BigInt(order.priceAtoms), priceDecimals: m.priceDecimals, reference }, override)
+}

@@ -1,0 +1,7 @@
+export { PolicyEngine, freesAt, type AddressView, type Move, type MoveKind, type OrderBandCheck, type PolicyEngineOptions, type PolicyNetwork, type PolicyState, type PriceBandOverride, type RuleState, type Valuer } from './engine'
+export { PolicyBook, type PolicyBookOptions } from './policy-book'
+export { checkDestination, isBurnAddress } from './destination'
+export { PolicyFile, policyFilePath, type PolicyDoc } from './policy-file'
+export { journalUsage, type UsageEntry } from './usage'
+export { ASSET_RULES, DAY_MS, REAL_COOLING_OFF_MS, SANDBOX_COOLING_OFF_MS, USD_RULES, canonicalValue, isTightening, ruleSpec } from './rules'
+export { guardOrder, guardTransfer, guardWithdraw, guardWrite, markValuer, policyEngine, type CheckedOrder, type MoveRequest, type PolicyAccess } from './gate'
