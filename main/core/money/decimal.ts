@@ -8,7 +8,6 @@ import { DeskError } from '../errors/desk-error'
 const DECIMAL = /^(0|[1-9][0-9]*)(?:\.([0-9]+))?$/
 const SIGNED_DECIMAL = /^(-)?(0|[1-9][0-9]*)(?:\.([0-9]+))?$/
 const ATOMS = /^(0|[1-9][0-9]*)$/
-const SIGNED_ATOMS = /^-?(0|[1-9][0-9]*)$/
 
 export class AmountError extends DeskError {
   constructor(code: 'InvalidAmount' | 'ExcessPrecision' | 'NegativeAmount' | 'AmountTooLarge', message: string, input: string) {
@@ -56,13 +55,6 @@ export function parseSignedDecimal(input: string, decimals: number): bigint {
 export function parseAtoms(input: string): bigint {
   if (typeof input !== 'string' || !ATOMS.test(input)) {
     throw new AmountError('InvalidAmount', `"${String(input)}" is not a non-negative integer atom string`, String(input))
-  }
-  return BigInt(input)
-}
-
-export function parseSignedAtoms(input: string): bigint {
-  if (typeof input !== 'string' || !SIGNED_ATOMS.test(input)) {
-    throw new AmountError('InvalidAmount', `"${String(input)}" is not an integer atom string`, String(input))
   }
   return BigInt(input)
 }

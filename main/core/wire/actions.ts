@@ -187,10 +187,6 @@ export function schemeFor(actionType: TradeActionType): AuthScheme {
   return (LEGACY_ACTION_TYPES as readonly string[]).includes(actionType) ? 'legacy' : 'eip712'
 }
 
-export function isEip712Action(action: TradeAction): action is Eip712Action {
-  return schemeFor(action.type) === 'eip712'
-}
-
 /** The POST /trade body. `nonce` is a decimal string (an unsigned JSON integer is also accepted by the service). */
 export interface TradeEnvelope {
   action: TradeAction

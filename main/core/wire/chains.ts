@@ -3,6 +3,3 @@ export const CHAIN_IDS = { mainnet: 696969, testnet: 969696, sandbox: 424242 } a
 
 export type NetworkName = keyof typeof CHAIN_IDS
 
-export function chainIdFor(network: NetworkName): number {
-  return CHAIN_IDS[network]
-}

@@ -140,15 +140,6 @@ function leavesStrict(answer: TradeAnswer, action: ActionLike | null): Leaf[] {
   return leavesOfItem(0, r, action?.type ?? null)
 }
 
-/** Every leaf of an accepted response, or [] when its shape is not known. */
-export function leavesOf(answer: TradeAnswer): Leaf[] {
-  try {
-    return leavesStrict(answer, null)
-  } catch {
-    return []
-  }
-}
-
 /**
  * Did the accepted action fail at execution? A single action whose leaf is an error (other than
  * a benign close of an order), or a batch / cancelAll whose every leaf is such an error.

@@ -420,26 +420,3 @@ function ownerActionAdvice(type: string, c: Ctx): string {
   }
 }
 
-/** The cloid a transaction can be looked up by (first order/modify item of a batch). */
-export function cloidOf(env: TradeEnvelope): string | null {
-  const a = env.action
-  switch (a.type) {
-    case 'order':
-    case 'transfer':
-    case 'activateFor':
-    case 'withdraw':
-    case 'settle':
-    case 'repay':
-      return a.cloid ?? null
-    case 'modify':
-      return a.replacement.cloid ?? null
-    case 'batch':
-      for (const it of a.items) {
-        if (it.type === 'order' && it.cloid) return it.cloid
-        if (it.type === 'modify' && it.replacement.cloid) return it.replacement.cloid
-      }
-      return null
-    default:
-      return null
-  }
-}
