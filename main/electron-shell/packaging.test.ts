@@ -4,7 +4,10 @@
  * loader pieces (js-yaml, its JSON schema, its fuse mapping), so a typo or a dropped key fails here
  * rather than silently shipping an unfused app.
  */
-import { readFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
@@ -84,5 +87,35 @@ describe('packaging: Electron fuses', () => {
     expect(wire[FuseV1Options.OnlyLoadAppFromAsar!]).toBe(true)
     expect(wire[FuseV1Options.EnableEmbeddedAsarIntegrityValidation!]).toBe(true)
     expect(wire[FuseV1Options.EnableCookieEncryption!]).toBe(true)
+  })
+})
+
+describe('the packages ship the desk CLI', () => {
+  it('app.asar holds the CLI bundle and the resources hold its launchers', () => {
+    const config = loadConfig() as { files: string[]; extraResources: { from: string; to: string; filter: string[] }[] }
+    expect(config.files).toContain('out/**')
+    expect(config.extraResources).toContainEqual({ from: 'resources/cli', to: 'cli', filter: ['desk', 'desk.cmd'] })
+    const sh = readFileSync(fileURLToPath(new URL('../../resources/cli/desk', import.meta.url)), 'utf8')
+    const cmd = readFileSync(fileURLToPath(new URL('../../resources/cli/desk.cmd', import.meta.url)), 'utf8')
+    expect(sh).toMatch(/exec "\$app" --desk-cli "\$@"/)
+    expect(cmd).toMatch(/"%APP%" --desk-cli %\*/)
+  })
+
+  it('the launcher runs the app binary next to it with --desk-cli and every argument, and passes its exit code', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'desk-launcher-'))
+    try {
+      mkdirSync(join(dir, 'resources/cli'), { recursive: true })
+      copyFileSync(fileURLToPath(new URL('../../resources/cli/desk', import.meta.url)), join(dir, 'resources/cli/desk'))
+      chmodSync(join(dir, 'resources/cli/desk'), 0o755)
+      // A stand-in for the app binary (deb layout: <app>/treasury-desk beside <app>/resources).
+      writeFileSync(join(dir, 'treasury-desk'), '#!/bin/sh\nprintf "%s|" "$@"\nexit 7\n', { mode: 0o755 })
+      const env = { ...process.env }
+      delete env.APPIMAGE
+      const r = spawnSync(join(dir, 'resources/cli/desk'), ['status', '--json', 'two words'], { encoding: 'utf8', env })
+      expect(r.stdout).toBe('--desk-cli|status|--json|two words|')
+      expect(r.status).toBe(7)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
