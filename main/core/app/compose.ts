@@ -10,6 +10,7 @@ import { openJournal } from '../journal'
 import { SessionHolder } from '../session'
 import { AccountDirectory, AccountMetaStore, accountsHandlers, confirmationContext, type DemoAccount } from '../features/accounts'
 import { agentsHandlers } from '../features/agents'
+import { cliJournalHandlers, cliKeysHandlers, cliNetworkHandlers, cliReadHandlers, cliWriteHandlers } from '../features/cli'
 import { creditHandlers } from '../features/credit'
 import { earnHandlers } from '../features/earn'
 import { hostHandlers, type HostServices } from '../features/host'
@@ -92,6 +93,11 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
     earnHandlers({ ...writes, events, now }),
     journalHandlers({ journal, settings, now }),
     hostHandlers({ confirm, services: o.services }),
+    cliReadHandlers({ dataDir: o.dataDir, settings, sessions, vault, journal, accounts }),
+    cliWriteHandlers({ dataDir: o.dataDir, settings, sessions, vault, journal, accounts }),
+    cliJournalHandlers({ dataDir: o.dataDir, settings, sessions, vault, journal, accounts }),
+    cliKeysHandlers({ dataDir: o.dataDir, settings, sessions, vault, journal, accounts }),
+    cliNetworkHandlers({ dataDir: o.dataDir, settings, sessions, vault, journal, accounts }),
   ])
   // Only the channel name and error code are logged, never arguments (they may hold a passphrase).
   const dispatch = createDispatcher(handlers, { warn: (message, fields) => console.warn(message, JSON.stringify(fields)) })
