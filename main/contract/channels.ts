@@ -130,7 +130,8 @@ const cliJournalFilter = v.object({
   network: v.optional(text(40)),
   account: v.optional(text()),
   actionType: v.optional(v.pipe(v.array(text(40)), v.maxLength(50))),
-  state: v.optional(v.pipe(v.array(v.picklist(['prepared', 'sent', 'accepted', 'rejected', 'unknown', 'reconciled'] as const)), v.maxLength(6))),
+  // The journal's own states (the CLI lists them in its help).
+  state: v.optional(v.pipe(v.array(v.picklist(['signed', 'sent', 'accepted', 'rejected', 'unknown', 'reconciled'] as const)), v.maxLength(6))),
   since: v.optional(timeMs),
   until: v.optional(timeMs),
   limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(999_999))),
