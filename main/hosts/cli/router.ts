@@ -23,6 +23,8 @@ export interface CommandGroup {
   name: string
   summary: string
   commands: Command[]
+  /** The command run when only the group is named (`desk status`). */
+  defaultCommand?: string
 }
 
 export class UsageError extends DeskError {
@@ -62,6 +64,7 @@ function toParseArgsOptions(specs: Record<string, OptionSpec>) {
 
 /** Runs one invocation; returns the process exit code (0 ok, 1 failed, 2 usage). */
 export async function runCli(argv: string[], groups: CommandGroup[], io: CliIo): Promise<number> {
+  let ctx: CliContext | null = null
   try {
     const lenient = parseArgs({ args: argv, options: toParseArgsOptions(GLOBAL_OPTIONS), strict: false, allowPositionals: true })
     const [groupName, commandName] = lenient.positionals
@@ -76,12 +79,14 @@ export async function runCli(argv: string[], groups: CommandGroup[], io: CliIo):
     }
     const group = groups.find((g) => g.name === groupName)
     if (!group) throw new UsageError(`unknown command group "${groupName}" (known: ${groups.map((g) => g.name).join(', ')})`)
-    if (!commandName || wantsHelp) {
+    const implicit = !commandName && !wantsHelp && group.defaultCommand !== undefined
+    if ((!commandName && !implicit) || wantsHelp) {
       if (!commandName && !wantsHelp) throw new UsageError(`missing command; run "desk ${group.name} --help"`)
       io.stdout(usage(groups, group) + '\n')
       return 0
     }
-    const command = group.commands.find((c) => c.name === commandName)
+    const name = implicit ? group.defaultCommand : commandName
+    const command = group.commands.find((c) => c.name === name)
     if (!command) throw new UsageError(`unknown command "${group.name} ${commandName}"; run "desk ${group.name} --help"`)
 
     const specs = { ...GLOBAL_OPTIONS, ...(command.options ?? {}) }
@@ -91,7 +96,7 @@ export async function runCli(argv: string[], groups: CommandGroup[], io: CliIo):
     } catch (e) {
       throw new UsageError(`${(e as Error).message.split('\n')[0]} (desk ${group.name} --help)`)
     }
-    const positionals = parsed.positionals.slice(2)
+    const positionals = parsed.positionals.slice(implicit ? 1 : 2)
     const names = command.positionals ?? []
     const required = names.filter((n) => !n.endsWith('?')).length
     if (positionals.length < required || positionals.length > names.length) {
@@ -104,10 +109,13 @@ export async function runCli(argv: string[], groups: CommandGroup[], io: CliIo):
       passphraseFile: typeof values['passphrase-file'] === 'string' ? values['passphrase-file'] : undefined,
       yes: values.yes === true,
     }
-    const ctx = new CliContext(io, globals, values, positionals)
+    ctx = new CliContext(io, globals, values, positionals)
     await command.run(ctx)
+    await ctx.close()
     return 0
   } catch (e) {
+    // Always detach or close the in-process core (journal drained, lock released), even on failure.
+    await ctx?.close().catch(() => {})
     const data = isDeskError(e) ? e.toData() : { code: 'Internal', message: e instanceof Error ? e.message : String(e) }
     // One line on stderr; the message never contains key material or a passphrase.
     io.stderr(`desk: ${data.message.replace(/\s*\n\s*/g, ' ')} [${data.code}]\n`)
