@@ -79,7 +79,9 @@ export async function runCli(argv: string[], groups: CommandGroup[], io: CliIo):
     }
     const group = groups.find((g) => g.name === groupName)
     if (!group) throw new UsageError(`unknown command group "${groupName}" (known: ${groups.map((g) => g.name).join(', ')})`)
-    const implicit = !commandName && !wantsHelp && group.defaultCommand !== undefined
+    // The lenient parse cannot tell a command option's value from a command name: a word that is
+    // not one of the group's commands goes to the default command, whose strict parse sorts it out.
+    const implicit = !wantsHelp && group.defaultCommand !== undefined && !group.commands.some((c) => c.name === commandName)
     if ((!commandName && !implicit) || wantsHelp) {
       if (!commandName && !wantsHelp) throw new UsageError(`missing command; run "desk ${group.name} --help"`)
       io.stdout(usage(groups, group) + '\n')
