@@ -169,6 +169,9 @@ describe('desk attached to the host running on its data directory', () => {
     const unknown = rawClient(attach.endpoint)
     unknown.socket.write(JSON.stringify({ id: 'u', channel: 'no.such', args: 1 }) + '\n')
     expect(await unknown.waitFor((m) => m.id === 'u')).toMatchObject({ result: { ok: false, error: { code: 'UnknownChannel' } } })
+    // A desk cannot answer a confirmation it was not sent (the app's, another desk's).
+    unknown.socket.write(JSON.stringify({ id: 'c', channel: 'confirm.respond', args: { id: 'someone-elses', approved: true } }) + '\n')
+    expect(await unknown.waitFor((m) => m.id === 'c')).toMatchObject({ result: { ok: false, error: { code: 'NotYourConfirmation' } } })
     unknown.socket.write(JSON.stringify({ id: 'u2', channel: 'app.state' }) + '\n')
     expect(await unknown.waitFor((m) => m.id === 'u2')).toMatchObject({ result: { ok: true } }) // still open after a typed error
     unknown.socket.destroy()

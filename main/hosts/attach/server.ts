@@ -129,6 +129,13 @@ function serveConnection(socket: Socket, o: { core: AttachableCore; version: str
     if (inFlight >= MAX_IN_FLIGHT) {
       return send({ type: 'result', id: req.id, result: { ok: false, error: { code: 'TooManyRequests', message: `at most ${MAX_IN_FLIGHT} requests at once per client` } } })
     }
+    if (req.channel === 'confirm.respond') {
+      // A desk answers only the confirmations of its own calls, never the app's or another desk's.
+      const id = (req.args as { id?: unknown } | null)?.id
+      if (typeof id !== 'string' || !openConfirms.has(id)) {
+        return send({ type: 'result', id: req.id, result: { ok: false, error: { code: 'NotYourConfirmation', message: 'this desk did not ask for that confirmation' } } })
+      }
+    }
     inFlight++
     o.core
       .dispatch(req.channel, req.args, ctx)
