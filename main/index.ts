@@ -11,6 +11,7 @@ import { createDeskCore, type DeskCore } from './core/app/compose'
 import { APP_NAME, defaultDataDir } from './core/config/paths'
 import { APP_ORIGIN, APP_PROTOCOL, isAppFrameUrl } from './core/ipc/sender'
 import { lockDownWebContents, refuseAllPermissions, secureWebPreferences } from './electron-shell/hardening'
+import { acquireDataDirLock, startAttachServer, type AttachServer, type DataDirLock } from './hosts/attach'
 import { sandboxPorts } from './hosts/dev'
 import { readStaticFile, securityHeaders } from './hosts/static-files'
 
@@ -24,6 +25,9 @@ app.enableSandbox()
 protocol.registerSchemesAsPrivileged([{ scheme: APP_PROTOCOL, privileges: { standard: true, secure: true, supportFetchAPI: true } }])
 
 let core: DeskCore | null = null
+/** One writer per data directory: held while the core runs; `desk` attaches through the socket. */
+let dataDirLock: DataDirLock | null = null
+let deskSocket: AttachServer | null = null
 let mainWindow: BrowserWindow | null = null
 let quitting = false
 
@@ -53,7 +57,12 @@ if (!app.requestSingleInstanceLock()) {
     quitting = true
     const closing = core
     core = null
-    closing.close().finally(() => app.quit())
+    Promise.resolve(deskSocket?.close())
+      .then(() => closing.close())
+      .finally(() => {
+        dataDirLock?.release()
+        app.quit()
+      })
   })
 }
 
@@ -68,6 +77,7 @@ async function start(): Promise<void> {
   })
 
   const dataDir = app.getPath('userData')
+  dataDirLock = acquireDataDirLock(dataDir, 'electron')
   core = await createDeskCore({
     dataDir,
     ...sandboxPorts(dataDir),
@@ -90,6 +100,8 @@ async function start(): Promise<void> {
       },
     },
   })
+
+  deskSocket = await startAttachServer({ core, dataDir, version: app.getVersion(), log: (line) => console.warn(line) })
 
   ipcMain.handle(INVOKE_CHANNEL, (event: IpcMainInvokeEvent, channel: unknown, args: unknown) => {
     // Only the app's own top-level page may call main.

@@ -12,6 +12,7 @@ import type {
   AgentSlotView,
   AppState,
   AssetView,
+  CliOutput,
   ConfirmRequest,
   CreditHealthView,
   CreditSample,
@@ -92,6 +93,12 @@ export interface Channel<A extends v.GenericSchema, R> {
   result?: R
   /** Queries read; intents change something (those that move funds or keys pass the confirmation gate in main). */
   kind: 'query' | 'intent'
+  /**
+   * Only the `desk` command line may call it (raw key import, keystore export, secrets read from
+   * files by main): the dispatcher refuses it unless the caller's host is 'cli', which the
+   * Electron and web hosts never set.
+   */
+  cliOnly?: true
 }
 
 // Curried so the result type is given and the argument type inferred from the schema.
@@ -103,6 +110,122 @@ const intent =
   <A extends v.GenericSchema>(args: A): Channel<A, R> => ({ args, kind: 'intent' })
 
 const ownerSlot = v.object({ owner: address, slot })
+
+// ---- the desk command line's channels (cli-only) ----------------------------------------------
+// Arguments are the operator's words as typed (main parses them with the same typed errors the
+// app's services raise); results are what `desk … --json` prints.
+
+const cliOnly =
+  <R>() =>
+  <A extends v.GenericSchema>(kind: 'query' | 'intent', args: A): Channel<A, R> => ({ args, kind, cliOnly: true })
+const cliQuery = <A extends v.GenericSchema>(args: A) => cliOnly<CliOutput>()('query', args)
+const cliIntent = <A extends v.GenericSchema>(args: A) => cliOnly<CliOutput>()('intent', args)
+const text = (max = 200) => v.pipe(v.string(), v.maxLength(max))
+const filePath = v.pipe(v.string(), v.minLength(1), v.maxLength(4096))
+/** A secret main reads from a file the CLI names, or the value typed at the CLI's hidden prompt. */
+const secret = v.union([v.object({ file: filePath }), v.object({ value: passphrase })])
+const net = { network: v.optional(text(40)) }
+/** The vault passphrase, used only when the core's vault is locked (the app's unlock state otherwise). */
+const unlock = { unlock: v.optional(secret) }
+const optCloid = { cloid: v.optional(text(80)) }
+const move = v.object({ ...net, ...unlock, ...optCloid, from: text(), to: text(), asset: text(40), amount: text(80) })
+const ticket = v.object({
+  ...net,
+  ...unlock,
+  ...optCloid,
+  account: text(),
+  market: text(40),
+  side: text(10),
+  quantity: text(80),
+  price: text(80),
+  orderType: text(10),
+  tif: text(10),
+  /** `--override-band PHRASE`: the operator knowingly overrides the price band for this order (journaled). */
+  overrideBand: v.optional(v.pipe(v.string(), v.maxLength(200))),
+})
+const cliOwnerSlot = v.object({ ...net, ...unlock, owner: address, slot })
+const cliJournalFilter = v.object({
+  network: v.optional(text(40)),
+  account: v.optional(text()),
+  actionType: v.optional(v.pipe(v.array(text(40)), v.maxLength(50))),
+  // The journal's own states (the CLI lists them in its help).
+  state: v.optional(v.pipe(v.array(v.picklist(['signed', 'sent', 'accepted', 'rejected', 'failed', 'unknown', 'unresolved', 'reconciled'] as const)), v.maxLength(8))),
+  since: v.optional(timeMs),
+  until: v.optional(timeMs),
+  limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(999_999))),
+})
+const label64 = v.optional(label)
+const earnArgs = { ...net, ...unlock, user: text() }
+
+const cliChannels = {
+  'cli.status.show': cliQuery(v.object({ ...net, addresses: v.optional(v.pipe(v.array(address), v.maxLength(200))) })),
+  'cli.status.credit': cliQuery(v.object({ ...net, address })),
+  'cli.agents.list': cliQuery(v.object({ ...net, owner: address })),
+  'cli.agents.approve': cliIntent(cliOwnerSlot),
+  'cli.agents.revoke': cliIntent(cliOwnerSlot),
+  'cli.agents.rotate': cliIntent(cliOwnerSlot),
+  'cli.settle.preview': cliQuery(move),
+  'cli.settle.submit': cliIntent(move),
+  'cli.repay.preview': cliQuery(move),
+  'cli.repay.submit': cliIntent(move),
+  'cli.orders.list': cliQuery(v.object({ ...net, accounts: v.pipe(v.array(text()), v.minLength(1), v.maxLength(100)) })),
+  /** Order ticket check: market precision and minimums; signs nothing. */
+  'cli.orders.check': cliQuery(ticket),
+  'cli.orders.place': cliIntent(ticket),
+  'cli.orders.cancel': cliIntent(v.object({ ...net, ...unlock, account: text(), market: text(40), oid: v.optional(text(40)), cloid: v.optional(text(80)) })),
+  'cli.orders.cancelAll': cliIntent(v.object({ ...net, ...unlock, account: text(), market: text(40) })),
+  'cli.orders.emergencyCancel': cliIntent(v.object({ ...net, ...unlock, account: text() })),
+  'cli.orders.transfer': cliIntent(move),
+  'cli.orders.withdraw': cliIntent(v.object({ ...net, ...unlock, ...optCloid, account: text(), asset: text(40), amount: text(80), dstChainId: text(40), dstAddress: text() })),
+  'cli.orders.activate': cliIntent(v.object({ ...net, ...unlock, ...optCloid, from: text(), target: text(), asset: text(40) })),
+  'cli.earn.status': cliQuery(v.object({ ...net, user: text() })),
+  /** Earn withdrawal preview: the fee and what the operator receives; signs nothing. */
+  'cli.earn.preview': cliQuery(v.object({ ...net, user: text(), asset: text(40), amount: text(80), type: v.picklist(['scheduled', 'instant'] as const) })),
+  'cli.earn.create': cliIntent(v.object({ ...earnArgs, asset: text(40), amount: text(80), type: v.picklist(['scheduled', 'instant'] as const) })),
+  'cli.earn.claim': cliIntent(v.object({ ...earnArgs, operationId: text() })),
+  'cli.earn.cancel': cliIntent(v.object({ ...earnArgs, operationId: text() })),
+  'cli.journal.list': cliQuery(v.object({ filter: cliJournalFilter })),
+  'cli.journal.show': cliQuery(v.object({ id: v.pipe(v.number(), v.integer(), v.minValue(1)) })),
+  'cli.journal.export': cliQuery(v.object({ filter: cliJournalFilter, format: v.picklist(['csv', 'json'] as const) })),
+  /** Reconcile passes (1 s apart) over the network's unresolved entries; lists what is still unresolved. */
+  'cli.journal.reconcile': cliIntent(v.object({ ...net, passes: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1000)) })),
+  'cli.keys.init': cliIntent(v.object({ passphrase: secret, scryptN: v.optional(v.pipe(v.number(), v.integer(), v.minValue(2 ** 14), v.maxValue(2 ** 22))) })),
+  'cli.keys.list': cliQuery(none),
+  /** Raw private key import: the key is read by main from the named file (or the hidden prompt), never an argument. */
+  'cli.keys.importKey': cliIntent(v.object({ ...unlock, key: secret, label: label64 })),
+  'cli.keys.importKeystore': cliIntent(v.object({ ...unlock, file: filePath, keystorePassphrase: secret, label: label64 })),
+  /** Keystore export: main writes the v3 file (0600) itself; no key material crosses the channel. */
+  'cli.keys.exportKeystore': cliIntent(
+    v.object({
+      address,
+      file: filePath,
+      force: v.boolean(),
+      vaultPassphrase: secret,
+      keystorePassphrase: secret,
+      kdf: v.union([v.object({ kdf: v.literal('scrypt'), n: v.pipe(v.number(), v.integer(), v.minValue(2 ** 14), v.maxValue(2 ** 22)) }), v.object({ kdf: v.literal('pbkdf2') })]),
+    }),
+  ),
+  'cli.keys.generate': cliIntent(v.object({ ...unlock, label: label64 })),
+  'cli.keys.watch': cliIntent(v.object({ ...unlock, address, label: label64 })),
+  'cli.keys.remove': cliIntent(v.object({ ...unlock, address })),
+  'cli.keys.changePassphrase': cliIntent(v.object({ current: secret, next: secret })),
+  'cli.networks.list': cliQuery(none),
+  'cli.networks.set': cliIntent(
+    v.object({
+      name: text(40),
+      kind: v.optional(text(20)),
+      network: v.optional(text(40)),
+      chainId: v.optional(v.number()),
+      tradingUrl: v.optional(text(400)),
+      wsUrl: v.optional(text(400)),
+      earnUrl: v.optional(text(400)),
+      infoRatePerSec: v.optional(v.number()),
+      tradeRatePerSec: v.optional(v.number()),
+    }),
+  ),
+  'cli.networks.select': cliIntent(v.object({ name: text(40) })),
+  'cli.networks.remove': cliIntent(v.object({ name: text(40) })),
+} as const
 
 export const channels = {
   'app.state': query<AppState>()(none),
@@ -206,6 +329,8 @@ export const channels = {
   /** Asks the host for a file path (Electron: native dialog; web host: null, the UI asks for a path). */
   'dialog.openFile': query<{ path: string | null }>()(v.object({ purpose: v.picklist(['keystore'] as const) })),
   'shell.openExternal': intent<{ opened: boolean }>()(v.object({ url })),
+
+  ...cliChannels,
 } as const
 
 export type Channels = typeof channels

@@ -344,6 +344,10 @@ export interface ConfirmRequest {
   summary: string[]
   needsPassphrase: boolean
   expiresAt: number
+  /** Whose call triggered the signature: the app's window, or a `desk` command (the window shows only 'app'). */
+  origin: 'app' | 'cli'
+  /** The attached `desk` connection that asked (opaque id), so only that client answers; absent for 'app'. */
+  client?: string
 }
 
 export interface StreamStatus {
@@ -421,4 +425,24 @@ export interface HaltResult {
   network: string
   halted: { since: number }
   accounts: HaltAccountResult[]
+}
+
+// ---- desk (command line) --------------------------------------------------------------------
+
+/**
+ * A secret for a cli-only channel: a file the main process reads itself (the usual case), or the
+ * value typed at the desk's hidden TTY prompt. Never logged, never echoed back.
+ */
+export type CliSecret = { file: string } | { value: string }
+
+/**
+ * The result of a `cli.*` channel: exactly the JSON document `desk … --json` prints (built in
+ * main from the same services the app uses; bigints are decimal strings on the socket).
+ */
+export type CliOutput = object
+
+/** How `desk` reaches the core: attached to a running app (pid) or the core in its own process. */
+export interface CliMode {
+  mode: 'attached' | 'standalone'
+  pid: number
 }

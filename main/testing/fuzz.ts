@@ -30,7 +30,7 @@ export function fuzzValue(r: () => number, depth = 0): unknown {
     case 6: return '-1.5'
     case 7: return '0.123456789012345678901234567890'
     case 8: return '1e9'
-    case 9: return '0x52908400098527886E0F7030069857D2E4169EE7' // bad EIP-55 checksum
+    case 9: return '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD' // bad EIP-55 checksum (last letter's case flipped)
     case 10: return '0x0000000000000000000000000000000000000000'
     case 11: return '0x000000000000000000000000000000000000dEaD'
     case 12: return 'javascript:alert(1)'

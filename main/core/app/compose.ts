@@ -12,6 +12,7 @@ import { ExternalLinkPolicy } from '../security/external-links'
 import { SessionHolder } from '../session'
 import { AccountDirectory, AccountMetaStore, accountsHandlers, confirmationContext, type DemoAccount } from '../features/accounts'
 import { agentsHandlers } from '../features/agents'
+import { cliJournalHandlers, cliKeysHandlers, cliNetworkHandlers, cliReadHandlers, cliWriteHandlers } from '../features/cli'
 import { creditHandlers } from '../features/credit'
 import { earnHandlers } from '../features/earn'
 import { hostHandlers, type HostServices } from '../features/host'
@@ -102,6 +103,11 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
     journalHandlers({ journal, settings, now, vault }),
     hostHandlers({ confirm, services: o.services, links }),
     policyHandlers({ ...writes, keys: agentKeys, accounts: () => (vault.current?.listAccounts() ?? []).map((a) => ({ address: a.address, label: a.label, watchOnly: a.watchOnly })) }),
+    cliReadHandlers({ dataDir: o.dataDir, settings, sessions, vault, journal, accounts }),
+    cliWriteHandlers({ dataDir: o.dataDir, settings, sessions, vault, journal, accounts, policy }),
+    cliJournalHandlers({ dataDir: o.dataDir, settings, sessions, vault, journal, accounts }),
+    cliKeysHandlers({ dataDir: o.dataDir, settings, sessions, vault, journal, accounts }),
+    cliNetworkHandlers({ dataDir: o.dataDir, settings, sessions, vault, journal, accounts }),
   ])
   // Only the channel name and error code are logged, never arguments (they may hold a passphrase).
   const dispatch = createDispatcher(handlers, { warn: (message, fields) => console.warn(message, JSON.stringify(fields)) })

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Confirmer, ConfirmationRequest, ConfirmationResponse } from '../vault/signing-policy'
+import { currentCallContext } from './dispatch'
 import type { EventHub } from './events'
 
 interface Pending {
@@ -30,6 +31,10 @@ export class ConfirmBroker implements Confirmer {
   confirm(raw: ConfirmationRequest): Promise<ConfirmationResponse> {
     const request = this.decorate(raw)
     const id = randomUUID()
+    // The call that led here (AsyncLocalStorage through the handler's await chain): a desk
+    // command answers only its own requests, and the app's window shows only the app's.
+    const call = currentCallContext()
+    const origin = call?.host === 'cli' ? 'cli' : 'app'
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.settle(id, { approved: false }, 'expired'), this.timeoutMs)
       this.pending.set(id, { resolve, timer })
@@ -39,6 +44,8 @@ export class ConfirmBroker implements Confirmer {
         summary: request.summary,
         needsPassphrase: request.needsPassphrase,
         expiresAt: this.now() + this.timeoutMs,
+        origin,
+        ...(origin === 'cli' && call?.client !== undefined ? { client: call.client } : {}),
       })
     })
   }

@@ -1,11 +1,26 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import * as v from 'valibot'
 import { channels, type ChannelName, type Channels, type ChannelResult } from '../../contract/channels'
 import type { ErrorData, Result } from '../../contract/types'
 import { toErrorData } from '../errors/desk-error'
 
-/** Who is calling: already checked by the host (Electron frame URL, web-host token + Origin). */
+/**
+ * Who is calling: already checked by the host (Electron frame URL, web-host token + Origin).
+ * 'cli' is set only by the `desk` attach socket server and the desk's in-process core, never
+ * by the Electron or web hosts; `client` names one attached desk connection.
+ */
 export interface CallContext {
-  host: 'electron' | 'web' | 'test'
+  host: 'electron' | 'web' | 'test' | 'cli'
+  client?: string
+}
+
+/**
+ * The call a piece of work belongs to, for code deep below a handler (the confirmation broker
+ * tags a signature request with the client whose call triggered it).
+ */
+const currentCall = new AsyncLocalStorage<CallContext>()
+export function currentCallContext(): CallContext | undefined {
+  return currentCall.getStore()
 }
 
 export type HandlerArgs<N extends ChannelName> = v.InferOutput<Channels[N]['args']>
@@ -38,6 +53,10 @@ export function createDispatcher(handlers: HandlerTable, log?: DispatchLog) {
       log?.warn('ipc: unknown channel', { channel: typeof channel === 'string' ? channel.slice(0, 64) : typeof channel })
       return fail('UnknownChannel', 'This request is not part of the app contract.')
     }
+    if ((channels[channel] as { cliOnly?: true }).cliOnly && ctx.host !== 'cli') {
+      log?.warn('ipc: cli-only channel refused', { channel, host: ctx.host })
+      return fail('CliOnly', `${channel} is available to the desk command line only.`, { channel })
+    }
     const schema = channels[channel].args as v.GenericSchema
     const parsed = v.safeParse(schema, rawArgs)
     if (!parsed.success) {
@@ -47,7 +66,7 @@ export function createDispatcher(handlers: HandlerTable, log?: DispatchLog) {
     }
     try {
       const handler = handlers[channel] as (args: unknown, ctx: CallContext) => unknown
-      const value = await handler(parsed.output, ctx)
+      const value = await currentCall.run(ctx, () => handler(parsed.output, ctx))
       return { ok: true, value }
     } catch (e) {
       const error = toErrorData(e)

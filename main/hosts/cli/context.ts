@@ -1,12 +1,16 @@
 /**
- * What a command sees: parsed options, output helpers (human or `--json`), and the ways to obtain
- * secrets (a file named by an option, else a hidden TTY prompt) and the shared vault.
+ * What a command sees: parsed options, output helpers (human or `--json`), the core (attached
+ * to the running app, or in-process) and the ways to name secrets (a file main reads, else a
+ * hidden TTY prompt). Owner-key confirmations pushed by the core for this desk are answered here.
  */
 import { promises as fs } from 'node:fs'
+import { resolve } from 'node:path'
+import type { ChannelArgs, ChannelName } from '../../contract/channels'
+import type { AppState, CliSecret, ConfirmRequest } from '../../contract/types'
 import { defaultDataDir } from '../../core/config/paths'
 import { DeskError } from '../../core/errors/desk-error'
-import { Vault, vaultPath } from '../../core/vault'
-import { CliConfirmer } from './confirmer'
+import { vaultPath } from '../../core/vault'
+import { openCoreClient, type CoreClient } from './core-client'
 import type { CliIo } from './io'
 import type { OptionSpec } from './router'
 
@@ -29,7 +33,11 @@ export interface GlobalOptions {
 const MAX_SECRET_FILE_BYTES = 64 * 1024
 
 export class CliContext {
-  private confirmerInstance: CliConfirmer | null = null
+  private client: Promise<CoreClient> | null = null
+  /** Serialises the operator's answers (one prompt at a time). */
+  private confirmQueue: Promise<void> = Promise.resolve()
+  /** Set when a confirmation had to be declined for want of a terminal (reported as ConfirmationUnavailable). */
+  private confirmUnavailable = false
 
   constructor(
     readonly io: CliIo,
@@ -57,8 +65,35 @@ export class CliContext {
 
   /** Prints `human` lines, or `json` as one JSON document with --json. */
   print(human: string | string[], json: unknown): void {
+    this.noteOutcomes(json)
     if (this.globals.json) this.io.stdout(JSON.stringify(json, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) + '\n')
     else this.io.stdout((Array.isArray(human) ? human.join('\n') : human) + '\n')
+  }
+
+  private worstExit = 0
+
+  /**
+   * A write whose outcome is not a success must not exit 0: rejected or refused 1, failed at
+   * execution 3, unknown or unresolved (being reconciled; check before any new attempt) 4.
+   */
+  private noteOutcomes(json: unknown): void {
+    const seen = new Set<unknown>()
+    const visit = (v: unknown, depth: number): void => {
+      if (typeof v !== 'object' || v === null || depth > 4 || seen.has(v)) return
+      seen.add(v)
+      if (Array.isArray(v)) return v.forEach((x) => visit(x, depth + 1))
+      const o = v as Record<string, unknown>
+      if (o.outcome && typeof o.outcome === 'object' && typeof (o.outcome as { state?: unknown }).state === 'string') {
+        this.worstExit = Math.max(this.worstExit, exitForState((o.outcome as { state: string }).state))
+      }
+      for (const x of Object.values(o)) visit(x, depth + 1)
+    }
+    visit(json, 0)
+  }
+
+  /** The exit code the printed results call for (0 when every write succeeded). */
+  get exitCode(): number {
+    return this.worstExit
   }
 
   /** Reads a secret file: its content without one trailing newline. */
@@ -79,10 +114,10 @@ export class CliContext {
   }
 
   /** A secret from `--<option> FILE`, else a hidden prompt (asked twice when `confirm`). */
-  async secret(option: string | undefined, prompt: string, what: string, confirm = false): Promise<string> {
+  async secret(option: string | undefined, prompt: string, what: string, confirm = false, hint = option): Promise<string> {
     const file = option === undefined ? undefined : option === 'passphrase-file' ? this.globals.passphraseFile : this.string(option)
     if (file !== undefined) return this.readSecretFile(file, what)
-    if (!this.io.isInteractive()) throw new DeskError('NoTerminal', `no terminal to ask for the ${what}; use --${option ?? 'passphrase-file'} FILE`)
+    if (!this.io.isInteractive()) throw new DeskError('NoTerminal', `no terminal to ask for the ${what}; use --${hint ?? 'passphrase-file'} FILE`)
     const first = await this.io.promptHidden(prompt)
     if (confirm) {
       const again = await this.io.promptHidden('Repeat: ')
@@ -91,26 +126,84 @@ export class CliContext {
     return first
   }
 
-  vaultPassphrase(): Promise<string> {
-    return this.secret('passphrase-file', 'Vault passphrase: ', 'vault passphrase')
+  /** The core: attached to the app running on the data directory, else in-process under its lock. */
+  core(): Promise<CoreClient> {
+    this.client ??= openCoreClient(this.dataDir).then((c) => {
+      c.onEvent((event, payload) => {
+        if (event !== 'confirm.request') return
+        const req = payload as ConfirmRequest
+        // Only this desk's requests (the attach server sends no other; in-process every 'cli' one is ours).
+        if (req.origin !== 'cli') return
+        this.confirmQueue = this.confirmQueue.then(() => this.answer(c, req)).catch(() => {})
+      })
+      return c
+    })
+    return this.client
   }
 
-  /** The host's confirmation prompt for owner-key actions (`--yes` + passphrase file when not interactive). */
-  confirmer(): CliConfirmer {
-    this.confirmerInstance ??= new CliConfirmer(this.io, { yes: this.globals.yes, passphrase: () => this.vaultPassphrase() })
-    return this.confirmerInstance
+  /** Calls a contract channel through the core; a failure becomes the typed DeskError. */
+  async call<N extends ChannelName>(channel: N, args: ChannelArgs<N>): Promise<unknown> {
+    const c = await this.core()
+    const r = await c.dispatch(channel, args)
+    if (r.ok) return r.value
+    if (this.confirmUnavailable && r.error.code === 'ConfirmationDeclined') {
+      throw new DeskError('ConfirmationUnavailable', 'this action needs confirmation: run it in a terminal, or pass --yes with --passphrase-file')
+    }
+    throw new DeskError(r.error.code, r.error.message, r.error.details)
   }
 
-  /** The shared vault, locked. Auto-lock is off: the process ends with the command. */
-  openVault(): Promise<Vault> {
-    return Vault.open({ path: this.vaultPath, autoLockMs: null, confirmer: this.confirmer() })
+  async close(): Promise<void> {
+    const c = this.client
+    this.client = null
+    if (c) await (await c.catch(() => null))?.close()
   }
 
-  /** The shared vault, unlocked with the operator's passphrase. */
-  async unlockedVault(): Promise<Vault> {
-    const vault = await this.openVault()
-    await vault.unlock(await this.vaultPassphrase())
-    return vault
+  /** The owner-key confirmation: the summary built in main on stderr, then the TTY or `--yes`. */
+  private async answer(c: CoreClient, req: ConfirmRequest): Promise<void> {
+    this.io.stderr([`== ${req.title} ==`, ...req.summary.map((l) => `  ${l}`), ''].join('\n'))
+    const respond = (approved: boolean, passphrase?: string) => c.dispatch('confirm.respond', { id: req.id, approved, ...(passphrase !== undefined ? { passphrase } : {}) })
+    try {
+      if (this.globals.yes) {
+        await respond(true, req.needsPassphrase ? await this.passphraseText() : undefined)
+        return
+      }
+      if (!this.io.isInteractive()) {
+        this.confirmUnavailable = true
+        await respond(false)
+        return
+      }
+      const answer = await this.io.promptLine('Sign and send this? Type "yes" to confirm: ')
+      if (answer.trim().toLowerCase() !== 'yes') return void (await respond(false))
+      await respond(true, req.needsPassphrase ? await this.io.promptHidden('Vault passphrase: ') : undefined)
+    } catch {
+      await respond(false)
+    }
+  }
+
+  /** The vault passphrase as text: `--passphrase-file`, else the hidden prompt (channels that take it as an argument). */
+  async passphraseText(): Promise<string> {
+    if (this.globals.passphraseFile !== undefined) return this.readSecretFile(this.globals.passphraseFile, 'vault passphrase')
+    return this.io.promptHidden('Vault passphrase: ')
+  }
+
+  /**
+   * A secret for the core: `--<option> FILE` (an absolute path main reads itself), else the
+   * hidden prompt (asked twice when `confirm`), else NoTerminal.
+   */
+  async secretRef(option: string, prompt: string, what: string, confirm = false): Promise<CliSecret> {
+    const file = option === 'passphrase-file' ? this.globals.passphraseFile : this.string(option)
+    if (file !== undefined) return { file: resolve(file) }
+    return { value: await this.secret(undefined, prompt, what, confirm, option) }
+  }
+
+  vaultPassphraseRef(): Promise<CliSecret> {
+    return this.secretRef('passphrase-file', 'Vault passphrase: ', 'vault passphrase')
+  }
+
+  /** The vault passphrase when the core's vault is locked; nothing when it is unlocked (the app's state). */
+  async unlockRef(): Promise<{ unlock?: CliSecret }> {
+    const state = (await this.call('app.state', undefined)) as AppState
+    return state.vault.unlocked ? {} : { unlock: await this.vaultPassphraseRef() }
   }
 
   /** Asks "yes" on the TTY, or accepts `--yes`; anything else refuses. */
@@ -120,4 +213,12 @@ export class CliContext {
     const answer = await this.io.promptLine(`${question} Type "yes" to confirm: `)
     if (answer.trim().toLowerCase() !== 'yes') throw new DeskError('ConfirmationDeclined', 'not confirmed; nothing changed')
   }
+}
+
+/** Exit code for a journal state: success 0, rejected 1, failed 3, not settled (unknown, unresolved, in flight) 4. */
+export function exitForState(state: string): number {
+  if (state === 'accepted' || state === 'reconciled') return 0
+  if (state === 'rejected') return 1
+  if (state === 'failed') return 3
+  return 4
 }

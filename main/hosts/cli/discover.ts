@@ -1,17 +1,21 @@
-/** Finds the command groups: every `commands/<group>.ts` default-exports one. */
-import { readdirSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+/**
+ * The command groups, listed once (a static list, so the CLI bundles into one file and starts
+ * without scanning a directory). Adding a group: one import and one entry here.
+ */
+import agents from './commands/agents'
+import earn from './commands/earn'
+import journal from './commands/journal'
+import keys from './commands/keys'
+import networks from './commands/networks'
+import orders from './commands/orders'
+import policy, { addresses, halt, resume } from './commands/policy'
+import repay from './commands/repay'
+import settle from './commands/settle'
+import status from './commands/status'
 import type { CommandGroup } from './router'
 
-export async function discoverGroups(dir = join(dirname(fileURLToPath(import.meta.url)), 'commands')): Promise<CommandGroup[]> {
-  const files = readdirSync(dir)
-    .filter((f) => /\.(ts|js|mjs)$/.test(f) && !/\.(test|spec)\.[a-z]+$/.test(f) && !f.endsWith('.d.ts'))
-    .sort()
-  const groups: CommandGroup[] = []
-  for (const f of files) {
-    const mod = (await import(pathToFileURL(join(dir, f)).href)) as { default?: CommandGroup }
-    if (mod.default && typeof mod.default.name === 'string' && Array.isArray(mod.default.commands)) groups.push(mod.default)
-  }
-  return groups
+export const COMMAND_GROUPS: readonly CommandGroup[] = [addresses, agents, earn, halt, journal, keys, networks, orders, policy, repay, resume, settle, status]
+
+export async function discoverGroups(): Promise<CommandGroup[]> {
+  return [...COMMAND_GROUPS]
 }

@@ -23,6 +23,8 @@ export interface CommandGroup {
   name: string
   summary: string
   commands: Command[]
+  /** The command run when only the group is named (`desk status`). */
+  defaultCommand?: string
 }
 
 export class UsageError extends DeskError {
@@ -62,6 +64,7 @@ function toParseArgsOptions(specs: Record<string, OptionSpec>) {
 
 /** Runs one invocation; returns the process exit code (0 ok, 1 failed, 2 usage). */
 export async function runCli(argv: string[], groups: CommandGroup[], io: CliIo): Promise<number> {
+  let ctx: CliContext | null = null
   try {
     const lenient = parseArgs({ args: argv, options: toParseArgsOptions(GLOBAL_OPTIONS), strict: false, allowPositionals: true })
     const [groupName, commandName] = lenient.positionals
@@ -76,12 +79,16 @@ export async function runCli(argv: string[], groups: CommandGroup[], io: CliIo):
     }
     const group = groups.find((g) => g.name === groupName)
     if (!group) throw new UsageError(`unknown command group "${groupName}" (known: ${groups.map((g) => g.name).join(', ')})`)
-    if (!commandName || wantsHelp) {
+    // The lenient parse cannot tell a command option's value from a command name: a word that is
+    // not one of the group's commands goes to the default command, whose strict parse sorts it out.
+    const implicit = !wantsHelp && group.defaultCommand !== undefined && !group.commands.some((c) => c.name === commandName)
+    if ((!commandName && !implicit) || wantsHelp) {
       if (!commandName && !wantsHelp) throw new UsageError(`missing command; run "desk ${group.name} --help"`)
       io.stdout(usage(groups, group) + '\n')
       return 0
     }
-    const command = group.commands.find((c) => c.name === commandName)
+    const name = implicit ? group.defaultCommand : commandName
+    const command = group.commands.find((c) => c.name === name)
     if (!command) throw new UsageError(`unknown command "${group.name} ${commandName}"; run "desk ${group.name} --help"`)
 
     const specs = { ...GLOBAL_OPTIONS, ...(command.options ?? {}) }
@@ -91,7 +98,7 @@ export async function runCli(argv: string[], groups: CommandGroup[], io: CliIo):
     } catch (e) {
       throw new UsageError(`${(e as Error).message.split('\n')[0]} (desk ${group.name} --help)`)
     }
-    const positionals = parsed.positionals.slice(2)
+    const positionals = parsed.positionals.slice(implicit ? 1 : 2)
     const names = command.positionals ?? []
     const required = names.filter((n) => !n.endsWith('?')).length
     if (positionals.length < required || positionals.length > names.length) {
@@ -104,13 +111,18 @@ export async function runCli(argv: string[], groups: CommandGroup[], io: CliIo):
       passphraseFile: typeof values['passphrase-file'] === 'string' ? values['passphrase-file'] : undefined,
       yes: values.yes === true,
     }
-    const ctx = new CliContext(io, globals, values, positionals)
+    ctx = new CliContext(io, globals, values, positionals)
     await command.run(ctx)
-    return 0
+    await ctx.close()
+    return ctx.exitCode
   } catch (e) {
+    // Always detach or close the in-process core (journal drained, lock released), even on failure.
+    await ctx?.close().catch(() => {})
     const data = isDeskError(e) ? e.toData() : { code: 'Internal', message: e instanceof Error ? e.message : String(e) }
     // One line on stderr; the message never contains key material or a passphrase.
     io.stderr(`desk: ${data.message.replace(/\s*\n\s*/g, ' ')} [${data.code}]\n`)
+    // With --json the refusal is also one JSON document on stdout, code first (scripts branch on it).
+    if (argv.includes('--json')) io.stdout(JSON.stringify({ error: { code: data.code, message: data.message, ...(data.details ? { details: data.details } : {}) } }) + '\n')
     return data.code === 'Usage' ? 2 : 1
   }
 }

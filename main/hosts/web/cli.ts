@@ -10,6 +10,7 @@ import { headlessHostServices } from '../../core/features/host'
 import { sandboxPorts } from '../dev'
 import { defaultDataDir } from '../../core/config/paths'
 import { parseWebArgs, WEB_USAGE, WebUsageError, type WebArgs } from './args'
+import { acquireDataDirLock, startAttachServer } from '../attach'
 import { startWebHost } from './server'
 
 const root = fileURLToPath(new URL('../../..', import.meta.url))
@@ -33,6 +34,14 @@ if (!existsSync(join(rendererRoot, 'index.html'))) {
 }
 
 const dataDir = args.dataDir ?? defaultDataDir()
+// One writer per data directory: refuse to start beside another host or a standalone `desk`.
+let lock: ReturnType<typeof acquireDataDirLock>
+try {
+  lock = acquireDataDirLock(dataDir, 'web')
+} catch (e) {
+  process.stderr.write(`error: ${e instanceof Error ? e.message : String(e)}\n`)
+  process.exit(1)
+}
 const core = await createDeskCore({
   dataDir,
   ...sandboxPorts(dataDir),
@@ -40,6 +49,7 @@ const core = await createDeskCore({
   version: process.env.npm_package_version ?? '0.0.0',
   services: headlessHostServices,
 })
+const deskSocket = await startAttachServer({ core, dataDir, version: process.env.npm_package_version ?? '0.0.0' })
 const web = await startWebHost({ core, rendererRoot, host: args.host, port: args.port })
 process.stdout.write(`Treasury Desk web host (loopback only)\nOpen: ${web.url}\n`)
 
@@ -48,7 +58,9 @@ const stop = async () => {
   if (stopping) return
   stopping = true
   await web.close()
+  await deskSocket.close()
   await core.close()
+  lock.release()
   process.exit(0)
 }
 process.on('SIGINT', () => void stop())

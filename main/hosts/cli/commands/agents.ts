@@ -1,15 +1,15 @@
 /** `desk agents …`: the 4 agent slots of an owner: list, approve, revoke, rotate. */
 import { DeskError } from '../../../core/errors/desk-error'
 import { parseAddress } from '../../../core/vault'
-import { AgentsReadService } from '../../../core/features/agents/agents-read.service'
-import { approveAgent, revokeAgent, rotateAgent } from '../../../core/features/agents/agents-write.service'
-import { isAgentSlot } from '../../../core/vault'
+import type { Address, AgentSlotView } from '../../../contract/types'
+import type { ApprovedAgent, RotationResult } from '../../../core/features/agents'
+import { isAgentSlot, type AgentSlot } from '../../../core/vault'
 import type { CliContext } from '../context'
-import { withWriteSession } from '../desk-write'
+import { networkArg, writeArgs, type OutcomeData } from '../desk-write'
 import { UsageError, type Command, type CommandGroup } from '../router'
-import { NETWORK_OPTION, vaultAccounts, withReadSide } from '../support/read-side'
+import { NETWORK_OPTION } from '../support/read-side'
 
-function ownerSlot(ctx: CliContext): { owner: string; slot: number } {
+function ownerSlot(ctx: CliContext): { owner: Address; slot: AgentSlot } {
   let owner: string
   try {
     owner = parseAddress(ctx.positionals[0]!).toLowerCase()
@@ -18,7 +18,7 @@ function ownerSlot(ctx: CliContext): { owner: string; slot: number } {
   }
   const slot = Number(ctx.positionals[1])
   if (!/^[0-3]$/.test(ctx.positionals[1] ?? '') || !isAgentSlot(slot)) throw new UsageError('SLOT must be 0, 1, 2 or 3')
-  return { owner, slot }
+  return { owner: owner as Address, slot: slot as AgentSlot }
 }
 
 const approve: Command = {
@@ -27,10 +27,8 @@ const approve: Command = {
   positionals: ['OWNER', 'SLOT'],
   options: NETWORK_OPTION,
   async run(ctx) {
-    await withWriteSession(ctx, { unlock: true }, async ({ session }) => {
-      const r = await approveAgent(session.ctx, ownerSlot(ctx))
-      ctx.print(`slot ${r.slot} of ${r.owner}: agent ${r.agent} approved, epoch ${r.epoch} (journal #${r.outcome.journalId}, ${r.outcome.state})`, r)
-    })
+    const r = (await ctx.call('cli.agents.approve', { ...ownerSlot(ctx), ...(await writeArgs(ctx)) })) as ApprovedAgent
+    ctx.print(`slot ${r.slot} of ${r.owner}: agent ${r.agent} approved, epoch ${r.epoch} (journal #${r.outcome.journalId}, ${r.outcome.state})`, r)
   },
 }
 
@@ -40,10 +38,8 @@ const revoke: Command = {
   positionals: ['OWNER', 'SLOT'],
   options: NETWORK_OPTION,
   async run(ctx) {
-    await withWriteSession(ctx, { unlock: true }, async ({ session }) => {
-      const r = await revokeAgent(session.ctx, ownerSlot(ctx))
-      ctx.print(`slot ${r.slot} of ${r.owner} revoked${r.retired ? `, key ${r.retired} retired` : ''} (journal #${r.outcome.journalId}, ${r.outcome.state})`, r)
-    })
+    const r = (await ctx.call('cli.agents.revoke', { ...ownerSlot(ctx), ...(await writeArgs(ctx)) })) as { slot: number; owner: string; retired: string | null; outcome: OutcomeData }
+    ctx.print(`slot ${r.slot} of ${r.owner} revoked${r.retired ? `, key ${r.retired} retired` : ''} (journal #${r.outcome.journalId}, ${r.outcome.state})`, r)
   },
 }
 
@@ -53,16 +49,14 @@ const rotate: Command = {
   positionals: ['OWNER', 'SLOT'],
   options: NETWORK_OPTION,
   async run(ctx) {
-    await withWriteSession(ctx, { unlock: true }, async ({ session }) => {
-      const r = await rotateAgent(session.ctx, ownerSlot(ctx))
-      ctx.print(
-        [
-          `new key ${r.to.agent} in slot ${r.to.slot}, epoch ${r.to.epoch}`,
-          r.inPlace ? 'no free slot: replaced in place' : r.revoke ? `old slot ${r.from.slot} (${r.from.agent ?? 'empty'}) revoked` : `old slot ${r.from.slot} was empty`,
-        ],
-        r,
-      )
-    })
+    const r = (await ctx.call('cli.agents.rotate', { ...ownerSlot(ctx), ...(await writeArgs(ctx)) })) as RotationResult
+    ctx.print(
+      [
+        `new key ${r.to.agent} in slot ${r.to.slot}, epoch ${r.to.epoch}`,
+        r.inPlace ? 'no free slot: replaced in place' : r.revoke ? `old slot ${r.from.slot} (${r.from.agent ?? 'empty'}) revoked` : `old slot ${r.from.slot} was empty`,
+      ],
+      r,
+    )
   },
 }
 
@@ -78,17 +72,14 @@ const list: Command = {
     } catch {
       throw new DeskError('InvalidAddress', `"${ctx.positionals[0]!}" is not a 20-byte 0x address`)
     }
-    const { directory } = await vaultAccounts(ctx)
-    await withReadSide(ctx, async (rs) => {
-      const slots = await new AgentsReadService(rs.info, directory, rs.lastKnown).slots(owner, 'operator')
-      ctx.print(
-        [
-          `${owner} on ${rs.connected.network.name}`,
-          ...slots.map((s) => `  slot ${s.slot}: ${s.agent ?? '(empty)'}${s.epoch !== null ? `  epoch ${s.epoch}` : ''}${s.agent ? (s.keyInVault ? '  key in vault' : '  key NOT in vault') : ''}`),
-        ],
-        { owner, network: rs.connected.network.name, slots },
-      )
-    })
+    const r = (await ctx.call('cli.agents.list', { ...networkArg(ctx), owner: owner as Address })) as { owner: string; network: string; slots: AgentSlotView[] }
+    ctx.print(
+      [
+        `${r.owner} on ${r.network}`,
+        ...r.slots.map((s) => `  slot ${s.slot}: ${s.agent ?? '(empty)'}${s.epoch !== null ? `  epoch ${s.epoch}` : ''}${s.agent ? (s.keyInVault ? '  key in vault' : '  key NOT in vault') : ''}`),
+      ],
+      r,
+    )
   },
 }
 

@@ -1,8 +1,15 @@
 /** `desk earn …`: earn pool balances, withdrawals queue, create / claim / cancel. */
-import { cancelEarnWithdrawal, claimEarnWithdrawal, createEarnWithdrawal, earnOverview, previewCreateWithdrawal } from '../../../core/features/earn/earn.service'
 import { DeskError } from '../../../core/errors/desk-error'
-import { NETWORK_OPTION, withWriteSession } from '../desk-write'
+import type { CreateWithdrawalPreview, EarnOverview } from '../../../core/features/earn'
+import { NETWORK_OPTION, networkArg, writeArgs } from '../desk-write'
 import type { Command, CommandGroup } from '../router'
+
+/** What an earn write prints: the operation, its status and its journal entry. */
+interface EarnWrite {
+  operationId: string
+  status: string
+  journalId: number
+}
 
 const status: Command = {
   name: 'status',
@@ -10,19 +17,17 @@ const status: Command = {
   positionals: ['ACCOUNT'],
   options: NETWORK_OPTION,
   async run(ctx) {
-    await withWriteSession(ctx, { unlock: false }, async ({ session }) => {
-      const o = await earnOverview(session.earnCtx, ctx.positionals[0]!)
-      const lines = [
-        `${o.user}${o.paused ? '  WITHDRAWALS PAUSED (create and claim blocked)' : ''}`,
-        ...o.assets.map((a) => `  ${a.symbol.padEnd(6)} earn ${a.earnBalance}  queue ${a.inQueue}  locked ${a.withdrawLocked}  deposited ${a.lifetimeDeposit}  yield ${a.lifetimeYield}  withdrawn ${a.lifetimeWithdraw}`),
-        'withdrawals:',
-        ...o.withdrawals.map(
-          (w) =>
-            `  ${w.operationId}  ${w.type} ${w.gross} ${w.symbol} (fee ${w.fee})  ${w.status}${w.claimable ? '  CLAIMABLE' : w.claimableInMs ? `  claimable in ${Math.ceil(w.claimableInMs / 1000)} s` : ''}${w.needsAttention ? '  NEEDS ATTENTION' : ''}${w.failure ? `  ${w.failure}` : ''}`,
-        ),
-      ]
-      ctx.print(lines, o)
-    })
+    const o = (await ctx.call('cli.earn.status', { ...networkArg(ctx), user: ctx.positionals[0]! })) as EarnOverview
+    const lines = [
+      `${o.user}${o.paused ? '  WITHDRAWALS PAUSED (create and claim blocked)' : ''}`,
+      ...o.assets.map((a) => `  ${a.symbol.padEnd(6)} earn ${a.earnBalance}  queue ${a.inQueue}  locked ${a.withdrawLocked}  deposited ${a.lifetimeDeposit}  yield ${a.lifetimeYield}  withdrawn ${a.lifetimeWithdraw}`),
+      'withdrawals:',
+      ...o.withdrawals.map(
+        (w) =>
+          `  ${w.operationId}  ${w.type} ${w.gross} ${w.symbol} (fee ${w.fee})  ${w.status}${w.claimable ? '  CLAIMABLE' : w.claimableInMs ? `  claimable in ${Math.ceil(w.claimableInMs / 1000)} s` : ''}${w.needsAttention ? '  NEEDS ATTENTION' : ''}${w.failure ? `  ${w.failure}` : ''}`,
+      ),
+    ]
+    ctx.print(lines, o)
   },
 }
 
@@ -34,15 +39,13 @@ const create: Command = {
   async run(ctx) {
     const [user, asset, amount, type] = ctx.positionals as [string, string, string, string]
     if (type !== 'scheduled' && type !== 'instant') throw new DeskError('Usage', 'TYPE must be scheduled or instant')
-    await withWriteSession(ctx, { unlock: !ctx.flag('preview') }, async ({ session }) => {
-      if (ctx.flag('preview')) {
-        const p = await previewCreateWithdrawal(session.earnCtx, { user, asset, amount, type })
-        ctx.print(`${p.type} ${p.gross} ${p.symbol}: fee ${p.fee} (${p.feeBps} bps), you receive ${p.net}`, p)
-        return
-      }
-      const r = await createEarnWithdrawal(session.earnCtx, { user, asset, amount, type })
-      ctx.print(`${r.operationId}: ${r.status} (journal #${r.journalId}); fee ${r.preview.fee} ${r.preview.symbol}, you receive ${r.preview.net}`, r)
-    })
+    if (ctx.flag('preview')) {
+      const p = (await ctx.call('cli.earn.preview', { ...networkArg(ctx), user, asset, amount, type })) as CreateWithdrawalPreview
+      ctx.print(`${p.type} ${p.gross} ${p.symbol}: fee ${p.fee} (${p.feeBps} bps), you receive ${p.net}`, p)
+      return
+    }
+    const r = (await ctx.call('cli.earn.create', { ...(await writeArgs(ctx)), user, asset, amount, type })) as EarnWrite & { preview: CreateWithdrawalPreview }
+    ctx.print(`${r.operationId}: ${r.status} (journal #${r.journalId}); fee ${r.preview.fee} ${r.preview.symbol}, you receive ${r.preview.net}`, r)
   },
 }
 
@@ -53,10 +56,8 @@ const claim: Command = {
   options: NETWORK_OPTION,
   async run(ctx) {
     const [user, operationId] = ctx.positionals as [string, string]
-    await withWriteSession(ctx, { unlock: true }, async ({ session }) => {
-      const r = await claimEarnWithdrawal(session.earnCtx, { user, operationId })
-      ctx.print(`${r.operationId}: ${r.status} (journal #${r.journalId})`, r)
-    })
+    const r = (await ctx.call('cli.earn.claim', { ...(await writeArgs(ctx)), user, operationId })) as EarnWrite
+    ctx.print(`${r.operationId}: ${r.status} (journal #${r.journalId})`, r)
   },
 }
 
@@ -67,10 +68,8 @@ const cancel: Command = {
   options: NETWORK_OPTION,
   async run(ctx) {
     const [user, operationId] = ctx.positionals as [string, string]
-    await withWriteSession(ctx, { unlock: true }, async ({ session }) => {
-      const r = await cancelEarnWithdrawal(session.earnCtx, { user, operationId })
-      ctx.print(`${r.operationId}: ${r.status} (journal #${r.journalId})`, r)
-    })
+    const r = (await ctx.call('cli.earn.cancel', { ...(await writeArgs(ctx)), user, operationId })) as EarnWrite
+    ctx.print(`${r.operationId}: ${r.status} (journal #${r.journalId})`, r)
   },
 }
 

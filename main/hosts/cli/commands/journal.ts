@@ -1,9 +1,11 @@
 /** `desk journal …`: the local record of every write: list, show, export, reconcile. */
 import { writeFileSync } from 'node:fs'
 import { DeskError } from '../../../core/errors/desk-error'
-import { openJournal, SUBMISSION_STATES, type SubmissionFilter, type SubmissionState } from '../../../core/journal'
+import type { ChannelArgs } from '../../../contract/channels'
+import type { SubmissionView } from '../../../contract/types'
+import { SUBMISSION_STATES, type Submission, type SubmissionState, type SubmissionEvent } from '../../../core/journal'
 import type { CliContext } from '../context'
-import { NETWORK_OPTION, withWriteSession } from '../desk-write'
+import { NETWORK_OPTION, networkArg } from '../desk-write'
 import type { Command, CommandGroup, OptionSpec } from '../router'
 
 const s = (valueName: string, description: string): OptionSpec => ({ type: 'string', valueName, description })
@@ -24,8 +26,10 @@ function time(v: string | undefined, name: string): number | undefined {
   return n
 }
 
-function filter(ctx: CliContext, defaultLimit?: number): SubmissionFilter {
-  const f: SubmissionFilter = {}
+type Filter = ChannelArgs<'cli.journal.list'>['filter']
+
+function filter(ctx: CliContext, defaultLimit?: number): Filter {
+  const f: Filter = {}
   const net = ctx.string('network')
   if (net) f.network = net
   const acct = ctx.string('account')
@@ -55,16 +59,11 @@ const list: Command = {
   summary: 'journaled writes, newest first, with filters',
   options: FILTERS,
   async run(ctx) {
-    const j = openJournal(ctx.dataDir)
-    try {
-      const rows = j.list(filter(ctx, 50))
-      ctx.print(
-        rows.map((r) => `#${r.id} ${new Date(r.createdAt).toISOString()} ${r.network} ${r.actionType.padEnd(16)} ${r.state.padEnd(10)} ${r.finalStatus ?? ''}${r.code ? ` [${r.code}]` : ''}  ${r.summary}`),
-        rows.map(({ body: _b, response: _r, ...rest }) => rest),
-      )
-    } finally {
-      await j.close()
-    }
+    const rows = (await ctx.call('cli.journal.list', { filter: filter(ctx, 50) })) as Omit<Submission, 'body' | 'response'>[]
+    ctx.print(
+      rows.map((r) => `#${r.id} ${new Date(r.createdAt).toISOString()} ${r.network} ${r.actionType.padEnd(16)} ${r.state.padEnd(10)} ${r.finalStatus ?? ''}${r.code ? ` [${r.code}]` : ''}  ${r.summary}`),
+      rows,
+    )
   },
 }
 
@@ -75,24 +74,17 @@ const show: Command = {
   async run(ctx) {
     const id = Number(ctx.positionals[0])
     if (!Number.isSafeInteger(id) || id < 1) throw new DeskError('Usage', 'ID must be a journal entry number')
-    const j = openJournal(ctx.dataDir)
-    try {
-      const e = j.get(id)
-      if (!e) throw new DeskError('SubmissionNotFound', `no journal entry #${id}`)
-      const history = j.history(id)
-      ctx.print(
-        [
-          `#${e.id} ${e.actionType} ${e.state}${e.finalStatus ? ` (${e.finalStatus})` : ''}${e.code ? ` [${e.code}]` : ''}`,
-          `key ${e.key}  nonce ${e.nonce ?? '-'}  signer ${e.signer}  account ${e.account}`,
-          `tx ${e.txHash ?? '-'}  trace ${e.traceId ?? '-'}  attempts ${e.attempts}`,
-          `body ${e.body}`,
-          ...history.map((h) => `  ${new Date(h.at).toISOString()} ${h.state}${h.finalStatus ? ` ${h.finalStatus}` : ''}${h.code ? ` [${h.code}]` : ''}${h.note ? ` ${h.note}` : ''}`),
-        ],
-        { ...e, history },
-      )
-    } finally {
-      await j.close()
-    }
+    const e = (await ctx.call('cli.journal.show', { id })) as Submission & { history: SubmissionEvent[] }
+    ctx.print(
+      [
+        `#${e.id} ${e.actionType} ${e.state}${e.finalStatus ? ` (${e.finalStatus})` : ''}${e.code ? ` [${e.code}]` : ''}`,
+        `key ${e.key}  nonce ${e.nonce ?? '-'}  signer ${e.signer}  account ${e.account}`,
+        `tx ${e.txHash ?? '-'}  trace ${e.traceId ?? '-'}  attempts ${e.attempts}`,
+        `body ${e.body}`,
+        ...e.history.map((h) => `  ${new Date(h.at).toISOString()} ${h.state}${h.finalStatus ? ` ${h.finalStatus}` : ''}${h.code ? ` [${h.code}]` : ''}${h.note ? ` ${h.note}` : ''}`),
+      ],
+      e,
+    )
   },
 }
 
@@ -103,17 +95,12 @@ const exportCmd: Command = {
   async run(ctx) {
     const format = ctx.string('format') ?? 'csv'
     if (format !== 'csv' && format !== 'json') throw new DeskError('Usage', '--format must be csv or json')
-    const j = openJournal(ctx.dataDir)
-    try {
-      const text = j.export(filter(ctx), format)
-      const out = ctx.string('out')
-      if (out) {
-        writeFileSync(out, text, { mode: 0o600 })
-        ctx.print(`wrote ${out}`, { file: out, format })
-      } else ctx.io.stdout(text)
-    } finally {
-      await j.close()
-    }
+    const { content } = (await ctx.call('cli.journal.export', { filter: filter(ctx), format })) as { content: string }
+    const out = ctx.string('out')
+    if (out) {
+      writeFileSync(out, content, { mode: 0o600 })
+      ctx.print(`wrote ${out}`, { file: out, format })
+    } else ctx.io.stdout(content)
   },
 }
 
@@ -124,19 +111,24 @@ const reconcile: Command = {
   async run(ctx) {
     const passes = Number(ctx.string('passes') ?? '10')
     if (!Number.isSafeInteger(passes) || passes < 1 || passes > 1000) throw new DeskError('Usage', '--passes must be 1..1000')
-    await withWriteSession(ctx, { unlock: false }, async ({ session, journal, network }) => {
-      let left = journal.unresolved(network.name).length
-      for (let i = 0; i < passes && left > 0; i++) {
-        await session.reconcileAll()
-        left = journal.unresolved(network.name).length
-        if (left > 0 && i + 1 < passes) await new Promise((r) => setTimeout(r, 1000))
-      }
-      const unresolved = journal.unresolved(network.name).map((e) => ({ id: e.id, actionType: e.actionType, state: e.state, key: e.key }))
-      ctx.print(unresolved.length === 0 ? 'every entry is final' : [`${unresolved.length} still unresolved:`, ...unresolved.map((u) => `  #${u.id} ${u.actionType} ${u.state} ${u.key}`)], { unresolved })
-      if (unresolved.length > 0) process.exitCode = 1
-    })
+    const { unresolved } = (await ctx.call('cli.journal.reconcile', { ...networkArg(ctx), passes })) as { unresolved: { id: number; actionType: string; state: string; key: string }[] }
+    ctx.print(unresolved.length === 0 ? 'every entry is final' : [`${unresolved.length} still unresolved:`, ...unresolved.map((u) => `  #${u.id} ${u.actionType} ${u.state} ${u.key}`)], { unresolved })
+    if (unresolved.length > 0) process.exitCode = 1
   },
 }
 
-const group: CommandGroup = { name: 'journal', summary: 'the local record of every write: list, show, export, reconcile', commands: [list, show, exportCmd, reconcile] }
+const ack: Command = {
+  name: 'ack',
+  summary: 'acknowledge an UNRESOLVED write after checking it on the exchange (journaled; frees its cloid for a new attempt)',
+  positionals: ['ID'],
+  options: { note: s('TEXT', 'what you checked and found (required)') },
+  async run(ctx) {
+    const note = ctx.string('note')
+    if (!note) throw new DeskError('Usage', '--note TEXT is required: say what you checked on the exchange')
+    const v = (await ctx.call('journal.acknowledge', { id: ctx.positionals[0]!, note })) as SubmissionView
+    ctx.print(`#${v.id} ${v.actionType} ${v.cloid}: acknowledged (${v.outcome}); a new attempt needs a new cloid or the same one re-signed by you`, v)
+  },
+}
+
+const group: CommandGroup = { name: 'journal', summary: 'the local record of every write: list, show, export, reconcile, ack', commands: [list, show, exportCmd, reconcile, ack] }
 export default group

@@ -1,7 +1,9 @@
 /** `desk keys …`: key custody from the command line, over the same vault as the desktop app. */
 import { promises as fs } from 'node:fs'
+import { resolve } from 'node:path'
+import type { Address, AppState } from '../../../contract/types'
 import { DeskError } from '../../../core/errors/desk-error'
-import { DEFAULT_SCRYPT, Vault, parseAddress, type KeystoreExportKdf, type OwnerAccountInfo, type ScryptParams } from '../../../core/vault'
+import { DEFAULT_SCRYPT, parseAddress, type OwnerAccountInfo, type ScryptParams } from '../../../core/vault'
 import type { CliContext } from '../context'
 import type { Command, CommandGroup, OptionSpec } from '../router'
 import { UsageError } from '../router'
@@ -18,6 +20,17 @@ function scryptFromOption(ctx: CliContext): ScryptParams {
   return { ...DEFAULT_SCRYPT, n }
 }
 
+/** The label option, when given. */
+function labelArg(ctx: CliContext): { label?: string } {
+  const label = ctx.string('label')
+  return label !== undefined ? { label } : {}
+}
+
+interface Listing {
+  path: string
+  accounts: OwnerAccountInfo[]
+}
+
 function describeAccount(a: OwnerAccountInfo): string[] {
   const lines = [`${a.address}  ${a.watchOnly ? 'watch-only' : 'key       '}  ${a.label}`]
   for (const g of a.agents) lines.push(`    agent slot ${g.slot}: ${g.address}`)
@@ -30,12 +43,11 @@ const init: Command = {
   options: { 'scrypt-n': SCRYPT_N },
   async run(ctx) {
     const path = ctx.vaultPath
-    if (await Vault.exists(path)) throw new DeskError('VaultExists', `a vault already exists at ${path}`)
+    if (((await ctx.call('app.state', undefined)) as AppState).vault.exists) throw new DeskError('VaultExists', `a vault already exists at ${path}`)
     const scrypt = scryptFromOption(ctx)
-    const passphrase = await ctx.secret('passphrase-file', 'New vault passphrase: ', 'vault passphrase', true)
-    const vault = await Vault.create({ path, passphrase, scrypt, autoLockMs: null })
-    vault.lock()
-    ctx.print(`created vault ${path} (scrypt N=${scrypt.n}, r=${scrypt.r}, p=${scrypt.p})`, { path, kdf: { name: 'scrypt', ...scrypt } })
+    const passphrase = await ctx.secretRef('passphrase-file', 'New vault passphrase: ', 'vault passphrase', true)
+    const r = await ctx.call('cli.keys.init', { passphrase, scryptN: scrypt.n })
+    ctx.print(`created vault ${path} (scrypt N=${scrypt.n}, r=${scrypt.r}, p=${scrypt.p})`, r)
   },
 }
 
@@ -43,10 +55,9 @@ const list: Command = {
   name: 'list',
   summary: 'list accounts and agent keys (no passphrase needed)',
   async run(ctx) {
-    const vault = await ctx.openVault()
-    const accounts = vault.listAccounts()
-    const human = accounts.length === 0 ? ['(no accounts)'] : accounts.flatMap(describeAccount)
-    ctx.print(human, { path: vault.path, accounts, retiredAgents: vault.retiredAgents() })
+    const r = (await ctx.call('cli.keys.list', undefined)) as Listing
+    const human = r.accounts.length === 0 ? ['(no accounts)'] : r.accounts.flatMap(describeAccount)
+    ctx.print(human, r)
   },
 }
 
@@ -55,10 +66,9 @@ const importKey: Command = {
   summary: 'import a raw private key (hex) from a prompt or --key-file',
   options: { 'key-file': { type: 'string', valueName: 'FILE', description: 'read the hex key from FILE (never pass a key as an argument)' }, label: LABEL },
   async run(ctx) {
-    const vault = await ctx.unlockedVault()
-    const keyText = await ctx.secret('key-file', 'Private key (hex): ', 'private key')
-    const address = await vault.importPrivateKey(keyText, ctx.string('label'))
-    vault.lock()
+    const unlock = await ctx.unlockRef()
+    const key = await ctx.secretRef('key-file', 'Private key (hex): ', 'private key')
+    const { address } = (await ctx.call('cli.keys.importKey', { ...unlock, key, ...labelArg(ctx) })) as { address: Address }
     ctx.print(`imported ${address}`, { address })
   },
 }
@@ -69,17 +79,10 @@ const importKeystore: Command = {
   positionals: ['FILE'],
   options: { 'keystore-passphrase-file': KEYSTORE_PASS, label: LABEL },
   async run(ctx) {
-    const file = ctx.positionals[0]!
-    let text: string
-    try {
-      text = await fs.readFile(file, 'utf8')
-    } catch (e) {
-      throw new DeskError('KeystoreUnreadable', `cannot read the keystore ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`)
-    }
-    const vault = await ctx.unlockedVault()
-    const keystorePassphrase = await ctx.secret('keystore-passphrase-file', 'Keystore passphrase: ', 'keystore passphrase')
-    const address = await vault.importKeystore(text, keystorePassphrase, ctx.string('label'))
-    vault.lock()
+    const file = resolve(ctx.positionals[0]!)
+    const unlock = await ctx.unlockRef()
+    const keystorePassphrase = await ctx.secretRef('keystore-passphrase-file', 'Keystore passphrase: ', 'keystore passphrase')
+    const { address } = (await ctx.call('cli.keys.importKeystore', { ...unlock, file, keystorePassphrase, ...labelArg(ctx) })) as { address: Address }
     ctx.print(`imported ${address}`, { address })
   },
 }
@@ -99,15 +102,12 @@ const exportKeystore: Command = {
     const address = parseAddress(addressText)
     const kdfName = ctx.string('kdf') ?? 'scrypt'
     if (kdfName !== 'scrypt' && kdfName !== 'pbkdf2') throw new UsageError('--kdf must be scrypt or pbkdf2')
-    const kdf: KeystoreExportKdf = kdfName === 'scrypt' ? { kdf: 'scrypt', scrypt: scryptFromOption(ctx) } : { kdf: 'pbkdf2' }
+    const kdf = kdfName === 'scrypt' ? { kdf: 'scrypt' as const, n: scryptFromOption(ctx).n } : { kdf: 'pbkdf2' as const }
     if (!ctx.flag('force') && (await fs.stat(file).then(() => true, () => false))) throw new DeskError('FileExists', `${file} exists; pass --force to overwrite`)
-    const vaultPassphrase = await ctx.vaultPassphrase()
-    const vault = await ctx.openVault()
-    await vault.unlock(vaultPassphrase)
-    const keystorePassphrase = await ctx.secret('keystore-passphrase-file', 'New keystore passphrase: ', 'keystore passphrase', true)
-    const keystore = await vault.exportKeystore(address, { vaultPassphrase, keystorePassphrase, kdf })
-    vault.lock()
-    await fs.writeFile(file, JSON.stringify(keystore, null, 2) + '\n', { mode: 0o600, flag: ctx.flag('force') ? 'w' : 'wx' })
+    const vaultPassphrase = await ctx.vaultPassphraseRef()
+    const keystorePassphrase = await ctx.secretRef('keystore-passphrase-file', 'New keystore passphrase: ', 'keystore passphrase', true)
+    // Main writes the file (0600) itself: the keystore never crosses the channel.
+    await ctx.call('cli.keys.exportKeystore', { address: address as Address, file: resolve(file), force: ctx.flag('force'), vaultPassphrase, keystorePassphrase, kdf })
     ctx.print(`wrote keystore of ${address} to ${file}`, { address, file })
   },
 }
@@ -117,9 +117,7 @@ const generate: Command = {
   summary: 'generate a new owner key from the OS random source',
   options: { label: LABEL },
   async run(ctx) {
-    const vault = await ctx.unlockedVault()
-    const address = await vault.generateOwnerKey(ctx.string('label'))
-    vault.lock()
+    const { address } = (await ctx.call('cli.keys.generate', { ...(await ctx.unlockRef()), ...labelArg(ctx) })) as { address: Address }
     ctx.print(`generated ${address}`, { address })
   },
 }
@@ -131,9 +129,7 @@ const watch: Command = {
   options: { label: LABEL },
   async run(ctx) {
     const address = parseAddress(ctx.positionals[0]!)
-    const vault = await ctx.unlockedVault()
-    await vault.addWatchOnly(address, ctx.string('label'))
-    vault.lock()
+    await ctx.call('cli.keys.watch', { ...(await ctx.unlockRef()), address: address as Address, ...labelArg(ctx) })
     ctx.print(`watching ${address}`, { address })
   },
 }
@@ -144,15 +140,12 @@ const remove: Command = {
   positionals: ['ADDRESS'],
   async run(ctx) {
     const address = parseAddress(ctx.positionals[0]!)
-    const vault = await ctx.openVault()
-    const account = vault.listAccounts().find((a) => a.address === address)
+    const account = ((await ctx.call('cli.keys.list', undefined)) as Listing).accounts.find((a) => a.address === address)
     if (!account) throw new DeskError('AccountNotInVault', `${address} is not an account in the vault`)
     if (!account.watchOnly || account.agents.length > 0) {
       await ctx.confirmYes(`Remove ${address} (${account.label}) and its keys from the vault? Without an exported copy the keys are gone (the previous vault file stays as vault.json.bak until the next change).`)
     }
-    await vault.unlock(await ctx.vaultPassphrase())
-    await vault.removeAccount(address)
-    vault.lock()
+    await ctx.call('cli.keys.remove', { ...(await ctx.unlockRef()), address: address as Address })
     ctx.print(`removed ${address}`, { address, removed: true })
   },
 }
@@ -162,12 +155,9 @@ const changePassphrase: Command = {
   summary: 're-encrypt the vault under a new passphrase',
   options: { 'new-passphrase-file': { type: 'string', valueName: 'FILE', description: 'read the new passphrase from FILE instead of prompting' } },
   async run(ctx) {
-    const current = await ctx.vaultPassphrase()
-    const vault = await ctx.openVault()
-    await vault.unlock(current)
-    const next = await ctx.secret('new-passphrase-file', 'New vault passphrase: ', 'new vault passphrase', true)
-    await vault.changePassphrase(current, next)
-    vault.lock()
+    const current = await ctx.vaultPassphraseRef()
+    const next = await ctx.secretRef('new-passphrase-file', 'New vault passphrase: ', 'new vault passphrase', true)
+    await ctx.call('cli.keys.changePassphrase', { current, next })
     ctx.print('vault passphrase changed', { changed: true })
   },
 }

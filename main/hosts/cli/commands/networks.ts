@@ -1,29 +1,33 @@
 /** `desk networks …`: list, select and edit the networks (shared settings file with the app). */
-import { networkView, type NetworkConfig } from '../../../core/config/networks'
-import { SettingsStore } from '../../../core/config/settings'
+import type { NetworkView } from '../../../contract/types'
 import type { CliContext } from '../context'
 import { UsageError, type Command, type CommandGroup, type OptionSpec } from '../router'
 
-function describe(n: NetworkConfig, selected: boolean): string {
-  const v = networkView(n)
-  const state = v.configured ? '' : '  (not configured)'
+/** A network as the core lists it: the view (unset URLs are '') and its `network` name. */
+type Listed = NetworkView & { network: string }
+
+function describe(n: Listed, selected: boolean): string {
+  const state = n.configured ? '' : '  (not configured)'
   return [
     `${selected ? '*' : ' '} ${n.name.padEnd(12)} ${n.kind.padEnd(8)} chain ${String(n.chainId).padEnd(8)} info ${n.infoRatePerSec}/s  trade ${n.tradeRatePerSec}/s${state}`,
-    `    trading ${n.tradingUrl ?? '-'}`,
-    `    ws      ${n.wsUrl ?? '-'}`,
-    `    earn    ${n.earnUrl ?? '-'}`,
+    `    trading ${n.tradingUrl || '-'}`,
+    `    ws      ${n.wsUrl || '-'}`,
+    `    earn    ${n.earnUrl || '-'}`,
   ].join('\n')
+}
+
+async function listed(ctx: CliContext): Promise<{ selected: string; networks: Listed[] }> {
+  return (await ctx.call('cli.networks.list', undefined)) as { selected: string; networks: Listed[] }
 }
 
 const list: Command = {
   name: 'list',
   summary: 'list networks (* marks the selected one)',
   async run(ctx) {
-    const store = new SettingsStore(ctx.dataDir)
-    const s = store.load()
+    const r = await listed(ctx)
     ctx.print(
-      s.networks.map((n) => describe(n, n.name === s.selectedNetwork)),
-      { selected: s.selectedNetwork, networks: s.networks.map((n) => ({ ...networkView(n), network: n.network })) },
+      r.networks.map((n) => describe(n, n.name === r.selected)),
+      r,
     )
   },
 }
@@ -52,25 +56,25 @@ const set: Command = {
   positionals: ['NAME'],
   options: URL_OPTS,
   async run(ctx) {
-    const store = new SettingsStore(ctx.dataDir)
     const name = ctx.positionals[0]!
-    const existing = store.networks().find((n) => n.name === name)
-    const kind = ctx.string('kind') ?? existing?.kind ?? 'custom'
+    const before = await listed(ctx)
+    const existing = before.networks.find((n) => n.name === name)
     const chainId = num(ctx, 'chain-id') ?? existing?.chainId
     if (chainId === undefined) throw new UsageError('a new network needs --chain-id')
-    const pick = (opt: string, prev: string | null | undefined) => (ctx.string(opt) === '' ? null : (ctx.string(opt) ?? prev ?? null))
-    const saved = store.saveNetwork({
+    const str = (opt: string, key: string) => (ctx.string(opt) !== undefined ? { [key]: ctx.string(opt)! } : {})
+    const rate = (opt: string, key: string) => (num(ctx, opt) !== undefined ? { [key]: num(ctx, opt)! } : {})
+    const saved = (await ctx.call('cli.networks.set', {
       name,
-      kind,
-      network: ctx.string('network') ?? existing?.network ?? name,
       chainId,
-      tradingUrl: pick('trading-url', existing?.tradingUrl),
-      wsUrl: pick('ws-url', existing?.wsUrl),
-      earnUrl: pick('earn-url', existing?.earnUrl),
-      infoRatePerSec: num(ctx, 'info-rate') ?? existing?.infoRatePerSec ?? 1,
-      tradeRatePerSec: num(ctx, 'trade-rate') ?? existing?.tradeRatePerSec ?? 1,
-    })
-    ctx.print(describe(saved, store.load().selectedNetwork === saved.name), { ...networkView(saved), network: saved.network })
+      ...str('kind', 'kind'),
+      ...str('network', 'network'),
+      ...str('trading-url', 'tradingUrl'),
+      ...str('ws-url', 'wsUrl'),
+      ...str('earn-url', 'earnUrl'),
+      ...rate('info-rate', 'infoRatePerSec'),
+      ...rate('trade-rate', 'tradeRatePerSec'),
+    })) as Listed
+    ctx.print(describe(saved, before.selected === saved.name), saved)
   },
 }
 
@@ -79,8 +83,8 @@ const select: Command = {
   summary: 'make NAME the network the app and desk use by default',
   positionals: ['NAME'],
   async run(ctx) {
-    const n = new SettingsStore(ctx.dataDir).select(ctx.positionals[0]!)
-    ctx.print(`selected ${n.name}`, { selected: n.name })
+    const r = (await ctx.call('cli.networks.select', { name: ctx.positionals[0]! })) as { selected: string }
+    ctx.print(`selected ${r.selected}`, r)
   },
 }
 
@@ -89,7 +93,7 @@ const remove: Command = {
   summary: 'remove a custom network',
   positionals: ['NAME'],
   async run(ctx) {
-    new SettingsStore(ctx.dataDir).removeNetwork(ctx.positionals[0]!)
+    await ctx.call('cli.networks.remove', { name: ctx.positionals[0]! })
     ctx.print(`removed ${ctx.positionals[0]!}`, { removed: ctx.positionals[0]! })
   },
 }

@@ -1,16 +1,14 @@
 /** `desk orders …`: open orders, the order ticket, cancels, the emergency cancel-all, transfers, withdraw, activateFor. */
 import { DeskError } from '../../../core/errors/desk-error'
-import { cancelAllInMarket, cancelOrder, checkOrderTicket, emergencyCancelAll, openOrdersAcross, placeOrder } from '../../../core/features/orders/orders.service'
-import { activateFor, transfer, withdraw } from '../../../core/features/transfers/transfers.service'
-import type { OrderType, Side, Tif } from '../../../core/wire'
+import type { CheckedTicket, EmergencyCancelResult, OrderResult } from '../../../core/features/orders'
 import type { CliContext } from '../context'
-import { NETWORK_OPTION, required, withWriteSession } from '../desk-write'
+import { cloidArg, NETWORK_OPTION, networkArg, required, writeArgs, type OutcomeData } from '../desk-write'
 import type { Command, CommandGroup, OptionSpec } from '../router'
 
 const s = (valueName: string, description: string): OptionSpec => ({ type: 'string', valueName, description })
 const CLOID = s('CLOID', 'client order id (0x + 32 hex; generated when omitted)')
 
-function outcomeLine(o: { journalId: number; cloid: string; state: string; finalStatus: string | null; code: string | null }): string {
+function outcomeLine(o: OutcomeData): string {
   return `journal #${o.journalId} cloid ${o.cloid}: ${o.state}${o.finalStatus ? ` (${o.finalStatus})` : ''}${o.code ? ` code ${o.code}` : ''}`
 }
 
@@ -20,31 +18,26 @@ const list: Command = {
   positionals: ['ACCOUNT', 'MORE_ACCOUNTS?'],
   options: NETWORK_OPTION,
   async run(ctx) {
-    await withWriteSession(ctx, { unlock: false }, async ({ session }) => {
-      const accounts = ctx.positionals.flatMap((p) => p.split(',')).filter(Boolean)
-      const r = await openOrdersAcross(session.ctx, accounts)
-      const lines = r.flatMap((a) => [`${a.account}${a.truncated ? ' (truncated at 500)' : ''}`, ...a.orders.map((o) => `  market ${o.market ?? '?'}  oid ${o.oid}  remaining ${o.remainingQty}${o.cloid ? `  ${o.cloid}` : ''}`)])
-      ctx.print(lines, r)
-    })
+    const accounts = ctx.positionals.flatMap((p) => p.split(',')).filter(Boolean)
+    const r = (await ctx.call('cli.orders.list', { ...networkArg(ctx), accounts })) as { account: string; truncated: boolean; orders: { market: string | null; oid: string; remainingQty: string; cloid: string | null }[] }[]
+    const lines = r.flatMap((a) => [`${a.account}${a.truncated ? ' (truncated at 500)' : ''}`, ...a.orders.map((o) => `  market ${o.market ?? '?'}  oid ${o.oid}  remaining ${o.remainingQty}${o.cloid ? `  ${o.cloid}` : ''}`)])
+    ctx.print(lines, r)
   },
 }
 
 function ticket(ctx: CliContext) {
   const [account, market, side, quantity, price] = ctx.positionals as [string, string, string, string, string]
-  const cloid = ctx.string('cloid')
-  return {
-    account,
-    market,
-    side: side as Side,
-    quantity,
-    price,
-    orderType: (ctx.string('type') ?? 'limit') as OrderType,
-    tif: (ctx.string('tif') ?? 'gtc') as Tif,
-    ...(cloid ? { cloid } : {}),
-  }
+  const overrideBand = ctx.string('override-band')
+  return { account, market, side, quantity, price, orderType: ctx.string('type') ?? 'limit', tif: ctx.string('tif') ?? 'gtc', ...cloidArg(ctx), ...(overrideBand ? { overrideBand } : {}) }
 }
 
-const TICKET_OPTS = { ...NETWORK_OPTION, type: s('TYPE', 'limit (default) or market'), tif: s('TIF', 'gtc (default), ioc, fok or alo'), cloid: CLOID }
+const TICKET_OPTS = {
+  ...NETWORK_OPTION,
+  type: s('TYPE', 'limit (default) or market'),
+  tif: s('TIF', 'gtc (default), ioc, fok or alo'),
+  cloid: CLOID,
+  'override-band': s('PHRASE', 'knowingly override the price band for this order: the phrase the PriceOutsideBand refusal gave (journaled)'),
+}
 const TICKET_POS = ['ACCOUNT', 'MARKET', 'SIDE', 'QUANTITY', 'PRICE']
 
 const check: Command = {
@@ -53,10 +46,8 @@ const check: Command = {
   positionals: TICKET_POS,
   options: TICKET_OPTS,
   async run(ctx) {
-    await withWriteSession(ctx, { unlock: false }, async ({ session }) => {
-      const t = await checkOrderTicket(session.ctx, ticket(ctx))
-      ctx.print([`ok: ${JSON.stringify(t.action)}`, ...t.warnings.map((w) => `warning: ${w}`)], t)
-    })
+    const t = (await ctx.call('cli.orders.check', { ...networkArg(ctx), ...ticket(ctx) })) as CheckedTicket
+    ctx.print([`ok: ${JSON.stringify(t.action, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`, ...t.warnings.map((w) => `warning: ${w}`)], t)
   },
 }
 
@@ -66,10 +57,8 @@ const place: Command = {
   positionals: TICKET_POS,
   options: TICKET_OPTS,
   async run(ctx) {
-    await withWriteSession(ctx, { unlock: true }, async ({ session }) => {
-      const r = await placeOrder(session.ctx, ticket(ctx))
-      ctx.print([outcomeLine(r.outcome), ...r.leaves.map((l) => `  ${l.kind}${'oid' in l ? ` oid ${l.oid}` : ''}${l.kind === 'error' ? ` ${l.code}` : ''}`)], r)
-    })
+    const r = (await ctx.call('cli.orders.place', { ...(await writeArgs(ctx)), ...ticket(ctx) })) as OrderResult
+    ctx.print([outcomeLine(r.outcome), ...r.leaves.map((l) => `  ${l.kind}${'oid' in l ? ` oid ${l.oid}` : ''}${l.kind === 'error' ? ` ${l.code}` : ''}`)], r)
   },
 }
 
@@ -83,10 +72,8 @@ const cancel: Command = {
     const oid = ctx.string('oid')
     const cloid = ctx.string('cloid')
     if (!oid && !cloid) throw new DeskError('Usage', 'give --oid or --cloid')
-    await withWriteSession(ctx, { unlock: true }, async ({ session }) => {
-      const r = await cancelOrder(session.ctx, { account, market, ...(oid ? { oid } : {}), ...(cloid ? { cloid } : {}) })
-      ctx.print([outcomeLine(r.outcome), ...r.leaves.map((l) => `  ${l.kind}${l.kind === 'error' ? ` ${l.code}` : ''}`)], r)
-    })
+    const r = (await ctx.call('cli.orders.cancel', { ...(await writeArgs(ctx)), account, market, ...(oid ? { oid } : {}), ...(cloid ? { cloid } : {}) })) as OrderResult
+    ctx.print([outcomeLine(r.outcome), ...r.leaves.map((l) => `  ${l.kind}${l.kind === 'error' ? ` ${l.code}` : ''}`)], r)
   },
 }
 
@@ -97,10 +84,8 @@ const cancelAll: Command = {
   options: NETWORK_OPTION,
   async run(ctx) {
     const [account, market] = ctx.positionals as [string, string]
-    await withWriteSession(ctx, { unlock: true }, async ({ session }) => {
-      const r = await cancelAllInMarket(session.ctx, { account, market })
-      ctx.print([outcomeLine(r.outcome), `cancelled ${r.leaves.filter((l) => l.kind === 'cancelled').length} order(s)`], r)
-    })
+    const r = (await ctx.call('cli.orders.cancelAll', { ...(await writeArgs(ctx)), account, market })) as OrderResult
+    ctx.print([outcomeLine(r.outcome), `cancelled ${r.leaves.filter((l) => l.kind === 'cancelled').length} order(s)`], r)
   },
 }
 
@@ -112,19 +97,17 @@ const emergency: Command = {
   async run(ctx) {
     const [account] = ctx.positionals as [string]
     await ctx.confirmYes(`Cancel every open order of ${account} in every market?`)
-    await withWriteSession(ctx, { unlock: true }, async ({ session }) => {
-      const r = await emergencyCancelAll(session.ctx, { account })
-      ctx.print(
-        [
-          `markets: ${r.markets.join(', ') || 'none with open orders'}`,
-          ...r.writes.map((w) => outcomeLine(w.outcome)),
-          ...r.failures.map((f) => `FAILED markets ${f.markets.join(', ')}: ${f.code} ${f.message}`),
-          `open orders left: ${r.remaining.length}`,
-        ],
-        r,
-      )
-      if (r.failures.length > 0 || r.remaining.length > 0) process.exitCode = 1
-    })
+    const r = (await ctx.call('cli.orders.emergencyCancel', { ...(await writeArgs(ctx)), account })) as EmergencyCancelResult
+    ctx.print(
+      [
+        `markets: ${r.markets.join(', ') || 'none with open orders'}`,
+        ...r.writes.map((w) => outcomeLine(w.outcome)),
+        ...r.failures.map((f) => `FAILED markets ${f.markets.join(', ')}: ${f.code} ${f.message}`),
+        `open orders left: ${r.remaining.length}`,
+      ],
+      r,
+    )
+    if (r.failures.length > 0 || r.remaining.length > 0) process.exitCode = 1
   },
 }
 
@@ -135,11 +118,8 @@ const transferCmd: Command = {
   options: { ...NETWORK_OPTION, cloid: CLOID },
   async run(ctx) {
     const [from, to, asset, amount] = ctx.positionals as [string, string, string, string]
-    const cloid = ctx.string('cloid')
-    await withWriteSession(ctx, { unlock: true }, async ({ session }) => {
-      const r = await transfer(session.ctx, { from, to, asset, amount, ...(cloid ? { cloid } : {}) })
-      ctx.print(outcomeLine(r.outcome), r)
-    })
+    const r = (await ctx.call('cli.orders.transfer', { ...(await writeArgs(ctx)), from, to, asset, amount, ...cloidArg(ctx) })) as { outcome: OutcomeData }
+    ctx.print(outcomeLine(r.outcome), r)
   },
 }
 
@@ -150,11 +130,9 @@ const withdrawCmd: Command = {
   options: { ...NETWORK_OPTION, 'dst-chain': s('CHAIN_ID', 'destination chain id'), 'dst-address': s('ADDRESS', 'destination address'), cloid: CLOID },
   async run(ctx) {
     const [account, asset, amount] = ctx.positionals as [string, string, string]
-    const cloid = ctx.string('cloid')
-    await withWriteSession(ctx, { unlock: true }, async ({ session }) => {
-      const r = await withdraw(session.ctx, { account, asset, amount, dstChainId: required(ctx, 'dst-chain'), dstAddress: required(ctx, 'dst-address'), ...(cloid ? { cloid } : {}) })
-      ctx.print(`${outcomeLine(r.outcome)} withdraw nonce ${r.withdrawNonce}`, r)
-    })
+    const dst = { dstChainId: required(ctx, 'dst-chain'), dstAddress: required(ctx, 'dst-address') }
+    const r = (await ctx.call('cli.orders.withdraw', { ...(await writeArgs(ctx)), account, asset, amount, ...dst, ...cloidArg(ctx) })) as { outcome: OutcomeData; withdrawNonce: string }
+    ctx.print(`${outcomeLine(r.outcome)} withdraw nonce ${r.withdrawNonce}`, r)
   },
 }
 
@@ -165,11 +143,8 @@ const activate: Command = {
   options: { ...NETWORK_OPTION, cloid: CLOID },
   async run(ctx) {
     const [from, target, asset] = ctx.positionals as [string, string, string]
-    const cloid = ctx.string('cloid')
-    await withWriteSession(ctx, { unlock: true }, async ({ session }) => {
-      const r = await activateFor(session.ctx, { from, target, asset, ...(cloid ? { cloid } : {}) })
-      ctx.print(outcomeLine(r.outcome), r)
-    })
+    const r = (await ctx.call('cli.orders.activate', { ...(await writeArgs(ctx)), from, target, asset, ...cloidArg(ctx) })) as { outcome: OutcomeData }
+    ctx.print(outcomeLine(r.outcome), r)
   },
 }
 

@@ -1,13 +1,11 @@
 /** `desk repay …`: reduce a credit account's short from a balance-mode account. */
-import { previewLines, previewRepay, repay } from '../../../core/features/settle-repay/settle-repay.service'
+import { previewLines, type TransferPreview } from '../../../core/features/settle-repay'
 import { previewSubmitGroup } from '../desk-write'
 
-export default previewSubmitGroup({
+export default previewSubmitGroup<TransferPreview>({
   name: 'repay',
   summary: 'repay a credit account short from a balance-mode account',
   positionals: ['PAYING_ACCOUNT', 'CREDIT_ACCOUNT', 'ASSET', 'AMOUNT'],
   submitSummary: "repay AMOUNT of ASSET from PAYING_ACCOUNT toward CREDIT_ACCOUNT's short (asks to confirm)",
-  preview: previewRepay,
-  submit: repay,
   lines: previewLines,
 })

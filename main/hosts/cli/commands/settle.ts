@@ -1,13 +1,11 @@
 /** `desk settle …`: move value out of a credit account's long into a balance-mode cash account. */
-import { previewLines, previewSettle, settle } from '../../../core/features/settle-repay/settle-repay.service'
+import { previewLines, type TransferPreview } from '../../../core/features/settle-repay'
 import { previewSubmitGroup } from '../desk-write'
 
-export default previewSubmitGroup({
+export default previewSubmitGroup<TransferPreview>({
   name: 'settle',
   summary: 'settle a credit account long into a cash account',
   positionals: ['CREDIT_ACCOUNT', 'CASH_ACCOUNT', 'ASSET', 'AMOUNT'],
   submitSummary: 'settle AMOUNT of ASSET from CREDIT_ACCOUNT to CASH_ACCOUNT (asks to confirm)',
-  preview: previewSettle,
-  submit: settle,
   lines: previewLines,
 })

@@ -1,10 +1,11 @@
 /** `desk status …`: the dashboard from the command line (portfolio and credit health). */
-import type { Address, CreditHealthView, OverviewView } from '../../../contract/types'
+import type { Address, CliMode, CreditHealthView, OverviewView } from '../../../contract/types'
 import { DeskError } from '../../../core/errors/desk-error'
 import { parseAddress } from '../../../core/vault'
 import type { CliContext } from '../context'
 import type { Command, CommandGroup } from '../router'
-import { NETWORK_OPTION, vaultAccounts, withReadSide } from '../support/read-side'
+import { networkArg } from '../desk-write'
+import { NETWORK_OPTION } from '../support/read-side'
 
 const ADDRESS_OPTION = { address: { type: 'string' as const, valueName: 'ADDRESS', description: 'an account to include (repeatable by comma); default: every vault account' } }
 
@@ -48,18 +49,20 @@ function creditLines(h: CreditHealthView): string[] {
   ]
 }
 
+/** Which way this desk reaches the core: attached to the app's process, or standalone. */
+function modeLine(m: CliMode): string {
+  return m.mode === 'attached' ? `mode attached to pid ${m.pid} (commands run through that process's core)` : `mode standalone (pid ${m.pid} holds the data directory)`
+}
+
 const show: Command = {
   name: 'show',
-  summary: 'balances, credit lines and USD totals of every account',
+  summary: 'balances, credit lines and USD totals of every account, and how desk reaches the core',
   options: { ...NETWORK_OPTION, ...ADDRESS_OPTION },
   async run(ctx) {
-    const { refs } = await vaultAccounts(ctx)
     const only = addressesFrom(ctx)
-    const chosen = only ? only.map((a) => refs.find((r) => r.address === a) ?? { address: a, label: '', group: '', hasKey: false }) : refs
-    await withReadSide(ctx, async (rs) => {
-      const o = await rs.portfolio.overview(chosen, 'operator')
-      ctx.print(overviewLines(o, rs.connected.network.name), { network: rs.connected.network.name, ...o })
-    })
+    const o = (await ctx.call('cli.status.show', { ...networkArg(ctx), ...(only ? { addresses: only } : {}) })) as OverviewView & { network: string }
+    const { mode } = await ctx.core()
+    ctx.print([modeLine(mode), ...overviewLines(o, o.network)], { mode, ...o })
   },
 }
 
@@ -75,13 +78,10 @@ const credit: Command = {
     } catch {
       throw new DeskError('InvalidAddress', `"${ctx.positionals[0]!}" is not a 20-byte 0x address`)
     }
-    await withReadSide(ctx, async (rs) => {
-      const h = await rs.credit.health(address, 'operator')
-      if (!h) throw new DeskError('NotCreditAccount', `${address.toLowerCase()} has no credit line on ${rs.connected.network.name}`)
-      ctx.print(creditLines(h), h)
-    })
+    const h = (await ctx.call('cli.status.credit', { ...networkArg(ctx), address: address as Address })) as CreditHealthView
+    ctx.print(creditLines(h), h)
   },
 }
 
-const group: CommandGroup = { name: 'status', summary: 'portfolio and credit health of your accounts', commands: [show, credit] }
+const group: CommandGroup = { name: 'status', summary: 'portfolio and credit health of your accounts (`desk status` = `desk status show`)', commands: [show, credit], defaultCommand: 'show' }
 export default group

@@ -124,4 +124,40 @@ describe('desk write commands', () => {
     expect(after.slots.find((s) => s.slot === rotated.to.slot)?.agent).toBeNull()
     expect((await desk('agents', 'approve', O0, '7')).code).toBe(2)
   })
+
+  it('guardrails: refusals exit non-zero with their code in text and --json, and nothing reaches the exchange', async () => {
+    const executed = sb.trading.groundTruth().length
+    // A mistyped checksum never enters the address book.
+    const bad = await desk('addresses', 'add', 'cold', '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD', '--chain', '1', '--json')
+    expect(bad.code).toBe(1)
+    expect(JSON.parse(bad.out)).toMatchObject({ error: { code: 'InvalidAddressChecksum' } })
+    // Withdrawals go only to address-book entries.
+    const w = await desk('orders', 'withdraw', O0, 'USDC', '10', '--dst-chain', '1', '--dst-address', '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', '--json', '--yes')
+    expect(w.code).toBe(1)
+    expect(JSON.parse(w.out)).toMatchObject({ error: { code: 'DestinationNotAllowed' } })
+    expect(w.err).toMatch(/\[DestinationNotAllowed\]/)
+    // A new entry cools off before use.
+    expect((await desk('addresses', 'add', 'cold', '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', '--chain', '1', '--json')).code).toBe(0)
+    const cooling = await desk('orders', 'withdraw', O0, 'USDC', '10', '--dst-chain', '1', '--dst-address', '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', '--json', '--yes')
+    expect(JSON.parse(cooling.out)).toMatchObject({ error: { code: 'DestinationCoolingOff' } })
+    // Tightening applies at once, without the passphrase; a transfer over it is refused with the limit.
+    expect((await desk('policy', 'set', 'transfer-limit-usd', '1', '--json')).code).toBe(0)
+    const t = await desk('orders', 'transfer', O0, O3, 'USDC', '100', '--json', '--yes')
+    expect(t.code).toBe(1)
+    expect(JSON.parse(t.out)).toMatchObject({ error: { code: 'LimitExceeded' } })
+    const show = JSON.parse((await desk('policy', 'show', '--json')).out) as { rules: { name: string; value: string | null }[] }
+    expect(show.rules.find((r) => r.name === 'transfer-limit-usd')?.value).toBe('1')
+    // A limit buy far through the market needs the knowing override.
+    const far = await desk('orders', 'place', O0, '1', 'buy', '0.001', '999999', '--json', '--yes')
+    expect(far.code).toBe(1)
+    expect(JSON.parse(far.out)).toMatchObject({ error: { code: 'PriceOutsideBand' } })
+    // Halt: every write refused until resume (passphrase).
+    const h = await desk('halt', '--json', '--yes')
+    expect(h.code).toBe(0)
+    expect((JSON.parse(h.out) as { accounts: { verifiedZero: boolean }[] }).accounts.every((a) => a.verifiedZero)).toBe(true)
+    const halted = await desk('settle', 'submit', O3, O0, 'BTC', '0.01', '--json', '--yes')
+    expect(JSON.parse(halted.out)).toMatchObject({ error: { code: 'WritesHalted' } })
+    expect((await desk('resume', '--json')).code).toBe(0)
+    expect(sb.trading.groundTruth().length).toBe(executed)
+  })
 })

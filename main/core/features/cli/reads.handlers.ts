@@ -1,0 +1,67 @@
+/** The desk's read channels: status, credit, agent slots, open orders, checks and previews. */
+import type { Address } from '../../../contract/types'
+import { DeskError } from '../../errors/desk-error'
+import type { HandlerTable } from '../../ipc/dispatch'
+import { AgentsReadService } from '../agents'
+import { creditFor } from '../credit'
+import { earnOverview, previewCreateWithdrawal } from '../earn'
+import { pendingCounter } from '../journal'
+import { checkOrderTicket, openOrdersAcross } from '../orders'
+import { portfolioFor } from '../portfolio'
+import { previewRepay, previewSettle } from '../settle-repay'
+import { sessionFor, type CliDeps } from './cli-deps'
+import { orderTicket, moveRequest } from './requests'
+
+export type CliReadChannels =
+  | 'cli.status.show'
+  | 'cli.status.credit'
+  | 'cli.agents.list'
+  | 'cli.settle.preview'
+  | 'cli.repay.preview'
+  | 'cli.orders.list'
+  | 'cli.orders.check'
+  | 'cli.earn.status'
+  | 'cli.earn.preview'
+
+/** The vault's accounts (no passphrase needed to list them). */
+function vaultAccounts(d: CliDeps) {
+  return d.vault.current?.listAccounts() ?? []
+}
+
+export function cliReadHandlers(d: CliDeps): Pick<HandlerTable, CliReadChannels> {
+  const pendingJournal = pendingCounter(d.journal)
+  return {
+    'cli.status.show': async ({ network, addresses }) => {
+      const refs = vaultAccounts(d).map((a) => ({ address: a.address.toLowerCase() as Address, label: a.label, group: '', hasKey: !a.watchOnly }))
+      const only = addressesLower(addresses)
+      const chosen = only ? only.map((a) => refs.find((r) => r.address === a) ?? { address: a, label: '', group: '', hasKey: false }) : refs
+      const s = await sessionFor(d, network)
+      const o = await portfolioFor(s, { settings: d.settings, pendingJournal }).overview(chosen, 'operator')
+      return { network: s.network.name, ...o }
+    },
+    'cli.status.credit': async ({ network, address }) => {
+      const s = await sessionFor(d, network)
+      const h = await creditFor(s, d.settings).health(address, 'operator')
+      if (!h) throw new DeskError('NotCreditAccount', `${address.toLowerCase()} has no credit line on ${s.network.name}`)
+      return h
+    },
+    'cli.agents.list': async ({ network, owner }) => {
+      const s = await sessionFor(d, network)
+      const accounts = vaultAccounts(d)
+      const directory = d.vault.current ? { listAccounts: () => accounts.map((a) => ({ address: a.address, agents: a.agents })) } : null
+      const lower = owner.toLowerCase()
+      const slots = await new AgentsReadService(s.info, directory, s.lastKnown).slots(lower, 'operator')
+      return { owner: lower, network: s.network.name, slots }
+    },
+    'cli.settle.preview': async (a) => previewSettle((await sessionFor(d, a.network)).write().ctx, moveRequest(a)),
+    'cli.repay.preview': async (a) => previewRepay((await sessionFor(d, a.network)).write().ctx, moveRequest(a)),
+    'cli.orders.list': async ({ network, accounts }) => openOrdersAcross((await sessionFor(d, network)).write().ctx, accounts),
+    'cli.orders.check': async (a) => checkOrderTicket((await sessionFor(d, a.network)).write().ctx, orderTicket(a)),
+    'cli.earn.status': async ({ network, user }) => earnOverview((await sessionFor(d, network)).write().earnCtx, user),
+    'cli.earn.preview': async ({ network, user, asset, amount, type }) => previewCreateWithdrawal((await sessionFor(d, network)).write().earnCtx, { user, asset, amount, type }),
+  }
+}
+
+function addressesLower(list: readonly string[] | undefined): Address[] | undefined {
+  return list?.map((a) => a.toLowerCase() as Address)
+}

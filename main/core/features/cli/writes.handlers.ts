@@ -1,0 +1,95 @@
+/**
+ * The desk's writes: the same services as the app's channels, through the core's one write side
+ * (one journal writer, one reconciler, one /trade budget, one nonce sequence per signer).
+ */
+import type { CliSecret } from '../../../contract/types'
+import type { HandlerTable } from '../../ipc/dispatch'
+import { guardOrder, guardTransfer, guardWithdraw, guardWrite, type PolicyBook } from '../../policy'
+import type { WriteSide } from '../../session'
+import { approveAgent, revokeAgent, rotateAgent } from '../agents'
+import { cancelEarnWithdrawal, claimEarnWithdrawal, createEarnWithdrawal } from '../earn'
+import { cancelAllInMarket, cancelOrder, checkOrderTicket, emergencyCancelAll, placeOrder } from '../orders'
+import { repay, settle } from '../settle-repay'
+import { activateFor, transfer, withdraw } from '../transfers'
+import { sessionFor, unlockedVault, type CliDeps } from './cli-deps'
+import { moveRequest, orderTicket } from './requests'
+
+export type CliWriteChannels =
+  | 'cli.agents.approve'
+  | 'cli.agents.revoke'
+  | 'cli.agents.rotate'
+  | 'cli.settle.submit'
+  | 'cli.repay.submit'
+  | 'cli.orders.place'
+  | 'cli.orders.cancel'
+  | 'cli.orders.cancelAll'
+  | 'cli.orders.emergencyCancel'
+  | 'cli.orders.transfer'
+  | 'cli.orders.withdraw'
+  | 'cli.orders.activate'
+  | 'cli.earn.create'
+  | 'cli.earn.claim'
+  | 'cli.earn.cancel'
+  | 'cli.journal.reconcile'
+
+const opt = <K extends string>(key: K, v: string | undefined) => (v ? ({ [key]: v } as Record<K, string>) : {})
+
+/**
+ * The desk's writes pass the same operator policy as the app's (halt, destinations, limits,
+ * price band) before anything is signed: one engine in main for every host.
+ */
+export function cliWriteHandlers(d: CliDeps & { policy: PolicyBook }): Pick<HandlerTable, CliWriteChannels> {
+  /** The write side over an unlocked vault (the app's unlock state when attached). */
+  const writer = async (a: { network?: string | undefined; unlock?: CliSecret | undefined }): Promise<WriteSide> => {
+    await unlockedVault(d, a.unlock)
+    return (await sessionFor(d, a.network)).write()
+  }
+  /** A write the policy only refuses while writes are halted. */
+  const guarded = async (a: { network?: string | undefined; unlock?: CliSecret | undefined }, what: string): Promise<WriteSide> => {
+    const w = await writer(a)
+    await guardWrite(d, what)
+    return w
+  }
+  return {
+    'cli.agents.approve': async (a) => approveAgent((await guarded(a, 'the agent approval')).ctx, { owner: a.owner.toLowerCase(), slot: a.slot }),
+    'cli.agents.revoke': async (a) => revokeAgent((await writer(a)).ctx, { owner: a.owner.toLowerCase(), slot: a.slot }),
+    'cli.agents.rotate': async (a) => rotateAgent((await guarded(a, 'the agent rotation')).ctx, { owner: a.owner.toLowerCase(), slot: a.slot }),
+    'cli.settle.submit': async (a) => settle((await guarded(a, 'the settle')).ctx, moveRequest(a)),
+    'cli.repay.submit': async (a) => repay((await guarded(a, 'the repay')).ctx, moveRequest(a)),
+    'cli.orders.place': async (a) => {
+      const w = await writer(a)
+      const t = orderTicket(a)
+      const ticket = await checkOrderTicket(w.ctx, t)
+      await guardOrder(d, { market: ticket.market, side: t.side, price: t.price, priceAtoms: ticket.priceAtoms, notionalQuoteAtoms: ticket.notionalQuoteAtoms }, a.overrideBand ? { priceBand: true, confirmText: a.overrideBand } : undefined)
+      return placeOrder(w.ctx, t)
+    },
+    'cli.orders.cancel': async (a) => cancelOrder((await writer(a)).ctx, { account: a.account, market: a.market, ...opt('oid', a.oid), ...opt('cloid', a.cloid) }),
+    'cli.orders.cancelAll': async (a) => cancelAllInMarket((await writer(a)).ctx, { account: a.account, market: a.market }),
+    'cli.orders.emergencyCancel': async (a) => emergencyCancelAll((await writer(a)).ctx, { account: a.account }),
+    'cli.orders.transfer': async (a) => {
+      const w = await writer(a)
+      await guardTransfer(d, w.ctx, { to: a.to, assetId: a.asset, amount: a.amount })
+      return transfer(w.ctx, moveRequest(a))
+    },
+    'cli.orders.withdraw': async (a) => {
+      const w = await writer(a)
+      await guardWithdraw(d, w.ctx, { assetId: a.asset, amount: a.amount, dstAddress: a.dstAddress, dstChainId: String(a.dstChainId) })
+      return withdraw(w.ctx, { account: a.account, asset: a.asset, amount: a.amount, dstChainId: a.dstChainId, dstAddress: a.dstAddress, ...opt('cloid', a.cloid) })
+    },
+    'cli.orders.activate': async (a) => activateFor((await guarded(a, 'the account activation')).ctx, { from: a.from, target: a.target, asset: a.asset, ...opt('cloid', a.cloid) }),
+    'cli.earn.create': async (a) => createEarnWithdrawal((await guarded(a, 'the earn withdrawal')).earnCtx, { user: a.user, asset: a.asset, amount: a.amount, type: a.type }),
+    'cli.earn.claim': async (a) => claimEarnWithdrawal((await guarded(a, 'the earn claim')).earnCtx, { user: a.user, operationId: a.operationId }),
+    'cli.earn.cancel': async (a) => cancelEarnWithdrawal((await writer(a)).earnCtx, { user: a.user, operationId: a.operationId }),
+    'cli.journal.reconcile': async ({ network, passes }) => {
+      const s = await sessionFor(d, network)
+      const name = s.network.name
+      let left = d.journal.unresolved(name).length
+      for (let i = 0; i < passes && left > 0; i++) {
+        await s.write().reconcileAll()
+        left = d.journal.unresolved(name).length
+        if (left > 0 && i + 1 < passes) await new Promise((r) => setTimeout(r, 1000))
+      }
+      return { unresolved: d.journal.unresolved(name).map((e) => ({ id: e.id, actionType: e.actionType, state: e.state, key: e.key })) }
+    },
+  }
+}

@@ -1,0 +1,5 @@
+export { attachEndpoint } from './endpoint'
+export { acquireDataDirLock, currentHolder, lockPath, type DataDirLock, type LockHolder, type LockRole } from './lock'
+export { startAttachServer, type AttachServer, type AttachableCore } from './server'
+export { connectAttach, type AttachClient } from './client'
+export { MAX_LINE_BYTES } from './protocol'

@@ -1,0 +1,69 @@
+/**
+ * How `desk` reaches the core. When the desktop app or the web host runs on the data directory,
+ * desk attaches to it over its socket and every command runs through that process's core (one
+ * journal writer, one reconciler, one rate budget). Otherwise desk runs the core in-process and
+ * holds the data directory's lock for as long as it runs, so a second writer can never exist.
+ */
+import type { CliMode, Result } from '../../contract/types'
+import { createDeskCore } from '../../core/app/compose'
+import { DeskError, isDeskError } from '../../core/errors/desk-error'
+import { headlessHostServices } from '../../core/features/host'
+import { acquireDataDirLock, attachEndpoint, connectAttach } from '../attach'
+
+export interface CoreClient {
+  readonly mode: CliMode
+  dispatch(channel: string, args: unknown): Promise<Result<unknown>>
+  onEvent(fn: (event: string, payload: unknown) => void): () => void
+  close(): Promise<void>
+}
+
+const VERSION = process.env.npm_package_version ?? '0.0.0'
+
+async function tryAttach(dataDir: string): Promise<CoreClient | null> {
+  try {
+    const c = await connectAttach(attachEndpoint(dataDir))
+    return { mode: { mode: 'attached', pid: c.pid }, dispatch: (ch, a) => c.dispatch(ch, a), onEvent: (fn) => c.onEvent(fn), close: () => c.close() }
+  } catch (e) {
+    if (isDeskError(e) && e.code === 'AttachFailed') return null
+    throw e
+  }
+}
+
+/** The core in this process, under the data directory's lock (no sandbox starter: configured URLs only). */
+async function standalone(dataDir: string): Promise<CoreClient> {
+  const lock = acquireDataDirLock(dataDir, 'desk')
+  try {
+    const core = await createDeskCore({ dataDir, host: 'cli', version: VERSION, services: headlessHostServices, stream: false, overviewRefreshMs: 0 })
+    return {
+      mode: { mode: 'standalone', pid: process.pid },
+      dispatch: (ch, a) => core.dispatch(ch, a, { host: 'cli' }),
+      onEvent: (fn) => core.events.subscribe((event, payload) => fn(event, payload)),
+      close: async () => {
+        try {
+          await core.close()
+        } finally {
+          lock.release()
+        }
+      },
+    }
+  } catch (e) {
+    lock.release()
+    throw e
+  }
+}
+
+export async function openCoreClient(dataDir: string): Promise<CoreClient> {
+  const attached = await tryAttach(dataDir)
+  if (attached) return attached
+  try {
+    return await standalone(dataDir)
+  } catch (e) {
+    // The app may have taken the lock and opened its socket in between: attach after all.
+    if (isDeskError(e) && e.code === 'DataDirBusy') {
+      const late = await tryAttach(dataDir)
+      if (late) return late
+      throw new DeskError('DataDirBusy', `${e.message}, and it serves no desk socket; close it or wait for it to finish`, e.details)
+    }
+    throw e
+  }
+}
