@@ -1,6 +1,7 @@
 import { defineStore } from 'pinia'
 import { computed, ref } from 'vue'
 import type { AccountView, Address, AssetView, MarketView } from '../../../../main/contract/types'
+import { formatAccount, shortAddress } from '../../../../main/contract/format'
 import { call } from '../../platform/bridge/desk'
 
 /** Known accounts, markets and assets (precision comes from here). */
@@ -22,8 +23,7 @@ export const useAccountsStore = defineStore('accounts', () => {
     return assets.value.find((a) => a.assetId === assetId)
   }
   function labelOf(address: string): string {
-    const a = account(address)
-    return a ? `${a.label || 'unnamed'} (${short(a.address)})` : short(address)
+    return formatAccount(account(address) ?? address).text
   }
 
   async function load(): Promise<void> {
@@ -75,6 +75,4 @@ export const useAccountsStore = defineStore('accounts', () => {
 })
 
 /** 0x1234…abcd */
-export function short(address: string): string {
-  return address.length > 12 ? `${address.slice(0, 6)}…${address.slice(-4)}` : address
-}
+export const short = shortAddress

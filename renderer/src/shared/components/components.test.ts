@@ -16,7 +16,7 @@ describe('Amount', () => {
     expect(w.text()).not.toMatch(/\$?0(\.0+)?$/)
   })
   it('puts the sign before the dollar of a negative USD value', () => {
-    expect(mount(Amount, { props: { value: '-12000', usd: true } }).text()).toBe('-$12,000')
+    expect(mount(Amount, { props: { value: '-12000', usd: true } }).text()).toBe('-$12,000.00')
   })
   it('labels a stale value and keeps its exact digits', () => {
     const w = mount(Amount, { props: { value: '1234.50000001', symbol: 'BTC', stale: true } })

@@ -4,6 +4,8 @@
  * and adds, subtracts and compares the decimal strings main sends.
  */
 
+import { formatNumber } from '../../../../main/contract/format'
+
 const PLAIN = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/
 /** What the contract accepts for a typed amount (no sign, no exponent, no leading zeros). */
 const TYPED = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/
@@ -101,15 +103,10 @@ export function percentOf(part: string, whole: string, digits = 1): string | nul
 }
 
 /**
- * Display form: thousands grouped with thin spaces-free commas, the decimals exactly as
- * given, padded to `minDecimals` when asked (so a column lines up), never rounded.
+ * Display form of a decimal: thousands grouped, decimals exactly as given (not trimmed),
+ * padded to `minDecimals` (so a column lines up), never rounded — the desk's one number
+ * format (main/contract/format).
  */
 export function formatDecimal(value: string, minDecimals = 0): string {
-  const s = value.trim()
-  if (!PLAIN.test(s)) return s
-  const negative = s.startsWith('-')
-  const [intPart = '0', frac = ''] = (negative ? s.slice(1) : s).split('.')
-  const grouped = intPart.replace(/\B(?=(\d{3})+(?!\d))/g, ',')
-  const f = frac.padEnd(minDecimals, '0')
-  return `${negative ? '-' : ''}${grouped}${f ? `.${f}` : ''}`
+  return formatNumber(value, { minDecimals, trim: false })
 }

@@ -8,7 +8,8 @@ import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 
-const src = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+// Outside src/ so the browser typecheck (renderer/tsconfig.json) does not need Node's types.
+const src = resolve(dirname(fileURLToPath(import.meta.url)), 'src')
 
 function walk(dir: string): string[] {
   return readdirSync(dir).flatMap((n) => {
