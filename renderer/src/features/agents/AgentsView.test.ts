@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { AgentSlotView, RotationStep } from '../../../../main/contract/types'
 import { flush, installFakeDesk, type FakeDesk } from '../../testing/fake-desk'
 import { CASH, account } from '../../testing/fixtures'
+import { seriousA11yViolations } from '../../testing/axe'
 import { mountScreen } from '../../testing/mount'
 import AgentsView from './AgentsView.vue'
 
@@ -72,5 +73,14 @@ describe('AgentsView', () => {
     expect(wrapper.get('[data-testid="error-code"]').text()).toBe('AgentEpochMismatch')
     expect(wrapper.get('[data-testid="error-advice"]').text()).toMatch(/Rotate the agent/)
     wrapper.unmount()
+  })
+})
+
+describe('AgentsView accessibility', () => {
+  it('has no critical or serious accessibility violations', async () => {
+    desk.handle('agents.list', () => slots())
+    await mountScreen(AgentsView, { props: { owner: CASH } })
+    await flush()
+    expect(await seriousA11yViolations()).toEqual([])
   })
 })

@@ -4,6 +4,7 @@ import type { EarnOverviewView, EarnWithdrawalView } from '../../../../main/cont
 import { flush, installFakeDesk, type FakeDesk } from '../../testing/fake-desk'
 import { ASSETS, CASH, account } from '../../testing/fixtures'
 import { mountScreen } from '../../testing/mount'
+import { seriousA11yViolations } from '../../testing/axe'
 import EarnView from './EarnView.vue'
 
 let desk: FakeDesk
@@ -20,7 +21,7 @@ function overview(over: Partial<EarnOverviewView> = {}): EarnOverviewView {
     nextUserNonce: '5',
     fetchedAt: NOW,
     assets: [
-      { assetId: 1, symbol: 'USDC', earnBalance: '100.5', inQueueBalance: '10', withdrawLockedBalance: '0', lifetimeDeposit: '120', lifetimeYield: '0.5', lifetimeWithdraw: '10', activeWithdrawOperationId: null, scheduledEnabled: true, instantEnabled: true, instantFeeBps: 50, pendingSeconds: 60, minWithdraw: '0', maxWithdraw: '0', projectedApy: '4.2' },
+      { assetId: 1, symbol: 'USDC', earnBalance: '100.5', inQueueBalance: '10', withdrawLockedBalance: '0', lifetimeDeposit: '120', lifetimeYield: '0.5', lifetimeWithdraw: '10', activeWithdrawOperationId: null, scheduledEnabled: true, instantEnabled: true, instantFeeBps: 50, pendingSeconds: 60, minWithdraw: '0', maxWithdraw: '0', projectedApy: '0.042' },
     ],
     withdrawals: [
       withdrawal({ operationId: `withdraw:${CASH}:1` }),
@@ -114,6 +115,17 @@ describe('EarnView', () => {
     await flush()
     expect(wrapper.get('[data-testid="error-code"]').text()).toBe('EarnInvalid')
     expect(wrapper.get('[data-testid="error-advice"]').text()).toMatch(/Claim it instead/)
+    wrapper.unmount()
+  })
+})
+
+describe('EarnView accessibility', () => {
+  it('has no critical or serious violations', async () => {
+    desk.handle('earn.overview', () => overview())
+    const { wrapper } = await mountScreen(EarnView, { props: { address: CASH } })
+    await flush()
+    expect(wrapper.text()).toContain('needs manual review')
+    expect(await seriousA11yViolations()).toEqual([])
     wrapper.unmount()
   })
 })

@@ -2,6 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { flush, installFakeDesk, type FakeDesk } from '../../testing/fake-desk'
 import { CASH, account, submission } from '../../testing/fixtures'
+import { seriousA11yViolations } from '../../testing/axe'
 import { mountScreen } from '../../testing/mount'
 import JournalView from './JournalView.vue'
 
@@ -46,5 +47,14 @@ describe('JournalView', () => {
     } finally {
       HTMLAnchorElement.prototype.click = origClick
     }
+  })
+})
+
+describe('JournalView accessibility', () => {
+  it('has no critical or serious accessibility violations', async () => {
+    desk.handle('journal.query', () => [submission({ id: '1', state: 'unknown' }), submission({ id: '2', cloid: '0xffffffffffffffffffffffffffffffff', state: 'accepted' })])
+    await mountScreen(JournalView, { path: '/journal' })
+    await flush()
+    expect(await seriousA11yViolations()).toEqual([])
   })
 })

@@ -4,6 +4,7 @@ import type { OverviewRow, OverviewView } from '../../../../main/contract/types'
 import { wireEvents } from '../../app/store'
 import { flush, installFakeDesk, type FakeDesk } from '../../testing/fake-desk'
 import { CASH, CREDIT, account } from '../../testing/fixtures'
+import { seriousA11yViolations } from '../../testing/axe'
 import { mountScreen } from '../../testing/mount'
 import OverviewViewScreen from './OverviewView.vue'
 
@@ -105,5 +106,14 @@ describe('OverviewView', () => {
     // No header is a sort control (those cannot be reached from the keyboard).
     expect(wrapper.findAll('[data-testid="overview-table"] th .n-data-table-sorter')).toHaveLength(0)
     wrapper.unmount()
+  })
+})
+
+describe('OverviewView accessibility', () => {
+  it('has no critical or serious accessibility violations', async () => {
+    desk.handle('portfolio.overview', () => view([row(CASH, 'cash-1'), row(CREDIT, 'credit-1', { totalUsd: null, stale: true })]))
+    await mountScreen(OverviewViewScreen, { path: '/overview', props: { virtual: false } })
+    await flush()
+    expect(await seriousA11yViolations()).toEqual([])
   })
 })

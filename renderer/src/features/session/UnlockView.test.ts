@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { flush, installFakeDesk, type FakeDesk } from '../../testing/fake-desk'
 import { appState, account } from '../../testing/fixtures'
 import { mountScreen } from '../../testing/mount'
+import { seriousA11yViolations } from '../../testing/axe'
 import UnlockView from './UnlockView.vue'
 
 let desk: FakeDesk
@@ -63,5 +64,30 @@ describe('UnlockView', () => {
     await flush()
     expect(router.currentRoute.value.fullPath).toBe('/journal')
     wrapper.unmount()
+  })
+})
+
+describe('UnlockView accessibility', () => {
+  it('has no critical or serious violations on first run, at the add-accounts step and when unlocking', async () => {
+    desk.handle('app.state', () => appState({ vault: { exists: false, unlocked: false, lastPassphraseAt: null, autoLockMinutes: 15 } }))
+    desk.handle('vault.create', () => ({ exists: true, unlocked: true, lastPassphraseAt: 1, autoLockMinutes: 15 }))
+    desk.handle('accounts.list', () => [])
+    const first = await mountScreen(UnlockView, { path: '/unlock' })
+    await flush()
+    expect(await seriousA11yViolations()).toEqual([])
+    await first.wrapper.get('input[aria-label="New vault passphrase"]').setValue('Tulip-harbor-Violet-9-anchor')
+    await first.wrapper.get('input[aria-label="Repeat vault passphrase"]').setValue('Tulip-harbor-Violet-9-anchor')
+    button('Create vault')!.click()
+    await flush()
+    expect(first.wrapper.text()).toContain('Add accounts')
+    expect(await seriousA11yViolations()).toEqual([])
+    first.wrapper.unmount()
+
+    desk.handle('app.state', () => appState({ vault: { exists: true, unlocked: false, lastPassphraseAt: null, autoLockMinutes: 15 } }))
+    const unlock = await mountScreen(UnlockView, { path: '/unlock' })
+    await flush()
+    expect(document.querySelector('input[aria-label="Vault passphrase"]')).not.toBeNull()
+    expect(await seriousA11yViolations()).toEqual([])
+    unlock.wrapper.unmount()
   })
 })

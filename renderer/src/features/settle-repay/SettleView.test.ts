@@ -5,6 +5,9 @@ import { wireEvents } from '../../app/store'
 import { flush, installFakeDesk, type FakeDesk } from '../../testing/fake-desk'
 import { ASSETS, CASH, CREDIT, account, submission } from '../../testing/fixtures'
 import { mountScreen } from '../../testing/mount'
+import { seriousA11yViolations } from '../../testing/axe'
+import { mount } from '@vue/test-utils'
+import { ConfirmDialog } from '../confirm'
 import SettleView from './SettleView.vue'
 
 let desk: FakeDesk
@@ -127,6 +130,22 @@ describe('SettleView', () => {
     await w.get('input[aria-label="Amount"]').setValue('2')
     await flush()
     expect(button('Sign and submit settle')).toBeNull()
+    w.unmount()
+  })
+})
+
+describe('SettleView accessibility', () => {
+  it('has no critical or serious violations with the preview and the confirmation dialog open', async () => {
+    const w = await fill('1.5')
+    button('Preview')!.click()
+    await flush()
+    expect(document.querySelector('table[aria-label="Predicted balances"]')).not.toBeNull()
+    const dialog = mount(ConfirmDialog, { attachTo: document.body })
+    desk.emit('confirm.request', { id: 'c1', title: 'Settle 1.5 USDC', summary: ['settle 1.5 USDC from credit-1 to cash-1'], needsPassphrase: true, expiresAt: Date.now() + 60_000 })
+    await flush()
+    expect(document.querySelector('[role="dialog"]')).not.toBeNull()
+    expect(await seriousA11yViolations()).toEqual([])
+    dialog.unmount()
     w.unmount()
   })
 })

@@ -4,6 +4,7 @@ import { createPinia, setActivePinia } from 'pinia'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { wireEvents } from '../../../app/store'
 import { flush, installFakeDesk, type FakeDesk } from '../../../testing/fake-desk'
+import { seriousA11yViolations } from '../../../testing/axe'
 import ConfirmDialog from './ConfirmDialog.vue'
 
 let desk: FakeDesk
@@ -81,6 +82,55 @@ describe('ConfirmDialog', () => {
     await new Promise((r) => setTimeout(r, 400)) // leave transition
     expect(document.querySelector('button[aria-label="Approve and sign"]')).toBeNull()
     expect(desk.callsTo('confirm.respond')).toEqual([])
+    w.unmount()
+  })
+})
+
+describe('ConfirmDialog accessibility', () => {
+  it('moves focus into the dialog, keeps Tab inside, and returns focus to the invoking control when it closes', async () => {
+    desk.handle('confirm.respond', () => ({ accepted: true }))
+    const invoker = document.createElement('button')
+    invoker.textContent = 'Sign and submit'
+    document.body.appendChild(invoker)
+    invoker.focus()
+    const w = mount(ConfirmDialog, { attachTo: document.body })
+    request(false)
+    await flush()
+    const dialog = document.querySelector<HTMLElement>('[role="dialog"]')!
+    expect(dialog.getAttribute('aria-modal')).toBe('true')
+    expect(dialog.contains(document.activeElement)).toBe(true)
+    // Tab from the last control wraps to the first; Shift+Tab from the first to the last.
+    const buttons = [...dialog.querySelectorAll<HTMLButtonElement>('button:not([disabled])')]
+    buttons[buttons.length - 1]!.focus()
+    dialog.dispatchEvent(new KeyboardEvent('keydown', { key: 'Tab', bubbles: true, cancelable: true }))
+    expect(document.activeElement).toBe(buttons[0])
+    dialog.dispatchEvent(new KeyboardEvent('keydown', { key: 'Tab', shiftKey: true, bubbles: true, cancelable: true }))
+    expect(document.activeElement).toBe(buttons[buttons.length - 1])
+    document.querySelector<HTMLButtonElement>('button[aria-label="Approve and sign"]')!.click()
+    await flush()
+    expect(desk.callsTo('confirm.respond')).toEqual([{ id: 'c1', approved: true }])
+    expect(document.querySelector('[role="dialog"]')).toBeNull()
+    expect(document.activeElement).toBe(invoker)
+    w.unmount()
+  })
+
+  it('Escape declines', async () => {
+    desk.handle('confirm.respond', () => ({ accepted: true }))
+    const w = mount(ConfirmDialog, { attachTo: document.body })
+    request(false)
+    await flush()
+    document.querySelector<HTMLElement>('[role="dialog"]')!.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true, cancelable: true }))
+    await flush()
+    expect(desk.callsTo('confirm.respond')).toEqual([{ id: 'c1', approved: false }])
+    w.unmount()
+  })
+
+  it('has no critical or serious violations while asking for the passphrase', async () => {
+    const w = mount(ConfirmDialog, { attachTo: document.body })
+    request(true)
+    await flush()
+    expect(document.querySelector('[role="dialog"]')).not.toBeNull()
+    expect(await seriousA11yViolations()).toEqual([])
     w.unmount()
   })
 })
