@@ -19,6 +19,7 @@ export function getBridge(): DeskBridge {
   }
   return bridge
 }
+
 /** Typed call of a contract channel; rejects with DeskCallError on `{ ok: false }`. */
 export async function call<N extends ChannelName>(channel: N, ...args: ChannelArgs<N> extends undefined ? [] : [ChannelArgs<N>]): Promise<ChannelResult<N>> {
   const result = (await getBridge().invoke(channel, args[0])) as Result<ChannelResult<N>>
