@@ -1,8 +1,9 @@
 import { resolve } from 'node:path'
 import vue from '@vitejs/plugin-vue'
 import { defineConfig } from 'electron-vite'
+import { webRendererBuild } from './renderer/vite.web.config'
 
-// Three roots: main (Node, the only place that imports electron), preload (sandboxed, CJS,
+// Three roots (and a fourth output, the web renderer): main (Node, the only place that imports electron), preload (sandboxed, CJS,
 // fully bundled) and renderer (Vue, untrusted).
 export default defineConfig({
   main: {
@@ -23,9 +24,11 @@ export default defineConfig({
       },
     },
   },
+  // The Electron renderer: its entry expects the preload's `window.desk`. The web renderer
+  // (WebSocket adapter, for the loopback web host) is a separate build into out/renderer-web.
   renderer: {
     root: 'renderer',
-    plugins: [vue()],
+    plugins: [vue(), webRendererBuild()],
     build: {
       outDir: 'out/renderer',
       rollupOptions: { input: { index: resolve(__dirname, 'renderer/index.html') } },

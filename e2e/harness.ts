@@ -99,7 +99,7 @@ export async function openDesk(opts: OpenDeskOptions = {}): Promise<DeskSession>
   const desk = await startDeskOnSandbox({ dataDir, overviewRefreshMs: opts.overviewRefreshMs ?? 1000, ...(opts.sandbox ? { sandbox: opts.sandbox } : {}) })
   const core = desk.core
   const messages: string[] = []
-  const web = await startWebHost({ core, rendererRoot: join(repoRoot, 'out/renderer'), tap: (dir, text) => messages.push(`${dir} ${text}`) })
+  const web = await startWebHost({ core, rendererRoot: join(repoRoot, 'out/renderer-web'), tap: (dir, text) => messages.push(`${dir} ${text}`) })
   const browser = await launchBrowser()
   const page = await browser.context.newPage()
   openPages.add(page)

@@ -10,8 +10,15 @@ import { repoRoot, type DeskSession } from '../harness'
 export const PASSPHRASE = 'Tulip-harbor-Violet-9-anchor'
 export const screenshotsDir = join(repoRoot, 'docs/screenshots')
 
+/**
+ * Tests never write tracked files: README screenshots are taken only by their own command
+ * (`DESK_SCREENSHOTS=1`, see `npm run screenshots`).
+ */
+export const screenshotsEnabled = (env: NodeJS.ProcessEnv = process.env): boolean => env.DESK_SCREENSHOTS === '1'
+
 /** Saves a README screenshot of the current screen (viewport only, so the images stay comparable). */
 export async function shot(page: Page, name: string): Promise<void> {
+  if (!screenshotsEnabled()) return
   mkdirSync(screenshotsDir, { recursive: true })
   await page.waitForTimeout(300) // let transitions settle
   await page.screenshot({ path: join(screenshotsDir, `${name}.png`) })

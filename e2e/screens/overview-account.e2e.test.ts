@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { devOwner } from '../../sandbox/scenario/dev-keys'
 import { openDesk, type DeskSession } from '../harness'
-import { addDecimal, formatDecimal } from '../../renderer/src/util/decimal'
+import { addDecimal, formatDecimal } from '../../renderer/src/shared/utils/decimal'
 import { approveUntil, choose, firstRun, nav, sandboxAdmin, shot, waitForSubmission } from './helpers'
 
 const from = devOwner(0).address

@@ -1,0 +1,132 @@
+/**
+ * axe-core in real Chromium on every screen and dialog, walked the way an operator does:
+ * first run, add-accounts step, overview, account, credit, agents, settle preview and its
+ * confirmation dialog, earn, journal, settings, notifications panel, unlock. Each must have
+ * no critical or serious violation (here colour contrast and scrollable regions are checked
+ * too, which the happy-dom component tests cannot). Dialogs give focus back to their opener.
+ */
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import type { Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { devOwner } from '../../sandbox/scenario/dev-keys'
+import { openDesk, type DeskSession } from '../harness'
+import { PASSPHRASE, choose, nav } from './helpers'
+
+const axePath = createRequire(import.meta.url).resolve('axe-core')
+
+/** Critical and serious violations on the page now, as "rule (impact): target — summary". */
+async function violations(page: Page): Promise<string[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) {
+    // The page's CSP (script-src 'self') refuses an injected <script>; evaluate is not subject to it.
+    await page.addScriptTag({ path: axePath }).catch(() => undefined)
+    if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(readFileSync(axePath, 'utf8'))
+  }
+  await page.waitForTimeout(300) // let transitions settle
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: typeof import('axe-core') }).axe
+    const r = await axe.run(document, { resultTypes: ['violations'] })
+    return r.violations
+      .filter((v) => v.impact === 'critical' || v.impact === 'serious')
+      .flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${n.target.join(' ')} — ${n.failureSummary ?? ''}`))
+  })
+}
+
+const credit = new RegExp(devOwner(3).address, 'i')
+const cash = new RegExp(devOwner(0).address, 'i')
+
+describe('accessibility of every screen and dialog (axe-core, Chromium)', () => {
+  let desk: DeskSession
+  beforeAll(async () => {
+    desk = await openDesk()
+  })
+  afterAll(async () => {
+    await desk?.close()
+  })
+
+  it('first run and the add-accounts step', async () => {
+    const { page } = desk
+    await page.getByRole('textbox', { name: 'New vault passphrase', exact: true }).waitFor()
+    expect(await violations(page)).toEqual([])
+    await page.getByRole('textbox', { name: 'New vault passphrase', exact: true }).fill(PASSPHRASE)
+    await page.getByRole('textbox', { name: 'Repeat vault passphrase', exact: true }).fill(PASSPHRASE)
+    await page.getByRole('button', { name: 'Create vault', exact: true }).click()
+    await page.getByRole('region', { name: 'Add accounts', exact: true }).waitFor()
+    expect(await violations(page)).toEqual([])
+    await page.getByRole('button', { name: 'Add the sandbox demo accounts', exact: true }).click()
+    await page.getByText(/sandbox accounts added/).waitFor()
+    await page.getByRole('button', { name: 'Continue to overview', exact: true }).click()
+  })
+
+  it('overview and account', async () => {
+    const { page } = desk
+    await page.getByRole('link', { name: /^Open account / }).first().waitFor()
+    expect(await violations(page)).toEqual([])
+    await page.getByRole('link', { name: /^Open account / }).first().click()
+    await page.getByRole('button', { name: 'Refresh account', exact: true }).waitFor()
+    expect(await violations(page)).toEqual([])
+  })
+
+  it('credit health and agents', async () => {
+    const { page } = desk
+    await nav(page, 'Credit health')
+    await choose(page, 'Credit account', credit).catch(() => undefined)
+    await page.getByTestId('credit-warning').waitFor({ timeout: 30_000 }).catch(() => undefined)
+    expect(await violations(page)).toEqual([])
+    await nav(page, 'Agents')
+    await page.getByRole('button', { name: /^(Rotate agent|Approve a new agent) in slot 0$/ }).waitFor()
+    expect(await violations(page)).toEqual([])
+  })
+
+  it('settle preview, the confirmation dialog, and focus back to the control that opened it', async () => {
+    const { page } = desk
+    await nav(page, 'Settle and repay')
+    await page.getByRole('button', { name: 'Settle mode', exact: true }).click()
+    await choose(page, 'Credit account', credit)
+    await choose(page, 'Cash account', cash)
+    await choose(page, 'Asset', /#3,/)
+    await page.getByRole('textbox', { name: 'Amount', exact: true }).fill('0.1')
+    await page.getByRole('button', { name: 'Preview', exact: true }).click()
+    await page.getByRole('region', { name: 'Preview of what will be signed', exact: true }).waitFor()
+    expect(await violations(page)).toEqual([])
+    const submit = page.getByRole('button', { name: 'Sign and submit settle', exact: true })
+    await submit.focus()
+    await page.keyboard.press('Enter')
+    const dialog = page.getByRole('dialog', { name: 'Confirm signing', exact: true })
+    await dialog.waitFor()
+    expect(await dialog.evaluate((d) => d.contains(document.activeElement))).toBe(true)
+    expect(await violations(page)).toEqual([])
+    await page.keyboard.press('Escape') // declines: nothing is signed
+    await dialog.waitFor({ state: 'hidden' })
+    expect(await submit.evaluate((b) => b === document.activeElement)).toBe(true)
+  })
+
+  it('earn, journal and settings', async () => {
+    const { page } = desk
+    await nav(page, 'Earn')
+    await choose(page, 'Earn account', new RegExp(devOwner(2).address, 'i'))
+    await page.getByRole('table', { name: 'Earn balances', exact: true }).waitFor()
+    expect(await violations(page)).toEqual([])
+    await nav(page, 'Journal')
+    await page.getByRole('button', { name: 'Export CSV', exact: true }).waitFor()
+    expect(await violations(page)).toEqual([])
+    await nav(page, 'Settings')
+    await page.getByRole('table', { name: 'Networks', exact: true }).waitFor()
+    expect(await violations(page)).toEqual([])
+  })
+
+  it('the notifications panel, and unlock', async () => {
+    const { page } = desk
+    const opener = page.getByRole('button', { name: /^Notifications, \d+ unread$/ })
+    await opener.click()
+    const panel = page.getByRole('dialog', { name: 'Notifications', exact: true })
+    await panel.waitFor()
+    expect(await violations(page)).toEqual([])
+    await page.keyboard.press('Escape')
+    await panel.waitFor({ state: 'hidden' })
+    expect(await opener.evaluate((b) => b === document.activeElement)).toBe(true)
+    await page.getByRole('button', { name: 'Lock the vault', exact: true }).click()
+    await page.getByRole('textbox', { name: 'Vault passphrase', exact: true }).waitFor()
+    expect(await violations(page)).toEqual([])
+  })
+})

@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest'
+import {
+  UNKNOWN,
+  atomsToDecimal,
+  describeUsd,
+  formatAccount,
+  formatAge,
+  formatAmount,
+  formatCountdown,
+  formatDuration,
+  formatNumber,
+  formatPercent,
+  formatRate,
+  formatTime,
+  formatTimeWithAge,
+  formatUsd,
+  shortAddress,
+} from './format'
+
+const USDC = { symbol: 'USDC', decimals: 6 }
+const BTC = { symbol: 'BTC', decimals: 8 }
+const WEI = { symbol: 'ETH', decimals: 18 }
+
+describe('atomsToDecimal', () => {
+  it('is exact at any size and precision, trailing zeros trimmed', () => {
+    expect(atomsToDecimal(1_500_000n, 6)).toBe('1.5')
+    expect(atomsToDecimal(1n, 18)).toBe('0.000000000000000001')
+    expect(atomsToDecimal(123456789012345678901234567890n, 18)).toBe('123456789012.34567890123456789')
+    expect(atomsToDecimal(-250_000n, 6)).toBe('-0.25')
+    expect(atomsToDecimal(0n, 6)).toBe('0')
+    expect(atomsToDecimal(42n, 0)).toBe('42')
+  })
+  it('rejects impossible decimals', () => {
+    expect(() => atomsToDecimal(1n, -1)).toThrow(RangeError)
+    expect(() => atomsToDecimal(1n, 1.5)).toThrow(RangeError)
+  })
+})
+
+describe('formatNumber', () => {
+  it('groups thousands and keeps every digit (no rounding)', () => {
+    expect(formatNumber('1234567.123456789123456789')).toBe('1,234,567.123456789123456789')
+    expect(formatNumber('999')).toBe('999')
+    expect(formatNumber('1000')).toBe('1,000')
+    expect(formatNumber('-1234.5')).toBe('-1,234.5')
+  })
+  it('trims trailing zeros unless told not to, and pads to minDecimals', () => {
+    expect(formatNumber('1.500')).toBe('1.5')
+    expect(formatNumber('1.500', { trim: false })).toBe('1.500')
+    expect(formatNumber('2', { minDecimals: 2 })).toBe('2.00')
+    expect(formatNumber('2.12345', { minDecimals: 2 })).toBe('2.12345')
+  })
+  it('shows zero without a sign, and passes through what is not a plain decimal', () => {
+    expect(formatNumber('-0.000')).toBe('0')
+    expect(formatNumber('1e6')).toBe('1e6')
+    expect(formatNumber('NaN')).toBe('NaN')
+  })
+})
+
+describe('formatAmount', () => {
+  it('from a decimal string in units, with the symbol', () => {
+    expect(formatAmount('1234.50000001', BTC)).toBe('1,234.50000001 BTC')
+    expect(formatAmount('100.000000', USDC)).toBe('100 USDC')
+    expect(formatAmount('0.5', { symbol: 'USDC' })).toBe('0.5 USDC')
+  })
+  it('from bigint atoms with the asset decimals — never shows atoms', () => {
+    expect(formatAmount(100_000_000_000n, USDC)).toBe('100,000 USDC')
+    expect(formatAmount(1n, WEI)).toBe('0.000000000000000001 ETH')
+    expect(formatAmount(-1_234_500_000n, USDC)).toBe('-1,234.5 USDC')
+    expect(() => formatAmount(1n, { symbol: 'X' })).toThrow(/decimals/)
+  })
+  it('pads for aligned columns and shows unknown as a dash, never as zero', () => {
+    expect(formatAmount('1.5', USDC, { minDecimals: 2 })).toBe('1.50 USDC')
+    expect(formatAmount(null, USDC)).toBe(UNKNOWN)
+    expect(formatAmount(undefined, USDC)).toBe(UNKNOWN)
+  })
+})
+
+describe('formatUsd', () => {
+  it('is "$" + grouped digits + at least two decimals, sign before the dollar', () => {
+    expect(formatUsd('1234567.89')).toBe('$1,234,567.89')
+    expect(formatUsd('-1234.5')).toBe('-$1,234.50')
+    expect(formatUsd('1000')).toBe('$1,000.00')
+    expect(formatUsd('0')).toBe('$0.00')
+    expect(formatUsd('-0.00')).toBe('$0.00')
+  })
+  it('keeps finer digits exactly instead of rounding them away', () => {
+    expect(formatUsd('0.000125')).toBe('$0.000125')
+    expect(formatUsd('1.999999')).toBe('$1.999999')
+    expect(formatUsd('12.3400')).toBe('$12.34')
+  })
+  it('shows unknown as a dash with its reason', () => {
+    expect(formatUsd(null)).toBe(UNKNOWN)
+    expect(describeUsd(null, 'no mark for BTC')).toEqual({ text: UNKNOWN, reason: 'no mark for BTC' })
+    expect(describeUsd('5', 'no mark')).toEqual({ text: '$5.00', reason: null })
+  })
+})
+
+describe('rates and percentages', () => {
+  it('turns a fraction into a percentage exactly', () => {
+    expect(formatRate('0.065')).toBe('6.5%')
+    expect(formatRate('0.05')).toBe('5%')
+    expect(formatRate('1')).toBe('100%')
+    expect(formatRate('12.5')).toBe('1,250%')
+    expect(formatRate('0.000123456')).toBe('0.0123456%')
+    expect(formatRate('-0.01')).toBe('-1%')
+    expect(formatRate('0')).toBe('0%')
+    expect(formatRate(null)).toBe(UNKNOWN)
+  })
+  it('shows values already in percent with a % sign', () => {
+    expect(formatPercent('75.50')).toBe('75.5%')
+    expect(formatPercent(null)).toBe(UNKNOWN)
+  })
+})
+
+describe('times', () => {
+  const at = Date.UTC(2026, 10, 23, 23, 54, 7)
+  it('formats a time in a given zone (default: the operator’s), 24-hour', () => {
+    expect(formatTime(at, { timeZone: 'UTC' })).toBe('2026-11-23 23:54:07')
+    expect(formatTime(at, { timeZone: 'Asia/Tokyo' })).toBe('2026-11-24 08:54:07')
+    expect(formatTime(at, { timeZone: 'UTC', zone: true })).toBe('2026-11-23 23:54:07 UTC')
+    expect(formatTime(Date.UTC(2026, 0, 1, 0, 0, 0), { timeZone: 'UTC' })).toBe('2026-01-01 00:00:00')
+    expect(formatTime(at)).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/)
+    expect(formatTime(null)).toBe(UNKNOWN)
+  })
+  it('gives relative ages and countdowns', () => {
+    expect(formatAge(at - 12_000, at)).toBe('12s ago')
+    expect(formatAge(at - 65_000, at)).toBe('1m 5s ago')
+    expect(formatAge(at + 5_000, at)).toBe('0s ago')
+    expect(formatAge(null, at)).toBe('never')
+    expect(formatDuration(3 * 3_600_000 + 2 * 60_000)).toBe('3h 2m')
+    expect(formatDuration(52 * 3_600_000)).toBe('2d 4h')
+    expect(formatCountdown(at + 65_000, at)).toBe('in 1m 5s')
+    expect(formatCountdown(at - 1, at)).toBe('now')
+    expect(formatCountdown(null, at)).toBe(UNKNOWN)
+    expect(formatTimeWithAge(at - 12_000, at, { timeZone: 'UTC' })).toBe('2026-11-23 23:53:55 (12s ago)')
+  })
+})
+
+describe('accounts', () => {
+  const address = '0x12ab34567890123456789012345678901234cdef'
+  it('shows "Name (0x12ab…cdef)" with the full address available', () => {
+    expect(formatAccount({ address, label: 'credit-1' })).toEqual({ text: 'credit-1 (0x12ab…cdef)', full: address })
+    expect(formatAccount({ address, label: '  ' }).text).toBe('unnamed (0x12ab…cdef)')
+    expect(formatAccount(address)).toEqual({ text: '0x12ab…cdef', full: address })
+    expect(shortAddress('0x1234')).toBe('0x1234')
+  })
+})

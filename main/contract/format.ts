@@ -1,0 +1,187 @@
+/**
+ * The one way the desk shows numbers, money, rates, times and accounts — in every renderer
+ * screen and dialog and in the CLI. Pure functions on strings and bigints: amounts are never
+ * turned into floats and never rounded (the digits shown are the digits received); only
+ * trailing zeros are trimmed or padded, as each rule below says.
+ */
+
+/** What every unknown value shows (with its reason next to it or in its title). */
+export const UNKNOWN = '—'
+
+/** A value ready to show: its text, and why it is unknown when it is. */
+export interface Display {
+  text: string
+  /** Set when the value is unknown (text is UNKNOWN): say why, e.g. as a title. */
+  reason: string | null
+}
+
+const PLAIN = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/
+
+interface Parts {
+  negative: boolean
+  int: string
+  frac: string
+}
+
+function parts(value: string): Parts | null {
+  const s = value.trim()
+  if (!PLAIN.test(s)) return null
+  const negative = s.startsWith('-')
+  const [int = '0', frac = ''] = (negative ? s.slice(1) : s).split('.')
+  // "-0" and "-0.000" are zero: no sign.
+  const zero = /^0*$/.test(int + frac)
+  return { negative: negative && !zero, int, frac }
+}
+
+const group = (int: string) => int.replace(/\B(?=(\d{3})+(?!\d))/g, ',')
+
+/** Exact decimal string of `atoms` at `decimals` (trailing zeros trimmed): 1500000n, 6 → "1.5". */
+export function atomsToDecimal(atoms: bigint, decimals: number): string {
+  if (!Number.isInteger(decimals) || decimals < 0) throw new RangeError(`decimals must be a non-negative integer, got ${decimals}`)
+  const negative = atoms < 0n
+  const abs = negative ? -atoms : atoms
+  const scale = 10n ** BigInt(decimals)
+  const frac = decimals > 0 ? (abs % scale).toString().padStart(decimals, '0').replace(/0+$/, '') : ''
+  return `${negative ? '-' : ''}${abs / scale}${frac ? `.${frac}` : ''}`
+}
+
+/**
+ * A plain decimal with thousands separators, digits exactly as given: trailing zeros trimmed
+ * when `trim` (default), then padded to `minDecimals`. Not a plain decimal → returned as is
+ * (a display never throws on a value main sent).
+ */
+export function formatNumber(value: string, opts: { minDecimals?: number; trim?: boolean } = {}): string {
+  const p = parts(value)
+  if (!p) return value
+  const frac = (opts.trim === false ? p.frac : p.frac.replace(/0+$/, '')).padEnd(opts.minDecimals ?? 0, '0')
+  return `${p.negative ? '-' : ''}${group(p.int)}${frac ? `.${frac}` : ''}`
+}
+
+/** The asset an amount is in: its symbol, and its decimals when the amount is in atoms. */
+export interface AssetUnits {
+  symbol: string
+  decimals: number
+}
+
+/**
+ * An amount in the asset's units with its symbol: "1,234.5 USDC". A bigint is atoms (scaled by
+ * the asset's decimals), a string a decimal in units. Trailing zeros are trimmed unless
+ * `minDecimals` pads them (aligned columns). Null/undefined → UNKNOWN.
+ */
+export function formatAmount(value: string | bigint | null | undefined, asset: AssetUnits | { symbol: string }, opts: { minDecimals?: number } = {}): string {
+  if (value === null || value === undefined) return UNKNOWN
+  let decimal: string
+  if (typeof value === 'bigint') {
+    if (!('decimals' in asset)) throw new TypeError(`an amount in atoms needs the decimals of ${asset.symbol}`)
+    decimal = atomsToDecimal(value, asset.decimals)
+  } else {
+    decimal = value
+  }
+  const n = formatNumber(decimal, { minDecimals: opts.minDecimals ?? 0 })
+  return asset.symbol ? `${n} ${asset.symbol}` : n
+}
+
+/**
+ * USD, one way everywhere: "$1,234,567.89", "-$1,234.50", at least two decimals and any
+ * further digits kept exactly (never rounded: "$0.000125"). Null/undefined → UNKNOWN.
+ */
+export function formatUsd(value: string | null | undefined): string {
+  if (value === null || value === undefined) return UNKNOWN
+  const p = parts(value)
+  if (!p) return value
+  const frac = p.frac.replace(/0+$/, '').padEnd(2, '0')
+  return `${p.negative ? '-' : ''}$${group(p.int)}.${frac}`
+}
+
+/** USD with the reason it is unknown (e.g. "no mark for BTC"), for a title or a note. */
+export function describeUsd(value: string | null | undefined, reasonIfUnknown: string): Display {
+  return value === null || value === undefined ? { text: UNKNOWN, reason: reasonIfUnknown } : { text: formatUsd(value), reason: null }
+}
+
+/** Moves the decimal point of an exact decimal by `places` to the right (×10^places). */
+function shift(value: string, places: number): string | null {
+  const p = parts(value)
+  if (!p) return null
+  const digits = p.int + p.frac
+  const point = p.int.length + places
+  const padded = point > digits.length ? digits.padEnd(point, '0') : digits
+  const int = padded.slice(0, point).replace(/^0+(?=\d)/, '') || '0'
+  const frac = padded.slice(point).replace(/0+$/, '')
+  return `${p.negative ? '-' : ''}${int}${frac ? `.${frac}` : ''}`
+}
+
+/** A rate given as a fraction, as a percentage: APY "0.065" → "6.5%". Null → UNKNOWN. */
+export function formatRate(fraction: string | null | undefined): string {
+  if (fraction === null || fraction === undefined) return UNKNOWN
+  const pct = shift(fraction, 2)
+  return pct === null ? fraction : `${formatNumber(pct)}%`
+}
+
+/** A value already in percent: "75.5" → "75.5%". Null → UNKNOWN. */
+export function formatPercent(percent: string | null | undefined): string {
+  if (percent === null || percent === undefined) return UNKNOWN
+  return parts(percent) ? `${formatNumber(percent)}%` : percent
+}
+
+/** A span of time, compact: "12s", "1m 5s", "3h 2m", "2d 4h". */
+export function formatDuration(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000))
+  if (s < 60) return `${s}s`
+  const m = Math.floor(s / 60)
+  if (m < 60) return `${m}m ${s % 60}s`
+  const h = Math.floor(m / 60)
+  if (h < 48) return `${h}h ${m % 60}m`
+  return `${Math.floor(h / 24)}d ${h % 24}h`
+}
+
+/** Relative age: "12s ago"; an unknown time is "never". A time ahead of now counts as 0s. */
+export function formatAge(atMs: number | null | undefined, nowMs: number): string {
+  if (atMs === null || atMs === undefined) return 'never'
+  return `${formatDuration(nowMs - atMs)} ago`
+}
+
+/** Countdown to a time: "in 1m 5s", "now" once reached; unknown → UNKNOWN. */
+export function formatCountdown(atMs: number | null | undefined, nowMs: number): string {
+  if (atMs === null || atMs === undefined) return UNKNOWN
+  return atMs <= nowMs ? 'now' : `in ${formatDuration(atMs - nowMs)}`
+}
+
+/**
+ * A time in the operator's zone (or `timeZone`, an IANA name), 24-hour:
+ * "2026-11-23 23:54:00"; with `zone: true` the zone's short name follows ("… UTC", "… GMT+1").
+ */
+export function formatTime(ms: number | null | undefined, opts: { timeZone?: string; zone?: boolean } = {}): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return UNKNOWN
+  const f = new Intl.DateTimeFormat('en-US', {
+    timeZone: opts.timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+    ...(opts.zone ? { timeZoneName: 'short' as const } : {}),
+  })
+  const p = Object.fromEntries(f.formatToParts(new Date(ms)).map((x) => [x.type, x.value]))
+  const text = `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}`
+  return opts.zone && p.timeZoneName ? `${text} ${p.timeZoneName}` : text
+}
+
+/** A time with its age: "2026-11-23 23:54:00 (12s ago)". */
+export function formatTimeWithAge(ms: number | null | undefined, nowMs: number, opts: { timeZone?: string } = {}): string {
+  if (ms === null || ms === undefined) return UNKNOWN
+  return `${formatTime(ms, opts)} (${formatAge(ms, nowMs)})`
+}
+
+/** An address shortened for tables: "0x12ab…cdef" (the full one goes in a title or copy). */
+export function shortAddress(address: string): string {
+  return address.length > 12 ? `${address.slice(0, 6)}…${address.slice(-4)}` : address
+}
+
+/** An account as the operator knows it: "Name (0x12ab…cdef)", and its full address. */
+export function formatAccount(account: { address: string; label?: string | null } | string): { text: string; full: string } {
+  if (typeof account === 'string') return { text: shortAddress(account), full: account }
+  const name = account.label?.trim() || 'unnamed'
+  return { text: `${name} (${shortAddress(account.address)})`, full: account.address }
+}

@@ -1,0 +1,70 @@
+// @vitest-environment happy-dom
+import { mount } from '@vue/test-utils'
+import { createPinia, setActivePinia } from 'pinia'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { NetworkBanner } from '../features/session'
+import { flush, installFakeDesk, type FakeDesk } from '../testing/fake-desk'
+import { appState, submission } from '../testing/fixtures'
+import { wireEvents } from './store'
+import { useJournalStore } from '../features/journal/store'
+import { useNotificationsStore } from '../features/notifications/store'
+import { useSessionStore } from '../features/session/store'
+
+let desk: FakeDesk
+let unwire: () => void
+beforeEach(() => {
+  desk = installFakeDesk()
+  setActivePinia(createPinia())
+  unwire = wireEvents()
+})
+afterEach(() => unwire())
+
+describe('session and events', () => {
+  it('follows the vault lock, notifies when the live stream drops, and records pushed notifications once', async () => {
+    desk.handle('app.state', () => appState())
+    const session = useSessionStore()
+    const notes = useNotificationsStore()
+    await session.load()
+    expect(session.unlocked).toBe(true)
+    desk.emit('vault.status', { exists: true, unlocked: false, lastPassphraseAt: null, autoLockMinutes: 15 })
+    expect(session.unlocked).toBe(false)
+
+    desk.emit('stream.status', { connected: true, connections: 1, subscriptions: 4, lastMessageAt: 1, reconnects: 0, detail: 'ok' })
+    desk.emit('stream.status', { connected: false, connections: 0, subscriptions: 0, lastMessageAt: 1, reconnects: 1, detail: 'socket closed.' })
+    expect(notes.items[0]).toMatchObject({ kind: 'stream', level: 'warning', title: 'Live stream disconnected' })
+
+    const fill = { id: 'n1', kind: 'fill' as const, level: 'info' as const, title: 'Fill', message: 'bought 1 BTC', atMs: 5 }
+    desk.emit('notify', fill)
+    desk.emit('notify', fill)
+    expect(notes.items.filter((n) => n.id === 'n1')).toHaveLength(1)
+    expect(notes.unread).toBeGreaterThan(0)
+    notes.markSeen()
+    expect(notes.unread).toBe(0)
+  })
+
+  it('journal follows pushed changes of a tracked submission and inserts new matching ones', () => {
+    const journal = useJournalStore()
+    journal.track(submission({ state: 'sent', updatedAt: 1 }))
+    desk.emit('journal.changed', submission({ state: 'accepted', updatedAt: 2 }))
+    expect(journal.byCloid['0x0123456789abcdef0123456789abcdef']?.state).toBe('accepted')
+    expect(journal.entries).toHaveLength(1)
+    desk.emit('journal.changed', submission({ state: 'reconciled', updatedAt: 3 }))
+    expect(journal.entries).toHaveLength(1)
+    expect(journal.entries[0]?.state).toBe('reconciled')
+  })
+})
+
+describe('NetworkBanner', () => {
+  it('labels the sandbox as such and shouts mainnet', async () => {
+    desk.handle('app.state', () => appState())
+    const session = useSessionStore()
+    await session.load()
+    const w = mount(NetworkBanner)
+    expect(w.text()).toMatch(/^SANDBOX — local exchange, no real funds/)
+    desk.handle('app.state', () => appState({ network: { ...appState().network, name: 'main', kind: 'mainnet', chainId: 1 } }))
+    await session.load()
+    await flush()
+    expect(w.text()).toMatch(/^MAINNET — REAL FUNDS — main \(chain id 1\)/)
+    expect(w.classes()).toContain('mainnet')
+  })
+})

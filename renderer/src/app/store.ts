@@ -1,0 +1,38 @@
+import { onDisconnect, onEvent } from '../platform/bridge/desk'
+import { useAccountDetailStore } from '../features/account-detail'
+import { useConfirmStore } from '../features/confirm'
+import { useCreditStore } from '../features/credit'
+import { useEarnStore } from '../features/earn'
+import { useJournalStore } from '../features/journal'
+import { useNotificationsStore } from '../features/notifications'
+import { useOverviewStore } from '../features/overview'
+import { useSessionStore } from '../features/session'
+
+/** Routes every pushed event to the store that owns it. Returns the unsubscribe function. */
+export function wireEvents(): () => void {
+  const session = useSessionStore()
+  const notes = useNotificationsStore()
+  const offs = [
+    onEvent('state.overview', (v) => useOverviewStore().apply(v)),
+    onEvent('state.account', (v) => useAccountDetailStore().applyAccount(v)),
+    onEvent('state.credit', (v) => useCreditStore().apply(v)),
+    onEvent('state.earn', (v) => useEarnStore().apply(v)),
+    onEvent('journal.changed', (v) => useJournalStore().apply(v)),
+    // main raises the lock notification itself (with its reason: operator, idle, OS)
+    onEvent('vault.status', (v) => session.setVault(v)),
+    onEvent('stream.status', (v) => {
+      const was = session.stream?.connected
+      session.stream = v
+      if (was === true && !v.connected) notes.local('stream', 'warning', 'Live stream disconnected', `${v.detail} Values age until it reconnects.`)
+      if (was === false && v.connected) notes.local('stream', 'success', 'Live stream reconnected', v.detail)
+    }),
+    onEvent('confirm.request', (v) => useConfirmStore().request(v)),
+    onEvent('confirm.closed', (v) => useConfirmStore().close(v.id)),
+    onEvent('notify', (v) => notes.push(v)),
+    onDisconnect(() => {
+      if (!session.hostDisconnected) notes.local('stream', 'error', 'Desk host disconnected', 'Restart the desk; journaled writes are reconciled on start.')
+      session.hostDisconnected = true
+    }),
+  ]
+  return () => offs.forEach((off) => off())
+}

@@ -1,0 +1,27 @@
+import { defineStore } from 'pinia'
+import { ref, shallowRef } from 'vue'
+import type { AccountDetailView } from '../../../../main/contract/types'
+import { call } from '../../platform/bridge/desk'
+
+/** Detail of the account on screen, refreshed by pushed events. */
+export const useAccountDetailStore = defineStore('accountDetail', () => {
+  const detail = shallowRef<AccountDetailView | null>(null)
+  const address = ref<string | null>(null)
+  const error = ref<unknown>(null)
+
+  async function load(addr: string): Promise<void> {
+    address.value = addr
+    try {
+      detail.value = await call('account.detail', { address: addr as `0x${string}` })
+      error.value = null
+    } catch (e) {
+      error.value = e
+    }
+  }
+
+  function applyAccount(d: AccountDetailView): void {
+    if (address.value && d.account.address.toLowerCase() === address.value.toLowerCase()) detail.value = d
+  }
+
+  return { detail, address, error, load, applyAccount }
+})

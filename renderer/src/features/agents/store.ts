@@ -1,0 +1,15 @@
+import { defineStore } from 'pinia'
+import type { AgentSlotView, Address, RotationStep } from '../../../../main/contract/types'
+import { call } from '../../platform/bridge/desk'
+
+type Slot = 0 | 1 | 2 | 3
+
+/** The agent slots of an owner and the writes on them (each approval is confirmed in main). */
+export const useAgentsStore = defineStore('agents', () => {
+  const list = (owner: Address): Promise<AgentSlotView[]> => call('agents.list', { owner })
+  const approve = (owner: Address, slot: Slot): Promise<AgentSlotView> => call('agents.approve', { owner, slot })
+  const revoke = (owner: Address, slot: Slot): Promise<AgentSlotView> => call('agents.revoke', { owner, slot })
+  /** Gap-free rotation: new agent in a spare slot, verified, then the old slot revoked. */
+  const rotate = (owner: Address, slot: Slot): Promise<{ slot: AgentSlotView; steps: RotationStep[] }> => call('agents.rotate', { owner, slot })
+  return { list, approve, revoke, rotate }
+})

@@ -1,0 +1,131 @@
+// @vitest-environment happy-dom
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { EarnOverviewView, EarnWithdrawalView } from '../../../../main/contract/types'
+import { flush, installFakeDesk, type FakeDesk } from '../../testing/fake-desk'
+import { ASSETS, CASH, account } from '../../testing/fixtures'
+import { mountScreen } from '../../testing/mount'
+import { seriousA11yViolations } from '../../testing/axe'
+import EarnView from './EarnView.vue'
+
+let desk: FakeDesk
+const NOW = Date.now()
+
+function withdrawal(over: Partial<EarnWithdrawalView>): EarnWithdrawalView {
+  return { operationId: `withdraw:${CASH}:1`, assetId: 1, symbol: 'USDC', type: 'scheduled', gross: '10', fee: '0', net: '10', status: 'queued', createdAt: NOW - 1000, claimableAt: NOW + 60_000, canClaim: false, canCancel: true, needsAttention: false, failureCode: null, ...over }
+}
+
+function overview(over: Partial<EarnOverviewView> = {}): EarnOverviewView {
+  return {
+    address: CASH,
+    paused: false,
+    nextUserNonce: '5',
+    fetchedAt: NOW,
+    assets: [
+      { assetId: 1, symbol: 'USDC', earnBalance: '100.5', inQueueBalance: '10', withdrawLockedBalance: '0', lifetimeDeposit: '120', lifetimeYield: '0.5', lifetimeWithdraw: '10', activeWithdrawOperationId: null, scheduledEnabled: true, instantEnabled: true, instantFeeBps: 50, pendingSeconds: 60, minWithdraw: '0', maxWithdraw: '0', projectedApy: '0.042' },
+    ],
+    withdrawals: [
+      withdrawal({ operationId: `withdraw:${CASH}:1` }),
+      withdrawal({ operationId: `withdraw:${CASH}:2`, claimableAt: NOW - 1000, canClaim: true, canCancel: false }),
+      withdrawal({ operationId: `withdraw:${CASH}:3`, status: 'manual_review', needsAttention: true, failureCode: 'PayoutFailed', canCancel: false, claimableAt: null }),
+    ],
+    ...over,
+  }
+}
+
+beforeEach(() => {
+  desk = installFakeDesk()
+  desk.handle('accounts.list', () => [account(CASH, 'balance', 'cash-1')])
+  desk.handle('markets.list', () => ({ markets: [], assets: ASSETS }))
+  desk.handle('earn.deposits', () => ({ items: [], nextBeforeId: null }))
+  desk.handle('earn.yield', () => ({ items: [], nextBeforeId: null }))
+  desk.handle('earn.withdrawals', () => ({ items: [], nextBeforeId: null }))
+  document.body.innerHTML = ''
+})
+afterEach(() => {
+  document.body.innerHTML = ''
+})
+
+const button = (label: string) => document.querySelector<HTMLButtonElement>(`button[aria-label="${label}"]`)
+
+describe('EarnView', () => {
+  it('enables claim and cancel only where the service allows, and flags manual review', async () => {
+    desk.handle('earn.overview', () => overview())
+    const { wrapper } = await mountScreen(EarnView, { props: { address: CASH }, path: `/earn/${CASH}` })
+    await flush()
+    expect(button(`Claim withdraw:${CASH}:1`)?.disabled).toBe(true)
+    expect(button(`Cancel withdraw:${CASH}:1`)?.disabled).toBe(false)
+    expect(button(`Claim withdraw:${CASH}:2`)?.disabled).toBe(false)
+    expect(button(`Cancel withdraw:${CASH}:2`)?.disabled).toBe(true)
+    expect(button(`Claim withdraw:${CASH}:3`)?.disabled).toBe(true)
+    expect(button(`Cancel withdraw:${CASH}:3`)?.disabled).toBe(true)
+    expect(wrapper.text()).toMatch(/needs manual review \(PayoutFailed\)/)
+    expect(wrapper.text()).toMatch(/in 5\ds/)
+    wrapper.unmount()
+  })
+
+  it('while paused blocks claim and create but keeps cancel', async () => {
+    desk.handle('earn.overview', () => overview({ paused: true }))
+    const { wrapper } = await mountScreen(EarnView, { props: { address: CASH } })
+    await flush()
+    expect(wrapper.text()).toContain('Withdrawals paused')
+    expect(button(`Claim withdraw:${CASH}:2`)?.disabled).toBe(true)
+    expect(button(`Cancel withdraw:${CASH}:1`)?.disabled).toBe(false)
+    expect(button('Create withdrawal')?.disabled).toBe(true)
+    wrapper.unmount()
+  })
+
+  it('shows the instant fee and the net before creating, and sends the exact gross', async () => {
+    desk.handle('earn.overview', () => overview({ withdrawals: [] }))
+    desk.handle('earn.create', (a) => withdrawal({ operationId: `withdraw:${CASH}:9`, type: 'instant', gross: a.amount, fee: '0.5', net: '99.5', status: 'created', canCancel: false, claimableAt: null }))
+    const { wrapper } = await mountScreen(EarnView, { props: { address: CASH } })
+    await flush()
+    await wrapper.get('select[aria-label="Withdrawal asset"]').setValue('1')
+    await wrapper.get('select[aria-label="Withdrawal type"]').setValue('instant')
+    await wrapper.get('input[aria-label="Gross amount"]').setValue('100')
+    await flush()
+    const feeBox = wrapper.get('[aria-label="Fee and net"]').text()
+    expect(feeBox).toContain('Fee: 0.5 USDC')
+    expect(feeBox).toContain('Net: 99.5 USDC')
+    expect(button('Create withdrawal')?.disabled).toBe(false)
+    button('Create withdrawal')!.click()
+    await flush()
+    expect(desk.callsTo('earn.create')).toEqual([{ account: CASH, assetId: 1, amount: '100', type: 'instant' }])
+    expect(wrapper.text()).toContain('fee 0.5, net 99.5 USDC')
+    wrapper.unmount()
+  })
+
+  it('rejects a gross amount finer than the asset precision before anything is signed', async () => {
+    desk.handle('earn.overview', () => overview({ withdrawals: [] }))
+    const { wrapper } = await mountScreen(EarnView, { props: { address: CASH } })
+    await flush()
+    await wrapper.get('select[aria-label="Withdrawal asset"]').setValue('1')
+    await wrapper.get('input[aria-label="Gross amount"]').setValue('1.0000001')
+    await flush()
+    expect(wrapper.text()).toMatch(/at most 6 decimals/)
+    expect(button('Create withdrawal')?.disabled).toBe(true)
+    wrapper.unmount()
+  })
+
+  it('shows an earn refusal with its code and what to do', async () => {
+    desk.handle('earn.overview', () => overview())
+    desk.fail('earn.cancel', { code: 'EarnInvalid', message: 'withdrawal is not cancelable' })
+    const { wrapper } = await mountScreen(EarnView, { props: { address: CASH } })
+    await flush()
+    button(`Cancel withdraw:${CASH}:1`)!.click()
+    await flush()
+    expect(wrapper.get('[data-testid="error-code"]').text()).toBe('EarnInvalid')
+    expect(wrapper.get('[data-testid="error-advice"]').text()).toMatch(/Claim it instead/)
+    wrapper.unmount()
+  })
+})
+
+describe('EarnView accessibility', () => {
+  it('has no critical or serious violations', async () => {
+    desk.handle('earn.overview', () => overview())
+    const { wrapper } = await mountScreen(EarnView, { props: { address: CASH } })
+    await flush()
+    expect(wrapper.text()).toContain('needs manual review')
+    expect(await seriousA11yViolations()).toEqual([])
+    wrapper.unmount()
+  })
+})

@@ -1,0 +1,119 @@
+// @vitest-environment happy-dom
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { OverviewRow, OverviewView } from '../../../../main/contract/types'
+import { wireEvents } from '../../app/store'
+import { flush, installFakeDesk, type FakeDesk } from '../../testing/fake-desk'
+import { CASH, CREDIT, account } from '../../testing/fixtures'
+import { seriousA11yViolations } from '../../testing/axe'
+import { mountScreen } from '../../testing/mount'
+import OverviewViewScreen from './OverviewView.vue'
+
+let desk: FakeDesk
+let unwire: (() => void) | null = null
+
+function row(addr: `0x${string}`, label: string, over: Partial<OverviewRow> = {}): OverviewRow {
+  return {
+    account: account(addr, addr === CREDIT ? 'credit' : 'balance', label),
+    totalUsd: '1000',
+    available: [{ assetId: 1, symbol: 'USDC', available: '1000', locked: '0', total: '1000', usdValue: '1000' }],
+    credit: null,
+    agentsInUse: 1,
+    pendingJournal: 0,
+    fetchedAt: Date.now(),
+    stale: false,
+    ...over,
+  }
+}
+function view(rows: OverviewRow[], over: Partial<OverviewView> = {}): OverviewView {
+  return { rows, totals: [{ assetId: 1, symbol: 'USDC', total: '1000', usdValue: '1000' }], totalUsd: '1000', asOf: Date.now(), ...over }
+}
+
+beforeEach(() => {
+  desk = installFakeDesk()
+  desk.handle('accounts.list', () => [])
+  document.body.innerHTML = ''
+})
+afterEach(() => {
+  unwire?.()
+  document.body.innerHTML = ''
+})
+
+describe('OverviewView', () => {
+  it('shows unknown and stale values as such, never as zero', async () => {
+    desk.handle('portfolio.overview', () =>
+      view([row(CASH, 'cash-1', { totalUsd: null, stale: true, fetchedAt: Date.now() - 90_000 }), row(CREDIT, 'credit-1', { totalUsd: null, available: [], fetchedAt: null })], {
+        totals: [{ assetId: 2, symbol: 'BTC', total: '1.5', usdValue: null }],
+        totalUsd: null,
+      }),
+    )
+    const { wrapper } = await mountScreen(OverviewViewScreen, { path: '/overview', props: { virtual: false } })
+    await flush()
+    const totals = wrapper.get('[aria-label="Totals per asset"]').text()
+    expect(totals).toContain('1.5')
+    expect(totals).toContain('unknown')
+    expect(wrapper.get('[data-testid="overview-total-usd"]').text()).toBe('— unknown')
+    expect(totals).not.toContain('$0')
+    const table = wrapper.get('[data-testid="overview-table"]').text()
+    expect(table).toContain('cash-1')
+    expect(table).toContain('(stale)')
+    expect(table).toContain('never')
+    expect(table).not.toContain('$0')
+    wrapper.unmount()
+  })
+
+  it('applies pushed overview snapshots live and ignores an older one arriving late', async () => {
+    desk.handle('portfolio.overview', () => view([row(CASH, 'cash-1')], { asOf: 1000 }))
+    const { wrapper } = await mountScreen(OverviewViewScreen, { path: '/overview', props: { virtual: false } })
+    unwire = wireEvents()
+    await flush()
+    expect(wrapper.get('[data-testid="overview-total-usd"]').text()).toBe('$1,000.00')
+    desk.emit('state.overview', view([row(CASH, 'cash-1', { totalUsd: '1250.5' })], { totalUsd: '1250.5', asOf: 2000 }))
+    await flush()
+    expect(wrapper.get('[data-testid="overview-total-usd"]').text()).toBe('$1,250.50')
+    desk.emit('state.overview', view([row(CASH, 'cash-1')], { totalUsd: '999', asOf: 1500 }))
+    await flush()
+    expect(wrapper.get('[data-testid="overview-total-usd"]').text()).toBe('$1,250.50')
+    wrapper.unmount()
+  })
+
+  it('filters accounts by label as the operator types', async () => {
+    desk.handle('portfolio.overview', () => view([row(CASH, 'cash-1'), row(CREDIT, 'credit-1')]))
+    const { wrapper } = await mountScreen(OverviewViewScreen, { path: '/overview', props: { virtual: false } })
+    await flush()
+    await wrapper.get('input[aria-label="Filter accounts"]').setValue('credit')
+    await flush()
+    const table = wrapper.get('[data-testid="overview-table"]').text()
+    expect(table).toContain('credit-1')
+    expect(table).not.toContain('cash-1')
+    wrapper.unmount()
+  })
+
+  it('sorts from a labelled select, unknown totals last in either direction', async () => {
+    const OTHER = '0x3333333333333333333333333333333333333333' as const
+    desk.handle('portfolio.overview', () =>
+      view([row(CASH, 'small', { totalUsd: '12.5' }), row(CREDIT, 'unknown-total', { totalUsd: null }), row(OTHER, 'big', { totalUsd: '100000.01' })]),
+    )
+    const { wrapper } = await mountScreen(OverviewViewScreen, { path: '/overview', props: { virtual: false } })
+    await flush()
+    const order = () => wrapper.findAll('[data-testid="overview-table"] tbody tr').map((r) => r.text().match(/small|unknown-total|big/)?.[0])
+    expect(order()).toEqual(['small', 'unknown-total', 'big'])
+    await wrapper.get('select[aria-label="Sort by"]').setValue('usd-desc')
+    await flush()
+    expect(order()).toEqual(['big', 'small', 'unknown-total'])
+    await wrapper.get('select[aria-label="Sort by"]').setValue('usd-asc')
+    await flush()
+    expect(order()).toEqual(['small', 'big', 'unknown-total'])
+    // No header is a sort control (those cannot be reached from the keyboard).
+    expect(wrapper.findAll('[data-testid="overview-table"] th .n-data-table-sorter')).toHaveLength(0)
+    wrapper.unmount()
+  })
+})
+
+describe('OverviewView accessibility', () => {
+  it('has no critical or serious accessibility violations', async () => {
+    desk.handle('portfolio.overview', () => view([row(CASH, 'cash-1'), row(CREDIT, 'credit-1', { totalUsd: null, stale: true })]))
+    await mountScreen(OverviewViewScreen, { path: '/overview', props: { virtual: false } })
+    await flush()
+    expect(await seriousA11yViolations()).toEqual([])
+  })
+})

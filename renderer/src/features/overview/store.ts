@@ -1,0 +1,32 @@
+import { defineStore } from 'pinia'
+import { ref, shallowRef } from 'vue'
+import type { OverviewView } from '../../../../main/contract/types'
+import { call } from '../../platform/bridge/desk'
+
+/**
+ * The portfolio overview. Pushed `state.overview` snapshots replace the whole view in one
+ * shallow assignment (one render per push, no deep reactivity over hundreds of rows).
+ */
+export const useOverviewStore = defineStore('overview', () => {
+  const view = shallowRef<OverviewView | null>(null)
+  const error = ref<unknown>(null)
+  const updates = ref(0)
+
+  async function load(): Promise<void> {
+    try {
+      apply(await call('portfolio.overview'))
+      error.value = null
+    } catch (e) {
+      error.value = e
+    }
+  }
+
+  function apply(next: OverviewView): void {
+    // Ignore an older snapshot arriving after a newer one.
+    if (view.value && next.asOf < view.value.asOf) return
+    view.value = next
+    updates.value++
+  }
+
+  return { view, error, updates, load, apply }
+})

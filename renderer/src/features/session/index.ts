@@ -1,0 +1,4 @@
+/** App state, the vault (create, unlock, lock), the selected network and settings. */
+export { useSessionStore } from './store'
+export { default as NetworkBanner } from './components/NetworkBanner.vue'
+export { default as UnlockView } from './UnlockView.vue'

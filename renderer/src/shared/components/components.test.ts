@@ -1,0 +1,67 @@
+// @vitest-environment happy-dom
+import { mount } from '@vue/test-utils'
+import { createPinia, setActivePinia } from 'pinia'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { DeskCallError } from '../desk-call-error'
+import Amount from './Amount.vue'
+import AmountInput from './AmountInput.vue'
+import ErrorNotice from './ErrorNotice.vue'
+
+beforeEach(() => setActivePinia(createPinia()))
+
+describe('Amount', () => {
+  it('shows an unknown value as "unknown", never as zero', () => {
+    const w = mount(Amount, { props: { value: null, usd: true } })
+    expect(w.text()).toContain('unknown')
+    expect(w.text()).not.toMatch(/\$?0(\.0+)?$/)
+  })
+  it('puts the sign before the dollar of a negative USD value', () => {
+    expect(mount(Amount, { props: { value: '-12000', usd: true } }).text()).toBe('-$12,000.00')
+  })
+  it('labels a stale value and keeps its exact digits', () => {
+    const w = mount(Amount, { props: { value: '1234.50000001', symbol: 'BTC', stale: true } })
+    expect(w.text()).toContain('1,234.50000001 BTC')
+    expect(w.text()).toContain('stale')
+  })
+})
+
+describe('AmountInput', () => {
+  it('rejects more decimals than the asset allows while typing, and says why', async () => {
+    const w = mount(AmountInput, { props: { modelValue: '', decimals: 6, label: 'Amount', symbol: 'USDC' } })
+    const input = w.get('input[aria-label="Amount"]')
+    await input.setValue('1.1234567')
+    expect(w.emitted('valid')?.at(-1)).toEqual([false])
+    await w.setProps({ modelValue: '1.1234567' })
+    expect(input.attributes('aria-invalid')).toBe('true')
+    expect(w.get('[role="alert"]').text()).toMatch(/at most 6 decimals/)
+  })
+  it('accepts an exact amount at the asset precision', async () => {
+    const w = mount(AmountInput, { props: { modelValue: '', decimals: 6, label: 'Amount' } })
+    await w.get('input').setValue('1.123456')
+    expect(w.emitted('valid')?.at(-1)).toEqual([true])
+    expect(w.emitted('update:modelValue')?.at(-1)).toEqual(['1.123456'])
+    await w.setProps({ modelValue: '1.123456' })
+    expect(w.get('input').attributes('aria-invalid')).toBe('false')
+    expect(w.find('[role="alert"]').exists()).toBe(false)
+  })
+  it('stays invalid until an asset (and so a precision) is chosen', async () => {
+    const w = mount(AmountInput, { props: { modelValue: '', decimals: null, label: 'Amount' } })
+    await w.get('input').setValue('1')
+    expect(w.emitted('valid')?.at(-1)).toEqual([false])
+    expect(w.text()).toContain('pick an asset first')
+  })
+})
+
+describe('ErrorNotice', () => {
+  it('shows the code, the service message and what to do', () => {
+    const w = mount(ErrorNotice, { props: { error: new DeskCallError({ code: 'InsufficientSpotBalance', message: 'not enough USDC' }) } })
+    expect(w.get('[data-testid="error-code"]').text()).toBe('InsufficientSpotBalance')
+    expect(w.text()).toContain('not enough USDC')
+    expect(w.get('[data-testid="error-advice"]').text()).toMatch(/Lower the amount or fund the account/)
+    expect(w.find('[role="alert"]').exists()).toBe(true)
+  })
+  it('renders nothing without an error', () => {
+    const w = mount(ErrorNotice, { props: { error: null } })
+    expect(w.text()).toBe('')
+  })
+})
