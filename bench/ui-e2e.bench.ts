@@ -59,7 +59,7 @@ export default async function run(): Promise<BenchResult> {
       services: headlessHostServices,
       startSandbox: async () => ({ tradingUrl: sandbox.tradingUrl, wsUrl: sandbox.wsUrl, earnUrl: sandbox.earnUrl, chainId: sandbox.chainId, stop: async () => {} }),
     })
-    const web = await startWebHost({ core, rendererRoot: join(repoRoot, 'out/renderer') })
+    const web = await startWebHost({ core, rendererRoot: join(repoRoot, 'out/renderer-web') })
     const page = await browser.context.newPage()
     await page.goto(web.url)
     await page.getByRole('textbox', { name: 'Vault passphrase', exact: true }).waitFor()

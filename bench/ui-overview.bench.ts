@@ -14,7 +14,7 @@ import { chromium } from 'playwright-core'
 import { percentile, type BenchResult } from './types'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-const rendererRoot = join(root, 'out/renderer')
+const rendererRoot = join(root, 'out/renderer-web')
 const ROWS = 20
 const CHANGES = 60
 

@@ -5,9 +5,7 @@
  * holds the data directory's lock for as long as it runs, so a second writer can never exist.
  */
 import type { CliMode, Result } from '../../contract/types'
-import { createDeskCore } from '../../core/app/compose'
 import { DeskError, isDeskError } from '../../core/errors/desk-error'
-import { headlessHostServices } from '../../core/features/host'
 import { acquireDataDirLock, attachEndpoint, connectAttach } from '../attach'
 
 export interface CoreClient {
@@ -33,6 +31,8 @@ async function tryAttach(dataDir: string): Promise<CoreClient | null> {
 async function standalone(dataDir: string): Promise<CoreClient> {
   const lock = acquireDataDirLock(dataDir, 'desk')
   try {
+    // Loaded only when a command runs standalone: `desk --help` never evaluates the core.
+    const [{ createDeskCore }, { headlessHostServices }] = await Promise.all([import('../../core/app/compose'), import('../../core/features/host')])
     const core = await createDeskCore({ dataDir, host: 'cli', version: VERSION, services: headlessHostServices, stream: false, overviewRefreshMs: 0 })
     return {
       mode: { mode: 'standalone', pid: process.pid },

@@ -27,9 +27,9 @@ if (args.help) {
   process.exit(0)
 }
 
-const rendererRoot = join(root, 'out/renderer')
+const rendererRoot = join(root, 'out/renderer-web')
 if (!existsSync(join(rendererRoot, 'index.html'))) {
-  process.stderr.write('error: out/renderer is missing; run `npm run build` first (npm run web does it).\n')
+  process.stderr.write('error: out/renderer-web is missing; run `npm run build` first (npm run web does it).\n')
   process.exit(1)
 }
 
