@@ -105,4 +105,25 @@ describe('Electron main entry under a stub electron module', () => {
     expect(Object.keys(coverage).sort()).toEqual([...channelNames].sort())
     for (const [name, code] of Object.entries(coverage)) expect(code, name).not.toBe('UnknownChannel')
   })
+
+  it('runs the bundled desk CLI on its own runtime with --desk-cli: no window, its output and exit code', () => {
+    const cliDir = mkdtempSync(join(tmpdir(), 'desk-stub-cli-'))
+    try {
+      const env = { ...process.env, STUB_ELECTRON_REPORT: join(cliDir, 'report.json'), STUB_USER_DATA: join(cliDir, 'userdata'), STUB_CHANNELS: '[]' }
+      const entry = [join(root, 'out/main/index.js'), '--desk-cli']
+      const help = spawnSync(process.execPath, ['--import', join(root, 'e2e/stub-electron/register.mjs'), ...entry, '--help'], { env, encoding: 'utf8', timeout: 60_000 })
+      expect(help.status, help.stderr).toBe(0)
+      expect(help.stdout).toMatch(/usage: desk <group> <command>/)
+      const cliReport = JSON.parse(readFileSync(join(cliDir, 'report.json'), 'utf8')) as { calls: string[]; windows: unknown[]; ipcHandlers: string[] }
+      expect(cliReport.windows).toEqual([])
+      expect(cliReport.ipcHandlers).toEqual([])
+      expect(cliReport.calls).not.toContain('app.requestSingleInstanceLock')
+      expect(cliReport.calls).toContain('app.exit 0')
+      const bad = spawnSync(process.execPath, ['--import', join(root, 'e2e/stub-electron/register.mjs'), ...entry, 'nosuchgroup'], { env, encoding: 'utf8', timeout: 60_000 })
+      expect(bad.status).toBe(2)
+      expect(bad.stderr).toMatch(/\[Usage\]/)
+    } finally {
+      rmSync(cliDir, { recursive: true, force: true })
+    }
+  })
 })

@@ -19,10 +19,30 @@ const here = fileURLToPath(new URL('.', import.meta.url))
 const rendererRoot = join(here, '../renderer')
 const preloadPath = join(here, '../preload/index.cjs')
 
-app.setName(APP_NAME)
-app.setPath('userData', defaultDataDir())
-app.enableSandbox()
-protocol.registerSchemesAsPrivileged([{ scheme: APP_PROTOCOL, privileges: { standard: true, secure: true, supportFetchAPI: true } }])
+/**
+ * `<app> --desk-cli ARGS`: the packaged `desk` launcher (resources/cli) runs the bundled CLI on
+ * the app's own runtime (same version, same data directory). No window, no single-instance
+ * lock: the CLI attaches to a running app over its socket, or takes the data-directory lock.
+ */
+const deskCliAt = process.argv.indexOf('--desk-cli')
+const cliMode = deskCliAt >= 0
+
+if (cliMode) {
+  app.setName(APP_NAME)
+  process.argv = [process.argv[0]!, 'desk', ...process.argv.slice(deskCliAt + 1)]
+  import(join(here, '../cli/desk.mjs')).then(
+    () => app.exit(typeof process.exitCode === 'number' ? process.exitCode : 0),
+    (e: unknown) => {
+      process.stderr.write(`desk: ${e instanceof Error ? e.message : String(e)}\n`)
+      app.exit(1)
+    },
+  )
+} else {
+  app.setName(APP_NAME)
+  app.setPath('userData', defaultDataDir())
+  app.enableSandbox()
+  protocol.registerSchemesAsPrivileged([{ scheme: APP_PROTOCOL, privileges: { standard: true, secure: true, supportFetchAPI: true } }])
+}
 
 let core: DeskCore | null = null
 /** One writer per data directory: held while the core runs; `desk` attaches through the socket. */
@@ -31,7 +51,9 @@ let deskSocket: AttachServer | null = null
 let mainWindow: BrowserWindow | null = null
 let quitting = false
 
-if (!app.requestSingleInstanceLock()) {
+if (cliMode) {
+  // The CLI runs above; the GUI's lifecycle below is not started.
+} else if (!app.requestSingleInstanceLock()) {
   app.quit()
 } else {
   app.on('second-instance', () => {

@@ -21,6 +21,8 @@ const record = (what, detail) => report.calls.push(detail === undefined ? what :
 const appEmitter = new EventEmitter()
 let readyResolve
 const ready = new Promise((r) => (readyResolve = r))
+// Read before the entry rewrites process.argv for the CLI.
+const CLI_RUN = process.argv.includes('--desk-cli')
 const ipcHandlers = new Map()
 const protocolHandlers = new Map()
 let permissionRequestHandler = null
@@ -43,7 +45,7 @@ export const app = {
   },
   exit: (code) => {
     record('app.exit', code)
-    finish()
+    finish(code)
   },
 }
 
@@ -121,11 +123,11 @@ function fakeEvent(url, { parent = null, sender } = {}) {
 }
 
 let finished = false
-function finish() {
+function finish(code = 0) {
   if (finished) return
   finished = true
   writeFileSync(process.env.STUB_ELECTRON_REPORT, JSON.stringify(report, null, 2))
-  process.exit(0)
+  process.exit(code)
 }
 
 async function scenario() {
@@ -185,6 +187,8 @@ async function scenario() {
 
 queueMicrotask(() => {
   readyResolve()
+  // The packaged CLI mode (`<app> --desk-cli`) opens no window: nothing to drive.
+  if (CLI_RUN) return
   void scenario().catch((e) => {
     report.error = String(e && e.stack ? e.stack : e)
     finish()
