@@ -10,6 +10,7 @@ import { EVENT_CHANNEL, INVOKE_CHANNEL } from './contract/bridge'
 import { createDeskCore, type DeskCore } from './core/app/compose'
 import { APP_NAME, defaultDataDir } from './core/config/paths'
 import { APP_ORIGIN, APP_PROTOCOL, isAppFrameUrl } from './core/ipc/sender'
+import { installCliOnPath } from './electron-shell/cli-install'
 import { lockDownWebContents, refuseAllPermissions, secureWebPreferences } from './electron-shell/hardening'
 import { acquireDataDirLock, startAttachServer, type AttachServer, type DataDirLock } from './hosts/attach'
 import { sandboxPorts } from './hosts/dev'
@@ -113,6 +114,9 @@ async function start(): Promise<void> {
           filters: [{ name: 'Keystore (JSON)', extensions: ['json', ''] }],
         })
         return result.canceled ? null : (result.filePaths[0] ?? null)
+      },
+      async installCli() {
+        return installCliOnPath({ platform: process.platform, resourcesPath: process.resourcesPath, home: app.getPath('home'), pathVar: process.env.PATH ?? '' })
       },
       // The core has checked the URL against main's allow-list; the shell re-checks its form.
       async openExternal(href) {

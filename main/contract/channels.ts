@@ -6,6 +6,7 @@
  */
 import * as v from 'valibot'
 import type {
+  CliInstallView,
   AccountDetailView,
   Address,
   AccountView,
@@ -329,6 +330,8 @@ export const channels = {
   /** Asks the host for a file path (Electron: native dialog; web host: null, the UI asks for a path). */
   'dialog.openFile': query<{ path: string | null }>()(v.object({ purpose: v.picklist(['keystore'] as const) })),
   'shell.openExternal': intent<{ opened: boolean }>()(v.object({ url })),
+  /** Settings: link the packaged `desk` launcher into a per-user bin directory (desktop app only). */
+  'app.installCli': intent<CliInstallView>()(none),
 
   ...cliChannels,
 } as const

@@ -446,3 +446,13 @@ export interface CliMode {
   mode: 'attached' | 'standalone'
   pid: number
 }
+
+/** Putting the packaged `desk` launcher on the operator's PATH (Settings; desktop app only). */
+export interface CliInstallView {
+  installed: boolean
+  /** the link or launcher the terminal will run */
+  path: string | null
+  /** whether that directory is already on the PATH of this session */
+  onPath: boolean
+  message: string
+}

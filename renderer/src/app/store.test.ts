@@ -6,6 +6,7 @@ import { NetworkBanner } from '../features/session'
 import { flush, installFakeDesk, type FakeDesk } from '../testing/fake-desk'
 import { appState, submission } from '../testing/fixtures'
 import { wireEvents } from './store'
+import { useConfirmStore } from '../features/confirm/store'
 import { useJournalStore } from '../features/journal/store'
 import { useNotificationsStore } from '../features/notifications/store'
 import { useSessionStore } from '../features/session/store'
@@ -20,6 +21,14 @@ beforeEach(() => {
 afterEach(() => unwire())
 
 describe('session and events', () => {
+  it('shows confirmations the app asked for, never those a desk command asked for (answered at its terminal)', () => {
+    const confirm = useConfirmStore()
+    desk.emit('confirm.request', { id: 'cli-1', title: 'Transfer 5 USDC', summary: [], needsPassphrase: false, expiresAt: Date.now() + 60_000, origin: 'cli' })
+    expect(confirm.queue).toEqual([])
+    desk.emit('confirm.request', { id: 'app-1', title: 'Transfer 5 USDC', summary: [], needsPassphrase: false, expiresAt: Date.now() + 60_000, origin: 'app' })
+    expect(confirm.queue.map((r) => r.id)).toEqual(['app-1'])
+  })
+
   it('follows the vault lock, notifies when the live stream drops, and records pushed notifications once', async () => {
     desk.handle('app.state', () => appState())
     const session = useSessionStore()
@@ -29,8 +38,8 @@ describe('session and events', () => {
     desk.emit('vault.status', { exists: true, unlocked: false, lastPassphraseAt: null, autoLockMinutes: 15 })
     expect(session.unlocked).toBe(false)
 
-    desk.emit('stream.status', { connected: true, connections: 1, subscriptions: 4, lastMessageAt: 1, reconnects: 0, detail: 'ok' })
-    desk.emit('stream.status', { connected: false, connections: 0, subscriptions: 0, lastMessageAt: 1, reconnects: 1, detail: 'socket closed.' })
+    desk.emit('stream.status', { connected: true, connections: 1, connectionLimit: 1, neededConnections: 1, subscriptions: 4, lastMessageAt: 1, reconnects: 0, droppedFrames: 0, detail: 'ok' })
+    desk.emit('stream.status', { connected: false, connections: 0, connectionLimit: 1, neededConnections: 1, subscriptions: 0, lastMessageAt: 1, reconnects: 1, droppedFrames: 0, detail: 'socket closed.' })
     expect(notes.items[0]).toMatchObject({ kind: 'stream', level: 'warning', title: 'Live stream disconnected' })
 
     const fill = { id: 'n1', kind: 'fill' as const, level: 'info' as const, title: 'Fill', message: 'bought 1 BTC', atMs: 5 }

@@ -26,7 +26,8 @@ export function wireEvents(): () => void {
       if (was === true && !v.connected) notes.local('stream', 'warning', 'Live stream disconnected', `${v.detail} Values age until it reconnects.`)
       if (was === false && v.connected) notes.local('stream', 'success', 'Live stream reconnected', v.detail)
     }),
-    onEvent('confirm.request', (v) => useConfirmStore().request(v)),
+    // A confirmation a `desk` command asked for is answered at that terminal, not in this window.
+    onEvent('confirm.request', (v) => v.origin === 'app' && useConfirmStore().request(v)),
     onEvent('confirm.closed', (v) => useConfirmStore().close(v.id)),
     onEvent('notify', (v) => notes.push(v)),
     onDisconnect(() => {

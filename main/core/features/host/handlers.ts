@@ -1,8 +1,9 @@
+import type { CliInstallView } from '../../../contract/types'
 import type { HandlerTable } from '../../ipc/dispatch'
 import type { ConfirmBroker } from '../../ipc/confirm-broker'
 import { externalHostOf, type ExternalLinkPolicy } from '../../security/external-links'
 
-export type HostChannels = 'confirm.respond' | 'dialog.openFile' | 'shell.openExternal'
+export type HostChannels = 'confirm.respond' | 'dialog.openFile' | 'shell.openExternal' | 'app.installCli'
 
 /** What a host (Electron, web, CLI) provides to the core; each host implements what it can. */
 export interface HostServices {
@@ -10,6 +11,8 @@ export interface HostServices {
   openFile(purpose: 'keystore'): Promise<string | null>
   /** Opens a URL main has already checked against its allow-list, in the system browser. */
   openExternal(url: string): Promise<boolean>
+  /** Puts the packaged `desk` launcher on the PATH; absent where the host ships no launcher. */
+  installCli?(): Promise<CliInstallView>
 }
 
 export const headlessHostServices: HostServices = {
@@ -45,5 +48,7 @@ export function hostHandlers(d: { confirm: ConfirmBroker; services: HostServices
     'confirm.respond': ({ id, approved, passphrase }) => ({ accepted: d.confirm.respond(id, approved ? { approved, ...(passphrase !== undefined ? { passphrase } : {}) } : { approved: false }) }),
     'dialog.openFile': async ({ purpose }) => ({ path: await d.services.openFile(purpose) }),
     'shell.openExternal': async ({ url }) => ({ opened: await openLink(d, url) }),
+    'app.installCli': async () =>
+      d.services.installCli ? d.services.installCli() : { installed: false, path: null, onPath: false, message: 'Only the desktop app ships the desk launcher; here run `npm run desk` or `node bin/desk.mjs`.' },
   }
 }

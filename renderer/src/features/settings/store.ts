@@ -1,6 +1,6 @@
 import { defineStore } from 'pinia'
 import type { ChannelArgs } from '../../../../main/contract/channels'
-import type { NetworkView } from '../../../../main/contract/types'
+import type { CliInstallView, NetworkView } from '../../../../main/contract/types'
 import { call } from '../../platform/bridge/desk'
 import { useSessionStore } from '../session'
 
@@ -10,5 +10,7 @@ export const useSettingsStore = defineStore('settings', () => {
   async function changePassphrase(current: string, next: string): Promise<void> {
     useSessionStore().setVault(await call('vault.changePassphrase', { current, next }))
   }
-  return { saveNetwork, changePassphrase }
+  /** Links the packaged `desk` command into the operator's PATH (the desktop app ships the launcher). */
+  const installCli = (): Promise<CliInstallView> => call('app.installCli')
+  return { saveNetwork, changePassphrase, installCli }
 })

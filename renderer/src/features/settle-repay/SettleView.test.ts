@@ -141,7 +141,7 @@ describe('SettleView accessibility', () => {
     await flush()
     expect(document.querySelector('table[aria-label="Predicted balances"]')).not.toBeNull()
     const dialog = mount(ConfirmDialog, { attachTo: document.body })
-    desk.emit('confirm.request', { id: 'c1', title: 'Settle 1.5 USDC', summary: ['settle 1.5 USDC from credit-1 to cash-1'], needsPassphrase: true, expiresAt: Date.now() + 60_000 })
+    desk.emit('confirm.request', { id: 'c1', title: 'Settle 1.5 USDC', summary: ['settle 1.5 USDC from credit-1 to cash-1'], needsPassphrase: true, expiresAt: Date.now() + 60_000, origin: 'app' })
     await flush()
     expect(document.querySelector('[role="dialog"]')).not.toBeNull()
     expect(await seriousA11yViolations()).toEqual([])

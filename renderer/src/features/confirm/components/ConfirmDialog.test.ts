@@ -19,7 +19,7 @@ beforeEach(() => {
 afterEach(() => unwire())
 
 function request(needsPassphrase: boolean) {
-  desk.emit('confirm.request', { id: 'c1', title: 'Settle 1.5 USDC', summary: ['network sandbox (chain 424242)', 'settle 1.5 USDC from credit-1 to cash-1'], needsPassphrase, expiresAt: Date.now() + 60_000 })
+  desk.emit('confirm.request', { id: 'c1', title: 'Settle 1.5 USDC', summary: ['network sandbox (chain 424242)', 'settle 1.5 USDC from credit-1 to cash-1'], needsPassphrase, expiresAt: Date.now() + 60_000, origin: 'app' })
 }
 
 describe('ConfirmDialog', () => {
