@@ -13,7 +13,7 @@ import { ChaosAccounts, judge, printFigures, reconcileUntilSettled, writeSideFor
  * Issue 11 item 8.2: at least 200 mixed writes (transfers, orders, cancels by oid and cloid,
  * settles, withdraws, earn creates and cancels) from 8 accounts at once, while about 20 % of
  * the requests meet a fault: 503, 504 (executed or not), wait-budget timeouts (executed or
- * not), 429, and answers dropped after the service executed. Ground truth judges the journal:
+ * not), 429, a few writes that fail inside their block (failTx), and answers dropped after the service executed. Ground truth judges the journal:
  * 0 duplicates, 0 lost, 0 wrong statuses, every write final or explicitly unresolved.
  */
 const WORKERS = 8
@@ -121,20 +121,24 @@ describe('chaos: mixed writes under injected faults', () => {
           const executed = Math.floor(attempted / 16) % 2 === 0
           f.nodeUnreachable504 = { probability: P.unreachable504, executed }
           f.tradeTimeout = { probability: P.timeout, executed: !executed }
+          // Now and then the next write is included in a block and fails there (nothing applied):
+          // the "executed with failure" case the journal must call failed, never success.
+          if (attempted % 25 === 12) f.failTx = { count: 1 }
           attempted++
           const r = await oneWrite(w, i).catch((e: { code?: string }) => e.code ?? 'error')
           outcomes.set(r, (outcomes.get(r) ?? 0) + 1)
         }
       }),
     )
-    Object.assign(f, { unavailable503: null, rateLimited: null, nodeUnreachable504: null, tradeTimeout: null })
+    Object.assign(f, { failTx: null, unavailable503: null, rateLimited: null, nodeUnreachable504: null, tradeTimeout: null })
     const writesDone = Date.now()
     await reconcileUntilSettled(ws, journal, 40_000, 200)
 
     const owners = workers.flatMap((w) => [w.cash.address, w.credit.address, w.peer.address])
-    const { figures, problems } = judge(sb, journal, 'mixed-faults', owners)
+    const { figures, verdicts, problems } = judge(sb, journal, 'mixed-faults', owners)
     const entries = journal.list()
     figures.attempted = attempted
+    figures.executedWithFailure = verdicts.filter((v) => v.truth === 'failed').length
     figures.faultRate = Object.values(P).reduce((a, b) => a + b, 0)
     figures.injectedDropped = injected.dropped
     figures.injectedEarnUnavailable = injected.earnUnavailable
@@ -158,5 +162,6 @@ describe('chaos: mixed writes under injected faults', () => {
     expect(injected.dropped).toBeGreaterThan(0)
     expect(outcomes.get('TradeOutcomeUnknown') ?? 0).toBeGreaterThan(0)
     expect(figures.resends).toBeGreaterThan(0)
+    expect(figures.executedWithFailure).toBeGreaterThan(0)
   })
 })
