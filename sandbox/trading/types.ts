@@ -233,7 +233,7 @@ export interface GroundTruthTx {
   actionType: string
   nonce: string
   cloid: string | null
-  /** `ok`, or the lowercase execution error code */
+  /** `success`, or the lowercase execution error code */
   status: string
 }
 
