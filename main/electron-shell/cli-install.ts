@@ -31,7 +31,7 @@ export function installCliOnPath(env: CliInstallEnv): CliInstallView {
   const binDir = join(env.home, '.local', 'bin')
   const link = join(binDir, 'desk')
   mkdirSync(binDir, { recursive: true, mode: 0o755 })
-  let existing: string | null = null
+  let existing: string | null
   try {
     existing = lstatSync(link).isSymbolicLink() ? readlinkSync(link) : 'not a link'
   } catch {
