@@ -48,6 +48,10 @@ describe('desk core through the contract, against the sandbox', () => {
 
   it('previews and submits a settle that ends accepted, with both balances moved', async () => {
     const stop = d.autoConfirm()
+    const requests: { title: string; summary: string[] }[] = []
+    const off = d.core.events.subscribe((event, payload) => {
+      if (event === 'confirm.request') requests.push(payload as { title: string; summary: string[] })
+    })
     try {
       const creditAccount = devOwner(3).address
       const cashAccount = devOwner(0).address
@@ -62,8 +66,16 @@ describe('desk core through the contract, against the sandbox', () => {
       const journal = await d.call<SubmissionView[]>('journal.query', { actionType: 'settle' })
       expect(journal[0]?.cloid).toBe(out.submission.cloid)
       expect(journal[0]?.history.map((h) => h.state)).toEqual(['prepared', 'sent', 'accepted'])
+      // The confirmation named the network and both accounts by name and address, in units, never atoms.
+      const text = [requests[0]?.title, ...(requests[0]?.summary ?? [])].join('\n')
+      expect(text).toMatch(/^Network: sandbox \(chain \d+\)$/m)
+      expect(text).toContain(`Credit desk (${creditAccount})`)
+      expect(text).toContain(`Treasury main (${cashAccount})`)
+      expect(text).toContain('0.1 BTC')
+      expect(text).not.toMatch(/atoms/)
     } finally {
       stop()
+      off()
     }
   })
 

@@ -1,4 +1,5 @@
 import type { Address } from 'viem'
+import { formatAmount } from '../../../contract/format'
 import { DeskError } from '../../errors/desk-error'
 import type { EarnAsset, WithdrawalRecord, WithdrawType } from '../../wire/earn'
 import { formatAtoms, parseDecimal } from '../../money/decimal'
@@ -192,6 +193,12 @@ export async function createEarnWithdrawal(ctx: EarnServiceContext, req: { user:
   return { preview: p, operationId: r.operationId, journalId: r.submission.id, state: r.submission.state, status: r.submission.finalStatus }
 }
 
+/** A withdrawal's gross amount in its asset's units with its symbol (never atoms). */
+function grossOf(w: WithdrawalRecord, assets: EarnAsset[]): string {
+  const a = assets.find((x) => x.asset_id === w.asset_id)
+  return a ? formatAmount(BigInt(w.gross_amount), { symbol: a.symbol, decimals: a.balance_decimals }) : `${w.gross_amount} (asset ${w.asset_id}: decimals unknown, amount in atoms)`
+}
+
 export async function claimEarnWithdrawal(ctx: EarnServiceContext, req: { user: string; operationId: string }) {
   const u = checkAddress(req.user, 'user') as Address
   requireKey(ctx, u)
@@ -208,7 +215,7 @@ export async function claimEarnWithdrawal(ctx: EarnServiceContext, req: { user: 
     signer: { owner: u, role: 'owner' },
     operationId: req.operationId,
     summary: `earn claim ${req.operationId}`,
-    intent: { action: 'earnClaimWithdrawal', title: 'Claim an earn withdrawal', summary: [`claim ${req.operationId}`, `gross ${w.gross_amount} atoms of asset ${w.asset_id}`] },
+    intent: { action: 'earnClaimWithdrawal', title: `Claim ${grossOf(w, config.assets)} from the earn pool`, summary: [`claim withdrawal ${req.operationId} of ${short(u)}`, `gross ${grossOf(w, config.assets)}`] },
   })
   return { operationId: r.operationId, journalId: r.submission.id, state: r.submission.state, status: r.record?.status ?? r.submission.finalStatus }
 }

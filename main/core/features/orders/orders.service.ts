@@ -1,8 +1,9 @@
 import type { Address } from 'viem'
+import { formatAmount } from '../../../contract/format'
 import { DeskError } from '../../errors/desk-error'
 import type { Leaf } from '../../exchange/trade/classify'
 import { TradeRejectedError } from '../../exchange/trade/errors'
-import { mulDivFloor, parseDecimal, significantFigures } from '../../money/decimal'
+import { formatAtoms, mulDivFloor, parseDecimal, significantFigures } from '../../money/decimal'
 import type { BatchItem, OrderAction, OrderType, Side, Tif } from '../../wire'
 import type { MarketInfo } from '../../session/account-reads'
 import { tradingSignerFor, type AgentKeys } from '../../session/trading-signer'
@@ -79,7 +80,9 @@ export async function checkOrderTicket(ctx: WriteContext, t: OrderTicket): Promi
   if (market.quoteAssetId !== null) {
     const min = (await ctx.reads.quoteMinimums()).get(market.quoteAssetId)
     if (min !== undefined && notional < min) {
-      throw new DeskError('MinTradeSpotNtl', `order notional ${notional} quote atoms is below the minimum ${min}`, { notional: notional.toString(), minimum: min.toString() })
+      const q = (await ctx.reads.assets()).find((a) => a.assetId === market.quoteAssetId)
+      const units = { symbol: q?.symbol ?? `asset ${market.quoteAssetId}`, decimals: market.quoteBalanceDecimals }
+      throw new DeskError('MinTradeSpotNtl', `order value ${formatAmount(notional, units)} is below the minimum ${formatAmount(min, units)}`, { notional: formatAtoms(notional, units.decimals), minimum: formatAtoms(min, units.decimals) })
     }
   } else {
     notionalOut = null

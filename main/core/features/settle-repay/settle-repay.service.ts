@@ -172,7 +172,7 @@ export async function repay(ctx: WriteContext, req: RepayRequest): Promise<Settl
 export function previewLines(p: TransferPreview): string[] {
   const sym = p.asset.symbol
   return [
-    `${p.kind} ${p.amount} ${sym} (${p.amountAtoms} atoms, asset ${p.asset.assetId})`,
+    `${p.kind} ${p.amount} ${sym}`,
     `from ${p.from}`,
     `to   ${p.to}`,
     `credit position ${p.creditPosition.account}: ${p.creditPosition.before} -> ${p.creditPosition.after} ${sym}`,

@@ -51,7 +51,7 @@ export async function transfer(ctx: WriteContext, req: TransferRequest): Promise
     intent: {
       action: 'transfer',
       title: `Transfer ${display} ${asset.symbol}`,
-      summary: [`transfer ${display} ${asset.symbol} (${amount} atoms)`, `from ${from}`, `to   ${to}`, `available after: ${fmt(avail - amount, asset.decimals)} ${asset.symbol}`],
+      summary: [`transfer ${display} ${asset.symbol}`, `from ${from}, signed by its owner key`, `to   ${to}`, `available after: ${fmt(avail - amount, asset.decimals)} ${asset.symbol}`],
     },
   })
   return { outcome: outcomeOf(r), amountAtoms: amount.toString() }
@@ -103,7 +103,7 @@ export async function withdraw(ctx: WriteContext, req: WithdrawRequest): Promise
       action: 'withdraw',
       title: `Withdraw ${display} ${asset.symbol}`,
       summary: [
-        `withdraw ${display} ${asset.symbol} (${amount} atoms) from ${account}`,
+        `withdraw ${display} ${asset.symbol} from ${account}, signed by its owner key`,
         `to ${dst} on chain ${chain}`,
         `withdraw fee recorded (not deducted): ${fmt(asset.withdrawFeeAtoms, asset.decimals)} ${asset.symbol}`,
       ],
