@@ -23,6 +23,8 @@ import { settingsHandlers } from '../features/settings'
 import { settleRepayHandlers } from '../features/settle-repay'
 import { transfersHandlers } from '../features/transfers'
 import { VaultHolder, vaultHandlers } from '../features/vault'
+import { reportsHandlers } from '../features/reports'
+import { AlertService, alertsHandlers } from '../features/alerts'
 
 
 export interface DeskCoreOptions {
@@ -88,6 +90,8 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
 
   const policy = new PolicyBook({ dataDir: o.dataDir, journal, now, verifyPassphrase: (p) => vault.require().verifyPassphrase(p), ownAccounts: () => (vault.current?.listAccounts() ?? []).filter((a) => !a.watchOnly).map((a) => a.address) })
   const writes = { sessions, vault, journal, policy }
+  const operatorAccounts = () => (vault.current?.listAccounts() ?? []).map((a) => ({ address: a.address, label: a.label }))
+  const alerts = new AlertService({ journal, events, sessions, settings, accounts: operatorAccounts, vaultUnlocked: () => vault.current?.isUnlocked ?? false, now, log: (line) => console.warn(line) })
   const handlers = mergeHandlers([
     settingsHandlers({ settings, sessions, vault, accounts, host: o.host, version: o.version }),
     vaultHandlers({ vault, sessions }),
@@ -101,6 +105,8 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
     earnHandlers({ ...writes, events, now }),
     journalHandlers({ journal, settings, now, vault }),
     hostHandlers({ confirm, services: o.services, links }),
+    reportsHandlers({ sessions, accounts: operatorAccounts }),
+    alertsHandlers({ alerts }),
     policyHandlers({ ...writes, keys: agentKeys, accounts: () => (vault.current?.listAccounts() ?? []).map((a) => ({ address: a.address, label: a.label, watchOnly: a.watchOnly })) }),
   ])
   // Only the channel name and error code are logged, never arguments (they may hold a passphrase).
@@ -110,6 +116,7 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
   const stopJournalWatch = watchJournal(journal, events, notify)
   vault.onAccountsChanged(() => live.accountsChanged())
   live.start(o.overviewRefreshMs ?? 5000)
+  alerts.start()
   // Connect to the selected network while the operator unlocks; errors surface when a screen asks.
   void sessions.current().catch(() => {})
 
@@ -124,6 +131,7 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
     close: () =>
       (closing ??= (async () => {
         live.close()
+        await alerts.close()
         stopJournalWatch()
         confirm.cancelAll()
         await sessions.close()
