@@ -90,7 +90,7 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
 
   const policy = new PolicyBook({ dataDir: o.dataDir, journal, now, verifyPassphrase: (p) => vault.require().verifyPassphrase(p), ownAccounts: () => (vault.current?.listAccounts() ?? []).filter((a) => !a.watchOnly).map((a) => a.address) })
   const writes = { sessions, vault, journal, policy }
-  const operatorAccounts = () => (vault.current?.listAccounts() ?? []).map((a) => ({ address: a.address, label: a.label }))
+  const operatorAccounts = () => accounts.refs().map((a) => ({ address: a.address, label: a.label }))
   const alerts = new AlertService({ journal, events, sessions, settings, accounts: operatorAccounts, vaultUnlocked: () => vault.current?.isUnlocked ?? false, now, log: (line) => console.warn(line) })
   const handlers = mergeHandlers([
     settingsHandlers({ settings, sessions, vault, accounts, host: o.host, version: o.version }),
