@@ -212,16 +212,17 @@ export class AlertService {
       const time = typeof r.time_ms === 'number' ? r.time_ms : null
       const assetId = typeof r.asset_id === 'number' ? r.asset_id : null
       if (time === null || assetId === null || time < this.settingsCache.armedSinceMs) continue
-      if (time >= last - FILLS_OVERLAP_MS) depositedAssets.add(assetId)
       const asset = cat.assets.get(assetId)
       const amount = asset && typeof r.amount === 'string' ? `${r.amount} ${asset.symbol}` : `asset ${assetId}`
-      this.fire(s.name, `deposit:${user}:${String(r.deposit_id ?? `${time}:${assetId}`)}`, {
+      // A deposit first seen in this pass explains its asset's balance rise (no second alert for it).
+      const fresh = this.fire(s.name, `deposit:${user}:${String(r.deposit_id ?? `${time}:${assetId}`)}`, {
         kind: 'funds-received',
         level: 'success',
         title: `Deposit received: ${a.label || a.address}`,
         message: `${amount} deposited to ${a.label ? `${a.label} (${a.address})` : a.address}.`,
         account: a.address,
       })
+      if (fresh) depositedAssets.add(assetId)
     }
     const balances = await s.info.userBalances({ user: a.address })
     const totals: Record<string, string> = {}
@@ -340,11 +341,12 @@ export class AlertService {
 
   // ---- recording and pushing --------------------------------------------------------------------
 
-  private fire(network: string, key: string, a: Omit<NewAlert, 'network' | 'at' | 'desktopSuppressed'>): void {
+  /** Records and pushes the alert unless its key already fired; true when it fired now. */
+  private fire(network: string, key: string, a: Omit<NewAlert, 'network' | 'at' | 'desktopSuppressed'>): boolean {
     const at = this.d.now()
     const quiet = inQuietHours(this.settingsCache.quietHours, new Date(at))
     const rec = this.d.journal.alerts.fire(key, { ...a, network, at, desktopSuppressed: quiet })
-    if (!rec) return
+    if (!rec) return false
     const kind = rec.kind as AlertKind
     const event: AlertNotificationEvent = {
       id: `alert-${rec.id}`,
@@ -358,5 +360,6 @@ export class AlertService {
       desktop: !quiet,
     }
     this.d.events.emit('notify', event)
+    return true
   }
 }

@@ -107,7 +107,7 @@ describe('reports computed in main from the sandbox exchange', () => {
     try {
       await new Promise((r) => setTimeout(r, 5_100)) // the desk's market-data cache keeps marks 5 s
       const rows = records((await d.call<ExportFile>('reports.fillsCsv', { account: o1, fromMs: t0, toMs: t1 })).content, FILL_COLUMNS)
-      expect(rows.every((r) => r.value === 'unknown' && r.value_basis === 'unknown' && /oracle unavailable/.test(r.value_note))).toBe(true)
+      expect(rows.every((r) => r.value === 'unknown' && r.value_basis === 'unknown' && /oracle unavailable/.test(r.value_note ?? ''))).toBe(true)
     } finally {
       d.sandbox.trading.setOracle({ status: 'available' })
     }
