@@ -116,7 +116,8 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
   const stopJournalWatch = watchJournal(journal, events, notify)
   vault.onAccountsChanged(() => live.accountsChanged())
   live.start(o.overviewRefreshMs ?? 5000)
-  alerts.start()
+  // Alerts evaluate in long-running hosts only (a short `desk` command lists them, it does not evaluate).
+  if (o.stream ?? true) alerts.start()
   // Connect to the selected network while the operator unlocks; errors surface when a screen asks.
   void sessions.current().catch(() => {})
 

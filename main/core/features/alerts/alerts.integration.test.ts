@@ -71,6 +71,27 @@ describe('alerts evaluated in main on the sandbox, fired once each', () => {
     expect(ltv.message).toMatch(/uses 9[0-9]\.[0-9]+% of its 10000 USD credit line \(threshold 1%\)/)
   })
 
+  it('credit line in use: fires on each upward crossing, re-armed only once it drops back below', async () => {
+    const ETH = 4
+    const usd = (x: bigint) => x * 100_000_000n
+    const at95 = async () => (await of('ltv', o(4))).filter((a) => /threshold 95%/.test(a.message))
+    d.sandbox.trading.setMark(ETH, usd(3200n)) // owner 4: 2.9 x 3200 = 9280 of 10000 in use (92.8%)
+    await d.call('alerts.settings.update', { ltvThresholdsPct: [95] })
+    await twoPasses()
+    expect(await at95()).toHaveLength(0)
+    d.sandbox.trading.setMark(ETH, usd(3400n)) // 9860 in use: 98.6%
+    await until('the crossing alert', async () => (await at95()).length === 1)
+    expect((await at95())[0]!.message).toMatch(/uses 98\.6% of its 10000 USD credit line/)
+    await twoPasses()
+    expect(await at95()).toHaveLength(1)
+    d.sandbox.trading.setMark(ETH, usd(3200n))
+    await new Promise((r) => setTimeout(r, 7_000)) // past the desk's 5 s market-data cache, then a pass
+    expect(await at95()).toHaveLength(1)
+    d.sandbox.trading.setMark(ETH, usd(3400n))
+    await until('the second crossing alert', async () => (await at95()).length === 2)
+    d.sandbox.trading.setMark(ETH, usd(3200n))
+  }, 60_000)
+
   it('funds received: a deposit record, and a balance rise nobody on the desk explains', async () => {
     d.sandbox.trading.deposit(o(2) as `0x${string}`, 1, 12_345_000_000n)
     await until('deposit alert', async () => (await of('funds-received', o(2))).length === 1)
