@@ -104,7 +104,11 @@ export class ReportsService {
 
   private select(account: string | undefined): ReportAccount[] {
     const all = this.accounts()
-    if (account === undefined) return [...all]
+    if (account === undefined) {
+      // Never an empty export that looks like "nothing happened".
+      if (all.length === 0) throw new DeskError('NoAccounts', 'There are no accounts to report on: unlock the vault or name an account.')
+      return [...all]
+    }
     const a = all.find((x) => x.address.toLowerCase() === account.toLowerCase())
     // An address the operator does not hold still reads from the exchange (a watched counterparty).
     return [a ?? { address: account, label: '' }]
