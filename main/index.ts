@@ -5,8 +5,9 @@
  */
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { app, BrowserWindow, dialog, ipcMain, powerMonitor, protocol, session, shell, type IpcMainInvokeEvent } from 'electron'
+import { app, BrowserWindow, dialog, ipcMain, Notification, powerMonitor, protocol, session, shell, type IpcMainInvokeEvent } from 'electron'
 import { EVENT_CHANNEL, INVOKE_CHANNEL } from './contract/bridge'
+import type { NotificationEvent } from './contract/types'
 import { createDeskCore, type DeskCore } from './core/app/compose'
 import { APP_NAME, defaultDataDir } from './core/config/paths'
 import { APP_ORIGIN, APP_PROTOCOL, isAppFrameUrl } from './core/ipc/sender'
@@ -141,6 +142,7 @@ async function start(): Promise<void> {
 
   core.events.subscribe((name, payload) => {
     if (mainWindow && !mainWindow.isDestroyed()) mainWindow.webContents.send(EVENT_CHANNEL, name, payload)
+    if (name === 'notify') desktopNotification(payload as NotificationEvent)
   })
 
   // Auto-lock on OS lock and suspend; the core's idle timer covers inactivity.
@@ -167,3 +169,9 @@ function createWindow(): void {
   void mainWindow.loadURL(`${APP_ORIGIN}/index.html`)
 }
 
+
+/** Alerts and outcomes that need the operator reach the desktop, except in quiet hours (`desktop: false`). */
+function desktopNotification(n: NotificationEvent): void {
+  if (n.desktop === false || n.level === 'info' || !Notification.isSupported()) return
+  new Notification({ title: n.title, body: n.message, silent: n.level === 'success' }).show()
+}

@@ -116,7 +116,19 @@ export class BrowserWindow extends EventEmitter {
   restore() {}
 }
 
-export default { app, protocol, ipcMain, session, shell, dialog, powerMonitor, BrowserWindow }
+export class Notification {
+  static isSupported() {
+    return true
+  }
+  constructor(options) {
+    this.options = options
+  }
+  show() {
+    record('Notification.show', this.options.title)
+  }
+}
+
+export default { app, protocol, ipcMain, session, shell, dialog, powerMonitor, BrowserWindow, Notification }
 
 function fakeEvent(url, { parent = null, sender } = {}) {
   return { senderFrame: { url, parent }, sender: sender ?? mainWindow?.webContents }

@@ -334,6 +334,25 @@ export const channels = {
   'app.installCli': intent<CliInstallView>()(none),
 
   ...cliChannels,
+
+  // ---- reports and alerts (issue 14): computed in main from the exchange's data -------------
+  /** CSV of fills in [fromMs, toMs) for one account or all of the operator's accounts, with fees and a USD value column. */
+  'reports.fillsCsv': query<import('./types').ExportFile>()(v.object({ account: v.optional(address), fromMs: timeMs, toMs: timeMs, currency: v.optional(v.picklist(['USD'] as const)) })),
+  /** CSV of deposits, withdrawals and journaled transfers / settles / repays in [fromMs, toMs). */
+  'reports.transfersCsv': query<import('./types').ExportFile>()(v.object({ account: v.optional(address), fromMs: timeMs, toMs: timeMs, currency: v.optional(v.picklist(['USD'] as const)) })),
+  /** Realised PnL per (account, market) from fills, FIFO, exact decimals. */
+  'reports.pnl': query<import('./types').PnlReport>()(v.optional(v.object({ account: v.optional(address), fromMs: v.optional(timeMs), toMs: v.optional(timeMs) }), {})),
+  'alerts.list': query<import('./types').AlertView[]>()(v.optional(v.object({ sinceMs: v.optional(timeMs), limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(500))) }), {})),
+  'alerts.settings.get': query<import('./types').AlertSettingsView>()(none),
+  'alerts.settings.update': intent<import('./types').AlertSettingsView>()(
+    v.object({
+      rules: v.optional(v.partial(v.object({ 'funds-received': v.boolean(), ltv: v.boolean(), 'order-filled': v.boolean(), 'earn-claimable': v.boolean(), 'agent-slot-empty': v.boolean(), 'write-unresolved': v.boolean() }))),
+      ltvThresholdsPct: v.optional(v.pipe(v.array(v.pipe(v.number(), v.minValue(1), v.maxValue(1000))), v.maxLength(5))),
+      quietHours: v.optional(v.nullable(v.object({ start: v.pipe(v.string(), v.regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/, 'HH:MM')), end: v.pipe(v.string(), v.regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/, 'HH:MM')) }))),
+      checkIntervalSec: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(3600))),
+    }),
+  ),
+  'alerts.acknowledge': intent<import('./types').AlertView>()(v.object({ id: v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,15}$/, 'an alert id')) })),
 } as const
 
 export type Channels = typeof channels

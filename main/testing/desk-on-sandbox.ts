@@ -27,7 +27,7 @@ export interface DeskOnSandbox {
   close(): Promise<void>
 }
 
-export async function startDeskOnSandbox(opts: { sandbox?: StartSandboxOptions; ratePerSec?: number; overviewRefreshMs?: number; dataDir?: string } = {}): Promise<DeskOnSandbox> {
+export async function startDeskOnSandbox(opts: { sandbox?: StartSandboxOptions; ratePerSec?: number; overviewRefreshMs?: number; dataDir?: string; alerts?: boolean } = {}): Promise<DeskOnSandbox> {
   // Marks stay fresh but constant (markStepBps 0) so tests can assert exact values; a test may make them move.
   const sandbox = await startSandbox({ port: 0, seed: true, rateLimits: false, botIntervalMs: 0, markStepBps: 0, ...opts.sandbox })
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'desk-core-'))
@@ -43,6 +43,8 @@ export async function startDeskOnSandbox(opts: { sandbox?: StartSandboxOptions; 
     // The sandbox is already running: hand its URLs over instead of starting another one.
     startSandbox: async () => ({ tradingUrl: sandbox.tradingUrl, wsUrl: sandbox.wsUrl, earnUrl: sandbox.earnUrl, chainId: sandbox.chainId, stop: async () => {} }),
     demoAccounts,
+    // Alert rules fire on the seeded scenario at once; only the tests about them turn them on.
+    alerts: opts.alerts ?? false,
     overviewRefreshMs: opts.overviewRefreshMs ?? 0,
     scryptN: 2 ** 12,
   })

@@ -24,6 +24,8 @@ import { settingsHandlers } from '../features/settings'
 import { settleRepayHandlers } from '../features/settle-repay'
 import { transfersHandlers } from '../features/transfers'
 import { VaultHolder, vaultHandlers } from '../features/vault'
+import { reportsHandlers } from '../features/reports'
+import { AlertService, alertsHandlers } from '../features/alerts'
 
 
 export interface DeskCoreOptions {
@@ -39,6 +41,8 @@ export interface DeskCoreOptions {
   overviewRefreshMs?: number
   /** Open stream pools (long-running hosts). Default true. */
   stream?: boolean
+  /** Evaluate the operator's alert rules in the background (streaming hosts). Default true. */
+  alerts?: boolean
   /** scrypt cost for vaults created by this core (tests use a cheap one). */
   scryptN?: number
   now?: () => number
@@ -89,6 +93,8 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
 
   const policy = new PolicyBook({ dataDir: o.dataDir, journal, now, verifyPassphrase: (p) => vault.require().verifyPassphrase(p), ownAccounts: () => (vault.current?.listAccounts() ?? []).filter((a) => !a.watchOnly).map((a) => a.address) })
   const writes = { sessions, vault, journal, policy }
+  const operatorAccounts = () => accounts.refs().map((a) => ({ address: a.address, label: a.label }))
+  const alerts = new AlertService({ journal, events, sessions, settings, accounts: operatorAccounts, vaultUnlocked: () => vault.current?.isUnlocked ?? false, now, log: (line) => console.warn(line) })
   const handlers = mergeHandlers([
     settingsHandlers({ settings, sessions, vault, accounts, host: o.host, version: o.version }),
     vaultHandlers({ vault, sessions }),
@@ -102,6 +108,8 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
     earnHandlers({ ...writes, events, now }),
     journalHandlers({ journal, settings, now, vault }),
     hostHandlers({ confirm, services: o.services, links }),
+    reportsHandlers({ sessions, accounts: operatorAccounts }),
+    alertsHandlers({ alerts }),
     policyHandlers({ ...writes, keys: agentKeys, accounts: () => (vault.current?.listAccounts() ?? []).map((a) => ({ address: a.address, label: a.label, watchOnly: a.watchOnly })) }),
     cliReadHandlers({ dataDir: o.dataDir, settings, sessions, vault, journal, accounts }),
     cliWriteHandlers({ dataDir: o.dataDir, settings, sessions, vault, journal, accounts, policy }),
@@ -116,6 +124,8 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
   const stopJournalWatch = watchJournal(journal, events, notify)
   vault.onAccountsChanged(() => live.accountsChanged())
   live.start(o.overviewRefreshMs ?? 5000)
+  // Alerts evaluate in long-running hosts only (a short `desk` command lists them, it does not evaluate).
+  if ((o.stream ?? true) && (o.alerts ?? true)) alerts.start()
   // Connect to the selected network while the operator unlocks; errors surface when a screen asks.
   void sessions.current().catch(() => {})
 
@@ -130,6 +140,7 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
     close: () =>
       (closing ??= (async () => {
         live.close()
+        await alerts.close()
         stopJournalWatch()
         confirm.cancelAll()
         await sessions.close()

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DeskError } from '../errors/desk-error'
+import { AlertLog } from './alert-log'
 import { CreditHistory } from './credit-history'
 import { journalPath, openDatabase } from './db'
 import { submissionsToCsv, submissionsToJson } from './export'
@@ -42,6 +43,8 @@ export class Journal {
   private readonly stateCache: StateCache
   private readonly credit: CreditHistory
   private readonly policy: PolicyEvents
+  /** Operator alerts (features/alerts): bounded log, settings, rule state. */
+  readonly alerts: AlertLog
   private closed = false
   private holds = 0
   private idleWaiters: (() => void)[] = []
@@ -59,6 +62,7 @@ export class Journal {
     this.stateCache = new StateCache(db, now)
     this.credit = new CreditHistory(db)
     this.policy = new PolicyEvents(db, now)
+    this.alerts = new AlertLog(db, now)
     this.onClose = opts.onClose
   }
 

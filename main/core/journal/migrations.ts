@@ -154,6 +154,35 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX policy_events_network ON policy_events (network, at);
   `,
+  // 4: operator alerts (features/alerts): a bounded log the CLI can list, the alert settings, and
+  // the small state alert rules keep across restarts (fired keys, LTV crossings, agents seen).
+  `
+  CREATE TABLE alerts (
+    id                 INTEGER PRIMARY KEY AUTOINCREMENT,
+    network            TEXT NOT NULL,
+    kind               TEXT NOT NULL,
+    level              TEXT NOT NULL,
+    title              TEXT NOT NULL,
+    message            TEXT NOT NULL,
+    account            TEXT,
+    at                 INTEGER NOT NULL,
+    desktop_suppressed INTEGER NOT NULL DEFAULT 0,
+    acknowledged_at    INTEGER
+  );
+  CREATE INDEX alerts_at ON alerts (at);
+  CREATE TABLE alert_state (
+    network TEXT NOT NULL,
+    key     TEXT NOT NULL,
+    value   TEXT NOT NULL,
+    at      INTEGER NOT NULL,
+    PRIMARY KEY (network, key)
+  ) WITHOUT ROWID;
+  CREATE TABLE alert_settings (
+    id         INTEGER PRIMARY KEY CHECK (id = 1),
+    json       TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  `,
 ]
 
 export function migrate(db: Database.Database): { from: number; to: number } {

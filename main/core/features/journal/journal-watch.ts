@@ -7,7 +7,6 @@ function notifySubmission(notify: Notify, s: Submission): void {
   if (s.state === 'rejected') notify('rejection', 'error', `Rejected: ${s.actionType}`, `${s.code ?? 'rejected'} — ${s.summary}`)
   else if (s.state === 'unknown') notify('rejection', 'warning', `Outcome unknown: ${s.actionType}`, `Reconciling by cloid ${s.key}; do not resubmit. ${s.summary}`)
   else if (s.state === 'failed') notify('rejection', 'error', `Failed: ${s.actionType}`, `${s.code ?? 'failed'} — ${s.summary}. ${s.advice ?? ''}`.trim())
-  else if (s.state === 'unresolved' && s.acknowledgedAt === null) notify('rejection', 'warning', `Outcome unresolved: ${s.actionType}`, `${s.summary}. ${s.advice ?? 'Check the exchange before any new attempt.'}`)
   else if (s.state === 'reconciled') notify('info', 'info', `Reconciled: ${s.actionType}`, `${s.finalStatus ?? ''} — ${s.summary}`)
 }
 

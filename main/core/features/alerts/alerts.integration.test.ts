@@ -1,0 +1,180 @@
+import { randomBytes } from 'node:crypto'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { accepted, actionSender } from '../../../../sandbox/scenario/signed-actions'
+import { devBot, devOwner } from '../../../../sandbox/scenario/dev-keys'
+import type { AlertKind, AlertNotificationEvent, AlertSettingsView, AlertView } from '../../../contract/types'
+import { JOURNAL_FILE, openJournalFile } from '../../journal'
+import type { TradeAction } from '../../wire/actions'
+import { startDeskOnSandbox, TEST_PASSPHRASE, type DeskOnSandbox } from '../../../testing/desk-on-sandbox'
+import { inQuietHours } from './quiet-hours'
+
+const hhmm = (d: Date) => `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`
+
+describe('quiet hours', () => {
+  const at = (h: number, m: number) => new Date(2026, 0, 1, h, m)
+  it('covers [start, end), across midnight too; equal ends is no window', () => {
+    expect(inQuietHours({ start: '22:00', end: '07:00' }, at(23, 30))).toBe(true)
+    expect(inQuietHours({ start: '22:00', end: '07:00' }, at(6, 59))).toBe(true)
+    expect(inQuietHours({ start: '22:00', end: '07:00' }, at(7, 0))).toBe(false)
+    expect(inQuietHours({ start: '22:00', end: '07:00' }, at(12, 0))).toBe(false)
+    expect(inQuietHours({ start: '12:00', end: '13:00' }, at(12, 0))).toBe(true)
+    expect(inQuietHours({ start: '12:00', end: '12:00' }, at(12, 0))).toBe(false)
+    expect(inQuietHours(null, at(12, 0))).toBe(false)
+  })
+})
+
+describe('alerts evaluated in main on the sandbox, fired once each', () => {
+  let d: DeskOnSandbox
+  let stopConfirm: () => void
+  const notes: AlertNotificationEvent[] = []
+  const o = (i: number) => devOwner(i).address
+  const list = () => d.call<AlertView[]>('alerts.list', {})
+  const of = async (kind: AlertKind, account?: string) => (await list()).filter((a) => a.kind === kind && (account === undefined || a.account?.toLowerCase() === account.toLowerCase()))
+  const until = async (what: string, pred: () => Promise<boolean>, ms = 20_000) => {
+    const end = Date.now() + ms
+    while (Date.now() < end) {
+      if (await pred()) return
+      await new Promise((r) => setTimeout(r, 150))
+    }
+    throw new Error(`timed out waiting for ${what}`)
+  }
+  /** Waits for two more full evaluation passes (1 s apart), so a repeat would have fired. */
+  const twoPasses = () => new Promise((r) => setTimeout(r, 3_500))
+
+  beforeAll(async () => {
+    d = await startDeskOnSandbox({ alerts: true })
+    await d.call('vault.create', { passphrase: TEST_PASSPHRASE })
+    await d.call('accounts.importSandboxKeys')
+    stopConfirm = d.autoConfirm()
+    d.core.events.subscribe((event, payload) => {
+      if (event === 'notify' && 'alertId' in payload) notes.push(payload as AlertNotificationEvent)
+    })
+    const s = await d.call<AlertSettingsView>('alerts.settings.update', { checkIntervalSec: 1, ltvThresholdsPct: [1] })
+    expect(s).toMatchObject({ checkIntervalSec: 1, ltvThresholdsPct: [1], quietHours: null })
+    // the first pass: the seeded claimable earn withdrawal of owner 1 (after owner 0's baseline was taken)
+    await until('the first pass', async () => (await of('earn-claimable', o(1))).length > 0)
+  }, 60_000)
+  afterAll(async () => {
+    stopConfirm?.()
+    await d?.close()
+  })
+
+  it('earn claimable and credit line in use past the threshold: once, not on every pass', async () => {
+    await twoPasses()
+    expect(await of('earn-claimable', o(1))).toHaveLength(1)
+    // owner 4's seeded short (-2.9 ETH at 3200 on a 10000 USD line) uses about 93% of it; owner 3's
+    // long collateral leaves more available than its line (none in use)
+    expect(await of('ltv', o(4))).toHaveLength(1)
+    expect(await of('ltv', o(3))).toHaveLength(0)
+    const ltv = (await of('ltv', o(4)))[0]!
+    expect(ltv.message).toMatch(/uses 9[0-9]\.[0-9]+% of its 10000 USD credit line \(threshold 1%\)/)
+  })
+
+  it('credit line in use: fires on each upward crossing, re-armed only once it drops back below', async () => {
+    const ETH = 4
+    const usd = (x: bigint) => x * 100_000_000n
+    const at95 = async () => (await of('ltv', o(4))).filter((a) => /threshold 95%/.test(a.message))
+    d.sandbox.trading.setMark(ETH, usd(3200n)) // owner 4: 2.9 x 3200 = 9280 of 10000 in use (92.8%)
+    await d.call('alerts.settings.update', { ltvThresholdsPct: [95] })
+    await twoPasses()
+    expect(await at95()).toHaveLength(0)
+    d.sandbox.trading.setMark(ETH, usd(3400n)) // 9860 in use: 98.6%
+    await until('the crossing alert', async () => (await at95()).length === 1)
+    expect((await at95())[0]!.message).toMatch(/uses 98\.6% of its 10000 USD credit line/)
+    await twoPasses()
+    expect(await at95()).toHaveLength(1)
+    d.sandbox.trading.setMark(ETH, usd(3200n))
+    await new Promise((r) => setTimeout(r, 7_000)) // past the desk's 5 s market-data cache, then a pass
+    expect(await at95()).toHaveLength(1)
+    d.sandbox.trading.setMark(ETH, usd(3400n))
+    await until('the second crossing alert', async () => (await at95()).length === 2)
+    d.sandbox.trading.setMark(ETH, usd(3200n))
+  }, 60_000)
+
+  it('funds received: a deposit record, and a balance rise nobody on the desk explains', async () => {
+    d.sandbox.trading.deposit(o(2) as `0x${string}`, 1, 12_345_000_000n)
+    await until('deposit alert', async () => (await of('funds-received', o(2))).length === 1)
+    expect((await of('funds-received', o(2)))[0]!.message).toMatch(/^123\.45 USDC deposited to /)
+
+    // someone outside the desk transfers 50 USDC to owner 2: no deposit record, no fill, no journaled write
+    const bot = devBot(0) // the market maker's key; its bot is off in these tests
+    d.sandbox.trading.deposit(bot.address as `0x${string}`, 1, 1_000_000_000_000n)
+    const sent = await actionSender(d.sandbox.trading, bot.privateKey, 'alerts-test').send({ type: 'transfer', to: o(2), asset_id: '1', amount: '5000000000', cloid: `0x${randomBytes(16).toString('hex')}` } as TradeAction)
+    expect(accepted(sent), JSON.stringify(sent.body)).toBe(true)
+    await until('balance-rise alert', async () => (await of('funds-received', o(2))).length === 2)
+    expect((await of('funds-received', o(2)))[0]!.message).toMatch(/USDC balance rose by 50 USDC/)
+    await twoPasses()
+    expect(await of('funds-received', o(2))).toHaveLength(2)
+  })
+
+  it('order filled: both sides of a trade, once each', async () => {
+    const order = (side: 'bid' | 'ask', tif: 'gtc' | 'ioc'): TradeAction => ({ type: 'order', market_id: '1', side, order_type: 'limit', tif, price: '64000', quantity: '0.01' }) as TradeAction
+    expect(accepted(await actionSender(d.sandbox.trading, devOwner(1).privateKey, 'a1').send(order('bid', 'gtc')))).toBe(true)
+    expect(accepted(await actionSender(d.sandbox.trading, devOwner(0).privateKey, 'a0').send(order('ask', 'ioc')))).toBe(true)
+    await until('fill alerts', async () => (await of('order-filled', o(1))).length === 1 && (await of('order-filled', o(0))).length === 1)
+    expect((await of('order-filled', o(1)))[0]!.message).toMatch(/^Bought 0\.01 BTC at 64000 USDC on BTC\/USDC/)
+    expect((await of('order-filled', o(0)))[0]!.message).toMatch(/^Sold 0\.01 BTC at 64000 USDC/)
+    await twoPasses()
+    expect(await of('order-filled')).toHaveLength(2)
+    // the trade raised balances, but the fill explains it: no funds-received alert for owner 0 or 1
+    expect(await of('funds-received', o(0))).toHaveLength(0)
+    expect(await of('funds-received', o(1))).toHaveLength(0)
+  })
+
+  it('agent slot empty: a slot that held an agent is revoked', async () => {
+    await d.call('agents.revoke', { owner: o(0), slot: 0 })
+    await until('agent alert', async () => (await of('agent-slot-empty', o(0))).length === 1)
+    expect((await of('agent-slot-empty', o(0)))[0]!.title).toMatch(/slot 0/)
+    await twoPasses()
+    expect(await of('agent-slot-empty')).toHaveLength(1)
+  })
+
+  it('write unresolved without acknowledgement, once; acknowledging the alert is recorded', async () => {
+    const j = openJournalFile(join(d.dataDir, JOURNAL_FILE))
+    try {
+      const signer = `0x${randomBytes(20).toString('hex')}`
+      const s = j.record({ channel: 'trade', key: `0x${randomBytes(16).toString('hex')}`, network: 'sandbox', account: o(2), signer, actionType: 'settle', summary: 'settle 1 USDC', nonce: '1', body: '{}' })
+      j.update(s.id, { state: 'sent' })
+      j.update(s.id, { state: 'unresolved', advice: 'check balances on the exchange' })
+    } finally {
+      j.closeNow()
+    }
+    await until('unresolved alert', async () => (await of('write-unresolved')).length === 1)
+    const a = (await of('write-unresolved'))[0]!
+    expect(a.message).toMatch(/settle 1 USDC .*check balances on the exchange/)
+    await twoPasses()
+    expect(await of('write-unresolved')).toHaveLength(1)
+    const acked = await d.call<AlertView>('alerts.acknowledge', { id: a.id })
+    expect(acked.acknowledgedAt).not.toBeNull()
+    await expect(d.call('alerts.acknowledge', { id: '999999' })).rejects.toMatchObject({ code: 'AlertNotFound' })
+  })
+
+  it('quiet hours: the alert is recorded and pushed to the panel, without a desktop notification', async () => {
+    // every alert so far was pushed once, with a desktop notification
+    const all = await list()
+    expect(notes.map((n) => n.alertId).sort()).toEqual(all.map((a) => a.id).sort())
+    expect(notes.every((n) => n.desktop)).toBe(true)
+
+    const now = new Date()
+    const later = new Date(now.getTime() + 60 * 60_000)
+    await d.call('alerts.settings.update', { quietHours: { start: hhmm(now), end: hhmm(later) } })
+    d.sandbox.trading.deposit(o(2) as `0x${string}`, 1, 100_000_000n)
+    await until('quiet deposit alert', async () => (await of('funds-received', o(2))).length === 3)
+    const quiet = (await of('funds-received', o(2)))[0]!
+    expect(quiet.desktopSuppressed).toBe(true)
+    const pushed = notes.find((n) => n.alertId === quiet.id)!
+    expect(pushed).toMatchObject({ desktop: false, kind: 'info', level: 'success' })
+    expect((await d.call<AlertSettingsView>('alerts.settings.get')).quietHours).toEqual({ start: hhmm(now), end: hhmm(later) })
+    await d.call('alerts.settings.update', { quietHours: null })
+  })
+
+  it('lists newest first, by time and count; refuses bad settings', async () => {
+    const all = await list()
+    expect(all.map((a) => Number(a.id))).toEqual([...all.map((a) => Number(a.id))].sort((x, y) => y - x))
+    expect(await d.call<AlertView[]>('alerts.list', { limit: 2 })).toHaveLength(2)
+    expect(await d.call<AlertView[]>('alerts.list', { sinceMs: Date.now() + 60_000 })).toEqual([])
+    await expect(d.call('alerts.settings.update', { quietHours: { start: '25:00', end: '07:00' } })).rejects.toMatchObject({ code: 'InvalidArguments' })
+    await expect(d.call('alerts.settings.update', { checkIntervalSec: 0 })).rejects.toMatchObject({ code: 'InvalidArguments' })
+  })
+})

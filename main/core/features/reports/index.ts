@@ -1,0 +1,5 @@
+export { ReportsService, FILL_COLUMNS, TRANSFER_COLUMNS, type ReportAccount, type ReportRange } from './reports.service'
+export { reportsHandlers, type ReportsChannels, type ReportsDeps } from './handlers'
+export { csvCell, toCsv } from './csv'
+export { realisedPnl, PNL_METHOD_NOTE, type PnlFill, type PnlMarket, type PnlResult } from './pnl'
+export { catalogue, type Catalogue, type MarketMeta } from './market-meta'
