@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { DeskError } from '../../core/errors/desk-error'
 import type { CliIo } from './io'
-import { runCli, type CommandGroup } from './router'
+import { columns, runCli, usage, type CommandGroup } from './router'
 
 function fakeIo() {
   const out: string[] = []
@@ -67,5 +67,13 @@ describe('desk router', () => {
     const { io, out } = fakeIo()
     expect(await runCli(['demo', '--help'], [group], io)).toBe(0)
     expect(out.join('')).toContain('echo A B?')
+  })
+
+  it('help keeps its columns apart: a long usage puts the summary on the next line, aligned', () => {
+    expect(columns([['  check ACCOUNT MARKET SIDE QUANTITY PRICE', 'check an order ticket']])).toEqual(['  check ACCOUNT MARKET SIDE QUANTITY PRICE', `${' '.repeat(34)}check an order ticket`])
+    expect(columns([['  list ACCOUNT', 'open orders']])).toEqual([`${'  list ACCOUNT'.padEnd(34)}open orders`])
+    for (const line of usage([{ name: 'orders', summary: 's', commands: [{ name: 'check', summary: 'check it', positionals: ['ACCOUNT', 'MARKET', 'SIDE', 'QUANTITY', 'PRICE'], run: async () => {} }] }], { name: 'orders', summary: 's', commands: [{ name: 'check', summary: 'check it', positionals: ['ACCOUNT', 'MARKET', 'SIDE', 'QUANTITY', 'PRICE'], run: async () => {} }] }).split('\n')) {
+      expect(line).not.toMatch(/PRICEcheck/)
+    }
   })
 })

@@ -34,14 +34,19 @@ export class UsageError extends DeskError {
 }
 
 function optionHelp(options: Record<string, OptionSpec>): string[] {
-  return Object.entries(options).map(([name, o]) => `  --${name}${o.type === 'string' ? ` ${o.valueName ?? 'VALUE'}` : ''}`.padEnd(34) + o.description)
+  return columns(Object.entries(options).map(([name, o]) => [`  --${name}${o.type === 'string' ? ` ${o.valueName ?? 'VALUE'}` : ''}`, o.description]))
+}
+
+/** Two aligned columns; a first column longer than the gutter puts its text on the next line, never run together. */
+export function columns(rows: [string, string][], width = 34): string[] {
+  return rows.flatMap(([left, right]) => (left.length < width - 1 ? [left.padEnd(width) + right] : [left, ' '.repeat(width) + right]))
 }
 
 export function usage(groups: CommandGroup[], group?: CommandGroup): string {
   if (group) {
     const lines = [`usage: desk ${group.name} <command> [options]`, '', group.summary, '', 'commands:']
     for (const c of group.commands) {
-      lines.push(`  ${`${c.name} ${(c.positionals ?? []).join(' ')}`.trim()}`.padEnd(34) + c.summary)
+      lines.push(...columns([[`  ${`${c.name} ${(c.positionals ?? []).join(' ')}`.trim()}`, c.summary]]))
       if (c.options) lines.push(...optionHelp(c.options).map((l) => `    ${l}`))
     }
     lines.push('', 'global options:', ...optionHelp(GLOBAL_OPTIONS))
@@ -112,6 +117,7 @@ export async function runCli(argv: string[], groups: CommandGroup[], io: CliIo):
       yes: values.yes === true,
     }
     ctx = new CliContext(io, globals, values, positionals)
+    await resolveAccountLabels(ctx, names)
     await command.run(ctx)
     await ctx.close()
     return ctx.exitCode
@@ -124,5 +130,23 @@ export async function runCli(argv: string[], groups: CommandGroup[], io: CliIo):
     // With --json the refusal is also one JSON document on stdout, code first (scripts branch on it).
     if (argv.includes('--json')) io.stdout(JSON.stringify({ error: { code: data.code, message: data.message, ...(data.details ? { details: data.details } : {}) } }) + '\n')
     return data.code === 'Usage' ? 2 : 1
+  }
+}
+
+/** Positionals that name one of the operator's accounts: an address, or the account's label. */
+const ACCOUNT_POSITIONAL = /^(ACCOUNT|MORE_ACCOUNTS|FROM|TO|TARGET|OWNER|CREDIT_ACCOUNT|CASH_ACCOUNT|PAYING_ACCOUNT)\??$/
+const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/
+
+/** Replaces account labels ("Treasury main", case-insensitive) by their address; an unknown or ambiguous label is a typed error. */
+async function resolveAccountLabels(ctx: CliContext, names: readonly string[]): Promise<void> {
+  const at = names.flatMap((n, i) => (ACCOUNT_POSITIONAL.test(n) && ctx.positionals[i] !== undefined && !HEX_ADDRESS.test(ctx.positionals[i]!) ? [i] : []))
+  if (at.length === 0) return
+  const accounts = (await ctx.call('accounts.list', undefined)) as { address: string; label: string }[]
+  for (const i of at) {
+    const wanted = ctx.positionals[i]!.trim().toLowerCase()
+    const found = accounts.filter((a) => a.label.trim().toLowerCase() === wanted)
+    if (found.length === 0) throw new DeskError('UnknownAccount', `no account is labelled "${ctx.positionals[i]}" (give its 0x address or one of: ${accounts.map((a) => a.label || a.address).join(', ')})`)
+    if (found.length > 1) throw new DeskError('AmbiguousAccount', `${found.length} accounts are labelled "${ctx.positionals[i]}": give the address`)
+    ctx.positionals[i] = found[0]!.address
   }
 }
