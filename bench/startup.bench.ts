@@ -22,7 +22,8 @@ const PAINT_GOAL_MS = 1000
 const PAINTS = 5
 
 function full(o: OverviewView): boolean {
-  return o.rows.length === ACCOUNTS && o.rows.every((r) => !r.stale && r.fetchedAt !== null && (r.account.kind === 'credit' ? r.credit !== null : r.available.length > 0))
+  // An unfunded account is fresh with no balances; a credit account needs its credit line.
+  return o.rows.length === ACCOUNTS && o.rows.every((r) => !r.stale && r.fetchedAt !== null && (r.account.kind !== 'credit' || r.credit !== null))
 }
 
 export default async function run(): Promise<BenchResult> {
@@ -49,7 +50,7 @@ export default async function run(): Promise<BenchResult> {
     if (!fullAt && full(first)) fullAt = performance.now()
     await Promise.race([done, new Promise((r) => setTimeout(r, 30_000))])
     // Not full within 30 s: the figure is infinite (a miss), and the rows still lacking are named.
-    const lacking = (last ?? first).rows.filter((r) => r.stale || r.fetchedAt === null || (r.account.kind === 'credit' ? r.credit === null : r.available.length === 0))
+    const lacking = (last ?? first).rows.filter((r) => r.stale || r.fetchedAt === null || (r.account.kind === 'credit' && r.credit === null))
     const lackingText = `${(last ?? first).rows.length} rows, ${lacking.length} not fresh: ${lacking.slice(0, 4).map((r) => `${r.account.label} (kind ${r.account.kind}, stale ${r.stale}, fetched ${r.fetchedAt ? 'yes' : 'no'}, credit ${r.credit ? 'yes' : 'no'}, balances ${r.available.length})`).join('; ')}`
     const freshMs = fullAt ? fullAt - t0 : Infinity
     await new Promise((r) => setTimeout(r, 500)) // let the last-known writes settle
