@@ -1,10 +1,14 @@
 /**
  * Runs every benchmark in bench/ (files named `*.bench.ts`, each default-exporting an async
- * function that returns a BenchResult) one after another and prints one JSON summary.
+ * function that returns a BenchResult) one after another. Human lines (each figure beside its
+ * goal, ratio and noise) go to stderr; one JSON summary goes to stdout. The exit code is 1 when a
+ * benchmark throws or a figure misses its goal by more than the noise it reports.
  */
 import { readdirSync } from 'node:fs'
+import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { describeFigure } from './judge'
 import type { BenchResult } from './types'
 
 const dir = dirname(fileURLToPath(import.meta.url))
@@ -14,20 +18,40 @@ const files = readdirSync(dir)
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
   .sort()
 
-const results: Record<string, BenchResult | { error: string }> = {}
+const t0 = performance.now()
+const load0 = loadavg()[0]
+const results: Record<string, (BenchResult & { seconds: number }) | { error: string; seconds: number }> = {}
+const failures: string[] = []
 for (const f of files) {
   const name = f.replace(/\.bench\.ts$/, '')
   process.stderr.write(`bench ${name}…\n`)
+  const b0 = performance.now()
   try {
     const mod = (await import(pathToFileURL(join(dir, f)).href)) as { default: () => Promise<BenchResult> }
-    results[name] = await mod.default()
+    const r = await mod.default()
+    const seconds = Number(((performance.now() - b0) / 1000).toFixed(1))
+    results[name] = { ...r, seconds }
+    for (const fig of r.figures) {
+      process.stderr.write(describeFigure(name, fig) + '\n')
+      if (fig.verdict === 'MISSED') failures.push(`${name}.${fig.name}: ${fig.value} ${fig.unit} misses its goal ${fig.better === 'lower' ? '<=' : '>='} ${fig.goal} by more than its noise ±${fig.noise}`)
+    }
+    process.stderr.write(`  (${seconds} s)\n`)
   } catch (e) {
-    results[name] = { error: e instanceof Error ? e.message : String(e) }
+    const message = e instanceof Error ? e.message : String(e)
+    results[name] = { error: message, seconds: Number(((performance.now() - b0) / 1000).toFixed(1)) }
+    failures.push(`${name}: error: ${message}`)
+    process.stderr.write(`FAIL ${name}: ${message}\n`)
   }
 }
+const totalSeconds = Number(((performance.now() - t0) / 1000).toFixed(1))
 const summary = {
-  machine: { node: process.version, platform: process.platform, arch: process.arch, cpus: (await import('node:os')).cpus().length },
+  machine: { node: process.version, platform: process.platform, arch: process.arch, cpus: cpus().length, loadavg_1m_start: load0, loadavg_1m_end: loadavg()[0] },
+  total_seconds: totalSeconds,
+  passed: failures.length === 0,
+  failures,
   results,
 }
 process.stdout.write(JSON.stringify(summary, null, 2) + '\n')
-process.exit(Object.values(results).some((r) => 'error' in r) ? 1 : 0)
+for (const line of failures) process.stderr.write(`BENCH FAILED: ${line}\n`)
+process.stderr.write(failures.length === 0 ? `bench passed: every figure meets its goal or misses it by less than its noise (${totalSeconds} s)\n` : `bench FAILED: ${failures.length} figure(s) (${totalSeconds} s)\n`)
+process.exit(failures.length === 0 ? 0 : 1)

@@ -10,7 +10,8 @@ import { EarnPool } from '../sandbox/earn/earn-pool'
 import { defaultEarnSettings } from '../sandbox/earn/pool-settings'
 import { startSandbox } from '../sandbox/index'
 import { devOwner } from '../sandbox/scenario/dev-keys'
-import { percentile, type BenchResult } from './types'
+import { fromPercentile, percentile } from './judge'
+import type { BenchResult } from './types'
 
 export default async function bench(): Promise<BenchResult> {
   // 1. reads over HTTP against a seeded sandbox
@@ -64,16 +65,20 @@ export default async function bench(): Promise<BenchResult> {
 
   return {
     description: 'Earn pool: 400 sequential `account` reads over loopback HTTP; 300 signed writes (create+cancel) through the handler in process vs bare EIP-712 recovery of the same signatures.',
+    figures: [
+      fromPercentile(
+        // The sandbox stands in for the service in the latency benches, whose goals are 150-250 ms: a read must cost it a few ms at most.
+        { name: 'account_read_p50', what: 'earn `account` read over loopback HTTP, p50 of sequential reads (p99 on this shared machine is the load, reported in metrics) (the sandbox must not distort the latency benches)', unit: 'ms', goal: 5, better: 'lower', clock: 'wall' },
+        lat,
+        50,
+      ),
+    ],
     metrics: {
       read_p50_ms: +percentile(lat, 50).toFixed(3),
       read_p99_ms: +percentile(lat, 99).toFixed(3),
       writes_per_s: Math.round(writesPerS),
       bare_recoveries_per_s: Math.round(barePerS),
     },
-    comparison: {
-      against: 'bare recoverTypedDataAddress of the same signatures',
-      ratios: { write_vs_bare_recovery: +(writesPerS / barePerS).toFixed(3) },
-      verdict: 'A ratio near 1 means signature recovery dominates a write and the pool logic itself is negligible.',
-    },
+    verdict: `signed writes run at ${(writesPerS / barePerS).toFixed(2)}x bare EIP-712 recovery (near 1: recovery dominates a write, the pool logic is negligible)`,
   }
 }

@@ -11,7 +11,8 @@ import type { TradeEnvelope } from '../main/core/wire/actions'
 import { encodeLegacyPayload } from '../main/core/wire/legacy'
 import { signEnvelope } from '../main/core/wire/signing'
 import { createTradingService } from '../sandbox/trading/service'
-import { percentile, type BenchResult } from './types'
+import { fromPercentile, percentile } from './judge'
+import type { BenchResult } from './types'
 
 const KEYS = [
   '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
@@ -87,7 +88,16 @@ export default async function bench(): Promise<BenchResult> {
   const bareP50 = percentile(bare, 50)
   return {
     description: `${ORDERS} pre-signed limit orders (4 signers, crossing prices) through handleTrade with ${CONCURRENCY} in flight and 5 ms blocks; then 400 /info reads (l2Book, openOrders, userFills, userBalances) on the resulting state.`,
+    figures: [
+      fromPercentile(
+        // The sandbox stands in for the service in the latency benches, whose goals are 150-250 ms: a read must cost it a few ms at most.
+        { name: 'info_p50', what: '/info handling (l2Book, openOrders, userFills, userBalances) on a populated book, p50 of sequential reads (p99 on this shared machine is the load, reported in metrics)', unit: 'ms', goal: 5, better: 'lower', clock: 'wall' },
+        lat,
+        50,
+      ),
+    ],
     metrics: {
+      orders_vs_bare_recover: Number((ordersPerSec / recoverPerSec).toFixed(3)),
       orders_per_s: Math.round(ordersPerSec),
       accepted,
       bare_recover_per_s: Math.round(recoverPerSec),
@@ -95,16 +105,6 @@ export default async function bench(): Promise<BenchResult> {
       info_p99_ms: Number(p99.toFixed(3)),
       bare_json_roundtrip_p50_ms: Number(bareP50.toFixed(3)),
     },
-    comparison: {
-      against: 'bare secp256k1 recovery of the same digests (orders) and a JSON parse+stringify of the same response bodies (/info)',
-      ratios: {
-        orders_vs_bare_recover: Number((ordersPerSec / recoverPerSec).toFixed(3)),
-        info_p50_vs_bare_json: Number((p50 / Math.max(bareP50, 0.001)).toFixed(2)),
-      },
-      verdict:
-        ordersPerSec / recoverPerSec > 0.5
-          ? 'Signature recovery dominates the write path; the engine adds less than the recovery itself.'
-          : 'The write path costs more than twice the bare recovery; matching/admission overhead is significant.',
-    },
+    verdict: `${Math.round(ordersPerSec)} orders/s, ${(ordersPerSec / recoverPerSec).toFixed(2)}x bare signature recovery (recovery dominates the write path when near 1)`,
   }
 }

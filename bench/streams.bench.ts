@@ -5,6 +5,7 @@
  */
 import { realClock } from '../main/core/streams/clock'
 import { StreamPool } from '../main/core/streams/pool'
+import { fromRuns } from './judge'
 import type { BenchResult } from './types'
 
 const USERS = Array.from({ length: 20 }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}`)
@@ -67,15 +68,13 @@ const round3 = (x: number) => Number(x.toFixed(3))
 function figures(s: Series, prefix: string): Record<string, number | string> {
   const cpu = s.bare.map((b, i) => b.cpu / s.full[i]!.cpu)
   const wall = s.bare.map((b, i) => b.wall / s.full[i]!.wall)
-  const r = median(cpu)
   return {
-    [`${prefix}ratio_median`]: round3(r),
+    [`${prefix}ratio_median`]: round3(median(cpu)),
     [`${prefix}ratio_min`]: round3(Math.min(...cpu)),
     [`${prefix}ratio_max`]: round3(Math.max(...cpu)),
     [`${prefix}wall_ratio_median`]: round3(median(wall)),
     [`${prefix}wall_ratio_min`]: round3(Math.min(...wall)),
     [`${prefix}wall_ratio_max`]: round3(Math.max(...wall)),
-    [`${prefix}goal_met`]: r >= GOAL_RATIO ? 'yes' : 'no',
     [`${prefix}pipeline_cpu_ms_median`]: round3(median(s.full.map((x) => x.cpu))),
     [`${prefix}bare_cpu_ms_median`]: round3(median(s.bare.map((x) => x.cpu))),
   }
@@ -120,7 +119,7 @@ export default async function streamsBench(): Promise<BenchResult> {
       const before = delivered
       s.full.push(pipelineRun())
       // Ingest is timed; the wait that lets coalescing windows close and deliver is not.
-      await new Promise((r) => setTimeout(r, 300))
+      await new Promise((r) => setTimeout(r, 280))
       s.deliveredLastRun = delivered - before
     }
     return s
@@ -132,10 +131,18 @@ export default async function streamsBench(): Promise<BenchResult> {
   const changingRatio = median(changing.bare.map((b, i) => b.cpu / changing.full[i]!.cpu))
   const fullFps = N / (median(repeats.full.map((x) => x.cpu)) / 1000)
   const bareFps = N / (median(repeats.bare.map((x) => x.cpu)) / 1000)
+  const figure = (name: string, s: Series, what: string) =>
+    fromRuns(
+      { name, what, unit: 'x bare JSON.parse', goal: GOAL_RATIO, better: 'higher', clock: 'cpu' },
+      s.bare.map((b, i) => b.cpu / s.full[i]!.cpu),
+    )
   return {
-    description: `ingest of ${N} frames (userFills with 3 fills and 10% replays, spotState and spotCreditState repeating identically per account as throttled channels do, openOrders; 20 accounts) through lossless parse, validation, dedupe on (user, tid) and 250 ms coalescing; ratios are bare JSON.parse time over pipeline time, CPU time, median of ${PAIRS} interleaved pairs (min/max = spread); "changing_" = the same mix with every snapshot frame different`,
+    description: `ingest of ${N} frames (userFills with 3 fills and 10% replays, spotState and spotCreditState repeating identically per account as throttled channels do, openOrders; 20 accounts) through lossless parse, validation, dedupe on (user, tid) and 250 ms coalescing; ratios are bare JSON.parse time over pipeline time, CPU time, ${PAIRS} interleaved pairs; "changing_" = the same mix with every snapshot frame different`,
+    figures: [
+      figure('ingest_vs_json_parse', repeats, 'stream ingest speed over a bare JSON.parse loop on the service-like frame mix (repeated snapshots skipped), CPU time per interleaved pair'),
+      figure('ingest_changing_vs_json_parse', changing, 'the same with every snapshot frame different (nothing to skip), CPU time per interleaved pair'),
+    ],
     metrics: {
-      goal_ratio: GOAL_RATIO,
       frames_per_cpu_s: Math.round(fullFps),
       bare_json_parse_frames_per_cpu_s: Math.round(bareFps),
       ...figures(repeats, ''),
@@ -145,10 +152,6 @@ export default async function streamsBench(): Promise<BenchResult> {
       fills_kept_last_run: fillsKept,
       sink: sink % 7,
     },
-    comparison: {
-      against: `a bare JSON.parse loop over the same frames (goal: at least ${GOAL_RATIO}x)`,
-      ratios: { pipeline_vs_bare_json_parse: round3(ratio), changing_mix_vs_bare_json_parse: round3(changingRatio), goal: GOAL_RATIO },
-      verdict: `the pipeline runs at ${(ratio * 100).toFixed(0)}% of bare JSON.parse speed (goal ${GOAL_RATIO * 100}%: ${ratio >= GOAL_RATIO ? 'met' : 'NOT met'}), ${Math.round(fullFps)} frames per CPU second; the mix repeats snapshot frames as the service does, which are skipped as exact repeats; with every snapshot frame different it runs at ${(changingRatio * 100).toFixed(0)}% (${changingRatio >= GOAL_RATIO ? 'met' : 'NOT met'})`,
-    },
+    verdict: `the pipeline runs at ${(ratio * 100).toFixed(0)}% of bare JSON.parse speed on the service-like mix, ${(changingRatio * 100).toFixed(0)}% with every snapshot different; ${Math.round(fullFps)} frames per CPU second`,
   }
 }

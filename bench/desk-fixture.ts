@@ -1,0 +1,80 @@
+/**
+ * Bench fixture: a data directory holding the sandbox network, a vault with the six development
+ * owners and 14 funded watch-only accounts (20 in all), and a core over it handed an already
+ * running sandbox. The sandbox keeps the spec's default rate limits; the caller picks whether its
+ * marks move and its bot trades.
+ */
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Address } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { startSandbox, type SandboxHandle, type StartSandboxOptions } from '../sandbox'
+import { sandboxNetwork } from '../main/core/config/networks'
+import { SettingsStore } from '../main/core/config/settings'
+import { createDeskCore, type DeskCore } from '../main/core/app/compose'
+import { headlessHostServices } from '../main/core/features/host'
+import { Vault, vaultPath } from '../main/core/vault'
+import { DEV_OWNERS, DEV_OWNER_LABELS } from '../sandbox/scenario/dev-keys'
+
+export const BENCH_PASSPHRASE = 'correct horse battery staple 42!'
+export const ACCOUNTS = 20
+
+export interface Extra {
+  address: Address
+  label: string
+}
+
+export interface SandboxUrls {
+  tradingUrl: string
+  wsUrl: string
+  earnUrl: string
+  chainId: number
+}
+
+export function urlsOf(s: SandboxHandle): SandboxUrls {
+  return { tradingUrl: s.tradingUrl, wsUrl: s.wsUrl, earnUrl: s.earnUrl, chainId: s.chainId }
+}
+
+/** A live sandbox: default rate limits, moving marks, the scenario's bot trading (unless overridden). */
+export function startLiveSandbox(opts: StartSandboxOptions = {}): Promise<SandboxHandle> {
+  return startSandbox({ port: 0, seed: true, ...opts })
+}
+
+/** Writes settings and a vault for 20 accounts into a new data dir; funds the 14 extra ones on the sandbox. */
+export async function prepareDataDir(sandbox: SandboxHandle, dataDir = mkdtempSync(join(tmpdir(), 'desk-bench-'))): Promise<{ dataDir: string; extra: Extra[] }> {
+  const settings = new SettingsStore(dataDir)
+  settings.saveNetwork(sandboxNetwork({ trading: Number(new URL(sandbox.tradingUrl).port), earn: Number(new URL(sandbox.earnUrl).port) }))
+  const vault = await Vault.create({ path: vaultPath(dataDir), passphrase: BENCH_PASSPHRASE, scrypt: { n: 2 ** 14, r: 8, p: 1 } })
+  for (const o of DEV_OWNERS) await vault.importPrivateKey(o.privateKey, DEV_OWNER_LABELS[o.index])
+  const extra: Extra[] = Array.from({ length: ACCOUNTS - DEV_OWNERS.length }, (_, i) => ({
+    address: privateKeyToAccount(generatePrivateKey()).address.toLowerCase() as Address,
+    label: `Bench ${String(i + 1).padStart(2, '0')}`,
+  }))
+  for (const a of extra) {
+    sandbox.trading.deposit(a.address, 1, 5_000n * 10n ** 8n)
+    await vault.addWatchOnly(a.address, a.label)
+  }
+  vault.lock()
+  await new Promise((r) => setTimeout(r, 300)) // the deposits land in a block
+  return { dataDir, extra }
+}
+
+/** A core over `dataDir`, talking to the running sandbox at `urls`. */
+export function openCore(dataDir: string, urls: SandboxUrls, overviewRefreshMs?: number): Promise<DeskCore> {
+  return createDeskCore({
+    dataDir,
+    host: 'web',
+    version: 'bench',
+    services: headlessHostServices,
+    startSandbox: async () => ({ ...urls, stop: async () => {} }),
+    ...(overviewRefreshMs !== undefined ? { overviewRefreshMs } : {}),
+  })
+}
+
+/** Calls a contract channel on the core, throwing its typed error. */
+export async function call<T>(core: DeskCore, channel: string, args?: unknown): Promise<T> {
+  const r = await core.dispatch(channel, args, { host: 'test' })
+  if (!r.ok) throw new Error(`${channel}: ${r.error.code}: ${r.error.message}`)
+  return r.value as T
+}
