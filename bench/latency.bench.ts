@@ -57,7 +57,7 @@ export default async function run(): Promise<BenchResult> {
   const tap = tapSpotState(target.address)
   const browser = await launchBrowser()
   const core = await openCore(dataDir, urlsOf(sandbox))
-  const web = await startWebHost({ core, rendererRoot: join(repoRoot, 'out/renderer'), log: () => {} })
+  const web = await startWebHost({ core, rendererRoot: join(repoRoot, 'out/renderer-web'), log: () => {} })
   try {
     await call(core, 'vault.unlock', { passphrase: BENCH_PASSPHRASE })
     const page = await browser.context.newPage()

@@ -60,7 +60,7 @@ export default async function run(): Promise<BenchResult> {
     // 2. First paint from the cache, the network gone.
     const cached = await openCore(dataDir, urlsOf(sandbox))
     await call(cached, 'vault.unlock', { passphrase: BENCH_PASSPHRASE })
-    const web = await startWebHost({ core: cached, rendererRoot: join(repoRoot, 'out/renderer'), log: () => {} })
+    const web = await startWebHost({ core: cached, rendererRoot: join(repoRoot, 'out/renderer-web'), log: () => {} })
     const paints: number[] = []
     let ageText = ''
     let screenAtMiss = ''
