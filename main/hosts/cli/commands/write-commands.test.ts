@@ -160,4 +160,31 @@ describe('desk write commands', () => {
     expect((await desk('resume', '--json')).code).toBe(0)
     expect(sb.trading.groundTruth().length).toBe(executed)
   })
+
+  it('names accounts by label, lists markets and assets, exports fills and transfers as CSV, reports PnL and alerts', async () => {
+    // "credit" and "cash" are the vault's labels for O3 and O0.
+    const byLabel = await desk('settle', 'preview', 'credit', 'Cash', 'BTC', '0.01', '--json')
+    expect(byLabel.err).toBe('')
+    expect(JSON.parse(byLabel.out)).toMatchObject({ kind: 'settle', from: O3.toLowerCase(), to: O0.toLowerCase() })
+    const unknown = await desk('settle', 'preview', 'nobody', 'cash', 'BTC', '0.01', '--json')
+    expect(unknown.code).toBe(1)
+    expect(JSON.parse(unknown.out)).toMatchObject({ error: { code: 'UnknownAccount' } })
+
+    const markets = JSON.parse((await desk('markets', '--json')).out) as { marketId: string; symbol: string }[]
+    expect(markets.length).toBeGreaterThan(0)
+    const assets = await desk('assets')
+    expect(assets.out).toMatch(/USDC\s+\d+\s+\d/)
+
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString()
+    expect(JSON.parse((await desk('export', 'fills', '--from', '2020-01-01', '--json')).out)).toMatchObject({ error: { code: 'InvalidRange' } })
+    const fills = await desk('export', 'fills', '--from', yesterday)
+    expect(fills.err).toBe('')
+    expect(fills.code).toBe(0)
+    expect(fills.out.split('\n')[0]).toMatch(/^time_utc,time_ms,account,account_label,market_id/)
+    const transfers = await desk('export', 'transfers', '--from', yesterday)
+    expect(transfers.out.split('\n')[0]).toMatch(/^time_utc,time_ms,account/)
+    const pnl = JSON.parse((await desk('pnl', '--json')).out) as { method: string }
+    expect(pnl.method).toBe('FIFO')
+    expect((await desk('alerts', '--json')).code).toBe(0)
+  })
 })

@@ -1,0 +1,123 @@
+/**
+ * `desk export …`, `desk pnl`, `desk alerts …`: the operator's records from main — CSV of fills,
+ * transfers and withdrawals, and the journal for a date range; realised PnL (FIFO) per account and
+ * market; the local alerts.
+ */
+import { writeFileSync } from 'node:fs'
+import type { AlertSettingsView, AlertView, ExportFile, PnlReport } from '../../../contract/types'
+import { DeskError } from '../../../core/errors/desk-error'
+import type { CliContext } from '../context'
+import type { Command, CommandGroup, OptionSpec } from '../router'
+
+const s = (valueName: string, description: string): OptionSpec => ({ type: 'string', valueName, description })
+const RANGE: Record<string, OptionSpec> = {
+  account: s('ACCOUNT', 'one account (address); default every account'),
+  from: s('DATE', 'start, inclusive (ISO date or time, e.g. 2026-11-01); default 30 days ago'),
+  to: s('DATE', 'end, exclusive; default now'),
+  out: s('FILE', 'write the CSV to FILE instead of standard output'),
+}
+
+function time(raw: string | undefined, name: string, fallback: number): number {
+  if (raw === undefined) return fallback
+  const t = Date.parse(raw)
+  if (!Number.isFinite(t)) throw new DeskError('Usage', `--${name} must be a date or time (e.g. 2026-11-01 or 2026-11-01T12:00:00Z), not "${raw}"`)
+  return t
+}
+
+function range(ctx: CliContext): { account?: string; fromMs: number; toMs: number } {
+  const toMs = time(ctx.string('to'), 'to', Date.now())
+  const fromMs = time(ctx.string('from'), 'from', toMs - 30 * 86_400_000)
+  if (fromMs >= toMs) throw new DeskError('Usage', '--from must be before --to')
+  const account = ctx.string('account')
+  return { ...(account ? { account } : {}), fromMs, toMs }
+}
+
+function emit(ctx: CliContext, file: ExportFile): void {
+  const out = ctx.string('out')
+  if (out) {
+    writeFileSync(out, file.content, { mode: 0o600 })
+    ctx.print(`wrote ${file.filename} to ${out}`, { file: out, filename: file.filename })
+  } else ctx.io.stdout(file.content)
+}
+
+const exportCmd = (name: string, summary: string, channel: 'reports.fillsCsv' | 'reports.transfersCsv'): Command => ({
+  name,
+  summary,
+  options: RANGE,
+  async run(ctx) {
+    emit(ctx, (await ctx.call(channel, { ...range(ctx), currency: 'USD' })) as ExportFile)
+  },
+})
+
+const journalExport: Command = {
+  name: 'journal',
+  summary: 'CSV of the journal (every write and its outcome) for the date range',
+  options: RANGE,
+  async run(ctx) {
+    const r = range(ctx)
+    emit(ctx, (await ctx.call('journal.export', { format: 'csv', filter: { sinceMs: r.fromMs, untilMs: r.toMs, ...(r.account ? { account: r.account } : {}) } })) as ExportFile)
+  },
+}
+
+export const exports: CommandGroup = {
+  name: 'export',
+  summary: 'CSV exports: fills (with fees), transfers and withdrawals, the journal; values in USD',
+  commands: [exportCmd('fills', 'CSV of fills with fees, per account or all, for the date range', 'reports.fillsCsv'), exportCmd('transfers', 'CSV of deposits, withdrawals, transfers, settles and repays for the date range', 'reports.transfersCsv'), journalExport],
+}
+
+const pnlShow: Command = {
+  name: 'show',
+  summary: 'realised PnL per account and market from fills (FIFO), fees in the quote asset subtracted',
+  options: { account: RANGE.account!, from: RANGE.from!, to: RANGE.to! },
+  async run(ctx) {
+    const account = ctx.string('account')
+    const args = { ...(account ? { account } : {}), ...(ctx.string('from') ? { fromMs: time(ctx.string('from'), 'from', 0) } : {}), ...(ctx.string('to') ? { toMs: time(ctx.string('to'), 'to', 0) } : {}) }
+    const r = (await ctx.call('reports.pnl', args)) as PnlReport
+    ctx.print(
+      [
+        `method ${r.method}: ${r.methodNote}`,
+        ...r.rows.map((x) => `${(x.label || x.account).padEnd(22)} ${x.market.padEnd(12)} realised ${x.realisedNet} ${x.quoteSymbol} (gross ${x.realisedGross}, fees ${x.quoteFees})  open ${x.openQty} ${x.baseSymbol}`),
+      ],
+      r,
+    )
+  },
+}
+
+export const pnl: CommandGroup = { name: 'pnl', summary: 'realised profit and loss from fills', commands: [pnlShow], defaultCommand: 'show' }
+
+const alertList: Command = {
+  name: 'list',
+  summary: 'recent alerts (funds received, credit LTV, fills, earn claimable, empty agent slot, unresolved write)',
+  options: { since: s('DATE', 'only alerts from DATE on'), limit: s('N', 'at most N (default 50, max 500)') },
+  async run(ctx) {
+    const limit = Number(ctx.string('limit') ?? '50')
+    if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new DeskError('Usage', '--limit must be 1..500')
+    const since = ctx.string('since')
+    const r = (await ctx.call('alerts.list', { limit, ...(since ? { sinceMs: time(since, 'since', 0) } : {}) })) as AlertView[]
+    ctx.print(r.length === 0 ? 'no alerts' : r.map((a) => `#${a.id} ${new Date(a.atMs).toISOString()} ${a.level.padEnd(7)} ${a.title}: ${a.message}${a.acknowledgedAt ? ' (acknowledged)' : ''}`), r)
+  },
+}
+
+const alertAck: Command = {
+  name: 'ack',
+  summary: 'acknowledge alert ID',
+  positionals: ['ID'],
+  async run(ctx) {
+    const a = (await ctx.call('alerts.acknowledge', { id: ctx.positionals[0]! })) as AlertView
+    ctx.print(`#${a.id} acknowledged`, a)
+  },
+}
+
+const alertSettings: Command = {
+  name: 'settings',
+  summary: 'the alert rules, LTV thresholds and quiet hours',
+  async run(ctx) {
+    const r = (await ctx.call('alerts.settings.get', undefined)) as AlertSettingsView
+    ctx.print(
+      [...Object.entries(r.rules).map(([k, on]) => `${k.padEnd(20)} ${on ? 'on' : 'off'}`), `ltv thresholds ${r.ltvThresholdsPct.join('%, ')}%`, `quiet hours ${r.quietHours ? `${r.quietHours.start}-${r.quietHours.end}` : 'none'}`],
+      r,
+    )
+  },
+}
+
+export const alerts: CommandGroup = { name: 'alerts', summary: 'local alerts: list, acknowledge, settings', commands: [alertList, alertAck, alertSettings], defaultCommand: 'list' }
