@@ -21,6 +21,7 @@ function ctx(line: CreditLine = noCredit, min = 1_000_000_000n): WriteContext {
   const reads: Partial<AccountReads> = {
     markets: async () => [market],
     quoteMinimums: async () => new Map([[1, min]]),
+    assets: async () => [{ assetId: 1, symbol: 'USDC', decimals: market.quoteBalanceDecimals, withdrawFeeAtoms: 0n }],
     creditLine: async () => line,
   }
   return { network: 'n', journal: null as never, submitter: null as never, reads: reads as AccountReads, hasOwnerKey: () => true }
@@ -42,7 +43,8 @@ describe('checkOrderTicket', () => {
     await expect(checkOrderTicket(ctx(), { ...t, quantity: '0.00001' })).rejects.toMatchObject({ code: 'ExcessPrecision' })
     await expect(checkOrderTicket(ctx(), { ...t, quantity: '0' })).rejects.toMatchObject({ code: 'InvalidQuantity' })
     await expect(checkOrderTicket(ctx(), { ...t, price: '-1' })).rejects.toMatchObject({ code: 'NegativeAmount' })
-    await expect(checkOrderTicket(ctx(undefined, 2_000_000_000_000n), t)).rejects.toMatchObject({ code: 'MinTradeSpotNtl' })
+    // The refusal reads in the quote asset's units, never atoms.
+    await expect(checkOrderTicket(ctx(undefined, 2_000_000_000_000n), t)).rejects.toMatchObject({ code: 'MinTradeSpotNtl', message: expect.stringMatching(/^order value [0-9,.]+ USDC is below the minimum [0-9,.]+ USDC$/) })
     await expect(checkOrderTicket(ctx(), { ...t, tif: 'day' as never })).rejects.toMatchObject({ code: 'InvalidTif' })
   })
 
