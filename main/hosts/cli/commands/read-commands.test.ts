@@ -72,6 +72,16 @@ describe('desk networks / status / agents', () => {
     expect(r.err).toMatch(/mainnet.*\[NetworkNotConfigured\]/)
   })
 
+  it('reads the network the app selected (one setting every host reads), not a default of its own', async () => {
+    const custom = await desk('networks', 'set', 'staging', '--kind', 'custom', '--chain-id', '777', '--trading-url', 'https://staging.invalid', '--ws-url', 'wss://staging.invalid/ws', '--earn-url', 'https://earn.staging.invalid')
+    expect(custom.err).toBe('')
+    expect((await desk('networks', 'select', 'staging')).code).toBe(0)
+    const r = await desk('status', 'show', '--address', devOwner(0).address)
+    expect(r.code).toBe(1)
+    expect(r.err).toMatch(/staging/)
+    expect((await desk('networks', 'select', 'sandbox')).code).toBe(0)
+  })
+
   it('status show and credit read the sandbox', async () => {
     const r = await desk('status', 'show', '--address', `${devOwner(0).address},${devOwner(3).address}`, '--json')
     expect(r.err).toBe('')
@@ -95,6 +105,6 @@ describe('desk networks / status / agents', () => {
     expect(j.slots.map((s) => s.agent)).toEqual([devAgent(0).address, null, devAgent(1).address, null])
     expect(j.slots.every((s) => !s.keyInVault)).toBe(true) // no vault in this data directory
     const bad = await desk('agents', 'list', 'nobody')
-    expect(bad.err).toMatch(/\[InvalidAddress\]/)
+    expect(bad.err).toMatch(/no account is labelled "nobody".*\[UnknownAccount\]/)
   })
 })
