@@ -91,6 +91,8 @@ beforeAll(async () => {
   attach = await startAttachServer({ core: app.core, dataDir, version: 'test' })
   await app.call('vault.create', { passphrase: TEST_PASSPHRASE })
   await app.core.vault.current!.importPrivateKey(devOwner(0).privateKey, 'cash')
+  // The recipient is one of the operator's own accounts: the policy allows transfers only to those (or the address book).
+  await app.core.vault.current!.importPrivateKey(devOwner(1).privateKey, 'ops')
   // The app's window answers only the app's confirmations (the renderer's filter on origin).
   app.core.events.subscribe((event, payload) => {
     if (event !== 'confirm.request') return

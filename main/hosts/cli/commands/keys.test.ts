@@ -23,7 +23,7 @@ interface Run { code: number | null; stdout: string; stderr: string }
 function desk(args: string[], opts: { bin?: boolean } = {}): Promise<Run> {
   const argv = opts.bin ? [BIN, ...args] : ['--import', 'tsx', DESK_TS, ...args]
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TREASURY_DESK_DATA_DIR: join(dir, 'default-must-not-be-used') } })
+    const child = spawn(process.execPath, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TREASURY_DESK_DATA_DIR: join(dir, 'default-must-not-be-used'), DESK_FROM_SOURCE: '1' } })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
