@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { devOwner } from '../../sandbox/scenario/dev-keys'
@@ -14,6 +15,18 @@ import { PASSPHRASE, approveUntil, choose, firstRun } from './helpers'
  */
 const DEST = '0x52908400098527886E0F7030069857D2E4169EE7' // nobody in the scenario owns it
 const owner = (i: number) => devOwner(i).address
+const axePath = createRequire(import.meta.url).resolve('axe-core')
+
+/** Critical and serious axe-core violations on the page now (colour contrast included: a real browser). */
+async function violations(page: Page): Promise<string[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(readFileSync(axePath, 'utf8'))
+  await page.waitForTimeout(300)
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: typeof import('axe-core') }).axe
+    const r = await axe.run(document, { resultTypes: ['violations'] })
+    return r.violations.filter((v) => v.impact === 'critical' || v.impact === 'serious').flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${n.target.join(' ')} — ${n.failureSummary ?? ''}`))
+  })
+}
 
 describe('operator guardrails (policy screen, refusals, override, halt)', () => {
   let desk: DeskSession
@@ -189,5 +202,18 @@ describe('operator guardrails (policy screen, refusals, override, halt)', () => 
     await expect.poll(() => place.isDisabled()).toBe(false)
     await place.click()
     await expect.poll(truth, { timeout: 30_000 }).toBe(t0 + 1)
+  })
+
+  it('the policy screen, the halt panel and the guardrail forms have no serious accessibility violations', async () => {
+    const { page } = desk
+    await goPolicy(page)
+    await page.getByRole('table', { name: 'Address book', exact: true }).waitFor()
+    expect(await violations(page)).toEqual([])
+    await page.getByRole('button', { name: 'Halt trading', exact: true }).click()
+    await page.getByRole('region', { name: 'Halt trading panel', exact: true }).waitFor()
+    expect(await violations(page)).toEqual([])
+    await page.getByRole('button', { name: 'Keep trading', exact: true }).click()
+    await openAccount(page, owner(0), 'Withdraw')
+    expect(await violations(page)).toEqual([])
   })
 })
