@@ -168,7 +168,7 @@ describe('operator guardrails (policy screen, refusals, override, halt)', () => 
     expect(open()).toBeGreaterThan(0)
 
     await page.getByRole('button', { name: 'Halt trading', exact: true }).click()
-    await page.getByRole('button', { name: 'Confirm halt: cancel every open order', exact: true }).click()
+    await page.getByRole('button', { name: 'Halt and cancel every open order', exact: true }).click()
     const results = page.getByRole('table', { name: 'Halt result per account', exact: true })
     await approveUntil(page, results, 90_000)
     const rows = await results.locator('tbody tr').allInnerTexts()

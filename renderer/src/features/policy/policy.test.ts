@@ -89,13 +89,13 @@ describe('PolicyView', () => {
     await flush()
     const pass = wrapper.get('input[aria-label="Passphrase to loosen the rule"]')
     expect(wrapper.text()).toContain('It takes effect after the cooling-off')
-    expect(button('Apply rule change')!.disabled).toBe(true)
+    expect(button('Loosen after the cooling-off')!.disabled).toBe(true)
     desk.handle('policy.set', (a) => {
       sets.push(a)
       return policyView({ rules: [{ name: 'max-order-usd', value: '1', unit: 'USD per order', pending: { value: a.value, requestedAt: NOW, effectiveAt: NOW + 60_000 } }] })
     })
     await pass.setValue('my vault phrase')
-    button('Apply rule change')!.click()
+    button('Loosen after the cooling-off')!.click()
     await flush()
     expect(sets.at(-1)).toEqual({ name: 'max-order-usd', value: '500', passphrase: 'my vault phrase' })
     expect(wrapper.text()).toMatch(/loosening to 500 USD per order is pending; in force at \d{4}/)
@@ -126,7 +126,7 @@ describe('PolicyView', () => {
     button('Remove cold from the address book')!.click()
     await flush()
     await wrapper.get('input[aria-label="Passphrase to remove cold"]').setValue('pw')
-    button('Confirm removing cold')!.click()
+    button('Remove cold now')!.click()
     await flush()
     expect(desk.callsTo('addresses.remove')).toEqual([{ label: 'cold', passphrase: 'pw' }])
     expect(wrapper.find('[data-testid="usable-cold"]').exists()).toBe(false)
@@ -164,7 +164,8 @@ describe('halt', () => {
     await flush()
     expect(desk.callsTo('policy.halt')).toEqual([]) // asks first
     expect(await seriousA11yViolations()).toEqual([])
-    button('Confirm halt: cancel every open order')!.click()
+    const confirmHalt = [...document.querySelectorAll('button')].find((b) => b.textContent?.includes('Halt and cancel every open order'))
+    confirmHalt!.click()
     await flush()
     expect(desk.callsTo('policy.halt')).toHaveLength(1)
     expect(shell.get(`[data-testid="halt-${CASH}"]`).text()).toContain('verified zero')
@@ -174,7 +175,7 @@ describe('halt', () => {
 
     // emergency revocation beside it
     desk.handle('agents.revokeAll', () => [{ slot: 0, agent: null, epoch: null, keyInVault: false, approvedAt: null }])
-    button('Revoke every agent of cash-1')!.click()
+    button('Revoke all agents of cash-1')!.click()
     await flush()
     expect(desk.callsTo('agents.revokeAll')).toEqual([{ owner: CASH }])
     expect(shell.text()).toContain('no agent left')
