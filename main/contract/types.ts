@@ -350,6 +350,31 @@ export interface ConfirmRequest {
   origin: 'app' | 'cli'
   /** The attached `desk` connection that asked (opaque id), so only that client answers; absent for 'app'. */
   client?: string
+  /** Structured facts for the dialog (main fills them where it knows them; `summary` stays the full text). */
+  details?: ConfirmDetails
+}
+
+/** A named party of a confirmation: the operator's name for it ('' when none) and its address. */
+export interface ConfirmParty {
+  name: string
+  address: Address
+}
+
+/** What a confirmation dialog shows as separate fields; every one optional so main can fill them step by step. */
+export interface ConfirmDetails {
+  network?: { name: string; chainId: number | null; kind: NetworkKind }
+  /** The account that signs (or whose agent signs). */
+  account?: ConfirmParty
+  /** The other side: the recipient, destination address-book entry or credit/cash account; null when none. */
+  counterparty?: (ConfirmParty & { chainId?: string }) | null
+  /** The amount moved in units, and its USD value at the mark (null when no fresh mark). */
+  amount?: { units: Decimal; symbol: string; usd: Decimal | null }
+  /** Each fee in units (e.g. the activation fee, a withdrawal fee); empty when none. */
+  fees?: { label: string; units: Decimal; symbol: string; usd: Decimal | null }[]
+  /** The policy checks this write passed, as sentences ("destination cold on chain 1: in the address book, usable since …"). */
+  policyChecks?: string[]
+  /** The action body exactly as it will be signed (shown on "Show exact action"). */
+  action?: Record<string, unknown>
 }
 
 export interface StreamStatus {

@@ -7,6 +7,7 @@ import { JournalView } from '../features/journal'
 // The two first screens load with the shell (no chunk waterfall on start); the others are
 // exported by their features as loaders, so each is its own chunk.
 import { OverviewView } from '../features/overview'
+import { PolicyView } from '../features/policy'
 import { UnlockView, useSessionStore } from '../features/session'
 import { SettingsView } from '../features/settings'
 import { SettleView } from '../features/settle-repay'
@@ -28,6 +29,7 @@ export function createDeskRouter(): Router {
       { path: '/settle', name: 'settle', component: SettleView, meta: { title: 'Settle and repay' } },
       { path: '/earn/:address?', name: 'earn', component: EarnView, props: true, meta: { title: 'Earn' } },
       { path: '/journal', name: 'journal', component: JournalView, meta: { title: 'Journal' } },
+      { path: '/policy', name: 'policy', component: PolicyView, meta: { title: 'Policy' } },
       { path: '/settings', name: 'settings', component: SettingsView, meta: { open: true, title: 'Settings' } },
       // The web host's token fragment ("#token=...") lands here: go to the start screen.
       { path: '/:rest(.*)*', redirect: '/overview' },
