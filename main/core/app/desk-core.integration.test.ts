@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { AccountView, OverviewView, PreviewView, SubmissionView, WriteOutcome, EarnOverviewView, AppState } from '../../contract/types'
+import type { AccountView, AppState, ConfirmRequest, EarnOverviewView, OverviewView, PreviewView, SubmissionView, WriteOutcome } from '../../contract/types'
 import { devOwner } from '../../../sandbox/scenario/dev-keys'
 import { parseDecimal } from '../money/decimal'
 import { startDeskOnSandbox, TEST_PASSPHRASE, type DeskOnSandbox } from '../../testing/desk-on-sandbox'
@@ -48,9 +48,9 @@ describe('desk core through the contract, against the sandbox', () => {
 
   it('previews and submits a settle that ends accepted, with both balances moved', async () => {
     const stop = d.autoConfirm()
-    const requests: { title: string; summary: string[] }[] = []
+    const requests: ConfirmRequest[] = []
     const off = d.core.events.subscribe((event, payload) => {
-      if (event === 'confirm.request') requests.push(payload as { title: string; summary: string[] })
+      if (event === 'confirm.request') requests.push(payload as ConfirmRequest)
     })
     try {
       const creditAccount = devOwner(3).address
@@ -73,6 +73,15 @@ describe('desk core through the contract, against the sandbox', () => {
       expect(text).toContain(`Treasury main (${cashAccount})`)
       expect(text).toContain('0.1 BTC')
       expect(text).not.toMatch(/atoms/)
+      // The dialog's structured fields: network, signing account and counterparty by name and address, amount in units, checks passed, the exact action.
+      expect(requests[0]?.details).toMatchObject({
+        network: { name: 'sandbox', kind: 'sandbox' },
+        account: { name: 'Credit desk', address: creditAccount.toLowerCase() },
+        counterparty: { name: 'Treasury main', address: cashAccount.toLowerCase() },
+        amount: { units: '0.1', symbol: 'BTC' },
+        policyChecks: ['Writes are not halted on sandbox'],
+        action: { type: 'settle', asset_id: '3', amount: '10000000', cash_account: cashAccount.toLowerCase() },
+      })
     } finally {
       stop()
       off()

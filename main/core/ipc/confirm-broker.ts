@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import type { ConfirmDetails } from '../../contract/types'
 import type { Confirmer, ConfirmationRequest, ConfirmationResponse } from '../vault/signing-policy'
 import { currentCallContext } from './dispatch'
 import type { EventHub } from './events'
@@ -29,11 +30,13 @@ export class ConfirmBroker implements Confirmer {
   }
 
   confirm(raw: ConfirmationRequest): Promise<ConfirmationResponse> {
-    const request = this.decorate(raw)
-    const id = randomUUID()
     // The call that led here (AsyncLocalStorage through the handler's await chain): a desk
-    // command answers only its own requests, and the app's window shows only the app's.
+    // command answers only its own requests, and the app's window shows only the app's; the
+    // policy checks it passed are shown in the dialog.
     const call = currentCallContext()
+    const checks = call?.checks ?? []
+    const request = this.decorate(checks.length > 0 ? { ...raw, details: { ...raw.details, policyChecks: [...checks] } } : raw)
+    const id = randomUUID()
     const origin = call?.host === 'cli' ? 'cli' : 'app'
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.settle(id, { approved: false }, 'expired'), this.timeoutMs)
@@ -46,6 +49,8 @@ export class ConfirmBroker implements Confirmer {
         expiresAt: this.now() + this.timeoutMs,
         origin,
         ...(origin === 'cli' && call?.client !== undefined ? { client: call.client } : {}),
+        // Built in main from the write itself (the vault passes it through untouched).
+        ...(request.details ? { details: request.details as ConfirmDetails } : {}),
       })
     })
   }

@@ -12,6 +12,8 @@ import { toErrorData } from '../errors/desk-error'
 export interface CallContext {
   host: 'electron' | 'web' | 'test' | 'cli'
   client?: string
+  /** The operator-policy checks this call passed (filled by core/policy's guards; shown in its confirmation). */
+  checks?: string[]
 }
 
 /**
@@ -66,7 +68,7 @@ export function createDispatcher(handlers: HandlerTable, log?: DispatchLog) {
     }
     try {
       const handler = handlers[channel] as (args: unknown, ctx: CallContext) => unknown
-      const value = await currentCall.run(ctx, () => handler(parsed.output, ctx))
+      const value = await currentCall.run({ ...ctx, checks: [] }, () => handler(parsed.output, ctx))
       return { ok: true, value }
     } catch (e) {
       const error = toErrorData(e)

@@ -1,4 +1,5 @@
 import { DeskError } from '../errors/desk-error'
+import { currentCallContext } from '../ipc/dispatch'
 import { parseDecimal } from '../money/decimal'
 import { markState, parsePositiveAmount, resolveAsset, usdAtMark, type MarketData, type MarketInfo, type NetworkSession, type SessionSource, type WriteContext } from '../session'
 import type { PolicyEngine, PriceBandOverride, Valuer } from './engine'
@@ -21,9 +22,15 @@ export async function policyEngine(d: PolicyAccess): Promise<{ engine: PolicyEng
 
 /** Any write: refused while halted. */
 export async function guardWrite(d: PolicyAccess, what: string): Promise<PolicyEngine> {
-  const { engine } = await policyEngine(d)
+  const { engine, session } = await policyEngine(d)
   engine.requireWritable(what)
+  passed(`Writes are not halted on ${session.name}`)
   return engine
+}
+
+/** Records a check this call passed; the confirmation dialog lists them. */
+function passed(sentence: string): void {
+  currentCallContext()?.checks?.push(sentence)
 }
 
 /** USD at current marks; a missing or stale mark refuses (never a guessed value). */
@@ -69,6 +76,9 @@ export async function guardTransfer(d: PolicyAccess, ctx: WriteContext, req: Mov
   engine.requireWritable('the transfer')
   engine.requireTransferDestination(req.to, d.policy.ownAccounts())
   await checkMove(engine, session, ctx, 'transfer', req)
+  passed(`Writes are not halted on ${session.name}`)
+  passed('Recipient is one of your accounts or an address-book entry past its cooling-off')
+  passed('Within the transfer limits in force (per transaction and rolling 24 h)')
 }
 
 /** A withdrawal: not halted, to a cooled-off address-book entry for that chain, within the limits. */
@@ -77,6 +87,9 @@ export async function guardWithdraw(d: PolicyAccess, ctx: WriteContext, req: Mov
   engine.requireWritable('the withdrawal')
   engine.requireWithdrawDestination(req.dstAddress, String(req.dstChainId))
   await checkMove(engine, session, ctx, 'withdraw', req)
+  passed(`Writes are not halted on ${session.name}`)
+  passed(`Destination is an address-book entry for chain ${req.dstChainId}, past its cooling-off`)
+  passed('Within the withdrawal limits in force (per transaction and rolling 24 h)')
 }
 
 export interface CheckedOrder {
@@ -128,4 +141,7 @@ export async function guardOrder(d: PolicyAccess, order: CheckedOrder, override?
   })
   const reference = await referencePrice(session, m, side)
   engine.checkPriceBand({ marketId: m.marketId, side, price: order.price, priceAtoms: BigInt(order.priceAtoms), priceDecimals: m.priceDecimals, reference }, override)
+  passed(`Writes are not halted on ${session.name}`)
+  passed('Order value within the maximum in force')
+  passed(override ? 'Price outside the band: overridden knowingly for this order (journaled)' : 'Price within the band around the mark and the book')
 }

@@ -13,6 +13,8 @@ export interface ConfirmationRequest {
   summary: string[]
   /** The operator must type the vault passphrase again. */
   needsPassphrase: boolean
+  /** Structured fields for the dialog (see the contract's ConfirmDetails); filled further by the host's broker. */
+  details?: Readonly<Record<string, unknown>>
 }
 
 export interface ConfirmationResponse {
@@ -42,6 +44,8 @@ export interface SigningIntent {
   action: GatedAction
   title: string
   summary: string[]
+  /** Structured fields for the confirmation dialog (account, counterparty, amount, exact action); opaque to the vault. */
+  details?: Readonly<Record<string, unknown>>
 }
 
 export interface SigningPolicyOptions {
@@ -95,7 +99,7 @@ export class SigningPolicy {
     }
     if (!this.confirmer) throw vaultError('NoConfirmer', 'no confirmation prompt is available in this host, so owner-key actions cannot be signed')
     const needsPassphrase = this.needsPassphrase()
-    const response = await this.confirmer.confirm({ title: intent.title, summary: [...intent.summary], needsPassphrase })
+    const response = await this.confirmer.confirm({ title: intent.title, summary: [...intent.summary], needsPassphrase, ...(intent.details ? { details: intent.details } : {}) })
     if (!response.approved) throw vaultError('ConfirmationDeclined', `the operator declined: ${intent.title}`, { action: intent.action })
     if (needsPassphrase) {
       if (response.passphrase === undefined || !(await this.verify(response.passphrase))) {

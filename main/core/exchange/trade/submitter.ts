@@ -138,7 +138,9 @@ export class TradeSubmitter {
         const expires = BigInt(this.now() + this.expiresInMs)
         const unsigned = { action, nonce, agentEpoch: req.signer.role === 'agent' ? req.agentEpoch : undefined, expiresAfterMs: expires }
         const sreq = signingRequest(unsigned, this.o.chainId)
-        const signature = await this.o.signer.sign(req.signer, sreq, req.intent)
+        // The confirmation shows the account and the exact action that will be signed.
+        const intent = req.intent ? { ...req.intent, details: { ...req.intent.details, account: { name: '', address: req.account }, action: jsonAction(action) } } : undefined
+        const signature = await this.o.signer.sign(req.signer, sreq, intent)
         const envelope: TradeEnvelope = { action, nonce: nonce.toString() }
         if (unsigned.agentEpoch !== undefined) envelope.agent_epoch = unsigned.agentEpoch.toString()
         envelope.expires_after_ms = expires.toString()
@@ -329,4 +331,9 @@ export function assertCloidFree(journal: Journal, network: string, key: string):
     throw new DeskError('CloidUnresolved', `cloid ${key} belongs to an unresolved write (journal #${b.entry.id}); check it and acknowledge it in the journal before sending it again`, d)
   }
   throw new DeskError('CloidAlreadyUsed', `cloid ${key} was already executed (journal #${b.entry.id}); a new write needs a new cloid`, d)
+}
+
+/** The action as plain JSON for display (integers as decimal strings, exactly as signed). */
+function jsonAction(action: TradeAction): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(action, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))) as Record<string, unknown>
 }

@@ -1,3 +1,4 @@
+import type { ConfirmDetails, ConfirmParty } from '../../../contract/types'
 import type { SettingsStore } from '../../config/settings'
 import type { ConfirmationRequest } from '../../vault/signing-policy'
 import type { AccountDirectory } from './account-directory'
@@ -16,6 +17,14 @@ export function confirmationContext(settings: SettingsStore, accounts: AccountDi
       return label ? `${label} (${a})` : a
     }
     const summary = r.summary.map((line) => line.replace(ADDRESS, (a) => name(a)))
-    return { ...r, summary: [`Network: ${n.name}${n.chainId !== null && n.chainId !== undefined ? ` (chain ${n.chainId})` : ''}`, ...summary] }
+    const d = (r.details ?? {}) as ConfirmDetails
+    const party = (p: ConfirmParty | null | undefined) => (p ? { ...p, name: p.name || accounts.label(p.address) } : p)
+    const details: ConfirmDetails = {
+      ...d,
+      network: { name: n.name, chainId: n.chainId ?? null, kind: n.kind },
+      ...(d.account ? { account: party(d.account)! } : {}),
+      ...(d.counterparty ? { counterparty: party(d.counterparty) } : {}),
+    }
+    return { ...r, summary: [`Network: ${n.name}${n.chainId !== null && n.chainId !== undefined ? ` (chain ${n.chainId})` : ''}`, ...summary], details: details as Readonly<Record<string, unknown>> }
   }
 }

@@ -153,7 +153,12 @@ async function submitPreviewed(ctx: WriteContext, preview: TransferPreview, cloi
     signer: { owner: from, role: 'owner' },
     action,
     summary: `${preview.kind} ${preview.amount} ${preview.asset.symbol} from ${short(preview.from)} to ${short(preview.to)}`,
-    intent: { action: preview.kind, title: `${verb} ${preview.amount} ${preview.asset.symbol}`, summary: previewLines(preview) },
+    intent: {
+      action: preview.kind,
+      title: `${verb} ${preview.amount} ${preview.asset.symbol}`,
+      summary: previewLines(preview),
+      details: { counterparty: { name: '', address: preview.to }, amount: { units: preview.amount, symbol: preview.asset.symbol, usd: null }, fees: [] },
+    },
   })
   return { preview, outcome: outcomeOf(r) }
 }

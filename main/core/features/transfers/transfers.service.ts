@@ -52,6 +52,7 @@ export async function transfer(ctx: WriteContext, req: TransferRequest): Promise
       action: 'transfer',
       title: `Transfer ${display} ${asset.symbol}`,
       summary: [`transfer ${display} ${asset.symbol}`, `from ${from}, signed by its owner key`, `to   ${to}`, `available after: ${fmt(avail - amount, asset.decimals)} ${asset.symbol}`],
+      details: { counterparty: { name: '', address: to }, amount: { units: display, symbol: asset.symbol, usd: null }, fees: [] },
     },
   })
   return { outcome: outcomeOf(r), amountAtoms: amount.toString() }
@@ -107,6 +108,11 @@ export async function withdraw(ctx: WriteContext, req: WithdrawRequest): Promise
         `to ${dst} on chain ${chain}`,
         `withdraw fee recorded (not deducted): ${fmt(asset.withdrawFeeAtoms, asset.decimals)} ${asset.symbol}`,
       ],
+      details: {
+        counterparty: { name: '', address: dst, chainId: String(chain) },
+        amount: { units: display, symbol: asset.symbol, usd: null },
+        fees: [{ label: 'withdraw fee (recorded, not deducted)', units: fmt(asset.withdrawFeeAtoms, asset.decimals), symbol: asset.symbol, usd: null }],
+      },
     },
   })
   return { outcome: outcomeOf(r), withdrawNonce: r.submission.businessNonce, feeAtoms: asset.withdrawFeeAtoms.toString() }
