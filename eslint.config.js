@@ -72,10 +72,10 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.browser } },
   },
   boundary(['renderer/**/*.{ts,vue}'], [], [rule.mainOutsideContract, rule.sandbox]),
-  boundary(['sandbox/**/*.ts'], [...TESTS, 'sandbox/conformance/**'], [rule.sandboxCore, rule.hosts, rule.testing]),
+  boundary(['sandbox/**/*.ts'], [...TESTS, 'sandbox/conformance/**', 'sandbox/testing/**'], [rule.sandboxCore, rule.hosts, rule.testing]),
   {
     // Tests poke at malformed payloads on purpose.
-    files: ['**/*.test.ts', 'sandbox/conformance/**'],
+    files: ['**/*.test.ts', 'sandbox/conformance/**', 'sandbox/testing/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {

@@ -11,7 +11,7 @@ import { scrypt } from 'node:crypto'
 import { keccak256 } from 'viem'
 import { privateKeyToAccount, sign } from 'viem/accounts'
 import { Vault, vaultPath } from '../main/core/vault'
-import { DEV_ADDRESS_0, DEV_KEY_0, LEGACY_ORDER_PAYLOAD, SETTLE_INTENT, SETTLE_TYPED_DATA } from '../main/core/vault/testdata/fixtures'
+import { DEV_ADDRESS_0, DEV_KEY_0, LEGACY_ORDER_PAYLOAD, SETTLE_INTENT, SETTLE_TYPED_DATA } from '../main/core/vault/testing/fixtures'
 import { fromRuns, median, percentile } from './judge'
 import type { BenchResult } from './types'
 

@@ -5,7 +5,7 @@ import { EARN_DATA_SCHEMAS, EarnConfigSchema } from '../../main/core/wire/earn'
 import { earnSigner } from '../earn/earn-signer'
 import { devOwner } from '../scenario/dev-keys'
 import type { SandboxHandle } from '../index'
-import { getJson, newCloid, postJson, postRaw, startTestSandbox, tradeSigner } from './harness'
+import { getJson, newCloid, postJson, postRaw, startTestSandbox, tradeSigner } from '../testing/conformance-harness'
 
 let sb: SandboxHandle
 let url: string

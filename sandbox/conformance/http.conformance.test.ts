@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSandbox, type SandboxHandle } from '../index'
 import { devOwner } from '../scenario/dev-keys'
-import { getJson, newCloid, postJson, postRaw, startTestSandbox, tradeSigner } from './harness'
+import { getJson, newCloid, postJson, postRaw, startTestSandbox, tradeSigner } from '../testing/conformance-harness'
 
 let sb: SandboxHandle
 const admin = (path: string, body: unknown) => postJson(`${sb.adminUrl}/${path}`, body)

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { earnSigner } from '../earn/earn-signer'
 import { devOwner } from '../scenario/dev-keys'
-import { postJson, startTestSandbox } from './harness'
+import { postJson, startTestSandbox } from '../testing/conformance-harness'
 
 const dirs: string[] = []
 afterAll(async () => {

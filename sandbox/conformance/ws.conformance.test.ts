@@ -2,8 +2,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { SandboxHandle } from '../index'
 import { devOwner } from '../scenario/dev-keys'
-import { TestSocket } from './ws-client'
-import { newCloid, postJson, postRaw, startTestSandbox, tradeSigner } from './harness'
+import { TestSocket } from '../testing/ws-client'
+import { newCloid, postJson, postRaw, startTestSandbox, tradeSigner } from '../testing/conformance-harness'
 
 let sb: SandboxHandle
 const sockets: TestSocket[] = []

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { addr, BTC, cloid, fund, info, makeService, ONE, trade, USDC } from './test-kit'
+import { addr, BTC, cloid, fund, info, makeService, ONE, trade, USDC } from '../testing/test-kit'
 import type { TradingService } from './types'
 
 const services: TradingService[] = []

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { CHAIN_IDS } from '../../main/core/wire/chains'
 import { createTradingService } from './service'
-import { addr, BTC, cloid, ETH, fund, info, makeService, ONE, send, sign, trade, USDC } from './test-kit'
+import { addr, BTC, cloid, ETH, fund, info, makeService, ONE, send, sign, trade, USDC } from '../testing/test-kit'
 import type { TradingService } from './types'
 
 const services: TradingService[] = []

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CHAIN_IDS } from '../../main/core/wire/chains'
 import type { TradeAction } from '../../main/core/wire/actions'
-import { addr, cloid, fund, info, makeService, nextNonce, send, sign, trade } from './test-kit'
+import { addr, cloid, fund, info, makeService, nextNonce, send, sign, trade } from '../testing/test-kit'
 import { createTradingService } from './service'
 
 const svc = makeService()

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { CHAIN_IDS } from '../../main/core/wire/chains'
 import { createTradingService } from './service'
-import { addr, fund, info, makeService, trade } from './test-kit'
+import { addr, fund, info, makeService, trade } from '../testing/test-kit'
 
 const svc = makeService()
 afterAll(() => svc.stop())

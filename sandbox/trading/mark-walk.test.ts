@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createMarkWalker, markTick, nextMark, prng } from './mark-walk'
-import { CHAIN, info } from './test-kit'
+import { CHAIN, info } from '../testing/test-kit'
 import { createTradingService } from './service'
 import { DEFAULT_MARKS } from './defaults'
 import type { TradingService } from './types'

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import type { OrderAction, TradeAction } from '../../main/core/wire/actions'
-import { addr, BTC, cloid, fund, info, makeService, ONE, trade, USDC, type Who } from './test-kit'
+import { addr, BTC, cloid, fund, info, makeService, ONE, trade, USDC, type Who } from '../testing/test-kit'
 import type { BlockEvents, TradingService } from './types'
 
 const services: TradingService[] = []

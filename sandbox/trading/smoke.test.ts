@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { addr, fund, info, makeService, trade } from './test-kit'
+import { addr, fund, info, makeService, trade } from '../testing/test-kit'
 
 const svc = makeService()
 afterAll(() => svc.stop())

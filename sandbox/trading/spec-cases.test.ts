@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import type { OrderAction, TradeAction } from '../../main/core/wire/actions'
-import { addr, BTC, cloid, fund, info, makeService, ONE, send, sign, trade } from './test-kit'
+import { addr, BTC, cloid, fund, info, makeService, ONE, send, sign, trade } from '../testing/test-kit'
 import { MAX_FILLS_PER_ORDER } from './matching'
 import type { TradingService } from './types'
 

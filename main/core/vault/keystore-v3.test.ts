@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, pbkdf2Sync, randomBytes, scryptSync }
 import { bytesToHex, hexToBytes, keccak256 } from 'viem'
 import { privateKeyToAddress } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
-import vectors from './testdata/geth-v3-test-vectors.json'
+import vectors from './testing/geth-v3-test-vectors.json'
 import { decryptKeystore, encryptKeystore, type KeystoreV3 } from './keystore-v3'
 import { SECP256K1_N } from './private-key'
 

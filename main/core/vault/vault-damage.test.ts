@@ -6,7 +6,7 @@ import { promises as fs } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { DEV_ADDRESS_0, DEV_ADDRESS_1, DEV_KEY_0 } from './testdata/fixtures'
+import { DEV_ADDRESS_0, DEV_ADDRESS_1, DEV_KEY_0 } from './testing/fixtures'
 import { fileChecksum, parseVaultText, serializeVault, type VaultDoc } from './vault-file'
 import { Vault, vaultPath } from './vault'
 

@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url'
 import { bytesToHex, hexToBytes, keccak256, recoverAddress, recoverTypedDataAddress } from 'viem'
 import { privateKeyToAccount, sign } from 'viem/accounts'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import vectors from './testdata/geth-v3-test-vectors.json'
-import { DEV_ADDRESS_0, DEV_ADDRESS_1, DEV_KEY_0, DEV_KEY_1, LEGACY_ORDER_PAYLOAD, SETTLE_INTENT, SETTLE_TYPED_DATA } from './testdata/fixtures'
+import vectors from './testing/geth-v3-test-vectors.json'
+import { DEV_ADDRESS_0, DEV_ADDRESS_1, DEV_KEY_0, DEV_KEY_1, LEGACY_ORDER_PAYLOAD, SETTLE_INTENT, SETTLE_TYPED_DATA } from './testing/fixtures'
 import { deriveMasterKey, fileMac, sealRecord } from './record-cipher'
 import type { ConfirmationRequest, Confirmer } from './signing-policy'
 import { aad, canonicalBody, fileChecksum, parseVaultText, serializeVault, type VaultDoc } from './vault-file'
@@ -389,7 +389,7 @@ describe('damage and crashes', () => {
   })
 
   const child = (point: string) =>
-    spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./testdata/crash-child.ts', import.meta.url)), path, PASS, point], { encoding: 'utf8', timeout: 60_000 })
+    spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./testing/crash-child.ts', import.meta.url)), path, PASS, point], { encoding: 'utf8', timeout: 60_000 })
 
   it('a crash between writing the temp file and the rename leaves the old vault intact', async () => {
     const text = await vaultWithKey()

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import vectors from '../../../core/vault/testdata/geth-v3-test-vectors.json'
-import { DEV_ADDRESS_0, DEV_KEY_0 } from '../../../core/vault/testdata/fixtures'
+import vectors from '../../../core/vault/testing/geth-v3-test-vectors.json'
+import { DEV_ADDRESS_0, DEV_KEY_0 } from '../../../core/vault/testing/fixtures'
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url))
 const DESK_TS = join(ROOT, 'main/hosts/cli/desk.ts')

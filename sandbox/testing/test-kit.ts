@@ -7,8 +7,8 @@ import type { Address } from 'viem'
 import { CHAIN_IDS } from '../../main/core/wire/chains'
 import type { TradeAction, TradeEnvelope, TradeResponse } from '../../main/core/wire/actions'
 import { signEnvelope } from '../../main/core/wire/signing'
-import { createTradingService } from './service'
-import type { HttpResult, TradingService, TradingServiceOptions } from './types'
+import { createTradingService } from '../trading/service'
+import type { HttpResult, TradingService, TradingServiceOptions } from '../trading/types'
 
 export const KEYS = {
   alice: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
@@ -63,7 +63,6 @@ export async function trade(svc: TradingService, who: Who, action: TradeAction, 
   return (await send(svc, await sign(who, action, o))).body
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function info(svc: TradingService, body: Record<string, unknown>): Promise<{ status: number; body: any }> {
   return svc.handleInfo(JSON.stringify(body), '127.0.0.1')
 }
