@@ -118,6 +118,29 @@ describe('desk core through the contract, against the sandbox', () => {
     await expect.poll(() => streamStatuses.slice(before + dropped).some((st) => st.connected), { timeout: 15_000, interval: 50 }).toBe(true)
   })
 
+  it('a transfer confirmation shows the counterparty by name, the amount with its USD value and the policy checks passed', async () => {
+    const stop = d.autoConfirm()
+    const requests: ConfirmRequest[] = []
+    const off = d.core.events.subscribe((event, payload) => {
+      if (event === 'confirm.request') requests.push(payload as ConfirmRequest)
+    })
+    try {
+      const from = devOwner(0).address
+      const to = devOwner(1).address
+      await d.call<WriteOutcome>('transfer.submit', { from, to, assetId: 1, amount: '5' })
+      expect(requests.at(-1)?.details).toMatchObject({
+        account: { name: 'Treasury main' },
+        counterparty: { name: 'Treasury ops', address: to.toLowerCase() },
+        amount: { units: '5', symbol: 'USDC', usd: expect.stringMatching(/^[0-9]+(\.[0-9]+)?$/) },
+        action: { type: 'transfer', to: to.toLowerCase() },
+      })
+      expect(requests.at(-1)?.details?.policyChecks).toContain('Recipient is one of your accounts or an address-book entry past its cooling-off')
+    } finally {
+      stop()
+      off()
+    }
+  })
+
   it('rejects excess precision before signing', async () => {
     await expect(d.call('settle.preview', { creditAccount: devOwner(3).address, cashAccount: devOwner(0).address, assetId: 3, amount: '0.000000001' })).rejects.toMatchObject({ code: 'ExcessPrecision' })
   })

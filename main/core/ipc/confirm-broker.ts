@@ -35,7 +35,9 @@ export class ConfirmBroker implements Confirmer {
     // policy checks it passed are shown in the dialog.
     const call = currentCallContext()
     const checks = call?.checks ?? []
-    const request = this.decorate(checks.length > 0 ? { ...raw, details: { ...raw.details, policyChecks: [...checks] } } : raw)
+    const d = raw.details as ConfirmDetails | undefined
+    const amount = d?.amount && d.amount.usd === null && call?.amountUsd !== undefined ? { amount: { ...d.amount, usd: call.amountUsd } } : {}
+    const request = this.decorate(checks.length > 0 || 'amount' in amount ? { ...raw, details: { ...raw.details, ...amount, ...(checks.length > 0 ? { policyChecks: [...checks] } : {}) } } : raw)
     const id = randomUUID()
     const origin = call?.host === 'cli' ? 'cli' : 'app'
     return new Promise((resolve) => {

@@ -14,6 +14,8 @@ export interface CallContext {
   client?: string
   /** The operator-policy checks this call passed (filled by core/policy's guards; shown in its confirmation). */
   checks?: string[]
+  /** The USD value of the amount this call moves, at the current mark (filled by the policy's valuation). */
+  amountUsd?: string | undefined
 }
 
 /**

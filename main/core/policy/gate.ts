@@ -1,7 +1,7 @@
 import { DeskError } from '../errors/desk-error'
 import { currentCallContext } from '../ipc/dispatch'
-import { parseDecimal } from '../money/decimal'
-import { markState, parsePositiveAmount, resolveAsset, usdAtMark, type MarketData, type MarketInfo, type NetworkSession, type SessionSource, type WriteContext } from '../session'
+import { formatAtoms, parseDecimal } from '../money/decimal'
+import { markState, parsePositiveAmount, resolveAsset, USD_DECIMALS, usdAtMark, type MarketData, type MarketInfo, type NetworkSession, type SessionSource, type WriteContext } from '../session'
 import type { PolicyEngine, PriceBandOverride, Valuer } from './engine'
 import type { PolicyBook } from './policy-book'
 
@@ -67,7 +67,17 @@ export interface MoveRequest {
 async function checkMove(engine: PolicyEngine, session: NetworkSession, ctx: WriteContext, kind: 'transfer' | 'withdraw', req: MoveRequest): Promise<void> {
   const asset = await resolveAsset(ctx.reads, req.assetId)
   const amountAtoms = parsePositiveAmount(req.amount, asset.decimals)
-  engine.checkMove(kind, { assetId: asset.assetId, symbol: asset.symbol, decimals: asset.decimals, amountAtoms }, await valuer(session))
+  const value = await valuer(session)
+  engine.checkMove(kind, { assetId: asset.assetId, symbol: asset.symbol, decimals: asset.decimals, amountAtoms }, value)
+  // The confirmation shows the amount's USD value at the current mark, or none when there is no fresh mark.
+  const call = currentCallContext()
+  if (call) {
+    try {
+      call.amountUsd = formatAtoms(value(asset.assetId, amountAtoms), USD_DECIMALS)
+    } catch {
+      call.amountUsd = undefined
+    }
+  }
 }
 
 /** A transfer: not halted, to one of the operator's accounts or a cooled-off address-book entry, within the limits. */
