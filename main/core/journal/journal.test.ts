@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -276,4 +277,28 @@ describe('account state cache and credit history', () => {
     ).toThrowError(expect.objectContaining({ code: 'InvalidCreditSample' }))
     expect(j.pruneCreditHistory(300)).toBe(2)
   })
+})
+
+describe('journal migrations under concurrency', () => {
+  it('two processes opening a new journal at once both end on the latest schema, neither runs a step twice', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'desk-migrate-'))
+    try {
+      const script = `import { openJournal } from ${JSON.stringify(new URL('./index.ts', import.meta.url).pathname)}; const j = openJournal(process.argv[1]); await j.close(); console.log('ok')`
+      const run = () =>
+        new Promise<{ code: number | null; out: string }>((resolve) => {
+          const c = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, dir], { stdio: ['ignore', 'pipe', 'pipe'] })
+          let out = ''
+          c.stdout.on('data', (d: Buffer) => (out += d.toString()))
+          c.stderr.on('data', (d: Buffer) => (out += d.toString()))
+          c.on('exit', (code) => resolve({ code, out }))
+        })
+      const results = await Promise.all([run(), run(), run(), run()])
+      for (const r of results) expect(r, r.out).toMatchObject({ code: 0 })
+      const j = openJournal(dir)
+      expect(j.list({}).length).toBe(0)
+      await j.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
 })

@@ -186,18 +186,27 @@ export const MIGRATIONS: readonly string[] = [
 ]
 
 export function migrate(db: Database.Database): { from: number; to: number } {
-  const from = db.pragma('user_version', { simple: true }) as number
-  if (from > MIGRATIONS.length) {
-    throw new DeskError('JournalTooNew', `the journal was written by a newer version (schema ${from}, this build knows ${MIGRATIONS.length})`, {
-      schema: from,
+  const tooNew = (schema: number) =>
+    new DeskError('JournalTooNew', `the journal was written by a newer version (schema ${schema}, this build knows ${MIGRATIONS.length})`, {
+      schema,
       known: MIGRATIONS.length,
     })
-  }
-  for (let v = from; v < MIGRATIONS.length; v++) {
-    db.transaction(() => {
-      db.exec(MIGRATIONS[v]!)
-      db.pragma(`user_version = ${v + 1}`)
-    }).immediate()
+  const from = db.pragma('user_version', { simple: true }) as number
+  if (from > MIGRATIONS.length) throw tooNew(from)
+  // Each step re-reads the version under the write lock: two processes opening a new journal at
+  // once (the app and a desk, a restart racing a crash child) must not both run the same step.
+  for (;;) {
+    const done = db
+      .transaction(() => {
+        const v = db.pragma('user_version', { simple: true }) as number
+        if (v > MIGRATIONS.length) throw tooNew(v)
+        if (v === MIGRATIONS.length) return true
+        db.exec(MIGRATIONS[v]!)
+        db.pragma(`user_version = ${v + 1}`)
+        return false
+      })
+      .immediate()
+    if (done) break
   }
   return { from, to: MIGRATIONS.length }
 }
