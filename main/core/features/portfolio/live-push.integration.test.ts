@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { AccountDetailView, EarnOverviewView, OverviewView, WriteOutcome } from '../../../contract/types'
+import type { AccountDetailView, EarnOverviewView, OverviewView, PreviewView, WriteOutcome } from '../../../contract/types'
 import { devOwner } from '../../../../sandbox/scenario/dev-keys'
 import { parseDecimal } from '../../money/decimal'
 import { startDeskOnSandbox, TEST_PASSPHRASE, type DeskOnSandbox } from '../../../testing/desk-on-sandbox'
@@ -45,6 +45,17 @@ describe('live state pushed after writes (no re-read by the caller)', () => {
     expect(v.ages!.balances).not.toBeNull()
     expect(v.ages!.openOrders).not.toBeNull()
     expect(v.balances.length).toBeGreaterThan(0)
+  })
+
+  it('previews come from live state quickly and state how old their data is', async () => {
+    const t0 = Date.now()
+    const p = await d.call<PreviewView>('settle.preview', { creditAccount: addr(3), cashAccount: addr(0), assetId: 3, amount: '0.01' })
+    expect(Date.now() - t0).toBeLessThan(1500)
+    expect(p.dataMaxAgeMs).toBe(30_000)
+    expect(p.dataAgeMs).not.toBeNull()
+    expect(p.dataAgeMs!).toBeLessThanOrEqual(30_000)
+    const t = await d.call<PreviewView>('transfer.preview', { from: addr(0), to: addr(2), assetId: 1, amount: '1' })
+    expect(t.dataAgeMs).not.toBeNull()
   })
 
   it('transfer: both accounts and the overview reach their final balances by push', async () => {
