@@ -136,7 +136,7 @@ export class LiveAccounts {
       ordersAt = now
     }
     let fills: FillView[]
-    let fillsAt: number | null = null
+    let fillsAt: number | null
     if (s.pool) {
       // The first read waits only when the stream has no fills for this account yet.
       const first = this.readFillsOnce(s, user)
