@@ -197,7 +197,10 @@ export class LiveAccounts {
     const ref = this.d.accounts.ref(user) ?? { address: user as Address, label: '', group: '', hasKey: false }
     try {
       const view = await this.detail(s, ref, 'background')
-      if (s === this.session && !this.closed) this.d.events.emit('state.account', view)
+      if (s !== this.session || this.closed) return
+      this.d.events.emit('state.account', view)
+      // The credit page follows the same live state.
+      if (view.credit) this.d.events.emit('state.credit', view.credit)
     } catch {
       // The next change pushes again; the page keeps its last values with their age.
     }
