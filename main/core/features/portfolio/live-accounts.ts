@@ -21,7 +21,12 @@ export interface LiveAccountsDeps extends PortfolioServiceDeps {
   streamGraceMs?: number
   /** How often a non-final earn withdrawal is re-read (default 2 s). */
   earnPollMs?: number
+  /** How often pages on screen are pushed again so their ages stay current (default 5 s). */
+  heartbeatMs?: number
 }
+
+/** A page asked for within this long counts as on screen. */
+const ON_SCREEN_MS = 10 * 60_000
 
 /** Earn withdrawal statuses the pool moves on its own (spec: created → … → completed / claimed). */
 const EARN_MOVING = new Set(['created', 'authorizing', 'authorized', 'transferring'])
@@ -53,6 +58,9 @@ export class LiveAccounts {
   private earnTimer: ReturnType<typeof setTimeout> | null = null
   private earnBusy = false
   private closed = false
+  /** accounts whose page the operator asked for, and when */
+  private readonly onScreen = new Map<string, number>()
+  private heartbeatTimer: ReturnType<typeof setTimeout> | null = null
 
   constructor(private readonly d: LiveAccountsDeps) {
     // Which earn accounts are on screen: whoever asked for one got a `state.earn` push.
@@ -70,6 +78,7 @@ export class LiveAccounts {
     this.detach()
     this.session = s
     this.watched.clear()
+    this.onScreen.clear()
     this.fillsRead.clear()
     this.earnWatched.clear()
     const pool = s.pool
@@ -91,8 +100,7 @@ export class LiveAccounts {
     this.closed = true
     this.detach()
     for (const off of this.offs) off()
-    if (this.pushTimer) clearTimeout(this.pushTimer)
-    if (this.earnTimer) clearTimeout(this.earnTimer)
+    for (const t of [this.pushTimer, this.earnTimer, this.heartbeatTimer]) if (t) clearTimeout(t)
   }
 
   private readonly sessionOffs: (() => void)[] = []
@@ -109,6 +117,10 @@ export class LiveAccounts {
   async detail(s: NetworkSession, ref: AccountRef, lane: Lane): Promise<AccountDetailView> {
     const user = ref.address.toLowerCase()
     this.watched.add(user)
+    if (lane === 'operator') {
+      this.onScreen.set(user, this.d.now())
+      this.heartbeat()
+    }
     const portfolio = portfolioFor(s, this.d)
     const { row, credit } = await portfolio.row(ref, lane)
     this.d.accounts.remember(ref.address, row.account)
@@ -176,6 +188,23 @@ export class LiveAccounts {
     )
     this.fillsRead.set(user, p)
     return p
+  }
+
+  /**
+   * Quiet accounts push nothing, yet their streamed state is current: pages asked for in the
+   * last `ON_SCREEN_MS` are pushed again every few seconds so their ages read "now", not the
+   * time of the last change (from live state; no account request).
+   */
+  private heartbeat(): void {
+    if (this.heartbeatTimer || this.closed) return
+    this.heartbeatTimer = setTimeout(() => {
+      this.heartbeatTimer = null
+      const now = this.d.now()
+      for (const [u, at] of this.onScreen) if (now - at > ON_SCREEN_MS) this.onScreen.delete(u)
+      if (this.onScreen.size === 0) return
+      this.pushSoon([...this.onScreen.keys()])
+      this.heartbeat()
+    }, this.d.heartbeatMs ?? 5000)
   }
 
   /** Pushes the pages of `users` soon (coalesced; stream bursts become one push per account). */
