@@ -8,6 +8,7 @@ import { fromInfoFill, type StreamFill } from '../../streams/fills'
 import type { LiveOrder } from '../../streams/live-state'
 import type { Subscription } from '../../streams/plan'
 import type { AccountDirectory, AccountRef } from '../accounts'
+import { agentsFor, type AgentKeyDirectory } from '../agents'
 import { earnOverview, earnOverviewView } from '../earn'
 import { portfolioFor, type PortfolioServiceDeps } from './portfolio-for-session'
 
@@ -15,6 +16,8 @@ export interface LiveAccountsDeps extends PortfolioServiceDeps {
   accounts: AccountDirectory
   events: EventHub
   now: () => number
+  /** The vault's agent keys (agent slot reads after an agent write). */
+  agentKeys?: AgentKeyDirectory
   /** Asks for one full overview push soon (coalesced by the caller). */
   overviewSoon: () => void
   /** After a write: how long the stream gets to bring the new state before /info is asked (default 1.5 s). */
@@ -257,6 +260,14 @@ export class LiveAccounts {
       this.earnSoon(200)
     }
     if (!FINAL.has(sub.state) || sub.channel !== 'trade') return
+    // Agent slots are not streamed: after an agent write, one read (it updates last-known state,
+    // which the overview's agent count comes from), then the overview again.
+    if (/agent/i.test(sub.actionType) && this.d.agentKeys) {
+      void agentsFor(s, this.d.agentKeys)
+        .slots(sub.account, 'background')
+        .then(() => this.d.overviewSoon())
+        .catch(() => {})
+    }
     // The write ended: give the stream a moment, then read through /info what it did not bring.
     const endedAt = this.d.now()
     setTimeout(() => void this.settle(s, users, endedAt), this.d.streamGraceMs ?? 1500)

@@ -120,6 +120,15 @@ describe('live state pushed after writes (no re-read by the caller)', () => {
     await expect.poll(status, { timeout: 30_000, interval: 250 }).toBe('claimed')
   }, 40_000)
 
+  it('agents: approving a key in a free slot updates the overview agent count by push', async () => {
+    const who = addr(2)
+    const count = (o: OverviewView | undefined) => o?.rows.find((r) => r.account.address === who)?.agentsInUse
+    await expect.poll(async () => count(await d.call<OverviewView>('portfolio.overview')), { timeout: 10_000 }).toBe(0)
+    overviews.length = 0
+    await d.call('agents.approve', { owner: who, slot: 1 })
+    await expect.poll(() => count(overviews.at(-1)), { timeout: 10_000 }).toBe(1)
+  })
+
   it('a second start paints the last known overview at once, with its age, before fresh values', async () => {
     const dataDir = d.dataDir
     await d.call('portfolio.overview')
