@@ -101,6 +101,9 @@ export class LiveAccountReads implements AccountReads {
     const credit = this.live(u, 'spotCreditState')
     // A credit frame names the status; existence otherwise rarely changes: a found account is kept a minute.
     if (credit?.value.authorized && credit.value.status) return { found: true, status: credit.value.status }
+    // Held balances: the account exists (only credit accounts are ever frozen).
+    const balances = this.live(u, 'spotState')
+    if (balances && balances.value.length > 0) return { found: true, status: 'active' }
     const r = await this.cached(this.perAccount, `exists:${u}`, this.o.accountTtlMs ?? 60_000, () => this.base.accountExists(u))
     if (!r.found) this.perAccount.delete(`exists:${u}`) // an activation may follow: never cache "not found"
     return r
@@ -109,13 +112,19 @@ export class LiveAccountReads implements AccountReads {
   async creditLine(user: string): Promise<CreditLine> {
     const u = user.toLowerCase()
     const live = this.live(u, 'spotCreditState')
-    if (!live) return this.fallback(u, 'spotCreditState', () => this.base.creditLine(u))
+    if (!live) {
+      // Balance accounts' credit channel is not streamed; held balances say balance-mode (a
+      // credit account's balance list is empty), so no request is needed to tell.
+      const balances = this.live(u, 'spotState')
+      if (balances && balances.value.length > 0) return { isCredit: false, status: null, creditUsdAtoms: null, availableUsdAtoms: null, lastKnownAvailableUsdAtoms: null, whitelistedMarketIds: [] }
+      return this.fallback(u, 'spotCreditState', () => this.base.creditLine(u))
+    }
     const c = live.value
     if (!c.authorized || c.status === null || c.creditUsdAtoms === null) {
       return { isCredit: false, status: null, creditUsdAtoms: null, availableUsdAtoms: null, lastKnownAvailableUsdAtoms: null, whitelistedMarketIds: [] }
     }
     // Available USD is the line plus each position's contribution at a fresh mark (the service's rule).
-    const md = await this.o.market.get('operator')
+    const md = await this.o.market.recent('operator')
     const now = this.o.now()
     let available: bigint | null = c.creditUsdAtoms
     let lastKnown: bigint | null = c.creditUsdAtoms

@@ -55,6 +55,7 @@ export class LiveAccounts {
   /** accounts whose page was asked for (pushed on every change) */
   private readonly watched = new Set<string>()
   private readonly fillsRead = new Map<string, Promise<void>>()
+  private readonly fillsDone = new Set<string>()
   private readonly pushUsers = new Set<string>()
   private pushTimer: ReturnType<typeof setTimeout> | null = null
   private readonly earnWatched = new Map<string, { until: number; key: string }>()
@@ -83,6 +84,7 @@ export class LiveAccounts {
     this.watched.clear()
     this.onScreen.clear()
     this.fillsRead.clear()
+    this.fillsDone.clear()
     this.earnWatched.clear()
     const pool = s.pool
     if (pool) {
@@ -153,11 +155,11 @@ export class LiveAccounts {
     let fills: FillView[]
     let fillsAt: number | null
     if (s.pool) {
-      // The first read waits only when the stream has no fills for this account yet.
-      const first = this.readFillsOnce(s, user)
-      if (s.pool.fills(user).length === 0) await first.catch(() => {})
+      // Never waits: the stream's snapshot has the latest 100 fills; the 24 h read lands later
+      // and the page is pushed again (its age says "not read yet" until then).
+      void this.readFillsOnce(s, user).catch(() => {})
       fills = fillViews(s.pool.fills(user), now)
-      fillsAt = this.fillsRead.has(user) ? now : null
+      fillsAt = this.fillsDone.has(user) ? now : null
     } else {
       const r = await s.info.userFillsByTime({ user, start_time_ms: Math.max(0, now - FILLS_WINDOW_MS) }, { lane })
       fills = fillViews(r.fills.map((f) => fromInfoFill(user, f)), now)
@@ -182,7 +184,9 @@ export class LiveAccounts {
     if (p) return p
     p = s.info.userFillsByTime({ user, start_time_ms: Math.max(0, this.d.now() - FILLS_WINDOW_MS) }, { lane: 'background' }).then(
       (r) => {
-        if (s.pool && s.pool.addFills(user, r.fills.map((f) => fromInfoFill(user, f))) > 0) this.pushSoon([user])
+        s.pool?.addFills(user, r.fills.map((f) => fromInfoFill(user, f)))
+        this.fillsDone.add(user)
+        this.pushSoon([user])
       },
       (e: unknown) => {
         this.fillsRead.delete(user)

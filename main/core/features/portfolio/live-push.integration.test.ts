@@ -154,3 +154,34 @@ describe('live state pushed after writes (no re-read by the caller)', () => {
     }
   }, 40_000)
 })
+
+describe('on the production /info budget (1 request a second)', () => {
+  let d: DeskOnSandbox
+  let stop: () => void = () => {}
+  beforeAll(async () => {
+    d = await startDeskOnSandbox({ ratePerSec: 1 })
+    await d.call('vault.create', { passphrase: TEST_PASSPHRASE })
+    await d.call('accounts.importSandboxKeys')
+    stop = d.autoConfirm()
+    await d.call('portfolio.overview')
+  }, 60_000)
+  afterAll(async () => {
+    stop()
+    await d?.close()
+  })
+
+  it('an account page and a settle preview answer from live state, not after queueing on /info', async () => {
+    const timed = async (f: () => Promise<unknown>) => {
+      const t0 = Date.now()
+      await f()
+      return Date.now() - t0
+    }
+    // The first preview reads the asset list once (kept five minutes); later ones read no account data.
+    await d.call('settle.preview', { creditAccount: devOwner(3).address, cashAccount: devOwner(0).address, assetId: 3, amount: '0.01' })
+    const page = await timed(() => d.call('account.detail', { address: devOwner(0).address }))
+    const preview = await timed(() => d.call('settle.preview', { creditAccount: devOwner(3).address, cashAccount: devOwner(0).address, assetId: 3, amount: '0.02' }))
+    console.log(`1 req/s budget: account page ${page} ms, settle preview ${preview} ms`)
+    expect(page).toBeLessThan(1500)
+    expect(preview).toBeLessThan(1500)
+  }, 60_000)
+})

@@ -97,7 +97,7 @@ export class PortfolioService {
   /** Balances of a balance-mode account valued at mark; empty for a credit account. */
   async balances(address: string, lane: Lane = 'operator'): Promise<{ rows: BalanceView[]; fetchedAt: number; source: 'stream' | 'info' }> {
     const user = address.toLowerCase()
-    const md = await this.deps.market.get(lane)
+    const md = await this.deps.market.recent(lane)
     const live = this.deps.pool?.state(user).balances
     let atoms: BalanceAtoms[]
     let fetchedAt: number
@@ -131,7 +131,7 @@ export class PortfolioService {
     const agentsInUse = agents ? agents.value.filter((s) => s.agent !== null).length : 0
     const pendingJournal = this.deps.pendingJournal?.(ref.address) ?? 0
     if (id.kind === 'credit') {
-      const md = await this.deps.market.get(lane)
+      const md = await this.deps.market.recent(lane)
       const liveCredit = this.deps.pool?.state(ref.address).credit
       // Streams first: the credit frame carries the line and positions; /info only without it.
       const fromLive = this.deps.credit.healthLive(ref.address, md)
