@@ -568,3 +568,49 @@ export interface AlertNotificationEvent extends NotificationEvent {
   alertKind: AlertKind
   desktop: boolean
 }
+
+// ---- live state: ages and reasons (additions merged into the views above) -------------------
+
+/** Why a USD value is missing, and how old the figures behind one are. */
+export interface ValueAge {
+  /** ms since epoch of the oldest input (balance or mark) behind the value; null when unknown */
+  asOf: number | null
+  /** why the value could not be computed ("mark for BTC stale since 12:03:04 UTC"); null when it was */
+  reason: string | null
+}
+
+export interface BalanceView {
+  /** why usdValue is null (no mark, stale mark, oracle down); absent when computed */
+  usdReason?: string | null
+  /** source time of the mark used, when there was one */
+  markAsOf?: number | null
+}
+
+export interface OverviewRow {
+  /** why totalUsd is null; absent or null when it was computed */
+  totalUsdReason?: string | null
+  /** 'cache' while the row shows last-known state from the previous run */
+  source?: 'live' | 'info' | 'cache'
+}
+
+export interface OverviewView {
+  /** age and reason of totalUsd (credit accounts included, in USD) */
+  totalUsdAge?: ValueAge
+  /** per-asset ages and reasons, keyed by asset id, for the rows of `totals` */
+  totalsAge?: Record<string, ValueAge>
+  /** 'cache': painted from last-known state at start; fresh values follow by push */
+  source?: 'live' | 'cache'
+}
+
+export interface AccountDetailView {
+  /** where each part came from and when: streams first, /info for what they lack */
+  ages?: { balances: number | null; credit: number | null; openOrders: number | null; fills: number | null }
+  source?: 'live' | 'info' | 'cache'
+}
+
+export interface PreviewView {
+  /** how old the oldest account data behind this preview is (ms) */
+  dataAgeMs?: number | null
+  /** the limit above which the desk refuses to sign on it (ms) */
+  dataMaxAgeMs?: number
+}

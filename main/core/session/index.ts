@@ -7,3 +7,4 @@ export { infoAccountReads, type AccountReads, type AssetInfo, type MarketInfo, t
 export { checkAddress, fmt, outcomeOf, parsePositiveAmount, requireOwnerKey, resolveAsset, short, type EarnServiceContext, type WriteContext, type WriteOutcome } from './write-context'
 export { PREFERRED_SLOT_KIND, tradingSignerFor, type AgentKeys, type AgentKeyStore, type TradingSigner } from './trading-signer'
 export { USD_DECIMALS, creditContribution, usdAtMark } from './valuation'
+export { LiveAccountReads, withDataAge, DEFAULT_DATA_MAX_AGE_MS, type LiveReadsOptions } from './live-reads'

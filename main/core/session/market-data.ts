@@ -73,6 +73,21 @@ export class MarketDataCache {
     return this.inflight
   }
 
+  /**
+   * For views built from live state: the cached data when fetched within `maxFetchAgeMs`
+   * (refreshed in the background lane once past the TTL), so an operator's screen does not
+   * queue on the /info budget for marks it already has. Staleness is still judged on each
+   * mark's own source time, so an old fetch shows as stale marks, never as fresh ones.
+   */
+  async recent(lane: Lane = 'operator', maxFetchAgeMs = 15_000): Promise<MarketData> {
+    const d = this.data
+    if (d && this.now() - d.fetchedAt < maxFetchAgeMs) {
+      if (this.now() - d.fetchedAt >= this.ttlMs) void this.get('background').catch(() => {})
+      return d
+    }
+    return this.get(lane)
+  }
+
   /** The last fetched data whatever its age (no network); undefined before the first fetch. */
   peek(): MarketData | undefined {
     return this.data

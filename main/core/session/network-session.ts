@@ -5,6 +5,7 @@ import type { HostSchedulers } from '../exchange/scheduler'
 import type { Journal } from '../journal'
 import { StreamPool } from '../streams/pool'
 import { LastKnownState } from './last-known'
+import { LiveAccountReads } from './live-reads'
 import { MarketDataCache } from './market-data'
 import { WriteSide, type WriteSideOptions, type WriteVault } from './write-side'
 
@@ -75,6 +76,8 @@ export class NetworkSession {
     const n = this.network
     this.writeSide = new WriteSide({
       ...this.opts.write,
+      // Previews and writes read accounts streams first (see LiveAccountReads).
+      reads: this.opts.write?.reads ?? new LiveAccountReads({ info: this.info, pool: this.pool, market: this.market, now: this.now, writes: { onChange: (l) => this.journal.onChange(l), network: n.name } }),
       network: n,
       journal: this.journal,
       vault,
@@ -107,6 +110,7 @@ export class NetworkSession {
     if (this.closed) return
     this.closed = true
     await this.writeSide?.stop()
+    if (this.writeSide?.reads instanceof LiveAccountReads) this.writeSide.reads.close()
     await this.pool?.stop()
     await this.connected.close()
   }

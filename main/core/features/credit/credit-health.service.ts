@@ -6,7 +6,8 @@ import type { Lane } from '../../exchange/scheduler'
 import type { CreditSample } from '../../journal/types'
 import { formatAtoms } from '../../money/decimal'
 import type { StreamPool } from '../../streams/pool'
-import { markState, type MarketDataCache } from '../../session/market-data'
+import type { CreditPosition } from '../../exchange/info/types/spot-credit-positions'
+import { markState, type MarketData, type MarketDataCache } from '../../session/market-data'
 import type { LastKnownState } from '../../session/last-known'
 import { creditContribution, USD_DECIMALS } from '../../session/valuation'
 
@@ -64,6 +65,8 @@ const usd = (x: bigint | null): string | null => (x === null ? null : formatAtom
 export class CreditHealthService {
   private readonly now: () => number
   private readonly lastSample = new Map<string, { at: number; key: string }>()
+  /** The trading whitelist per account from the last /info read (the stream does not carry it). */
+  private readonly whitelists = new Map<string, string[]>()
 
   constructor(private readonly deps: CreditHealthDeps) {
     this.now = deps.now ?? Date.now
@@ -75,11 +78,61 @@ export class CreditHealthService {
     const { info, market } = this.deps
     const acct = await info.spotCreditAccount({ user }, { lane })
     if (!isCreditLine(acct)) return null
+    this.whitelists.set(user, acct.credit_trading_whitelisted_market_ids ?? [])
     const live = this.deps.pool?.state(user).credit
     const positions = live && live.value.authorized ? live.value.positions : await info.spotCreditPositions({ user }, { lane })
     const md = await market.get(lane)
+    return this.build(user, md, positions, {
+      status: acct.status!,
+      credit: acct.credit_usd_atoms!,
+      available: acct.available_usd_atoms ?? null,
+      lastKnown: acct.last_known_available_usd_atoms ?? null,
+      whitelist: acct.credit_trading_whitelisted_market_ids ?? [],
+    })
+  }
+
+  /**
+   * Credit health from the streamed credit state and cached marks, without a request: the line,
+   * status and positions come from `spotCreditState`; available USD is the line plus each
+   * position's contribution at a fresh mark (the service's rule), last-known at any mark. The
+   * trading whitelist is the one last read through /info. Undefined when the stream has not
+   * delivered this account's credit state yet (the caller reads /info instead); null for an
+   * address without a credit line.
+   */
+  healthLive(address: string, md: MarketData | undefined): CreditHealthView | null | undefined {
+    const user = address.toLowerCase()
+    const live = this.deps.pool?.state(user).credit
+    if (!live || !md) return undefined
+    const c = live.value
+    if (!c.authorized) return null
+    if (c.status === null || c.creditUsdAtoms === null) return undefined
     const now = this.now()
-    const credit = acct.credit_usd_atoms!
+    let available: bigint | null = c.creditUsdAtoms
+    let lastKnown: bigint | null = c.creditUsdAtoms
+    for (const p of c.positions) {
+      const net = p.actual_qty + p.pending_exposure_qty
+      if (net === 0n && p.actual_qty === 0n) continue
+      const meta = md.assets.get(p.asset_id)
+      const ms = markState(md, p.asset_id, now)
+      if (!meta || !ms.mark) {
+        available = lastKnown = null
+        continue
+      }
+      const v = creditContribution(net, meta.decimals, ms.mark.usdAtoms, meta.creditLtv)
+      if (lastKnown !== null) lastKnown += v
+      if (available !== null) available = ms.stale ? null : available + v
+    }
+    return this.build(user, md, c.positions, { status: c.status, credit: c.creditUsdAtoms, available, lastKnown, whitelist: this.whitelists.get(user) ?? this.deps.lastKnown?.load<CreditHealthView>(user, 'credit')?.value.tradingWhitelist ?? [] })
+  }
+
+  private build(
+    user: string,
+    md: MarketData,
+    positions: readonly CreditPosition[],
+    acct: { status: 'active' | 'frozen'; credit: bigint; available: bigint | null; lastKnown: bigint | null; whitelist: string[] },
+  ): CreditHealthView {
+    const now = this.now()
+    const credit = acct.credit
     const rows: CreditPositionView[] = []
     const detail: { assetId: number; contributionUsdAtoms: string | null }[] = []
     for (const p of positions) {
@@ -100,9 +153,9 @@ export class CreditHealthService {
       })
       detail.push({ assetId: p.asset_id, contributionUsdAtoms: contribution === null ? null : contribution.toString() })
     }
-    const available = acct.available_usd_atoms ?? null
-    const lastKnown = acct.last_known_available_usd_atoms ?? null
-    const status = acct.status!
+    const available = acct.available
+    const lastKnown = acct.lastKnown
+    const status = acct.status
     const t = this.deps.thresholds()
     const view: CreditHealthView = {
       address: user as Address,
@@ -115,7 +168,7 @@ export class CreditHealthService {
       positions: rows,
       // With stale marks the level is judged on the last-known figure rather than left unknown.
       warning: warningLevel(status, credit, available ?? lastKnown, t),
-      tradingWhitelist: acct.credit_trading_whitelisted_market_ids ?? [],
+      tradingWhitelist: acct.whitelist,
     }
     this.record(user, now, { status, credit, available, lastKnown, level: view.warning, detail })
     this.deps.lastKnown?.save(user, 'credit', view, now)

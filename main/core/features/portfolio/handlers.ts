@@ -1,10 +1,10 @@
-import type { Address, AssetView, FillView, MarketView, OpenOrderView } from '../../../contract/types'
+import type { Address, AssetView, MarketView } from '../../../contract/types'
 import type { EventHub } from '../../ipc/events'
 import type { HandlerTable } from '../../ipc/dispatch'
 import type { SessionSource } from '../../session'
 import type { AccountDirectory } from '../accounts'
 import type { LiveOverview } from './live-overview'
-import { portfolioFor, type PortfolioServiceDeps } from './portfolio-for-session'
+import type { PortfolioServiceDeps } from './portfolio-for-session'
 
 export type PortfolioChannels = 'markets.list' | 'portfolio.overview' | 'account.detail'
 
@@ -34,43 +34,11 @@ export function portfolioHandlers(d: PortfolioDeps): Pick<HandlerTable, Portfoli
       }))
       return { markets: views, assets }
     },
-    'portfolio.overview': () => d.live.overview('operator'),
+    'portfolio.overview': () => d.live.request(),
     'account.detail': async ({ address }) => {
       const s = await d.sessions.current()
-      const portfolio = portfolioFor(s, d)
       const ref = d.accounts.ref(address) ?? { address: address.toLowerCase() as Address, label: '', group: '', hasKey: false }
-      const { row, credit } = await portfolio.row(ref, 'operator')
-      d.accounts.remember(ref.address, row.account)
-      const balances = await portfolio.balances(ref.address, 'operator')
-      const oo = await s.info.openOrders({ user: ref.address, market_id: -1 }, { lane: 'operator' })
-      const fills = await s.info.userFillsByTime({ user: ref.address, start_time_ms: Math.max(0, d.now() - 24 * 3600_000) }, { lane: 'operator' })
-      const openOrders: OpenOrderView[] = oo.orders.map((o) => ({
-        marketId: String(o.market_id ?? ''),
-        oid: String(o.oid),
-        cloid: o.cloid ?? null,
-        side: o.side === 'ask' || o.side === 'A' ? 'ask' : 'bid',
-        price: o.price ?? '',
-        originalQty: o.original_qty,
-        remainingQty: o.remaining_qty,
-        filledQty: o.filled_qty,
-        timeMs: o.timestamp_ms ?? null,
-      }))
-      const fillViews: FillView[] = fills.fills
-        .slice(-200)
-        .reverse()
-        .map((f) => ({
-          tid: String(f.tid),
-          marketId: String(f.market_id ?? f.coin ?? ''),
-          side: f.side,
-          price: f.price ?? f.px ?? '',
-          size: f.quantity ?? f.sz ?? '',
-          fee: f.fee,
-          feeAssetId: f.fee_asset_id,
-          timeMs: f.time,
-          oid: f.oid === null || f.oid === undefined ? null : String(f.oid),
-          cloid: f.cloid ?? null,
-        }))
-      const view = { account: row.account, balances: balances.rows, credit, openOrders, fills: fillViews, fetchedAt: balances.fetchedAt }
+      const view = await d.live.accounts.detail(s, ref, 'operator')
       d.events.emit('state.account', view)
       return view
     },

@@ -7,6 +7,7 @@ import type { SessionHolder, NetworkSession } from '../../session'
 import type { StreamPool } from '../../streams/pool'
 import type { AccountDirectory } from '../accounts'
 import { agentsFor, type AgentKeyDirectory } from '../agents'
+import { LiveAccounts } from './live-accounts'
 import { portfolioFor, type PortfolioServiceDeps } from './portfolio-for-session'
 
 export interface LiveOverviewDeps extends PortfolioServiceDeps {
@@ -42,8 +43,12 @@ export class LiveOverview {
   private lastStreamAt = 0
   private closed = false
 
+  /** Account pages, earn queues and write follow-up from the same live state. */
+  readonly accounts: LiveAccounts
+
   constructor(private readonly d: LiveOverviewDeps) {
     this.startedAt = d.now()
+    this.accounts = new LiveAccounts({ ...d, overviewSoon: () => this.overviewSoon() })
   }
 
   /** Attaches to each session the holder opens, and refreshes every `refreshMs` (0: never). */
@@ -51,6 +56,8 @@ export class LiveOverview {
     this.d.sessions.onOpened((s) => {
       this.forgetSession()
       this.attach(s)
+      this.accounts.attach(s)
+      this.paintCached(s)
     })
     if (refreshMs > 0) this.every(refreshMs)
   }
@@ -58,6 +65,34 @@ export class LiveOverview {
   /** The vault's accounts changed: follow them on the streams. */
   accountsChanged(): void {
     void this.d.sessions.ifOpen().then((s) => s?.streamAccounts(this.d.accounts.streamTargets()))
+  }
+
+  /**
+   * What the operator asks for: the live overview when one is at hand or comes quickly; at start,
+   * the last known state from the previous run (with its age) when the network is slower than
+   * `paintWithinMs`, replaced by push as soon as the fresh one is computed.
+   */
+  async request(paintWithinMs = 700): Promise<OverviewView> {
+    const fresh = this.overview('operator')
+    if (this.last) return fresh
+    const s = await this.d.sessions.current()
+    const cached = portfolioFor(s, this.d).cachedOverview(this.d.accounts.refs())
+    if (!cached || cached.rows.every((r) => r.fetchedAt === null)) return fresh
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const slow = new Promise<null>((r) => (timer = setTimeout(() => r(null), paintWithinMs)))
+    const first = await Promise.race([fresh.catch(() => null), slow])
+    clearTimeout(timer)
+    if (first) return first
+    // The fresh one is pushed when it lands; an error then is reported by the next request.
+    void fresh.then((v) => this.d.events.emit('state.overview', v)).catch(() => {})
+    return cached
+  }
+
+  /** Pushes last-known state at once when a session opens, before anything is read. */
+  private paintCached(s: NetworkSession): void {
+    if (this.d.accounts.refs().length === 0) return
+    const cached = portfolioFor(s, this.d).cachedOverview(this.d.accounts.refs())
+    if (cached && !this.last) this.d.events.emit('state.overview', cached)
   }
 
   /** The overview of every account; remembered as the base that balance frames patch. */
@@ -74,6 +109,7 @@ export class LiveOverview {
 
   close(): void {
     this.closed = true
+    this.accounts.close()
     for (const t of [this.overviewTimer, this.patchTimer, this.refreshTimer]) if (t) clearTimeout(t)
   }
 

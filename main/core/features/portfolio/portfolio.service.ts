@@ -1,7 +1,7 @@
-import type { AccountKind, AccountView, Address, BalanceView, CreditHealthView, OverviewRow, OverviewView } from '../../../contract/types'
+import type { AccountKind, AccountView, Address, BalanceView, CreditHealthView, OverviewRow, OverviewView, ValueAge } from '../../../contract/types'
 import type { InfoClient } from '../../exchange/info/client'
 import type { Lane } from '../../exchange/scheduler'
-import { formatAtoms, parseDecimal } from '../../money/decimal'
+import { formatAtoms, parseDecimal, parseSignedDecimal } from '../../money/decimal'
 import type { AccountRef } from '../accounts'
 import type { StreamPool } from '../../streams/pool'
 import type { CreditHealthService } from '../credit'
@@ -97,7 +97,7 @@ export class PortfolioService {
   /** Balances of a balance-mode account valued at mark; empty for a credit account. */
   async balances(address: string, lane: Lane = 'operator'): Promise<{ rows: BalanceView[]; fetchedAt: number; source: 'stream' | 'info' }> {
     const user = address.toLowerCase()
-    const md = await this.deps.market.get(lane)
+    const md = await this.deps.market.recent(lane)
     const live = this.deps.pool?.state(user).balances
     let atoms: BalanceAtoms[]
     let fetchedAt: number
@@ -131,16 +131,24 @@ export class PortfolioService {
     const agentsInUse = agents ? agents.value.filter((s) => s.agent !== null).length : 0
     const pendingJournal = this.deps.pendingJournal?.(ref.address) ?? 0
     if (id.kind === 'credit') {
-      const credit = await this.deps.credit.health(ref.address, lane)
+      const md = await this.deps.market.recent(lane)
+      const liveCredit = this.deps.pool?.state(ref.address).credit
+      // Streams first: the credit frame carries the line and positions; /info only without it.
+      const fromLive = this.deps.credit.healthLive(ref.address, md)
+      const credit = fromLive === undefined ? await this.deps.credit.health(ref.address, lane) : fromLive
+      const positions = this.creditHoldings(md, ref.address, credit)
+      const value = sumUsd(positions)
       const row: OverviewRow = {
         account,
-        totalUsd: null,
-        available: [],
+        totalUsd: value.total,
+        totalUsdReason: value.reason,
+        available: positions,
         credit: credit ? { creditUsd: credit.creditUsd, availableUsd: credit.availableUsd, warning: credit.warning } : null,
         agentsInUse,
         pendingJournal,
-        fetchedAt: this.now(),
+        fetchedAt: fromLive !== undefined && liveCredit ? this.liveAt(ref.address, 'spotCreditState', liveCredit.at) : this.now(),
         stale: credit ? credit.marksStale : false,
+        source: fromLive !== undefined ? 'live' : 'info',
       }
       return { row, credit }
     }
@@ -148,7 +156,9 @@ export class PortfolioService {
     const total = sumUsd(b.rows)
     const row: OverviewRow = {
       account,
-      totalUsd: total,
+      totalUsd: total.total,
+      totalUsdReason: total.reason,
+      source: b.source === 'stream' ? 'live' : 'info',
       available: b.rows,
       credit: null,
       agentsInUse,
@@ -178,7 +188,8 @@ export class PortfolioService {
       const live = pool.state(user).balances
       if (r.account.kind !== 'balance' || !live) return null
       const balances = liveAtoms(md, live.value).map((b) => this.balanceView(md, b))
-      rows.push({ ...r, available: balances, totalUsd: sumUsd(balances), fetchedAt: this.now(), stale: balances.some((x) => x.usdValue === null && x.total !== '0') })
+      const t = sumUsd(balances)
+      rows.push({ ...r, available: balances, totalUsd: t.total, totalUsdReason: t.reason, source: 'live', fetchedAt: this.now(), stale: balances.some((x) => x.usdValue === null && x.total !== '0') })
       this.deps.lastKnown?.save(user, 'balances', balances, this.now())
     }
     return this.totals(md, rows)
@@ -213,9 +224,21 @@ export class PortfolioService {
         status: r?.account.status ?? 'unknown',
         accountIndex: r?.account.accountIndex ?? null,
       }
-      return r ? { ...r, account, stale: true } : { account, totalUsd: null, available: [], credit: null, agentsInUse: 0, pendingJournal: 0, fetchedAt: null, stale: true }
+      return r
+        ? { ...r, account, stale: true, source: 'cache' as const }
+        : { account, totalUsd: null, totalUsdReason: 'not read yet', available: [], credit: null, agentsInUse: 0, pendingJournal: 0, fetchedAt: null, stale: true, source: 'cache' as const }
     })
-    return { rows, totals: cached?.value.totals ?? [], totalUsd: cached?.value.totalUsd ?? null, asOf: cached?.fetchedAt ?? 0 }
+    const v = cached?.value
+    return {
+      rows,
+      totals: v?.totals ?? [],
+      totalUsd: v?.totalUsd ?? null,
+      ...(v?.totalsAge ? { totalsAge: v.totalsAge } : {}),
+      totalUsdAge: { asOf: v?.totalUsdAge?.asOf ?? cached?.fetchedAt ?? null, reason: v ? (v.totalUsdAge?.reason ?? null) : 'nothing cached from an earlier run' },
+      // Older than any fresh view, so a fresh push always replaces it.
+      asOf: cached?.fetchedAt ?? 0,
+      source: 'cache',
+    }
   }
 
   private balanceView(md: MarketData, b: BalanceAtoms): BalanceView {
@@ -223,6 +246,7 @@ export class PortfolioService {
     const dec = decimalsOf(md, b.assetId)
     const total = b.available + b.locked
     const ms = markState(md, b.assetId, this.now())
+    const ok = ms.mark !== null && !ms.stale
     return {
       assetId: b.assetId,
       symbol: meta?.symbol ?? `#${b.assetId}`,
@@ -230,27 +254,89 @@ export class PortfolioService {
       locked: formatAtoms(b.locked, dec),
       total: formatAtoms(total, dec),
       // A stale or missing mark gives no value, never a zero.
-      usdValue: ms.mark && !ms.stale ? formatAtoms(usdAtMark(total, dec, ms.mark.usdAtoms), USD_DECIMALS) : null,
+      usdValue: ok ? formatAtoms(usdAtMark(total, dec, ms.mark!.usdAtoms), USD_DECIMALS) : null,
+      usdReason: ok ? null : markReason(md, b.assetId, this.now()),
+      markAsOf: ms.mark?.sourceTsMs ?? null,
     }
   }
 
+  /**
+   * A credit account's holdings as balance rows, so "All assets" and the USD total include
+   * them: `total` is the settled position (negative is short), `locked` what resting orders
+   * hold (pending exposure), `available` the rest.
+   */
+  private creditHoldings(md: MarketData, address: string, credit: CreditHealthView | null): BalanceView[] {
+    const live = this.deps.pool?.state(address).credit?.value
+    const positions = live?.authorized
+      ? live.positions.map((p) => ({ assetId: p.asset_id, actual: p.actual_qty, pending: p.pending_exposure_qty }))
+      : (credit?.positions ?? []).map((p) => {
+          const dec = decimalsOf(md, p.assetId)
+          return { assetId: p.assetId, actual: parseSignedDecimal(p.actual, dec), pending: parseSignedDecimal(p.pendingExposure, dec) }
+        })
+    return positions
+      .filter((p) => p.actual !== 0n || p.pending !== 0n)
+      .map((p) => {
+        const view = this.balanceView(md, { assetId: p.assetId, available: p.actual + p.pending, locked: -p.pending })
+        return view
+      })
+  }
+
+  /** Streaming state is as of now; a merely recent one is as of its last frame. */
+  private liveAt(user: string, channel: 'spotState' | 'spotCreditState', at: number): number {
+    return this.deps.pool?.isLive(user, channel, at) ? this.now() : at
+  }
+
+  /**
+   * Totals per asset and in USD over every account, credit accounts included (their positions,
+   * shorts negative). Each value carries the age of its oldest input (row fetch or mark) and,
+   * when it cannot be computed, why.
+   */
   private totals(md: MarketData, rows: OverviewRow[]): OverviewView {
-    const perAsset = new Map<number, bigint>()
+    const perAsset = new Map<number, { atoms: bigint; asOf: number | null }>()
+    const older = (a: number | null, b: number | null) => (a === null || b === null ? null : Math.min(a, b))
+    let rowsAsOf: number | null = Number.POSITIVE_INFINITY
+    const missing: string[] = []
     for (const r of rows) {
-      for (const b of r.available) perAsset.set(b.assetId, (perAsset.get(b.assetId) ?? 0n) + parseDecimal(b.total, decimalsOf(md, b.assetId)))
+      rowsAsOf = older(rowsAsOf, r.fetchedAt)
+      if (r.fetchedAt === null && r.account.status !== 'none') missing.push(`${r.account.label || r.account.address} not read yet`)
+      for (const b of r.available) {
+        const prev = perAsset.get(b.assetId)
+        perAsset.set(b.assetId, { atoms: (prev?.atoms ?? 0n) + parseSignedDecimal(b.total, decimalsOf(md, b.assetId)), asOf: prev ? older(prev.asOf, r.fetchedAt) : r.fetchedAt })
+      }
     }
     const now = this.now()
     let totalUsd: bigint | null = 0n
-    const totals = [...perAsset].sort((a, b) => a[0] - b[0]).map(([assetId, atoms]) => {
+    let reason: string | null = missing[0] ?? null
+    let totalAsOf: number | null = rowsAsOf === Number.POSITIVE_INFINITY ? now : rowsAsOf
+    const totalsAge: Record<string, ValueAge> = {}
+    const totals = [...perAsset].sort((a, b) => a[0] - b[0]).map(([assetId, { atoms, asOf }]) => {
       const dec = decimalsOf(md, assetId)
       const ms = markState(md, assetId, now)
       const v = ms.mark && !ms.stale ? usdAtMark(atoms, dec, ms.mark.usdAtoms) : null
+      const why = v === null ? markReason(md, assetId, now) : null
+      const age = { asOf: older(asOf, ms.mark?.sourceTsMs ?? null), reason: why }
+      totalsAge[String(assetId)] = age
       if (v === null) {
-        if (atoms !== 0n) totalUsd = null
-      } else if (totalUsd !== null) totalUsd += v
+        if (atoms !== 0n) {
+          totalUsd = null
+          reason ??= why
+        }
+      } else {
+        if (totalUsd !== null) totalUsd += v
+        totalAsOf = older(totalAsOf, ms.mark!.sourceTsMs)
+      }
       return { assetId, symbol: md.assets.get(assetId)?.symbol ?? `#${assetId}`, total: formatAtoms(atoms, dec), usdValue: v === null ? null : formatAtoms(v, USD_DECIMALS) }
     })
-    return { rows, totals, totalUsd: totalUsd === null ? null : formatAtoms(totalUsd, USD_DECIMALS), asOf: now }
+    if (missing.length > 0) totalUsd = null
+    return {
+      rows,
+      totals,
+      totalsAge,
+      totalUsd: totalUsd === null ? null : formatAtoms(totalUsd, USD_DECIMALS),
+      totalUsdAge: { asOf: totalAsOf, reason: totalUsd === null ? (reason ?? 'not computed') : null },
+      asOf: now,
+      source: 'live',
+    }
   }
 }
 
@@ -259,14 +345,29 @@ function decimalsOf(md: MarketData, assetId: number): number {
   return md.assets.get(assetId)?.decimals ?? 8
 }
 
-function sumUsd(rows: BalanceView[]): string | null {
+function sumUsd(rows: BalanceView[]): { total: string | null; reason: string | null } {
   let t = 0n
   for (const r of rows) {
     if (r.usdValue === null) {
-      if (r.total !== '0') return null
+      if (r.total !== '0') return { total: null, reason: r.usdReason ?? `no USD value for ${r.symbol}` }
       continue
     }
-    t += parseDecimal(r.usdValue, USD_DECIMALS)
+    t += parseSignedDecimal(r.usdValue, USD_DECIMALS)
   }
-  return formatAtoms(t, USD_DECIMALS)
+  return { total: formatAtoms(t, USD_DECIMALS), reason: null }
+}
+
+/** Wall-clock time for reasons shown to the operator (UTC, to the second). */
+export function clockTime(ms: number): string {
+  return `${new Date(ms).toISOString().slice(11, 19)} UTC`
+}
+
+/** Why an asset has no USD value now, or null when its mark is fresh. */
+export function markReason(md: MarketData, assetId: number, now: number): string | null {
+  const sym = md.assets.get(assetId)?.symbol ?? `#${assetId}`
+  if (md.oracle.status !== 'available') return `oracle unavailable (${md.oracle.reasonCode ?? 'no reason given'}): no USD value for ${sym}`
+  const m = md.marks.get(assetId)
+  if (!m) return `no mark for ${sym}`
+  if (now - m.sourceTsMs > md.markStaleAfterMs) return `mark for ${sym} stale since ${clockTime(m.sourceTsMs + md.markStaleAfterMs)}`
+  return null
 }

@@ -54,8 +54,13 @@ describe('read services against the sandbox', () => {
     expect(btc.total).toBe('2.5')
     const credit = o.rows[3]!.credit!
     expect(credit.creditUsd).toBe('50000')
-    expect(o.totals.find((t) => t.symbol === 'BTC')!.total).toBe('2.9') // 2.5 + 0.4
+    // Credit accounts count in "All assets" and the USD total: their positions are holdings.
+    expect(o.rows[3]!.available.find((b) => b.symbol === 'BTC')!.total).toBe('0.3')
+    expect(o.rows[3]!.totalUsd).not.toBeNull()
+    expect(o.totals.find((t) => t.symbol === 'BTC')!.total).toBe('3.2') // 2.5 + 0.4 held, 0.3 in credit positions
     expect(o.totalUsd).not.toBeNull()
+    expect(o.totalUsdAge).toMatchObject({ reason: null })
+    expect(o.totalUsdAge!.asOf).toBeGreaterThan(0)
   })
 
   it('credit health: contributions per asset, stale marks show last-known, frozen is its own level, history is kept', async () => {
@@ -124,6 +129,53 @@ describe('read services against the sandbox', () => {
       expect(b.rows).toEqual(viaInfo.rows)
     } finally {
       await pool.stop()
+    }
+  })
+
+  it('credit health from the stream matches /info (available USD computed from positions at mark), with no request', async () => {
+    const pool = new StreamPool({ wsUrl: sb.wsUrl, info, reconcileIntervalMs: 0 })
+    pool.setAccounts(refs.map((r, i) => ({ address: r.address, kind: i >= 3 ? ('credit' as const) : ('balance' as const) })))
+    pool.start()
+    try {
+      await expect.poll(() => pool.state(devOwner(3).address).credit !== null, { timeout: 5000 }).toBe(true)
+      const { credit, market } = services({ pool })
+      for (const i of [3, 4]) {
+        // Marks walk in this sandbox: compare a pair read under the same marks (retry when one moved between).
+        const pair = async () => {
+          const viaInfo = await credit.health(devOwner(i).address)
+          const md = await market.get()
+          return { viaInfo, live: credit.healthLive(devOwner(i).address, md) }
+        }
+        let { viaInfo, live } = await pair()
+        for (let n = 0; n < 20 && live?.availableUsd !== viaInfo?.availableUsd; n++) ({ viaInfo, live } = await pair())
+        expect(live).toBeTruthy()
+        expect(live!.availableUsd).toBe(viaInfo!.availableUsd)
+        expect(live!.creditUsd).toBe(viaInfo!.creditUsd)
+        const noAge = (ps: { markAgeMs: number | null }[]) => ps.map((p) => ({ ...p, markAgeMs: null }))
+        expect(noAge(live!.positions)).toEqual(noAge(viaInfo!.positions))
+        expect(live!.tradingWhitelist).toEqual(viaInfo!.tradingWhitelist)
+      }
+      // A balance account's credit channel is not streamed: the stream cannot say, so /info is asked.
+      expect(credit.healthLive(devOwner(0).address, await market.get())).toBeUndefined()
+    } finally {
+      await pool.stop()
+    }
+  })
+
+  it('a total that cannot be computed says why, naming the asset and since when its mark is stale', async () => {
+    const { portfolio } = services()
+    sb.trading.faults.staleMarks = true
+    try {
+      const o = await portfolio.overview(refs)
+      // The sandbox's fault reports the oracle or the marks as stale: either way the reason names it.
+      expect(o.totalUsd).toBeNull()
+      expect(o.totalUsdAge!.reason).toMatch(/mark for \w+ stale since \d\d:\d\d:\d\d UTC|oracle unavailable/)
+      const btc = o.rows[0]!.available.find((b) => b.symbol === 'BTC')!
+      expect(btc.usdValue).toBeNull()
+      expect(btc.usdReason).toBeTruthy()
+      expect(o.rows[0]!.totalUsdReason).toBeTruthy()
+    } finally {
+      sb.trading.faults.staleMarks = false
     }
   })
 })

@@ -1,7 +1,7 @@
 import type { Journal } from '../../journal'
 import type { HandlerTable } from '../../ipc/dispatch'
 import { guardWrite, type PolicyBook } from '../../policy'
-import { unlockedWriteSide, type WriteAccess } from '../../session'
+import { unlockedWriteSide, withDataAge, type WriteAccess } from '../../session'
 import { writeOutcomeView } from '../journal'
 import { transferPreviewView } from './preview.views'
 import { previewRepay, previewSettle, repay, settle } from './settle-repay.service'
@@ -12,7 +12,7 @@ export function settleRepayHandlers(d: WriteAccess & { journal: Journal; policy:
   return {
     'settle.preview': async (a) => {
       const w = await unlockedWriteSide(d)
-      return transferPreviewView(await previewSettle(w.ctx, { from: a.creditAccount, to: a.cashAccount, asset: a.assetId, amount: a.amount }), w.network.name)
+      return withDataAge(w, transferPreviewView(await previewSettle(w.ctx, { from: a.creditAccount, to: a.cashAccount, asset: a.assetId, amount: a.amount }), w.network.name))
     },
     'settle.submit': async (a) => {
       const w = await unlockedWriteSide(d)
@@ -22,7 +22,7 @@ export function settleRepayHandlers(d: WriteAccess & { journal: Journal; policy:
     },
     'repay.preview': async (a) => {
       const w = await unlockedWriteSide(d)
-      return transferPreviewView(await previewRepay(w.ctx, { from: a.cashAccount, to: a.creditAccount, asset: a.assetId, amount: a.amount }), w.network.name)
+      return withDataAge(w, transferPreviewView(await previewRepay(w.ctx, { from: a.cashAccount, to: a.creditAccount, asset: a.assetId, amount: a.amount }), w.network.name))
     },
     'repay.submit': async (a) => {
       const w = await unlockedWriteSide(d)

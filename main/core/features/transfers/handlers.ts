@@ -3,7 +3,7 @@ import { DeskError } from '../../errors/desk-error'
 import type { Journal } from '../../journal'
 import type { HandlerTable } from '../../ipc/dispatch'
 import { guardTransfer, guardWithdraw, guardWrite, type PolicyBook } from '../../policy'
-import { fmt, unlockedWriteSide, type WriteAccess } from '../../session'
+import { fmt, unlockedWriteSide, withDataAge, type WriteAccess } from '../../session'
 import { writeOutcomeView } from '../journal'
 import { activateFor, previewTransfer, transfer, withdraw } from './transfers.service'
 
@@ -30,7 +30,7 @@ export function transfersHandlers(d: TransfersDeps): Pick<HandlerTable, Transfer
       )
       const f = (x: bigint) => fmt(x, p.asset.decimals)
       const sym = p.asset.symbol
-      return {
+      return withDataAge(w, {
         title: `Transfer ${p.amount} ${sym}`,
         summary: [`Network: ${w.network.name}`, `From ${named(p.from)}, signed by its owner key`, `To ${named(p.to)}`, `Amount: ${p.amount} ${sym}`],
         action: { type: 'transfer', to: p.to, asset_id: String(p.asset.assetId), amount: p.amountAtoms.toString(), cloid: '(new, assigned when signed)' },
@@ -39,7 +39,7 @@ export function transfersHandlers(d: TransfersDeps): Pick<HandlerTable, Transfer
           { account: p.to as Address, label: `${d.label(p.to) || 'recipient'} available`, assetSymbol: sym, before: f(p.toBefore), after: f(p.toBefore + p.amountAtoms) },
         ],
         warnings: [...policy, ...p.warnings.map((x) => `${d.label(p.from) || p.from} has ${x}`)],
-      }
+      })
     },
     'transfer.submit': async (a) => {
       const w = await unlockedWriteSide(d)

@@ -18,6 +18,7 @@ export const useEarnStore = defineStore('earn', () => {
   const historyNext = ref<string | null>(null)
 
   async function load(addr: `0x${string}`): Promise<void> {
+    if (account.value !== addr) historyLoaded = false
     account.value = addr
     try {
       overview.value = await call('earn.overview', { account: addr })
@@ -27,8 +28,10 @@ export const useEarnStore = defineStore('earn', () => {
     }
   }
 
+  let historyLoaded = false
   async function loadHistory(): Promise<void> {
     if (!account.value) return
+    historyLoaded = true
     const [d, y, w] = await Promise.all([
       call('earn.deposits', { account: account.value, limit: PAGE }),
       call('earn.yield', { account: account.value, limit: PAGE }),
@@ -61,8 +64,18 @@ export const useEarnStore = defineStore('earn', () => {
     historyNext.value = w.nextBeforeId
   }
 
+  let historyTimer: ReturnType<typeof setTimeout> | null = null
+  /** A pushed overview: the queue is replaced; the history, once shown, follows when a withdrawal moved. */
   function apply(o: EarnOverviewView): void {
-    if (account.value && o.address.toLowerCase() === account.value.toLowerCase()) overview.value = o
+    if (!account.value || o.address.toLowerCase() !== account.value.toLowerCase()) return
+    const moved = withdrawalsKey(overview.value) !== withdrawalsKey(o)
+    overview.value = o
+    if (moved && historyLoaded && !historyTimer) {
+      historyTimer = setTimeout(() => {
+        historyTimer = null
+        loadHistory().catch(() => {})
+      }, 250)
+    }
   }
 
   function upsertWithdrawal(w: EarnWithdrawalView): void {
@@ -92,3 +105,7 @@ export const useEarnStore = defineStore('earn', () => {
 
   return { account, overview, error, deposits, depositsNext, yields, yieldsNext, history, historyNext, load, loadHistory, moreDeposits, moreYields, moreHistory, apply, create, claim, cancel }
 })
+
+function withdrawalsKey(o: EarnOverviewView | null): string {
+  return o ? o.withdrawals.map((w) => `${w.operationId}:${w.status}`).join('|') : ''
+}

@@ -61,6 +61,27 @@ describe('OverviewView', () => {
     wrapper.unmount()
   })
 
+  it('says why a total is missing and how old each total is; a cached start is labelled as such', async () => {
+    const markAt = Date.now() - 40_000
+    desk.handle('portfolio.overview', () =>
+      view([row(CASH, 'cash-1', { totalUsd: null, totalUsdReason: 'mark for BTC stale since 12:03:04 UTC' })], {
+        totals: [{ assetId: 2, symbol: 'BTC', total: '1.5', usdValue: null }],
+        totalsAge: { '2': { asOf: markAt, reason: 'mark for BTC stale since 12:03:04 UTC' } },
+        totalUsd: null,
+        totalUsdAge: { asOf: markAt, reason: 'mark for BTC stale since 12:03:04 UTC' },
+        source: 'cache',
+      }),
+    )
+    const { wrapper } = await mountScreen(OverviewViewScreen, { path: '/overview', props: { virtual: false } })
+    await flush()
+    expect(wrapper.get('[data-testid="overview-total-usd"]').text()).toBe('— mark for BTC stale since 12:03:04 UTC')
+    expect(wrapper.get('[data-testid="overview-total-age"]').text()).toMatch(/^(3\d|4\d)s ago \(stale\)$/)
+    expect(wrapper.get('[aria-label="Totals per asset"]').text()).toContain('mark for BTC stale since 12:03:04 UTC')
+    expect(wrapper.get('[data-testid="overview-table"]').text()).toContain('mark for BTC stale since')
+    expect(wrapper.get('[aria-label="Overview freshness"]').text()).toContain('last known from the previous run')
+    wrapper.unmount()
+  })
+
   it('applies pushed overview snapshots live and ignores an older one arriving late', async () => {
     desk.handle('portfolio.overview', () => view([row(CASH, 'cash-1')], { asOf: 1000 }))
     const { wrapper } = await mountScreen(OverviewViewScreen, { path: '/overview', props: { virtual: false } })

@@ -1,0 +1,404 @@
+import type { AccountDetailView, Address, EarnOverviewView, FillView, OpenOrderView } from '../../../contract/types'
+import type { Lane } from '../../exchange/scheduler'
+import type { EventHub } from '../../ipc/events'
+import type { Submission } from '../../journal'
+import { formatAtoms, parseSignedDecimal } from '../../money/decimal'
+import type { NetworkSession } from '../../session'
+import { fromInfoFill, type StreamFill } from '../../streams/fills'
+import type { LiveOrder } from '../../streams/live-state'
+import type { Subscription } from '../../streams/plan'
+import type { AccountDirectory, AccountRef } from '../accounts'
+import { agentsFor, type AgentKeyDirectory } from '../agents'
+import { earnOverview, earnOverviewView } from '../earn'
+import { portfolioFor, type PortfolioServiceDeps } from './portfolio-for-session'
+
+export interface LiveAccountsDeps extends PortfolioServiceDeps {
+  accounts: AccountDirectory
+  events: EventHub
+  now: () => number
+  /** The vault's agent keys (agent slot reads after an agent write). */
+  agentKeys?: AgentKeyDirectory
+  /** Asks for one full overview push soon (coalesced by the caller). */
+  overviewSoon: () => void
+  /** After a write: how long the stream gets to bring the new state before /info is asked (default 1.5 s). */
+  streamGraceMs?: number
+  /** How often a non-final earn withdrawal is re-read (default 2 s). */
+  earnPollMs?: number
+  /** How often pages on screen are pushed again so their ages stay current (default 5 s). */
+  heartbeatMs?: number
+}
+
+/** A page asked for within this long counts as on screen. */
+const ON_SCREEN_MS = 10 * 60_000
+
+/** Earn withdrawal statuses the pool moves on its own (spec: created → … → completed / claimed). */
+const EARN_MOVING = new Set(['created', 'authorizing', 'authorized', 'transferring'])
+/** Journal states that end a write: the accounts it touched have their final state to show. */
+const FINAL = new Set(['accepted', 'rejected', 'reconciled', 'failed', 'unresolved'])
+/** How far back an account page lists fills. */
+const FILLS_WINDOW_MS = 24 * 3600_000
+const ADDRESS_IN_TEXT = /0x[0-9a-fA-F]{40}(?![0-9a-fA-F])/g
+
+/**
+ * The live state of the accounts on screen, for one session at a time: account pages are built
+ * from the stream pool's state (balances, credit positions, open orders, fills) with /info only
+ * for what the streams lack (a 24 h fill history, read once per account; the credit whitelist),
+ * and pushed (`state.account`) whenever that state moves. Writes are followed through the
+ * journal: every change of a submission pushes its accounts at once, and when it ends, each
+ * touched account gets its final state from the stream or, when no frame came within a short
+ * grace, from one /info read of the missing channels. Earn accounts on screen are re-read and
+ * pushed (`state.earn`) after their writes and while a withdrawal is moving.
+ */
+export class LiveAccounts {
+  private session: NetworkSession | null = null
+  private readonly offs: (() => void)[] = []
+  /** accounts whose page was asked for (pushed on every change) */
+  private readonly watched = new Set<string>()
+  private readonly fillsRead = new Map<string, Promise<void>>()
+  private readonly fillsDone = new Set<string>()
+  private readonly pushUsers = new Set<string>()
+  private pushTimer: ReturnType<typeof setTimeout> | null = null
+  private readonly earnWatched = new Map<string, { until: number; key: string }>()
+  private earnTimer: ReturnType<typeof setTimeout> | null = null
+  private earnBusy = false
+  private closed = false
+  /** accounts whose page the operator asked for, and when */
+  private readonly onScreen = new Map<string, number>()
+  private heartbeatTimer: ReturnType<typeof setTimeout> | null = null
+
+  constructor(private readonly d: LiveAccountsDeps) {
+    // Which earn accounts are on screen: whoever asked for one got a `state.earn` push.
+    this.offs.push(
+      d.events.subscribe((event, payload) => {
+        if (event !== 'state.earn') return
+        const v = payload as EarnOverviewView
+        this.noteEarn(v, 0)
+      }),
+    )
+  }
+
+  /** Follows a new session (the previous one's state is dropped with it). */
+  attach(s: NetworkSession): void {
+    this.detach()
+    this.session = s
+    this.watched.clear()
+    this.onScreen.clear()
+    this.fillsRead.clear()
+    this.fillsDone.clear()
+    this.earnWatched.clear()
+    const pool = s.pool
+    if (pool) {
+      this.sessionOffs.push(
+        pool.subscribe((u) => {
+          if (this.watched.has(u.user)) this.pushSoon([u.user])
+        }),
+      )
+    }
+    this.sessionOffs.push(
+      s.journal.onChange((sub) => {
+        if (sub.network === s.name) this.onWrite(s, sub)
+      }),
+    )
+  }
+
+  close(): void {
+    this.closed = true
+    this.detach()
+    for (const off of this.offs) off()
+    for (const t of [this.pushTimer, this.earnTimer, this.heartbeatTimer]) if (t) clearTimeout(t)
+  }
+
+  private readonly sessionOffs: (() => void)[] = []
+  private detach(): void {
+    for (const off of this.sessionOffs.splice(0)) off()
+  }
+
+  /**
+   * An account page from live state. Balances and credit come from the streams when they have
+   * them (the portfolio service falls back to /info otherwise); open orders from the stream's
+   * snapshot; fills from the pool's book, which the stream's snapshot of the last 100 fills
+   * fills at once and one /info read (once per account and session) extends to 24 hours.
+   */
+  async detail(s: NetworkSession, ref: AccountRef, lane: Lane): Promise<AccountDetailView> {
+    const user = ref.address.toLowerCase()
+    this.watched.add(user)
+    if (lane === 'operator') {
+      this.onScreen.set(user, this.d.now())
+      this.heartbeat()
+    }
+    const portfolio = portfolioFor(s, this.d)
+    const { row, credit } = await portfolio.row(ref, lane)
+    this.d.accounts.remember(ref.address, row.account)
+    const now = this.d.now()
+    const balances = row.account.kind === 'credit' ? { rows: [], fetchedAt: row.fetchedAt } : row.account.status === 'none' ? { rows: [], fetchedAt: now } : await portfolio.balances(user, lane)
+    const live = s.pool?.state(user)
+    let openOrders: OpenOrderView[]
+    let ordersAt: number | null
+    if (live?.openOrders) {
+      openOrders = live.openOrders.value.map(orderView)
+      ordersAt = s.pool!.isLive(user, 'openOrders', live.openOrders.at) ? now : live.openOrders.at
+    } else {
+      const oo = await s.info.openOrders({ user, market_id: -1 }, { lane })
+      openOrders = oo.orders.map((o) => ({
+        marketId: String(o.market_id ?? ''),
+        oid: String(o.oid),
+        cloid: o.cloid ?? null,
+        side: o.side === 'ask' || o.side === 'A' ? 'ask' : 'bid',
+        price: o.price ?? '',
+        originalQty: o.original_qty,
+        remainingQty: o.remaining_qty,
+        filledQty: o.filled_qty,
+        timeMs: o.timestamp_ms ?? null,
+      }))
+      ordersAt = now
+    }
+    let fills: FillView[]
+    let fillsAt: number | null
+    if (s.pool) {
+      // Never waits: the stream's snapshot has the latest 100 fills; the 24 h read lands later
+      // and the page is pushed again (its age says "not read yet" until then).
+      void this.readFillsOnce(s, user).catch(() => {})
+      fills = fillViews(s.pool.fills(user), now)
+      fillsAt = this.fillsDone.has(user) ? now : null
+    } else {
+      const r = await s.info.userFillsByTime({ user, start_time_ms: Math.max(0, now - FILLS_WINDOW_MS) }, { lane })
+      fills = fillViews(r.fills.map((f) => fromInfoFill(user, f)), now)
+      fillsAt = now
+    }
+    const creditAt = credit ? (s.pool?.state(user).credit?.at ?? now) : null
+    return {
+      account: row.account,
+      balances: balances.rows,
+      credit,
+      openOrders,
+      fills,
+      fetchedAt: balances.fetchedAt ?? row.fetchedAt,
+      ages: { balances: balances.fetchedAt ?? null, credit: creditAt, openOrders: ordersAt, fills: fillsAt },
+      source: row.source === 'live' ? 'live' : 'info',
+    }
+  }
+
+  /** One /info read of 24 h of fills into the pool's book (deduplicated on tid); pushes the page after. */
+  private readFillsOnce(s: NetworkSession, user: string): Promise<void> {
+    let p = this.fillsRead.get(user)
+    if (p) return p
+    p = s.info.userFillsByTime({ user, start_time_ms: Math.max(0, this.d.now() - FILLS_WINDOW_MS) }, { lane: 'background' }).then(
+      (r) => {
+        s.pool?.addFills(user, r.fills.map((f) => fromInfoFill(user, f)))
+        this.fillsDone.add(user)
+        this.pushSoon([user])
+      },
+      (e: unknown) => {
+        this.fillsRead.delete(user)
+        throw e
+      },
+    )
+    this.fillsRead.set(user, p)
+    return p
+  }
+
+  /**
+   * Quiet accounts push nothing, yet their streamed state is current: pages asked for in the
+   * last `ON_SCREEN_MS` are pushed again every few seconds so their ages read "now", not the
+   * time of the last change (from live state; no account request).
+   */
+  private heartbeat(): void {
+    if (this.heartbeatTimer || this.closed) return
+    this.heartbeatTimer = setTimeout(() => {
+      this.heartbeatTimer = null
+      const now = this.d.now()
+      for (const [u, at] of this.onScreen) if (now - at > ON_SCREEN_MS) this.onScreen.delete(u)
+      if (this.onScreen.size === 0) return
+      this.pushSoon([...this.onScreen.keys()])
+      this.heartbeat()
+    }, this.d.heartbeatMs ?? 5000)
+  }
+
+  /** Pushes the pages of `users` soon (coalesced; stream bursts become one push per account). */
+  pushSoon(users: readonly string[]): void {
+    for (const u of users) this.pushUsers.add(u.toLowerCase())
+    if (this.pushTimer || this.closed) return
+    this.pushTimer = setTimeout(() => {
+      this.pushTimer = null
+      const s = this.session
+      const batch = [...this.pushUsers]
+      this.pushUsers.clear()
+      if (!s) return
+      for (const u of batch) void this.pushAccount(s, u)
+    }, 50)
+  }
+
+  private async pushAccount(s: NetworkSession, user: string): Promise<void> {
+    if (this.closed || s !== this.session) return
+    const ref = this.d.accounts.ref(user) ?? { address: user as Address, label: '', group: '', hasKey: false }
+    try {
+      const view = await this.detail(s, ref, 'background')
+      if (s !== this.session || this.closed) return
+      this.d.events.emit('state.account', view)
+      // The credit page follows the same live state.
+      if (view.credit) this.d.events.emit('state.credit', view.credit)
+    } catch {
+      // The next change pushes again; the page keeps its last values with their age.
+    }
+  }
+
+  /** Accounts a write touches: its own, and any of the operator's accounts named in its body (a transfer's recipient, a settle's cash account). */
+  affected(sub: Submission): string[] {
+    const own = new Set(this.d.accounts.refs().map((r) => r.address.toLowerCase()))
+    const out = new Set<string>([sub.account.toLowerCase()])
+    for (const m of sub.body.matchAll(ADDRESS_IN_TEXT)) {
+      const a = m[0].toLowerCase()
+      if (own.has(a)) out.add(a)
+    }
+    return [...out]
+  }
+
+  private onWrite(s: NetworkSession, sub: Submission): void {
+    if (this.closed) return
+    const users = this.affected(sub)
+    for (const u of users) this.watched.add(u)
+    this.pushSoon(users)
+    this.d.overviewSoon()
+    if (sub.channel === 'earn') {
+      for (const u of users) this.earnWatched.set(u, { until: this.d.now() + 30_000, key: this.earnWatched.get(u)?.key ?? '' })
+      this.earnSoon(200)
+    }
+    if (!FINAL.has(sub.state) || sub.channel !== 'trade') return
+    // Agent slots are not streamed: after an agent write, one read (it updates last-known state,
+    // which the overview's agent count comes from), then the overview again.
+    if (/agent/i.test(sub.actionType) && this.d.agentKeys) {
+      void agentsFor(s, this.d.agentKeys)
+        .slots(sub.account, 'background')
+        .then(() => this.d.overviewSoon())
+        .catch(() => {})
+    }
+    // The write ended: give the stream a moment, then read through /info what it did not bring.
+    const endedAt = this.d.now()
+    setTimeout(() => void this.settle(s, users, endedAt), this.d.streamGraceMs ?? 1500)
+  }
+
+  /** Reads through /info the channels of `users` that have not moved since `since`, then pushes them. */
+  private async settle(s: NetworkSession, users: readonly string[], since: number): Promise<void> {
+    if (this.closed || s !== this.session) return
+    const pool = s.pool
+    if (pool) {
+      const subs: Subscription[] = []
+      for (const user of users) {
+        const st = pool.state(user)
+        const credit = st.credit?.value.authorized === true
+        if (credit && (st.credit?.at ?? 0) < since) subs.push({ channel: 'spotCreditState', user })
+        if (!credit && (st.balances?.at ?? 0) < since) subs.push({ channel: 'spotState', user })
+        if ((st.openOrders?.at ?? 0) < since) subs.push({ channel: 'openOrders', user })
+      }
+      // The reconcile lane: ahead of background refreshes, behind what the operator is waiting on.
+      await pool.refresh(subs, 'reconcile').catch(() => {})
+      await pool.reconcileFills(users).catch(() => {})
+    }
+    this.pushSoon(users)
+    this.d.overviewSoon()
+  }
+
+  // ---- earn -----------------------------------------------------------------------------------
+
+  private noteEarn(v: EarnOverviewView, _at: number): void {
+    const user = v.address.toLowerCase()
+    const key = earnKey(v)
+    const prev = this.earnWatched.get(user)
+    const moving = v.withdrawals.some((w) => EARN_MOVING.has(w.status))
+    const nextClaimable = v.withdrawals.reduce<number | null>((m, w) => (w.status === 'queued' && !w.canClaim && w.claimableAt !== null && w.claimableAt > this.d.now() ? Math.min(m ?? Infinity, w.claimableAt) : m), null)
+    const until = Math.max(prev?.until ?? 0, moving ? this.d.now() + 120_000 : 0, nextClaimable !== null && nextClaimable - this.d.now() < 600_000 ? nextClaimable + 1000 : 0)
+    this.earnWatched.set(user, { until, key })
+    if (until > this.d.now()) this.earnSoon(this.d.earnPollMs ?? 2000)
+  }
+
+  private earnSoon(ms: number): void {
+    if (this.closed) return
+    if (this.earnTimer) {
+      if (ms >= 1000) return
+      clearTimeout(this.earnTimer)
+    }
+    this.earnTimer = setTimeout(() => {
+      this.earnTimer = null
+      void this.earnPass()
+    }, ms)
+  }
+
+  /** Re-reads the earn accounts still followed and pushes those that changed. */
+  private async earnPass(): Promise<void> {
+    const s = this.session
+    if (!s || this.closed || this.earnBusy) return
+    this.earnBusy = true
+    try {
+      let w
+      try {
+        w = s.write()
+      } catch {
+        return // no vault: nothing of the earn pool is shown either
+      }
+      const now = this.d.now()
+      for (const [user, e] of [...this.earnWatched]) {
+        if (e.until <= now) continue
+        try {
+          const view = earnOverviewView(await earnOverview(w.earnCtx, user), this.d.now())
+          // Emitting goes through `noteEarn` (our own subscription), which extends or ends the follow.
+          if (earnKey(view) !== e.key) this.d.events.emit('state.earn', view)
+          else this.noteEarn(view, now)
+        } catch {
+          // Retried on the next pass while followed.
+        }
+      }
+    } finally {
+      this.earnBusy = false
+      if ([...this.earnWatched.values()].some((e) => e.until > this.d.now())) this.earnSoon(this.d.earnPollMs ?? 2000)
+    }
+  }
+}
+
+function earnKey(v: EarnOverviewView): string {
+  return JSON.stringify([v.paused, v.assets.map((a) => [a.assetId, a.earnBalance, a.inQueueBalance, a.withdrawLockedBalance]), v.withdrawals.map((w) => [w.operationId, w.status, w.canClaim, w.canCancel])])
+}
+
+function orderView(o: LiveOrder): OpenOrderView {
+  return {
+    marketId: o.marketId ?? '',
+    oid: String(o.oid),
+    cloid: o.cloid,
+    side: o.side === 'ask' || o.side === 'A' ? 'ask' : 'bid',
+    price: o.price ?? '',
+    originalQty: o.origSz,
+    remainingQty: o.sz,
+    filledQty: subtractDecimals(o.origSz, o.sz),
+    timeMs: o.timestamp,
+  }
+}
+
+/** a - b on decimal strings, exact (18 places covers every listed quantity). */
+function subtractDecimals(a: string, b: string): string {
+  try {
+    return formatAtoms(parseSignedDecimal(a, 18) - parseSignedDecimal(b, 18), 18)
+  } catch {
+    return ''
+  }
+}
+
+function fillViews(fills: readonly StreamFill[], now: number): FillView[] {
+  const from = now - FILLS_WINDOW_MS
+  const out: FillView[] = []
+  for (let i = fills.length - 1; i >= 0 && out.length < 200; i--) {
+    const f = fills[i]!
+    if (f.time < from) break
+    out.push({
+      tid: String(f.tid),
+      marketId: f.coin ?? '',
+      side: f.side,
+      price: f.px ?? '',
+      size: f.sz ?? '',
+      fee: f.fee,
+      feeAssetId: f.feeAssetId,
+      timeMs: f.time,
+      oid: f.oid === null ? null : String(f.oid),
+      cloid: f.cloid,
+    })
+  }
+  return out
+}

@@ -1,0 +1,243 @@
+import { DeskError } from '../errors/desk-error'
+import type { InfoClient } from '../exchange/info/client'
+import { formatAtoms, parseSignedDecimal } from '../money/decimal'
+import type { LiveAccountState } from '../streams/live-state'
+import type { StreamPool } from '../streams/pool'
+import { infoAccountReads, type AccountReads, type BalanceInfo, type CreditLine, type OpenOrderInfo, type PositionInfo } from './account-reads'
+import { markState, type MarketDataCache } from './market-data'
+import { creditContribution } from './valuation'
+
+/** Previews and writes refuse account data older than this (ms). */
+export const DEFAULT_DATA_MAX_AGE_MS = 30_000
+
+export interface LiveReadsOptions {
+  info: InfoClient
+  pool: StreamPool | null
+  market: MarketDataCache
+  now: () => number
+  /** account data older than this is re-read through /info, and refused when that fails (default 30 s) */
+  maxAgeMs?: number
+  /** assets, markets and minimums are kept this long (default 5 min; they change rarely) */
+  staticTtlMs?: number
+  /** an account's existence, status and credit whitelist are kept this long (default 60 s) */
+  accountTtlMs?: number
+  /** Journal changes of this network: state older than an account's latest write is not used. */
+  writes?: { onChange(listener: (s: { network: string; account: string; body: string }) => void): () => void; network: string }
+}
+
+const ADDRESS_IN_TEXT = /0x[0-9a-fA-F]{40}(?![0-9a-fA-F])/g
+
+type Channel = 'spotState' | 'spotCreditState' | 'openOrders'
+
+/**
+ * AccountReads for previews and writes, streams first: balances, credit line and positions, and
+ * open orders come from the stream pool's live state while it is current (its channel streams,
+ * or its last frame is within `maxAgeMs`); otherwise one /info read in the operator lane. What
+ * streams do not carry (assets, markets, minimums, agents, account status) is read through /info
+ * and the slow-changing parts are cached. Every account read records how old the data used was,
+ * so a preview can state its age; data that is too old and cannot be refreshed is refused with
+ * `StaleData` (nothing is signed on it).
+ */
+export class LiveAccountReads implements AccountReads {
+  private readonly base: AccountReads
+  private readonly maxAgeMs: number
+  private readonly statics = new Map<string, { at: number; value: Promise<unknown> }>()
+  private readonly perAccount = new Map<string, { at: number; value: Promise<unknown> }>()
+  /** account -> time the data last used for it was current */
+  private readonly used = new Map<string, { at: number; usedAt: number }>()
+
+  /** account -> time of its latest journaled write (any step): stream state from before is not used */
+  private readonly writtenAt = new Map<string, number>()
+  readonly close: () => void
+
+  constructor(private readonly o: LiveReadsOptions) {
+    this.base = infoAccountReads(o.info, 'operator')
+    this.maxAgeMs = o.maxAgeMs ?? DEFAULT_DATA_MAX_AGE_MS
+    const w = o.writes
+    this.close = w
+      ? w.onChange((sub) => {
+          if (sub.network !== w.network) return
+          const now = this.o.now()
+          // The write's own account and every account its body names (a transfer's recipient...).
+          this.writtenAt.set(sub.account.toLowerCase(), now)
+          for (const m of sub.body.matchAll(ADDRESS_IN_TEXT)) this.writtenAt.set(m[0].toLowerCase(), now)
+        })
+      : () => {}
+  }
+
+  get dataMaxAgeMs(): number {
+    return this.maxAgeMs
+  }
+
+  /** Age (ms) of the oldest data last used for any of `accounts`; null when none was read. */
+  dataAgeMs(accounts: readonly string[]): number | null {
+    let oldest: number | null = null
+    for (const a of accounts) {
+      const at = this.used.get(a.toLowerCase())?.at
+      if (at !== undefined && (oldest === null || at < oldest)) oldest = at
+    }
+    return oldest === null ? null : Math.max(0, this.o.now() - oldest)
+  }
+
+  assets() {
+    return this.cached(this.statics, 'assets', this.o.staticTtlMs ?? 300_000, () => this.base.assets())
+  }
+  markets() {
+    return this.cached(this.statics, 'markets', this.o.staticTtlMs ?? 300_000, () => this.base.markets())
+  }
+  quoteMinimums() {
+    return this.cached(this.statics, 'quoteMinimums', this.o.staticTtlMs ?? 300_000, () => this.base.quoteMinimums())
+  }
+  withdrawMinimums() {
+    return this.cached(this.statics, 'withdrawMinimums', this.o.staticTtlMs ?? 300_000, () => this.base.withdrawMinimums())
+  }
+  agents(user: string) {
+    // Agent slots are not streamed, and a rotation must see the chain as it is now.
+    return this.base.agents(user)
+  }
+
+  async accountExists(user: string): Promise<{ found: boolean; status: 'active' | 'frozen' | null }> {
+    const u = user.toLowerCase()
+    const credit = this.live(u, 'spotCreditState')
+    // A credit frame names the status; existence otherwise rarely changes: a found account is kept a minute.
+    if (credit?.value.authorized && credit.value.status) return { found: true, status: credit.value.status }
+    // Held balances: the account exists (only credit accounts are ever frozen).
+    const balances = this.live(u, 'spotState')
+    if (balances && balances.value.length > 0) return { found: true, status: 'active' }
+    const r = await this.cached(this.perAccount, `exists:${u}`, this.o.accountTtlMs ?? 60_000, () => this.base.accountExists(u))
+    if (!r.found) this.perAccount.delete(`exists:${u}`) // an activation may follow: never cache "not found"
+    return r
+  }
+
+  async creditLine(user: string): Promise<CreditLine> {
+    const u = user.toLowerCase()
+    const live = this.live(u, 'spotCreditState')
+    if (!live) {
+      // Balance accounts' credit channel is not streamed; held balances say balance-mode (a
+      // credit account's balance list is empty), so no request is needed to tell.
+      const balances = this.live(u, 'spotState')
+      if (balances && balances.value.length > 0) return { isCredit: false, status: null, creditUsdAtoms: null, availableUsdAtoms: null, lastKnownAvailableUsdAtoms: null, whitelistedMarketIds: [] }
+      return this.fallback(u, 'spotCreditState', () => this.base.creditLine(u))
+    }
+    const c = live.value
+    if (!c.authorized || c.status === null || c.creditUsdAtoms === null) {
+      return { isCredit: false, status: null, creditUsdAtoms: null, availableUsdAtoms: null, lastKnownAvailableUsdAtoms: null, whitelistedMarketIds: [] }
+    }
+    // Available USD is the line plus each position's contribution at a fresh mark (the service's rule).
+    const md = await this.o.market.recent('operator')
+    const now = this.o.now()
+    let available: bigint | null = c.creditUsdAtoms
+    let lastKnown: bigint | null = c.creditUsdAtoms
+    for (const p of c.positions) {
+      const net = p.actual_qty + p.pending_exposure_qty
+      if (net === 0n && p.actual_qty === 0n) continue
+      const meta = md.assets.get(p.asset_id)
+      const ms = markState(md, p.asset_id, now)
+      if (!meta || !ms.mark) {
+        available = lastKnown = null
+        continue
+      }
+      const v = creditContribution(net, meta.decimals, ms.mark.usdAtoms, meta.creditLtv)
+      if (lastKnown !== null) lastKnown += v
+      if (available !== null) available = ms.stale ? null : available + v
+    }
+    // The whitelist is not streamed: the last /info answer, kept a minute.
+    const viaInfo = await this.cached(this.perAccount, `line:${u}`, this.o.accountTtlMs ?? 60_000, () => this.base.creditLine(u))
+    return { isCredit: true, status: c.status, creditUsdAtoms: c.creditUsdAtoms, availableUsdAtoms: available, lastKnownAvailableUsdAtoms: lastKnown, whitelistedMarketIds: viaInfo.whitelistedMarketIds }
+  }
+
+  async positions(user: string): Promise<PositionInfo[]> {
+    const u = user.toLowerCase()
+    const live = this.live(u, 'spotCreditState')
+    if (!live) return this.fallback(u, 'spotCreditState', () => this.base.positions(u))
+    return live.value.positions.map((p) => ({ assetId: p.asset_id, symbol: p.symbol, actualQty: p.actual_qty, pendingExposureQty: p.pending_exposure_qty }))
+  }
+
+  async balances(user: string): Promise<BalanceInfo[]> {
+    const u = user.toLowerCase()
+    const live = this.live(u, 'spotState')
+    if (!live) return this.fallback(u, 'spotState', () => this.base.balances(u))
+    return live.value.map((b) => ({ assetId: b.assetId, locked: b.locked, available: b.available ?? minus(b.total ?? '0', b.locked) }))
+  }
+
+  async openOrders(user: string, marketId: number): Promise<{ orders: OpenOrderInfo[]; truncated: boolean }> {
+    const u = user.toLowerCase()
+    const live = this.live(u, 'openOrders')
+    if (!live || live.truncated) return this.fallback(u, 'openOrders', () => this.base.openOrders(u, marketId))
+    const orders = live.value
+      .map((o) => ({ oid: String(o.oid), cloid: o.cloid, marketId: o.marketId === null ? null : Number(o.marketId), remainingQty: o.sz }))
+      .filter((o) => marketId < 0 || o.marketId === marketId)
+    return { orders, truncated: false }
+  }
+
+  // ---- internals ---------------------------------------------------------------------------
+
+  /** The pool's state for this channel while current; records its time as used. */
+  private live(user: string, channel: 'spotState'): LiveAccountState['balances']
+  private live(user: string, channel: 'spotCreditState'): LiveAccountState['credit']
+  private live(user: string, channel: 'openOrders'): LiveAccountState['openOrders']
+  private live(user: string, channel: Channel): LiveAccountState[keyof Omit<LiveAccountState, 'user'>] {
+    const pool = this.o.pool
+    if (!pool) return null
+    const st = pool.state(user)
+    const slot = channel === 'spotState' ? st.balances : channel === 'spotCreditState' ? st.credit : st.openOrders
+    if (!slot) return null
+    // A write since this state arrived: its frame may not be here yet, so /info answers instead
+    // (a verification after a cancel must see the cancel).
+    if (slot.at <= (this.writtenAt.get(user) ?? -Infinity)) return null
+    const now = this.o.now()
+    const at = pool.isLive(user, channel, slot.at) ? now : slot.at
+    if (now - at > this.maxAgeMs) return null
+    this.use(user, at)
+    return slot
+  }
+
+  /** /info when live state is missing or too old; if that fails while old state exists, StaleData. */
+  private async fallback<T>(user: string, channel: Channel, read: () => Promise<T>): Promise<T> {
+    try {
+      const v = await read()
+      this.use(user, this.o.now())
+      return v
+    } catch (e) {
+      const st = this.o.pool?.state(user)
+      const slot = st ? (channel === 'spotState' ? st.balances : channel === 'spotCreditState' ? st.credit : st.openOrders) : null
+      if (!slot) throw e
+      const ageMs = Math.max(0, this.o.now() - slot.at)
+      throw new DeskError(
+        'StaleData',
+        `the ${channel} data of ${user} is ${Math.round(ageMs / 1000)} s old, over the ${Math.round(this.maxAgeMs / 1000)} s limit, and could not be refreshed (${e instanceof Error ? e.message : String(e)}); nothing was signed`,
+        { account: user, ageMs, limitMs: this.maxAgeMs },
+      )
+    }
+  }
+
+  private use(user: string, at: number): void {
+    const now = this.o.now()
+    const prev = this.used.get(user)
+    // Several reads make one preview: keep the oldest data of the reads within the last second.
+    this.used.set(user, { at: prev !== undefined && now - prev.usedAt < 1000 ? Math.min(prev.at, at) : at, usedAt: now })
+  }
+
+  private cached<T>(map: Map<string, { at: number; value: Promise<unknown> }>, key: string, ttl: number, read: () => Promise<T>): Promise<T> {
+    const hit = map.get(key)
+    if (hit && this.o.now() - hit.at < ttl) return hit.value as Promise<T>
+    const value = read()
+    map.set(key, { at: this.o.now(), value })
+    value.catch(() => map.delete(key))
+    return value
+  }
+}
+
+/** a - b on display decimals, exact. */
+function minus(a: string, b: string): string {
+  return formatAtoms(parseSignedDecimal(a, 18) - parseSignedDecimal(b, 18), 18)
+}
+
+/**
+ * A preview stamped with the age of the account data behind it (the accounts of its effects)
+ * and the limit past which the desk refuses to sign on such data.
+ */
+export function withDataAge<T extends { effects: readonly { account: string }[] }>(w: { reads: AccountReads }, view: T): T & { dataAgeMs: number | null; dataMaxAgeMs: number } {
+  const reads = w.reads instanceof LiveAccountReads ? w.reads : null
+  return { ...view, dataAgeMs: reads ? reads.dataAgeMs(view.effects.map((e) => e.account)) : 0, dataMaxAgeMs: reads?.dataMaxAgeMs ?? DEFAULT_DATA_MAX_AGE_MS }
+}
