@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openDesk, type DeskSession } from '../harness'
-import { firstRun } from './helpers'
+import { firstRun, nav } from './helpers'
 
 /**
  * The console left running on a moving market (marks walk, the market maker trades) for
  * `SOAK_MS`: the overview never shows an unknown or stale value and no age grows past the
- * desk's own staleness limit. Kept well under two minutes (CI budget).
+ * desk's own staleness limit, for the two minutes the issue asks; then the credit page and an
+ * account page, reached after the soak, show no unknown or stale value either.
  */
-const SOAK_MS = Number(process.env.DESK_SOAK_MS ?? 75_000)
+const SOAK_MS = Number(process.env.DESK_SOAK_MS ?? 120_000)
 const SAMPLE_MS = 5_000
 /** Largest age accepted on screen: the desk's 30 s data limit. */
 const MAX_AGE_S = 30
@@ -57,5 +58,22 @@ describe('soak: the overview stays known and fresh on a moving market', () => {
     expect(samples).toBeGreaterThanOrEqual(SOAK_MS / SAMPLE_MS - 1)
     // Marks moved and the market maker traded: the total was pushed with new values, unasked.
     expect(seenTotals.size).toBeGreaterThan(1)
-  }, SOAK_MS + 30_000)
+
+    // The other live screens, two minutes in: credit health, then one account's page.
+    const main = page.getByRole('main')
+    const settled = async (what: string) => {
+      await page.waitForTimeout(3_000)
+      const text = await main.innerText()
+      const bad = /[^\n]*(unknown|stale|not read yet)[^\n]*/i.exec(text)?.[0]
+      const old = agesInSeconds(text).filter((s) => s > MAX_AGE_S)
+      return [bad ? `${what} shows "${bad}"` : '', old.length ? `${what} has ages ${old.join(', ')} s` : ''].filter(Boolean)
+    }
+    await nav(page, 'Credit health')
+    const after = await settled('credit health')
+    await nav(page, 'Overview')
+    await table.getByRole('link', { name: /^Open account / }).first().click()
+    await expect.poll(() => page.getByRole('heading', { level: 2 }).first().isVisible(), { timeout: 15_000 }).toBe(true)
+    after.push(...(await settled('account page')))
+    expect(after).toEqual([])
+  }, SOAK_MS + 60_000)
 })
