@@ -56,6 +56,9 @@ describe('the packaged app (Linux, unpacked)', () => {
     expect(files).toContain('/out/main/index.js')
     expect(files.some((f) => f.startsWith('/out/renderer-web'))).toBe(false)
     expect(files.some((f) => f.endsWith('.map'))).toBe(false)
+    // The renderer's libraries are bundled into out/renderer; they do not ship a second time.
+    for (const lib of ['vue', 'naive-ui', 'pinia', 'vue-router', 'uplot']) expect(files.some((f) => f.startsWith(`/node_modules/${lib}/`))).toBe(false)
+    for (const lib of ['better-sqlite3', 'viem', 'ws', 'valibot']) expect(files.some((f) => f.startsWith(`/node_modules/${lib}/`))).toBe(true)
     const pkg = JSON.parse(asar.extractFile(join(appDir, 'resources/app.asar'), 'package.json').toString('utf8')) as { main: string; version: string }
     const own = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }
     expect(pkg.main).toBe('out/main/index.js')
