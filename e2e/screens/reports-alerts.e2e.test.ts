@@ -22,6 +22,12 @@ import { firstRun, nav, shot } from './helpers'
 
 const axePath = createRequire(import.meta.url).resolve('axe-core')
 
+/** Dismisses the toasts in the corner (errors stay until dismissed), so a screenshot shows the screen. */
+async function dismissToasts(page: Page): Promise<void> {
+  const buttons = page.getByRole('region', { name: 'Recent notifications', exact: true }).getByRole('button', { name: /^Dismiss / })
+  for (let i = 0; i < 20 && (await buttons.count()) > 0; i++) await buttons.first().click()
+}
+
 /** Critical and serious axe-core violations inside `selector` (colour contrast included: a real browser). */
 async function violations(page: Page, selector = 'body'): Promise<string[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(readFileSync(axePath, 'utf8'))
@@ -163,6 +169,7 @@ describe('reports and alerts', () => {
     expect(cells[3]).toBe('0.01 BTC')
     expect(cells[4]).toBe('10 USDC')
     expect(cells[6]).toMatch(/^[0-9.,-]+ USDC$/)
+    await dismissToasts(page)
     await shot(page, 'reports')
     expect(await violations(page)).toEqual([])
   })
@@ -177,6 +184,7 @@ describe('reports and alerts', () => {
     await page.getByRole('navigation', { name: 'Main', exact: true }).waitFor()
     const bell = page.getByRole('button', { name: /^Notifications, \d+ unread$/ })
     await expect.poll(async () => Number(/(\d+) unread/.exec((await bell.getAttribute('aria-label')) ?? '')?.[1] ?? 0)).toBeGreaterThan(0)
+    await dismissToasts(page)
     await bell.click()
     const panel = page.getByRole('dialog', { name: 'Notifications', exact: true })
     const list = panel.getByRole('list', { name: 'Alert list', exact: true })
@@ -209,6 +217,7 @@ describe('reports and alerts', () => {
     await form.getByRole('status').filter({ hasText: 'Alert settings saved' }).waitFor()
     const r = await desk.core.dispatch('alerts.settings.get', undefined, { host: 'test' })
     expect(r.ok && (r.value as AlertSettingsView)).toMatchObject({ quietHours: { start: '22:15', end: '06:45' }, ltvThresholdsPct: [85, 92.5] })
+    await dismissToasts(page)
     await form.scrollIntoViewIfNeeded()
     await shot(page, 'settings-alerts')
     expect(await violations(page, 'form[aria-labelledby="alert-settings-head"]')).toEqual([])

@@ -70,7 +70,7 @@ describe('alerts evaluated in main on the sandbox, fired once each', () => {
     const ltv = (await of('ltv', o(4)))[0]!
     // the shared format: the account by name and short address, USD one way ($10,000.00)
     expect(ltv.message).toMatch(/^.+ \(0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}\) uses 9[0-9]\.[0-9]+% of its \$10,000\.00 credit line \(threshold 1%\); available \$[0-9,]+\.[0-9]{2,}/)
-    expect(ltv.title).toMatch(/^Credit line 9[0-9]\.[0-9]+% in use: .+ \(0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}\)$/)
+    expect(ltv.title).toMatch(/^Credit line 9[0-9]\.[0-9]+% in use, past 1%: .+ \(0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}\)$/)
   })
 
   it('credit line in use: fires on each upward crossing, re-armed only once it drops back below', async () => {

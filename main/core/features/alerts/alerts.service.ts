@@ -319,7 +319,8 @@ export class AlertService {
         this.fire(s.name, `ltv:${user}:${t}:${this.d.now()}`, {
           kind: 'ltv',
           level: t === top ? 'error' : 'warning',
-          title: `Credit line ${formatPercent(used)} in use: ${who(a)}`,
+          // the threshold in the title: two thresholds crossed in one pass are two distinct alerts
+          title: `Credit line ${formatPercent(used)} in use, past ${formatPercent(String(t))}: ${who(a)}`,
           message: `${who(a)} uses ${formatPercent(used)} of its ${formatUsd(h.creditUsd)} credit line (threshold ${formatPercent(String(t))}); available ${formatUsd(availableText)}${h.availableUsd === null ? ' (last known: marks are stale)' : ''}.`,
           account: a.address,
         })
