@@ -50,13 +50,22 @@ function records(text: string): Record<string, string>[] {
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (cell += '"'), i++
-      else if (c === '"') quoted = false
+      if (c === '"' && text[i + 1] === '"') {
+        cell += '"'
+        i++
+      } else if (c === '"') quoted = false
       else cell += c
     } else if (c === '"') quoted = true
-    else if (c === ',') row.push(cell), (cell = '')
-    else if (c === '\r' && text[i + 1] === '\n') row.push(cell), rows.push(row), (row = []), (cell = ''), i++
-    else cell += c
+    else if (c === ',') {
+      row.push(cell)
+      cell = ''
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(cell)
+      rows.push(row)
+      row = []
+      cell = ''
+      i++
+    } else cell += c
   }
   const [head, ...body] = rows
   return body.map((r) => Object.fromEntries(head!.map((h, i) => [h, r[i] ?? ''])))
@@ -138,7 +147,7 @@ describe('reports and alerts', () => {
     const [fillsDl] = await Promise.all([page.waitForEvent('download'), form.getByRole('button', { name: 'Export CSV', exact: true }).click()])
     expect(fillsDl.suggestedFilename()).toMatch(/^fills-all-accounts-.*\.csv$/)
     const fills = records(readFileSync((await fillsDl.path())!, 'utf8'))
-    const mine = fills.filter((r) => [o0, o1].includes(r.account!))
+    const mine = fills.filter((r) => r.account === o0 || r.account === o1)
     expect(mine).toHaveLength(4)
     for (const r of mine) {
       expect(r.market).toBe('BTC/USDC')
