@@ -73,6 +73,8 @@ export class AlertService {
   private timer: ReturnType<typeof setTimeout> | undefined
   private running: Promise<void> | null = null
   private closed = false
+  /** Only a long-running host starts evaluation; a settings change elsewhere must not start it. */
+  private started = false
   private readonly offJournal: () => void
   /** Accounts known to have no credit line, rechecked after a while. */
   private readonly notCredit = new Map<string, number>()
@@ -85,6 +87,7 @@ export class AlertService {
   }
 
   start(): void {
+    this.started = true
     this.schedule(1000)
   }
 
@@ -101,7 +104,7 @@ export class AlertService {
 
   updateSettings(patch: AlertSettingsPatch): AlertSettingsView {
     this.settingsCache = applyPatch(this.d.journal.alerts, this.settingsCache, patch)
-    this.schedule(Math.min(1000, this.settingsCache.checkIntervalSec * 1000))
+    if (this.started) this.schedule(Math.min(1000, this.settingsCache.checkIntervalSec * 1000))
     return this.settings()
   }
 
