@@ -560,6 +560,8 @@ export interface AlertSettingsView {
   quietHours: { start: string; end: string } | null
   /** how often the rules are evaluated on live data */
   checkIntervalSec: number
+  /** show alerts as desktop notifications (outside quiet hours); off: recorded and shown in the panel only */
+  desktopNotifications: boolean
 }
 
 /** The `notify` payload of an alert: a NotificationEvent plus the alert's id and whether a desktop notification may be shown. */
@@ -613,4 +615,12 @@ export interface PreviewView {
   dataAgeMs?: number | null
   /** the limit above which the desk refuses to sign on it (ms) */
   dataMaxAgeMs?: number
+}
+
+/** A currency an export's value column may use now: USD, or an asset at its live mark. */
+export interface ReportCurrencyView {
+  code: string
+  /** USD per unit at the current mark (exact decimal); null for USD */
+  markUsd: Decimal | null
+  markTimeMs: number | null
 }

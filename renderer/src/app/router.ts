@@ -8,6 +8,7 @@ import { JournalView } from '../features/journal'
 // exported by their features as loaders, so each is its own chunk.
 import { OverviewView } from '../features/overview'
 import { PolicyView } from '../features/policy'
+import { ReportsView } from '../features/reports'
 import { UnlockView, useSessionStore } from '../features/session'
 import { SettingsView } from '../features/settings'
 import { SettleView } from '../features/settle-repay'
@@ -30,6 +31,7 @@ export function createDeskRouter(): Router {
       { path: '/earn/:address?', name: 'earn', component: EarnView, props: true, meta: { title: 'Earn' } },
       { path: '/journal', name: 'journal', component: JournalView, meta: { title: 'Journal' } },
       { path: '/policy', name: 'policy', component: PolicyView, meta: { title: 'Policy' } },
+      { path: '/reports', name: 'reports', component: ReportsView, meta: { title: 'Reports' } },
       { path: '/settings', name: 'settings', component: SettingsView, meta: { open: true, title: 'Settings' } },
       // The web host's token fragment ("#token=...") lands here: go to the start screen.
       { path: '/:rest(.*)*', redirect: '/overview' },

@@ -68,7 +68,9 @@ describe('alerts evaluated in main on the sandbox, fired once each', () => {
     expect(await of('ltv', o(4))).toHaveLength(1)
     expect(await of('ltv', o(3))).toHaveLength(0)
     const ltv = (await of('ltv', o(4)))[0]!
-    expect(ltv.message).toMatch(/uses 9[0-9]\.[0-9]+% of its 10000 USD credit line \(threshold 1%\)/)
+    // the shared format: the account by name and short address, USD one way ($10,000.00)
+    expect(ltv.message).toMatch(/^.+ \(0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}\) uses 9[0-9]\.[0-9]+% of its \$10,000\.00 credit line \(threshold 1%\); available \$[0-9,]+\.[0-9]{2,}/)
+    expect(ltv.title).toMatch(/^Credit line 9[0-9]\.[0-9]+% in use, past 1%: .+ \(0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}\)$/)
   })
 
   it('credit line in use: fires on each upward crossing, re-armed only once it drops back below', async () => {
@@ -81,7 +83,7 @@ describe('alerts evaluated in main on the sandbox, fired once each', () => {
     expect(await at95()).toHaveLength(0)
     d.sandbox.trading.setMark(ETH, usd(3400n)) // 9860 in use: 98.6%
     await until('the crossing alert', async () => (await at95()).length === 1)
-    expect((await at95())[0]!.message).toMatch(/uses 98\.6% of its 10000 USD credit line/)
+    expect((await at95())[0]!.message).toMatch(/uses 98\.6% of its \$10,000\.00 credit line/)
     await twoPasses()
     expect(await at95()).toHaveLength(1)
     d.sandbox.trading.setMark(ETH, usd(3200n))
@@ -95,7 +97,7 @@ describe('alerts evaluated in main on the sandbox, fired once each', () => {
   it('funds received: a deposit record, and a balance rise nobody on the desk explains', async () => {
     d.sandbox.trading.deposit(o(2) as `0x${string}`, 1, 12_345_000_000n)
     await until('deposit alert', async () => (await of('funds-received', o(2))).length === 1)
-    expect((await of('funds-received', o(2)))[0]!.message).toMatch(/^123\.45 USDC deposited to /)
+    expect((await of('funds-received', o(2)))[0]!.message).toMatch(/^123\.45 USDC deposited to .+ \(0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}\)\.$/)
 
     // someone outside the desk transfers 50 USDC to owner 2: no deposit record, no fill, no journaled write
     const bot = devBot(0) // the market maker's key; its bot is off in these tests
@@ -103,7 +105,7 @@ describe('alerts evaluated in main on the sandbox, fired once each', () => {
     const sent = await actionSender(d.sandbox.trading, bot.privateKey, 'alerts-test').send({ type: 'transfer', to: o(2), asset_id: '1', amount: '5000000000', cloid: `0x${randomBytes(16).toString('hex')}` } as TradeAction)
     expect(accepted(sent), JSON.stringify(sent.body)).toBe(true)
     await until('balance-rise alert', async () => (await of('funds-received', o(2))).length === 2)
-    expect((await of('funds-received', o(2)))[0]!.message).toMatch(/USDC balance rose by 50 USDC/)
+    expect((await of('funds-received', o(2)))[0]!.message).toMatch(/USDC balance of .+ \(0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}\) rose by 50 USDC \(to [0-9,]+(\.[0-9]+)? USDC\)/)
     await twoPasses()
     expect(await of('funds-received', o(2))).toHaveLength(2)
   })
@@ -113,8 +115,8 @@ describe('alerts evaluated in main on the sandbox, fired once each', () => {
     expect(accepted(await actionSender(d.sandbox.trading, devOwner(1).privateKey, 'a1').send(order('bid', 'gtc')))).toBe(true)
     expect(accepted(await actionSender(d.sandbox.trading, devOwner(0).privateKey, 'a0').send(order('ask', 'ioc')))).toBe(true)
     await until('fill alerts', async () => (await of('order-filled', o(1))).length === 1 && (await of('order-filled', o(0))).length === 1)
-    expect((await of('order-filled', o(1)))[0]!.message).toMatch(/^Bought 0\.01 BTC at 64000 USDC on BTC\/USDC/)
-    expect((await of('order-filled', o(0)))[0]!.message).toMatch(/^Sold 0\.01 BTC at 64000 USDC/)
+    expect((await of('order-filled', o(1)))[0]!.message).toMatch(/^Bought 0\.01 BTC at 64,000 USDC on BTC\/USDC for .+ \(0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}\) \(1 fill, oid [0-9]+\)\.$/)
+    expect((await of('order-filled', o(0)))[0]!.message).toMatch(/^Sold 0\.01 BTC at 64,000 USDC/)
     await twoPasses()
     expect(await of('order-filled')).toHaveLength(2)
     // the trade raised balances, but the fill explains it: no funds-received alert for owner 0 or 1
@@ -169,6 +171,25 @@ describe('alerts evaluated in main on the sandbox, fired once each', () => {
     await d.call('alerts.settings.update', { quietHours: null })
   })
 
+  it('desktop notifications off: recorded and pushed to the panel without a desktop notification; on again restores them', async () => {
+    expect((await d.call<AlertSettingsView>('alerts.settings.update', { desktopNotifications: false })).desktopNotifications).toBe(false)
+    d.sandbox.trading.deposit(o(2) as `0x${string}`, 1, 200_000_000n)
+    await until('deposit alert with desktop off', async () => (await of('funds-received', o(2))).length === 4)
+    const a = (await of('funds-received', o(2)))[0]!
+    expect(a.message).toMatch(/^2 USDC deposited to /)
+    expect(a.desktopSuppressed).toBe(true)
+    expect(notes.find((n) => n.alertId === a.id)).toMatchObject({ desktop: false })
+    expect((await d.call<AlertSettingsView>('alerts.settings.update', { desktopNotifications: true })).desktopNotifications).toBe(true)
+  })
+
+  it('acknowledge all: every alert not yet acknowledged, once', async () => {
+    const open = (await list()).filter((a) => a.acknowledgedAt === null).length
+    expect(open).toBeGreaterThan(0)
+    expect(await d.call('alerts.acknowledgeAll')).toEqual({ acknowledged: open })
+    expect((await list()).every((a) => a.acknowledgedAt !== null)).toBe(true)
+    expect(await d.call('alerts.acknowledgeAll')).toEqual({ acknowledged: 0 })
+  })
+
   it('lists newest first, by time and count; refuses bad settings', async () => {
     const all = await list()
     expect(all.map((a) => Number(a.id))).toEqual([...all.map((a) => Number(a.id))].sort((x, y) => y - x))
@@ -176,5 +197,10 @@ describe('alerts evaluated in main on the sandbox, fired once each', () => {
     expect(await d.call<AlertView[]>('alerts.list', { sinceMs: Date.now() + 60_000 })).toEqual([])
     await expect(d.call('alerts.settings.update', { quietHours: { start: '25:00', end: '07:00' } })).rejects.toMatchObject({ code: 'InvalidArguments' })
     await expect(d.call('alerts.settings.update', { checkIntervalSec: 0 })).rejects.toMatchObject({ code: 'InvalidArguments' })
+    // thresholds: percent 0-100 with at most 2 decimals
+    await expect(d.call('alerts.settings.update', { ltvThresholdsPct: [80.125] })).rejects.toMatchObject({ code: 'InvalidArguments' })
+    await expect(d.call('alerts.settings.update', { ltvThresholdsPct: [101] })).rejects.toMatchObject({ code: 'InvalidArguments' })
+    expect((await d.call<AlertSettingsView>('alerts.settings.update', { ltvThresholdsPct: [85.25, 97.5] })).ltvThresholdsPct).toEqual([85.25, 97.5])
+    await expect(d.call('alerts.settings.update', { quietHours: { start: '08:00', end: '08:00' } })).rejects.toMatchObject({ code: 'InvalidAlertSettings' })
   })
 })

@@ -1,3 +1,4 @@
+import { formatAccount, formatAmount, formatPercent, formatUsd, shortAddress } from '../../../contract/format'
 import type { AlertKind, AlertNotificationEvent, AlertSettingsView, AlertView, NotificationEvent } from '../../../contract/types'
 import type { SettingsStore } from '../../config/settings'
 import { DeskError } from '../../errors/desk-error'
@@ -42,6 +43,9 @@ const NOTIFY_KIND: Record<AlertKind, NotificationEvent['kind']> = {
 const FILLS_OVERLAP_MS = 60_000
 const FIRED_KEEP_MS = 90 * 24 * 3600_000
 
+/** An account as every alert names it: "Name (0x12ab…cdef)" (the shared format; the full address is in `account`). */
+const who = (a: { address: string; label: string }) => formatAccount(a).text
+
 export function alertView(r: AlertRecord): AlertView {
   return {
     id: String(r.id),
@@ -69,6 +73,8 @@ export class AlertService {
   private timer: ReturnType<typeof setTimeout> | undefined
   private running: Promise<void> | null = null
   private closed = false
+  /** Only a long-running host starts evaluation; a settings change elsewhere must not start it. */
+  private started = false
   private readonly offJournal: () => void
   /** Accounts known to have no credit line, rechecked after a while. */
   private readonly notCredit = new Map<string, number>()
@@ -81,6 +87,7 @@ export class AlertService {
   }
 
   start(): void {
+    this.started = true
     this.schedule(1000)
   }
 
@@ -97,7 +104,7 @@ export class AlertService {
 
   updateSettings(patch: AlertSettingsPatch): AlertSettingsView {
     this.settingsCache = applyPatch(this.d.journal.alerts, this.settingsCache, patch)
-    this.schedule(Math.min(1000, this.settingsCache.checkIntervalSec * 1000))
+    if (this.started) this.schedule(Math.min(1000, this.settingsCache.checkIntervalSec * 1000))
     return this.settings()
   }
 
@@ -109,6 +116,16 @@ export class AlertService {
     const r = this.d.journal.alerts.acknowledge(Number(id))
     if (!r) throw new DeskError('AlertNotFound', `alert ${id} is not in the log (only the newest 500 are kept)`)
     return alertView(r)
+  }
+
+  /** Acknowledges every alert in the log not yet acknowledged; returns how many it acknowledged. */
+  acknowledgeAll(): { acknowledged: number } {
+    let n = 0
+    for (const r of this.d.journal.alerts.list()) {
+      if (r.acknowledgedAt !== null) continue
+      if (this.d.journal.alerts.acknowledge(r.id)?.acknowledgedAt !== null) n++
+    }
+    return { acknowledged: n }
   }
 
   private schedule(ms: number): void {
@@ -184,12 +201,12 @@ export class AlertService {
       let text: string
       if (m) {
         for (const f of group) qty += parseDecimal(f.quantity ?? f.sz ?? '0', m.quantityDecimals)
-        const prices = [...new Set(group.map((f) => f.price ?? f.px))].join(', ')
-        text = `${side} ${formatAtoms(qty, m.quantityDecimals)} ${m.baseSymbol} at ${prices} ${m.quoteSymbol} on ${m.symbol} (${group.length} fill${group.length > 1 ? 's' : ''}, ${k}).`
+        const prices = [...new Set(group.map((f) => f.price ?? f.px ?? '?'))].map((p) => formatAmount(p, { symbol: m.quoteSymbol })).join(', ')
+        text = `${side} ${formatAmount(qty, { symbol: m.baseSymbol, decimals: m.quantityDecimals })} at ${prices} on ${m.symbol} for ${who(a)} (${group.length} fill${group.length > 1 ? 's' : ''}, ${k}).`
       } else {
-        text = `${side} on market ${String(first.market_id ?? first.coin)} (${group.length} fill${group.length > 1 ? 's' : ''}, ${k}).`
+        text = `${side} on market ${String(first.market_id ?? first.coin)} for ${who(a)} (${group.length} fill${group.length > 1 ? 's' : ''}, ${k}).`
       }
-      this.fire(s.name, `fills:${user}:${first.tid}`, { kind: 'order-filled', level: 'success', title: `Order filled: ${a.label || a.address}`, message: text, account: a.address })
+      this.fire(s.name, `fills:${user}:${first.tid}`, { kind: 'order-filled', level: 'success', title: `Order filled: ${who(a)}`, message: text, account: a.address })
     }
     return fresh
   }
@@ -213,13 +230,13 @@ export class AlertService {
       const assetId = typeof r.asset_id === 'number' ? r.asset_id : null
       if (time === null || assetId === null || time < this.settingsCache.armedSinceMs) continue
       const asset = cat.assets.get(assetId)
-      const amount = asset && typeof r.amount === 'string' ? `${r.amount} ${asset.symbol}` : `asset ${assetId}`
+      const amount = asset && typeof r.amount === 'string' ? formatAmount(r.amount, asset) : `an amount of asset ${assetId}`
       // A deposit first seen in this pass explains its asset's balance rise (no second alert for it).
       const fresh = this.fire(s.name, `deposit:${user}:${String(r.deposit_id ?? `${time}:${assetId}`)}`, {
         kind: 'funds-received',
         level: 'success',
-        title: `Deposit received: ${a.label || a.address}`,
-        message: `${amount} deposited to ${a.label ? `${a.label} (${a.address})` : a.address}.`,
+        title: `Deposit received: ${who(a)}`,
+        message: `${amount} deposited to ${who(a)}.`,
         account: a.address,
       })
       if (fresh) depositedAssets.add(assetId)
@@ -246,8 +263,8 @@ export class AlertService {
       this.fire(s.name, `balance-up:${user}:${id}:${after}:${checkedAt}`, {
         kind: 'funds-received',
         level: 'info',
-        title: `Funds received: ${a.label || a.address}`,
-        message: `${asset.symbol} balance rose by ${formatAtoms(after - before, asset.decimals)} ${asset.symbol} (to ${formatAtoms(after, asset.decimals)} ${asset.symbol}) with no deposit record, fill or write of this desk to explain it.`,
+        title: `Funds received: ${who(a)}`,
+        message: `${asset.symbol} balance of ${who(a)} rose by ${formatAmount(after - before, asset)} (to ${formatAmount(after, asset)}) with no deposit record, fill or write of this desk to explain it.`,
         account: a.address,
       })
     }
@@ -270,8 +287,8 @@ export class AlertService {
       this.fire(s.name, `agent-empty:${user}:${slot.slot_id}:${had}`, {
         kind: 'agent-slot-empty',
         level: 'warning',
-        title: `Agent slot ${slot.slot_id} empty: ${a.label || a.address}`,
-        message: `Slot ${slot.slot_id} of ${a.label || a.address} no longer holds agent ${had}. Orders signed by that agent are refused until a new agent is approved.`,
+        title: `Agent slot ${slot.slot_id} empty: ${who(a)}`,
+        message: `Slot ${slot.slot_id} of ${who(a)} no longer holds agent ${shortAddress(had)}. Orders signed by that agent are refused until a new agent is approved.`,
         account: a.address,
       })
     }
@@ -305,8 +322,9 @@ export class AlertService {
         this.fire(s.name, `ltv:${user}:${t}:${this.d.now()}`, {
           kind: 'ltv',
           level: t === top ? 'error' : 'warning',
-          title: `Credit line ${used}% in use: ${a.label || a.address}`,
-          message: `${a.label || a.address} uses ${used}% of its ${h.creditUsd} USD credit line (threshold ${t}%); available ${availableText} USD${h.availableUsd === null ? ' (last known: marks are stale)' : ''}.`,
+          // the threshold in the title: two thresholds crossed in one pass are two distinct alerts
+          title: `Credit line ${formatPercent(used)} in use, past ${formatPercent(String(t))}: ${who(a)}`,
+          message: `${who(a)} uses ${formatPercent(used)} of its ${formatUsd(h.creditUsd)} credit line (threshold ${formatPercent(String(t))}); available ${formatUsd(availableText)}${h.availableUsd === null ? ' (last known: marks are stale)' : ''}.`,
           account: a.address,
         })
       } else if (!above && !armed) log.setState(s.name, key, null)
@@ -320,8 +338,8 @@ export class AlertService {
       this.fire(s.name, `earn-claimable:${w.operationId}`, {
         kind: 'earn-claimable',
         level: 'info',
-        title: `Earn withdrawal claimable: ${a.label || a.address}`,
-        message: `${w.net} ${w.symbol} (${w.type} withdrawal ${w.operationId}) can be claimed now.`,
+        title: `Earn withdrawal claimable: ${who(a)}`,
+        message: `${formatAmount(w.net, { symbol: w.symbol })} (${w.type} withdrawal ${w.operationId}) of ${who(a)} can be claimed now.`,
         account: a.address,
       })
     }
@@ -329,12 +347,12 @@ export class AlertService {
 
   private unresolvedAlert(sub: Submission): void {
     if (this.closed || this.d.journal.isClosed) return
-    const label = this.d.accounts().find((x) => x.address.toLowerCase() === sub.account.toLowerCase())?.label
+    const label = this.d.accounts().find((x) => x.address.toLowerCase() === sub.account.toLowerCase())?.label ?? ''
     this.fire(sub.network, `unresolved:${sub.id}`, {
       kind: 'write-unresolved',
       level: 'error',
       title: `Write unresolved: ${sub.actionType}`,
-      message: `${sub.summary} (${label || sub.account}, cloid ${sub.key}). ${sub.advice ?? 'Check the exchange, then acknowledge it in the journal before any new attempt.'}`,
+      message: `${sub.summary} (${who({ address: sub.account, label })}, cloid ${sub.key}). ${sub.advice ?? 'Check the exchange, then acknowledge it in the journal before any new attempt.'}`,
       account: sub.account,
     })
   }
@@ -344,7 +362,8 @@ export class AlertService {
   /** Records and pushes the alert unless its key already fired; true when it fired now. */
   private fire(network: string, key: string, a: Omit<NewAlert, 'network' | 'at' | 'desktopSuppressed'>): boolean {
     const at = this.d.now()
-    const quiet = inQuietHours(this.settingsCache.quietHours, new Date(at))
+    // Desktop notifications turned off count as suppressed, like quiet hours: recorded and in the panel only.
+    const quiet = inQuietHours(this.settingsCache.quietHours, new Date(at)) || !this.settingsCache.desktopNotifications
     const rec = this.d.journal.alerts.fire(key, { ...a, network, at, desktopSuppressed: quiet })
     if (!rec) return false
     const kind = rec.kind as AlertKind

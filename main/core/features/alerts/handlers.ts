@@ -1,7 +1,7 @@
 import type { HandlerTable } from '../../ipc/dispatch'
 import type { AlertService } from './alerts.service'
 
-export type AlertsChannels = 'alerts.list' | 'alerts.settings.get' | 'alerts.settings.update' | 'alerts.acknowledge'
+export type AlertsChannels = 'alerts.list' | 'alerts.settings.get' | 'alerts.settings.update' | 'alerts.acknowledge' | 'alerts.acknowledgeAll'
 
 export function alertsHandlers(d: { alerts: AlertService }): Pick<HandlerTable, AlertsChannels> {
   return {
@@ -9,5 +9,6 @@ export function alertsHandlers(d: { alerts: AlertService }): Pick<HandlerTable, 
     'alerts.settings.get': () => d.alerts.settings(),
     'alerts.settings.update': (patch) => d.alerts.updateSettings(patch),
     'alerts.acknowledge': ({ id }) => d.alerts.acknowledge(id),
+    'alerts.acknowledgeAll': () => d.alerts.acknowledgeAll(),
   }
 }

@@ -2,7 +2,7 @@ import type { HandlerTable } from '../../ipc/dispatch'
 import type { SessionSource } from '../../session'
 import { ReportsService, type ReportAccount } from './reports.service'
 
-export type ReportsChannels = 'reports.fillsCsv' | 'reports.transfersCsv' | 'reports.pnl'
+export type ReportsChannels = 'reports.fillsCsv' | 'reports.transfersCsv' | 'reports.pnl' | 'reports.currencies'
 
 export interface ReportsDeps {
   sessions: SessionSource
@@ -16,5 +16,6 @@ export function reportsHandlers(d: ReportsDeps): Pick<HandlerTable, ReportsChann
     'reports.fillsCsv': async (a) => (await svc()).fillsCsv(a),
     'reports.transfersCsv': async (a) => (await svc()).transfersCsv(a),
     'reports.pnl': async (a) => (await svc()).pnl(a ?? {}),
+    'reports.currencies': async () => (await svc()).currencies(),
   }
 }

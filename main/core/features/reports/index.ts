@@ -3,3 +3,4 @@ export { reportsHandlers, type ReportsChannels, type ReportsDeps } from './handl
 export { csvCell, toCsv } from './csv'
 export { realisedPnl, PNL_METHOD_NOTE, type PnlFill, type PnlMarket, type PnlResult } from './pnl'
 export { catalogue, type Catalogue, type MarketMeta } from './market-meta'
+export { convertAtoms, currencyChoices, resolveCurrency, USD, type CurrencyChoice, type ReportCurrency } from './currency'

@@ -1,6 +1,7 @@
 import type { NetworkSession } from '../../session'
-import { markState, USD_DECIMALS, type AssetMeta } from '../../session'
-import { formatAtoms, mulDivFloor } from '../../money/decimal'
+import { markState, type AssetMeta, type MarketData } from '../../session'
+import { formatAtoms } from '../../money/decimal'
+import { convertAtoms, markNote, USD, type ReportCurrency } from './currency'
 import type { PnlMarket } from './pnl'
 
 export interface MarketMeta extends PnlMarket {
@@ -14,11 +15,17 @@ export interface MarketMeta extends PnlMarket {
 export interface Catalogue {
   markets: Map<number, MarketMeta>
   assets: Map<number, AssetMeta>
+  /** The market data the catalogue was read from (marks, oracle), and when. */
+  md: MarketData
+  now: number
   /** USD value of `atoms` of an asset at its current mark, or why there is none. */
   usd(assetId: number, atoms: bigint, scale?: number): UsdValue
+  /** Value of `atoms` (at `scale`, default the asset's decimals) in `currency`, at the current marks, or why there is none. */
+  value(assetId: number, atoms: bigint, currency: ReportCurrency, scale?: number): UsdValue
 }
 
-export type UsdValue = { value: string; basis: 'current-mark'; markTimeMs: number } | { value: 'unknown'; basis: 'unknown'; reason: string }
+/** `marks` names every mark used (price and time), for the row's note. */
+export type UsdValue = { value: string; basis: 'current-mark'; markTimeMs: number; marks: string } | { value: 'unknown'; basis: 'unknown'; reason: string }
 
 export async function catalogue(s: NetworkSession): Promise<Catalogue> {
   const [md, mk] = await Promise.all([s.market.get('operator'), s.info.markets({ lane: 'operator' })])
@@ -41,18 +48,25 @@ export async function catalogue(s: NetworkSession): Promise<Catalogue> {
     })
   }
   const now = s.now()
+  const value = (assetId: number, atoms: bigint, currency: ReportCurrency, scale?: number): UsdValue => {
+    const a = md.assets.get(assetId)
+    if (!a) return { value: 'unknown', basis: 'unknown', reason: `asset ${assetId} is not listed` }
+    const st = markState(md, assetId, now)
+    if (!st.mark) return { value: 'unknown', basis: 'unknown', reason: `no mark for ${a.symbol}` }
+    if (md.oracle.status !== 'available') return { value: 'unknown', basis: 'unknown', reason: `oracle unavailable (${md.oracle.reasonCode ?? 'no reason given'})` }
+    if (st.stale) return { value: 'unknown', basis: 'unknown', reason: `mark of ${a.symbol} is stale (${Math.round((st.ageMs ?? 0) / 1000)} s old)` }
+    const converted = convertAtoms(atoms, scale ?? a.decimals, st.mark.usdAtoms, currency)
+    const marks = [markNote(a, st.mark.usdAtoms, st.mark.sourceTsMs)]
+    // the currency's own mark, when it is another asset (resolved once per export, so every row uses the same one)
+    if (currency.asset && currency.asset.assetId !== assetId) marks.push(markNote(currency.asset, currency.asset.markUsdAtoms, currency.asset.markTimeMs))
+    return { value: formatAtoms(converted, currency.decimals), basis: 'current-mark', markTimeMs: st.mark.sourceTsMs, marks: marks.join('; ') }
+  }
   return {
     markets,
     assets: md.assets,
-    usd(assetId, atoms, scale) {
-      const a = md.assets.get(assetId)
-      if (!a) return { value: 'unknown', basis: 'unknown', reason: `asset ${assetId} is not listed` }
-      const st = markState(md, assetId, now)
-      if (!st.mark) return { value: 'unknown', basis: 'unknown', reason: `no mark for ${a.symbol}` }
-      if (md.oracle.status !== 'available') return { value: 'unknown', basis: 'unknown', reason: `oracle unavailable (${md.oracle.reasonCode ?? 'no reason given'})` }
-      if (st.stale) return { value: 'unknown', basis: 'unknown', reason: `mark of ${a.symbol} is stale (${Math.round((st.ageMs ?? 0) / 1000)} s old)` }
-      const usdAtoms = mulDivFloor(atoms, st.mark.usdAtoms, 10n ** BigInt(scale ?? a.decimals))
-      return { value: formatAtoms(usdAtoms, USD_DECIMALS), basis: 'current-mark', markTimeMs: st.mark.sourceTsMs }
-    },
+    md,
+    now,
+    usd: (assetId, atoms, scale) => value(assetId, atoms, USD, scale),
+    value,
   }
 }

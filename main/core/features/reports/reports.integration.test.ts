@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { accepted, actionSender, type ActionSender } from '../../../../sandbox/scenario/signed-actions'
 import { devOwner } from '../../../../sandbox/scenario/dev-keys'
 import type { TradeAction } from '../../wire/actions'
-import type { ExportFile, PnlReport, WriteOutcome } from '../../../contract/types'
+import type { ExportFile, PnlReport, ReportCurrencyView, WriteOutcome } from '../../../contract/types'
 import { startDeskOnSandbox, TEST_PASSPHRASE, type DeskOnSandbox } from '../../../testing/desk-on-sandbox'
 import { FILL_COLUMNS, TRANSFER_COLUMNS } from './reports.service'
 
@@ -103,6 +103,30 @@ describe('reports computed in main from the sandbox exchange', () => {
     await expect(d.call('reports.fillsCsv', { fromMs: t1, toMs: t0 })).rejects.toMatchObject({ code: 'InvalidRange' })
   })
 
+  it('value column in a chosen asset at the export-time marks (stated per row); an unknown currency is a typed error', async () => {
+    const cur = await d.call<ReportCurrencyView[]>('reports.currencies')
+    expect(cur[0]).toEqual({ code: 'USD', markUsd: null, markTimeMs: null })
+    const btc = cur.find((c) => c.code === 'BTC')!
+    expect(btc.markUsd).toMatch(/^[0-9]+(\.[0-9]+)?$/)
+    const rows = records((await d.call<ExportFile>('reports.fillsCsv', { account: o1, fromMs: t0, toMs: t1, currency: 'btc' })).content, FILL_COLUMNS)
+    expect(rows).toHaveLength(3)
+    for (const r of rows) {
+      expect(r.value_currency).toBe('BTC')
+      expect(r.value_basis).toBe('current-mark')
+      // both marks named with their price and time: the quote asset's and the currency's
+      expect(r.value_note).toMatch(/^converted at export-time marks: USDC [0-9.]+ USD at \d{4}-\d\d-\d\dT[0-9:.]+Z; BTC [0-9.]+ USD at \d{4}-/)
+    }
+    // 6400 USDC in BTC at the marks, exact to the satoshi (floored): 6400 x mark(USDC) / mark(BTC)
+    const scaleOf = (m: string) => (m.includes('.') ? m.split('.')[1]!.length : 0)
+    const u = cur.find((c) => c.code === 'USDC')!.markUsd!
+    const b = btc.markUsd!
+    const atoms = (m: string) => BigInt(m.replace('.', '')) * 10n ** BigInt(8 - scaleOf(m))
+    const expected = (6_400n * 10n ** 8n * atoms(u) * 10n ** 8n) / (10n ** 8n * atoms(b))
+    expect(atoms(rows[0]!.value!)).toBe(expected)
+    await expect(d.call('reports.fillsCsv', { account: o1, fromMs: t0, toMs: t1, currency: 'EUR' })).rejects.toMatchObject({ code: 'InvalidCurrency' })
+    await expect(d.call('reports.transfersCsv', { fromMs: t0, toMs: t1, currency: '=cmd' })).rejects.toMatchObject({ code: 'InvalidArguments' })
+  })
+
   it('fills CSV of all accounts: both sides, each with its own fee; no mark gives "unknown" with the reason', async () => {
     const all = records((await d.call<ExportFile>('reports.fillsCsv', { fromMs: t0, toMs: t1 })).content, FILL_COLUMNS)
     const o0rows = all.filter((r) => r.account === o0)
@@ -170,5 +194,19 @@ describe('reports computed in main from the sandbox exchange', () => {
     // one account's view has its side only
     const mine = records((await d.call<ExportFile>('reports.transfersCsv', { account: o1, fromMs: from, toMs: Date.now() + 1 })).content, TRANSFER_COLUMNS)
     expect(mine.map((r) => r.kind)).toEqual(['transfer-in'])
+  })
+
+  it('transfers CSV: a withdrawal on the exchange is a row with its fee (recorded, not deducted)', async () => {
+    const from = Date.now() - 1_000
+    const s2 = actionSender(d.sandbox.trading, devOwner(2).privateKey, 'reports-test-2')
+    const cloid = `0x${'ab'.repeat(16)}`
+    const res = await s2.send({ type: 'withdraw', asset_id: '1', amount: '500000000', dst_chain_id: '1', dst_address: o0, withdraw_nonce: String(Date.now()), cloid } as TradeAction)
+    expect(accepted(res), JSON.stringify(res.body)).toBe(true)
+    await new Promise((r) => setTimeout(r, 300))
+    const rows = records((await d.call<ExportFile>('reports.transfersCsv', { account: devOwner(2).address, fromMs: from, toMs: Date.now() + 1 })).content, TRANSFER_COLUMNS)
+    const w = rows.find((r) => r.kind === 'withdrawal')!
+    expect(w.counterparty!.toLowerCase()).toBe(o0.toLowerCase())
+    expect(w).toMatchObject({ account: devOwner(2).address, amount: '5', asset: 'USDC', fee: '1', fee_asset: 'USDC', fee_note: 'recorded, not deducted', source: 'exchange', status: 'done' })
+    expect(w.reference).toContain(`cloid ${cloid}`)
   })
 })

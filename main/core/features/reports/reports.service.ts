@@ -5,6 +5,7 @@ import { outcomeOf, type Submission } from '../../journal'
 import { formatAtoms, parseAtoms, parseDecimal } from '../../money/decimal'
 import type { NetworkSession } from '../../session'
 import { exportName, isoUtc, toCsv, type CsvValue } from './csv'
+import { currencyChoices, resolveCurrency, type CurrencyChoice, type ReportCurrency } from './currency'
 import { catalogue, type Catalogue, type UsdValue } from './market-meta'
 import { fmtValue, PNL_METHOD_NOTE, realisedPnl, type PnlFill } from './pnl'
 
@@ -17,6 +18,8 @@ export interface ReportRange {
   account?: string | undefined
   fromMs: number
   toMs: number
+  /** 'USD' (default) or the symbol of a listed asset with a live mark */
+  currency?: string | undefined
 }
 
 export const FILL_COLUMNS = [
@@ -85,10 +88,13 @@ function checkRange(r: { fromMs: number; toMs: number }): void {
   if (r.toMs - r.fromMs > MAX_RANGE_MS) throw new DeskError('InvalidRange', 'a report covers at most 366 days')
 }
 
-/** The value columns: USD at the current mark (no history of marks is kept), or 'unknown' with the reason. */
-function valueCells(v: UsdValue): { value_currency: string; value: string; value_basis: string; value_note: string } {
-  if (v.basis === 'unknown') return { value_currency: 'USD', value: 'unknown', value_basis: 'unknown', value_note: v.reason }
-  return { value_currency: 'USD', value: v.value, value_basis: 'current-mark', value_note: `mark of ${isoUtc(v.markTimeMs)}; the mark at the event time is not kept` }
+/**
+ * The value columns: the chosen currency at the marks of export time (no history of marks is
+ * kept), the marks used (price and time) in the note, or 'unknown' with the reason.
+ */
+function valueCells(v: UsdValue, currency: ReportCurrency): { value_currency: string; value: string; value_basis: string; value_note: string } {
+  if (v.basis === 'unknown') return { value_currency: currency.code, value: 'unknown', value_basis: 'unknown', value_note: v.reason }
+  return { value_currency: currency.code, value: v.value, value_basis: 'current-mark', value_note: `converted at export-time marks: ${v.marks}; the mark at the event time is not kept` }
 }
 
 /**
@@ -131,12 +137,15 @@ export class ReportsService {
   async fillsCsv(r: ReportRange): Promise<{ filename: string; mime: string; content: string }> {
     checkRange(r)
     const accounts = this.select(r.account)
-    const [cat, { fills, gaps }] = await Promise.all([catalogue(this.s), this.fills(accounts, r.fromMs)])
+    const cat = await catalogue(this.s)
+    // Refused before any fill is read: a bad or unpriced currency is the operator's to fix.
+    const currency = resolveCurrency(r.currency, cat.md, cat.now)
+    const { fills, gaps } = await this.fills(accounts, r.fromMs)
     if (gaps.length > 0) throw new DeskError('FillsIncomplete', `fills could not all be read, so the export would be incomplete: ${gaps.join('; ')}`)
     const rows = fills
       .filter((x) => x.fill.time >= r.fromMs && x.fill.time < r.toMs)
       .sort((a, b) => a.fill.time - b.fill.time || a.account.address.localeCompare(b.account.address) || (a.fill.tid < b.fill.tid ? -1 : 1))
-      .map((x) => fillRow(x, cat))
+      .map((x) => fillRow(x, cat, currency))
     const name = exportName(r.account ? `fills-${r.account.toLowerCase()}` : 'fills-all-accounts', r.fromMs, r.toMs)
     return { filename: name, mime: 'text/csv', content: toCsv(FILL_COLUMNS, rows) }
   }
@@ -145,19 +154,20 @@ export class ReportsService {
     checkRange(r)
     const accounts = this.select(r.account)
     const cat = await catalogue(this.s)
+    const currency = resolveCurrency(r.currency, cat.md, cat.now)
     const rows: TransferRow[] = []
     const own = new Map(this.accounts().map((a) => [a.address.toLowerCase(), a]))
     const exchangeWithdrawCloids = new Set<string>()
     for (const account of accounts) {
       const [deps, wds] = await Promise.all([this.s.info.deposits({ user: account.address }, { lane: 'operator' }), this.s.info.withdraws({ user: account.address }, { lane: 'operator' })])
       for (const d of deps.deposits) {
-        const row = exchangeRow(cat, account, 'deposit', d as Record<string, unknown>)
+        const row = exchangeRow(cat, currency, account, 'deposit', d as Record<string, unknown>)
         if (row) rows.push(row)
       }
       for (const w of wds) {
         const rec = w as Record<string, unknown>
         if (typeof rec.cloid === 'string') exchangeWithdrawCloids.add(rec.cloid.toLowerCase())
-        const row = exchangeRow(cat, account, 'withdrawal', rec)
+        const row = exchangeRow(cat, currency, account, 'withdrawal', rec)
         if (row) rows.push(row)
       }
     }
@@ -166,12 +176,18 @@ export class ReportsService {
     const subs = this.s.journal.list({ network: this.s.name, actionType: ['transfer', 'withdraw', 'settle', 'repay'], since: r.fromMs - 1, order: 'oldest' })
     for (const sub of subs) {
       if (sub.actionType === 'withdraw' && exchangeWithdrawCloids.has(sub.key.toLowerCase())) continue
-      for (const row of journalRows(cat, sub, own)) if (wanted.has(String(row.account).toLowerCase())) rows.push(row)
+      for (const row of journalRows(cat, currency, sub, own)) if (wanted.has(String(row.account).toLowerCase())) rows.push(row)
     }
     const inRange = rows.filter((x) => typeof x.time_ms === 'number' && x.time_ms >= r.fromMs && x.time_ms < r.toMs)
     inRange.sort((a, b) => (a.time_ms as number) - (b.time_ms as number) || String(a.account).localeCompare(String(b.account)) || String(a.reference).localeCompare(String(b.reference)))
     const name = exportName(r.account ? `transfers-${r.account.toLowerCase()}` : 'transfers-all-accounts', r.fromMs, r.toMs)
     return { filename: name, mime: 'text/csv', content: toCsv(TRANSFER_COLUMNS, inRange) }
+  }
+
+  /** The currencies an export may use now: USD, and every asset whose mark is live. */
+  async currencies(): Promise<CurrencyChoice[]> {
+    const cat = await catalogue(this.s)
+    return currencyChoices(cat.md, cat.now)
   }
 
   async pnl(q: { account?: string | undefined; fromMs?: number | undefined; toMs?: number | undefined }): Promise<PnlReport> {
@@ -229,17 +245,17 @@ export class ReportsService {
   }
 }
 
-function fillRow(x: AccountFill, cat: Catalogue): FillRow {
+function fillRow(x: AccountFill, cat: Catalogue, currency: ReportCurrency): FillRow {
   const f = x.fill
   const m = x.marketId === null ? undefined : cat.markets.get(x.marketId)
   const feeAsset = f.fee_asset_id === null ? null : (cat.assets.get(f.fee_asset_id) ?? null)
   let notional: string | null = null
-  let value: ReturnType<typeof valueCells> = { value_currency: 'USD', value: 'unknown', value_basis: 'unknown', value_note: 'market not listed' }
+  let value: ReturnType<typeof valueCells> = { value_currency: currency.code, value: 'unknown', value_basis: 'unknown', value_note: 'market not listed' }
   if (m && x.price !== null && x.quantity !== null) {
     const scale = m.priceDecimals + m.quantityDecimals
     const n = parseDecimal(x.price, m.priceDecimals) * parseDecimal(x.quantity, m.quantityDecimals)
     notional = formatAtoms(n, scale)
-    value = valueCells(cat.usd(m.quoteAssetId, n, scale))
+    value = valueCells(cat.value(m.quoteAssetId, n, currency, scale), currency)
   }
   const crossed = (f as { crossed?: unknown }).crossed
   return {
@@ -282,7 +298,7 @@ function num(x: unknown): number | null {
   return null
 }
 
-function exchangeRow(cat: Catalogue, account: ReportAccount, kind: 'deposit' | 'withdrawal', rec: Record<string, unknown>): TransferRow | null {
+function exchangeRow(cat: Catalogue, currency: ReportCurrency, account: ReportAccount, kind: 'deposit' | 'withdrawal', rec: Record<string, unknown>): TransferRow | null {
   const assetId = num(rec.asset_id)
   const time = num(rec.time_ms)
   if (assetId === null || time === null) return null
@@ -309,12 +325,12 @@ function exchangeRow(cat: Catalogue, account: ReportAccount, kind: 'deposit' | '
     status: 'done',
     source: 'exchange',
     reference: ref,
-    ...valueCells(cat.usd(assetId, atoms)),
+    ...valueCells(cat.value(assetId, atoms, currency), currency),
   }
 }
 
 /** Rows of one journaled transfer / withdraw / settle / repay: the sender's, and the receiver's when it is one of ours. */
-function journalRows(cat: Catalogue, sub: Submission, own: Map<string, ReportAccount>): TransferRow[] {
+function journalRows(cat: Catalogue, currency: ReportCurrency, sub: Submission, own: Map<string, ReportAccount>): TransferRow[] {
   let action: Record<string, unknown>
   try {
     action = (JSON.parse(sub.body) as { action: Record<string, unknown> }).action
@@ -338,7 +354,7 @@ function journalRows(cat: Catalogue, sub: Submission, own: Map<string, ReportAcc
     status: outcome,
     source: 'journal',
     reference: `cloid ${sub.key}`,
-    ...valueCells(cat.usd(assetId, atoms)),
+    ...valueCells(cat.value(assetId, atoms, currency), currency),
   }
   const kind = sub.actionType === 'withdraw' ? 'withdrawal' : sub.actionType
   const from = own.get(sub.account.toLowerCase())

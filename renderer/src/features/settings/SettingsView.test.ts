@@ -4,14 +4,19 @@ import { seriousA11yViolations } from '../../testing/axe'
 import { flush, installFakeDesk, type FakeDesk } from '../../testing/fake-desk'
 import { appState } from '../../testing/fixtures'
 import { mountScreen } from '../../testing/mount'
+import type { AlertSettingsView } from '../../../../main/contract/types'
 import SettingsView from './SettingsView.vue'
 
 let desk: FakeDesk
+let stored: AlertSettingsView
 beforeEach(() => {
   desk = installFakeDesk()
   desk.handle('app.state', () => appState())
   desk.handle('settings.get', () => ({ autoLockMinutes: 15, passphraseWindowMinutes: 5, warningThresholds: { watchPct: 50, warningPct: 75, criticalPct: 90 }, theme: 'dark' }))
   desk.handle('networks.list', () => ({ selected: 'sandbox', networks: [appState().network!] }))
+  stored = { rules: { 'funds-received': true, ltv: true, 'order-filled': true, 'earn-claimable': true, 'agent-slot-empty': true, 'write-unresolved': true }, ltvThresholdsPct: [80, 90], quietHours: null, checkIntervalSec: 60, desktopNotifications: true }
+  desk.handle('alerts.settings.get', () => stored)
+  desk.handle('alerts.settings.update', (p) => (stored = { ...stored, ...p, rules: { ...stored.rules, ...p.rules } } as AlertSettingsView))
   document.body.innerHTML = ''
 })
 afterEach(() => {
@@ -24,6 +29,45 @@ describe('SettingsView', () => {
     await flush()
     expect(document.querySelector('table[aria-label="Networks"]')).not.toBeNull()
     expect(await seriousA11yViolations()).toEqual([])
+    wrapper.unmount()
+  })
+
+  it('Alerts: shows the stored settings, saves kinds, thresholds, quiet hours and desktop notifications to main', async () => {
+    const { wrapper } = await mountScreen(SettingsView, { path: '/settings' })
+    await flush()
+    const form = wrapper.get('form[aria-labelledby="alert-settings-head"]')
+    expect(form.get<HTMLInputElement>('input[aria-label="Credit line alert thresholds percent"]').element.value).toBe('80, 90')
+    expect(form.get<HTMLInputElement>('input[aria-label="Quiet hours from"]').element.disabled).toBe(true)
+    await form.get('input[aria-label="Alert: Order filled"]').setValue(false)
+    await form.get('input[aria-label="Credit line alert thresholds percent"]').setValue('75.25, 92.5%')
+    await form.get('input[aria-label="Quiet hours on"]').setValue(true)
+    await form.get('input[aria-label="Quiet hours from"]').setValue('21:30')
+    await form.get('input[aria-label="Quiet hours to"]').setValue('06:15')
+    await form.get('input[aria-label="Desktop notifications"]').setValue(false)
+    await form.trigger('submit')
+    await flush()
+    expect(desk.callsTo('alerts.settings.update')).toEqual([
+      { rules: expect.objectContaining({ 'order-filled': false, ltv: true }), ltvThresholdsPct: [75.25, 92.5], quietHours: { start: '21:30', end: '06:15' }, desktopNotifications: false },
+    ])
+    expect(form.get('[role="status"]').text()).toBe('Alert settings saved')
+    expect(await seriousA11yViolations()).toEqual([])
+    wrapper.unmount()
+  })
+
+  it('Alerts: a threshold past 100 or with 3 decimals is caught before main is asked; main refusing is shown', async () => {
+    const { wrapper } = await mountScreen(SettingsView, { path: '/settings' })
+    await flush()
+    const form = wrapper.get('form[aria-labelledby="alert-settings-head"]')
+    await form.get('input[aria-label="Credit line alert thresholds percent"]').setValue('80.125')
+    await form.trigger('submit')
+    await flush()
+    expect(form.get('[role="alert"]').text()).toMatch(/"80.125" is not a percent from 0 to 100 with at most 2 decimals/)
+    expect(desk.callsTo('alerts.settings.update')).toEqual([])
+    desk.fail('alerts.settings.update', { code: 'InvalidAlertSettings', message: 'quiet hours start and end at the same time: turn them off instead' })
+    await form.get('input[aria-label="Credit line alert thresholds percent"]').setValue('100')
+    await form.trigger('submit')
+    await flush()
+    expect(form.text()).toMatch(/InvalidAlertSettings/)
     wrapper.unmount()
   })
 })

@@ -1,6 +1,6 @@
 import { defineStore } from 'pinia'
 import type { ChannelArgs } from '../../../../main/contract/channels'
-import type { CliInstallView, NetworkView } from '../../../../main/contract/types'
+import type { AlertSettingsView, CliInstallView, NetworkView } from '../../../../main/contract/types'
 import { call } from '../../platform/bridge/desk'
 import { useSessionStore } from '../session'
 
@@ -12,5 +12,8 @@ export const useSettingsStore = defineStore('settings', () => {
   }
   /** Links the packaged `desk` command into the operator's PATH (the desktop app ships the launcher). */
   const installCli = (): Promise<CliInstallView> => call('app.installCli')
-  return { saveNetwork, changePassphrase, installCli }
+  /** Alert rules, LTV thresholds, quiet hours, desktop notifications: main keeps and checks them. */
+  const alertSettings = (): Promise<AlertSettingsView> => call('alerts.settings.get')
+  const saveAlertSettings = (patch: ChannelArgs<'alerts.settings.update'>): Promise<AlertSettingsView> => call('alerts.settings.update', patch)
+  return { saveNetwork, changePassphrase, installCli, alertSettings, saveAlertSettings }
 })
