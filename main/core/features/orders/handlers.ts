@@ -4,9 +4,10 @@ import type { Journal } from '../../journal'
 import { guardOrder, guardWrite, type PolicyBook } from '../../policy'
 import { unlockedWriteSide, type WriteAccess } from '../../session'
 import { writeOutcomeView } from '../journal'
+import { bookTopsFor, previewOrder } from './order-preview'
 import { cancelAllInMarket, cancelOrder, checkOrderTicket, emergencyCancelAll, placeOrder } from './orders.service'
 
-export type OrdersChannels = 'orders.place' | 'orders.cancel' | 'orders.cancelAll' | 'orders.cancelEverything'
+export type OrdersChannels = 'orders.place' | 'orders.cancel' | 'orders.cancelAll' | 'orders.cancelEverything' | 'orders.preview'
 
 /**
  * Placing passes the operator's policy (halt, maximum order value, price band) before signing.
@@ -15,6 +16,12 @@ export type OrdersChannels = 'orders.place' | 'orders.cancel' | 'orders.cancelAl
 export function ordersHandlers(d: WriteAccess & { journal: Journal; policy: PolicyBook }): Pick<HandlerTable, OrdersChannels> {
   const ctx = async () => (await unlockedWriteSide(d)).ctx
   return {
+    'orders.preview': async (a) => {
+      d.vault.requireUnlocked()
+      const session = await d.sessions.current()
+      const c = session.write().ctx
+      return previewOrder(c, { books: bookTopsFor(session), marketData: () => session.market.get('operator'), now: session.now }, a)
+    },
     'orders.place': async (a) => {
       const c = await ctx()
       await guardWrite(d, 'the order') // a halt is the first thing the operator should hear
