@@ -12,7 +12,7 @@ import type { EventHub } from './events'
 export function withSigner(r: ConfirmationRequest): ConfirmationRequest {
   const d = r.details as ConfirmDetails | undefined
   if (!d?.account || d.signer) return r
-  const signer: ConfirmSigner = { role: 'owner', label: d.account.name ? `${d.account.name} (owner key)` : 'owner key', address: d.account.address, owner: d.account.address }
+  const signer: ConfirmSigner = { role: 'owner', label: d.account.name, address: d.account.address, owner: d.account.address }
   return { ...r, details: { ...d, signer } }
 }
 

@@ -149,8 +149,8 @@ export async function previewOrder(ctx: WriteContext & { keys: AgentKeys }, o: {
     const s = await tradingSignerFor(ctx, account)
     signer =
       s.ref.role === 'agent'
-        ? { role: 'agent', slot: s.ref.slot, label: `API key slot ${s.ref.slot}`, address: s.address as Address, owner: account }
-        : { role: 'owner', label: 'owner key', address: account, owner: account }
+        ? { role: 'agent', slot: s.ref.slot, label: '', address: s.address as Address, owner: account }
+        : { role: 'owner', label: '', address: account, owner: account }
   } catch (e) {
     if (!(e instanceof DeskError)) throw e
     problems.push(e.message)

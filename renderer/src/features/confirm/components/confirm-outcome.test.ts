@@ -46,8 +46,10 @@ describe('ConfirmDialog with structured details', () => {
     await flush()
     const d = document.querySelector('[role="dialog"]')!
     expect(d.textContent).toContain('Network: sandbox (sandbox, chain id 424242)')
-    expect(d.querySelector('[data-testid="confirm-account"]')!.textContent).toBe(`cash-1 — ${CASH}`)
-    expect(d.querySelector('[data-testid="confirm-counterparty"]')!.textContent).toBe(`cold — ${CREDIT} on chain 1`)
+    // Name and short address; the full address is on demand (the address button), never inline.
+    expect(d.querySelector('[data-testid="confirm-account"]')!.textContent).toContain(`cash-1${CASH.slice(0, 6)}…${CASH.slice(-4)}`)
+    expect(d.querySelector('[data-testid="confirm-counterparty"]')!.textContent).toContain(`cold${CREDIT.slice(0, 6)}…${CREDIT.slice(-4)}`)
+    expect(d.querySelector('[data-testid="confirm-counterparty"]')!.textContent).toContain('on chain 1')
     expect(d.querySelector('[data-testid="confirm-amount"]')!.textContent).toBe('20 USDC ($20.00)')
     expect(d.querySelector('[data-testid="confirm-fees"]')!.textContent).toBe('withdrawal fee: 1 USDC')
     expect(d.querySelector('[aria-label="Policy checks passed"]')!.textContent).toContain('within withdraw-limit-usd')
