@@ -1,3 +1,4 @@
+import type { DataTableColumns } from 'naive-ui'
 import { compareDecimal, isDecimal } from './decimal'
 
 /**
@@ -25,23 +26,16 @@ function signedCompare(a: string, b: string): number {
   return na ? -c : c
 }
 
-/** A column that can take a sorter (naive-ui's data-table column shape, loosely). */
-interface SortableColumn<T> {
-  key?: string | number
-  sorter?: unknown
-  type?: string
-  children?: unknown
-}
-
 /**
  * Makes every column of a table sortable by its key (or by `by[key]` when the cell shows a value
  * other than the row field, e.g. a name for an address). A column with `sorter: false` stays fixed.
  */
-export function sortable<T, C extends SortableColumn<T>>(columns: C[], by: Partial<Record<string, (row: T) => unknown>> = {}): C[] {
+export function sortable<T>(columns: DataTableColumns<T>, by: Partial<Record<string, (row: T) => unknown>> = {}): DataTableColumns<T> {
   return columns.map((c) => {
-    if (c.sorter !== undefined || c.type !== undefined || c.children !== undefined || c.key === undefined) return c
-    const key = String(c.key)
+    const col = c as { key?: string | number; sorter?: unknown; type?: string; children?: unknown }
+    if (col.sorter !== undefined || col.type !== undefined || col.children !== undefined || col.key === undefined) return c
+    const key = String(col.key)
     const get = by[key] ?? ((r: T) => (r as Record<string, unknown>)[key])
-    return { ...c, sorter: (a: T, b: T) => compareValues(get(a), get(b)) }
+    return { ...c, sorter: (a: T, b: T) => compareValues(get(a), get(b)) } as typeof c
   })
 }
