@@ -169,7 +169,7 @@ describe('halt', () => {
     await flush()
     expect(desk.callsTo('policy.halt')).toHaveLength(1)
     expect(shell.get(`[data-testid="halt-${CASH}"]`).text()).toContain('verified zero')
-    expect(shell.get(`[data-testid="halt-${CREDIT}"]`).text()).toContain('1 remain: 77 (market 2)')
+    expect(shell.get(`[data-testid="halt-${CREDIT}"]`).text()).toContain('1 remain: oid 77 (market 2)')
     expect(shell.text()).toContain('WatchOnlyAccount')
     expect(shell.text()).toMatch(/Trading halted since/)
 
