@@ -33,6 +33,9 @@ describe('journal search (q)', () => {
     expect(j.list({ q: CLOID.slice(0, 12).toUpperCase() }).map((x) => x.id)).toEqual([s.id])
     expect(j.list({ q: 'FEEDBEEF' }).map((x) => x.id)).toEqual([s.id])
     expect(j.list({ q: 'settle' })).toHaveLength(1)
+    expect(j.list({ q: '1700000000001' })).toHaveLength(1) // a nonce, whole
+    expect(j.list({ q: '4' })).toEqual([]) // digits are an id, never a substring of a hash
+    expect(j.list({ q: A.slice(0, 10) })).toHaveLength(2) // by account address
     expect(j.list({ q: '%' })).toEqual([]) // LIKE wildcards are literal
   })
 

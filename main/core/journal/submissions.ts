@@ -349,11 +349,15 @@ function whereClause(f: SubmissionFilter): { sql: string; params: (string | numb
     params.push(clampInt(f.until, 0, Number.MAX_SAFE_INTEGER, 'until'))
   }
   const q = f.q?.trim()
-  if (q) {
-    // Free text over what an operator has in hand: cloid, tx hash, trace id, an oid, the summary.
+  if (q && /^[0-9]+$/.test(q)) {
+    // A number is an order id or a nonce, matched whole (a substring "4" would match most hashes).
+    parts.push(`(instr(' ' || coalesce(oids, '') || ' ', ' ' || ? || ' ') > 0 OR nonce = ? OR business_nonce = ?)`)
+    params.push(q, q, q)
+  } else if (q) {
+    // Free text over what an operator has in hand: cloid, tx hash, trace id, account, the summary.
     const like = `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
-    parts.push(`(lower(key) LIKE ? ESCAPE '\\' OR lower(coalesce(tx_hash, '')) LIKE ? ESCAPE '\\' OR lower(coalesce(trace_id, '')) LIKE ? ESCAPE '\\' OR lower(summary) LIKE ? ESCAPE '\\' OR lower(action_type) LIKE ? ESCAPE '\\' OR instr(' ' || coalesce(oids, '') || ' ', ' ' || ? || ' ') > 0)`)
-    params.push(like, like, like, like, like, q)
+    parts.push(`(lower(key) LIKE ? ESCAPE '\\' OR lower(coalesce(tx_hash, '')) LIKE ? ESCAPE '\\' OR lower(coalesce(trace_id, '')) LIKE ? ESCAPE '\\' OR lower(summary) LIKE ? ESCAPE '\\' OR lower(action_type) LIKE ? ESCAPE '\\' OR account LIKE ? ESCAPE '\\' OR signer LIKE ? ESCAPE '\\')`)
+    params.push(like, like, like, like, like, like, like)
   }
   return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params }
 }

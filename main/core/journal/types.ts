@@ -136,7 +136,7 @@ export interface SubmissionFilter {
   order?: 'newest' | 'oldest'
   limit?: number
   offset?: number
-  /** Free text: part of a cloid, tx hash, trace id, summary or action type, or an exact oid. */
+  /** Free text: part of a cloid, tx hash, trace id, account, summary or action type; digits only: an exact oid or nonce. */
   q?: string
 }
 
