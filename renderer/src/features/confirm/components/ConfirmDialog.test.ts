@@ -164,7 +164,7 @@ describe('ConfirmDialog accessibility', () => {
     expect(document.querySelector('[data-testid="confirm-fees"]')?.textContent).toContain('activation fee: 1 USDC')
     // No full address in the dialog until asked for.
     expect(document.querySelector('[role="dialog"]')!.textContent).not.toContain(owner)
-    signer.querySelector<HTMLButtonElement>('button[aria-label="Show the full address of Treasury A"]')!.click()
+    signer.querySelector<HTMLButtonElement>('button[aria-label$="show the full address of Treasury A"]')!.click()
     await flush()
     expect(signer.textContent).toContain(owner)
     expect(signer.querySelector('button[aria-label="Copy the address of Treasury A"]')).not.toBeNull()
