@@ -58,7 +58,7 @@ describe('JournalView', () => {
 
   it('every column header but History sorts', async () => {
     desk.handle('journal.query', () => [submission({ id: '1', actionType: 'transfer' })])
-    const { wrapper } = await mountScreen(JournalView, { path: '/journal' })
+    await mountScreen(JournalView, { path: '/journal' })
     await flush()
     const sortable = [...document.querySelectorAll('th.n-data-table-th--sortable')].map((c) => c.getAttribute('data-col-key'))
     expect(sortable).toEqual(expect.arrayContaining(['createdAt', 'account', 'actionType', 'state', 'signer', 'oids', 'cloid', 'txHash']))
