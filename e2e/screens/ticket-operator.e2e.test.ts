@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { devOwner } from '../../sandbox/scenario/dev-keys'
 import { openDesk, type DeskSession } from '../harness'
-import { PASSPHRASE, approveUntil, choose, firstRun } from './helpers'
+import { approveUntil, choose, firstRun } from './helpers'
 
 /**
  * The operator's order ticket and confirmations against the live sandbox: best bid and offer
@@ -103,7 +103,6 @@ describe('order ticket, signer in confirmations, declines, activation', () => {
     const dialog = page.getByRole('dialog', { name: 'Confirm signing', exact: true })
     await dialog.waitFor()
     expect(await dialog.getByTestId('confirm-signer').innerText()).toContain('Treasury main')
-    await dialog.getByRole('textbox', { name: 'Confirmation passphrase', exact: true }).fill(PASSPHRASE).catch(() => undefined)
     await approveUntil(page, page.getByTestId('submission-outcome').filter({ hasText: 'success' }), 60_000)
     expect((await desk.core.dispatch('portfolio.overview', undefined, { host: 'test' })).ok).toBe(true)
   })
