@@ -20,7 +20,7 @@ export function ordersHandlers(d: WriteAccess & { journal: Journal; policy: Poli
       d.vault.requireUnlocked()
       const session = await d.sessions.current()
       const c = session.write().ctx
-      return previewOrder(c, { books: bookTopsFor(session), marketData: () => session.market.get('operator'), now: session.now }, a)
+      return previewOrder(c, { books: bookTopsFor(session), marketData: () => session.market.recent('operator'), now: session.now }, a)
     },
     'orders.place': async (a) => {
       const c = await ctx()

@@ -19,7 +19,10 @@ export interface BookTop {
 }
 
 /** How long a book read is reused: the ticket refreshes every few seconds on a 1 request/s /info budget. */
-export const BOOK_TTL_MS = 2_000
+export const BOOK_TTL_MS = 3_000
+
+/** The preview names the signing key from a userAgents read kept this long (placing re-reads it: the epoch must be current). */
+export const SIGNER_TTL_MS = 15_000
 
 /**
  * Best bid and offer per market through `/info l2Book` (depth 1) in the operator lane, one read
@@ -50,6 +53,22 @@ export class BookTops {
 }
 
 const books = new WeakMap<object, BookTops>()
+const signers = new WeakMap<object, Map<string, { at: number; value: Promise<ConfirmSigner> }>>()
+
+/** The key that would sign `account`'s orders now, read at most every SIGNER_TTL_MS per session. */
+function signerFor(ctx: WriteContext & { keys: AgentKeys }, session: object, now: () => number, account: Address): Promise<ConfirmSigner> {
+  let m = signers.get(session)
+  if (!m) signers.set(session, (m = new Map()))
+  const key = account.toLowerCase()
+  const hit = m.get(key)
+  if (hit && now() - hit.at < SIGNER_TTL_MS) return hit.value
+  const value = tradingSignerFor(ctx, account).then(
+    (s): ConfirmSigner => (s.ref.role === 'agent' ? { role: 'agent', slot: s.ref.slot, label: '', address: s.address as Address, owner: account } : { role: 'owner', label: '', address: account, owner: account }),
+  )
+  m.set(key, { at: now(), value })
+  value.catch(() => m.delete(key))
+  return value
+}
 /** One book cache per network session (a network switch starts a new one). */
 export function bookTopsFor(session: { info: Pick<InfoClient, 'l2Book'>; now: () => number }): BookTops {
   let b = books.get(session)
@@ -146,11 +165,7 @@ export async function previewOrder(ctx: WriteContext & { keys: AgentKeys }, o: {
 
   let signer: ConfirmSigner | null = null
   try {
-    const s = await tradingSignerFor(ctx, account)
-    signer =
-      s.ref.role === 'agent'
-        ? { role: 'agent', slot: s.ref.slot, label: '', address: s.address as Address, owner: account }
-        : { role: 'owner', label: '', address: account, owner: account }
+    signer = await signerFor(ctx, o.books /* one per session */, o.now, account)
   } catch (e) {
     if (!(e instanceof DeskError)) throw e
     problems.push(e.message)
