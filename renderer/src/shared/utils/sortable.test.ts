@@ -22,3 +22,20 @@ describe('table sorting', () => {
     expect(cols[2]!.sorter).toBe(false)
   })
 })
+
+describe('useSorted (plain tables)', () => {
+  it('sorts by a column, reverses on the second click, restores the given order on the third', async () => {
+    const { ref } = await import('vue')
+    const { useSorted } = await import('../composables/use-sorted')
+    const rows = ref([{ n: 'b', v: '10' }, { n: 'a', v: '9.5' }, { n: 'c', v: '100' }])
+    const t = useSorted(rows, { n: (r) => r.n, v: (r) => r.v })
+    t.sortBy('v')
+    expect(t.sorted.value.map((r) => r.v)).toEqual(['9.5', '10', '100'])
+    expect(t.ariaSort('v')).toBe('ascending')
+    t.sortBy('v')
+    expect(t.sorted.value.map((r) => r.v)).toEqual(['100', '10', '9.5'])
+    t.sortBy('v')
+    expect(t.sorted.value.map((r) => r.n)).toEqual(['b', 'a', 'c'])
+    expect(t.ariaSort('v')).toBe('none')
+  })
+})
