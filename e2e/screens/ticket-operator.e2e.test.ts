@@ -55,6 +55,8 @@ describe('order ticket, signer in confirmations, declines, activation', () => {
     await expect.poll(() => facts.getByTestId('order-value').innerText()).toMatch(new RegExp(`^${Number(price) / 2 >= 1000 ? '[0-9]{1,3}(,[0-9]{3})+' : '[0-9]+'}(\\.5)? \\S+$`))
     await page.getByRole('button', { name: 'Place order', exact: true }).click()
     await page.getByRole('list', { name: 'Order result', exact: true }).filter({ hasText: /open oid \d+/ }).waitFor({ timeout: 30_000 })
+    // The write's outcome names the key that signed it, as the ticket said it would.
+    expect(await page.getByTestId('outcome-signer').last().innerText()).toMatch(/Treasury main \(owner key\)|API key of Treasury main/)
   })
 
   it('every confirmation names the signing key ("Signed by": name and short address, full address on demand)', async () => {

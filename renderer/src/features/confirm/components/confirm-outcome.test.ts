@@ -76,6 +76,19 @@ describe('WriteOutcomeTracker', () => {
     w.unmount()
   })
 
+  it('names the key that signed: an API key of the account (orders) or its owner key', async () => {
+    const agent = '0x9999999999999999999999999999999999999999' as const
+    const byAgent = mount(WriteOutcomeTracker, { props: { submission: submission({ actionType: 'order', signer: agent }) }, attachTo: document.body })
+    await flush()
+    expect(byAgent.get('[data-testid="outcome-signer"]').text()).toContain('API key of')
+    expect(byAgent.get('[data-testid="outcome-signer"]').text()).toContain('0x9999…9999')
+    byAgent.unmount()
+    const byOwner = mount(WriteOutcomeTracker, { props: { submission: submission() }, attachTo: document.body })
+    await flush()
+    expect(byOwner.get('[data-testid="outcome-signer"]').text()).toContain('(owner key)')
+    byOwner.unmount()
+  })
+
   it('unresolved shows its advice and what was checked, and records an acknowledgement with a note', async () => {
     const s = submission({ id: '42', state: 'unresolved', outcome: 'unresolved', code: 'OutcomeUnknown', advice: 'Check the exchange for this cloid before any new attempt.', evidence: JSON.stringify({ orderStatus: 'unknownOid', fills: 0 }) })
     desk.handle('journal.acknowledge', (a) => ({ ...s, acknowledgedAt: 5000, updatedAt: s.updatedAt + 1, history: [...s.history, { state: 'unresolved', code: null, atMs: 5000, note: a.note }] }))
