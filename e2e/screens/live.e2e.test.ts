@@ -11,7 +11,7 @@ import { firstRun, PASSPHRASE, sandboxAdmin } from './helpers'
  * without any click. No Refresh button is pressed anywhere in this file.
  */
 const owner = (i: number) => devOwner(i).address.toLowerCase()
-const shortRe = (a: string) => new RegExp(`${a.slice(0, 10)}…${a.slice(-6)}`, 'i')
+const shortRe = (a: string) => new RegExp(`${a.slice(0, 6)}…${a.slice(-4)}`, 'i') // the shared shortAddress (format.ts)
 
 describe('live screens follow every write without a click', () => {
   let desk: DeskSession

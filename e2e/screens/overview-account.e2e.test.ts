@@ -5,7 +5,7 @@ import { addDecimal, formatDecimal } from '../../renderer/src/shared/utils/decim
 import { approveUntil, choose, firstRun, nav, sandboxAdmin, shot, waitForSubmission } from './helpers'
 
 const from = devOwner(0).address
-const shortRe = (a: string) => new RegExp(`${a.slice(0, 10)}…${a.slice(-6)}`, 'i')
+const shortRe = (a: string) => new RegExp(`${a.slice(0, 6)}…${a.slice(-4)}`, 'i') // the shared shortAddress (format.ts)
 
 describe('overview, account and credit health', () => {
   let desk: DeskSession

@@ -93,7 +93,7 @@ describe('operator guardrails (policy screen, refusals, override, halt)', () => 
     await page.getByRole('combobox', { name: 'Rule', exact: true }).selectOption('transfer-daily-limit-usd')
     await page.getByRole('textbox', { name: 'New value', exact: true }).fill('30')
     await page.getByRole('button', { name: 'Apply rule change', exact: true }).click()
-    await page.getByText('transfer-daily-limit-usd is now 30 USD per rolling 24 h (in force now)').waitFor()
+    await page.getByText('transfer-daily-limit-usd is now $30.00 (in force now)').waitFor()
 
     await openAccount(page, owner(0), 'Transfer')
     await choose(page, 'Transfer to', owner(2).toLowerCase().slice(0, 10))

@@ -69,6 +69,8 @@ const journalFilter = v.object({
   sinceMs: v.optional(timeMs),
   untilMs: v.optional(timeMs),
   limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000))),
+  /** Free text searched in main over every entry (cloid, tx hash, trace id, oid, summary). */
+  q: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(120))),
 })
 
 const settleArgs = v.object({ creditAccount: address, cashAccount: address, assetId, amount: decimal })
@@ -303,6 +305,16 @@ export const channels = {
   'orders.cancel': intent<WriteOutcome>()(v.object({ account: address, marketId: idString, oid: idString })),
   'orders.cancelAll': intent<WriteOutcome>()(v.object({ account: address, marketId: idString })),
   'orders.cancelEverything': intent<WriteOutcome[]>()(v.object({ account: address })),
+  /** The ticket's live facts: best bid/offer, tick, minimums, order value, signer, data age (StaleData past the limit). */
+  'orders.preview': query<import('./types').OrderPreviewView>()(
+    v.object({
+      account: address,
+      marketId: idString,
+      side: v.picklist(['bid', 'ask'] as const),
+      price: v.optional(v.pipe(v.string(), v.maxLength(80))),
+      quantity: v.optional(v.pipe(v.string(), v.maxLength(80))),
+    }),
+  ),
 
   'earn.overview': query<EarnOverviewView>()(v.object({ account: address })),
   'earn.withdrawals': query<EarnPage<EarnWithdrawalView>>()(earnPageArgs),
@@ -327,6 +339,8 @@ export const channels = {
   'journal.query': query<SubmissionView[]>()(journalFilter),
   'journal.export': query<{ filename: string; mime: string; content: string }>()(v.object({ format: v.picklist(['csv', 'json'] as const), filter: journalFilter })),
   'journal.get': query<SubmissionView>()(v.object({ cloid })),
+  /** Action types present in the journal of the selected network (the type filter's choices). */
+  'journal.actionTypes': query<string[]>()(none),
   /** The operator checked an unresolved write on the exchange; journaled, it frees the cloid for a new attempt. */
   'journal.acknowledge': intent<SubmissionView>()(v.object({ id: v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,15}$/)), note: v.pipe(v.string(), v.trim(), v.minLength(3), v.maxLength(500)) })),
 

@@ -226,6 +226,8 @@ export interface SubmissionView {
   acknowledgedAt: number | null
   txHash: string | null
   traceId: string | null
+  /** Order ids the write's answer or its reconciliation named. */
+  oids?: string[]
   createdAt: number
   updatedAt: number
   history: { state: SubmissionState; code: string | null; atMs: number; note: string | null }[]
@@ -375,6 +377,21 @@ export interface ConfirmDetails {
   policyChecks?: string[]
   /** The action body exactly as it will be signed (shown on "Show exact action"). */
   action?: Record<string, unknown>
+  /** The key that signs: the owner's main key, or an API (agent) key in a slot of that owner. */
+  signer?: ConfirmSigner
+}
+
+/** A signing key named for the operator: whose it is and which one. */
+export interface ConfirmSigner {
+  role: 'owner' | 'agent'
+  /** The agent slot (0 to 3) when an agent key signs. */
+  slot?: number
+  /** The operator's name for the key ("Treasury A", "API key slot 1 of Treasury A"); '' when none. */
+  label: string
+  /** The address the service recovers from the signature. */
+  address: Address
+  /** The owner account the key acts for. */
+  owner: Address
 }
 
 export interface StreamStatus {
@@ -623,4 +640,47 @@ export interface ReportCurrencyView {
   /** USD per unit at the current mark (exact decimal); null for USD */
   markUsd: Decimal | null
   markTimeMs: number | null
+}
+
+// ---- order ticket (issue 14) ----------------------------------------------------------------
+
+/** One side of the top of the book. */
+export interface BookLevelView {
+  price: Decimal
+  size: Decimal
+}
+
+/** What the order ticket shows before Place order, computed in main from live state. */
+export interface OrderPreviewView {
+  market: {
+    marketId: string
+    symbol: string
+    baseSymbol: string
+    quoteSymbol: string
+    /** Smallest price step: one unit at `price_decimals`. */
+    tickSize: Decimal
+    /** Smallest quantity: one unit at `base_quantity_decimals`. */
+    minSize: Decimal
+    /** Minimum order notional in the quote asset (`quoteAssets.min_quantity`); null when the service lists none. */
+    minNotional: Decimal | null
+    priceDecimals: number
+    baseQuantityDecimals: number
+    maxPriceSigFigs: number
+  }
+  /** Best bid and offer, from `/info l2Book` within the rate budget (cached briefly). */
+  book: { bid: BookLevelView | null; ask: BookLevelView | null; readAt: number; lastChangeMs: number | null; source: 'stream' | 'info' }
+  /** Base mark over quote mark, in quote per base (null when either mark is missing or stale). */
+  markPrice: Decimal | null
+  /** price x quantity in quote units, exact; null until both parse. */
+  value: Decimal | null
+  /** What the order spends (quote for a buy, base for a sell) that is available; null when unknown (credit account). */
+  available: { units: Decimal; symbol: string } | null
+  /** The key that will sign the order; null when none can (reason in `problems`). */
+  signer: ConfirmSigner | null
+  /** Reasons the service would refuse this order (below the minimum, off tick, over balance...). */
+  problems: string[]
+  warnings: string[]
+  /** Age of the oldest data used (book, balances), and the limit past which the desk refuses. */
+  dataAgeMs: number | null
+  dataMaxAgeMs: number
 }

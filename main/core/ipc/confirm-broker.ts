@@ -1,8 +1,20 @@
 import { randomUUID } from 'node:crypto'
-import type { ConfirmDetails } from '../../contract/types'
+import type { ConfirmDetails, ConfirmSigner } from '../../contract/types'
 import type { Confirmer, ConfirmationRequest, ConfirmationResponse } from '../vault/signing-policy'
 import { currentCallContext } from './dispatch'
 import type { EventHub } from './events'
+
+/**
+ * Every confirmation names the key that signs. The gate only ever asks for owner-key signatures
+ * (agent-signed orders are not gated), so when the write did not name its signer, it is the
+ * owner key of the account it names.
+ */
+export function withSigner(r: ConfirmationRequest): ConfirmationRequest {
+  const d = r.details as ConfirmDetails | undefined
+  if (!d?.account || d.signer) return r
+  const signer: ConfirmSigner = { role: 'owner', label: d.account.name, address: d.account.address, owner: d.account.address }
+  return { ...r, details: { ...d, signer } }
+}
 
 interface Pending {
   resolve(response: ConfirmationResponse): void
@@ -37,7 +49,7 @@ export class ConfirmBroker implements Confirmer {
     const checks = call?.checks ?? []
     const d = raw.details as ConfirmDetails | undefined
     const amount = d?.amount && d.amount.usd === null && call?.amountUsd !== undefined ? { amount: { ...d.amount, usd: call.amountUsd } } : {}
-    const request = this.decorate(checks.length > 0 || 'amount' in amount ? { ...raw, details: { ...raw.details, ...amount, ...(checks.length > 0 ? { policyChecks: [...checks] } : {}) } } : raw)
+    const request = withSigner(this.decorate(checks.length > 0 || 'amount' in amount ? { ...raw, details: { ...raw.details, ...amount, ...(checks.length > 0 ? { policyChecks: [...checks] } : {}) } } : raw))
     const id = randomUUID()
     const origin = call?.host === 'cli' ? 'cli' : 'app'
     return new Promise((resolve) => {

@@ -129,6 +129,12 @@ export class Journal {
     return this.submissions.count(filter)
   }
 
+  /** Distinct action types journaled on a network (the journal's type filter). */
+  actionTypes(network: string): string[] {
+    this.open()
+    return this.submissions.actionTypes(network)
+  }
+
   /** Entries not final yet (signed, sent, unknown), oldest first. */
   unresolved(network?: string): Submission[] {
     this.open()

@@ -183,6 +183,15 @@ export const MIGRATIONS: readonly string[] = [
     updated_at INTEGER NOT NULL
   );
   `,
+  // 5: the order ids a write's answer named (space-separated), so the journal can be searched by
+  // oid: a submission stores its cloid and tx hash, but the oid only arrives in the response.
+  // Existing rows are filled from their stored response.
+  `
+  ALTER TABLE submissions ADD COLUMN oids TEXT;
+  UPDATE submissions SET oids = (
+    SELECT group_concat(CAST(t.value AS TEXT), ' ') FROM json_tree(submissions.response) AS t WHERE t.key = 'oid' AND t.value IS NOT NULL
+  ) WHERE response IS NOT NULL AND json_valid(response);
+  `,
 ]
 
 export function migrate(db: Database.Database): { from: number; to: number } {

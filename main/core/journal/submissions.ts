@@ -40,6 +40,7 @@ interface SubmissionRow {
   advice: string | null
   acknowledged_at: number | null
   ack_note: string | null
+  oids: string | null
 }
 
 function toSubmission(r: SubmissionRow): Submission {
@@ -70,7 +71,34 @@ function toSubmission(r: SubmissionRow): Submission {
     advice: r.advice,
     acknowledgedAt: r.acknowledged_at,
     ackNote: r.ack_note,
+    oids: r.oids ? r.oids.split(' ').filter(Boolean) : [],
   }
+}
+
+/**
+ * Every order id a write's answer or its reconciliation evidence names (`oid` keys at any depth:
+ * an order leaf, a batch's statuses, an orderStatus read), merged with those already known.
+ */
+export function oidsIn(texts: readonly (string | null | undefined)[], known: readonly string[] = []): string[] {
+  const out = new Set(known)
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) for (const x of v) walk(x)
+    else if (v && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        if (k === 'oid' && (typeof x === 'string' || typeof x === 'number') && /^[0-9]+$/.test(String(x))) out.add(String(x))
+        else walk(x)
+      }
+    }
+  }
+  for (const t of texts) {
+    if (!t) continue
+    try {
+      walk(JSON.parse(t))
+    } catch {
+      // not JSON (a plain note): no ids
+    }
+  }
+  return [...out]
 }
 
 const U64 = /^(0|[1-9][0-9]*)$/
@@ -181,7 +209,7 @@ export class SubmissionStore {
       const resolvedAt = isFinalState(u.state) ? (cur.resolvedAt ?? t) : null
       this.db
         .prepare(`UPDATE submissions SET state = ?, final_status = ?, code = ?, tx_hash = ?, trace_id = ?, response = ?,
-          attempts = attempts + ?, updated_at = ?, resolved_at = ?, evidence = ?, advice = ? WHERE id = ?`)
+          attempts = attempts + ?, updated_at = ?, resolved_at = ?, evidence = ?, advice = ?, oids = ? WHERE id = ?`)
         .run(
           u.state,
           u.finalStatus !== undefined ? u.finalStatus : cur.finalStatus,
@@ -194,6 +222,8 @@ export class SubmissionStore {
           resolvedAt,
           u.evidence !== undefined ? u.evidence : cur.evidence,
           u.advice !== undefined ? u.advice : cur.advice,
+          // The oid arrives with the answer (accept) or the reconciler's evidence: kept for search.
+          oidsIn([u.response, u.evidence], cur.oids).join(' ') || null,
           id,
         )
       this.eventStmt.run(id, t, u.state, u.finalStatus ?? null, u.code ?? null, u.note ?? null)
@@ -257,6 +287,10 @@ export class SubmissionStore {
     return rows.map(toSubmission)
   }
 
+  actionTypes(network: string): string[] {
+    return (this.db.prepare(`SELECT DISTINCT action_type AS t FROM submissions WHERE network = ? ORDER BY action_type`).all(network) as { t: string }[]).map((r) => r.t)
+  }
+
   count(f: SubmissionFilter = {}): number {
     const { sql, params } = whereClause(f)
     return (this.db.prepare(`SELECT COUNT(*) AS n FROM submissions ${sql}`).get(...params) as { n: number }).n
@@ -313,6 +347,17 @@ function whereClause(f: SubmissionFilter): { sql: string; params: (string | numb
   if (f.until !== undefined) {
     parts.push('created_at <= ?')
     params.push(clampInt(f.until, 0, Number.MAX_SAFE_INTEGER, 'until'))
+  }
+  const q = f.q?.trim()
+  if (q && /^[0-9]+$/.test(q)) {
+    // A number is an order id or a nonce, matched whole (a substring "4" would match most hashes).
+    parts.push(`(instr(' ' || coalesce(oids, '') || ' ', ' ' || ? || ' ') > 0 OR nonce = ? OR business_nonce = ?)`)
+    params.push(q, q, q)
+  } else if (q) {
+    // Free text over what an operator has in hand: cloid, tx hash, trace id, account, the summary.
+    const like = `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+    parts.push(`(lower(key) LIKE ? ESCAPE '\\' OR lower(coalesce(tx_hash, '')) LIKE ? ESCAPE '\\' OR lower(coalesce(trace_id, '')) LIKE ? ESCAPE '\\' OR lower(summary) LIKE ? ESCAPE '\\' OR lower(action_type) LIKE ? ESCAPE '\\' OR account LIKE ? ESCAPE '\\' OR signer LIKE ? ESCAPE '\\')`)
+    params.push(like, like, like, like, like, like, like)
   }
   return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params }
 }

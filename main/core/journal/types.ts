@@ -76,6 +76,8 @@ export interface Submission extends Required<Omit<NewSubmission, 'businessNonce'
   /** When an operator acknowledged an unresolved outcome (allows its cloid to be used again). */
   acknowledgedAt: number | null
   ackNote: string | null
+  /** Order ids named by the write's answer or its reconciliation (search by oid). */
+  oids: string[]
   state: SubmissionState
   /** The service's final status: `accepted`, an order status, a lowercase tx status, a withdrawal status... */
   finalStatus: string | null
@@ -134,6 +136,8 @@ export interface SubmissionFilter {
   order?: 'newest' | 'oldest'
   limit?: number
   offset?: number
+  /** Free text: part of a cloid, tx hash, trace id, account, summary or action type; digits only: an exact oid or nonce. */
+  q?: string
 }
 
 /** Kinds of cached account state shown at start before the network answers. */

@@ -109,14 +109,16 @@ export interface CheckedOrder {
   priceAtoms: string
   /** Notional in quote atoms (null when the quote asset is unknown). */
   notionalQuoteAtoms: string | null
+  /** The top of the book the caller already holds (read within the last seconds), so the band needs no /info read of its own. */
+  book?: { bid: string | null; ask: string | null }
 }
 
 /**
  * The reference an order's price is banded against: the far side of the book (best ask for a
  * buy, best bid for a sell), else the base/quote mark ratio; null when neither is known.
  */
-async function referencePrice(session: NetworkSession, market: MarketInfo, side: 'bid' | 'ask'): Promise<{ atoms: bigint; source: string } | null> {
-  const book = await session.info.l2Book({ market_id: market.marketId, depth: 1 }, { lane: 'operator' })
+async function referencePrice(session: NetworkSession, market: MarketInfo, side: 'bid' | 'ask', held?: { bid: string | null; ask: string | null }): Promise<{ atoms: bigint; source: string } | null> {
+  const book = held ? { found: true as const, asks: held.ask === null ? [] : [{ price: held.ask }], bids: held.bid === null ? [] : [{ price: held.bid }] } : await session.info.l2Book({ market_id: market.marketId, depth: 1 }, { lane: 'operator' })
   if (book.found) {
     const level = side === 'bid' ? book.asks[0] : book.bids[0]
     if (level) {
@@ -149,7 +151,7 @@ export async function guardOrder(d: PolicyAccess, order: CheckedOrder, override?
     }
     return markValuer(md, session.now())(m.quoteAssetId, BigInt(order.notionalQuoteAtoms))
   })
-  const reference = await referencePrice(session, m, side)
+  const reference = await referencePrice(session, m, side, order.book)
   engine.checkPriceBand({ marketId: m.marketId, side, price: order.price, priceAtoms: BigInt(order.priceAtoms), priceDecimals: m.priceDecimals, reference }, override)
   passed(`Writes are not halted on ${session.name}`)
   passed('Order value within the maximum in force')

@@ -188,7 +188,7 @@ export async function createEarnWithdrawal(ctx: EarnServiceContext, req: { user:
     amount: BigInt(p.grossAtoms),
     type: p.type,
     summary: `earn ${p.type} withdrawal ${p.gross} ${p.symbol} (${short(u)})`,
-    intent: { action: 'earnCreateWithdrawal', title: `Withdraw ${p.gross} ${p.symbol} from earn`, summary: lines },
+    intent: { action: 'earnCreateWithdrawal', title: `Withdraw ${p.gross} ${p.symbol} from earn`, summary: lines, details: { account: { name: '', address: u } } },
   })
   return { preview: p, operationId: r.operationId, journalId: r.submission.id, state: r.submission.state, status: r.submission.finalStatus }
 }
@@ -215,7 +215,7 @@ export async function claimEarnWithdrawal(ctx: EarnServiceContext, req: { user: 
     signer: { owner: u, role: 'owner' },
     operationId: req.operationId,
     summary: `earn claim ${req.operationId}`,
-    intent: { action: 'earnClaimWithdrawal', title: `Claim ${grossOf(w, config.assets)} from the earn pool`, summary: [`claim withdrawal ${req.operationId} of ${short(u)}`, `gross ${grossOf(w, config.assets)}`] },
+    intent: { action: 'earnClaimWithdrawal', title: `Claim ${grossOf(w, config.assets)} from the earn pool`, summary: [`claim withdrawal ${req.operationId} of ${short(u)}`, `gross ${grossOf(w, config.assets)}`], details: { account: { name: '', address: u } } },
   })
   return { operationId: r.operationId, journalId: r.submission.id, state: r.submission.state, status: r.record?.status ?? r.submission.finalStatus }
 }
@@ -228,7 +228,7 @@ export async function cancelEarnWithdrawal(ctx: EarnServiceContext, req: { user:
     signer: { owner: u, role: 'owner' },
     operationId: req.operationId,
     summary: `earn cancel ${req.operationId}`,
-    intent: { action: 'earnCancelWithdrawal', title: 'Cancel an earn withdrawal', summary: [`cancel ${req.operationId}; the amount returns to the earn balance`] },
+    intent: { action: 'earnCancelWithdrawal', title: 'Cancel an earn withdrawal', summary: [`cancel ${req.operationId}; the amount returns to the earn balance`], details: { account: { name: '', address: u } } },
   })
   return { operationId: r.operationId, journalId: r.submission.id, state: r.submission.state, status: r.record?.status ?? r.submission.finalStatus }
 }

@@ -4,7 +4,7 @@ import type { HandlerTable } from '../../ipc/dispatch'
 import type { Journal } from '../../journal'
 import { journalFilter as toJournalFilter, submissionView } from './journal.views'
 
-export type JournalChannels = 'journal.query' | 'journal.export' | 'journal.get' | 'journal.acknowledge'
+export type JournalChannels = 'journal.query' | 'journal.export' | 'journal.get' | 'journal.acknowledge' | 'journal.actionTypes'
 
 type ContractFilter = Parameters<typeof toJournalFilter>[0]
 
@@ -21,6 +21,7 @@ export function journalHandlers(d: { journal: Journal; settings: SettingsStore; 
         content: d.journal.export(filter(f), format),
       }
     },
+    'journal.actionTypes': () => d.journal.actionTypes(d.settings.load().selectedNetwork),
     'journal.get': ({ cloid }) => {
       const s = d.journal.findByKey(d.settings.load().selectedNetwork, cloid)
       if (!s) throw new DeskError('NotInJournal', `no journal entry for ${cloid} on this network`)

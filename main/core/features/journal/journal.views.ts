@@ -39,6 +39,7 @@ export function submissionView(journal: Journal, s: Submission): SubmissionView 
     acknowledgedAt: s.acknowledgedAt,
     txHash: s.txHash,
     traceId: s.traceId,
+    oids: s.oids,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
     history: journal.history(s.id).map((h) => ({ state: viewState(h.state), code: h.code, atMs: h.at, note: h.note })),
@@ -55,6 +56,7 @@ export function journalFilter(f: {
   sinceMs?: number
   untilMs?: number
   limit?: number
+  q?: string
 }): SubmissionFilter {
   const out: SubmissionFilter = {}
   if (f.network !== undefined) out.network = f.network
@@ -65,6 +67,7 @@ export function journalFilter(f: {
   if (f.sinceMs !== undefined) out.since = f.sinceMs
   if (f.untilMs !== undefined) out.until = f.untilMs
   if (f.limit !== undefined) out.limit = f.limit
+  if (f.q !== undefined && f.q.trim() !== '') out.q = f.q.trim()
   return out
 }
 

@@ -18,28 +18,51 @@ afterEach(() => {
 const button = (label: string) => document.querySelector<HTMLButtonElement>(`button[aria-label="${label}"]`)
 
 describe('JournalView', () => {
-  it('finds a write by cloid, tx hash or account name, and lists unresolved writes with their acknowledgement', async () => {
-    desk.handle('journal.query', () => [
-      submission({ id: '1', cloid: '0xaaaa0000000000000000000000000001', state: 'accepted', outcome: 'success', txHash: '0xfeedbeef' }),
-      submission({ id: '2', cloid: '0xbbbb0000000000000000000000000002', state: 'unresolved', outcome: 'unresolved', advice: 'Check the transfer on the exchange', account: CASH }),
-    ])
+  it('searches in main (oid, cloid, tx hash, account name), filters by type and by a from/to range, and lists unresolved writes', async () => {
+    const all = [
+      submission({ id: '1', cloid: '0xaaaa0000000000000000000000000001', actionType: 'order', state: 'accepted', outcome: 'success', txHash: '0xfeedbeef', oids: ['4242'], createdAt: Date.parse('2026-11-20T10:00:00') }),
+      submission({ id: '2', cloid: '0xbbbb0000000000000000000000000002', actionType: 'transfer', state: 'unresolved', outcome: 'unresolved', advice: 'Check the transfer on the exchange', account: CASH, createdAt: Date.parse('2026-11-22T10:00:00') }),
+    ]
+    desk.handle('journal.actionTypes', () => ['order', 'transfer'])
+    desk.handle('journal.query', (f) => {
+      const q = (f as { q?: string }).q?.toLowerCase()
+      return all.filter((s) => !q || [s.cloid, s.txHash ?? '', s.account, ...(s.oids ?? [])].some((x) => x.toLowerCase().includes(q)))
+    })
     const { wrapper } = await mountScreen(JournalView, { path: '/journal' })
     await flush()
     const status = () => wrapper.get('.summary').text()
     expect(wrapper.get('section[aria-label="Unresolved writes needing your check"]').text()).toMatch(/Check the transfer on the exchange/)
     const box = wrapper.get('input[aria-label="Search the journal"]')
-    await box.setValue('feedbeef')
+    const search = async (q: string) => {
+      await box.setValue(q)
+      await new Promise((r) => setTimeout(r, 350))
+      await flush()
+    }
+    await search('4242')
+    expect(status()).toMatch(/^1 entries match "4242"/)
+    expect(desk.callsTo('journal.query').at(-1)).toMatchObject({ q: '4242' })
+    await search('feedbeef')
+    expect(status()).toMatch(/^1 entries/)
+    await search('cash-1') // an account name searches by its address
+    expect(desk.callsTo('journal.query').at(-1)).toMatchObject({ q: CASH })
+    expect(status()).toMatch(/^1 entries/)
+    await search('')
+    await wrapper.get('select[aria-label="Action type"]').setValue('transfer')
+    await wrapper.get('input[aria-label="From"]').setValue('2026-11-21T00:00')
+    await wrapper.get('input[aria-label="To"]').setValue('2026-11-23T00:00')
+    button('Apply filters')!.click()
     await flush()
-    expect(status()).toMatch(/^1 of 2 entries match "feedbeef"/)
-    await box.setValue('0xbbbb')
+    expect(desk.callsTo('journal.query').at(-1)).toEqual({ limit: 1000, actionType: 'transfer', sinceMs: Date.parse('2026-11-21T00:00'), untilMs: Date.parse('2026-11-23T00:00') + 59_999 })
+    expect([...(wrapper.get('select[aria-label="Action type"]').element as HTMLSelectElement).querySelectorAll('option')].map((o) => o.textContent)).toEqual(['any type', 'order', 'transfer'])
+  })
+
+  it('every column header but History sorts', async () => {
+    desk.handle('journal.query', () => [submission({ id: '1', actionType: 'transfer' })])
+    await mountScreen(JournalView, { path: '/journal' })
     await flush()
-    expect(status()).toMatch(/^1 of 2 entries/)
-    await box.setValue('cash-1')
-    await flush()
-    expect(status()).toMatch(/^1 of 2 entries/) // by the account name of #2
-    await box.setValue('no such write')
-    await flush()
-    expect(status()).toMatch(/^0 of 2 entries/)
+    const sortable = [...document.querySelectorAll('th.n-data-table-th--sortable')].map((c) => c.getAttribute('data-col-key'))
+    expect(sortable).toEqual(expect.arrayContaining(['createdAt', 'account', 'actionType', 'state', 'signer', 'oids', 'cloid', 'txHash']))
+    expect(sortable).not.toContain('history')
   })
 
   it('highlights unresolved entries and exports the filtered journal as a download', async () => {

@@ -47,7 +47,10 @@ export const useJournalStore = defineStore('journal', () => {
     return call('journal.get', { cloid })
   }
 
-  return { entries, byCloid, error, filter, load, apply, track, exportAs, get }
+  /** Action types the journal of the selected network holds. */
+  const actionTypes = (): Promise<string[]> => call('journal.actionTypes')
+
+  return { entries, byCloid, error, filter, load, apply, track, exportAs, get, actionTypes }
 })
 
 function matches(s: SubmissionView, f: JournalFilter): boolean {
@@ -55,5 +58,9 @@ function matches(s: SubmissionView, f: JournalFilter): boolean {
   if (f.actionType && f.actionType !== s.actionType) return false
   if (f.state && f.state !== s.state) return false
   if (f.unresolvedOnly && !['prepared', 'sent', 'unknown'].includes(s.state)) return false
+  if (f.sinceMs !== undefined && s.createdAt < f.sinceMs) return false
+  if (f.untilMs !== undefined && s.createdAt > f.untilMs) return false
+  // A pushed new entry under a search is shown only once main's search finds it (on the next load).
+  if (f.q) return false
   return true
 }

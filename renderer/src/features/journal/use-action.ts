@@ -1,6 +1,7 @@
 import { ref, shallowRef } from 'vue'
 import type { WriteOutcome } from '../../../../main/contract/types'
 import { DeskCallError } from '../../shared/desk-call-error'
+import { errorTitle as titleFor } from '../../shared/utils/error-title'
 import { useJournalStore } from './store'
 
 /**
@@ -54,9 +55,9 @@ export function useAction() {
     outcome.value = null
   }
 
-  /** Title for the error notice: an unknown outcome is not a failure (yet). */
+  /** Title for the error notice: a decline is neutral, an unknown outcome is not a failure (yet). */
   function errorTitle(verb: string): string {
-    return error.value instanceof DeskCallError && error.value.code === 'TradeOutcomeUnknown' ? `${verb}: outcome unknown when sent — its final state is below` : `${verb} failed`
+    return titleFor(error.value, verb)
   }
 
   return { busy, error, outcome, run, reset, errorTitle }

@@ -54,7 +54,7 @@ describe('PolicyView', () => {
     const rules = wrapper.get('[aria-label="Policy rules"]').text()
     expect(rules).toContain('price-band')
     expect(rules).toContain('5%')
-    expect(rules).toMatch(/1000 USD per transaction in force at \d{4}-\d\d-\d\d/)
+    expect(rules).toMatch(/\$1,000.00 in force at \d{4}-\d\d-\d\d/)
     expect(wrapper.get('[data-testid="usable-cold"]').text()).toBe('usable')
     expect(wrapper.get('[data-testid="usable-new"]').text()).toMatch(/^usable at \d{4}-\d\d-\d\d .* \(in [0-9ms ]+\)$/)
     expect(wrapper.get('[aria-label="Policy events"]').text()).toContain('loosened')
@@ -80,7 +80,7 @@ describe('PolicyView', () => {
     button('Apply rule change')!.click()
     await flush()
     expect(sets).toEqual([{ name: 'max-order-usd', value: '1' }])
-    expect(wrapper.text()).toContain('max-order-usd is now 1 USD per order (in force now)')
+    expect(wrapper.text()).toContain('max-order-usd is now $1.00 (in force now)')
 
     // loosening: main answers PassphraseRequired first
     desk.fail('policy.set', { code: 'PassphraseRequired', message: 'loosening max-order-usd needs the vault passphrase' })
@@ -98,7 +98,7 @@ describe('PolicyView', () => {
     button('Loosen after the cooling-off')!.click()
     await flush()
     expect(sets.at(-1)).toEqual({ name: 'max-order-usd', value: '500', passphrase: 'my vault phrase' })
-    expect(wrapper.text()).toMatch(/loosening to 500 USD per order is pending; in force at \d{4}/)
+    expect(wrapper.text()).toMatch(/loosening to \$500.00 is pending; in force at \d{4}/)
     expect(wrapper.find('input[aria-label="Passphrase to loosen the rule"]').exists()).toBe(false)
     wrapper.unmount()
   })
@@ -169,7 +169,7 @@ describe('halt', () => {
     await flush()
     expect(desk.callsTo('policy.halt')).toHaveLength(1)
     expect(shell.get(`[data-testid="halt-${CASH}"]`).text()).toContain('verified zero')
-    expect(shell.get(`[data-testid="halt-${CREDIT}"]`).text()).toContain('1 remain: 77 (market 2)')
+    expect(shell.get(`[data-testid="halt-${CREDIT}"]`).text()).toContain('1 remain: oid 77 (market 2)')
     expect(shell.text()).toContain('WatchOnlyAccount')
     expect(shell.text()).toMatch(/Trading halted since/)
 
@@ -204,9 +204,11 @@ describe('refusal figures', () => {
     expect(f.facts.map((x) => x.label)).toEqual(['Rule', 'Limit', 'Already used (last 24 h)', 'This amount', 'Room frees up at'])
     expect(f.facts.map((x) => x.value).slice(1, 4)).toEqual(['$20.00', '$12.50', '$10.00'])
     expect(f.facts[4]!.value).toMatch(/^2026-11-2\d \d\d:00:00/)
-    const never = refusalFacts(new DeskCallError({ code: 'LimitExceeded', message: 'x', details: { rule: 'withdraw-asset-daily-limit:1', limit: '3', used: '0', amount: '4', freesAt: null } }))!
+    const never = refusalFacts(new DeskCallError({ code: 'LimitExceeded', message: 'x', details: { rule: 'withdraw-asset-daily-limit:1', limit: '3000', used: '0', amount: '4', freesAt: null } }), (id) => (id === 1 ? 'USDC' : undefined))!
     expect(never.facts.at(-1)!.value).toContain('it alone is over the limit')
-    expect(never.facts[1]!.value).toBe('3 units')
+    // A per-asset limit in that asset's units, with its symbol (never "units").
+    expect(never.facts[1]!.value).toBe('3,000 USDC')
+    expect(refusalFacts(new DeskCallError({ code: 'LimitExceeded', message: 'x', details: { rule: 'withdraw-asset-limit:9', limit: '3', used: '0', amount: '4' } }))!.facts[1]!.value).toBe('3 (asset 9)')
     expect(refusalFacts(new DeskCallError({ code: 'InsufficientSpotBalance', message: 'x' }))).toBeNull()
     expect(refusalFacts(new DeskCallError({ code: 'PriceOutsideBand', message: 'x', details: { band: '5', reference: '3450.5', confirmText: 'BUY MARKET 2 AT 34505' } }))!.confirmText).toBe('BUY MARKET 2 AT 34505')
   })

@@ -1,5 +1,5 @@
 import { DeskCallError } from '../../shared/desk-call-error'
-import { formatTime, formatUsd } from '../../../../main/contract/format'
+import { formatAmount, formatPercent, formatTime, formatUsd } from '../../../../main/contract/format'
 
 /** The policy refusal codes main raises before anything is signed. */
 export const POLICY_CODES = ['DestinationNotAllowed', 'DestinationCoolingOff', 'LimitExceeded', 'PriceOutsideBand', 'WritesHalted', 'MarkUnavailable', 'InvalidAddressChecksum', 'BurnAddress', 'PolicyFileCorrupt'] as const
@@ -20,14 +20,17 @@ const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFi
  * a limit with what is already used and when room frees up, a cooling-off's end, the band.
  * Null for any other error.
  */
-export function refusalFacts(e: unknown): RefusalFacts | null {
+export function refusalFacts(e: unknown, symbolOf: (assetId: number) => string | undefined = () => undefined): RefusalFacts | null {
   if (!(e instanceof DeskCallError)) return null
   const d = e.details ?? {}
   const code = e.code
   const facts: { label: string; value: string }[] = []
   if (code === 'LimitExceeded') {
     const rule = String(d.rule ?? '')
-    const money = (v: unknown) => (v === null || v === undefined ? '—' : isUsdRule(rule) ? formatUsd(String(v)) : `${String(v)} units`)
+    // A per-asset limit (`…-asset-limit:<assetId>`) is in that asset's units, shown with its symbol.
+    const assetId = /:([0-9]+)$/.exec(rule)?.[1]
+    const symbol = assetId === undefined ? undefined : (symbolOf(Number(assetId)) ?? `(asset ${assetId})`)
+    const money = (v: unknown) => (v === null || v === undefined ? '—' : isUsdRule(rule) ? formatUsd(String(v)) : formatAmount(String(v), { symbol: symbol ?? '' }))
     facts.push({ label: 'Rule', value: rule })
     facts.push({ label: 'Limit', value: money(d.limit) })
     if (rule.includes('daily')) facts.push({ label: 'Already used (last 24 h)', value: money(d.used) })
@@ -43,7 +46,7 @@ export function refusalFacts(e: unknown): RefusalFacts | null {
     if (d.address) facts.push({ label: 'Destination', value: `${String(d.address)}${d.chainId ? ` on chain ${String(d.chainId)}` : ''}` })
     facts.push({ label: 'Allowed', value: 'your own accounts and address-book entries past their cooling-off' })
   } else if (code === 'PriceOutsideBand') {
-    if (d.band !== undefined) facts.push({ label: 'Band', value: `${String(d.band)}%` })
+    if (d.band !== undefined) facts.push({ label: 'Band', value: formatPercent(String(d.band)) })
     facts.push({ label: 'Reference', value: d.reference === null || d.reference === undefined ? 'none known' : `${String(d.reference)}${d.referenceSource ? ` (${String(d.referenceSource)})` : ''}` })
   } else if (code === 'WritesHalted') {
     facts.push({ label: 'Halted since', value: formatTime(num(d.since), { zone: true }) })

@@ -1,5 +1,16 @@
 import { nextTick, onBeforeUnmount, watch, type Ref } from 'vue'
 
+/**
+ * The control that last had focus: a submit button that disables itself while its call runs
+ * drops focus to the body before main's confirmation opens, and is still the one to return to.
+ */
+let lastFocused: HTMLElement | null = null
+if (typeof document !== 'undefined') {
+  document.addEventListener('focusin', (e) => {
+    if (e.target instanceof HTMLElement) lastFocused = e.target
+  }, true)
+}
+
 const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])'
 
 /**
@@ -18,18 +29,32 @@ export function useDialogFocus(open: Ref<boolean>, container: Ref<HTMLElement | 
     async (isOpen, wasOpen) => {
       if (isOpen && !wasOpen) {
         const active = document.activeElement
-        invoker = active instanceof HTMLElement && active !== document.body ? active : null
+        invoker = active instanceof HTMLElement && active !== document.body ? active : lastFocused?.isConnected && !container.value?.contains(lastFocused) ? lastFocused : null
         await nextTick()
         const first = container.value?.querySelector<HTMLElement>('[autofocus]') ?? focusables()[0] ?? container.value
         first?.focus()
       } else if (!isOpen && wasOpen) {
         const back = invoker
         invoker = null
-        if (back && back.isConnected) back.focus()
+        if (back) restore(back)
       }
     },
     { immediate: true },
   )
+  /**
+   * The invoker is often a submit button its form disables while the call that asked for the
+   * confirmation settles: focus it once it is enabled again (within 2 s), unless the operator
+   * has moved focus elsewhere meanwhile.
+   */
+  function restore(el: HTMLElement, tries = 40): void {
+    if (!el.isConnected) return
+    if ((el as HTMLButtonElement).disabled) {
+      if (tries > 0) setTimeout(() => (document.activeElement === null || document.activeElement === document.body ? restore(el, tries - 1) : undefined), 50)
+      return
+    }
+    el.focus()
+  }
+
   onBeforeUnmount(() => {
     if (open.value && invoker?.isConnected) invoker.focus()
   })

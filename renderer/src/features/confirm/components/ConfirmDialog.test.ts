@@ -133,4 +133,45 @@ describe('ConfirmDialog accessibility', () => {
     expect(await seriousA11yViolations()).toEqual([])
     w.unmount()
   })
+
+  it('names the signing key (name, short address, full address on demand) and shows amounts with separators and symbol, with no axe violations', async () => {
+    const owner = '0x1111111111111111111111111111111111111111'
+    const to = '0x2222222222222222222222222222222222222222'
+    const w = mount(ConfirmDialog, { attachTo: document.body })
+    desk.emit('confirm.request', {
+      id: 'c2',
+      title: 'Transfer',
+      summary: [`transfer 1234567.5 USDC from Treasury A (${owner}) to ${to}`],
+      needsPassphrase: true,
+      expiresAt: Date.now() + 60_000,
+      origin: 'app',
+      details: {
+        signer: { role: 'owner', label: 'Treasury A', address: owner, owner },
+        account: { name: 'Treasury A', address: owner },
+        counterparty: { name: 'Ops', address: to },
+        amount: { units: '1234567.5', symbol: 'USDC', usd: '1234567.5' },
+        fees: [{ label: 'activation fee', units: '1', symbol: 'USDC', usd: null }],
+        action: { type: 'transfer' },
+      },
+    })
+    await flush()
+    const signer = document.querySelector('[data-testid="confirm-signer"]')!
+    expect(signer.textContent).toContain('Treasury A')
+    expect(signer.textContent).toContain('0x1111…1111')
+    expect(signer.textContent).toContain('owner key')
+    expect(signer.textContent).not.toContain(owner)
+    expect(document.querySelector('[data-testid="confirm-amount"]')?.textContent).toContain('1,234,567.5 USDC ($1,234,567.50)')
+    expect(document.querySelector('[data-testid="confirm-fees"]')?.textContent).toContain('activation fee: 1 USDC')
+    // No full address in the dialog until asked for.
+    expect(document.querySelector('[role="dialog"]')!.textContent).not.toContain(owner)
+    signer.querySelector<HTMLButtonElement>('button[aria-label$="show the full address of Treasury A"]')!.click()
+    await flush()
+    expect(signer.textContent).toContain(owner)
+    expect(signer.querySelector('button[aria-label="Copy the address of Treasury A"]')).not.toBeNull()
+    document.querySelector<HTMLButtonElement>('button[aria-controls="confirm-action"]')!.click()
+    await flush()
+    expect(await seriousA11yViolations()).toEqual([])
+    w.unmount()
+  })
 })
+

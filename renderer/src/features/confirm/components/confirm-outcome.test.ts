@@ -46,8 +46,10 @@ describe('ConfirmDialog with structured details', () => {
     await flush()
     const d = document.querySelector('[role="dialog"]')!
     expect(d.textContent).toContain('Network: sandbox (sandbox, chain id 424242)')
-    expect(d.querySelector('[data-testid="confirm-account"]')!.textContent).toBe(`cash-1 — ${CASH}`)
-    expect(d.querySelector('[data-testid="confirm-counterparty"]')!.textContent).toBe(`cold — ${CREDIT} on chain 1`)
+    // Name and short address; the full address is on demand (the address button), never inline.
+    expect(d.querySelector('[data-testid="confirm-account"]')!.textContent).toContain(`cash-1${CASH.slice(0, 6)}…${CASH.slice(-4)}`)
+    expect(d.querySelector('[data-testid="confirm-counterparty"]')!.textContent).toContain(`cold${CREDIT.slice(0, 6)}…${CREDIT.slice(-4)}`)
+    expect(d.querySelector('[data-testid="confirm-counterparty"]')!.textContent).toContain('on chain 1')
     expect(d.querySelector('[data-testid="confirm-amount"]')!.textContent).toBe('20 USDC ($20.00)')
     expect(d.querySelector('[data-testid="confirm-fees"]')!.textContent).toBe('withdrawal fee: 1 USDC')
     expect(d.querySelector('[aria-label="Policy checks passed"]')!.textContent).toContain('within withdraw-limit-usd')
@@ -72,6 +74,19 @@ describe('WriteOutcomeTracker', () => {
     expect(w.text()).toContain('FAILED at execution (TradeFailed)')
     expect(w.get('[data-testid="outcome-advice"]').text()).toContain('check the balances')
     w.unmount()
+  })
+
+  it('names the key that signed: an API key of the account (orders) or its owner key', async () => {
+    const agent = '0x9999999999999999999999999999999999999999' as const
+    const byAgent = mount(WriteOutcomeTracker, { props: { submission: submission({ actionType: 'order', signer: agent }) }, attachTo: document.body })
+    await flush()
+    expect(byAgent.get('[data-testid="outcome-signer"]').text()).toContain('API key of')
+    expect(byAgent.get('[data-testid="outcome-signer"]').text()).toContain('0x9999…9999')
+    byAgent.unmount()
+    const byOwner = mount(WriteOutcomeTracker, { props: { submission: submission() }, attachTo: document.body })
+    await flush()
+    expect(byOwner.get('[data-testid="outcome-signer"]').text()).toContain('(owner key)')
+    byOwner.unmount()
   })
 
   it('unresolved shows its advice and what was checked, and records an acknowledgement with a note', async () => {

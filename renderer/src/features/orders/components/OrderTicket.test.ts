@@ -73,4 +73,59 @@ describe('OrderTicket', () => {
     expect(w.find('[data-testid="band-phrase"]').exists()).toBe(false)
     w.unmount()
   })
+
+  it('shows best bid and offer with their age, tick, minimums, the signing key, and the order value as the operator types', async () => {
+    const AGENT = '0x9999999999999999999999999999999999999999'
+    desk.handle('orders.preview', (a) => ({
+      market: { marketId: '2', symbol: 'ETH/USDC', baseSymbol: 'ETH', quoteSymbol: 'USDC', tickSize: '0.01', minSize: '0.0001', minNotional: '10', priceDecimals: 2, baseQuantityDecimals: 4, maxPriceSigFigs: 6 },
+      book: { bid: { price: '3449.5', size: '1.25' }, ask: { price: '3450.5', size: '2' }, readAt: Date.now() - 1000, lastChangeMs: null, source: 'info' },
+      markPrice: '3450',
+      value: null,
+      available: { units: '25000', symbol: 'USDC' },
+      signer: { role: 'agent', slot: 1, label: '', address: AGENT, owner: CASH },
+      problems: (a as { quantity?: string }).quantity === '0.001' ? ['order value 3.45 USDC is below the minimum 10 USDC (MinTradeSpotNtl)'] : [],
+      warnings: [],
+      dataAgeMs: 1000,
+      dataMaxAgeMs: 30_000,
+    }))
+    const { wrapper: w } = await mountScreen(OrderTicket, { props: { account: account(CASH, 'balance', 'cash-1') } })
+    useAccountsStore().markets = [MARKET]
+    await flush()
+    await w.get('select[aria-label="Market"]').setValue('2')
+    await w.get('input[aria-label="Limit price"]').setValue('3450.5')
+    await w.get('input[aria-label="Quantity"]').setValue('1234.5')
+    // 3450.5 x 1234.5 = 4259642.25, exact, grouped
+    expect(w.get('[data-testid="order-value"]').text()).toBe('4,259,642.25')
+    await new Promise((r) => setTimeout(r, 300))
+    await flush()
+    expect(w.get('[data-testid="best-bid"]').text()).toBe('3,449.5 USDC × 1.25 ETH')
+    expect(w.get('[data-testid="best-ask"]').text()).toBe('3,450.5 USDC × 2 ETH')
+    expect(w.get('[data-testid="book-age"]').text()).toMatch(/s ago/)
+    expect(w.get('[data-testid="tick-size"]').text()).toBe('0.01 USDC')
+    expect(w.get('[data-testid="min-size"]').text()).toBe('0.0001 ETH')
+    expect(w.get('[data-testid="min-notional"]').text()).toBe('10 USDC')
+    expect(w.get('[data-testid="order-value"]').text()).toBe('4,259,642.25 USDC')
+    expect(w.get('[data-testid="order-signer"]').text()).toContain('API key slot 1 of cash-1')
+    expect(w.get('[data-testid="order-signer"]').text()).toContain('0x9999…9999')
+    await w.get('input[aria-label="Quantity"]').setValue('0.001')
+    await new Promise((r) => setTimeout(r, 300))
+    await flush()
+    expect(w.get('[aria-label="Order preview warnings"]').text()).toContain('below the minimum 10 USDC')
+    expect(await seriousA11yViolations()).toEqual([])
+    w.unmount()
+  })
+
+  it('says when the preview data is too old (StaleData) instead of showing old figures', async () => {
+    desk.fail('orders.preview', { code: 'StaleData', message: "the ticket's data is 31 s old, over the 30 s limit" })
+    const { wrapper: w } = await mountScreen(OrderTicket, { props: { account: account(CASH, 'balance', 'cash-1') } })
+    useAccountsStore().markets = [MARKET]
+    await flush()
+    await w.get('select[aria-label="Market"]').setValue('2')
+    await new Promise((r) => setTimeout(r, 300))
+    await flush()
+    expect(w.get('[aria-label="Order preview"]').text()).toContain('StaleData')
+    expect(w.get('[data-testid="best-bid"]').text()).toBe('—')
+    w.unmount()
+  })
 })
+
