@@ -144,6 +144,7 @@ export class PortfolioService {
         totalUsdReason: value.reason,
         available: positions,
         credit: credit ? { creditUsd: credit.creditUsd, availableUsd: credit.availableUsd, warning: credit.warning } : null,
+        creditReason: credit ? (credit.availableReason ?? null) : 'no credit line found',
         agentsInUse,
         pendingJournal,
         fetchedAt: fromLive !== undefined && liveCredit ? this.liveAt(ref.address, 'spotCreditState', liveCredit.at) : this.now(),
@@ -198,10 +199,31 @@ export class PortfolioService {
   /** Every account and the totals per asset and in USD (null when any held asset lacks a fresh mark). */
   async overview(refs: readonly AccountRef[], lane: Lane = 'background'): Promise<OverviewView> {
     const md = await this.deps.market.get(lane)
-    const rows = await Promise.all(refs.map(async (r) => (await this.row(r, lane)).row))
+    // One account failing to read must not drop the others: its row shows its last known
+    // values (when any) and why it is not current.
+    const settled = await Promise.allSettled(refs.map(async (r) => (await this.row(r, lane)).row))
+    const rows = settled.map((r, i) => (r.status === 'fulfilled' ? r.value : this.failedRow(refs[i]!, r.reason)))
     const view = this.totals(md, rows)
     this.deps.lastKnown?.save('*', 'overview', view, view.asOf)
     return view
+  }
+
+  /** A row that could not be read now: its last known values (if any), stale, with the reason. */
+  private failedRow(ref: AccountRef, e: unknown): OverviewRow {
+    const why = `could not be read: ${e instanceof Error ? e.message : String(e)}`
+    const cached = this.deps.lastKnown?.load<OverviewView>('*', 'overview')?.value.rows.find((r) => r.account.address.toLowerCase() === ref.address.toLowerCase())
+    const id = this.identities.get(ref.address.toLowerCase())
+    const account: AccountView = {
+      address: ref.address.toLowerCase() as Address,
+      label: ref.label,
+      group: ref.group,
+      hasKey: ref.hasKey,
+      kind: id?.kind ?? cached?.account.kind ?? 'unknown',
+      status: id?.status ?? cached?.account.status ?? 'unknown',
+      accountIndex: id?.accountIndex ?? cached?.account.accountIndex ?? null,
+    }
+    if (cached) return { ...cached, account, totalUsd: null, totalUsdReason: why, stale: true, source: 'cache', readError: why, ...(cached.credit ? { creditReason: why } : {}) }
+    return { account, totalUsd: null, totalUsdReason: why, available: [], credit: null, agentsInUse: 0, pendingJournal: 0, fetchedAt: null, stale: true, source: 'cache', readError: why }
   }
 
   /**
@@ -298,7 +320,8 @@ export class PortfolioService {
     const missing: string[] = []
     for (const r of rows) {
       rowsAsOf = older(rowsAsOf, r.fetchedAt)
-      if (r.fetchedAt === null && r.account.status !== 'none') missing.push(`${r.account.label || r.account.address} not read yet`)
+      if (r.readError) missing.push(`${r.account.label || r.account.address} ${r.readError}`)
+      else if (r.fetchedAt === null && r.account.status !== 'none') missing.push(`${r.account.label || r.account.address} not read yet`)
       for (const b of r.available) {
         const prev = perAsset.get(b.assetId)
         perAsset.set(b.assetId, { atoms: (prev?.atoms ?? 0n) + parseSignedDecimal(b.total, decimalsOf(md, b.assetId)), asOf: prev ? older(prev.asOf, r.fetchedAt) : r.fetchedAt })
