@@ -47,9 +47,14 @@ export function markValuer(md: MarketData, now: number): Valuer {
   }
 }
 
-/** Market data for a policy decision: a cached answer showing the oracle down is fetched again once. */
+/**
+ * Market data for a policy decision: the recent marks the live screens use (no wait on the
+ * /info budget while they are at hand; each mark's staleness is still judged on its own source
+ * time, so an old fetch refuses rather than values at a guess). A cached answer showing the
+ * oracle down is fetched again once.
+ */
 async function marketData(session: NetworkSession): Promise<MarketData> {
-  const md = await session.market.get('operator')
+  const md = await session.market.recent('operator')
   if (md.oracle.status === 'available') return md
   session.market.invalidate()
   return session.market.get('operator')

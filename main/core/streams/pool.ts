@@ -157,7 +157,8 @@ export class StreamPool {
 
   /** Plans (or re-plans) the channels for these accounts; running sockets follow the new plan. */
   setAccounts(accounts: readonly PlanAccount[]): StreamPlan {
-    const plan = planSubscriptions(accounts, { maxConnections: this.opts.maxConnections })
+    // Topics keep their socket across re-plans (an account's kind learnt, an account added).
+    const plan = planSubscriptions(accounts, { maxConnections: this.opts.maxConnections, previous: this.currentPlan })
     this.currentPlan = plan
     for (const a of accounts) this.stateOf(a.address)
     if (this.running) this.applyPlan()

@@ -128,6 +128,11 @@ export class LiveOverview {
     s.reconcileSoon()
     const pool = s.pool
     if (!pool) return
+    // Kinds known from the last run: each account gets only its own state channel at once (a
+    // credit account no spotState, a balance account no spotCreditState), so the first plan is
+    // already the small one and nothing moves between sockets when the reads confirm it.
+    const cached = portfolioFor(s, this.d).cachedOverview(this.d.accounts.refs())
+    for (const r of cached?.rows ?? []) this.d.accounts.seed(r.account.address, r.account)
     s.streamAccounts(this.d.accounts.streamTargets())
     pool.subscribe((u) => {
       if (u.kind === 'fills') {

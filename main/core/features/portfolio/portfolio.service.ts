@@ -9,6 +9,9 @@ import { markState, type MarketData, type MarketDataCache } from '../../session/
 import type { LastKnownState } from '../../session/last-known'
 import { USD_DECIMALS, usdAtMark } from '../../session/valuation'
 
+/** How often an account that does not exist yet is asked about again. */
+const NONE_RECHECK_MS = 60_000
+
 /** An account as the operator registered it (vault entry plus labels). */
 
 export interface AccountIdentity {
@@ -55,6 +58,7 @@ function liveAtoms(md: MarketData, live: readonly { assetId: number; available: 
 export class PortfolioService {
   private readonly now: () => number
   private readonly identities = new Map<string, AccountIdentity>()
+  private readonly identityAt = new Map<string, number>()
 
   constructor(private readonly deps: PortfolioDeps) {
     this.now = deps.now ?? Date.now
@@ -64,6 +68,9 @@ export class PortfolioService {
   async identity(address: string, lane: Lane = 'background', refresh = false): Promise<AccountIdentity> {
     const user = address.toLowerCase()
     const cached = this.identities.get(user)
+    // An account that does not exist is not streamed: its status is read again at most once a
+    // minute (an activation from elsewhere shows up, and the write path refreshes it at once).
+    if (cached && cached.status === 'none' && !refresh && this.now() - (this.identityAt.get(user) ?? 0) >= NONE_RECHECK_MS) return this.identity(user, lane, true).catch(() => cached)
     if (cached && !refresh) return cached
     const live = !refresh ? this.fromStream(user) : null
     if (live) {
@@ -81,6 +88,7 @@ export class PortfolioService {
     }
     const id: AccountIdentity = { kind, status: st.found ? (st.status ?? 'unknown') : 'none', accountIndex: st.account_index === null ? null : st.account_index.toString() }
     this.identities.set(user, id)
+    this.identityAt.set(user, this.now())
     this.deps.lastKnown?.save(user, 'status', id)
     return id
   }
