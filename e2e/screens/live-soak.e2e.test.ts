@@ -84,8 +84,13 @@ describe('soak: every live screen stays known and fresh on a moving market', () 
       samples++
       const at = `${Math.round((SOAK_MS - (until - Date.now())) / 1000)} s`
       for (const [where, p] of screens) {
-        // The whole screen as the operator reads it: the top bar and the page, every row.
-        const text = await p.locator('body').innerText()
+        // The whole screen as the operator reads it: the top bar and the page, every row (the
+        // options of pickers and filters are choices, not values: "unknown" there is a filter).
+        const text = await p.evaluate(() => {
+          let t = document.body.innerText
+          for (const s of document.querySelectorAll('select')) t = t.replace(s.innerText, '')
+          return t
+        })
         const bad = /[^\n]*\b(unknown|stale|not read yet)\b[^\n]*/i.exec(text)?.[0]
         if (bad) problems.push(`${at}: ${where} shows "${bad.trim()}"`)
         const old = agesInSeconds(text).filter((s) => s > MAX_AGE_S)

@@ -178,7 +178,9 @@ export class LiveAccounts {
       fills = fillViews(r.fills.map((f) => fromInfoFill(user, f)), now)
       fillsAt = now
     }
-    const creditAt = credit ? (s.pool?.state(user).credit?.at ?? now) : null
+    // A credit channel that streams is current now (a quiet account sends no frame while nothing moves).
+    const liveCredit = s.pool?.state(user).credit
+    const creditAt = credit ? (liveCredit ? (s.pool!.isLive(user, 'spotCreditState', liveCredit.at) ? now : liveCredit.at) : now) : null
     return {
       account: row.account,
       balances: balances.rows,
