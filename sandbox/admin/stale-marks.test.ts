@@ -53,7 +53,7 @@ describe('stale marks', () => {
   })
 
   it('the staleMarks fault stops the feed, so the timestamps of the marks age; clearing it resumes publishing', async () => {
-    const post = async (body: unknown) => (await fetch(`${sb.adminUrl}/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()
+    const post = async (body: unknown) => (await (await fetch(`${sb.adminUrl}/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as { marks_frozen: boolean }
     const marks = async () => (await (await fetch(`${sb.adminUrl}/marks`)).json()) as { frozen: boolean; marks: { source_ts_ms: number }[] }
     expect((await post({ trading: { staleMarks: true } })).marks_frozen).toBe(true)
     const before = (await marks()).marks.map((m) => m.source_ts_ms)

@@ -25,7 +25,7 @@ export function transfersHandlers(d: TransfersDeps): Pick<HandlerTable, Transfer
       const w = await unlockedWriteSide(d)
       const p = await previewTransfer(w.ctx, { from: a.from, to: a.to, asset: a.assetId, amount: a.amount })
       // The policy's decision is shown beside the preview; the submit asks it again before signing.
-      const policy = await guardTransfer(d, w.ctx, { to: a.to, assetId: a.assetId, amount: a.amount }).then(
+      const policy = await guardTransfer(d, w.ctx, { to: a.to, assetId: a.assetId, amount: a.amount }, { preview: true }).then(
         () => [],
         (e: unknown) => (e instanceof DeskError ? [`Refused by policy (${e.code}): ${e.message}`] : []),
       )
@@ -51,7 +51,7 @@ export function transfersHandlers(d: TransfersDeps): Pick<HandlerTable, Transfer
     'withdraw.preview': async (a): Promise<PreviewView> => {
       const w = await unlockedWriteSide(d)
       const p = await previewWithdraw(w.ctx, { account: a.account, asset: a.assetId, amount: a.amount, dstChainId: a.dstChainId, dstAddress: a.dstAddress })
-      const policy = await guardWithdraw(d, w.ctx, { assetId: a.assetId, amount: a.amount, dstAddress: a.dstAddress, dstChainId: a.dstChainId }).then(
+      const policy = await guardWithdraw(d, w.ctx, { assetId: a.assetId, amount: a.amount, dstAddress: a.dstAddress, dstChainId: a.dstChainId }, { preview: true }).then(
         () => [],
         (e: unknown) => (e instanceof DeskError ? [`Refused by policy (${e.code}): ${e.message}`] : []),
       )
