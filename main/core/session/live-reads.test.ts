@@ -4,6 +4,7 @@ import type { InfoClient } from '../exchange/info/client'
 import type { StreamPool } from '../streams/pool'
 import type { LiveAccountState } from '../streams/live-state'
 import { LiveAccountReads, withDataAge } from './live-reads'
+import type { LastKnownState } from './last-known'
 import type { MarketDataCache } from './market-data'
 
 const USER = '0x' + 'a'.repeat(40)
@@ -160,4 +161,24 @@ describe('LiveAccountReads: streams first, /info for what is missing or old, Sta
     expect((await r.creditLine(USER)).whitelistedMarketIds).toEqual(['1', '2'])
     expect(calls).toHaveLength(2)
   })
+
+  it('serves the whitelist the last run knew before any /info answer, and refreshes it behind', async () => {
+    const now = 1_000_000
+    const calls: string[] = []
+    const state: LiveAccountState = { user: USER, balances: null, credit: { at: now, value: { authorized: true, status: 'active', creditUsdAtoms: 1_000n, positions: [] } }, openOrders: null }
+    const info = {
+      call: async (def: { type: string }) => {
+        calls.push(def.type)
+        return { found: true, status: 'active', credit_usd_atoms: 1_000n, credit_trading_whitelisted_market_ids: ['4'] }
+      },
+    } as unknown as InfoClient
+    const md = { recent: async () => ({ assets: new Map(), marks: new Map(), oracle: { status: 'available', reasonCode: null }, fetchedAt: now, markStaleAfterMs: 60_000 }) } as unknown as MarketDataCache
+    const lastKnown = { load: () => ({ value: { tradingWhitelist: ['9'] }, fetchedAt: now - 120_000, ageMs: 120_000 }) } as unknown as LastKnownState
+    const r = new LiveAccountReads({ info, pool: { state: () => state, isLive: () => true } as unknown as StreamPool, market: md, now: () => now, lastKnown })
+    expect((await r.creditLine(USER)).whitelistedMarketIds).toEqual(['9'])
+    await new Promise((res) => setTimeout(res, 0))
+    expect(calls).toEqual(['spotCreditAccount'])
+    expect((await r.creditLine(USER)).whitelistedMarketIds).toEqual(['4'])
+  })
 })
+

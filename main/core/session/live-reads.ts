@@ -4,6 +4,7 @@ import { formatAtoms, parseSignedDecimal } from '../money/decimal'
 import type { LiveAccountState } from '../streams/live-state'
 import type { StreamPool } from '../streams/pool'
 import { infoAccountReads, type AccountReads, type BalanceInfo, type CreditLine, type OpenOrderInfo, type PositionInfo } from './account-reads'
+import type { LastKnownState } from './last-known'
 import { markState, type MarketDataCache } from './market-data'
 import { creditContribution } from './valuation'
 
@@ -21,6 +22,8 @@ export interface LiveReadsOptions {
   staticTtlMs?: number
   /** an account's existence, status and credit whitelist are kept this long (default 60 s) */
   accountTtlMs?: number
+  /** Last known state of this network: the credit whitelist is served from it before the first /info answer. */
+  lastKnown?: LastKnownState
   /** Journal changes of this network: state older than an account's latest write is not used. */
   writes?: { onChange(listener: (s: { network: string; account: string; body: string; channel?: string; state?: string }) => void): () => void; network: string }
 }
@@ -267,8 +270,13 @@ export class LiveAccountReads implements AccountReads {
 
   /** The credit whitelist, last known first: stale-while-revalidate on the background lane. */
   private async whitelist(user: string): Promise<string[]> {
-    const hit = this.whitelists.get(user)
+    let hit = this.whitelists.get(user)
     const ttl = this.o.accountTtlMs ?? 60_000
+    if (!hit) {
+      // The last run's credit page knew it: shown at once, refreshed below when old.
+      const known = this.o.lastKnown?.load<{ tradingWhitelist?: string[] }>(user, 'credit')
+      if (known && Array.isArray(known.value.tradingWhitelist)) this.whitelists.set(user, (hit = { at: known.fetchedAt, ids: known.value.tradingWhitelist, refreshing: false }))
+    }
     if (!hit) {
       const line = await this.cached(this.perAccount, `line:${user}`, ttl, () => this.base.creditLine(user))
       this.whitelists.set(user, { at: this.o.now(), ids: line.whitelistedMarketIds, refreshing: false })
