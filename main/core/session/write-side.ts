@@ -169,6 +169,8 @@ export class WriteSide {
 }
 
 const ADDRESS_IN_TEXT = /0x[0-9a-fA-F]{40}(?![0-9a-fA-F])/g
+/** Writes checked and previewed against live balances and positions (an agent approval is not). */
+const VALUE_MOVES = new Set(['transfer', 'withdraw', 'settle', 'repay', 'activateFor'])
 
 /**
  * A confirmed write's data is judged again at signing time: the confirmation dialog may have
@@ -176,13 +178,14 @@ const ADDRESS_IN_TEXT = /0x[0-9a-fA-F]{40}(?![0-9a-fA-F])/g
  * on what was current then. Checked before the confirmation (nothing to ask about) and again
  * once the operator approved, before the signature leaves the signer: a refusal throws
  * `StaleData` there, so nothing is journaled or sent (the submitter journals only a returned
- * signature). Only gated owner-key writes carry an intent; orders sign without a dialog.
+ * signature). Only gated owner-key writes that move value are judged (orders sign without a
+ * dialog; an agent approval does not rest on balances).
  */
 export function freshAtSigning(inner: TradeSigner, reads: () => LiveAccountReads | null): TradeSigner {
   return {
     authority: (ref) => inner.authority(ref),
     sign: async (ref, req, intent) => {
-      const r = intent ? reads() : null
+      const r = intent && VALUE_MOVES.has(intent.action) ? reads() : null
       if (!r || !intent) return inner.sign(ref, req, intent)
       const accounts = [...new Set([...JSON.stringify(intent.details ?? {}).matchAll(ADDRESS_IN_TEXT)].map((m) => m[0].toLowerCase()))]
       r.assertFresh(accounts)
