@@ -274,17 +274,15 @@ export class LiveAccounts {
       this.earnSoon(200)
     }
     if (!FINAL.has(sub.state) || sub.channel !== 'trade') return
-    // Agent slots are not streamed: after an agent write, one read (it updates last-known state,
-    // which the overview's agent count comes from), then the overview again.
     if (/agent/i.test(sub.actionType)) this.pushAgents(s, sub.account)
-    // The write ended: give the stream a moment, then read through /info what it did not bring.
-    const endedAt = this.d.now()
     // An activation creates an account that was not streamed: its status is read again now,
     // and the overview that follows re-plans the streams to include it.
     if (sub.actionType === 'activateFor') {
       const portfolio = portfolioFor(s, this.d)
       void Promise.all(users.map((u) => portfolio.identity(u, 'reconcile', true).catch(() => null))).then(() => this.d.overviewSoon())
     }
+    // The write ended: give the stream a moment, then read through /info what it did not bring.
+    const endedAt = this.d.now()
     setTimeout(() => void this.settle(s, users, endedAt), this.d.streamGraceMs ?? 1500)
   }
 
