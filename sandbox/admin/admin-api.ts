@@ -237,6 +237,7 @@ export function createAdminApi(deps: AdminDeps): AdminApi {
       const stale = b.trading !== undefined ? obj(b.trading).staleMarks : undefined
       if (stale === true && deps.marks && !deps.marks.frozen()) deps.marks.freeze()
       if (stale === false && deps.marks?.frozen()) deps.marks.unfreeze()
+      if (b.ws !== undefined) applyWsFaults(ws.faults, obj(b.ws))
       if (b.earn !== undefined) applyEarnFaults(earn, obj(b.earn))
       return state()
     },
