@@ -73,7 +73,9 @@ describe('operator guardrails (policy screen, refusals, override, halt)', () => 
     await page.getByRole('textbox', { name: 'Withdraw amount', exact: true }).fill('10')
     await choose(page, 'Destination chain', 'chain 1')
     await choose(page, 'Destination', 'cold')
-    // Another host (the desk command line) removes the entry after the form offered it.
+    await page.getByRole('button', { name: 'Preview withdrawal', exact: true }).click()
+    await page.getByRole('button', { name: 'Sign and submit withdrawal', exact: true }).waitFor()
+    // Another host (the desk command line) removes the entry after the form offered and previewed it.
     const removed = await dispatch('addresses.remove', { label: 'cold', passphrase: PASSPHRASE })
     expect(removed.ok).toBe(true)
     const before = truth()

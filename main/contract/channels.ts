@@ -11,6 +11,7 @@ import type {
   Address,
   AccountView,
   AgentSlotView,
+  AgentSlotsView,
   AppState,
   AssetView,
   CliOutput,
@@ -376,6 +377,10 @@ export const channels = {
   'alerts.acknowledgeAll': intent<{ acknowledged: number }>()(none),
   /** The currencies an export may use now: USD, and every listed asset whose mark is live (with that mark and its time). */
   'reports.currencies': query<import('./types').ReportCurrencyView[]>()(none),
+  /** What a withdrawal would do, from live state, with the age of the data behind it. */
+  'withdraw.preview': query<PreviewView>()(withdrawArgs),
+  /** The stream pool's status now (a new window shows the panel before the next push). */
+  'stream.status': query<StreamStatus>()(v.object({})),
 } as const
 
 export type Channels = typeof channels
@@ -396,6 +401,8 @@ export interface Events {
   /** A confirmation request ended (answered in any window, expired or cancelled): every window closes it. */
   'confirm.closed': { id: string; outcome: 'approved' | 'declined' | 'expired' }
   notify: NotificationEvent
+  /** An account's agent slots changed (after an agent write, or a reconcile re-read them). */
+  'state.agents': AgentSlotsView
 }
 export type EventName = keyof Events
 export const eventNames: readonly EventName[] = [
@@ -409,6 +416,7 @@ export const eventNames: readonly EventName[] = [
   'confirm.request',
   'confirm.closed',
   'notify',
+  'state.agents',
 ]
 
 export const channelNames = Object.keys(channels) as ChannelName[]

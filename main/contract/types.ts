@@ -684,3 +684,23 @@ export interface OrderPreviewView {
   dataAgeMs: number | null
   dataMaxAgeMs: number
 }
+
+/** One owner's agent slots, pushed when they change (`state.agents`). */
+export interface AgentSlotsView {
+  owner: Address
+  slots: AgentSlotView[]
+  /** when the slots were read (ms) */
+  fetchedAt: number
+}
+
+export interface OverviewRow {
+  /** why this row is not current (its read failed); its values are the last known ones */
+  readError?: string | null
+  /** why `credit.availableUsd` is null (a stale or missing mark, the oracle), or why the credit line is not current */
+  creditReason?: string | null
+}
+
+export interface CreditHealthView {
+  /** why `availableUsd` is null, in words (stale mark, oracle down) */
+  availableReason?: string | null
+}

@@ -232,6 +232,11 @@ export function createAdminApi(deps: AdminDeps): AdminApi {
         }
       }
       if (b.trading !== undefined) applyTradingFaults(trading.faults, obj(b.trading))
+      // Stale marks are stale for real: the feed stops publishing, so every mark's timestamp
+      // ages as a stuck upstream's would (not only the oracle's verdict), and resumes after.
+      const stale = b.trading !== undefined ? obj(b.trading).staleMarks : undefined
+      if (stale === true && deps.marks && !deps.marks.frozen()) deps.marks.freeze()
+      if (stale === false && deps.marks?.frozen()) deps.marks.unfreeze()
       if (b.ws !== undefined) applyWsFaults(ws.faults, obj(b.ws))
       if (b.earn !== undefined) applyEarnFaults(earn, obj(b.earn))
       return state()

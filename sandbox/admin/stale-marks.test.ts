@@ -51,4 +51,17 @@ describe('stale marks', () => {
     expect((await info({ type: 'spotCreditAccount', user })).available_usd_atoms).toMatch(/^-?\d+$/)
     expect((await credit.send(settle())).body).toMatchObject({ submission_status: 'accepted' })
   })
+
+  it('the staleMarks fault stops the feed, so the timestamps of the marks age; clearing it resumes publishing', async () => {
+    const post = async (body: unknown) => (await (await fetch(`${sb.adminUrl}/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as { marks_frozen: boolean }
+    const marks = async () => (await (await fetch(`${sb.adminUrl}/marks`)).json()) as { frozen: boolean; marks: { source_ts_ms: number }[] }
+    expect((await post({ trading: { staleMarks: true } })).marks_frozen).toBe(true)
+    const before = (await marks()).marks.map((m) => m.source_ts_ms)
+    clock.t += 5_000
+    await admin('marks/step') // a publication while frozen changes nothing
+    expect((await marks()).marks.map((m) => m.source_ts_ms)).toEqual(before)
+    expect((await post({ trading: { staleMarks: false } })).marks_frozen).toBe(false)
+    await admin('marks/step')
+    expect(Math.min(...(await marks()).marks.map((m) => m.source_ts_ms))).toBeGreaterThan(Math.max(...before))
+  })
 })

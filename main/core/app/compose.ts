@@ -101,7 +101,7 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
     accountsHandlers({ vault, accounts, settings, demoAccounts: o.demoAccounts ?? [] }),
     portfolioHandlers({ sessions, accounts, live, events, now, settings, pendingJournal }),
     creditHandlers({ sessions, settings }),
-    agentsHandlers({ ...writes, keys: agentKeys }),
+    agentsHandlers({ ...writes, keys: agentKeys, events, now }),
     settleRepayHandlers(writes),
     transfersHandlers({ ...writes, label: (a) => accounts.label(a) }),
     ordersHandlers(writes),

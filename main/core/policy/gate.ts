@@ -47,16 +47,22 @@ export function markValuer(md: MarketData, now: number): Valuer {
   }
 }
 
-/** Market data for a policy decision: a cached answer showing the oracle down is fetched again once. */
-async function marketData(session: NetworkSession): Promise<MarketData> {
-  const md = await session.market.get('operator')
+/**
+ * Market data for a policy decision: a cached answer showing the oracle down is fetched again
+ * once. A preview (advisory: the submit asks again) takes the recent marks the live screens use,
+ * so it never waits on the /info budget while they are at hand; the decision before signing
+ * keeps the short cache, so an oracle outage refuses within seconds. Each mark's staleness is
+ * judged on its own source time either way.
+ */
+async function marketData(session: NetworkSession, preview = false): Promise<MarketData> {
+  const md = await (preview ? session.market.recent('operator') : session.market.get('operator'))
   if (md.oracle.status === 'available') return md
   session.market.invalidate()
   return session.market.get('operator')
 }
 
-async function valuer(session: NetworkSession): Promise<Valuer> {
-  return markValuer(await marketData(session), session.now())
+async function valuer(session: NetworkSession, preview = false): Promise<Valuer> {
+  return markValuer(await marketData(session, preview), session.now())
 }
 
 export interface MoveRequest {
@@ -64,10 +70,10 @@ export interface MoveRequest {
   amount: string
 }
 
-async function checkMove(engine: PolicyEngine, session: NetworkSession, ctx: WriteContext, kind: 'transfer' | 'withdraw', req: MoveRequest): Promise<void> {
+async function checkMove(engine: PolicyEngine, session: NetworkSession, ctx: WriteContext, kind: 'transfer' | 'withdraw', req: MoveRequest, preview = false): Promise<void> {
   const asset = await resolveAsset(ctx.reads, req.assetId)
   const amountAtoms = parsePositiveAmount(req.amount, asset.decimals)
-  const value = await valuer(session)
+  const value = await valuer(session, preview)
   engine.checkMove(kind, { assetId: asset.assetId, symbol: asset.symbol, decimals: asset.decimals, amountAtoms }, value)
   // The confirmation shows the amount's USD value at the current mark, or none when there is no fresh mark.
   const call = currentCallContext()
@@ -81,22 +87,22 @@ async function checkMove(engine: PolicyEngine, session: NetworkSession, ctx: Wri
 }
 
 /** A transfer: not halted, to one of the operator's accounts or a cooled-off address-book entry, within the limits. */
-export async function guardTransfer(d: PolicyAccess, ctx: WriteContext, req: MoveRequest & { to: string }): Promise<void> {
+export async function guardTransfer(d: PolicyAccess, ctx: WriteContext, req: MoveRequest & { to: string }, opts: { preview?: boolean } = {}): Promise<void> {
   const { engine, session } = await policyEngine(d)
   engine.requireWritable('the transfer')
   engine.requireTransferDestination(req.to, d.policy.ownAccounts())
-  await checkMove(engine, session, ctx, 'transfer', req)
+  await checkMove(engine, session, ctx, 'transfer', req, opts.preview)
   passed(`Writes are not halted on ${session.name}`)
   passed('Recipient is one of your accounts or an address-book entry past its cooling-off')
   passed('Within the transfer limits in force (per transaction and rolling 24 h)')
 }
 
 /** A withdrawal: not halted, to a cooled-off address-book entry for that chain, within the limits. */
-export async function guardWithdraw(d: PolicyAccess, ctx: WriteContext, req: MoveRequest & { dstAddress: string; dstChainId: string }): Promise<void> {
+export async function guardWithdraw(d: PolicyAccess, ctx: WriteContext, req: MoveRequest & { dstAddress: string; dstChainId: string }, opts: { preview?: boolean } = {}): Promise<void> {
   const { engine, session } = await policyEngine(d)
   engine.requireWritable('the withdrawal')
   engine.requireWithdrawDestination(req.dstAddress, String(req.dstChainId))
-  await checkMove(engine, session, ctx, 'withdraw', req)
+  await checkMove(engine, session, ctx, 'withdraw', req, opts.preview)
   passed(`Writes are not halted on ${session.name}`)
   passed(`Destination is an address-book entry for chain ${req.dstChainId}, past its cooling-off`)
   passed('Within the withdrawal limits in force (per transaction and rolling 24 h)')

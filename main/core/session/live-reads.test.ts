@@ -4,6 +4,7 @@ import type { InfoClient } from '../exchange/info/client'
 import type { StreamPool } from '../streams/pool'
 import type { LiveAccountState } from '../streams/live-state'
 import { LiveAccountReads, withDataAge } from './live-reads'
+import type { LastKnownState } from './last-known'
 import type { MarketDataCache } from './market-data'
 
 const USER = '0x' + 'a'.repeat(40)
@@ -85,4 +86,99 @@ describe('LiveAccountReads: streams first, /info for what is missing or old, Sta
     await r.balances(USER)
     expect(calls).toEqual(['userBalances'])
   })
+
+  it('only write steps that may move the account hold stream state back (not signing, refusals or earn writes)', async () => {
+    let now = 1_000_000
+    const calls: string[] = []
+    let listener: (s: { network: string; account: string; body: string; channel?: string; state?: string }) => void = () => {}
+    const r = new LiveAccountReads({
+      info: fakeInfo('ok', calls),
+      pool: fakePool(now - 100, true),
+      market,
+      now: () => now,
+      writes: { network: 'sandbox', onChange: (l) => ((listener = l), () => {}) },
+    })
+    now += 10
+    for (const [channel, state] of [['trade', 'signed'], ['trade', 'rejected'], ['trade', 'failed'], ['earn', 'accepted']] as const) listener({ network: 'sandbox', account: USER, body: '{}', channel, state })
+    await r.balances(USER)
+    expect(calls).toEqual([])
+    listener({ network: 'sandbox', account: USER, body: '{}', channel: 'trade', state: 'accepted' })
+    await r.balances(USER)
+    expect(calls).toEqual(['userBalances'])
+  })
+
+  it('at signing time, refuses with StaleData when the data a write was checked on is no longer current', async () => {
+    let now = 1_000_000
+    let streaming = true
+    const state: LiveAccountState = { user: USER, balances: { at: now, value: [{ assetId: 1, coin: 'USDC', total: '10', locked: '0', available: null }] }, credit: null, openOrders: null }
+    const pool = { state: () => state, isLive: () => streaming } as unknown as StreamPool
+    const r = new LiveAccountReads({ info: fakeInfo('ok', []), pool, market, now: () => now })
+    await r.balances(USER)
+    // the confirmation dialog stays open two minutes while the stream still streams: current
+    now += 120_000
+    expect(() => r.assertFresh([USER, '0x' + 'c'.repeat(40)])).not.toThrow()
+    // the stream stopped 40 s ago (its last frame then): over the 30 s limit
+    streaming = false
+    state.balances = { at: now - 40_000, value: state.balances!.value }
+    const err = (() => {
+      try {
+        r.assertFresh([USER])
+      } catch (e) {
+        return e
+      }
+    })()
+    expect(err).toMatchObject({ code: 'StaleData', details: { account: USER, ageMs: 40_000, limitMs: 30_000 } })
+    // an account never read for the write (an external destination) is not judged
+    expect(() => r.assertFresh(['0x' + 'c'.repeat(40)])).not.toThrow()
+  })
+
+  it('serves the credit whitelist from the last answer and refreshes it in the background', async () => {
+    let now = 1_000_000
+    const calls: string[] = []
+    let whitelist = ['1']
+    const state: LiveAccountState = {
+      user: USER,
+      balances: null,
+      credit: { at: now, value: { authorized: true, status: 'active', creditUsdAtoms: 1_000n, positions: [] } },
+      openOrders: null,
+    }
+    const info = {
+      call: async (def: { type: string }) => {
+        calls.push(def.type)
+        return { found: true, status: 'active', credit_usd_atoms: 1_000n, available_usd_atoms: 1_000n, last_known_available_usd_atoms: 1_000n, credit_trading_whitelisted_market_ids: [...whitelist] }
+      },
+    } as unknown as InfoClient
+    const md = { recent: async () => ({ assets: new Map(), marks: new Map(), oracle: { status: 'available', reasonCode: null }, fetchedAt: now, markStaleAfterMs: 60_000 }) } as unknown as MarketDataCache
+    const r = new LiveAccountReads({ info, pool: { state: () => state, isLive: () => true } as unknown as StreamPool, market: md, now: () => now })
+    expect((await r.creditLine(USER)).whitelistedMarketIds).toEqual(['1'])
+    expect(calls).toEqual(['spotCreditAccount'])
+    // past the minute: the last answer at once, a background read behind it
+    now += 61_000
+    whitelist = ['1', '2']
+    expect((await r.creditLine(USER)).whitelistedMarketIds).toEqual(['1'])
+    expect(calls).toEqual(['spotCreditAccount', 'spotCreditAccount'])
+    await new Promise((res) => setTimeout(res, 0))
+    expect((await r.creditLine(USER)).whitelistedMarketIds).toEqual(['1', '2'])
+    expect(calls).toHaveLength(2)
+  })
+
+  it('serves the whitelist the last run knew before any /info answer, and refreshes it behind', async () => {
+    const now = 1_000_000
+    const calls: string[] = []
+    const state: LiveAccountState = { user: USER, balances: null, credit: { at: now, value: { authorized: true, status: 'active', creditUsdAtoms: 1_000n, positions: [] } }, openOrders: null }
+    const info = {
+      call: async (def: { type: string }) => {
+        calls.push(def.type)
+        return { found: true, status: 'active', credit_usd_atoms: 1_000n, credit_trading_whitelisted_market_ids: ['4'] }
+      },
+    } as unknown as InfoClient
+    const md = { recent: async () => ({ assets: new Map(), marks: new Map(), oracle: { status: 'available', reasonCode: null }, fetchedAt: now, markStaleAfterMs: 60_000 }) } as unknown as MarketDataCache
+    const lastKnown = { load: () => ({ value: { tradingWhitelist: ['9'] }, fetchedAt: now - 120_000, ageMs: 120_000 }) } as unknown as LastKnownState
+    const r = new LiveAccountReads({ info, pool: { state: () => state, isLive: () => true } as unknown as StreamPool, market: md, now: () => now, lastKnown })
+    expect((await r.creditLine(USER)).whitelistedMarketIds).toEqual(['9'])
+    await new Promise((res) => setTimeout(res, 0))
+    expect(calls).toEqual(['spotCreditAccount'])
+    expect((await r.creditLine(USER)).whitelistedMarketIds).toEqual(['4'])
+  })
 })
+

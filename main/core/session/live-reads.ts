@@ -4,6 +4,7 @@ import { formatAtoms, parseSignedDecimal } from '../money/decimal'
 import type { LiveAccountState } from '../streams/live-state'
 import type { StreamPool } from '../streams/pool'
 import { infoAccountReads, type AccountReads, type BalanceInfo, type CreditLine, type OpenOrderInfo, type PositionInfo } from './account-reads'
+import type { LastKnownState } from './last-known'
 import { markState, type MarketDataCache } from './market-data'
 import { creditContribution } from './valuation'
 
@@ -21,13 +22,18 @@ export interface LiveReadsOptions {
   staticTtlMs?: number
   /** an account's existence, status and credit whitelist are kept this long (default 60 s) */
   accountTtlMs?: number
+  /** Last known state of this network: the credit whitelist is served from it before the first /info answer. */
+  lastKnown?: LastKnownState
   /** Journal changes of this network: state older than an account's latest write is not used. */
-  writes?: { onChange(listener: (s: { network: string; account: string; body: string }) => void): () => void; network: string }
+  writes?: { onChange(listener: (s: { network: string; account: string; body: string; channel?: string; state?: string }) => void): () => void; network: string }
 }
 
 const ADDRESS_IN_TEXT = /0x[0-9a-fA-F]{40}(?![0-9a-fA-F])/g
 
 type Channel = 'spotState' | 'spotCreditState' | 'openOrders'
+
+/** Journal steps after which the exchange may hold a new state for the write's accounts. */
+const WRITE_MOVES = new Set(['sent', 'accepted', 'unknown', 'reconciled'])
 
 /**
  * AccountReads for previews and writes, streams first: balances, credit line and positions, and
@@ -46,7 +52,9 @@ export class LiveAccountReads implements AccountReads {
   /** account -> time the data last used for it was current */
   private readonly used = new Map<string, { at: number; usedAt: number }>()
 
-  /** account -> time of its latest journaled write (any step): stream state from before is not used */
+  /** account -> time of its latest successful /info account read */
+  private readonly infoReadAt = new Map<string, number>()
+  /** account -> time of its latest journaled write step that may have moved it: stream state from before is not used */
   private readonly writtenAt = new Map<string, number>()
   readonly close: () => void
 
@@ -57,6 +65,11 @@ export class LiveAccountReads implements AccountReads {
     this.close = w
       ? w.onChange((sub) => {
           if (sub.network !== w.network) return
+          // Only the steps where the account may have moved: signing changes nothing on the
+          // exchange, a refusal or failure neither; earn writes touch the earn pool, not the
+          // trading balances streamed here.
+          if (sub.channel !== undefined && sub.channel !== 'trade') return
+          if (sub.state !== undefined && !WRITE_MOVES.has(sub.state)) return
           const now = this.o.now()
           // The write's own account and every account its body names (a transfer's recipient...).
           this.writtenAt.set(sub.account.toLowerCase(), now)
@@ -77,6 +90,46 @@ export class LiveAccountReads implements AccountReads {
       if (at !== undefined && (oldest === null || at < oldest)) oldest = at
     }
     return oldest === null ? null : Math.max(0, this.o.now() - oldest)
+  }
+
+  /**
+   * Re-validates, at signing time, the data a write was checked against: for each of
+   * `accounts` read for it, the data is still current when its channel streams or its last
+   * frame or /info read is within the limit. Otherwise `StaleData` (a confirmation dialog
+   * left open for minutes while the stream was down must not sign on what it showed).
+   * Accounts never read here (an external destination) are not judged.
+   */
+  assertFresh(accounts: readonly string[]): void {
+    const now = this.o.now()
+    for (const a of accounts) {
+      const u = a.toLowerCase()
+      if (!this.used.has(u)) continue
+      const ageMs = this.currentAgeMs(u, now)
+      if (ageMs <= this.maxAgeMs) continue
+      throw new DeskError(
+        'StaleData',
+        `the data of ${u} is ${Math.round(ageMs / 1000)} s old, over the ${Math.round(this.maxAgeMs / 1000)} s limit (the stream stopped while the confirmation was open); nothing was signed. Preview again.`,
+        { account: u, ageMs, limitMs: this.maxAgeMs },
+      )
+    }
+  }
+
+  /** How old the freshest data of `user` is now: 0 while a channel streams, else its last frame or /info read. */
+  private currentAgeMs(user: string, now: number): number {
+    let newest = this.infoReadAt.get(user) ?? -Infinity
+    const pool = this.o.pool
+    if (pool) {
+      const st = pool.state(user)
+      for (const [ch, slot] of [
+        ['spotState', st.balances],
+        ['spotCreditState', st.credit],
+      ] as const) {
+        if (!slot) continue
+        if (pool.isLive(user, ch, slot.at)) return 0
+        newest = Math.max(newest, slot.at)
+      }
+    }
+    return newest === -Infinity ? Infinity : Math.max(0, now - newest)
   }
 
   assets() {
@@ -141,9 +194,10 @@ export class LiveAccountReads implements AccountReads {
       if (lastKnown !== null) lastKnown += v
       if (available !== null) available = ms.stale ? null : available + v
     }
-    // The whitelist is not streamed: the last /info answer, kept a minute.
-    const viaInfo = await this.cached(this.perAccount, `line:${u}`, this.o.accountTtlMs ?? 60_000, () => this.base.creditLine(u))
-    return { isCredit: true, status: c.status, creditUsdAtoms: c.creditUsdAtoms, availableUsdAtoms: available, lastKnownAvailableUsdAtoms: lastKnown, whitelistedMarketIds: viaInfo.whitelistedMarketIds }
+    // The whitelist is not streamed: the last /info answer, refreshed in the background once
+    // past a minute (a preview waits for /info only the first time an account is read).
+    const whitelist = await this.whitelist(u)
+    return { isCredit: true, status: c.status, creditUsdAtoms: c.creditUsdAtoms, availableUsdAtoms: available, lastKnownAvailableUsdAtoms: lastKnown, whitelistedMarketIds: whitelist }
   }
 
   async positions(user: string): Promise<PositionInfo[]> {
@@ -197,6 +251,7 @@ export class LiveAccountReads implements AccountReads {
     try {
       const v = await read()
       this.use(user, this.o.now())
+      this.infoReadAt.set(user, this.o.now())
       return v
     } catch (e) {
       const st = this.o.pool?.state(user)
@@ -209,6 +264,34 @@ export class LiveAccountReads implements AccountReads {
         { account: user, ageMs, limitMs: this.maxAgeMs },
       )
     }
+  }
+
+  private readonly whitelists = new Map<string, { at: number; ids: string[]; refreshing: boolean }>()
+
+  /** The credit whitelist, last known first: stale-while-revalidate on the background lane. */
+  private async whitelist(user: string): Promise<string[]> {
+    let hit = this.whitelists.get(user)
+    const ttl = this.o.accountTtlMs ?? 60_000
+    if (!hit) {
+      // The last run's credit page knew it: shown at once, refreshed below when old.
+      const known = this.o.lastKnown?.load<{ tradingWhitelist?: string[] }>(user, 'credit')
+      if (known && Array.isArray(known.value.tradingWhitelist)) this.whitelists.set(user, (hit = { at: known.fetchedAt, ids: known.value.tradingWhitelist, refreshing: false }))
+    }
+    if (!hit) {
+      const line = await this.cached(this.perAccount, `line:${user}`, ttl, () => this.base.creditLine(user))
+      this.whitelists.set(user, { at: this.o.now(), ids: line.whitelistedMarketIds, refreshing: false })
+      return line.whitelistedMarketIds
+    }
+    if (this.o.now() - hit.at >= ttl && !hit.refreshing) {
+      hit.refreshing = true
+      infoAccountReads(this.o.info, 'background')
+        .creditLine(user)
+        .then(
+          (line) => this.whitelists.set(user, { at: this.o.now(), ids: line.whitelistedMarketIds, refreshing: false }),
+          () => (hit.refreshing = false),
+        )
+    }
+    return hit.ids
   }
 
   private use(user: string, at: number): void {

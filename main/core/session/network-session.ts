@@ -77,7 +77,7 @@ export class NetworkSession {
     this.writeSide = new WriteSide({
       ...this.opts.write,
       // Previews and writes read accounts streams first (see LiveAccountReads).
-      reads: this.opts.write?.reads ?? new LiveAccountReads({ info: this.info, pool: this.pool, market: this.market, now: this.now, writes: { onChange: (l) => this.journal.onChange(l), network: n.name } }),
+      reads: this.opts.write?.reads ?? new LiveAccountReads({ info: this.info, pool: this.pool, market: this.market, now: this.now, lastKnown: this.lastKnown, writes: { onChange: (l) => this.journal.onChange(l), network: n.name } }),
       network: n,
       journal: this.journal,
       vault,

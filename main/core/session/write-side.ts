@@ -6,11 +6,12 @@ import type { RateScheduler } from '../exchange/scheduler'
 import type { HttpPoster } from '../exchange/trade/http-post'
 import { infoTradeReads, queryHeightFloor } from '../exchange/trade/info-reads'
 import { TradeReconciler, type TradeReads } from '../exchange/trade/reconciler'
-import { vaultTradeSigner, type VaultSigningSurface } from '../exchange/trade/signer'
+import { vaultTradeSigner, type TradeSigner, type VaultSigningSurface } from '../exchange/trade/signer'
 import { TradeSubmitter } from '../exchange/trade/submitter'
 import type { Journal } from '../journal'
 import type { AgentSlot } from '../vault/types'
 import { infoAccountReads, type AccountReads } from './account-reads'
+import { LiveAccountReads } from './live-reads'
 import type { EarnServiceContext, WriteContext } from './write-context'
 import type { AgentKeyStore } from './trading-signer'
 
@@ -72,7 +73,7 @@ export class WriteSide {
       tradeUrl: o.network.tradingUrl.replace(/\/+$/, '') + '/trade',
       chainId: o.network.chainId,
       journal: o.journal,
-      signer: vaultTradeSigner(o.vault),
+      signer: freshAtSigning(vaultTradeSigner(o.vault), () => (this.reads instanceof LiveAccountReads ? this.reads : null)),
       scheduler: this.tradeScheduler,
       ...(o.post ? { post: o.post } : {}),
       ...(o.now ? { now: o.now } : {}),
@@ -164,5 +165,33 @@ export class WriteSide {
     this.stopped = true
     if (this.earnTimer) clearTimeout(this.earnTimer)
     await this.reconciler.stop()
+  }
+}
+
+const ADDRESS_IN_TEXT = /0x[0-9a-fA-F]{40}(?![0-9a-fA-F])/g
+/** Writes checked and previewed against live balances and positions (an agent approval is not). */
+const VALUE_MOVES = new Set(['transfer', 'withdraw', 'settle', 'repay', 'activateFor'])
+
+/**
+ * A confirmed write's data is judged again at signing time: the confirmation dialog may have
+ * stayed open for minutes while the stream was down, and the checks and the preview were made
+ * on what was current then. Checked before the confirmation (nothing to ask about) and again
+ * once the operator approved, before the signature leaves the signer: a refusal throws
+ * `StaleData` there, so nothing is journaled or sent (the submitter journals only a returned
+ * signature). Only gated owner-key writes that move value are judged (orders sign without a
+ * dialog; an agent approval does not rest on balances).
+ */
+export function freshAtSigning(inner: TradeSigner, reads: () => LiveAccountReads | null): TradeSigner {
+  return {
+    authority: (ref) => inner.authority(ref),
+    sign: async (ref, req, intent) => {
+      const r = intent && VALUE_MOVES.has(intent.action) ? reads() : null
+      if (!r || !intent) return inner.sign(ref, req, intent)
+      const accounts = [...new Set([...JSON.stringify(intent.details ?? {}).matchAll(ADDRESS_IN_TEXT)].map((m) => m[0].toLowerCase()))]
+      r.assertFresh(accounts)
+      const signature = await inner.sign(ref, req, intent)
+      r.assertFresh(accounts)
+      return signature
+    },
   }
 }

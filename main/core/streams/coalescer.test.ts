@@ -34,6 +34,30 @@ describe('Coalescer', () => {
   })
 })
 
+describe('Coalescer with a burst allowance', () => {
+  it('lets spaced changes through at once and holds only a burst beyond the allowance', () => {
+    const clock = new ManualClock(0)
+    const got: [number, number][] = []
+    const c = new Coalescer<number>(clock, 250, (_t, v) => got.push([clock.now(), v]), undefined, 4)
+    // A change every 70 ms: never more than 4 within 250 ms, so each goes out when it comes.
+    for (let i = 1; i <= 8; i++) {
+      c.push('a', i)
+      clock.advance(70)
+    }
+    expect(got.map(([at, v]) => [at, v])).toEqual(Array.from({ length: 8 }, (_, i) => [i * 70, i + 1]))
+    // A burst of 20 within 20 ms: 4 at once... (the window counts the recent ones), the rest merged into one.
+    clock.advance(1000)
+    got.length = 0
+    for (let i = 1; i <= 20; i++) {
+      c.push('b', i)
+      clock.advance(1)
+    }
+    expect(got.map(([, v]) => v)).toEqual([1, 2, 3, 4])
+    clock.advance(250)
+    expect(got.map(([, v]) => v)).toEqual([1, 2, 3, 4, 20])
+  })
+})
+
 describe('Coalescer edges (fake time)', () => {
   it('a change on a quiet topic is delivered with zero latency, however long the window', () => {
     const clock = new ManualClock(0)

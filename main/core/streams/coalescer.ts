@@ -5,6 +5,8 @@ interface Slot<T> {
   pending: T | undefined
   /** when the last delivery went out */
   lastSent: number
+  /** times of the deliveries within the last window (at most `burst`) */
+  sent: number[]
   /** trailing-edge timer while a window is open */
   timer: unknown
 }
@@ -24,13 +26,20 @@ export class Coalescer<T> {
     private readonly intervalMs: number,
     private readonly deliver: (topic: string, value: T) => void,
     private readonly merge: (prev: T, next: T) => T = (_p, n) => n,
+    /**
+     * Deliveries let through at once per window: with more than one, spaced changes (a
+     * deposit, then another a tenth of a second later) are not held back; only a burst beyond
+     * this many within the window waits for its trailing edge.
+     */
+    private readonly burst = 1,
   ) {}
 
   push(topic: string, value: T): void {
     const s = this.slots.get(topic)
     if (s === undefined) {
       // Leading edge of a topic never seen: deliver now, open a window.
-      this.slots.set(topic, { pending: undefined, lastSent: this.clock.now(), timer: undefined })
+      const now = this.clock.now()
+      this.slots.set(topic, { pending: undefined, lastSent: now, sent: [now], timer: undefined })
       this.deliver(topic, value)
       return
     }
@@ -40,12 +49,14 @@ export class Coalescer<T> {
       return
     }
     const now = this.clock.now()
-    const wait = s.lastSent + this.intervalMs - now
-    if (wait <= 0) {
+    while (s.sent.length > 0 && s.sent[0]! + this.intervalMs <= now) s.sent.shift()
+    if (s.sent.length < this.burst) {
       s.lastSent = now
+      s.sent.push(now)
       this.deliver(topic, value)
       return
     }
+    const wait = s.sent[0]! + this.intervalMs - now
     s.pending = value
     const slot = s
     s.timer = this.clock.setTimeout(() => this.trailing(topic, slot), wait)
@@ -57,6 +68,8 @@ export class Coalescer<T> {
     if (v === undefined) return
     s.pending = undefined
     s.lastSent = this.clock.now()
+    s.sent.push(s.lastSent)
+    if (s.sent.length > this.burst) s.sent.shift()
     this.deliver(topic, v)
   }
 

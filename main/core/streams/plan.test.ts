@@ -40,4 +40,24 @@ describe('planSubscriptions', () => {
     expect(p.connections).toEqual([])
     expect(p.polled).toHaveLength(3)
   })
+
+  it('a re-plan keeps every topic still streamed on the socket it was on', () => {
+    // 20 accounts of unknown kind at first (4 channels each), then their kinds are learnt.
+    const unknown = Array.from({ length: 20 }, (_, i) => acct(i, 'unknown'))
+    const first = planSubscriptions(unknown)
+    expect(first.connections).toHaveLength(8)
+    const known = unknown.map((a, i) => ({ ...a, kind: (i % 5 === 0 ? 'credit' : 'balance') as PlanAccount['kind'] }))
+    const second = planSubscriptions(known, { previous: first })
+    expect(second.connections).toHaveLength(6)
+    const where = (p: typeof first) => new Map(p.connections.flatMap((subs, i) => subs.map((s) => [`${s.channel}:${s.user}`, i] as const)))
+    const before = where(first)
+    let moved = 0
+    for (const [k, i] of where(second)) if (before.get(k) !== i) moved++
+    // only topics of the two sockets that closed move (at most 20), never the rest
+    expect(moved).toBeLessThanOrEqual(20)
+    expect(second.connections.every((c) => c.length <= 10)).toBe(true)
+    expect(second.connections.flat()).toHaveLength(60)
+    // an unchanged account list re-plans to the very same sockets
+    expect(planSubscriptions(known, { previous: second }).connections).toEqual(second.connections)
+  })
 })

@@ -56,7 +56,7 @@ function wanted(accounts: readonly PlanAccount[]): Subscription[][] {
  */
 export function planSubscriptions(
   accounts: readonly PlanAccount[],
-  opts: { maxConnections?: number; perConnection?: number } = {},
+  opts: { maxConnections?: number; perConnection?: number; previous?: StreamPlan } = {},
 ): StreamPlan {
   const per = opts.perConnection ?? SUBSCRIPTIONS_PER_CONNECTION
   const seen = new Set<string>()
@@ -81,8 +81,7 @@ export function planSubscriptions(
       } else polled.push(s)
     }
   }
-  const connections: Subscription[][] = []
-  for (let i = 0; i < streamed.length; i += per) connections.push(streamed.slice(i, i + per))
+  const connections = place(streamed, per, opts.previous)
   let note: string | null = null
   if (polled.length > 0) {
     note = `${polled.length} account channel(s) do not fit in ${conns} connection(s) of ${per} subscriptions and are refreshed through /info; ${neededConnections} connection(s) would stream everything`
@@ -90,4 +89,28 @@ export function planSubscriptions(
     note = `streaming uses ${connections.length} connections; the service counts 1 connection per IP`
   }
   return { connections, polled, neededConnections, note }
+}
+
+/**
+ * Spreads `streamed` over the fewest sockets. With a previous plan, a topic stays on the socket
+ * it was on (a re-plan then sends only the difference: no unsubscribe here and subscribe there,
+ * no gap in the topic's frames); new topics fill the room left, in tier order.
+ */
+function place(streamed: readonly Subscription[], per: number, previous: StreamPlan | undefined): Subscription[][] {
+  const count = Math.ceil(streamed.length / per)
+  const buckets: Subscription[][] = Array.from({ length: count }, () => [])
+  const was = new Map<string, number>()
+  previous?.connections.forEach((subs, i) => subs.forEach((s) => was.set(subscriptionKey(s), i)))
+  const rest: Subscription[] = []
+  for (const s of streamed) {
+    const i = was.get(subscriptionKey(s))
+    if (i !== undefined && i < count && buckets[i]!.length < per) buckets[i]!.push(s)
+    else rest.push(s)
+  }
+  let b = 0
+  for (const s of rest) {
+    while (buckets[b]!.length >= per) b++
+    buckets[b]!.push(s)
+  }
+  return buckets
 }

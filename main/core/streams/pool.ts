@@ -21,8 +21,10 @@ export interface StreamPoolOptions {
   random?: () => number
   /** Socket cap; undefined = the fewest that stream every wanted channel. */
   maxConnections?: number
-  /** At most one delivery per topic per this many ms (default 250: four a second). */
+  /** Per topic, at most `coalesceBurst` deliveries per this many ms (default 250); the rest is merged into one at the window's end. */
   coalesceMs?: number
+  /** Deliveries per topic let through at once within a window (default 4: spaced changes are never held; bursts are). */
+  coalesceBurst?: number
   /** Keep-alive ping period when nothing was sent (default 30 s). */
   pingIntervalMs?: number
   /** Probe a socket silent for this long (default 5 s) ... */
@@ -149,12 +151,14 @@ export class StreamPool {
         prev.at = next.at
         return prev
       },
+      opts.coalesceBurst ?? 4,
     )
   }
 
   /** Plans (or re-plans) the channels for these accounts; running sockets follow the new plan. */
   setAccounts(accounts: readonly PlanAccount[]): StreamPlan {
-    const plan = planSubscriptions(accounts, { maxConnections: this.opts.maxConnections })
+    // Topics keep their socket across re-plans (an account's kind learnt, an account added).
+    const plan = planSubscriptions(accounts, { maxConnections: this.opts.maxConnections, previous: this.currentPlan })
     this.currentPlan = plan
     for (const a of accounts) this.stateOf(a.address)
     if (this.running) this.applyPlan()

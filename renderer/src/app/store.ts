@@ -1,4 +1,5 @@
-import { onDisconnect, onEvent } from '../platform/bridge/desk'
+import { call, onDisconnect, onEvent } from '../platform/bridge/desk'
+import { useAgentsStore } from '../features/agents'
 import { useAccountDetailStore } from '../features/account-detail'
 import { useConfirmStore } from '../features/confirm'
 import { useCreditStore } from '../features/credit'
@@ -17,6 +18,7 @@ export function wireEvents(): () => void {
     onEvent('state.account', (v) => useAccountDetailStore().applyAccount(v)),
     onEvent('state.credit', (v) => useCreditStore().apply(v)),
     onEvent('state.earn', (v) => useEarnStore().apply(v)),
+    onEvent('state.agents', (v) => useAgentsStore().apply(v)),
     onEvent('journal.changed', (v) => useJournalStore().apply(v)),
     // main raises the lock notification itself (with its reason: operator, idle, OS)
     onEvent('vault.status', (v) => session.setVault(v)),
@@ -35,5 +37,11 @@ export function wireEvents(): () => void {
       session.hostDisconnected = true
     }),
   ]
+  // A window that just opened shows the stream panel at once, not at the next push.
+  void call('stream.status', {})
+    .then((v) => {
+      session.stream ??= v
+    })
+    .catch(() => {})
   return () => offs.forEach((off) => off())
 }

@@ -35,10 +35,11 @@ export class AccountDirectory {
     return this.refs().find((r) => r.address === a)
   }
 
-  /** Remembers what the exchange said about an account; true when its kind changed. */
+  /** Remembers what the exchange said about an account; true when what it streams changed (its kind, or whether it exists). */
   remember(address: string, id: Identity): boolean {
     const key = address.toLowerCase()
-    const changed = this.identities.get(key)?.kind !== id.kind
+    const prev = this.identities.get(key)
+    const changed = prev?.kind !== id.kind || (prev.status === 'none') !== (id.status === 'none')
     this.identities.set(key, { kind: id.kind, status: id.status, accountIndex: id.accountIndex })
     return changed
   }
@@ -66,7 +67,20 @@ export class AccountDirectory {
   }
 
   /** What the stream pool needs to subscribe each account's channels. */
+  /**
+   * The accounts to stream and their kinds. An account the exchange says does not exist
+   * (status none) is not streamed: it has nothing to send, and its four subscriptions would
+   * cost sockets; the overview re-reads its status now and then, and an activation re-plans.
+   */
   streamTargets(): { address: string; kind: 'balance' | 'credit' | 'unknown' }[] {
-    return this.refs().map((r) => ({ address: r.address, kind: this.identities.get(r.address)?.kind ?? 'unknown' }))
+    return this.refs()
+      .filter((r) => this.identities.get(r.address)?.status !== 'none')
+      .map((r) => ({ address: r.address, kind: this.identities.get(r.address)?.kind ?? 'unknown' }))
+  }
+
+  /** Kinds from the last run's cache, for accounts not read yet this session (fewer sockets at start). */
+  seed(address: string, id: Identity): void {
+    const key = address.toLowerCase()
+    if (!this.identities.has(key) && id.kind !== 'unknown') this.identities.set(key, { kind: id.kind, status: id.status, accountIndex: id.accountIndex })
   }
 }

@@ -1,4 +1,5 @@
-import type { AgentSlotView } from '../../../contract/types'
+import type { Address, AgentSlotView } from '../../../contract/types'
+import type { EventHub } from '../../ipc/events'
 import { DeskError } from '../../errors/desk-error'
 import type { HandlerTable } from '../../ipc/dispatch'
 import { guardWrite, type PolicyBook } from '../../policy'
@@ -14,10 +15,17 @@ export interface AgentsDeps extends WriteAccess {
   keys: AgentKeyDirectory
   /** Approve and rotate are refused while writes are halted; revoking only removes access, so it stays open. */
   policy: PolicyBook
+  /** Slots read for the screen are pushed too (`state.agents`): the live model then follows that owner. */
+  events?: EventHub
+  now?: () => number
 }
 
 export function agentsHandlers(d: AgentsDeps): Pick<HandlerTable, AgentsChannels> {
-  const slots = async (owner: string): Promise<AgentSlotView[]> => agentsFor(await d.sessions.current(), d.keys).slots(owner, 'operator')
+  const slots = async (owner: string): Promise<AgentSlotView[]> => {
+    const views = await agentsFor(await d.sessions.current(), d.keys).slots(owner, 'operator')
+    d.events?.emit('state.agents', { owner: owner.toLowerCase() as Address, slots: views, fetchedAt: (d.now ?? Date.now)() })
+    return views
+  }
   const slot = async (owner: string, n: number) => {
     const s = (await slots(owner)).find((x) => x.slot === n)
     if (!s) throw new DeskError('InvalidAgentSlot', `slot ${n} not found`)

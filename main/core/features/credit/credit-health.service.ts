@@ -135,12 +135,21 @@ export class CreditHealthService {
     const credit = acct.credit
     const rows: CreditPositionView[] = []
     const detail: { assetId: number; contributionUsdAtoms: string | null }[] = []
+    let reason: string | null = null
     for (const p of positions) {
       const meta = md.assets.get(p.asset_id)
       if (!meta) throw new DeskError('UnknownAsset', `credit position in asset ${p.asset_id}, which the service does not list`, { assetId: p.asset_id })
       const ms = markState(md, p.asset_id, now)
       const net = p.actual_qty + p.pending_exposure_qty
       const contribution = ms.mark ? creditContribution(net, meta.decimals, ms.mark.usdAtoms, meta.creditLtv) : null
+      if (reason === null && (net !== 0n || p.actual_qty !== 0n) && ms.stale) {
+        reason =
+          md.oracle.status !== 'available'
+            ? `oracle unavailable (${md.oracle.reasonCode ?? 'no reason given'}): no fresh mark for ${p.symbol}`
+            : !ms.mark
+              ? `no mark for ${p.symbol}`
+              : `mark for ${p.symbol} is ${Math.round((ms.ageMs ?? 0) / 1000)} s old (over ${Math.round(md.markStaleAfterMs / 1000)} s)`
+      }
       rows.push({
         assetId: p.asset_id,
         symbol: p.symbol,
@@ -169,6 +178,7 @@ export class CreditHealthService {
       // With stale marks the level is judged on the last-known figure rather than left unknown.
       warning: warningLevel(status, credit, available ?? lastKnown, t),
       tradingWhitelist: acct.whitelist,
+      availableReason: available === null ? (reason ?? (md.oracle.status !== 'available' ? `oracle unavailable (${md.oracle.reasonCode ?? 'no reason given'})` : 'the service gave no available figure')) : null,
     }
     this.record(user, now, { status, credit, available, lastKnown, level: view.warning, detail })
     this.deps.lastKnown?.save(user, 'credit', view, now)

@@ -1,4 +1,4 @@
-import type { AccountDetailView, Address, EarnOverviewView, FillView, OpenOrderView } from '../../../contract/types'
+import type { AccountDetailView, Address, AgentSlotsView, EarnOverviewView, FillView, OpenOrderView } from '../../../contract/types'
 import type { Lane } from '../../exchange/scheduler'
 import type { EventHub } from '../../ipc/events'
 import type { Submission } from '../../journal'
@@ -10,6 +10,7 @@ import type { Subscription } from '../../streams/plan'
 import type { AccountDirectory, AccountRef } from '../accounts'
 import { agentsFor, type AgentKeyDirectory } from '../agents'
 import { earnOverview, earnOverviewView } from '../earn'
+import { LeadingBatch } from './leading-batch'
 import { portfolioFor, type PortfolioServiceDeps } from './portfolio-for-session'
 
 export interface LiveAccountsDeps extends PortfolioServiceDeps {
@@ -24,6 +25,8 @@ export interface LiveAccountsDeps extends PortfolioServiceDeps {
   streamGraceMs?: number
   /** How often a non-final earn withdrawal is re-read (default 2 s). */
   earnPollMs?: number
+  /** How often an earn page on screen is re-read when nothing moves (default 10 s; the earn API has no stream). */
+  earnSlowPollMs?: number
   /** How often pages on screen are pushed again so their ages stay current (default 5 s). */
   heartbeatMs?: number
 }
@@ -56,26 +59,35 @@ export class LiveAccounts {
   private readonly watched = new Set<string>()
   private readonly fillsRead = new Map<string, Promise<void>>()
   private readonly fillsDone = new Set<string>()
-  private readonly pushUsers = new Set<string>()
-  private pushTimer: ReturnType<typeof setTimeout> | null = null
-  private readonly earnWatched = new Map<string, { until: number; key: string }>()
+  /** Account pages: pushed at once after a quiet spell; a burst within 50 ms makes one more push per account. */
+  private readonly pushes = new LeadingBatch<string>(50, (users) => {
+    const s = this.session
+    if (!s) return
+    for (const u of users) void this.pushAccount(s, u)
+  })
+  private readonly earnWatched = new Map<string, { until: number; key: string; onScreenUntil: number; readAt: number }>()
   private earnTimer: ReturnType<typeof setTimeout> | null = null
   private earnBusy = false
+  private earnDue = 0
   private closed = false
   /** accounts whose page the operator asked for, and when */
   private readonly onScreen = new Map<string, number>()
   private heartbeatTimer: ReturnType<typeof setTimeout> | null = null
 
   constructor(private readonly d: LiveAccountsDeps) {
-    // Which earn accounts are on screen: whoever asked for one got a `state.earn` push.
+    // Which earn and agent pages are on screen: whoever asked for one got a push of it.
     this.offs.push(
       d.events.subscribe((event, payload) => {
+        if (event === 'state.agents' && !this.selfEmit) this.agentsOnScreen.set((payload as AgentSlotsView).owner.toLowerCase(), this.d.now())
         if (event !== 'state.earn') return
-        const v = payload as EarnOverviewView
-        this.noteEarn(v, 0)
+        this.noteEarn(payload as EarnOverviewView, this.selfEmit)
       }),
     )
   }
+
+  private selfEmit = false
+  /** owners whose agent slots were shown, and when */
+  private readonly agentsOnScreen = new Map<string, number>()
 
   /** Follows a new session (the previous one's state is dropped with it). */
   attach(s: NetworkSession): void {
@@ -105,7 +117,8 @@ export class LiveAccounts {
     this.closed = true
     this.detach()
     for (const off of this.offs) off()
-    for (const t of [this.pushTimer, this.earnTimer, this.heartbeatTimer]) if (t) clearTimeout(t)
+    this.pushes.close()
+    for (const t of [this.earnTimer, this.heartbeatTimer]) if (t) clearTimeout(t)
   }
 
   private readonly sessionOffs: (() => void)[] = []
@@ -165,7 +178,9 @@ export class LiveAccounts {
       fills = fillViews(r.fills.map((f) => fromInfoFill(user, f)), now)
       fillsAt = now
     }
-    const creditAt = credit ? (s.pool?.state(user).credit?.at ?? now) : null
+    // A credit channel that streams is current now (a quiet account sends no frame while nothing moves).
+    const liveCredit = s.pool?.state(user).credit
+    const creditAt = credit ? (liveCredit ? (s.pool!.isLive(user, 'spotCreditState', liveCredit.at) ? now : liveCredit.at) : now) : null
     return {
       account: row.account,
       balances: balances.rows,
@@ -214,18 +229,10 @@ export class LiveAccounts {
     }, this.d.heartbeatMs ?? 5000)
   }
 
-  /** Pushes the pages of `users` soon (coalesced; stream bursts become one push per account). */
+  /** Pushes the pages of `users` now, or once a burst is over (one push per account). */
   pushSoon(users: readonly string[]): void {
-    for (const u of users) this.pushUsers.add(u.toLowerCase())
-    if (this.pushTimer || this.closed) return
-    this.pushTimer = setTimeout(() => {
-      this.pushTimer = null
-      const s = this.session
-      const batch = [...this.pushUsers]
-      this.pushUsers.clear()
-      if (!s) return
-      for (const u of batch) void this.pushAccount(s, u)
-    }, 50)
+    if (this.closed) return
+    this.pushes.add(users.map((u) => u.toLowerCase()))
   }
 
   private async pushAccount(s: NetworkSession, user: string): Promise<void> {
@@ -260,21 +267,53 @@ export class LiveAccounts {
     this.pushSoon(users)
     this.d.overviewSoon()
     if (sub.channel === 'earn') {
-      for (const u of users) this.earnWatched.set(u, { until: this.d.now() + 30_000, key: this.earnWatched.get(u)?.key ?? '' })
+      for (const u of users) {
+        const prev = this.earnWatched.get(u)
+        this.earnWatched.set(u, { until: this.d.now() + 30_000, key: prev?.key ?? '', onScreenUntil: prev?.onScreenUntil ?? 0, readAt: prev?.readAt ?? 0 })
+      }
       this.earnSoon(200)
     }
     if (!FINAL.has(sub.state) || sub.channel !== 'trade') return
-    // Agent slots are not streamed: after an agent write, one read (it updates last-known state,
-    // which the overview's agent count comes from), then the overview again.
-    if (/agent/i.test(sub.actionType) && this.d.agentKeys) {
-      void agentsFor(s, this.d.agentKeys)
-        .slots(sub.account, 'background')
-        .then(() => this.d.overviewSoon())
-        .catch(() => {})
+    if (/agent/i.test(sub.actionType)) this.pushAgents(s, sub.account)
+    // An activation creates an account that was not streamed: its status is read again now,
+    // and the overview that follows re-plans the streams to include it.
+    if (sub.actionType === 'activateFor') {
+      const portfolio = portfolioFor(s, this.d)
+      void Promise.all(users.map((u) => portfolio.identity(u, 'reconcile', true).catch(() => null))).then(() => this.d.overviewSoon())
     }
     // The write ended: give the stream a moment, then read through /info what it did not bring.
     const endedAt = this.d.now()
     setTimeout(() => void this.settle(s, users, endedAt), this.d.streamGraceMs ?? 1500)
+  }
+
+  /**
+   * Agent slots are not streamed: one read (it updates last-known state, which the overview's
+   * agent count comes from), pushed as `state.agents`, then the overview again.
+   */
+  pushAgents(s: NetworkSession, owner: string): void {
+    if (!this.d.agentKeys || this.closed) return
+    void agentsFor(s, this.d.agentKeys)
+      .slots(owner, 'background')
+      .then((slots) => {
+        if (s !== this.session || this.closed) return
+        this.selfEmit = true
+        try {
+          this.d.events.emit('state.agents', { owner: owner.toLowerCase() as Address, slots, fetchedAt: this.d.now() })
+        } finally {
+          this.selfEmit = false
+        }
+        this.d.overviewSoon()
+      })
+      .catch(() => {})
+  }
+
+  /** After a reconnect: the slots of every owner whose agents page was open are read again. */
+  reconciled(s: NetworkSession): void {
+    const now = this.d.now()
+    for (const [owner, at] of this.agentsOnScreen) {
+      if (now - at > ON_SCREEN_MS) this.agentsOnScreen.delete(owner)
+      else this.pushAgents(s, owner)
+    }
   }
 
   /** Reads through /info the channels of `users` that have not moved since `since`, then pushes them. */
@@ -300,23 +339,34 @@ export class LiveAccounts {
 
   // ---- earn -----------------------------------------------------------------------------------
 
-  private noteEarn(v: EarnOverviewView, _at: number): void {
+  /**
+   * An earn overview went to the screen. The earn API has no stream, so an account whose earn
+   * page the operator opened is re-read slowly while on screen (`earnSlowPollMs`) and quickly
+   * while a withdrawal moves on its own or a claim time is near; a change is pushed.
+   */
+  private noteEarn(v: EarnOverviewView, self: boolean): void {
     const user = v.address.toLowerCase()
+    const now = this.d.now()
     const key = earnKey(v)
     const prev = this.earnWatched.get(user)
     const moving = v.withdrawals.some((w) => EARN_MOVING.has(w.status))
-    const nextClaimable = v.withdrawals.reduce<number | null>((m, w) => (w.status === 'queued' && !w.canClaim && w.claimableAt !== null && w.claimableAt > this.d.now() ? Math.min(m ?? Infinity, w.claimableAt) : m), null)
-    const until = Math.max(prev?.until ?? 0, moving ? this.d.now() + 120_000 : 0, nextClaimable !== null && nextClaimable - this.d.now() < 600_000 ? nextClaimable + 1000 : 0)
-    this.earnWatched.set(user, { until, key })
-    if (until > this.d.now()) this.earnSoon(this.d.earnPollMs ?? 2000)
+    const nextClaimable = v.withdrawals.reduce<number | null>((m, w) => (w.status === 'queued' && !w.canClaim && w.claimableAt !== null && w.claimableAt > now ? Math.min(m ?? Infinity, w.claimableAt) : m), null)
+    const until = Math.max(prev?.until ?? 0, moving ? now + 120_000 : 0, nextClaimable !== null && nextClaimable - now < 600_000 ? nextClaimable + 1000 : 0)
+    const onScreenUntil = self ? (prev?.onScreenUntil ?? 0) : now + ON_SCREEN_MS
+    this.earnWatched.set(user, { until, key, onScreenUntil, readAt: self ? now : (prev?.readAt ?? now) })
+    if (until > now) this.earnSoon(this.d.earnPollMs ?? 2000)
+    else if (onScreenUntil > now) this.earnSoon(this.d.earnSlowPollMs ?? 10_000)
   }
 
   private earnSoon(ms: number): void {
     if (this.closed) return
+    const due = this.d.now() + ms
     if (this.earnTimer) {
-      if (ms >= 1000) return
+      // Keep the earlier of the two passes.
+      if (due >= this.earnDue) return
       clearTimeout(this.earnTimer)
     }
+    this.earnDue = due
     this.earnTimer = setTimeout(() => {
       this.earnTimer = null
       void this.earnPass()
@@ -328,6 +378,7 @@ export class LiveAccounts {
     const s = this.session
     if (!s || this.closed || this.earnBusy) return
     this.earnBusy = true
+    const slowMs = this.d.earnSlowPollMs ?? 10_000
     try {
       let w
       try {
@@ -337,19 +388,30 @@ export class LiveAccounts {
       }
       const now = this.d.now()
       for (const [user, e] of [...this.earnWatched]) {
-        if (e.until <= now) continue
+        const fast = e.until > now
+        const slow = e.onScreenUntil > now && now - e.readAt >= slowMs - 50
+        if (!fast && !slow) continue
         try {
           const view = earnOverviewView(await earnOverview(w.earnCtx, user), this.d.now())
-          // Emitting goes through `noteEarn` (our own subscription), which extends or ends the follow.
-          if (earnKey(view) !== e.key) this.d.events.emit('state.earn', view)
-          else this.noteEarn(view, now)
+          const changed = earnKey(view) !== e.key
+          this.selfEmit = true
+          try {
+            // Emitting goes through `noteEarn` (our own subscription), which extends or ends the follow.
+            if (changed) this.d.events.emit('state.earn', view)
+            else this.noteEarn(view, true)
+          } finally {
+            this.selfEmit = false
+          }
         } catch {
           // Retried on the next pass while followed.
         }
       }
     } finally {
       this.earnBusy = false
-      if ([...this.earnWatched.values()].some((e) => e.until > this.d.now())) this.earnSoon(this.d.earnPollMs ?? 2000)
+      const now = this.d.now()
+      const list = [...this.earnWatched.values()]
+      if (list.some((e) => e.until > now)) this.earnSoon(this.d.earnPollMs ?? 2000)
+      else if (list.some((e) => e.onScreenUntil > now)) this.earnSoon(slowMs)
     }
   }
 }

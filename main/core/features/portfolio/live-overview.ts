@@ -1,4 +1,4 @@
-import type { OverviewView } from '../../../contract/types'
+import type { OverviewView, StreamStatus as StreamStatusView } from '../../../contract/types'
 import type { SettingsStore } from '../../config/settings'
 import type { Lane } from '../../exchange/scheduler'
 import type { EventHub } from '../../ipc/events'
@@ -7,6 +7,7 @@ import type { SessionHolder, NetworkSession } from '../../session'
 import type { StreamPool } from '../../streams/pool'
 import type { AccountDirectory } from '../accounts'
 import { agentsFor, type AgentKeyDirectory } from '../agents'
+import { LeadingBatch } from './leading-batch'
 import { LiveAccounts } from './live-accounts'
 import { portfolioFor, type PortfolioServiceDeps } from './portfolio-for-session'
 
@@ -33,10 +34,12 @@ export class LiveOverview {
   private readonly startedAt: number
   private readonly warned = new Set<string>()
   private readonly agentsRead = new Set<string>()
-  private overviewTimer: ReturnType<typeof setTimeout> | null = null
-  private patchTimer: ReturnType<typeof setTimeout> | null = null
+  /** Full recomputations: the first at once, a burst of requests within 250 ms makes one more. */
+  private readonly full = new LeadingBatch<never>(250, () => this.runPush())
+  /** Balance-frame patches: at once, then at most one per 16 ms (a frame at 60 Hz). */
+  private readonly patches = new LeadingBatch<string>(16, (users) => this.patch(users))
+  private patchSession: NetworkSession | null = null
   private refreshTimer: ReturnType<typeof setTimeout> | null = null
-  private readonly patchUsers = new Set<string>()
   private pushing: Promise<void> | null = null
   private pushAgain = false
   private lastStreamKey = ''
@@ -110,7 +113,9 @@ export class LiveOverview {
   close(): void {
     this.closed = true
     this.accounts.close()
-    for (const t of [this.overviewTimer, this.patchTimer, this.refreshTimer]) if (t) clearTimeout(t)
+    this.full.close()
+    this.patches.close()
+    if (this.refreshTimer) clearTimeout(this.refreshTimer)
   }
 
   private forgetSession(): void {
@@ -123,6 +128,11 @@ export class LiveOverview {
     s.reconcileSoon()
     const pool = s.pool
     if (!pool) return
+    // Kinds known from the last run: each account gets only its own state channel at once (a
+    // credit account no spotState, a balance account no spotCreditState), so the first plan is
+    // already the small one and nothing moves between sockets when the reads confirm it.
+    const cached = portfolioFor(s, this.d).cachedOverview(this.d.accounts.refs())
+    for (const r of cached?.rows ?? []) this.d.accounts.seed(r.account.address, r.account)
     s.streamAccounts(this.d.accounts.streamTargets())
     pool.subscribe((u) => {
       if (u.kind === 'fills') {
@@ -138,6 +148,8 @@ export class LiveOverview {
     })
     pool.onReconnect(() => {
       this.streamStatus(pool, true)
+      // Agent slots are not streamed: the pages showing them are read again after a gap.
+      this.accounts.reconciled(s)
       if (this.d.hasVault()) s.reconcileSoon()
     })
     // A socket dropping is announced at once (the operator sees values start to age).
@@ -154,31 +166,36 @@ export class LiveOverview {
     this.d.events.emit('stream.status', st)
   }
 
-  /** Coalesces bursts of stream updates into one full overview push a quarter second later. */
+  /** One full overview push: at once after a quiet spell, bursts coalesced a quarter second. */
   private overviewSoon(): void {
-    if (this.overviewTimer || this.closed) return
-    this.overviewTimer = setTimeout(() => {
-      this.overviewTimer = null
-      this.runPush()
-    }, 250)
+    if (this.closed) return
+    this.full.add()
   }
 
   /**
    * A balance frame: patch that account's row from live state and cached marks (no request),
-   * so the change is on screen within a frame or two; fall back to a full push when it can't.
+   * so the change is on screen at once; fall back to a full push when it can't.
    */
   private patchSoon(s: NetworkSession, user: string): void {
-    this.patchUsers.add(user.toLowerCase())
-    if (this.patchTimer || this.closed) return
-    this.patchTimer = setTimeout(() => {
-      this.patchTimer = null
-      const users = new Set(this.patchUsers)
-      this.patchUsers.clear()
-      const patched = this.last ? portfolioFor(s, this.d).patchOverview(this.last, users) : null
-      if (!patched) return this.overviewSoon()
-      this.last = patched
-      this.d.events.emit('state.overview', patched)
-    }, 16)
+    if (this.closed) return
+    this.patchSession = s
+    this.patches.add([user.toLowerCase()])
+  }
+
+  private patch(users: string[]): void {
+    const s = this.patchSession
+    if (!s || this.closed) return
+    const patched = this.last ? portfolioFor(s, this.d).patchOverview(this.last, new Set(users)) : null
+    if (!patched) return this.overviewSoon()
+    this.last = patched
+    this.d.events.emit('state.overview', patched)
+  }
+
+  /** The stream status now (a window that just opened shows the panel before the next push). */
+  streamStatusNow(s: NetworkSession): StreamStatusView {
+    const pool = s.pool
+    if (!pool) return { connected: false, connections: 0, connectionLimit: 1, neededConnections: 0, subscriptions: 0, lastMessageAt: null, reconnects: 0, droppedFrames: 0, detail: 'this host does not stream (reads through /info only)' }
+    return pool.status()
   }
 
   /** One full push at a time; a request during one runs once more after it (no pile-up on the budget). */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { AccountDetailView, EarnOverviewView, OverviewView, PreviewView, WriteOutcome } from '../../../contract/types'
+import type { AccountDetailView, AgentSlotsView, CreditHealthView, EarnOverviewView, OverviewView, PreviewView, WriteOutcome } from '../../../contract/types'
 import { devOwner } from '../../../../sandbox/scenario/dev-keys'
-import { parseDecimal } from '../../money/decimal'
+import { parseDecimal, parseSignedDecimal } from '../../money/decimal'
 import { startDeskOnSandbox, TEST_PASSPHRASE, type DeskOnSandbox } from '../../../testing/desk-on-sandbox'
 
 /**
@@ -120,13 +120,32 @@ describe('live state pushed after writes (no re-read by the caller)', () => {
     await expect.poll(status, { timeout: 30_000, interval: 250 }).toBe('claimed')
   }, 40_000)
 
-  it('agents: approving a key in a free slot updates the overview agent count by push', async () => {
+  it('agents: approving a key in a free slot updates the overview agent count and pushes the slots', async () => {
     const who = addr(2)
+    const slots: AgentSlotsView[] = []
+    const off = d.core.events.subscribe((e, p) => e === 'state.agents' && slots.push(p as AgentSlotsView))
     const count = (o: OverviewView | undefined) => o?.rows.find((r) => r.account.address === who)?.agentsInUse
     await expect.poll(async () => count(await d.call<OverviewView>('portfolio.overview')), { timeout: 10_000 }).toBe(0)
     overviews.length = 0
+    slots.length = 0
     await d.call('agents.approve', { owner: who, slot: 1 })
     await expect.poll(() => count(overviews.at(-1)), { timeout: 10_000 }).toBe(1)
+    // the slots themselves, read again after the write and pushed (the agents page follows them)
+    await expect.poll(() => slots.filter((v) => v.owner === who).at(-1)?.slots.find((x) => x.slot === 1)?.agent ?? null, { timeout: 10_000 }).not.toBeNull()
+    off()
+  })
+
+  it('credit health: asked for once, then pushed whenever the account moves (its page stays current)', async () => {
+    const who = addr(3)
+    const credits: CreditHealthView[] = []
+    const off = d.core.events.subscribe((e, p) => e === 'state.credit' && credits.push(p as CreditHealthView))
+    const first = await d.call<CreditHealthView>('credit.health', { address: who })
+    const usdc = (v: CreditHealthView | undefined) => parseSignedDecimal(v?.positions.find((p) => p.assetId === 1)?.actual ?? '0', 8)
+    const before = usdc(first)
+    await d.call<WriteOutcome>('repay.submit', { cashAccount: addr(0), creditAccount: who, assetId: 1, amount: '3' })
+    // the repay reduces the short by the amount
+    await expect.poll(() => usdc(credits.filter((c) => c.address === who).at(-1)), { timeout: 10_000 }).toBe(before + parseDecimal('3', 8))
+    off()
   })
 
   it('a second start paints the last known overview at once, with its age, before fresh values', async () => {

@@ -9,6 +9,9 @@ import { markState, type MarketData, type MarketDataCache } from '../../session/
 import type { LastKnownState } from '../../session/last-known'
 import { USD_DECIMALS, usdAtMark } from '../../session/valuation'
 
+/** How often an account that does not exist yet is asked about again. */
+const NONE_RECHECK_MS = 60_000
+
 /** An account as the operator registered it (vault entry plus labels). */
 
 export interface AccountIdentity {
@@ -55,6 +58,7 @@ function liveAtoms(md: MarketData, live: readonly { assetId: number; available: 
 export class PortfolioService {
   private readonly now: () => number
   private readonly identities = new Map<string, AccountIdentity>()
+  private readonly identityAt = new Map<string, number>()
 
   constructor(private readonly deps: PortfolioDeps) {
     this.now = deps.now ?? Date.now
@@ -64,6 +68,9 @@ export class PortfolioService {
   async identity(address: string, lane: Lane = 'background', refresh = false): Promise<AccountIdentity> {
     const user = address.toLowerCase()
     const cached = this.identities.get(user)
+    // An account that does not exist is not streamed: its status is read again at most once a
+    // minute (an activation from elsewhere shows up, and the write path refreshes it at once).
+    if (cached && cached.status === 'none' && !refresh && this.now() - (this.identityAt.get(user) ?? 0) >= NONE_RECHECK_MS) return this.identity(user, lane, true).catch(() => cached)
     if (cached && !refresh) return cached
     const live = !refresh ? this.fromStream(user) : null
     if (live) {
@@ -81,6 +88,7 @@ export class PortfolioService {
     }
     const id: AccountIdentity = { kind, status: st.found ? (st.status ?? 'unknown') : 'none', accountIndex: st.account_index === null ? null : st.account_index.toString() }
     this.identities.set(user, id)
+    this.identityAt.set(user, this.now())
     this.deps.lastKnown?.save(user, 'status', id)
     return id
   }
@@ -144,6 +152,7 @@ export class PortfolioService {
         totalUsdReason: value.reason,
         available: positions,
         credit: credit ? { creditUsd: credit.creditUsd, availableUsd: credit.availableUsd, warning: credit.warning } : null,
+        creditReason: credit ? (credit.availableReason ?? null) : 'no credit line found',
         agentsInUse,
         pendingJournal,
         fetchedAt: fromLive !== undefined && liveCredit ? this.liveAt(ref.address, 'spotCreditState', liveCredit.at) : this.now(),
@@ -198,10 +207,31 @@ export class PortfolioService {
   /** Every account and the totals per asset and in USD (null when any held asset lacks a fresh mark). */
   async overview(refs: readonly AccountRef[], lane: Lane = 'background'): Promise<OverviewView> {
     const md = await this.deps.market.get(lane)
-    const rows = await Promise.all(refs.map(async (r) => (await this.row(r, lane)).row))
+    // One account failing to read must not drop the others: its row shows its last known
+    // values (when any) and why it is not current.
+    const settled = await Promise.allSettled(refs.map(async (r) => (await this.row(r, lane)).row))
+    const rows = settled.map((r, i) => (r.status === 'fulfilled' ? r.value : this.failedRow(refs[i]!, r.reason)))
     const view = this.totals(md, rows)
     this.deps.lastKnown?.save('*', 'overview', view, view.asOf)
     return view
+  }
+
+  /** A row that could not be read now: its last known values (if any), stale, with the reason. */
+  private failedRow(ref: AccountRef, e: unknown): OverviewRow {
+    const why = `could not be read: ${e instanceof Error ? e.message : String(e)}`
+    const cached = this.deps.lastKnown?.load<OverviewView>('*', 'overview')?.value.rows.find((r) => r.account.address.toLowerCase() === ref.address.toLowerCase())
+    const id = this.identities.get(ref.address.toLowerCase())
+    const account: AccountView = {
+      address: ref.address.toLowerCase() as Address,
+      label: ref.label,
+      group: ref.group,
+      hasKey: ref.hasKey,
+      kind: id?.kind ?? cached?.account.kind ?? 'unknown',
+      status: id?.status ?? cached?.account.status ?? 'unknown',
+      accountIndex: id?.accountIndex ?? cached?.account.accountIndex ?? null,
+    }
+    if (cached) return { ...cached, account, totalUsd: null, totalUsdReason: why, stale: true, source: 'cache', readError: why, ...(cached.credit ? { creditReason: why } : {}) }
+    return { account, totalUsd: null, totalUsdReason: why, available: [], credit: null, agentsInUse: 0, pendingJournal: 0, fetchedAt: null, stale: true, source: 'cache', readError: why }
   }
 
   /**
@@ -298,7 +328,8 @@ export class PortfolioService {
     const missing: string[] = []
     for (const r of rows) {
       rowsAsOf = older(rowsAsOf, r.fetchedAt)
-      if (r.fetchedAt === null && r.account.status !== 'none') missing.push(`${r.account.label || r.account.address} not read yet`)
+      if (r.readError) missing.push(`${r.account.label || r.account.address} ${r.readError}`)
+      else if (r.fetchedAt === null && r.account.status !== 'none') missing.push(`${r.account.label || r.account.address} not read yet`)
       for (const b of r.available) {
         const prev = perAsset.get(b.assetId)
         perAsset.set(b.assetId, { atoms: (prev?.atoms ?? 0n) + parseSignedDecimal(b.total, decimalsOf(md, b.assetId)), asOf: prev ? older(prev.asOf, r.fetchedAt) : r.fetchedAt })

@@ -63,6 +63,29 @@ describe('read services against the sandbox', () => {
     expect(o.totalUsdAge!.asOf).toBeGreaterThan(0)
   })
 
+  it('portfolio: one account failing to read keeps every other row, and its row says why', async () => {
+    const { portfolio } = services()
+    await portfolio.overview(refs) // last-known values for every row
+    const broken: AccountRef = { ...refs[1]!, address: refs[1]!.address }
+    const real = portfolio.row.bind(portfolio)
+    portfolio.row = async (ref, lane) => {
+      if (ref.address.toLowerCase() === broken.address.toLowerCase()) throw new Error('/info is rate limited')
+      return real(ref, lane)
+    }
+    const o = await portfolio.overview(refs)
+    expect(o.rows).toHaveLength(5)
+    const bad = o.rows[1]!
+    expect(bad.readError).toMatch(/could not be read: \/info is rate limited/)
+    expect(bad.totalUsd).toBeNull()
+    expect(bad.totalUsdReason).toMatch(/could not be read/)
+    // its last known balances are still shown, stale
+    expect(bad.available.length).toBeGreaterThan(0)
+    expect(bad.stale).toBe(true)
+    for (const i of [0, 2, 3, 4]) expect(o.rows[i]!.readError ?? null).toBeNull()
+    expect(o.totalUsd).toBeNull()
+    expect(o.totalUsdAge!.reason).toMatch(/owner 1 could not be read/)
+  })
+
   it('credit health: contributions per asset, stale marks show last-known, frozen is its own level, history is kept', async () => {
     const { credit } = services()
     const addr = devOwner(3).address
@@ -79,6 +102,8 @@ describe('read services against the sandbox', () => {
     expect(stale!.availableUsd).toBeNull()
     expect(stale!.lastKnownAvailableUsd).not.toBeNull()
     expect(stale!.marksStale).toBe(true)
+    // says why, in words the operator can act on
+    expect(stale!.availableReason).toMatch(/oracle unavailable \(StalePrice\)|mark for \w+ is \d+ s old/)
     sb.trading.faults.staleMarks = false
 
     sb.trading.freeze(addr as Address)

@@ -6,8 +6,9 @@ import { guardTransfer, guardWithdraw, guardWrite, type PolicyBook } from '../..
 import { fmt, unlockedWriteSide, withDataAge, type WriteAccess } from '../../session'
 import { writeOutcomeView } from '../journal'
 import { activateFor, previewTransfer, transfer, withdraw } from './transfers.service'
+import { previewWithdraw } from './withdraw-preview'
 
-export type TransfersChannels = 'transfer.preview' | 'transfer.submit' | 'withdraw.submit' | 'activate.submit'
+export type TransfersChannels = 'transfer.preview' | 'transfer.submit' | 'withdraw.preview' | 'withdraw.submit' | 'activate.submit'
 
 export interface TransfersDeps extends WriteAccess {
   journal: Journal
@@ -24,7 +25,7 @@ export function transfersHandlers(d: TransfersDeps): Pick<HandlerTable, Transfer
       const w = await unlockedWriteSide(d)
       const p = await previewTransfer(w.ctx, { from: a.from, to: a.to, asset: a.assetId, amount: a.amount })
       // The policy's decision is shown beside the preview; the submit asks it again before signing.
-      const policy = await guardTransfer(d, w.ctx, { to: a.to, assetId: a.assetId, amount: a.amount }).then(
+      const policy = await guardTransfer(d, w.ctx, { to: a.to, assetId: a.assetId, amount: a.amount }, { preview: true }).then(
         () => [],
         (e: unknown) => (e instanceof DeskError ? [`Refused by policy (${e.code}): ${e.message}`] : []),
       )
@@ -46,6 +47,30 @@ export function transfersHandlers(d: TransfersDeps): Pick<HandlerTable, Transfer
       await guardTransfer(d, w.ctx, { to: a.to, assetId: a.assetId, amount: a.amount })
       const r = await transfer(w.ctx, { from: a.from, to: a.to, asset: a.assetId, amount: a.amount })
       return writeOutcomeView(d.journal, r.outcome)
+    },
+    'withdraw.preview': async (a): Promise<PreviewView> => {
+      const w = await unlockedWriteSide(d)
+      const p = await previewWithdraw(w.ctx, { account: a.account, asset: a.assetId, amount: a.amount, dstChainId: a.dstChainId, dstAddress: a.dstAddress })
+      const policy = await guardWithdraw(d, w.ctx, { assetId: a.assetId, amount: a.amount, dstAddress: a.dstAddress, dstChainId: a.dstChainId }, { preview: true }).then(
+        () => [],
+        (e: unknown) => (e instanceof DeskError ? [`Refused by policy (${e.code}): ${e.message}`] : []),
+      )
+      const f = (x: bigint) => fmt(x, p.asset.decimals)
+      const sym = p.asset.symbol
+      return withDataAge(w, {
+        title: `Withdraw ${p.amount} ${sym}`,
+        summary: [
+          `Network: ${w.network.name}`,
+          `From ${named(p.account)}, signed by its owner key`,
+          `To ${p.dst} on chain ${p.chain}`,
+          `Amount: ${p.amount} ${sym}`,
+          `Withdraw fee (recorded, not deducted): ${f(p.feeAtoms)} ${sym}`,
+          ...(p.minimumAtoms !== null ? [`Minimum to chain ${p.chain}: ${f(p.minimumAtoms)} ${sym}`] : []),
+        ],
+        action: { type: 'withdraw', asset_id: String(p.asset.assetId), amount: p.amountAtoms.toString(), dst_chain_id: p.chain, dst_address: p.dst, withdraw_nonce: '(new, assigned when signed)', cloid: '(new, assigned when signed)' },
+        effects: [{ account: p.account as Address, label: `${d.label(p.account) || 'account'} available`, assetSymbol: sym, before: f(p.before), after: f(p.before - p.amountAtoms) }],
+        warnings: [...policy, ...p.warnings.map((x) => `${d.label(p.account) || p.account}: ${x}`)],
+      })
     },
     'withdraw.submit': async (a) => {
       const w = await unlockedWriteSide(d)

@@ -19,9 +19,13 @@ export const useAccountDetailStore = defineStore('accountDetail', () => {
     }
   }
 
+  /** Every account page main pushed, by address: other screens (settle's "balances now") follow them too. */
+  const latest = shallowRef<Record<string, AccountDetailView>>({})
+
   function applyAccount(d: AccountDetailView): void {
+    latest.value = { ...latest.value, [d.account.address.toLowerCase()]: d }
     if (address.value && d.account.address.toLowerCase() === address.value.toLowerCase()) detail.value = d
   }
 
-  return { detail, address, error, load, applyAccount }
+  return { detail, address, error, latest, load, applyAccount }
 })

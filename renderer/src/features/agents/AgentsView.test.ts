@@ -6,6 +6,7 @@ import { CASH, account } from '../../testing/fixtures'
 import { seriousA11yViolations } from '../../testing/axe'
 import { mountScreen } from '../../testing/mount'
 import AgentsView from './AgentsView.vue'
+import { wireEvents } from '../../app/store'
 
 let desk: FakeDesk
 const AGENT = '0x3333333333333333333333333333333333333333' as const
@@ -84,3 +85,24 @@ describe('AgentsView accessibility', () => {
     expect(await seriousA11yViolations()).toEqual([])
   })
 })
+
+describe('AgentsView follows pushes', () => {
+  it('an agent approved elsewhere (another window, the desk command line) shows without a click', async () => {
+    desk.handle('agents.list', () => slots())
+    const { wrapper } = await mountScreen(AgentsView, { props: { owner: CASH } })
+    const off = wireEvents()
+    await flush()
+    expect(wrapper.get('table[aria-label="Agent slots"] tbody tr:nth-child(4)').text()).toContain('empty')
+    const pushed = slots().map((x) => (x.slot === 3 ? { ...x, agent: NEW_AGENT, epoch: '5', keyInVault: true, approvedAt: Date.now() } : x))
+    desk.emit('state.agents', { owner: CASH, slots: pushed, fetchedAt: Date.now() })
+    await flush()
+    expect(wrapper.get('table[aria-label="Agent slots"] tbody tr:nth-child(4)').text()).toContain(NEW_AGENT)
+    // another owner's slots leave this page alone
+    desk.emit('state.agents', { owner: AGENT, slots: slots(), fetchedAt: Date.now() + 1 })
+    await flush()
+    expect(wrapper.get('table[aria-label="Agent slots"] tbody tr:nth-child(4)').text()).toContain(NEW_AGENT)
+    off()
+    wrapper.unmount()
+  })
+})
+

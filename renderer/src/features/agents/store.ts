@@ -1,5 +1,6 @@
 import { defineStore } from 'pinia'
-import type { AgentSlotView, Address, RotationStep } from '../../../../main/contract/types'
+import { ref } from 'vue'
+import type { AgentSlotView, AgentSlotsView, Address, RotationStep } from '../../../../main/contract/types'
 import { call } from '../../platform/bridge/desk'
 
 type Slot = 0 | 1 | 2 | 3
@@ -11,5 +12,12 @@ export const useAgentsStore = defineStore('agents', () => {
   const revoke = (owner: Address, slot: Slot): Promise<AgentSlotView> => call('agents.revoke', { owner, slot })
   /** Gap-free rotation: new agent in a spare slot, verified, then the old slot revoked. */
   const rotate = (owner: Address, slot: Slot): Promise<{ slot: AgentSlotView; steps: RotationStep[] }> => call('agents.rotate', { owner, slot })
-  return { list, approve, revoke, rotate }
+  /** The latest slots main pushed per owner (`state.agents`: after agent writes and reconnects). */
+  const pushed = ref<Record<string, AgentSlotsView>>({})
+  const apply = (v: AgentSlotsView): void => {
+    const prev = pushed.value[v.owner.toLowerCase()]
+    if (prev && prev.fetchedAt > v.fetchedAt) return
+    pushed.value = { ...pushed.value, [v.owner.toLowerCase()]: v }
+  }
+  return { list, approve, revoke, rotate, pushed, apply }
 })

@@ -90,7 +90,8 @@ describe('EarnView', () => {
     button('Create withdrawal')!.click()
     await flush()
     expect(desk.callsTo('earn.create')).toEqual([{ account: CASH, assetId: 1, amount: '100', type: 'instant' }])
-    expect(wrapper.text()).toContain('fee 0.5, net 99.5 USDC')
+    expect(wrapper.text()).toContain('gross 100 USDC, fee 0.5 USDC, net 99.5 USDC')
+    expect(wrapper.text()).toContain('instant on (fee 0.5%)')
     wrapper.unmount()
   })
 

@@ -65,7 +65,7 @@ export const useEarnStore = defineStore('earn', () => {
   }
 
   let historyTimer: ReturnType<typeof setTimeout> | null = null
-  /** A pushed overview: the queue is replaced; the history, once shown, follows when a withdrawal moved. */
+  /** A pushed overview: the queue is replaced; the history, once shown, follows when a withdrawal or a balance moved. */
   function apply(o: EarnOverviewView): void {
     if (!account.value || o.address.toLowerCase() !== account.value.toLowerCase()) return
     const moved = withdrawalsKey(overview.value) !== withdrawalsKey(o)
@@ -107,5 +107,6 @@ export const useEarnStore = defineStore('earn', () => {
 })
 
 function withdrawalsKey(o: EarnOverviewView | null): string {
-  return o ? o.withdrawals.map((w) => `${w.operationId}:${w.status}`).join('|') : ''
+  // Balances too: a deposit or a yield payment moves them, and the deposit and yield pages follow.
+  return o ? [...o.withdrawals.map((w) => `${w.operationId}:${w.status}`), ...o.assets.map((a) => `${a.assetId}:${a.earnBalance}:${a.inQueueBalance}:${a.withdrawLockedBalance}`)].join('|') : ''
 }

@@ -61,6 +61,21 @@ describe('OverviewView', () => {
     wrapper.unmount()
   })
 
+  it('a credit cell without a value and a row that could not be read say why', async () => {
+    desk.handle('portfolio.overview', () =>
+      view([
+        row(CREDIT, 'credit-1', { credit: { creditUsd: '5000', availableUsd: null, warning: 'unknown' }, creditReason: 'mark for BTC is 75 s old (over 60 s)' }),
+        row(CASH, 'cash-1', { totalUsd: null, available: [], fetchedAt: null, readError: 'could not be read: /info is rate limited', totalUsdReason: 'could not be read: /info is rate limited' }),
+      ]),
+    )
+    const { wrapper } = await mountScreen(OverviewViewScreen, { path: '/overview', props: { virtual: false } })
+    await flush()
+    const table = wrapper.get('[data-testid="overview-table"]').text()
+    expect(table).toContain('mark for BTC is 75 s old (over 60 s)')
+    expect(table).toContain('unknown: could not be read: /info is rate limited')
+    wrapper.unmount()
+  })
+
   it('says why a total is missing and how old each total is; a cached start is labelled as such', async () => {
     const markAt = Date.now() - 40_000
     desk.handle('portfolio.overview', () =>

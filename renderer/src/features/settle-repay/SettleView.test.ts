@@ -86,6 +86,10 @@ describe('SettleView', () => {
     expect(w.get('[aria-label="Submission status"]').text()).toContain('reconciled: success')
     expect(w.get('[aria-label="Submission status"]').text()).toContain('0xabc')
     expect(desk.callsTo('account.detail')).toHaveLength(2)
+    // the cash account's final balance arrives later by push: "Balances now" follows it
+    desk.emit('state.account', { account: account(CASH, 'balance', 'x'), balances: [{ assetId: 1, symbol: 'USDC', available: '3.5', locked: '0', total: '3.5', usdValue: '3.5' }], credit: null, openOrders: [], fills: [], fetchedAt: 5 })
+    await flush()
+    expect(w.get('[aria-label="Balances now"]').text()).toContain('3.5')
     w.unmount()
   })
 

@@ -44,6 +44,7 @@ const ADVICE: Record<string, string> = {
   InvalidQuantityPrecision: 'The quantity has more decimals than the market allows; it is never rounded. Fix the quantity.',
   InvalidDecimals: 'The amount has more decimals than the asset allows; it is never rounded.',
   // Settlement and balances
+  StaleData: 'The account data behind this is older than the limit and could not be refreshed (the stream or the service is not answering); nothing was signed. Wait for the stream to reconnect, then preview again.',
   InsufficientSpotBalance: 'Not enough available balance on the paying account. Lower the amount or fund the account first.',
   InsufficientSpotCredit: 'The credit line does not cover this. Lower the amount, or repay or add collateral first.',
   InvalidSettle: 'Settle refused: the signer must be an active credit account with a settleable long, the cash account a balance-mode account, and the amount no more than the long.',
