@@ -13,7 +13,7 @@ export const DEFAULT_ALERT_SETTINGS: AlertSettingsView = {
   rules: { 'funds-received': true, ltv: true, 'order-filled': true, 'earn-claimable': true, 'agent-slot-empty': true, 'write-unresolved': true },
   ltvThresholdsPct: [80, 90],
   quietHours: null,
-  // Each pass costs a few /info reads per account on the background lane (1 request/s by default).
+  // The timer pass for what streams do not drive (earn, unresolved writes, agent slots, LTV on moved marks); it reads no /info per account when live state is present.
   checkIntervalSec: 60,
   desktopNotifications: true,
 }
