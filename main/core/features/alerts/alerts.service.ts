@@ -54,6 +54,11 @@ const CREDIT_FALLBACK_EVERY_MS = 60_000
 const NOT_CREDIT_RECHECK_MS = 10 * 60_000
 /** The earn API has no stream: each account's earn state is read at most this often. */
 const EARN_EVERY_MS = 5 * 60_000
+/**
+ * The overview reads every account's agent slots once per session (saved as last-known state):
+ * an account still without a known slot read this long after the session opened is read here.
+ */
+const AGENTS_WAIT_MS = 60_000
 /** Markets change rarely: read once per session and kept this long. */
 const MARKETS_TTL_MS = 30 * 60_000
 /**
@@ -470,7 +475,8 @@ export class AlertService {
   /**
    * A slot that held an agent (as seen before) is empty now: once per lost agent. Slots come
    * from the last slot read (saved as last-known state by the agents read model, which the desk
-   * refreshes after agent writes and reconnects); an account never read gets one background read.
+   * refreshes after agent writes and reconnects); an account still never read a minute into the
+   * session gets one background read here.
    */
   private async checkAgents(st: SessionState, a: AlertAccount): Promise<void> {
     const log = this.d.journal.alerts
@@ -479,6 +485,7 @@ export class AlertService {
     let slots: { slot: number; agent: string | null }[] | null = known && Array.isArray(known.value) ? known.value.map((v) => ({ slot: v.slot, agent: v.agent })) : null
     let own = st.agentsRead.get(user)
     if (own === undefined && slots === null) {
+      if (this.d.now() - st.attachedAt < AGENTS_WAIT_MS) return
       st.agentsRead.set(user, null) // once per session, even when it fails
       const r = await st.s.info.userAgents({ user }, { lane: 'background' })
       st.agentsRead.set(user, (own = { at: this.d.now(), slots: r.agents.map((x) => ({ slot: x.slot_id, agent: x.agent ?? null })) }))
