@@ -79,10 +79,12 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
   const vault = new VaultHolder({ dataDir: o.dataDir, settings, confirm, events, notify, now, ...(o.scryptN ? { scryptN: o.scryptN } : {}) })
   const accounts = new AccountDirectory(vault, new AccountMetaStore(o.dataDir))
   const agentKeys = { listAccounts: () => vault.current?.listAccounts() ?? [] }
+  // Closed with the core: requests still queued for a closed core must never go out.
+  const schedulers = new HostSchedulers(now)
   const sessions = new SessionHolder(settings, {
     journal,
     vault: () => vault.current,
-    schedulers: new HostSchedulers(now),
+    schedulers,
     stream: o.stream ?? true,
     now,
     ...(o.startSandbox ? { startSandbox: o.startSandbox } : {}),
@@ -144,6 +146,7 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
         stopJournalWatch()
         confirm.cancelAll()
         await sessions.close()
+        schedulers.closeAll()
         vault.lock('operator')
         await journal.close()
       })()),

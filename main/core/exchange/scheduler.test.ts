@@ -168,3 +168,27 @@ describe('HostSchedulers', () => {
     await expect(a.run('operator', () => Promise.resolve(1))).rejects.toMatchObject({ code: 'SchedulerClosed' })
   })
 })
+
+describe('RateScheduler: marks lane and margin', () => {
+  it('a marks refresh starts before queued per-account background reads, after reconciliation', async () => {
+    const s = new RateScheduler({ ratePerSec: 1 })
+    const { started, task } = recorder()
+    void s.run('background', task('first'))
+    await vi.advanceTimersByTimeAsync(0)
+    for (let i = 0; i < 5; i++) void s.run('background', task(`acct${i}`))
+    void s.run('marks', task('marks'))
+    void s.run('reconcile', task('reconcile'))
+    await vi.advanceTimersByTimeAsync(3000)
+    expect(started.map((x) => x.label).slice(0, 4)).toEqual(['first', 'reconcile', 'marks', 'acct0'])
+    expect(s.stats().queued).toEqual({ operator: 0, reconcile: 0, marks: 0, background: 4 })
+  })
+
+  it('a margin delays each request that waited for a token, never one that had a token', async () => {
+    const s = new RateScheduler({ ratePerSec: 1, marginMs: 20 })
+    const { started, task } = recorder()
+    const done = [1, 2, 3].map((i) => s.run('background', task(`b${i}`)))
+    await vi.advanceTimersByTimeAsync(5000)
+    await Promise.all(done)
+    expect(started.map((x) => x.at)).toEqual([0, 1020, 2040])
+  })
+})

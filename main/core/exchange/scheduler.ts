@@ -3,12 +3,14 @@ import { DeskError } from '../errors/desk-error'
 /**
  * Client-side rate budget for one service host: a token bucket (the spec's 1 request/s with one
  * second of allowance by default) feeding strict-priority lanes, so an operator action never
- * waits behind reconciliation, and reconciliation never waits behind background refresh.
+ * waits behind reconciliation, reconciliation never waits behind the marks refresh, and the
+ * marks refresh (which keeps every USD value on screen valid) never waits behind the per-account
+ * background reads of a large desk.
  */
-export type Lane = 'operator' | 'reconcile' | 'background'
+export type Lane = 'operator' | 'reconcile' | 'marks' | 'background'
 
 /** Lanes in dispatch order: a queued task of an earlier lane always starts first. */
-export const LANES: readonly Lane[] = ['operator', 'reconcile', 'background']
+export const LANES: readonly Lane[] = ['operator', 'reconcile', 'marks', 'background']
 
 export interface RateSchedulerOptions {
   /** Requests per second the bucket refills with (> 0). */
@@ -17,6 +19,12 @@ export interface RateSchedulerOptions {
   burst?: number
   /** Clock in ms; defaults to Date.now (fake timers replace it in tests). */
   now?: () => number
+  /**
+   * Extra wait (ms) before a request that had to wait for a token. The service's bucket counts
+   * from when a request arrives, ours from when it left: without a margin, network jitter makes
+   * the next request land a few ms early, and a `RateLimited` costs a whole second.
+   */
+  marginMs?: number
 }
 
 export interface SchedulerStats {
@@ -51,7 +59,8 @@ export class RateScheduler {
   private last: number
   private pausedUntil = 0
   private readonly now: () => number
-  private readonly queues: Record<Lane, Entry[]> = { operator: [], reconcile: [], background: [] }
+  private readonly marginMs: number
+  private readonly queues: Record<Lane, Entry[]> = { operator: [], reconcile: [], marks: [], background: [] }
   private timer: ReturnType<typeof setTimeout> | undefined
   private timerAt = Infinity
   private closed: DeskError | undefined
@@ -61,6 +70,7 @@ export class RateScheduler {
     this.rate = rate
     this.capacity = burst
     this.now = opts.now ?? (() => Date.now())
+    this.marginMs = opts.marginMs ?? 0
     this.tokens = burst
     this.last = this.now()
   }
@@ -101,7 +111,7 @@ export class RateScheduler {
   stats(): SchedulerStats {
     this.refill()
     return {
-      queued: { operator: this.queues.operator.length, reconcile: this.queues.reconcile.length, background: this.queues.background.length },
+      queued: { operator: this.queues.operator.length, reconcile: this.queues.reconcile.length, marks: this.queues.marks.length, background: this.queues.background.length },
       tokens: this.tokens,
       pausedForMs: Math.max(0, this.pausedUntil - this.now()),
       ratePerSec: this.rate,
@@ -147,7 +157,7 @@ export class RateScheduler {
       const t = this.now()
       if (t < this.pausedUntil) return this.wake(this.pausedUntil - t)
       this.refill()
-      if (this.tokens < 1) return this.wake(Math.ceil(((1 - this.tokens) * 1000) / this.rate))
+      if (this.tokens < 1) return this.wake(Math.ceil(((1 - this.tokens) * 1000) / this.rate) + this.marginMs)
       this.tokens -= 1
       const e = this.next()!
       // Started on a microtask so a synchronous throw inside the task becomes a rejection.
@@ -174,6 +184,9 @@ export type ServiceKind = 'info' | 'trade' | 'earn'
  * One scheduler per (host, API): every client of the same host and API shares its budget, as
  * the service's per-IP buckets do (/info and /trade are independent budgets).
  */
+/** The margin the desk keeps against the service's buckets (about 2% at 1 request/s). */
+export const HOST_MARGIN_MS = 20
+
 export class HostSchedulers {
   private readonly byKey = new Map<string, RateScheduler>()
 
@@ -192,7 +205,7 @@ export class HostSchedulers {
       if (existing.stats().ratePerSec !== ratePerSec) existing.setRate(ratePerSec)
       return existing
     }
-    const s = new RateScheduler({ ratePerSec, ...(this.now ? { now: this.now } : {}) })
+    const s = new RateScheduler({ ratePerSec, marginMs: HOST_MARGIN_MS, ...(this.now ? { now: this.now } : {}) })
     this.byKey.set(key, s)
     return s
   }

@@ -1,5 +1,6 @@
 import type { InfoClient } from '../exchange/info/client'
 import type { Lane } from '../exchange/scheduler'
+import type { LastKnownState } from './last-known'
 import { MARK_STALE_AFTER_MS } from '../wire/assumptions'
 
 /** The mark staleness the desk assumes (the spec names none; shared with the sandbox). */
@@ -40,10 +41,21 @@ export function markState(md: MarketData, assetId: number, now: number): MarkSta
   return { mark, ageMs, stale: ageMs > md.markStaleAfterMs || md.oracle.status !== 'available' }
 }
 
+/** How the asset list is kept between runs (static data: symbols, decimals, LTV weights). */
+interface CachedAsset {
+  assetId: number
+  symbol: string
+  decimals: number
+  creditLtv: number
+}
+
 /**
  * Assets, marks and oracle status shared by the read services. Assets change rarely (kept
- * five minutes); marks and the oracle for `ttlMs`. Concurrent callers share one fetch, so a
- * dashboard of 20 accounts costs three /info requests, not sixty.
+ * five minutes, and across restarts in the last-known cache, so a start needs only the marks
+ * and the oracle); marks and the oracle for `ttlMs`. Concurrent callers share one fetch, so a
+ * dashboard of 20 accounts costs two or three /info requests, not sixty. Background refreshes
+ * go in the `marks` lane, ahead of per-account background reads: a stale mark would turn every
+ * USD value on screen unknown.
  */
 export class MarketDataCache {
   private assetsAt = -Infinity
@@ -57,17 +69,27 @@ export class MarketDataCache {
 
   constructor(
     private readonly info: InfoClient,
-    opts: { now?: () => number; ttlMs?: number; assetsTtlMs?: number; markStaleAfterMs?: number } = {},
+    opts: { now?: () => number; ttlMs?: number; assetsTtlMs?: number; markStaleAfterMs?: number; lastKnown?: LastKnownState } = {},
   ) {
     this.now = opts.now ?? Date.now
     this.ttlMs = opts.ttlMs ?? 5_000
     this.assetsTtlMs = opts.assetsTtlMs ?? 300_000
     this.markStaleAfterMs = opts.markStaleAfterMs ?? DEFAULT_MARK_STALE_AFTER_MS
+    this.lastKnown = opts.lastKnown
+    const cached = this.lastKnown?.load<CachedAsset[]>('*', 'assets')
+    if (cached && Array.isArray(cached.value) && cached.value.length > 0) {
+      this.assets = new Map(cached.value.map((a) => [a.assetId, { ...a }]))
+      this.assetsFromCache = true
+    }
   }
+
+  private readonly lastKnown: LastKnownState | undefined
+  /** The asset list came from an earlier run: used at once, re-read once in the background. */
+  private assetsFromCache = false
 
   async get(lane: Lane = 'background'): Promise<MarketData> {
     if (this.data && this.now() - this.data.fetchedAt < this.ttlMs) return this.data
-    this.inflight ??= this.fetch(lane).finally(() => {
+    this.inflight ??= this.fetch(lane === 'background' ? 'marks' : lane).finally(() => {
       this.inflight = undefined
     })
     return this.inflight
@@ -82,7 +104,7 @@ export class MarketDataCache {
   async recent(lane: Lane = 'operator', maxFetchAgeMs = 15_000): Promise<MarketData> {
     const d = this.data
     if (d && this.now() - d.fetchedAt < maxFetchAgeMs) {
-      if (this.now() - d.fetchedAt >= this.ttlMs) void this.get('background').catch(() => {})
+      if (this.now() - d.fetchedAt >= this.ttlMs) void this.get('marks').catch(() => {})
       return d
     }
     return this.get(lane)
@@ -99,12 +121,14 @@ export class MarketDataCache {
   }
 
   private async fetch(lane: Lane): Promise<MarketData> {
-    if (this.now() - this.assetsAt >= this.assetsTtlMs) {
-      const r = await this.info.assets({ lane })
-      this.assets = new Map(r.assets.map((a) => [a.asset_id, { assetId: a.asset_id, symbol: a.symbol, decimals: a.balance_decimals, creditLtv: a.credit_ltv }]))
+    const reReadAssets = this.assetsFromCache
+    if (reReadAssets) {
+      // Known from the last run: the marks come first; the list is re-read behind them.
+      this.assetsFromCache = false
       this.assetsAt = this.now()
-    }
+    } else if (this.now() - this.assetsAt >= this.assetsTtlMs) await this.readAssets(lane)
     const [marks, oracle] = await Promise.all([this.info.markPrices({}, { lane }), this.info.oracleStatus({ lane })])
+    if (reReadAssets) void this.readAssets('background').catch(() => (this.assetsAt = -Infinity))
     this.data = {
       assets: this.assets,
       marks: new Map(marks.map((m) => [m.asset_id, { usdAtoms: m.usd_atoms, sourceTsMs: m.source_ts_ms }])),
@@ -113,5 +137,13 @@ export class MarketDataCache {
       markStaleAfterMs: this.markStaleAfterMs,
     }
     return this.data
+  }
+
+  private async readAssets(lane: Lane): Promise<void> {
+    const r = await this.info.assets({ lane })
+    this.assets = new Map(r.assets.map((a) => [a.asset_id, { assetId: a.asset_id, symbol: a.symbol, decimals: a.balance_decimals, creditLtv: a.credit_ltv }]))
+    this.assetsAt = this.now()
+    if (this.data) this.data = { ...this.data, assets: this.assets }
+    this.lastKnown?.save('*', 'assets', [...this.assets.values()] satisfies CachedAsset[])
   }
 }

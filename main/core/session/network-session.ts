@@ -54,8 +54,8 @@ export class NetworkSession {
     this.now = opts.now ?? Date.now
     this.info = new InfoClient({ baseUrl: n.tradingUrl, scheduler: opts.schedulers.get(n.tradingUrl, 'info', n.infoRatePerSec) })
     this.pool = opts.stream ? new StreamPool({ wsUrl: n.wsUrl, info: this.info }) : null
-    this.market = new MarketDataCache(this.info, { now: this.now })
     this.lastKnown = new LastKnownState(opts.journal, n.name, this.now)
+    this.market = new MarketDataCache(this.info, { now: this.now, lastKnown: this.lastKnown })
   }
 
   static async open(opts: NetworkSessionOptions): Promise<NetworkSession> {

@@ -80,6 +80,14 @@ export class PortfolioService {
       void this.identity(user, 'background', true).catch(() => this.identities.set(user, live))
       return live
     }
+    const known = !refresh ? this.deps.lastKnown?.load<AccountIdentity>(user, 'status') : null
+    if (known && (known.value.kind !== 'unknown' || known.value.status === 'none')) {
+      // Known from an earlier run (kind and status rarely change): the row is not held for it;
+      // it is re-read once in the background (an account that did not exist is polled anyway).
+      this.identities.set(user, known.value)
+      void this.identity(user, 'background', true).catch(() => {})
+      return known.value
+    }
     const st = await this.deps.info.accountStatus({ user }, { lane })
     let kind: AccountKind = st.account_type ?? 'unknown'
     if (kind === 'unknown' && st.found) {
