@@ -17,7 +17,7 @@ import { startDeskOnSandbox, TEST_PASSPHRASE, type DeskOnSandbox } from '../../t
 import { discoverGroups } from '../cli/discover'
 import type { CliIo } from '../cli/io'
 import { openCoreClient } from '../cli/core-client'
-import { runCli, type CommandGroup } from '../cli/router'
+import { runCli, type GroupRef } from '../cli/router'
 import { acquireDataDirLock, attachEndpoint, lockPath, MAX_LINE_BYTES, startAttachServer, type AttachServer, type DataDirLock } from '.'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
@@ -29,7 +29,7 @@ let app: DeskOnSandbox
 let lock: DataDirLock
 let attach: AttachServer
 let dir: string
-let groups: CommandGroup[]
+let groups: GroupRef[]
 const seen: ConfirmRequest[] = []
 
 function deskChild(args: string[]): Promise<{ code: number | null; out: string; err: string }> {

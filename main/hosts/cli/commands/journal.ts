@@ -3,7 +3,8 @@ import { writeFileSync } from 'node:fs'
 import { DeskError } from '../../../core/errors/desk-error'
 import type { ChannelArgs } from '../../../contract/channels'
 import type { SubmissionView } from '../../../contract/types'
-import { SUBMISSION_STATES, type Submission, type SubmissionState, type SubmissionEvent } from '../../../core/journal'
+import type { Submission, SubmissionState, SubmissionEvent } from '../../../core/journal'
+import { SUBMISSION_STATES } from '../../../core/journal/types'
 import type { CliContext } from '../context'
 import { NETWORK_OPTION, networkArg } from '../desk-write'
 import type { Command, CommandGroup, OptionSpec } from '../router'
@@ -11,7 +12,7 @@ import type { Command, CommandGroup, OptionSpec } from '../router'
 const s = (valueName: string, description: string): OptionSpec => ({ type: 'string', valueName, description })
 const FILTERS: Record<string, OptionSpec> = {
   network: s('NAME', 'only this network'),
-  account: s('ADDRESS', 'only this account'),
+  account: s('ACCOUNT', 'only this account (label or address)'),
   type: s('TYPES', 'action types, comma-separated (settle,repay,order,createWithdrawal,...)'),
   state: s('STATES', `states, comma-separated (${SUBMISSION_STATES.join(', ')})`),
   since: s('TIME', 'created at or after (ISO time or Unix ms)'),

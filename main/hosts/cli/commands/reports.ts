@@ -11,7 +11,7 @@ import type { Command, CommandGroup, OptionSpec } from '../router'
 
 const s = (valueName: string, description: string): OptionSpec => ({ type: 'string', valueName, description })
 const RANGE: Record<string, OptionSpec> = {
-  account: s('ACCOUNT', 'one account (address); default every account'),
+  account: s('ACCOUNT', 'one account (label or address); default every account'),
   from: s('DATE', 'start, inclusive (ISO date or time, e.g. 2026-11-01); default 30 days ago'),
   to: s('DATE', 'end, exclusive; default now'),
   out: s('FILE', 'write the CSV to FILE instead of standard output'),

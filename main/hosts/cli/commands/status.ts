@@ -1,24 +1,17 @@
 /** `desk status …`: the dashboard from the command line (portfolio and credit health). */
 import type { Address, CliMode, CreditHealthView, OverviewView } from '../../../contract/types'
-import { DeskError } from '../../../core/errors/desk-error'
-import { parseAddress } from '../../../core/vault'
+import { addressArg } from '../support/address'
 import type { CliContext } from '../context'
 import type { Command, CommandGroup } from '../router'
 import { networkArg } from '../desk-write'
 import { NETWORK_OPTION } from '../support/read-side'
 
-const ADDRESS_OPTION = { address: { type: 'string' as const, valueName: 'ADDRESS', description: 'an account to include (repeatable by comma); default: every vault account' } }
+const ADDRESS_OPTION = { address: { type: 'string' as const, valueName: 'ACCOUNTS', description: 'accounts to include, by label or address, comma-separated; default: every vault account' } }
 
 function addressesFrom(ctx: CliContext): Address[] | undefined {
   const raw = ctx.string('address')
   if (raw === undefined) return undefined
-  return raw.split(',').map((a) => {
-    try {
-      return parseAddress(a.trim()).toLowerCase() as Address
-    } catch {
-      throw new DeskError('InvalidAddress', `"${a}" is not a 20-byte 0x address`)
-    }
-  })
+  return raw.split(',').map((a) => addressArg(a))
 }
 
 function overviewLines(o: OverviewView, network: string): string[] {
@@ -69,15 +62,10 @@ const show: Command = {
 const credit: Command = {
   name: 'credit',
   summary: 'credit health of one account: line, available, contributions, level',
-  positionals: ['ADDRESS'],
+  positionals: ['ACCOUNT'],
   options: NETWORK_OPTION,
   async run(ctx) {
-    let address: string
-    try {
-      address = parseAddress(ctx.positionals[0]!)
-    } catch {
-      throw new DeskError('InvalidAddress', `"${ctx.positionals[0]!}" is not a 20-byte 0x address`)
-    }
+    const address = addressArg(ctx.positionals[0]!)
     const h = (await ctx.call('cli.status.credit', { ...networkArg(ctx), address: address as Address })) as CreditHealthView
     ctx.print(creditLines(h), h)
   },
