@@ -77,7 +77,7 @@ describe('the packaged app (Linux, unpacked)', () => {
     delete env.APPIMAGE
     const r = spawnSync(sh, ['status', '--json', 'two words'], { encoding: 'utf8', env })
     // The launcher ran the packaged app's binary in CLI mode with every argument intact.
-    expect(r.stdout.split('\n').filter(Boolean)).toEqual(['--desk-cli', 'status', '--json', 'two words'])
+    expect(r.stdout.split('\n').filter(Boolean)).toEqual(['--ozone-platform=headless', '--disable-gpu', '--desk-cli', 'status', '--json', 'two words'])
     expect(r.status).toBe(5)
   })
 

@@ -4,18 +4,18 @@
  * checking the sender frame, and shuts the core down in order (pending journal writes first).
  */
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { app, BrowserWindow, dialog, ipcMain, Notification, powerMonitor, protocol, session, shell, type IpcMainInvokeEvent } from 'electron'
 import { EVENT_CHANNEL, INVOKE_CHANNEL } from './contract/bridge'
 import type { NotificationEvent } from './contract/types'
-import { createDeskCore, type DeskCore } from './core/app/compose'
+// The core and the hosts load in start() (dynamic import): `desk` (--desk-cli below) never
+// evaluates the GUI's side, and runs the CLI bundle's own lazily loaded copy instead.
+import type { DeskCore } from './core/app/compose'
 import { APP_NAME, defaultDataDir } from './core/config/paths'
 import { APP_ORIGIN, APP_PROTOCOL, isAppFrameUrl } from './core/ipc/sender'
 import { installCliOnPath } from './electron-shell/cli-install'
 import { lockDownWebContents, refuseAllPermissions, secureWebPreferences } from './electron-shell/hardening'
-import { acquireDataDirLock, startAttachServer, type AttachServer, type DataDirLock } from './hosts/attach'
-import { sandboxPorts } from './hosts/dev'
-import { readStaticFile, securityHeaders } from './hosts/static-files'
+import type { AttachServer, DataDirLock } from './hosts/attach'
 
 const here = fileURLToPath(new URL('.', import.meta.url))
 const rendererRoot = join(here, '../renderer')
@@ -29,16 +29,31 @@ const preloadPath = join(here, '../preload/index.cjs')
 const deskCliAt = process.argv.indexOf('--desk-cli')
 const cliMode = deskCliAt >= 0
 
+/** Resolves once everything written to the stream so far has been handed to the OS (a pipe may lag). */
+const flushed = (stream: NodeJS.WriteStream): Promise<void> => new Promise((resolve) => (stream.destroyed ? resolve() : stream.write('', () => resolve())))
+
 if (cliMode) {
   app.setName(APP_NAME)
+  // Headless: the CLI opens no window and needs no GPU, so it also runs over SSH without a
+  // display. On Linux the launcher passes --ozone-platform=headless (it must be on the command
+  // line, before Electron initialises); here the GPU and the dock icon are turned off.
+  app.disableHardwareAcceleration()
+  app.dock?.hide()
   process.argv = [process.argv[0]!, 'desk', ...process.argv.slice(deskCliAt + 1)]
-  import(join(here, '../cli/desk.mjs')).then(
-    () => app.exit(typeof process.exitCode === 'number' ? process.exitCode : 0),
-    (e: unknown) => {
-      process.stderr.write(`desk: ${e instanceof Error ? e.message : String(e)}\n`)
-      app.exit(1)
-    },
-  )
+  // A file URL, not a path: an ESM import of "C:\\…" fails on Windows.
+  import(pathToFileURL(join(here, '../cli/desk.mjs')).href)
+    .then(
+      () => (typeof process.exitCode === 'number' ? process.exitCode : 0),
+      (e: unknown) => {
+        process.stderr.write(`desk: ${e instanceof Error ? e.message : String(e)}\n`)
+        return 1
+      },
+    )
+    // app.exit ends the process at once: let piped output drain first, or its tail is lost.
+    .then(async (code) => {
+      await Promise.all([flushed(process.stdout), flushed(process.stderr)])
+      app.exit(code)
+    })
 } else {
   app.setName(APP_NAME)
   app.setPath('userData', defaultDataDir())
@@ -92,6 +107,12 @@ if (cliMode) {
 
 async function start(): Promise<void> {
   refuseAllPermissions(session.defaultSession, APP_ORIGIN)
+  const [{ createDeskCore }, { acquireDataDirLock, startAttachServer }, { sandboxPorts }, { readStaticFile, securityHeaders }] = await Promise.all([
+    import('./core/app/compose'),
+    import('./hosts/attach'),
+    import('./hosts/dev'),
+    import('./hosts/static-files'),
+  ])
   protocol.handle(APP_PROTOCOL, async (request) => {
     const url = new URL(request.url)
     if (url.host !== 'desk') return new Response('not found', { status: 404 })
@@ -117,7 +138,13 @@ async function start(): Promise<void> {
         return result.canceled ? null : (result.filePaths[0] ?? null)
       },
       async installCli() {
-        return installCliOnPath({ platform: process.platform, resourcesPath: process.resourcesPath, home: app.getPath('home'), pathVar: process.env.PATH ?? '' })
+        return installCliOnPath({
+          platform: process.platform,
+          resourcesPath: process.resourcesPath,
+          home: app.getPath('home'),
+          pathVar: process.env.PATH ?? '',
+          ...(process.env.APPIMAGE ? { appImage: process.env.APPIMAGE } : {}),
+        })
       },
       // The core has checked the URL against main's allow-list; the shell re-checks its form.
       async openExternal(href) {
