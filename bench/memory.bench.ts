@@ -2,8 +2,8 @@
  * Memory: the one-minute version of the soak (bench/soak.ts): the core in a child process
  * against a live sandbox, 20 accounts, overview push on. After a 15 s warm-up, the median RSS of
  * the last quarter against the median of the first quarter after it, with the scatter around a
- * fitted line as noise; and the fitted slope projected over 25 minutes (the full soak, `npm run
- * soak -- --minutes 30`, compares the end with 5 min the same way).
+ * fitted line as noise; and the growth along the fitted line (the full soak, `npm run soak --
+ * --minutes 30`, compares the end with 5 min the same way).
  */
 import { median } from './judge'
 import { soak } from './soak'
@@ -28,6 +28,6 @@ export default async function run(): Promise<BenchResult> {
       deposits: r.deposits,
       executed_transactions: r.bot_fills,
     },
-    verdict: `RSS ${r.figure.value}x over the minute (goal <= ${r.figure.goal}x), trend ${r.projection.value}x projected over 25 min, with ${r.pushes} overview pushes, ${r.deposits} deposits and ${r.bot_fills} executed transactions on the sandbox`,
+    verdict: `RSS ${r.figure.value}x over the minute (goal <= ${r.figure.goal}x), fitted trend ${r.projection.value}x, with ${r.pushes} overview pushes, ${r.deposits} deposits and ${r.bot_fills} executed transactions on the sandbox`,
   }
 }
