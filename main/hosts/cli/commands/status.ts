@@ -1,6 +1,8 @@
 /** `desk status …`: the dashboard from the command line (portfolio and credit health). */
 import type { Address, CliMode, CreditHealthView, OverviewView } from '../../../contract/types'
+import { formatAccount, formatAge, formatDuration, formatPercent, formatUsd, shortAddress, UNKNOWN } from '../../../contract/format'
 import { addressArg } from '../support/address'
+import { accountNamer, amount, when, type AccountNamer } from '../support/display'
 import type { CliContext } from '../context'
 import type { Command, CommandGroup } from '../router'
 import { networkArg } from '../desk-write'
@@ -14,30 +16,33 @@ function addressesFrom(ctx: CliContext): Address[] | undefined {
   return raw.split(',').map((a) => addressArg(a))
 }
 
-function overviewLines(o: OverviewView, network: string): string[] {
-  const lines = [`network ${network}`]
+export function overviewLines(o: OverviewView, network: string, now = Date.now()): string[] {
+  const lines = [`network ${network}, as of ${when(o.asOf, now)}`]
   for (const r of o.rows) {
     const a = r.account
-    const head = `${a.address}  ${a.kind.padEnd(7)} ${a.status.padEnd(7)} ${a.label}`
-    lines.push(head)
-    if (r.credit) lines.push(`    credit line ${r.credit.creditUsd} USD, available ${r.credit.availableUsd ?? 'unknown (marks stale)'} USD, level ${r.credit.warning}`)
-    for (const b of r.available) lines.push(`    ${b.symbol.padEnd(6)} total ${b.total}  available ${b.available}  locked ${b.locked}  ${b.usdValue === null ? 'no fresh mark' : `${b.usdValue} USD`}`)
-    if (r.totalUsd !== null) lines.push(`    total ${r.totalUsd} USD`)
+    const age = r.fetchedAt === null ? 'never fetched' : `fetched ${formatAge(r.fetchedAt, now)}${r.stale ? ', stale' : ''}`
+    lines.push(`${formatAccount(a).text}  ${a.kind} ${a.status}  (${age})`)
+    if (r.credit) lines.push(`    credit line ${formatUsd(r.credit.creditUsd)}, available ${r.credit.availableUsd === null ? `${UNKNOWN} (marks stale)` : formatUsd(r.credit.availableUsd)}, level ${r.credit.warning}`)
+    for (const b of r.available) {
+      lines.push(`    ${b.symbol.padEnd(6)} total ${amount(b.total, b.symbol)}  available ${amount(b.available, b.symbol)}  locked ${amount(b.locked, b.symbol)}  ${b.usdValue === null ? `${UNKNOWN} (${b.usdReason ?? 'no fresh mark'})` : formatUsd(b.usdValue)}`)
+    }
+    if (r.totalUsd !== null) lines.push(`    total ${formatUsd(r.totalUsd)}`)
     if (r.pendingJournal > 0) lines.push(`    ${r.pendingJournal} journal entr${r.pendingJournal === 1 ? 'y' : 'ies'} not final yet`)
   }
   if (o.rows.length === 0) lines.push('(no accounts: add some with `desk keys …` or pass --address)')
-  lines.push(`all accounts: ${o.totalUsd === null ? 'USD total unavailable (a held asset has no fresh mark)' : `${o.totalUsd} USD`}`)
+  lines.push(`all accounts: ${o.totalUsd === null ? `${UNKNOWN} (a held asset has no fresh mark)` : formatUsd(o.totalUsd)}`)
   return lines
 }
 
-function creditLines(h: CreditHealthView): string[] {
+export function creditLines(h: CreditHealthView, name: AccountNamer = shortAddress): string[] {
   return [
-    `${h.address}  credit ${h.status}  level ${h.warning}`,
-    `  credit line ${h.creditUsd} USD`,
-    `  available   ${h.availableUsd ?? '-'} USD${h.marksStale ? `  (marks stale; last known ${h.lastKnownAvailableUsd ?? '-'} USD)` : ''}`,
+    `${name(h.address)}  credit ${h.status}  level ${h.warning}`,
+    `  credit line ${formatUsd(h.creditUsd)}`,
+    `  available   ${formatUsd(h.availableUsd)}${h.marksStale ? `  (marks stale; last known ${formatUsd(h.lastKnownAvailableUsd)})` : ''}`,
     `  oracle      ${h.oracle.status}${h.oracle.reasonCode ? ` (${h.oracle.reasonCode})` : ''}`,
     ...h.positions.map(
-      (p) => `  ${p.symbol.padEnd(6)} actual ${p.actual}  pending ${p.pendingExposure}  LTV ${p.ltvPercent}%  contributes ${p.contributionUsd ?? 'no mark'}${p.contributionUsd ? ' USD' : ''}${p.markAgeMs !== null ? `  mark ${Math.round(p.markAgeMs / 1000)} s old` : ''}`,
+      (p) =>
+        `  ${p.symbol.padEnd(6)} actual ${amount(p.actual, p.symbol)}  pending ${amount(p.pendingExposure, p.symbol)}  LTV ${formatPercent(String(p.ltvPercent))}  contributes ${p.contributionUsd === null ? `${UNKNOWN} (no mark)` : formatUsd(p.contributionUsd)}${p.markAgeMs !== null ? `  mark ${formatDuration(p.markAgeMs)} old` : ''}`,
     ),
   ]
 }
@@ -66,8 +71,9 @@ const credit: Command = {
   options: NETWORK_OPTION,
   async run(ctx) {
     const address = addressArg(ctx.positionals[0]!)
+    const names = accountNamer(ctx)
     const h = (await ctx.call('cli.status.credit', { ...networkArg(ctx), address: address as Address })) as CreditHealthView
-    ctx.print(creditLines(h), h)
+    ctx.print(creditLines(h, await names), h)
   },
 }
 
