@@ -13,30 +13,33 @@ export const metaPath = join(root, 'out', 'cli', 'desk.meta.json')
 export const entryPath = join(root, 'main', 'hosts', 'cli', 'desk.ts')
 const LOCK = join('node_modules', '.package-lock.json')
 
-const mtime = (file) => {
+const mtimeIn = (base, file) => {
   try {
-    return statSync(join(root, file)).mtimeMs
+    return statSync(join(base, file)).mtimeMs
   } catch {
     return null
   }
 }
+const mtime = (file) => mtimeIn(root, file)
 
 /**
  * Why the bundle cannot be run as is ('missing', 'no record', 'changed: FILE'), or null when it
  * is fresh. A tree without the sources (an installed package) runs the bundle it ships.
  */
-export function bundleStaleness() {
-  if (!existsSync(bundlePath)) return existsSync(entryPath) ? 'missing' : 'missing, and no sources to build it from'
-  if (!existsSync(entryPath)) return null
+export function bundleStaleness(base = root) {
+  const bundle = join(base, 'out', 'cli', 'desk.mjs')
+  const entry = join(base, 'main', 'hosts', 'cli', 'desk.ts')
+  if (!existsSync(bundle)) return existsSync(entry) ? 'missing' : 'missing, and no sources to build it from'
+  if (!existsSync(entry)) return null
   let meta
   try {
-    meta = JSON.parse(readFileSync(metaPath, 'utf8'))
+    meta = JSON.parse(readFileSync(join(base, 'out', 'cli', 'desk.meta.json'), 'utf8'))
   } catch {
     return 'no build record'
   }
-  if (mtime('package.json') !== meta.packageJson) return 'changed: package.json'
-  if (mtime(LOCK) !== meta.lock) return 'changed: installed dependencies'
-  for (const [file, at] of Object.entries(meta.inputs ?? {})) if (mtime(file) !== at) return `changed: ${file}`
+  if (mtimeIn(base, 'package.json') !== meta.packageJson) return 'changed: package.json'
+  if (mtimeIn(base, LOCK) !== meta.lock) return 'changed: installed dependencies'
+  for (const [file, at] of Object.entries(meta.inputs ?? {})) if (mtimeIn(base, file) !== at) return `changed: ${file}`
   return null
 }
 
