@@ -4,7 +4,7 @@
  * checking the sender frame, and shuts the core down in order (pending journal writes first).
  */
 import { join } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { fileURLToPath } from 'node:url'
 import { app, BrowserWindow, dialog, ipcMain, Notification, powerMonitor, protocol, session, shell, type IpcMainInvokeEvent } from 'electron'
 import { EVENT_CHANNEL, INVOKE_CHANNEL } from './contract/bridge'
 import type { NotificationEvent } from './contract/types'
@@ -14,6 +14,7 @@ import type { DeskCore } from './core/app/compose'
 import { APP_NAME, defaultDataDir } from './core/config/paths'
 import { APP_ORIGIN, APP_PROTOCOL, isAppFrameUrl } from './core/ipc/sender'
 import { installCliOnPath } from './electron-shell/cli-install'
+import { deskCliArgv, runDeskCli } from './electron-shell/cli-mode'
 import { lockDownWebContents, refuseAllPermissions, secureWebPreferences } from './electron-shell/hardening'
 import type { AttachServer, DataDirLock } from './hosts/attach'
 
@@ -26,34 +27,25 @@ const preloadPath = join(here, '../preload/index.cjs')
  * the app's own runtime (same version, same data directory). No window, no single-instance
  * lock: the CLI attaches to a running app over its socket, or takes the data-directory lock.
  */
-const deskCliAt = process.argv.indexOf('--desk-cli')
-const cliMode = deskCliAt >= 0
+const deskArgv = deskCliArgv(process.argv)
+const cliMode = deskArgv !== null
 
-/** Resolves once everything written to the stream so far has been handed to the OS (a pipe may lag). */
-const flushed = (stream: NodeJS.WriteStream): Promise<void> => new Promise((resolve) => (stream.destroyed ? resolve() : stream.write('', () => resolve())))
-
-if (cliMode) {
+if (deskArgv) {
   app.setName(APP_NAME)
   // Headless: the CLI opens no window and needs no GPU, so it also runs over SSH without a
   // display. On Linux the launcher passes --ozone-platform=headless (it must be on the command
   // line, before Electron initialises); here the GPU and the dock icon are turned off.
   app.disableHardwareAcceleration()
   app.dock?.hide()
-  process.argv = [process.argv[0]!, 'desk', ...process.argv.slice(deskCliAt + 1)]
-  // A file URL, not a path: an ESM import of "C:\\…" fails on Windows.
-  import(pathToFileURL(join(here, '../cli/desk.mjs')).href)
-    .then(
-      () => (typeof process.exitCode === 'number' ? process.exitCode : 0),
-      (e: unknown) => {
-        process.stderr.write(`desk: ${e instanceof Error ? e.message : String(e)}\n`)
-        return 1
-      },
-    )
-    // app.exit ends the process at once: let piped output drain first, or its tail is lost.
-    .then(async (code) => {
-      await Promise.all([flushed(process.stdout), flushed(process.stderr)])
-      app.exit(code)
-    })
+  process.argv = deskArgv
+  void runDeskCli({
+    bundle: join(here, '../cli/desk.mjs'),
+    importModule: (url) => import(url),
+    stdout: process.stdout,
+    stderr: process.stderr,
+    exitCode: () => process.exitCode,
+    exit: (code) => app.exit(code),
+  })
 } else {
   app.setName(APP_NAME)
   app.setPath('userData', defaultDataDir())
