@@ -3,7 +3,7 @@
 // dependencies' lock). bin/build-cli.mjs writes both; bin/desk.mjs checks the record before
 // running the bundle, so a source checkout never runs a stale CLI silently. The check is one
 // stat per project source (a few ms); esbuild is imported only to rebuild.
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -64,7 +64,14 @@ export async function buildBundle() {
     legalComments: 'none',
     logLevel: 'warning',
     metafile: true,
+    // Written below through a temporary file and a rename: a desk starting meanwhile (or a
+    // second one rebuilding) never imports a half-written bundle.
+    write: false,
   })
+  mkdirSync(dirname(bundlePath), { recursive: true })
+  const tmp = `${bundlePath}.${process.pid}.tmp`
+  writeFileSync(tmp, result.outputFiles[0].contents)
+  renameSync(tmp, bundlePath)
   // Project sources only: dependencies are covered by the install's lock file.
   const inputs = {}
   for (const file of Object.keys(result.metafile.inputs)) {
@@ -72,7 +79,7 @@ export async function buildBundle() {
     if (rel.startsWith('..') || rel.split(/[\\/]/).includes('node_modules')) continue
     inputs[rel] = mtime(rel)
   }
-  mkdirSync(dirname(metaPath), { recursive: true })
-  writeFileSync(metaPath, JSON.stringify({ version: pkg.version, ...started, inputs }))
+  writeFileSync(`${metaPath}.${process.pid}.tmp`, JSON.stringify({ version: pkg.version, ...started, inputs }))
+  renameSync(`${metaPath}.${process.pid}.tmp`, metaPath)
   return { version: pkg.version, inputs: Object.keys(inputs).length }
 }
