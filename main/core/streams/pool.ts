@@ -85,14 +85,6 @@ interface Entry {
 
 type SnapshotKind = 'balances' | 'credit' | 'openOrders'
 
-/** The snapshot kind a frame text announces in its first key, or null (fills, control frames, anything else). */
-function snapshotKindOf(text: string): SnapshotKind | null {
-  if (text.startsWith('{"channel":"spotState"')) return 'balances'
-  if (text.startsWith('{"channel":"spotCreditState"')) return 'credit'
-  if (text.startsWith('{"channel":"openOrders"')) return 'openOrders'
-  return null
-}
-
 type Listener = (u: StateUpdate) => void
 type ReconnectListener = (info: { subscriptions: readonly Subscription[] }) => void
 
@@ -108,6 +100,10 @@ export class StreamPool {
   private conns: StreamConnection[] = []
   private currentPlan: StreamPlan = { connections: [], polled: [], neededConnections: 0, note: null }
   private readonly entries = new Map<string, Entry>()
+  /** Latest snapshot texts -> their topic (see `skipRepeat`). */
+  private readonly repeats = new Map<string, { e: Entry; kind: SnapshotKind }>()
+  /** How many remembered texts have each length: most new texts are ruled out without hashing. */
+  private readonly repeatLengths = new Map<number, number>()
   private readonly book = new FillBook()
   private readonly listeners = new Set<Listener>()
   private readonly reconnectListeners = new Set<ReconnectListener>()
@@ -488,27 +484,33 @@ export class StreamPool {
    * The throttled snapshot channels push whenever an account is touched, so the same frame
    * often comes again. An exact repeat of a topic's latest text changes nothing but the age:
    * refresh that and skip parse and validation (the eager path would drop it as unchanged
-   * anyway, after the work). The text's channel prefix and its `"user":"…"` value only pick
-   * the candidate topic (no hashing of the whole text); the skip happens only when the text
-   * equals that topic's latest text exactly, so a frame laid out otherwise is simply parsed.
+   * anyway, after the work). Keyed by the text itself, so nothing is guessed from its layout.
    */
   private skipRepeat(text: string): boolean {
-    const kind = snapshotKindOf(text)
-    if (kind === null) return false
-    const at = text.indexOf('"user":"')
-    if (at < 0) return false
-    const user = text.slice(at + 8, at + 50)
-    const e = this.entries.get(user) ?? this.entries.get(user.toLowerCase())
-    if (e === undefined || e.texts[kind] !== text) return false
-    const slot = e.state[kind]
+    // Cheap rejections first: hashing a long text costs more than these.
+    if (this.repeatLengths.get(text.length) === undefined || text.startsWith('{"channel":"userFills"')) return false
+    const hit = this.repeats.get(text)
+    if (hit === undefined) return false
+    const slot = hit.e.state[hit.kind]
     if (slot === null) return false
     slot.at = this.clock.now()
     return true
   }
 
   private rememberText(e: Entry, kind: SnapshotKind, text: string | undefined): void {
+    const prev = e.texts[kind]
+    if (prev !== undefined) {
+      this.repeats.delete(prev)
+      const n = this.repeatLengths.get(prev.length)!
+      if (n <= 1) this.repeatLengths.delete(prev.length)
+      else this.repeatLengths.set(prev.length, n - 1)
+    }
+    e.texts[kind] = undefined
     // Large open-order lists are not worth keeping twice.
-    e.texts[kind] = text !== undefined && text.length <= 65_536 ? text : undefined
+    if (text === undefined || text.length > 65_536) return
+    e.texts[kind] = text
+    this.repeats.set(text, { e, kind })
+    this.repeatLengths.set(text.length, (this.repeatLengths.get(text.length) ?? 0) + 1)
   }
 
   private onFrame(f: Frame, text?: string): void {

@@ -18,7 +18,6 @@ export interface CoreClient {
   close(): Promise<void>
 }
 
-
 async function tryAttach(dataDir: string): Promise<CoreClient | null> {
   try {
     const c = await connectAttach(attachEndpoint(dataDir))
