@@ -15,7 +15,7 @@ export default async function run(): Promise<BenchResult> {
   const last = s[s.length - 1]!
   return {
     description: `one-minute memory soak: ${r.comparison}`,
-    figures: [r.figure, r.projection],
+    figures: [r.figure, r.projection, r.heapFigure],
     metrics: {
       samples: s.length,
       rss_first_kb: s[0]!.rss,
@@ -28,6 +28,6 @@ export default async function run(): Promise<BenchResult> {
       deposits: r.deposits,
       executed_transactions: r.bot_fills,
     },
-    verdict: `RSS ${r.figure.value}x over the minute (goal <= ${r.figure.goal}x), fitted trend ${r.projection.value}x, with ${r.pushes} overview pushes, ${r.deposits} deposits and ${r.bot_fills} executed transactions on the sandbox`,
+    verdict: `RSS ${r.figure.value}x over the minute (goal <= ${r.figure.goal}x), fitted trend ${r.projection.value}x, collected heap ${r.heapFigure.value}x, with ${r.pushes} overview pushes, ${r.deposits} deposits and ${r.bot_fills} executed transactions on the sandbox`,
   }
 }

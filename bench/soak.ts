@@ -7,7 +7,9 @@
  * Goal: RSS at the end ≤ 1.10x RSS after the warm-up (5 minutes; the first quarter for N < 10),
  * each side the median of a quarter of the steady samples, with the noise taken from the scatter
  * around a fitted line (a steady leak is slope, so it cannot hide in the noise); and the growth
- * along that line across the steady window, judged against the same 1.10x with its standard error.
+ * along that line across the steady window, judged against the same 1.10x with its standard error;
+ * and the JS heap after a full collection (the child collects before each sample), end against
+ * reference like RSS: memory the allocator returns to the system cannot hide a leak there.
  * Prints one JSON object on stdout; `--json-only` drops the human lines on stderr.
  */
 import { fork } from 'node:child_process'
@@ -33,6 +35,8 @@ export interface SoakReport {
   figure: Figure
   /** The growth along the line fitted through the steady samples. */
   projection: Figure
+  /** The collected JS heap, end against reference. */
+  heapFigure: Figure
   pushes: number
   deposits: number
   bot_fills: number
@@ -49,6 +53,9 @@ async function child(dataDir: string, urls: SandboxUrls): Promise<void> {
   await call(core, 'portfolio.overview')
   const t0 = Date.now()
   const report = () => {
+    // A full collection before each sample: what is left is what the core holds on to, so the
+    // series shows a leak instead of where the collector happened to be in its cycle.
+    ;(globalThis as { gc?: () => void }).gc?.()
     const m = process.memoryUsage()
     process.send?.({ t: Date.now() - t0, rss: m.rss, heap: m.heapUsed, pushes })
   }
@@ -87,7 +94,7 @@ export async function soak(minutes: number, log: (line: string) => void = (l) =>
   const fillsBefore = sandbox.trading.groundTruth().length
   const samples: Sample[] = []
   let deposits = 0
-  const proc = fork(fileURLToPath(import.meta.url), ['--child', dataDir, JSON.stringify(urlsOf(sandbox))], { execArgv: process.execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+  const proc = fork(fileURLToPath(import.meta.url), ['--child', dataDir, JSON.stringify(urlsOf(sandbox))], { execArgv: [...process.execArgv, '--expose-gc'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
   try {
     const durationMs = minutes * 60_000
     await new Promise<void>((resolve, reject) => {
@@ -164,12 +171,28 @@ export async function soak(minutes: number, log: (line: string) => void = (l) =>
     `2 x the slope's standard error over the window (${steady.length} samples)`,
     steady.map((s) => s.rss / ref),
   )
+  // The JS heap after a full collection (the child collects before each sample): RSS also moves
+  // with memory the allocator hands back to the system, which can hide a slow leak; the
+  // collected heap is what the core's objects hold, judged the same way.
+  const heapRef = median(refSet.map((s) => s.heap))
+  const heapEnd = median(tail.map((s) => s.heap))
+  const heapFit = linearFit(steady.map((s) => s.t), steady.map((s) => s.heap))
+  const heapResid = steady.map((s) => (s.heap - (heapFit.intercept + heapFit.slope * s.t)) / heapRef)
+  const hm = median(heapResid)
+  const heapFigure = fromValue(
+    { name: `heap_growth_${minutes}min`, what: `child core JS heap after a full collection, same windows: ${comparison}`, unit: 'x', goal: GROWTH_GOAL, better: 'lower', clock: 'rss' },
+    heapEnd / heapRef,
+    1.4826 * median(heapResid.map((x) => Math.abs(x - hm))),
+    `1.4826 x MAD of the steady heap samples' residuals around a fitted line, relative to the reference (${steady.length} samples)`,
+    steady.map((s) => s.heap / heapRef),
+  )
   return {
     minutes,
     comparison,
     samples: samples.map((s) => ({ t: s.t, rss: Math.round(s.rss / 1024), heap: Math.round(s.heap / 1024), pushes: s.pushes })),
     figure,
     projection,
+    heapFigure,
     pushes: end.pushes,
     deposits,
     bot_fills: sandbox.trading.groundTruth().length - fillsBefore,
@@ -194,9 +217,10 @@ if (isMain) {
     const p = r.projection
     if (!quiet) {
       process.stderr.write(`soak: ${f.value}x (goal <= ${f.goal}x, noise ±${f.noise}) ${f.verdict}: ${r.comparison}; ${r.pushes} overview pushes, ${r.deposits} deposits, ${r.bot_fills} executed transactions\n`)
+      process.stderr.write(`soak: heap ${r.heapFigure.value}x (goal <= ${r.heapFigure.goal}x, noise ±${r.heapFigure.noise}) ${r.heapFigure.verdict}\n`)
       process.stderr.write(`soak: trend ${p.value}x (goal <= ${p.goal}x, noise ±${p.noise}) ${p.verdict}: ${p.what}\n`)
     }
     process.stdout.write(JSON.stringify(r) + '\n')
-    process.exit(f.verdict === 'MISSED' || p.verdict === 'MISSED' ? 1 : 0)
+    process.exit([f, p, r.heapFigure].some((x) => x.verdict === 'MISSED') ? 1 : 0)
   }
 }
