@@ -174,6 +174,8 @@ async function resolveAccountLabels(ctx: CliContext, names: readonly string[], o
     if (HEX_ADDRESS.test(given.trim())) return given.trim()
     const wanted = given.trim().toLowerCase()
     const found = accounts.filter((a) => a.label.trim().toLowerCase() === wanted)
+    // "A,B" (orders list takes comma lists) when no label is literally that.
+    if (found.length === 0 && given.includes(',')) return given.split(',').map(resolve).join(',')
     if (found.length === 0) throw new DeskError('UnknownAccount', `no account is labelled "${given}" (give its 0x address or one of: ${accounts.map((a) => a.label || a.address).join(', ')})`)
     if (found.length > 1) throw new DeskError('AmbiguousAccount', `${found.length} accounts are labelled "${given}": give the address`)
     return found[0]!.address

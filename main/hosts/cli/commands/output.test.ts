@@ -243,6 +243,9 @@ describe('accounts named by label', () => {
     const { io } = fakeIo()
     expect(await runCli(['demo', 'show', 'treasury MAIN', 'out.json', '--account', 'Treasury ops', '--address', `Treasury ops,${MAIN}`], [group], io)).toBe(0)
     expect(seen.at(-1)).toEqual({ positionals: [MAIN, 'out.json'], account: OPS, address: `${OPS},${MAIN}` })
+    // A comma list in an account positional (orders list ACCOUNT,ACCOUNT): each resolved.
+    expect(await runCli(['demo', 'show', `Treasury ops,${MAIN}`], [group], io)).toBe(0)
+    expect(seen.at(-1)!.positionals).toEqual([`${OPS},${MAIN}`])
     calls.length = 0
     expect(await runCli(['demo', 'show', MAIN, '--account', OPS], [group], io)).toBe(0)
     expect(calls).toEqual([])
