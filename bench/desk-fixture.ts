@@ -42,9 +42,18 @@ export function startLiveSandbox(opts: StartSandboxOptions = {}): Promise<Sandbo
 }
 
 /** Writes settings and a vault for 20 accounts into a new data dir; funds the 14 extra ones on the sandbox. */
-export async function prepareDataDir(sandbox: SandboxHandle, dataDir = mkdtempSync(join(tmpdir(), 'desk-bench-'))): Promise<{ dataDir: string; extra: Extra[] }> {
+export function prepareDataDir(sandbox: SandboxHandle, dataDir?: string): Promise<{ dataDir: string; extra: Extra[] }> {
+  return prepareDataDirOn(urlsOf(sandbox), async (address, assetId, atoms) => void sandbox.trading.deposit(address, assetId, atoms), dataDir)
+}
+
+/** The same for a sandbox reached by its URLs (e.g. in another process), funding through `deposit`. */
+export async function prepareDataDirOn(
+  urls: SandboxUrls,
+  deposit: (address: Address, assetId: number, atoms: bigint) => Promise<void>,
+  dataDir = mkdtempSync(join(tmpdir(), 'desk-bench-')),
+): Promise<{ dataDir: string; extra: Extra[] }> {
   const settings = new SettingsStore(dataDir)
-  settings.saveNetwork(sandboxNetwork({ trading: Number(new URL(sandbox.tradingUrl).port), earn: Number(new URL(sandbox.earnUrl).port) }))
+  settings.saveNetwork(sandboxNetwork({ trading: Number(new URL(urls.tradingUrl).port), earn: Number(new URL(urls.earnUrl).port) }))
   const vault = await Vault.create({ path: vaultPath(dataDir), passphrase: BENCH_PASSPHRASE, scrypt: { n: 2 ** 14, r: 8, p: 1 } })
   for (const o of DEV_OWNERS) await vault.importPrivateKey(o.privateKey, DEV_OWNER_LABELS[o.index])
   const extra: Extra[] = Array.from({ length: ACCOUNTS - DEV_OWNERS.length }, (_, i) => ({
@@ -52,7 +61,7 @@ export async function prepareDataDir(sandbox: SandboxHandle, dataDir = mkdtempSy
     label: `Bench ${String(i + 1).padStart(2, '0')}`,
   }))
   for (const a of extra) {
-    sandbox.trading.deposit(a.address, 1, 5_000n * 10n ** 8n)
+    await deposit(a.address, 1, 5_000n * 10n ** 8n)
     await vault.addWatchOnly(a.address, a.label)
   }
   vault.lock()

@@ -2,17 +2,22 @@
  * Runs every benchmark in bench/ (files named `*.bench.ts`, each default-exporting an async
  * function that returns a BenchResult) one after another. Human lines (each figure beside its
  * goal, ratio and noise) go to stderr; one JSON summary goes to stdout. The exit code is 1 when a
- * benchmark throws or a figure misses its goal by more than the noise it reports.
+ * benchmark throws, returns no figures, or a figure misses its goal by more than the noise it
+ * reports. The whole run is itself a judged figure, `bench.total_seconds` <= 300 (the build that
+ * `npm run bench` ran first included, passed in BENCH_BUILD_SECONDS by bin/bench.mjs).
  */
 import { readdirSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { describeFigure } from './judge'
+import { describeFigure, fromValue } from './judge'
 import type { BenchResult } from './types'
 
 const dir = dirname(fileURLToPath(import.meta.url))
 const only = process.argv.slice(2)
+/** Goal for the whole `npm run bench`: five minutes, build included. */
+const TOTAL_GOAL_S = 300
+const buildSeconds = Number(process.env.BENCH_BUILD_SECONDS ?? 0) || 0
 const files = readdirSync(dir)
   .filter((f) => f.endsWith('.bench.ts'))
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
@@ -31,6 +36,8 @@ for (const f of files) {
     const r = await mod.default()
     const seconds = Number(((performance.now() - b0) / 1000).toFixed(1))
     results[name] = { ...r, seconds }
+    // A benchmark that measured nothing must not pass silently.
+    if (!Array.isArray(r.figures) || r.figures.length === 0) failures.push(`${name}: produced no figures`)
     for (const fig of r.figures) {
       process.stderr.write(describeFigure(name, fig) + '\n')
       if (fig.verdict === 'MISSED') failures.push(`${name}.${fig.name}: ${fig.value} ${fig.unit} misses its goal ${fig.better === 'lower' ? '<=' : '>='} ${fig.goal} by more than its noise ±${fig.noise}`)
@@ -43,10 +50,22 @@ for (const f of files) {
     process.stderr.write(`FAIL ${name}: ${message}\n`)
   }
 }
-const totalSeconds = Number(((performance.now() - t0) / 1000).toFixed(1))
+if (files.length === 0) failures.push(`no benchmark matches ${only.join(' ')}`)
+const totalSeconds = Number(((performance.now() - t0) / 1000 + buildSeconds).toFixed(1))
+const total = fromValue(
+  { name: 'total_seconds', what: `the whole bench run${buildSeconds ? `, ${buildSeconds} s of build included` : ''}${only.length ? ` (only: ${only.join(' ')})` : ''}`, unit: 's', goal: TOTAL_GOAL_S, better: 'lower', clock: 'wall' },
+  totalSeconds,
+  0,
+  'one run (no noise allowance)',
+  [totalSeconds],
+)
+process.stderr.write(describeFigure('bench', total) + '\n')
+if (total.verdict === 'MISSED') failures.push(`bench.total_seconds: ${totalSeconds} s exceeds ${TOTAL_GOAL_S} s`)
 const summary = {
   machine: { node: process.version, platform: process.platform, arch: process.arch, cpus: cpus().length, loadavg_1m_start: load0, loadavg_1m_end: loadavg()[0] },
   total_seconds: totalSeconds,
+  build_seconds: buildSeconds,
+  total,
   passed: failures.length === 0,
   failures,
   results,

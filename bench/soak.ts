@@ -4,8 +4,12 @@
  * default rate limits), funds 20 accounts and forks the core into a child process with the
  * overview push on; every second it deposits into one account (frames, overview patches) and the
  * child reports its RSS and heap every SAMPLE_MS. Growth is judged on the child alone.
- * Goal: RSS at the end ≤ 1.10x RSS at 5 minutes; for N < 10 the second half is compared with
- * the first quarter instead (the end of the first quarter against the median of the second half).
+ * Goal: RSS at the end ≤ 1.10x RSS after the warm-up (5 minutes; the first quarter for N < 10),
+ * each side the median of a quarter of the steady samples, with the noise taken from the scatter
+ * around a fitted line (a steady leak is slope, so it cannot hide in the noise); and the growth
+ * along that line across the steady window, judged against the same 1.10x with its standard error;
+ * and the JS heap after a full collection (the child collects before each sample), end against
+ * reference like RSS: memory the allocator returns to the system cannot hide a leak there.
  * Prints one JSON object on stdout; `--json-only` drops the human lines on stderr.
  */
 import { fork } from 'node:child_process'
@@ -29,6 +33,10 @@ export interface SoakReport {
   comparison: string
   samples: Sample[]
   figure: Figure
+  /** The growth along the line fitted through the steady samples. */
+  projection: Figure
+  /** The collected JS heap, end against reference. */
+  heapFigure: Figure
   pushes: number
   deposits: number
   bot_fills: number
@@ -45,6 +53,9 @@ async function child(dataDir: string, urls: SandboxUrls): Promise<void> {
   await call(core, 'portfolio.overview')
   const t0 = Date.now()
   const report = () => {
+    // A full collection before each sample: what is left is what the core holds on to, so the
+    // series shows a leak instead of where the collector happened to be in its cycle.
+    ;(globalThis as { gc?: () => void }).gc?.()
     const m = process.memoryUsage()
     process.send?.({ t: Date.now() - t0, rss: m.rss, heap: m.heapUsed, pushes })
   }
@@ -57,6 +68,25 @@ async function child(dataDir: string, urls: SandboxUrls): Promise<void> {
 
 const MB = 1024 * 1024
 
+/** Least-squares line y = intercept + slope x, with the slope's standard error. */
+export function linearFit(xs: readonly number[], ys: readonly number[]): { slope: number; intercept: number; slopeSe: number } {
+  const n = xs.length
+  const mx = xs.reduce((a, b) => a + b, 0) / n
+  const my = ys.reduce((a, b) => a + b, 0) / n
+  let sxx = 0
+  let sxy = 0
+  for (let i = 0; i < n; i++) {
+    sxx += (xs[i]! - mx) ** 2
+    sxy += (xs[i]! - mx) * (ys[i]! - my)
+  }
+  const slope = sxx > 0 ? sxy / sxx : 0
+  const intercept = my - slope * mx
+  let sse = 0
+  for (let i = 0; i < n; i++) sse += (ys[i]! - (intercept + slope * xs[i]!)) ** 2
+  const slopeSe = n > 2 && sxx > 0 ? Math.sqrt(sse / (n - 2) / sxx) : Infinity
+  return { slope, intercept, slopeSe }
+}
+
 /** Runs the soak for `minutes` and judges growth. */
 export async function soak(minutes: number, log: (line: string) => void = (l) => process.stderr.write(l + '\n')): Promise<SoakReport> {
   const sandbox = await startLiveSandbox()
@@ -64,7 +94,7 @@ export async function soak(minutes: number, log: (line: string) => void = (l) =>
   const fillsBefore = sandbox.trading.groundTruth().length
   const samples: Sample[] = []
   let deposits = 0
-  const proc = fork(fileURLToPath(import.meta.url), ['--child', dataDir, JSON.stringify(urlsOf(sandbox))], { execArgv: process.execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+  const proc = fork(fileURLToPath(import.meta.url), ['--child', dataDir, JSON.stringify(urlsOf(sandbox))], { execArgv: [...process.execArgv, '--expose-gc'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
   try {
     const durationMs = minutes * 60_000
     await new Promise<void>((resolve, reject) => {
@@ -102,31 +132,67 @@ export async function soak(minutes: number, log: (line: string) => void = (l) =>
     rmSync(dataDir, { recursive: true, force: true })
   }
   const end = samples[samples.length - 1]!
+  const durationMs = minutes * 60_000
   const long = minutes >= 10
-  // Reference: RSS at 5 min (long soaks) or at the end of the first quarter; "end": the last sample (long) or the median of the second half.
-  const refAt = long ? 5 * 60_000 : (minutes * 60_000) / 4
-  const ref = samples.reduce((best, s) => (Math.abs(s.t - refAt) < Math.abs(best.t - refAt) ? s : best), samples[0]!)
-  const tail = samples.filter((s) => s.t >= (minutes * 60_000) / 2)
-  const endRss = long ? end.rss : median(tail.map((s) => s.rss))
-  // Noise: the spread (1.4826 x MAD) of the second half's RSS relative to the reference.
-  const rel = tail.map((s) => s.rss / ref.rss)
-  const m = median(rel)
-  const noise = 1.4826 * median(rel.map((x) => Math.abs(x - m)))
-  const comparison = long
-    ? `RSS of the last sample (${(end.t / 60_000).toFixed(1)} min) over RSS at 5 min`
-    : `median RSS of the second half (${tail.length} samples) over RSS at the end of the first quarter (${(ref.t / 1000).toFixed(0)} s): the run is shorter than 10 minutes, so the 5-minute comparison is replaced`
+  // Warm-up: the first quarter (short runs) or 5 minutes (long ones) are the core filling its
+  // caches, not a leak; every judgement starts after it.
+  const warmMs = long ? 5 * 60_000 : durationMs / 4
+  const steady = samples.filter((s) => s.t >= warmMs)
+  if (steady.length < 8) throw new Error(`the soak took ${steady.length} samples after its warm-up; at least 8 are needed`)
+  // Reference: the median of the samples in the first quarter after the warm-up (one sample is a
+  // point on the GC's sawtooth); end: the median of the last quarter of the run.
+  const span = (durationMs - warmMs) / 4
+  const refSet = steady.filter((s) => s.t < warmMs + span)
+  const tail = samples.filter((s) => s.t >= durationMs - span)
+  const ref = median(refSet.map((s) => s.rss))
+  const endRss = median(tail.map((s) => s.rss))
+  // Noise: the scatter of RSS around a straight line fitted through the steady samples. A steady
+  // leak is the line's slope, not scatter, so it cannot widen its own allowance.
+  const fit = linearFit(steady.map((s) => s.t), steady.map((s) => s.rss))
+  const resid = steady.map((s) => (s.rss - (fit.intercept + fit.slope * s.t)) / ref)
+  const m = median(resid)
+  const scatter = 1.4826 * median(resid.map((x) => Math.abs(x - m)))
+  const comparison = `median RSS of the last ${tail.length} samples (${(durationMs - span) / 1000}-${durationMs / 1000} s) over the median of the first ${refSet.length} after a ${warmMs / 1000} s warm-up`
   const figure = fromValue(
     { name: `rss_growth_${minutes}min`, what: `child core RSS growth under a live sandbox (moving marks, bot trading, 20 accounts, a deposit a second, overview push on): ${comparison}`, unit: 'x', goal: GROWTH_GOAL, better: 'lower', clock: 'rss' },
-    endRss / ref.rss,
-    noise,
-    `1.4826 x MAD of second-half RSS relative to the reference (${tail.length} samples every ${SAMPLE_MS / 1000} s)`,
-    rel,
+    endRss / ref,
+    scatter,
+    `1.4826 x MAD of the steady samples' residuals around a fitted line, relative to the reference (${steady.length} samples every ${SAMPLE_MS / 1000} s)`,
+    steady.map((s) => s.rss / ref),
+  )
+  // The fitted line's growth across the steady window: every steady sample weighs in, so a leak
+  // shows even where the two medians above happen to fall on a GC's trough and peak. Its noise is
+  // twice the slope's standard error over the same window.
+  const windowMs = durationMs - warmMs
+  const projection = fromValue(
+    { name: `rss_trend_${minutes}min`, what: `RSS growth along the line fitted through the steady samples (${((fit.slope * 60_000) / MB).toFixed(2)} MB/min) across the ${windowMs / 1000} s after the warm-up, relative to the reference`, unit: 'x', goal: GROWTH_GOAL, better: 'lower', clock: 'rss' },
+    1 + (fit.slope * windowMs) / ref,
+    (2 * fit.slopeSe * windowMs) / ref,
+    `2 x the slope's standard error over the window (${steady.length} samples)`,
+    steady.map((s) => s.rss / ref),
+  )
+  // The JS heap after a full collection (the child collects before each sample): RSS also moves
+  // with memory the allocator hands back to the system, which can hide a slow leak; the
+  // collected heap is what the core's objects hold, judged the same way.
+  const heapRef = median(refSet.map((s) => s.heap))
+  const heapEnd = median(tail.map((s) => s.heap))
+  const heapFit = linearFit(steady.map((s) => s.t), steady.map((s) => s.heap))
+  const heapResid = steady.map((s) => (s.heap - (heapFit.intercept + heapFit.slope * s.t)) / heapRef)
+  const hm = median(heapResid)
+  const heapFigure = fromValue(
+    { name: `heap_growth_${minutes}min`, what: `child core JS heap after a full collection, same windows: ${comparison}`, unit: 'x', goal: GROWTH_GOAL, better: 'lower', clock: 'rss' },
+    heapEnd / heapRef,
+    1.4826 * median(heapResid.map((x) => Math.abs(x - hm))),
+    `1.4826 x MAD of the steady heap samples' residuals around a fitted line, relative to the reference (${steady.length} samples)`,
+    steady.map((s) => s.heap / heapRef),
   )
   return {
     minutes,
     comparison,
     samples: samples.map((s) => ({ t: s.t, rss: Math.round(s.rss / 1024), heap: Math.round(s.heap / 1024), pushes: s.pushes })),
     figure,
+    projection,
+    heapFigure,
     pushes: end.pushes,
     deposits,
     bot_fills: sandbox.trading.groundTruth().length - fillsBefore,
@@ -148,8 +214,13 @@ if (isMain) {
     const quiet = args.includes('--json-only')
     const r = await soak(minutes, quiet ? () => {} : undefined)
     const f = r.figure
-    if (!quiet) process.stderr.write(`soak: ${f.value}x (goal <= ${f.goal}x, noise ±${f.noise}) ${f.verdict}: ${r.comparison}; ${r.pushes} overview pushes, ${r.deposits} deposits, ${r.bot_fills} executed transactions\n`)
+    const p = r.projection
+    if (!quiet) {
+      process.stderr.write(`soak: ${f.value}x (goal <= ${f.goal}x, noise ±${f.noise}) ${f.verdict}: ${r.comparison}; ${r.pushes} overview pushes, ${r.deposits} deposits, ${r.bot_fills} executed transactions\n`)
+      process.stderr.write(`soak: heap ${r.heapFigure.value}x (goal <= ${r.heapFigure.goal}x, noise ±${r.heapFigure.noise}) ${r.heapFigure.verdict}\n`)
+      process.stderr.write(`soak: trend ${p.value}x (goal <= ${p.goal}x, noise ±${p.noise}) ${p.verdict}: ${p.what}\n`)
+    }
     process.stdout.write(JSON.stringify(r) + '\n')
-    process.exit(f.verdict === 'MISSED' ? 1 : 0)
+    process.exit([f, p, r.heapFigure].some((x) => x.verdict === 'MISSED') ? 1 : 0)
   }
 }

@@ -55,6 +55,7 @@ describe('the packaged app (Linux, unpacked)', () => {
     expect(files).toContain('/out/cli/desk.mjs')
     expect(files).toContain('/out/main/index.js')
     expect(files.some((f) => f.startsWith('/out/renderer-web'))).toBe(false)
+    expect(files).not.toContain('/out/cli/desk.meta.json') // the checkout's build record stays home
     expect(files.some((f) => f.endsWith('.map'))).toBe(false)
     // The renderer's libraries are bundled into out/renderer; they do not ship a second time.
     for (const lib of ['vue', 'naive-ui', 'pinia', 'vue-router', 'uplot']) expect(files.some((f) => f.startsWith(`/node_modules/${lib}/`))).toBe(false)
@@ -77,7 +78,7 @@ describe('the packaged app (Linux, unpacked)', () => {
     delete env.APPIMAGE
     const r = spawnSync(sh, ['status', '--json', 'two words'], { encoding: 'utf8', env })
     // The launcher ran the packaged app's binary in CLI mode with every argument intact.
-    expect(r.stdout.split('\n').filter(Boolean)).toEqual(['--desk-cli', 'status', '--json', 'two words'])
+    expect(r.stdout.split('\n').filter(Boolean)).toEqual(['--ozone-platform=headless', '--disable-gpu', '--desk-cli', 'status', '--json', 'two words'])
     expect(r.status).toBe(5)
   })
 

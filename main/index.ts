@@ -8,14 +8,15 @@ import { fileURLToPath } from 'node:url'
 import { app, BrowserWindow, dialog, ipcMain, Notification, powerMonitor, protocol, session, shell, type IpcMainInvokeEvent } from 'electron'
 import { EVENT_CHANNEL, INVOKE_CHANNEL } from './contract/bridge'
 import type { NotificationEvent } from './contract/types'
-import { createDeskCore, type DeskCore } from './core/app/compose'
+// The core and the hosts load in start() (dynamic import): `desk` (--desk-cli below) never
+// evaluates the GUI's side, and runs the CLI bundle's own lazily loaded copy instead.
+import type { DeskCore } from './core/app/compose'
 import { APP_NAME, defaultDataDir } from './core/config/paths'
 import { APP_ORIGIN, APP_PROTOCOL, isAppFrameUrl } from './core/ipc/sender'
 import { installCliOnPath } from './electron-shell/cli-install'
+import { deskCliArgv, runDeskCli } from './electron-shell/cli-mode'
 import { lockDownWebContents, refuseAllPermissions, secureWebPreferences } from './electron-shell/hardening'
-import { acquireDataDirLock, startAttachServer, type AttachServer, type DataDirLock } from './hosts/attach'
-import { sandboxPorts } from './hosts/dev'
-import { readStaticFile, securityHeaders } from './hosts/static-files'
+import type { AttachServer, DataDirLock } from './hosts/attach'
 
 const here = fileURLToPath(new URL('.', import.meta.url))
 const rendererRoot = join(here, '../renderer')
@@ -26,19 +27,25 @@ const preloadPath = join(here, '../preload/index.cjs')
  * the app's own runtime (same version, same data directory). No window, no single-instance
  * lock: the CLI attaches to a running app over its socket, or takes the data-directory lock.
  */
-const deskCliAt = process.argv.indexOf('--desk-cli')
-const cliMode = deskCliAt >= 0
+const deskArgv = deskCliArgv(process.argv)
+const cliMode = deskArgv !== null
 
-if (cliMode) {
+if (deskArgv) {
   app.setName(APP_NAME)
-  process.argv = [process.argv[0]!, 'desk', ...process.argv.slice(deskCliAt + 1)]
-  import(join(here, '../cli/desk.mjs')).then(
-    () => app.exit(typeof process.exitCode === 'number' ? process.exitCode : 0),
-    (e: unknown) => {
-      process.stderr.write(`desk: ${e instanceof Error ? e.message : String(e)}\n`)
-      app.exit(1)
-    },
-  )
+  // Headless: the CLI opens no window and needs no GPU, so it also runs over SSH without a
+  // display. On Linux the launcher passes --ozone-platform=headless (it must be on the command
+  // line, before Electron initialises); here the GPU and the dock icon are turned off.
+  app.disableHardwareAcceleration()
+  app.dock?.hide()
+  process.argv = deskArgv
+  void runDeskCli({
+    bundle: join(here, '../cli/desk.mjs'),
+    importModule: (url) => import(url),
+    stdout: process.stdout,
+    stderr: process.stderr,
+    exitCode: () => process.exitCode,
+    exit: (code) => app.exit(code),
+  })
 } else {
   app.setName(APP_NAME)
   app.setPath('userData', defaultDataDir())
@@ -92,6 +99,12 @@ if (cliMode) {
 
 async function start(): Promise<void> {
   refuseAllPermissions(session.defaultSession, APP_ORIGIN)
+  const [{ createDeskCore }, { acquireDataDirLock, startAttachServer }, { sandboxPorts }, { readStaticFile, securityHeaders }] = await Promise.all([
+    import('./core/app/compose'),
+    import('./hosts/attach'),
+    import('./hosts/dev'),
+    import('./hosts/static-files'),
+  ])
   protocol.handle(APP_PROTOCOL, async (request) => {
     const url = new URL(request.url)
     if (url.host !== 'desk') return new Response('not found', { status: 404 })
@@ -117,7 +130,13 @@ async function start(): Promise<void> {
         return result.canceled ? null : (result.filePaths[0] ?? null)
       },
       async installCli() {
-        return installCliOnPath({ platform: process.platform, resourcesPath: process.resourcesPath, home: app.getPath('home'), pathVar: process.env.PATH ?? '' })
+        return installCliOnPath({
+          platform: process.platform,
+          resourcesPath: process.resourcesPath,
+          home: app.getPath('home'),
+          pathVar: process.env.PATH ?? '',
+          ...(process.env.APPIMAGE ? { appImage: process.env.APPIMAGE } : {}),
+        })
       },
       // The core has checked the URL against main's allow-list; the shell re-checks its form.
       async openExternal(href) {

@@ -97,7 +97,7 @@ describe('the packages ship the desk CLI', () => {
     expect(config.extraResources).toContainEqual({ from: 'resources/cli', to: 'cli', filter: ['desk', 'desk.cmd'] })
     const sh = readFileSync(fileURLToPath(new URL('../../resources/cli/desk', import.meta.url)), 'utf8')
     const cmd = readFileSync(fileURLToPath(new URL('../../resources/cli/desk.cmd', import.meta.url)), 'utf8')
-    expect(sh).toMatch(/exec "\$app" --desk-cli "\$@"/)
+    expect(sh).toMatch(/exec "\$app" \$headless --desk-cli "\$@"/)
     expect(cmd).toMatch(/"%APP%" --desk-cli %\*/)
   })
 
@@ -112,7 +112,8 @@ describe('the packages ship the desk CLI', () => {
       const env = { ...process.env }
       delete env.APPIMAGE
       const r = spawnSync(join(dir, 'resources/cli/desk'), ['status', '--json', 'two words'], { encoding: 'utf8', env })
-      expect(r.stdout).toBe('--desk-cli|status|--json|two words|')
+      // Linux: Chromium's headless platform, no GPU (no display needed, e.g. over SSH), then the CLI's arguments.
+      expect(r.stdout).toBe('--ozone-platform=headless|--disable-gpu|--desk-cli|status|--json|two words|')
       expect(r.status).toBe(7)
     } finally {
       rmSync(dir, { recursive: true, force: true })

@@ -1,8 +1,14 @@
-import Database from 'better-sqlite3'
+import type Database from 'better-sqlite3'
 import { mkdirSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { DeskError } from '../errors/desk-error'
 import { migrate } from './migrations'
+
+// Loaded on the first open, not when this module is evaluated: the desk's bundle evaluates its
+// modules lazily, and a command that never opens the journal never loads the native addon's package.
+let sqlite: typeof Database | undefined
+const loadSqlite = (): typeof Database => (sqlite ??= createRequire(import.meta.url)('better-sqlite3') as typeof Database)
 
 /** File name of the journal inside the app's data directory. */
 export const JOURNAL_FILE = 'journal.sqlite'
@@ -16,7 +22,7 @@ export const JOURNAL_FILE = 'journal.sqlite'
 export function openDatabase(file: string): Database.Database {
   let db: Database.Database
   try {
-    db = new Database(file)
+    db = new (loadSqlite())(file)
   } catch (e) {
     throw new DeskError('JournalOpenFailed', `cannot open the journal at ${file}: ${e instanceof Error ? e.message : String(e)}`, { file })
   }

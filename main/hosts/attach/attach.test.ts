@@ -17,7 +17,8 @@ import { startDeskOnSandbox, TEST_PASSPHRASE, type DeskOnSandbox } from '../../t
 import { discoverGroups } from '../cli/discover'
 import type { CliIo } from '../cli/io'
 import { openCoreClient } from '../cli/core-client'
-import { runCli, type CommandGroup } from '../cli/router'
+import { runCli, type GroupRef } from '../cli/router'
+import { deskVersion } from '../cli/version'
 import { acquireDataDirLock, attachEndpoint, lockPath, MAX_LINE_BYTES, startAttachServer, type AttachServer, type DataDirLock } from '.'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
@@ -29,7 +30,7 @@ let app: DeskOnSandbox
 let lock: DataDirLock
 let attach: AttachServer
 let dir: string
-let groups: CommandGroup[]
+let groups: GroupRef[]
 const seen: ConfirmRequest[] = []
 
 function deskChild(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
@@ -88,7 +89,7 @@ beforeAll(async () => {
   // As the web host's entry does: the lock first, then the core, then the desk socket.
   lock = acquireDataDirLock(dataDir, 'web')
   app = await startDeskOnSandbox({ dataDir })
-  attach = await startAttachServer({ core: app.core, dataDir, version: 'test' })
+  attach = await startAttachServer({ core: app.core, dataDir, version: deskVersion() })
   await app.call('vault.create', { passphrase: TEST_PASSPHRASE })
   await app.core.vault.current!.importPrivateKey(devOwner(0).privateKey, 'cash')
   // The recipient is one of the operator's own accounts: the policy allows transfers only to those (or the address book).
@@ -152,6 +153,19 @@ describe('desk attached to the host running on its data directory', () => {
     expect(JSON.parse(j.out)).toMatchObject({ mode: { mode: 'attached', pid: process.pid }, network: 'sandbox' })
     const t = await desk(app.dataDir, 'status', 'show', '--address', O0)
     expect(t.out.split('\n')[0]).toBe(`mode attached to pid ${process.pid} (commands run through that process's core)`)
+  })
+
+  it('warns on stderr when the app serving the socket is another version than the desk', async () => {
+    await attach.close()
+    attach = await startAttachServer({ core: app.core, dataDir: app.dataDir, version: '0.0.1-other' })
+    try {
+      const j = await desk(app.dataDir, 'status', '--address', O0, '--json')
+      expect(j.err).toBe(`desk: warning: the running app is version 0.0.1-other, this desk is ${deskVersion()}; use the desk that ships with the app\n`)
+      expect(JSON.parse(j.out)).toMatchObject({ mode: { mode: 'attached' } })
+    } finally {
+      await attach.close()
+      attach = await startAttachServer({ core: app.core, dataDir: app.dataDir, version: deskVersion() })
+    }
   })
 
   it('the socket is 0600 and a cli-only channel is refused from the web host', async () => {

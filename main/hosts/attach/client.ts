@@ -7,6 +7,8 @@ import { encodeLine, lineSplitter, type AttachMessage } from './protocol'
 export interface AttachClient {
   /** The process that runs the core (from its hello). */
   readonly pid: number
+  /** The serving app's version (from its hello). */
+  readonly version: string
   dispatch(channel: string, args: unknown): Promise<Result<unknown>>
   onEvent(fn: (event: string, payload: unknown) => void): () => void
   close(): Promise<void>
@@ -19,7 +21,7 @@ export function connectAttach(endpoint: string, timeoutMs = 3000): Promise<Attac
     const pending = new Map<string, (r: Result<unknown>) => void>()
     const listeners = new Set<(event: string, payload: unknown) => void>()
     let nextId = 1
-    let hello: { pid: number } | null = null
+    let hello: { pid: number; version: string } | null = null
     let lost: DeskError | null = null
     const timer = setTimeout(() => {
       socket.destroy()
@@ -33,7 +35,7 @@ export function connectAttach(endpoint: string, timeoutMs = 3000): Promise<Attac
     }
     const onMessage = (m: AttachMessage) => {
       if (m.type === 'hello' && !hello) {
-        hello = { pid: m.pid }
+        hello = { pid: m.pid, version: typeof m.version === 'string' ? m.version : '' }
         clearTimeout(timer)
         resolve(client)
       } else if (m.type === 'result') {
@@ -49,6 +51,9 @@ export function connectAttach(endpoint: string, timeoutMs = 3000): Promise<Attac
     const client: AttachClient = {
       get pid() {
         return hello?.pid ?? 0
+      },
+      get version() {
+        return hello?.version ?? ''
       },
       dispatch(channel, args) {
         if (lost) return Promise.resolve({ ok: false, error: { code: lost.code, message: lost.message } })

@@ -9,8 +9,8 @@ import type { ChannelArgs, ChannelName } from '../../contract/channels'
 import type { AppState, CliSecret, ConfirmRequest } from '../../contract/types'
 import { defaultDataDir } from '../../core/config/paths'
 import { DeskError } from '../../core/errors/desk-error'
-import { vaultPath } from '../../core/vault'
 import { openCoreClient, type CoreClient } from './core-client'
+import { deskVersion } from './version'
 import type { CliIo } from './io'
 import type { OptionSpec } from './router'
 
@@ -20,6 +20,7 @@ export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
   json: { type: 'boolean', description: 'print JSON instead of text' },
   yes: { type: 'boolean', description: 'confirm without prompting (non-interactive use)' },
   help: { type: 'boolean', description: 'show help' },
+  version: { type: 'boolean', description: 'print the desk version' },
 }
 
 export interface GlobalOptions {
@@ -48,10 +49,6 @@ export class CliContext {
 
   get dataDir(): string {
     return this.globals.dataDir ?? defaultDataDir()
-  }
-
-  get vaultPath(): string {
-    return vaultPath(this.dataDir)
   }
 
   string(name: string): string | undefined {
@@ -129,6 +126,10 @@ export class CliContext {
   /** The core: attached to the app running on the data directory, else in-process under its lock. */
   core(): Promise<CoreClient> {
     this.client ??= openCoreClient(this.dataDir).then((c) => {
+      // An app of another version may read or write the data directory differently: say so, once.
+      if (c.mode.mode === 'attached' && c.version && c.version !== deskVersion()) {
+        this.io.stderr(`desk: warning: the running app is version ${c.version}, this desk is ${deskVersion()}; use the desk that ships with the app\n`)
+      }
       c.onEvent((event, payload) => {
         if (event !== 'confirm.request') return
         const req = payload as ConfirmRequest

@@ -7,20 +7,21 @@
 import type { CliMode, Result } from '../../contract/types'
 import { DeskError, isDeskError } from '../../core/errors/desk-error'
 import { acquireDataDirLock, attachEndpoint, connectAttach } from '../attach'
+import { deskVersion } from './version'
 
 export interface CoreClient {
   readonly mode: CliMode
+  /** The version of the core's process: the attached app's, or this desk's own in-process. */
+  readonly version: string
   dispatch(channel: string, args: unknown): Promise<Result<unknown>>
   onEvent(fn: (event: string, payload: unknown) => void): () => void
   close(): Promise<void>
 }
 
-const VERSION = process.env.npm_package_version ?? '0.0.0'
-
 async function tryAttach(dataDir: string): Promise<CoreClient | null> {
   try {
     const c = await connectAttach(attachEndpoint(dataDir))
-    return { mode: { mode: 'attached', pid: c.pid }, dispatch: (ch, a) => c.dispatch(ch, a), onEvent: (fn) => c.onEvent(fn), close: () => c.close() }
+    return { mode: { mode: 'attached', pid: c.pid }, version: c.version, dispatch: (ch, a) => c.dispatch(ch, a), onEvent: (fn) => c.onEvent(fn), close: () => c.close() }
   } catch (e) {
     if (isDeskError(e) && e.code === 'AttachFailed') return null
     throw e
@@ -33,9 +34,10 @@ async function standalone(dataDir: string): Promise<CoreClient> {
   try {
     // Loaded only when a command runs standalone: `desk --help` never evaluates the core.
     const [{ createDeskCore }, { headlessHostServices }] = await Promise.all([import('../../core/app/compose'), import('../../core/features/host')])
-    const core = await createDeskCore({ dataDir, host: 'cli', version: VERSION, services: headlessHostServices, stream: false, overviewRefreshMs: 0 })
+    const core = await createDeskCore({ dataDir, host: 'cli', version: deskVersion(), services: headlessHostServices, stream: false, overviewRefreshMs: 0 })
     return {
       mode: { mode: 'standalone', pid: process.pid },
+      version: deskVersion(),
       dispatch: (ch, a) => core.dispatch(ch, a, { host: 'cli' }),
       onEvent: (fn) => core.events.subscribe((event, payload) => fn(event, payload)),
       close: async () => {

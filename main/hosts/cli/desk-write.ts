@@ -5,6 +5,7 @@
  */
 import type { CliSecret } from '../../contract/types'
 import type { CliContext } from './context'
+import { accountNamer, type AccountNamer } from './support/display'
 import { UsageError, type Command, type CommandGroup, type OptionSpec } from './router'
 
 export const NETWORK_OPTION: Record<string, OptionSpec> = {
@@ -52,7 +53,7 @@ export function previewSubmitGroup<P>(spec: {
   summary: string
   positionals: [string, string, string, string]
   submitSummary: string
-  lines: (p: P) => string[]
+  lines: (p: P, name: AccountNamer) => string[]
 }): CommandGroup {
   const options: Record<string, OptionSpec> = { ...NETWORK_OPTION, cloid: { type: 'string', valueName: 'CLOID', description: 'client order id (0x + 32 hex; generated when omitted)' } }
   const req = (ctx: CliContext) => {
@@ -65,8 +66,9 @@ export function previewSubmitGroup<P>(spec: {
     positionals: spec.positionals,
     options,
     async run(ctx) {
+      const names = accountNamer(ctx)
       const p = (await ctx.call(`cli.${spec.name}.preview`, { ...networkArg(ctx), ...req(ctx) })) as P
-      ctx.print(spec.lines(p), p)
+      ctx.print(spec.lines(p, await names), p)
     },
   }
   const submit: Command = {
@@ -76,7 +78,7 @@ export function previewSubmitGroup<P>(spec: {
     options,
     async run(ctx) {
       const r = (await ctx.call(`cli.${spec.name}.submit`, { ...(await writeArgs(ctx)), ...req(ctx) })) as { preview: P; outcome: OutcomeData }
-      ctx.print([...spec.lines(r.preview), `journal #${r.outcome.journalId} cloid ${r.outcome.cloid}: ${r.outcome.state}${r.outcome.txHash ? ` tx ${r.outcome.txHash}` : ''}`], r)
+      ctx.print([...spec.lines(r.preview, await accountNamer(ctx)), `journal #${r.outcome.journalId} cloid ${r.outcome.cloid}: ${r.outcome.state}${r.outcome.txHash ? ` tx ${r.outcome.txHash}` : ''}`], r)
     },
   }
   return { name: spec.name, summary: spec.summary, commands: [preview, submit] }

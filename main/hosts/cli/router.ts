@@ -7,6 +7,9 @@ import { parseArgs } from 'node:util'
 import { DeskError, isDeskError } from '../../core/errors/desk-error'
 import type { CliIo } from './io'
 import { CliContext, GLOBAL_OPTIONS, type GlobalOptions } from './context'
+import { deskVersion } from './version'
+
+const globalsJson = (argv: readonly string[]) => argv.includes('--json')
 
 export type OptionSpec = { type: 'string' | 'boolean'; description: string; valueName?: string }
 
@@ -27,6 +30,17 @@ export interface CommandGroup {
   defaultCommand?: string
 }
 
+/** A group known by name and summary, its module loaded only when the group is used. */
+export interface LazyGroup {
+  name: string
+  summary: string
+  load(): Promise<CommandGroup>
+}
+
+export type GroupRef = CommandGroup | LazyGroup
+
+const loadGroup = async (g: GroupRef): Promise<CommandGroup> => ('load' in g ? g.load() : g)
+
 export class UsageError extends DeskError {
   constructor(message: string) {
     super('Usage', message)
@@ -42,7 +56,7 @@ export function columns(rows: [string, string][], width = 34): string[] {
   return rows.flatMap(([left, right]) => (left.length < width - 1 ? [left.padEnd(width) + right] : [left, ' '.repeat(width) + right]))
 }
 
-export function usage(groups: CommandGroup[], group?: CommandGroup): string {
+export function usage(groups: readonly GroupRef[], group?: CommandGroup): string {
   if (group) {
     const lines = [`usage: desk ${group.name} <command> [options]`, '', group.summary, '', 'commands:']
     for (const c of group.commands) {
@@ -53,7 +67,7 @@ export function usage(groups: CommandGroup[], group?: CommandGroup): string {
     return lines.join('\n')
   }
   return [
-    'usage: desk <group> <command> [options]   (desk <group> --help for its commands)',
+    'usage: desk <group> <command> [options]   (desk <group> --help for its commands; desk --version)',
     '',
     'groups:',
     ...groups.map((g) => `  ${g.name.padEnd(16)}${g.summary}`),
@@ -68,12 +82,16 @@ function toParseArgsOptions(specs: Record<string, OptionSpec>) {
 }
 
 /** Runs one invocation; returns the process exit code (0 ok, 1 failed, 2 usage). */
-export async function runCli(argv: string[], groups: CommandGroup[], io: CliIo): Promise<number> {
+export async function runCli(argv: string[], groups: readonly GroupRef[], io: CliIo): Promise<number> {
   let ctx: CliContext | null = null
   try {
     const lenient = parseArgs({ args: argv, options: toParseArgsOptions(GLOBAL_OPTIONS), strict: false, allowPositionals: true })
     const [groupName, commandName] = lenient.positionals
     const wantsHelp = argv.includes('--help') || argv.includes('-h')
+    if (!groupName && (argv.includes('--version') || argv.includes('-V'))) {
+      io.stdout(globalsJson(argv) ? JSON.stringify({ version: deskVersion() }) + '\n' : `desk ${deskVersion()}\n`)
+      return 0
+    }
     if (!groupName || groupName === 'help') {
       if (!groupName && !wantsHelp) {
         io.stderr(usage(groups) + '\n')
@@ -82,8 +100,9 @@ export async function runCli(argv: string[], groups: CommandGroup[], io: CliIo):
       io.stdout(usage(groups) + '\n')
       return 0
     }
-    const group = groups.find((g) => g.name === groupName)
-    if (!group) throw new UsageError(`unknown command group "${groupName}" (known: ${groups.map((g) => g.name).join(', ')})`)
+    const ref = groups.find((g) => g.name === groupName)
+    if (!ref) throw new UsageError(`unknown command group "${groupName}" (known: ${groups.map((g) => g.name).join(', ')})`)
+    const group = await loadGroup(ref)
     // The lenient parse cannot tell a command option's value from a command name: a word that is
     // not one of the group's commands goes to the default command, whose strict parse sorts it out.
     const implicit = !wantsHelp && group.defaultCommand !== undefined && !group.commands.some((c) => c.name === commandName)
@@ -117,7 +136,7 @@ export async function runCli(argv: string[], groups: CommandGroup[], io: CliIo):
       yes: values.yes === true,
     }
     ctx = new CliContext(io, globals, values, positionals)
-    await resolveAccountLabels(ctx, names)
+    await resolveAccountLabels(ctx, names, command.options ?? {})
     await command.run(ctx)
     await ctx.close()
     return ctx.exitCode
@@ -137,16 +156,30 @@ export async function runCli(argv: string[], groups: CommandGroup[], io: CliIo):
 const ACCOUNT_POSITIONAL = /^(ACCOUNT|MORE_ACCOUNTS|FROM|TO|TARGET|OWNER|CREDIT_ACCOUNT|CASH_ACCOUNT|PAYING_ACCOUNT)\??$/
 const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/
 
-/** Replaces account labels ("Treasury main", case-insensitive) by their address; an unknown or ambiguous label is a typed error. */
-async function resolveAccountLabels(ctx: CliContext, names: readonly string[]): Promise<void> {
-  const at = names.flatMap((n, i) => (ACCOUNT_POSITIONAL.test(n) && ctx.positionals[i] !== undefined && !HEX_ADDRESS.test(ctx.positionals[i]!) ? [i] : []))
-  if (at.length === 0) return
+/** Options that name accounts: `--account X`, and `--address X[,Y…]` (a comma list). */
+const ACCOUNT_OPTIONS: Record<string, 'one' | 'list'> = { account: 'one', address: 'list' }
+
+/**
+ * Replaces account labels ("Treasury main", case-insensitive) by their address, in account
+ * positionals and account options; an unknown or ambiguous label is a typed error. The core is
+ * asked for the account list only when a label was given.
+ */
+async function resolveAccountLabels(ctx: CliContext, names: readonly string[], options: Record<string, OptionSpec>): Promise<void> {
+  const at = names.flatMap((n, i) => (ACCOUNT_POSITIONAL.test(n) && ctx.positionals[i] !== undefined && !HEX_ADDRESS.test(ctx.positionals[i]!.trim()) ? [i] : []))
+  const opts = Object.keys(ACCOUNT_OPTIONS).filter((o) => o in options && typeof ctx.options[o] === 'string')
+  const split = (o: string) => (ACCOUNT_OPTIONS[o] === 'list' ? (ctx.options[o] as string).split(',') : [ctx.options[o] as string])
+  if (at.length === 0 && !opts.some((o) => split(o).some((x) => !HEX_ADDRESS.test(x.trim())))) return
   const accounts = (await ctx.call('accounts.list', undefined)) as { address: string; label: string }[]
-  for (const i of at) {
-    const wanted = ctx.positionals[i]!.trim().toLowerCase()
+  const resolve = (given: string): string => {
+    if (HEX_ADDRESS.test(given.trim())) return given.trim()
+    const wanted = given.trim().toLowerCase()
     const found = accounts.filter((a) => a.label.trim().toLowerCase() === wanted)
-    if (found.length === 0) throw new DeskError('UnknownAccount', `no account is labelled "${ctx.positionals[i]}" (give its 0x address or one of: ${accounts.map((a) => a.label || a.address).join(', ')})`)
-    if (found.length > 1) throw new DeskError('AmbiguousAccount', `${found.length} accounts are labelled "${ctx.positionals[i]}": give the address`)
-    ctx.positionals[i] = found[0]!.address
+    // "A,B" (orders list takes comma lists) when no label is literally that.
+    if (found.length === 0 && given.includes(',')) return given.split(',').map(resolve).join(',')
+    if (found.length === 0) throw new DeskError('UnknownAccount', `no account is labelled "${given}" (give its 0x address or one of: ${accounts.map((a) => a.label || a.address).join(', ')})`)
+    if (found.length > 1) throw new DeskError('AmbiguousAccount', `${found.length} accounts are labelled "${given}": give the address`)
+    return found[0]!.address
   }
+  for (const i of at) ctx.positionals[i] = resolve(ctx.positionals[i]!)
+  for (const o of opts) ctx.options[o] = split(o).map(resolve).join(',')
 }

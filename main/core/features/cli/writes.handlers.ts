@@ -11,7 +11,7 @@ import { cancelEarnWithdrawal, claimEarnWithdrawal, createEarnWithdrawal } from 
 import { cancelAllInMarket, cancelOrder, checkOrderTicket, emergencyCancelAll, placeOrder } from '../orders'
 import { repay, settle } from '../settle-repay'
 import { activateFor, transfer, withdraw } from '../transfers'
-import { sessionFor, unlockedVault, type CliDeps } from './cli-deps'
+import { requireVault, sessionFor, unlockedVault, type CliDeps } from './cli-deps'
 import { moveRequest, orderTicket } from './requests'
 
 export type CliWriteChannels =
@@ -39,10 +39,18 @@ const opt = <K extends string>(key: K, v: string | undefined) => (v ? ({ [key]: 
  * price band) before anything is signed: one engine in main for every host.
  */
 export function cliWriteHandlers(d: CliDeps & { policy: PolicyBook }): Pick<HandlerTable, CliWriteChannels> {
-  /** The write side over an unlocked vault (the app's unlock state when attached). */
+  /**
+   * The write side over an unlocked vault (the app's unlock state when attached). The unlock
+   * (scrypt, about a second) runs beside the session and the reads every write starts with (the
+   * network's asset list, cached for the action), so the first request is not held behind the
+   * KDF; nothing is signed before the unlock has succeeded.
+   */
   const writer = async (a: { network?: string | undefined; unlock?: CliSecret | undefined }): Promise<WriteSide> => {
-    await unlockedVault(d, a.unlock)
-    return (await sessionFor(d, a.network)).write()
+    requireVault(d)
+    const side = sessionFor(d, a.network).then((s) => s.write())
+    side.then((w) => w.ctx.reads.assets()).catch(() => {})
+    const [, w] = await Promise.all([unlockedVault(d, a.unlock), side])
+    return w
   }
   /** A write the policy only refuses while writes are halted. */
   const guarded = async (a: { network?: string | undefined; unlock?: CliSecret | undefined }, what: string): Promise<WriteSide> => {

@@ -1,23 +1,17 @@
 /** `desk agents …`: the 4 agent slots of an owner: list, approve, revoke, rotate. */
-import { DeskError } from '../../../core/errors/desk-error'
-import { parseAddress } from '../../../core/vault'
+import { addressArg } from '../support/address'
 import type { Address, AgentSlotView } from '../../../contract/types'
 import type { ApprovedAgent, RotationResult } from '../../../core/features/agents'
-import { isAgentSlot, type AgentSlot } from '../../../core/vault'
+import type { AgentSlot } from '../../../core/vault'
 import type { CliContext } from '../context'
 import { networkArg, writeArgs, type OutcomeData } from '../desk-write'
 import { UsageError, type Command, type CommandGroup } from '../router'
 import { NETWORK_OPTION } from '../support/read-side'
 
 function ownerSlot(ctx: CliContext): { owner: Address; slot: AgentSlot } {
-  let owner: string
-  try {
-    owner = parseAddress(ctx.positionals[0]!).toLowerCase()
-  } catch {
-    throw new DeskError('InvalidAddress', `"${ctx.positionals[0]!}" is not a 20-byte 0x address`)
-  }
+  const owner = addressArg(ctx.positionals[0]!)
   const slot = Number(ctx.positionals[1])
-  if (!/^[0-3]$/.test(ctx.positionals[1] ?? '') || !isAgentSlot(slot)) throw new UsageError('SLOT must be 0, 1, 2 or 3')
+  if (!/^[0-3]$/.test(ctx.positionals[1] ?? '')) throw new UsageError('SLOT must be 0, 1, 2 or 3')
   return { owner: owner as Address, slot: slot as AgentSlot }
 }
 
@@ -66,12 +60,7 @@ const list: Command = {
   positionals: ['OWNER'],
   options: NETWORK_OPTION,
   async run(ctx) {
-    let owner: string
-    try {
-      owner = parseAddress(ctx.positionals[0]!).toLowerCase()
-    } catch {
-      throw new DeskError('InvalidAddress', `"${ctx.positionals[0]!}" is not a 20-byte 0x address`)
-    }
+    const owner = addressArg(ctx.positionals[0]!)
     const r = (await ctx.call('cli.agents.list', { ...networkArg(ctx), owner: owner as Address })) as { owner: string; network: string; slots: AgentSlotView[] }
     ctx.print(
       [

@@ -3,6 +3,8 @@ import { DeskError } from '../../../core/errors/desk-error'
 import type { CreateWithdrawalPreview, EarnOverview } from '../../../core/features/earn'
 import { NETWORK_OPTION, networkArg, writeArgs } from '../desk-write'
 import type { Command, CommandGroup } from '../router'
+import { formatCountdown, formatRate } from '../../../contract/format'
+import { accountNamer, amount as inUnits, when, type AccountNamer } from '../support/display'
 
 /** What an earn write prints: the operation, its status and its journal entry. */
 interface EarnWrite {
@@ -11,23 +13,31 @@ interface EarnWrite {
   journalId: number
 }
 
+/** The earn status: amounts in their assets, APY as a percentage, withdrawal times in the operator's zone with their age. */
+export function earnLines(o: EarnOverview, name: AccountNamer, now = Date.now()): string[] {
+  return [
+    `${name(o.user)}${o.paused ? '  WITHDRAWALS PAUSED (create and claim blocked)' : ''}`,
+    ...o.assets.map(
+      (a) =>
+        `  ${a.symbol.padEnd(6)} earn ${inUnits(a.earnBalance, a.symbol)}  queue ${inUnits(a.inQueue, a.symbol)}  locked ${inUnits(a.withdrawLocked, a.symbol)}  deposited ${inUnits(a.lifetimeDeposit, a.symbol)}  yield ${inUnits(a.lifetimeYield, a.symbol)}  withdrawn ${inUnits(a.lifetimeWithdraw, a.symbol)}  APY ${formatRate(a.projectedApy)}`,
+    ),
+    ...(o.withdrawals.length === 0 ? ['withdrawals: none'] : ['withdrawals:']),
+    ...o.withdrawals.map(
+      (w) =>
+        `  ${w.operationId}  ${w.type} ${inUnits(w.gross, w.symbol)} (fee ${inUnits(w.fee, w.symbol)})  ${w.status}  created ${when(w.createdAt, now)}${w.claimable ? '  CLAIMABLE' : w.claimableAt !== null && w.claimableInMs ? `  claimable ${formatCountdown(w.claimableAt, now)}` : ''}${w.needsAttention ? '  NEEDS ATTENTION' : ''}${w.failure ? `  ${w.failure}` : ''}`,
+    ),
+  ]
+}
+
 const status: Command = {
   name: 'status',
   summary: 'balances, lifetime figures, withdrawals queue, paused state and items needing attention',
   positionals: ['ACCOUNT'],
   options: NETWORK_OPTION,
   async run(ctx) {
+    const names = accountNamer(ctx)
     const o = (await ctx.call('cli.earn.status', { ...networkArg(ctx), user: ctx.positionals[0]! })) as EarnOverview
-    const lines = [
-      `${o.user}${o.paused ? '  WITHDRAWALS PAUSED (create and claim blocked)' : ''}`,
-      ...o.assets.map((a) => `  ${a.symbol.padEnd(6)} earn ${a.earnBalance}  queue ${a.inQueue}  locked ${a.withdrawLocked}  deposited ${a.lifetimeDeposit}  yield ${a.lifetimeYield}  withdrawn ${a.lifetimeWithdraw}`),
-      'withdrawals:',
-      ...o.withdrawals.map(
-        (w) =>
-          `  ${w.operationId}  ${w.type} ${w.gross} ${w.symbol} (fee ${w.fee})  ${w.status}${w.claimable ? '  CLAIMABLE' : w.claimableInMs ? `  claimable in ${Math.ceil(w.claimableInMs / 1000)} s` : ''}${w.needsAttention ? '  NEEDS ATTENTION' : ''}${w.failure ? `  ${w.failure}` : ''}`,
-      ),
-    ]
-    ctx.print(lines, o)
+    ctx.print(earnLines(o, await names), o)
   },
 }
 
@@ -41,11 +51,11 @@ const create: Command = {
     if (type !== 'scheduled' && type !== 'instant') throw new DeskError('Usage', 'TYPE must be scheduled or instant')
     if (ctx.flag('preview')) {
       const p = (await ctx.call('cli.earn.preview', { ...networkArg(ctx), user, asset, amount, type })) as CreateWithdrawalPreview
-      ctx.print(`${p.type} ${p.gross} ${p.symbol}: fee ${p.fee} (${p.feeBps} bps), you receive ${p.net}`, p)
+      ctx.print(`${p.type} ${inUnits(p.gross, p.symbol)}: fee ${inUnits(p.fee, p.symbol)} (${p.feeBps} bps), you receive ${inUnits(p.net, p.symbol)}`, p)
       return
     }
     const r = (await ctx.call('cli.earn.create', { ...(await writeArgs(ctx)), user, asset, amount, type })) as EarnWrite & { preview: CreateWithdrawalPreview }
-    ctx.print(`${r.operationId}: ${r.status} (journal #${r.journalId}); fee ${r.preview.fee} ${r.preview.symbol}, you receive ${r.preview.net}`, r)
+    ctx.print(`${r.operationId}: ${r.status} (journal #${r.journalId}); fee ${inUnits(r.preview.fee, r.preview.symbol)}, you receive ${inUnits(r.preview.net, r.preview.symbol)}`, r)
   },
 }
 

@@ -3,15 +3,17 @@ import { writeFileSync } from 'node:fs'
 import { DeskError } from '../../../core/errors/desk-error'
 import type { ChannelArgs } from '../../../contract/channels'
 import type { SubmissionView } from '../../../contract/types'
-import { SUBMISSION_STATES, type Submission, type SubmissionState, type SubmissionEvent } from '../../../core/journal'
+import type { Submission, SubmissionState, SubmissionEvent } from '../../../core/journal'
+import { SUBMISSION_STATES } from '../../../core/journal/types'
 import type { CliContext } from '../context'
 import { NETWORK_OPTION, networkArg } from '../desk-write'
+import { accountNamer, when, type AccountNamer } from '../support/display'
 import type { Command, CommandGroup, OptionSpec } from '../router'
 
 const s = (valueName: string, description: string): OptionSpec => ({ type: 'string', valueName, description })
 const FILTERS: Record<string, OptionSpec> = {
   network: s('NAME', 'only this network'),
-  account: s('ADDRESS', 'only this account'),
+  account: s('ACCOUNT', 'only this account (label or address)'),
   type: s('TYPES', 'action types, comma-separated (settle,repay,order,createWithdrawal,...)'),
   state: s('STATES', `states, comma-separated (${SUBMISSION_STATES.join(', ')})`),
   since: s('TIME', 'created at or after (ISO time or Unix ms)'),
@@ -54,16 +56,20 @@ function filter(ctx: CliContext, defaultLimit?: number): Filter {
   return f
 }
 
+/** One line per entry: number, time in the operator's zone with its age, network, action, state, account by name. */
+export function journalListLines(rows: readonly Omit<Submission, 'body' | 'response'>[], name: AccountNamer, now = Date.now()): string[] {
+  if (rows.length === 0) return ['(no journal entries match)']
+  return rows.map((r) => `#${r.id} ${when(r.createdAt, now)} ${r.network} ${r.actionType.padEnd(16)} ${r.state.padEnd(10)} ${r.finalStatus ?? ''}${r.code ? ` [${r.code}]` : ''}  ${name(r.account)}  ${r.summary}`)
+}
+
 const list: Command = {
   name: 'list',
   summary: 'journaled writes, newest first, with filters',
   options: FILTERS,
   async run(ctx) {
+    const names = accountNamer(ctx)
     const rows = (await ctx.call('cli.journal.list', { filter: filter(ctx, 50) })) as Omit<Submission, 'body' | 'response'>[]
-    ctx.print(
-      rows.map((r) => `#${r.id} ${new Date(r.createdAt).toISOString()} ${r.network} ${r.actionType.padEnd(16)} ${r.state.padEnd(10)} ${r.finalStatus ?? ''}${r.code ? ` [${r.code}]` : ''}  ${r.summary}`),
-      rows,
-    )
+    ctx.print(journalListLines(rows, await names), rows)
   },
 }
 
@@ -74,14 +80,17 @@ const show: Command = {
   async run(ctx) {
     const id = Number(ctx.positionals[0])
     if (!Number.isSafeInteger(id) || id < 1) throw new DeskError('Usage', 'ID must be a journal entry number')
+    const names = accountNamer(ctx)
     const e = (await ctx.call('cli.journal.show', { id })) as Submission & { history: SubmissionEvent[] }
+    const name = await names
     ctx.print(
       [
         `#${e.id} ${e.actionType} ${e.state}${e.finalStatus ? ` (${e.finalStatus})` : ''}${e.code ? ` [${e.code}]` : ''}`,
-        `key ${e.key}  nonce ${e.nonce ?? '-'}  signer ${e.signer}  account ${e.account}`,
+        `created ${when(e.createdAt)}`,
+        `key ${e.key}  nonce ${e.nonce ?? '-'}  signer ${name(e.signer)}  account ${name(e.account)}`,
         `tx ${e.txHash ?? '-'}  trace ${e.traceId ?? '-'}  attempts ${e.attempts}`,
         `body ${e.body}`,
-        ...e.history.map((h) => `  ${new Date(h.at).toISOString()} ${h.state}${h.finalStatus ? ` ${h.finalStatus}` : ''}${h.code ? ` [${h.code}]` : ''}${h.note ? ` ${h.note}` : ''}`),
+        ...e.history.map((h) => `  ${when(h.at)} ${h.state}${h.finalStatus ? ` ${h.finalStatus}` : ''}${h.code ? ` [${h.code}]` : ''}${h.note ? ` ${h.note}` : ''}`),
       ],
       e,
     )

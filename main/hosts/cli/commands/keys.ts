@@ -3,7 +3,11 @@ import { promises as fs } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Address, AppState } from '../../../contract/types'
 import { DeskError } from '../../../core/errors/desk-error'
-import { DEFAULT_SCRYPT, parseAddress, type OwnerAccountInfo, type ScryptParams } from '../../../core/vault'
+import type { OwnerAccountInfo, ScryptParams } from '../../../core/vault'
+
+// The vault module (and viem behind it) loads when a command needs it, not with the group:
+// `desk keys --help` and `desk keys list` against a running app never evaluate it.
+const vault = () => import('../../../core/vault')
 import type { CliContext } from '../context'
 import type { Command, CommandGroup, OptionSpec } from '../router'
 import { UsageError } from '../router'
@@ -12,7 +16,8 @@ const LABEL: OptionSpec = { type: 'string', valueName: 'TEXT', description: 'lab
 const SCRYPT_N: OptionSpec = { type: 'string', valueName: 'N', description: `scrypt N, a power of two from 2^14 (default 2^18)` }
 const KEYSTORE_PASS: OptionSpec = { type: 'string', valueName: 'FILE', description: "read the keystore's passphrase from FILE instead of prompting" }
 
-function scryptFromOption(ctx: CliContext): ScryptParams {
+async function scryptFromOption(ctx: CliContext): Promise<ScryptParams> {
+  const { DEFAULT_SCRYPT } = await vault()
   const raw = ctx.string('scrypt-n')
   if (raw === undefined) return DEFAULT_SCRYPT
   const n = /^[0-9]{1,8}$/.test(raw) ? Number(raw) : NaN
@@ -42,9 +47,9 @@ const init: Command = {
   summary: 'create the vault (asks for a new passphrase)',
   options: { 'scrypt-n': SCRYPT_N },
   async run(ctx) {
-    const path = ctx.vaultPath
+    const path = (await vault()).vaultPath(ctx.dataDir)
     if (((await ctx.call('app.state', undefined)) as AppState).vault.exists) throw new DeskError('VaultExists', `a vault already exists at ${path}`)
-    const scrypt = scryptFromOption(ctx)
+    const scrypt = await scryptFromOption(ctx)
     const passphrase = await ctx.secretRef('passphrase-file', 'New vault passphrase: ', 'vault passphrase', true)
     const r = await ctx.call('cli.keys.init', { passphrase, scryptN: scrypt.n })
     ctx.print(`created vault ${path} (scrypt N=${scrypt.n}, r=${scrypt.r}, p=${scrypt.p})`, r)
@@ -90,7 +95,7 @@ const importKeystore: Command = {
 const exportKeystore: Command = {
   name: 'export-keystore',
   summary: 'write one key (owner or agent) as a v3 keystore under a new passphrase',
-  positionals: ['ADDRESS', 'FILE'],
+  positionals: ['ACCOUNT', 'FILE'],
   options: {
     'keystore-passphrase-file': KEYSTORE_PASS,
     kdf: { type: 'string', valueName: 'scrypt|pbkdf2', description: 'key derivation of the keystore (default scrypt)' },
@@ -99,10 +104,10 @@ const exportKeystore: Command = {
   },
   async run(ctx) {
     const [addressText, file] = ctx.positionals as [string, string]
-    const address = parseAddress(addressText)
+    const address = (await vault()).parseAddress(addressText)
     const kdfName = ctx.string('kdf') ?? 'scrypt'
     if (kdfName !== 'scrypt' && kdfName !== 'pbkdf2') throw new UsageError('--kdf must be scrypt or pbkdf2')
-    const kdf = kdfName === 'scrypt' ? { kdf: 'scrypt' as const, n: scryptFromOption(ctx).n } : { kdf: 'pbkdf2' as const }
+    const kdf = kdfName === 'scrypt' ? { kdf: 'scrypt' as const, n: (await scryptFromOption(ctx)).n } : { kdf: 'pbkdf2' as const }
     if (!ctx.flag('force') && (await fs.stat(file).then(() => true, () => false))) throw new DeskError('FileExists', `${file} exists; pass --force to overwrite`)
     const vaultPassphrase = await ctx.vaultPassphraseRef()
     const keystorePassphrase = await ctx.secretRef('keystore-passphrase-file', 'New keystore passphrase: ', 'keystore passphrase', true)
@@ -128,7 +133,7 @@ const watch: Command = {
   positionals: ['ADDRESS'],
   options: { label: LABEL },
   async run(ctx) {
-    const address = parseAddress(ctx.positionals[0]!)
+    const address = (await vault()).parseAddress(ctx.positionals[0]!)
     await ctx.call('cli.keys.watch', { ...(await ctx.unlockRef()), address: address as Address, ...labelArg(ctx) })
     ctx.print(`watching ${address}`, { address })
   },
@@ -137,9 +142,9 @@ const watch: Command = {
 const remove: Command = {
   name: 'remove',
   summary: 'remove an account with its key and agent keys (asks for confirmation)',
-  positionals: ['ADDRESS'],
+  positionals: ['ACCOUNT'],
   async run(ctx) {
-    const address = parseAddress(ctx.positionals[0]!)
+    const address = (await vault()).parseAddress(ctx.positionals[0]!)
     const account = ((await ctx.call('cli.keys.list', undefined)) as Listing).accounts.find((a) => a.address === address)
     if (!account) throw new DeskError('AccountNotInVault', `${address} is not an account in the vault`)
     if (!account.watchOnly || account.agents.length > 0) {

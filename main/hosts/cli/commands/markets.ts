@@ -1,6 +1,6 @@
 /** `desk markets`, `desk assets`: what the selected network lists, with the precision each allows. */
 import type { AssetView, MarketView } from '../../../contract/types'
-import { formatRate } from '../../../contract/format'
+import { formatPercent } from '../../../contract/format'
 import type { Command, CommandGroup } from '../router'
 
 type Listed = { markets: MarketView[]; assets: AssetView[] }
@@ -28,7 +28,7 @@ const assetList: Command = {
     ctx.print(
       [
         `${'ID'.padEnd(6)}${'ASSET'.padEnd(10)}${'DECIMALS'.padEnd(10)}LTV WEIGHT`,
-        ...r.assets.map((a) => `${String(a.assetId).padEnd(6)}${a.symbol.padEnd(10)}${String(a.balanceDecimals).padEnd(10)}${formatRate(String(a.creditLtv))}`),
+        ...r.assets.map((a) => `${String(a.assetId).padEnd(6)}${a.symbol.padEnd(10)}${String(a.balanceDecimals).padEnd(10)}${formatPercent(String(a.creditLtv))}`),
       ],
       r.assets,
     )

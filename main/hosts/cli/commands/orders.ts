@@ -4,6 +4,8 @@ import type { CheckedTicket, EmergencyCancelResult, OrderResult } from '../../..
 import type { CliContext } from '../context'
 import { cloidArg, NETWORK_OPTION, networkArg, required, writeArgs, type OutcomeData } from '../desk-write'
 import type { Command, CommandGroup, OptionSpec } from '../router'
+import { formatNumber } from '../../../contract/format'
+import { accountNamer } from '../support/display'
 
 const s = (valueName: string, description: string): OptionSpec => ({ type: 'string', valueName, description })
 const CLOID = s('CLOID', 'client order id (0x + 32 hex; generated when omitted)')
@@ -19,8 +21,10 @@ const list: Command = {
   options: NETWORK_OPTION,
   async run(ctx) {
     const accounts = ctx.positionals.flatMap((p) => p.split(',')).filter(Boolean)
+    const names = accountNamer(ctx)
     const r = (await ctx.call('cli.orders.list', { ...networkArg(ctx), accounts })) as { account: string; truncated: boolean; orders: { market: string | null; oid: string; remainingQty: string; cloid: string | null }[] }[]
-    const lines = r.flatMap((a) => [`${a.account}${a.truncated ? ' (truncated at 500)' : ''}`, ...a.orders.map((o) => `  market ${o.market ?? '?'}  oid ${o.oid}  remaining ${o.remainingQty}${o.cloid ? `  ${o.cloid}` : ''}`)])
+    const name = await names
+    const lines = r.flatMap((a) => [`${name(a.account)}${a.truncated ? ' (truncated at 500)' : ''}${a.orders.length === 0 ? ': no open orders' : ''}`, ...a.orders.map((o) => `  market ${o.market ?? '?'}  oid ${o.oid}  remaining ${formatNumber(o.remainingQty)}${o.cloid ? `  ${o.cloid}` : ''}`)])
     ctx.print(lines, r)
   },
 }

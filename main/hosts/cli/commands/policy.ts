@@ -3,10 +3,12 @@
  * (address book with cooling-off, limits, price bands, halt). Refusals exit non-zero with their
  * code (DestinationNotAllowed, DestinationCoolingOff, LimitExceeded, PriceOutsideBand, WritesHalted).
  */
-import type { AddressBookEntryView, AppState, HaltResult, PolicyView } from '../../../contract/types'
+import { formatDuration, formatNumber, formatPercent, formatUsd } from '../../../contract/format'
+import type { AddressBookEntryView, AppState, HaltResult, PolicyValue, PolicyView } from '../../../contract/types'
 import { DeskError } from '../../../core/errors/desk-error'
 import type { CliContext } from '../context'
 import type { Command, CommandGroup } from '../router'
+import { when } from '../support/display'
 
 /** Halting cancels orders with the accounts' keys: the core's vault must be unlocked (the app's state when attached). */
 async function ensureUnlocked(ctx: CliContext): Promise<void> {
@@ -14,18 +16,29 @@ async function ensureUnlocked(ctx: CliContext): Promise<void> {
   if (!state.vault.unlocked) await ctx.call('vault.unlock', { passphrase: await ctx.passphraseText() })
 }
 
-const when = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC')
-
-function entryLine(e: AddressBookEntryView): string {
-  return `${e.label.padEnd(20)} ${e.address}  chain ${e.chainId.padEnd(8)} ${e.usable ? 'usable' : `cooling off until ${when(e.usableAt)}`}`
+/** A rule's value as the operator reads it: USD one way, percentages, durations; "off" when unset. Asset-unit limits keep their number (the asset is in the rule's name). */
+export function ruleValue(value: PolicyValue, unit: string): string {
+  if (value === null) return 'off'
+  if (unit.startsWith('USD')) return formatUsd(value)
+  if (unit.startsWith('percent')) return formatPercent(value)
+  if (unit === 'ms' && /^[0-9]+$/.test(value)) return formatDuration(Number(value))
+  return formatNumber(value)
 }
 
-function policyLines(p: PolicyView): string[] {
+/** The unit beside the value, when the value does not already say it. */
+const unitNote = (unit: string) => (unit.startsWith('USD ') ? unit.slice(4) : unit.startsWith('percent ') ? unit.slice(8) : unit === 'ms' ? '' : unit)
+
+function entryLine(e: AddressBookEntryView): string {
+  return `${e.label.padEnd(20)} ${e.address}  added ${when(e.addedAt)}  chain ${e.chainId.padEnd(8)} ${e.usable ? 'usable' : `cooling off until ${when(e.usableAt)}`}`
+}
+
+export function policyLines(p: PolicyView): string[] {
   return [
     `network ${p.network}${p.halted ? `  HALTED since ${when(p.halted.since)}: every write is refused until \`desk resume\`` : ''}`,
-    `cooling-off ${Math.round(p.coolingOffMs / 1000)} s${p.sandboxDefaults ? ' (the sandbox default; real networks default to 24 h)' : ''}`,
+    `cooling-off ${formatDuration(p.coolingOffMs)}${p.sandboxDefaults ? ' (the sandbox default; real networks default to 24 h)' : ''}`,
     'rules:',
-    ...p.rules.map((r) => `  ${r.name.padEnd(30)} ${(r.value ?? 'off').padEnd(14)} ${r.unit}${r.pending ? `  -> ${r.pending.value ?? 'off'} from ${when(r.pending.effectiveAt)}` : ''}`),
+    ...p.rules.map((r) => `  ${r.name.padEnd(30)} ${ruleValue(r.value, r.unit).padEnd(16)} ${unitNote(r.unit)}${r.pending ? `  -> ${ruleValue(r.pending.value, r.unit)} from ${when(r.pending.effectiveAt)}` : ''}`.trimEnd()),
+    ...(p.events.length > 0 ? ['recent changes:', ...p.events.slice(0, 5).map((e) => `  ${when(e.at)} ${e.kind} ${e.summary}`)] : []),
     `address book (${p.addresses.length}):`,
     ...p.addresses.map((e) => `  ${entryLine(e)}`),
   ]
@@ -55,7 +68,8 @@ const set: Command = {
       p = (await ctx.call('policy.set', { name, value, passphrase: await ctx.passphraseText() })) as PolicyView
     }
     const rule = p.rules.find((r) => r.name === name)
-    ctx.print(rule?.pending ? `${name}: ${rule.value ?? 'off'} now; ${rule.pending.value ?? 'off'} from ${when(rule.pending.effectiveAt)} (after the cooling-off)` : `${name}: ${rule?.value ?? value ?? 'off'} (in force now)`, p)
+    const shown = (v: PolicyValue) => (rule ? ruleValue(v, rule.unit) : (v ?? 'off'))
+    ctx.print(rule?.pending ? `${name}: ${shown(rule.value)} now; ${shown(rule.pending.value)} from ${when(rule.pending.effectiveAt)} (after the cooling-off)` : `${name}: ${shown(rule ? rule.value : value)} (in force now)`, p)
   },
 }
 

@@ -6,12 +6,14 @@
 import { writeFileSync } from 'node:fs'
 import type { AlertSettingsView, AlertView, ExportFile, PnlReport } from '../../../contract/types'
 import { DeskError } from '../../../core/errors/desk-error'
+import { formatAccount, formatAge, formatPercent } from '../../../contract/format'
 import type { CliContext } from '../context'
+import { amount, when } from '../support/display'
 import type { Command, CommandGroup, OptionSpec } from '../router'
 
 const s = (valueName: string, description: string): OptionSpec => ({ type: 'string', valueName, description })
 const RANGE: Record<string, OptionSpec> = {
-  account: s('ACCOUNT', 'one account (address); default every account'),
+  account: s('ACCOUNT', 'one account (label or address); default every account'),
   from: s('DATE', 'start, inclusive (ISO date or time, e.g. 2026-11-01); default 30 days ago'),
   to: s('DATE', 'end, exclusive; default now'),
   out: s('FILE', 'write the CSV to FILE instead of standard output'),
@@ -65,6 +67,21 @@ export const exports: CommandGroup = {
   commands: [exportCmd('fills', 'CSV of fills with fees, per account or all, for the date range', 'reports.fillsCsv'), exportCmd('transfers', 'CSV of deposits, withdrawals, transfers, settles and repays for the date range', 'reports.transfersCsv'), journalExport],
 }
 
+/** The PnL report: its range in the operator's zone, then per account (label and short address) and market, amounts in their assets. */
+export function pnlLines(r: PnlReport, now = Date.now()): string[] {
+  const range = `${r.fromMs === null ? 'from the first fill' : `from ${when(r.fromMs, now)}`} ${r.toMs === null ? 'to now' : `to ${when(r.toMs, now)}`}`
+  return [
+    `method ${r.method}: ${r.methodNote}`,
+    range,
+    ...(r.rows.length === 0 ? ['(no fills in the range)'] : []),
+    ...r.rows.map(
+      (x) =>
+        `${formatAccount({ address: x.account, label: x.label }).text.padEnd(30)} ${x.market.padEnd(12)} realised ${amount(x.realisedNet, x.quoteSymbol)} (gross ${amount(x.realisedGross, x.quoteSymbol)}, fees ${amount(x.quoteFees, x.quoteSymbol)})  open ${amount(x.openQty, x.baseSymbol)}`,
+    ),
+    ...r.gaps.map((g) => `note: ${g}`),
+  ]
+}
+
 const pnlShow: Command = {
   name: 'show',
   summary: 'realised PnL per account and market from fills (FIFO), fees in the quote asset subtracted',
@@ -73,17 +90,16 @@ const pnlShow: Command = {
     const account = ctx.string('account')
     const args = { ...(account ? { account } : {}), ...(ctx.string('from') ? { fromMs: time(ctx.string('from'), 'from', 0) } : {}), ...(ctx.string('to') ? { toMs: time(ctx.string('to'), 'to', 0) } : {}) }
     const r = (await ctx.call('reports.pnl', args)) as PnlReport
-    ctx.print(
-      [
-        `method ${r.method}: ${r.methodNote}`,
-        ...r.rows.map((x) => `${(x.label || x.account).padEnd(22)} ${x.market.padEnd(12)} realised ${x.realisedNet} ${x.quoteSymbol} (gross ${x.realisedGross}, fees ${x.quoteFees})  open ${x.openQty} ${x.baseSymbol}`),
-      ],
-      r,
-    )
+    ctx.print(pnlLines(r), r)
   },
 }
 
 export const pnl: CommandGroup = { name: 'pnl', summary: 'realised profit and loss from fills', commands: [pnlShow], defaultCommand: 'show' }
+
+/** One line per alert: its time in the operator's zone with its age. */
+export function alertLines(r: readonly AlertView[], now = Date.now()): string[] {
+  return r.length === 0 ? ['no alerts'] : r.map((a) => `#${a.id} ${when(a.atMs, now)} ${a.level.padEnd(7)} ${a.title}: ${a.message}${a.acknowledgedAt ? ` (acknowledged ${formatAge(a.acknowledgedAt, now)})` : ''}`)
+}
 
 const alertList: Command = {
   name: 'list',
@@ -94,7 +110,7 @@ const alertList: Command = {
     if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new DeskError('Usage', '--limit must be 1..500')
     const since = ctx.string('since')
     const r = (await ctx.call('alerts.list', { limit, ...(since ? { sinceMs: time(since, 'since', 0) } : {}) })) as AlertView[]
-    ctx.print(r.length === 0 ? 'no alerts' : r.map((a) => `#${a.id} ${new Date(a.atMs).toISOString()} ${a.level.padEnd(7)} ${a.title}: ${a.message}${a.acknowledgedAt ? ' (acknowledged)' : ''}`), r)
+    ctx.print(alertLines(r), r)
   },
 }
 
@@ -114,7 +130,7 @@ const alertSettings: Command = {
   async run(ctx) {
     const r = (await ctx.call('alerts.settings.get', undefined)) as AlertSettingsView
     ctx.print(
-      [...Object.entries(r.rules).map(([k, on]) => `${k.padEnd(20)} ${on ? 'on' : 'off'}`), `ltv thresholds ${r.ltvThresholdsPct.join('%, ')}%`, `quiet hours ${r.quietHours ? `${r.quietHours.start}-${r.quietHours.end}` : 'none'}`],
+      [...Object.entries(r.rules).map(([k, on]) => `${k.padEnd(20)} ${on ? 'on' : 'off'}`), `ltv thresholds ${r.ltvThresholdsPct.map((x) => formatPercent(String(x))).join(', ')}`, `quiet hours ${r.quietHours ? `${r.quietHours.start}-${r.quietHours.end}` : 'none'}`],
       r,
     )
   },

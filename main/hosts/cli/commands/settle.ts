@@ -1,5 +1,6 @@
 /** `desk settle …`: move value out of a credit account's long into a balance-mode cash account. */
-import { previewLines, type TransferPreview } from '../../../core/features/settle-repay'
+import type { TransferPreview } from '../../../core/features/settle-repay'
+import { transferPreviewLines } from '../support/transfer-preview'
 import { previewSubmitGroup } from '../desk-write'
 
 export default previewSubmitGroup<TransferPreview>({
@@ -7,5 +8,5 @@ export default previewSubmitGroup<TransferPreview>({
   summary: 'settle a credit account long into a cash account',
   positionals: ['CREDIT_ACCOUNT', 'CASH_ACCOUNT', 'ASSET', 'AMOUNT'],
   submitSummary: 'settle AMOUNT of ASSET from CREDIT_ACCOUNT to CASH_ACCOUNT (asks to confirm)',
-  lines: previewLines,
+  lines: transferPreviewLines,
 })

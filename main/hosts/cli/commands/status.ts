@@ -1,50 +1,48 @@
 /** `desk status …`: the dashboard from the command line (portfolio and credit health). */
 import type { Address, CliMode, CreditHealthView, OverviewView } from '../../../contract/types'
-import { DeskError } from '../../../core/errors/desk-error'
-import { parseAddress } from '../../../core/vault'
+import { formatAccount, formatAge, formatDuration, formatPercent, formatUsd, shortAddress, UNKNOWN } from '../../../contract/format'
+import { addressArg } from '../support/address'
+import { accountNamer, amount, when, type AccountNamer } from '../support/display'
 import type { CliContext } from '../context'
 import type { Command, CommandGroup } from '../router'
 import { networkArg } from '../desk-write'
 import { NETWORK_OPTION } from '../support/read-side'
 
-const ADDRESS_OPTION = { address: { type: 'string' as const, valueName: 'ADDRESS', description: 'an account to include (repeatable by comma); default: every vault account' } }
+const ADDRESS_OPTION = { address: { type: 'string' as const, valueName: 'ACCOUNTS', description: 'accounts to include, by label or address, comma-separated; default: every vault account' } }
 
 function addressesFrom(ctx: CliContext): Address[] | undefined {
   const raw = ctx.string('address')
   if (raw === undefined) return undefined
-  return raw.split(',').map((a) => {
-    try {
-      return parseAddress(a.trim()).toLowerCase() as Address
-    } catch {
-      throw new DeskError('InvalidAddress', `"${a}" is not a 20-byte 0x address`)
-    }
-  })
+  return raw.split(',').map((a) => addressArg(a))
 }
 
-function overviewLines(o: OverviewView, network: string): string[] {
-  const lines = [`network ${network}`]
+export function overviewLines(o: OverviewView, network: string, now = Date.now()): string[] {
+  const lines = [`network ${network}, as of ${when(o.asOf, now)}`]
   for (const r of o.rows) {
     const a = r.account
-    const head = `${a.address}  ${a.kind.padEnd(7)} ${a.status.padEnd(7)} ${a.label}`
-    lines.push(head)
-    if (r.credit) lines.push(`    credit line ${r.credit.creditUsd} USD, available ${r.credit.availableUsd ?? 'unknown (marks stale)'} USD, level ${r.credit.warning}`)
-    for (const b of r.available) lines.push(`    ${b.symbol.padEnd(6)} total ${b.total}  available ${b.available}  locked ${b.locked}  ${b.usdValue === null ? 'no fresh mark' : `${b.usdValue} USD`}`)
-    if (r.totalUsd !== null) lines.push(`    total ${r.totalUsd} USD`)
+    const age = r.fetchedAt === null ? 'never fetched' : `fetched ${formatAge(r.fetchedAt, now)}${r.stale ? ', stale' : ''}`
+    lines.push(`${formatAccount(a).text}  ${a.kind} ${a.status}  (${age})`)
+    if (r.credit) lines.push(`    credit line ${formatUsd(r.credit.creditUsd)}, available ${r.credit.availableUsd === null ? `${UNKNOWN} (marks stale)` : formatUsd(r.credit.availableUsd)}, level ${r.credit.warning}`)
+    for (const b of r.available) {
+      lines.push(`    ${b.symbol.padEnd(6)} total ${amount(b.total, b.symbol)}  available ${amount(b.available, b.symbol)}  locked ${amount(b.locked, b.symbol)}  ${b.usdValue === null ? `${UNKNOWN} (${b.usdReason ?? 'no fresh mark'})` : formatUsd(b.usdValue)}`)
+    }
+    if (r.totalUsd !== null) lines.push(`    total ${formatUsd(r.totalUsd)}`)
     if (r.pendingJournal > 0) lines.push(`    ${r.pendingJournal} journal entr${r.pendingJournal === 1 ? 'y' : 'ies'} not final yet`)
   }
   if (o.rows.length === 0) lines.push('(no accounts: add some with `desk keys …` or pass --address)')
-  lines.push(`all accounts: ${o.totalUsd === null ? 'USD total unavailable (a held asset has no fresh mark)' : `${o.totalUsd} USD`}`)
+  lines.push(`all accounts: ${o.totalUsd === null ? `${UNKNOWN} (a held asset has no fresh mark)` : formatUsd(o.totalUsd)}`)
   return lines
 }
 
-function creditLines(h: CreditHealthView): string[] {
+export function creditLines(h: CreditHealthView, name: AccountNamer = shortAddress): string[] {
   return [
-    `${h.address}  credit ${h.status}  level ${h.warning}`,
-    `  credit line ${h.creditUsd} USD`,
-    `  available   ${h.availableUsd ?? '-'} USD${h.marksStale ? `  (marks stale; last known ${h.lastKnownAvailableUsd ?? '-'} USD)` : ''}`,
+    `${name(h.address)}  credit ${h.status}  level ${h.warning}`,
+    `  credit line ${formatUsd(h.creditUsd)}`,
+    `  available   ${formatUsd(h.availableUsd)}${h.marksStale ? `  (marks stale; last known ${formatUsd(h.lastKnownAvailableUsd)})` : ''}`,
     `  oracle      ${h.oracle.status}${h.oracle.reasonCode ? ` (${h.oracle.reasonCode})` : ''}`,
     ...h.positions.map(
-      (p) => `  ${p.symbol.padEnd(6)} actual ${p.actual}  pending ${p.pendingExposure}  LTV ${p.ltvPercent}%  contributes ${p.contributionUsd ?? 'no mark'}${p.contributionUsd ? ' USD' : ''}${p.markAgeMs !== null ? `  mark ${Math.round(p.markAgeMs / 1000)} s old` : ''}`,
+      (p) =>
+        `  ${p.symbol.padEnd(6)} actual ${amount(p.actual, p.symbol)}  pending ${amount(p.pendingExposure, p.symbol)}  LTV ${formatPercent(String(p.ltvPercent))}  contributes ${p.contributionUsd === null ? `${UNKNOWN} (no mark)` : formatUsd(p.contributionUsd)}${p.markAgeMs !== null ? `  mark ${formatDuration(p.markAgeMs)} old` : ''}`,
     ),
   ]
 }
@@ -69,17 +67,13 @@ const show: Command = {
 const credit: Command = {
   name: 'credit',
   summary: 'credit health of one account: line, available, contributions, level',
-  positionals: ['ADDRESS'],
+  positionals: ['ACCOUNT'],
   options: NETWORK_OPTION,
   async run(ctx) {
-    let address: string
-    try {
-      address = parseAddress(ctx.positionals[0]!)
-    } catch {
-      throw new DeskError('InvalidAddress', `"${ctx.positionals[0]!}" is not a 20-byte 0x address`)
-    }
+    const address = addressArg(ctx.positionals[0]!)
+    const names = accountNamer(ctx)
     const h = (await ctx.call('cli.status.credit', { ...networkArg(ctx), address: address as Address })) as CreditHealthView
-    ctx.print(creditLines(h), h)
+    ctx.print(creditLines(h, await names), h)
   },
 }
 

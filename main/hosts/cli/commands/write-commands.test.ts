@@ -9,12 +9,12 @@ import { SettingsStore } from '../../../core/config/settings'
 import { Vault, vaultPath } from '../../../core/vault'
 import { discoverGroups } from '../discover'
 import type { CliIo } from '../io'
-import { runCli, type CommandGroup } from '../router'
+import { runCli, type GroupRef } from '../router'
 
 const PASS = 'correct horse battery staple 42'
 let sb: SandboxHandle
 let dir: string
-let groups: CommandGroup[]
+let groups: GroupRef[]
 const O0 = devOwner(0).address
 const O3 = devOwner(3).address
 
