@@ -39,4 +39,31 @@ describe('AccountView', () => {
     expect(await seriousA11yViolations()).toEqual([])
     wrapper.unmount()
   })
+
+  it('an account the service does not know yet says so and links to activating it from a funded account of the operator', async () => {
+    const SPARE = '0x3333333333333333333333333333333333333333' as const
+    const spare = { ...account(SPARE, 'unknown', 'Spare'), status: 'none' as const }
+    desk.handle('accounts.list', () => [{ ...account(CASH, 'balance', 'cash-1'), status: 'active' as const }, spare])
+    desk.handle('account.detail', () => ({ account: spare, balances: [], credit: null, openOrders: [], fills: [], fetchedAt: Date.now() }))
+    const { wrapper } = await mountScreen(AccountView, { props: { address: SPARE }, path: `/account/${SPARE}` })
+    await flush()
+    expect(wrapper.get('[data-testid="account-status"]').text()).toBe('not activated')
+    const link = wrapper.get('[data-testid="activation-needed"] a')
+    expect(link.text()).toBe('Activate it from cash-1')
+    expect(link.attributes('href')).toContain(`/account/${CASH}?activate=${SPARE}`)
+    expect(await seriousA11yViolations()).toEqual([])
+    wrapper.unmount()
+  })
+
+  it('arriving with ?activate opens the Activate tab with that account chosen', async () => {
+    const SPARE = '0x3333333333333333333333333333333333333333' as const
+    desk.handle('accounts.list', () => [{ ...account(CASH, 'balance', 'cash-1'), status: 'active' as const }, { ...account(SPARE, 'unknown', 'Spare'), status: 'none' as const }])
+    desk.handle('policy.get', () => ({ halted: null }))
+    const { wrapper } = await mountScreen(AccountView, { props: { address: CASH }, path: `/account/${CASH}?activate=${SPARE}` })
+    await flush()
+    const form = wrapper.get('form[aria-label="Activate account"]')
+    expect(form.text()).toContain('Spare')
+    expect(form.text()).toMatch(/to create\s*Spare/)
+    wrapper.unmount()
+  })
 })
