@@ -58,7 +58,6 @@ describe('AccountView', () => {
   it('arriving with ?activate opens the Activate tab with that account chosen', async () => {
     const SPARE = '0x3333333333333333333333333333333333333333' as const
     desk.handle('accounts.list', () => [{ ...account(CASH, 'balance', 'cash-1'), status: 'active' as const }, { ...account(SPARE, 'unknown', 'Spare'), status: 'none' as const }])
-    desk.handle('policy.get', () => ({ halted: null }))
     const { wrapper } = await mountScreen(AccountView, { props: { address: CASH }, path: `/account/${CASH}?activate=${SPARE}` })
     await flush()
     const form = wrapper.get('form[aria-label="Activate account"]')
