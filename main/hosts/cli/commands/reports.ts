@@ -45,9 +45,10 @@ function emit(ctx: CliContext, file: ExportFile): void {
 const exportCmd = (name: string, summary: string, channel: 'reports.fillsCsv' | 'reports.transfersCsv'): Command => ({
   name,
   summary,
-  options: RANGE,
+  options: { ...RANGE, currency: s('CODE', 'value column in USD (default) or an asset with a live mark, e.g. BTC (main refuses others)') },
   async run(ctx) {
-    emit(ctx, (await ctx.call(channel, { ...range(ctx), currency: 'USD' })) as ExportFile)
+    // Main resolves and validates the currency (InvalidCurrency, CurrencyUnavailable).
+    emit(ctx, (await ctx.call(channel, { ...range(ctx), currency: ctx.string('currency') ?? 'USD' })) as ExportFile)
   },
 })
 
@@ -63,7 +64,7 @@ const journalExport: Command = {
 
 export const exports: CommandGroup = {
   name: 'export',
-  summary: 'CSV exports: fills (with fees), transfers and withdrawals, the journal; values in USD',
+  summary: 'CSV exports: fills (with fees), transfers and withdrawals, the journal; values in USD or --currency',
   commands: [exportCmd('fills', 'CSV of fills with fees, per account or all, for the date range', 'reports.fillsCsv'), exportCmd('transfers', 'CSV of deposits, withdrawals, transfers, settles and repays for the date range', 'reports.transfersCsv'), journalExport],
 }
 

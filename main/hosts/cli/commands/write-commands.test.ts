@@ -183,6 +183,13 @@ describe('desk write commands', () => {
     expect(fills.out.split('\n')[0]).toMatch(/^time_utc,time_ms,account,account_label,market_id/)
     const transfers = await desk('export', 'transfers', '--from', yesterday)
     expect(transfers.out.split('\n')[0]).toMatch(/^time_utc,time_ms,account/)
+    // An account by its label, the value column in another asset at its live mark; an unknown currency is refused by main.
+    const inBtc = await desk('export', 'fills', '--from', yesterday, '--account', 'cash', '--currency', 'BTC')
+    expect(inBtc.code).toBe(0)
+    expect(inBtc.err).toBe('')
+    expect(inBtc.out.split('\n')[0]).toMatch(/value_currency/)
+    for (const row of inBtc.out.trim().split('\n').slice(1)) expect(row).toContain(',BTC,')
+    expect(JSON.parse((await desk('export', 'fills', '--currency', 'DOGE', '--json')).out)).toMatchObject({ error: { code: 'InvalidCurrency' } })
     const pnl = JSON.parse((await desk('pnl', '--json')).out) as { method: string }
     expect(pnl.method).toBe('FIFO')
     expect((await desk('alerts', '--json')).code).toBe(0)
