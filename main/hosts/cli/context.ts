@@ -9,6 +9,7 @@ import type { ChannelArgs, ChannelName } from '../../contract/channels'
 import type { AppState, CliSecret, ConfirmRequest } from '../../contract/types'
 import { defaultDataDir } from '../../core/config/paths'
 import { DeskError } from '../../core/errors/desk-error'
+import { formatAccount } from '../../contract/format'
 import { openCoreClient, type CoreClient } from './core-client'
 import { deskVersion } from './version'
 import type { CliIo } from './io'
@@ -161,7 +162,7 @@ export class CliContext {
 
   /** The owner-key confirmation: the summary built in main on stderr, then the TTY or `--yes`. */
   private async answer(c: CoreClient, req: ConfirmRequest): Promise<void> {
-    this.io.stderr([`== ${req.title} ==`, ...req.summary.map((l) => `  ${l}`), ''].join('\n'))
+    this.io.stderr(confirmationText(req))
     const respond = (approved: boolean, passphrase?: string) => c.dispatch('confirm.respond', { id: req.id, approved, ...(passphrase !== undefined ? { passphrase } : {}) })
     try {
       if (this.globals.yes) {
@@ -222,4 +223,15 @@ export function exitForState(state: string): number {
   if (state === 'rejected') return 1
   if (state === 'failed') return 3
   return 4
+}
+
+/** What the prompt shows: main's summary, then the key that will sign (as the app's dialog names it). */
+export function confirmationText(req: ConfirmRequest): string {
+  const lines = [`== ${req.title} ==`, ...req.summary.map((l) => `  ${l}`)]
+  const signer = req.details?.signer
+  if (signer) {
+    const key = signer.role === 'agent' ? `agent key${signer.slot !== undefined ? ` in slot ${signer.slot}` : ''}` : 'owner key'
+    lines.push(`  signed by: ${formatAccount({ address: signer.address, label: signer.label }).text}, ${key}${signer.owner.toLowerCase() !== signer.address.toLowerCase() ? ` of ${formatAccount(signer.owner).text}` : ''} (${signer.address})`)
+  }
+  return [...lines, ''].join('\n')
 }
