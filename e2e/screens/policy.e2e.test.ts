@@ -5,7 +5,7 @@ import type { Page } from 'playwright-core'
 import { devOwner } from '../../sandbox/scenario/dev-keys'
 import { policyFilePath } from '../../main/core/policy'
 import { openDesk, type DeskSession } from '../harness'
-import { PASSPHRASE, approveUntil, choose, firstRun } from './helpers'
+import { PASSPHRASE, approveUntil, choose, firstRun, shot } from './helpers'
 
 /**
  * The operator's guardrails in the browser, against the live sandbox: each refusal shows its
@@ -67,6 +67,7 @@ describe('operator guardrails (policy screen, refusals, override, halt)', () => 
     await page.getByRole('button', { name: 'Add to the address book', exact: true }).click()
     await expect.poll(() => page.getByTestId('usable-cold').innerText(), { timeout: 10_000 }).toBe('usable')
     expect(await page.getByRole('list', { name: 'Policy events', exact: true }).innerText()).toMatch(/address\.add/)
+    await shot(page, 'policy')
 
     await openAccount(page, owner(0), 'Withdraw')
     await choose(page, 'Withdraw asset', /\(#1\)/)
@@ -85,6 +86,7 @@ describe('operator guardrails (policy screen, refusals, override, halt)', () => 
     const text = await page.locator('main').innerText()
     expect(text).toContain('is not in the address book')
     expect(await page.getByTestId('refusal-facts').innerText()).toMatch(new RegExp(`Destination\\s+${DEST} on chain 1`))
+    await shot(page, 'withdraw-refused')
     expect(await page.getByRole('dialog', { name: 'Confirm signing' }).count()).toBe(0)
     expect(truth()).toBe(before)
   })
@@ -129,6 +131,7 @@ describe('operator guardrails (policy screen, refusals, override, halt)', () => 
     await page.getByRole('button', { name: 'Preview transfer', exact: true }).click()
     await page.getByTestId('sign-blocked').waitFor()
     expect(await page.getByTestId('sign-blocked').innerText()).toMatch(/Cannot sign: Refused by policy \(LimitExceeded\).*already used in the last 24 h: 12\.5.*frees up at/)
+    await shot(page, 'limit-refused')
     expect(await page.getByRole('button', { name: 'Sign and submit transfer', exact: true }).isDisabled()).toBe(true)
     expect(truth()).toBe(before)
   })
@@ -176,6 +179,7 @@ describe('operator guardrails (policy screen, refusals, override, halt)', () => 
     const rows = await results.locator('tbody tr').allInnerTexts()
     expect(rows.length).toBe(6)
     for (const r of rows) expect(r).toContain('verified zero')
+    await shot(page, 'halt')
     expect(open()).toBe(0)
 
     // While halted: the write buttons are disabled, and main refuses a write from any host.

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { devOwner } from '../../sandbox/scenario/dev-keys'
 import { openDesk, type DeskSession } from '../harness'
-import { approveUntil, choose, firstRun } from './helpers'
+import { approveUntil, choose, firstRun, shot } from './helpers'
 
 /**
  * The operator's order ticket and confirmations against the live sandbox: best bid and offer
@@ -53,6 +53,7 @@ describe('order ticket, signer in confirmations, declines, activation', () => {
     await page.getByRole('textbox', { name: 'Limit price', exact: true }).fill(price)
     await page.getByRole('textbox', { name: 'Quantity', exact: true }).fill('0.5')
     await expect.poll(() => facts.getByTestId('order-value').innerText()).toMatch(new RegExp(`^${Number(price) / 2 >= 1000 ? '[0-9]{1,3}(,[0-9]{3})+' : '[0-9]+'}(\\.5)? \\S+$`))
+    await shot(page, 'order-ticket')
     await page.getByRole('button', { name: 'Place order', exact: true }).click()
     await page.getByRole('list', { name: 'Order result', exact: true }).filter({ hasText: /open oid \d+/ }).waitFor({ timeout: 30_000 })
     // The write's outcome names the key that signed it, as the ticket said it would.
@@ -78,6 +79,7 @@ describe('order ticket, signer in confirmations, declines, activation', () => {
     await row.getByRole('button', { name: /show the full address of Treasury main$/ }).click()
     expect((await row.innerText()).toLowerCase()).toContain(owner(0).toLowerCase())
     expect(await row.getByRole('button', { name: 'Copy the address of Treasury main', exact: true }).count()).toBe(1)
+    await shot(page, 'confirm-dialog')
 
     // C: declining is the operator's choice: a neutral notice, never "… failed".
     await dialog.getByRole('button', { name: 'Decline and do not sign', exact: true }).click()
