@@ -75,7 +75,7 @@ export class LiveOverview {
    * the last known state from the previous run (with its age) when the network is slower than
    * `paintWithinMs`, replaced by push as soon as the fresh one is computed.
    */
-  async request(paintWithinMs = 700): Promise<OverviewView> {
+  async request(paintWithinMs = 50): Promise<OverviewView> {
     const fresh = this.overview('operator')
     if (this.last) return fresh
     const s = await this.d.sessions.current()
