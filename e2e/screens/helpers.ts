@@ -54,7 +54,7 @@ export async function approve(page: Page, passphrase = PASSPHRASE): Promise<stri
 }
 
 /** Goes to a screen through the main navigation. */
-export async function nav(page: Page, name: 'Overview' | 'Credit health' | 'Agents' | 'Settle and repay' | 'Earn' | 'Journal' | 'Settings'): Promise<void> {
+export async function nav(page: Page, name: 'Overview' | 'Credit health' | 'Agents' | 'Settle and repay' | 'Earn' | 'Journal' | 'Policy' | 'Reports' | 'Settings'): Promise<void> {
   await page.getByRole('navigation', { name: 'Main', exact: true }).getByRole('link', { name }).click()
 }
 
