@@ -15,7 +15,7 @@ export const COMMAND_GROUPS: readonly LazyGroup[] = [
   lazy('alerts', 'local alerts: list, acknowledge, settings', () => import('./commands/reports').then((m) => m.alerts)),
   lazy('assets', 'assets of the selected network', () => import('./commands/markets').then((m) => m.assets)),
   lazy('earn', 'earn pool: balances, withdrawals queue, create, claim, cancel', () => import('./commands/earn').then((m) => m.default)),
-  lazy('export', 'CSV exports: fills (with fees), transfers and withdrawals, the journal; values in USD', () => import('./commands/reports').then((m) => m.exports)),
+  lazy('export', 'CSV exports: fills (with fees), transfers and withdrawals, the journal; values in USD or --currency', () => import('./commands/reports').then((m) => m.exports)),
   lazy('halt', 'kill switch: cancel all open orders and refuse writes until resume', () => import('./commands/policy').then((m) => m.halt)),
   lazy('journal', 'the local record of every write: list, show, export, reconcile, ack', () => import('./commands/journal').then((m) => m.default)),
   lazy('keys', 'the key vault: create, list, import, export, generate, watch, remove, change passphrase', () => import('./commands/keys').then((m) => m.default)),
