@@ -119,6 +119,7 @@ describe('Electron main entry under a stub electron module', () => {
       expect(cliReport.ipcHandlers).toEqual([])
       expect(cliReport.calls).not.toContain('app.requestSingleInstanceLock')
       expect(cliReport.calls).toContain('app.exit 0')
+      expect(cliReport.calls).toContain('app.disableHardwareAcceleration') // no GPU: runs without a display
       const bad = spawnSync(process.execPath, ['--import', join(root, 'e2e/stub-electron/register.mjs'), ...entry, 'nosuchgroup'], { env, encoding: 'utf8', timeout: 60_000 })
       expect(bad.status).toBe(2)
       expect(bad.stderr).toMatch(/\[Usage\]/)

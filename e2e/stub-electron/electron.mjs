@@ -35,6 +35,7 @@ export const app = {
   getPath: () => process.env.STUB_USER_DATA,
   getVersion: () => '0.0.0-stub',
   enableSandbox: () => record('app.enableSandbox'),
+  disableHardwareAcceleration: () => record('app.disableHardwareAcceleration'),
   requestSingleInstanceLock: () => (record('app.requestSingleInstanceLock'), true),
   whenReady: () => ready,
   on: (ev, fn) => (report.appEvents.push(ev), appEmitter.on(ev, fn), app),
