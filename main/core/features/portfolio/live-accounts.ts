@@ -141,7 +141,9 @@ export class LiveAccounts {
     }
     const portfolio = portfolioFor(s, this.d)
     const { row, credit } = await portfolio.row(ref, lane)
-    this.d.accounts.remember(ref.address, row.account)
+    // Whichever read learns first that an account's kind or existence changed (an activation)
+    // re-plans the streams; the overview's later read then sees nothing new.
+    if (this.d.accounts.remember(ref.address, row.account)) s.streamAccounts(this.d.accounts.streamTargets())
     const now = this.d.now()
     const balances = row.account.kind === 'credit' ? { rows: [], fetchedAt: row.fetchedAt } : row.account.status === 'none' ? { rows: [], fetchedAt: now } : await portfolio.balances(user, lane)
     const live = s.pool?.state(user)
