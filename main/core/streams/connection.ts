@@ -96,6 +96,10 @@ export class StreamConnection {
   private lastInboundAt = 0
   private attempt = 0
   private opened = 0
+  /** True once a socket of this connection has been open: not open after that means dropped. */
+  get hasOpened(): boolean {
+    return this.opened > 0
+  }
   state: ConnectionState = 'stopped'
   reconnects = 0
   lastMessageAt: number | null = null

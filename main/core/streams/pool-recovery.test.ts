@@ -184,6 +184,21 @@ describe('StreamPool connections', () => {
     expect(p.status().detail).toMatch(/5 connections; the service counts 1 connection per IP/)
   })
 
+  it('a socket the plan adds is "connecting", not a drop: connected stays true until an open socket closes', () => {
+    const { p, fs } = makePool({ info: undefined })
+    p.setAccounts([1, 2, 3].map((i) => ({ address: acct(i), kind: 'balance' as const })))
+    p.start()
+    expect(p.status().connected).toBe(false) // nothing open yet
+    fs.sockets[0]!.open()
+    expect(p.status().connected).toBe(true)
+    p.setAccounts([1, 2, 3, 4, 5, 6].map((i) => ({ address: acct(i), kind: 'balance' as const }))) // 18 -> a second socket
+    expect(fs.sockets).toHaveLength(2)
+    expect(p.status()).toMatchObject({ connected: true, connections: 2 }) // the new one is still opening
+    fs.sockets[1]!.open()
+    fs.sockets[0]!.fail('reset')
+    expect(p.status().connected).toBe(false) // an open socket dropped
+  })
+
   it('keeps new connections within the counted 30 per minute however fast a server drops them', () => {
     const { p, fs } = makePool({ info: undefined })
     p.setAccounts([{ address: A, kind: 'balance' }])

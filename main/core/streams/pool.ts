@@ -238,7 +238,9 @@ export class StreamPool {
     const now = this.clock.now()
     this.pruneAttempts(now)
     return {
-      connected: this.conns.length > 0 && open.length === this.conns.length,
+      // A socket the plan just added and that is still opening is not a drop: the operator is
+      // told "disconnected" only when a socket that was open is not any more.
+      connected: open.length > 0 && this.conns.every((c) => c.state === 'open' || !c.hasOpened),
       connections: this.conns.length,
       subscriptions: this.conns.reduce((n, c) => n + c.subscriptions.length, 0),
       lastMessageAt: last,
