@@ -1,5 +1,6 @@
 import type { Address } from 'viem'
 import { DeskError } from '../../errors/desk-error'
+import { formatAmount } from '../../../contract/format'
 import { parseDecimal } from '../../money/decimal'
 import type { ActivateForAction, TransferAction, WithdrawAction } from '../../wire'
 import { checkAddress, fmt, outcomeOf, parsePositiveAmount, requireOwnerKey, resolveAsset, short, type WriteContext, type WriteOutcome } from '../../session/write-context'
@@ -39,7 +40,7 @@ export async function transfer(ctx: WriteContext, req: TransferRequest): Promise
   await requireBalanceMode(ctx, from, 'sender')
   await requireBalanceMode(ctx, to, 'recipient')
   const avail = await available(ctx, from, asset.assetId, asset.decimals)
-  if (amount > avail) throw new DeskError('InsufficientSpotBalance', `${from} has ${fmt(avail, asset.decimals)} ${asset.symbol} available`, { available: fmt(avail, asset.decimals) })
+  if (amount > avail) throw new DeskError('InsufficientSpotBalance', `${from} has ${formatAmount(avail, asset)} available`, { available: fmt(avail, asset.decimals) })
   requireOwnerKey(ctx, from, 'sender')
   const display = fmt(amount, asset.decimals)
   const action = { type: 'transfer', to, asset_id: String(asset.assetId), amount: amount.toString(), ...(req.cloid ? { cloid: req.cloid } : {}) } as TransferAction
@@ -51,7 +52,7 @@ export async function transfer(ctx: WriteContext, req: TransferRequest): Promise
     intent: {
       action: 'transfer',
       title: `Transfer ${display} ${asset.symbol}`,
-      summary: [`transfer ${display} ${asset.symbol}`, `from ${from}, signed by its owner key`, `to   ${to}`, `available after: ${fmt(avail - amount, asset.decimals)} ${asset.symbol}`],
+      summary: [`transfer ${display} ${asset.symbol}`, `from ${from}, signed by its owner key`, `to   ${to}`, `available after: ${formatAmount(avail - amount, asset)}`],
       details: { counterparty: { name: '', address: to }, amount: { units: display, symbol: asset.symbol, usd: null }, fees: [] },
     },
   })
