@@ -38,9 +38,15 @@ describe('session and events', () => {
     desk.emit('vault.status', { exists: true, unlocked: false, lastPassphraseAt: null, autoLockMinutes: 15 })
     expect(session.unlocked).toBe(false)
 
-    desk.emit('stream.status', { connected: true, connections: 1, connectionLimit: 1, neededConnections: 1, subscriptions: 4, lastMessageAt: 1, reconnects: 0, droppedFrames: 0, detail: 'ok' })
-    desk.emit('stream.status', { connected: false, connections: 0, connectionLimit: 1, neededConnections: 1, subscriptions: 0, lastMessageAt: 1, reconnects: 1, droppedFrames: 0, detail: 'socket closed.' })
+    const st = (connected: boolean, detail: string) => ({ connected, connections: 1, connectionLimit: 1, neededConnections: 1, subscriptions: 4, lastMessageAt: 1, reconnects: 0, droppedFrames: 0, detail })
+    // The first connection at start is not news: no "reconnected" for it.
+    desk.emit('stream.status', st(false, 'connecting'))
+    desk.emit('stream.status', st(true, 'ok'))
+    expect(notes.items.filter((n) => n.kind === 'stream')).toEqual([])
+    desk.emit('stream.status', st(false, 'socket closed.'))
     expect(notes.items[0]).toMatchObject({ kind: 'stream', level: 'warning', title: 'Live stream disconnected' })
+    desk.emit('stream.status', st(true, 'open again'))
+    expect(notes.items.filter((n) => n.kind === 'stream').map((n) => n.title).sort()).toEqual(['Live stream disconnected', 'Live stream reconnected'])
 
     const fill = { id: 'n1', kind: 'fill' as const, level: 'info' as const, title: 'Fill', message: 'bought 1 BTC', atMs: 5 }
     desk.emit('notify', fill)

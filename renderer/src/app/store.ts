@@ -13,6 +13,7 @@ import { useSessionStore } from '../features/session'
 export function wireEvents(): () => void {
   const session = useSessionStore()
   const notes = useNotificationsStore()
+  let dropped = false
   const offs = [
     onEvent('state.overview', (v) => useOverviewStore().apply(v)),
     onEvent('state.account', (v) => useAccountDetailStore().applyAccount(v)),
@@ -25,8 +26,15 @@ export function wireEvents(): () => void {
     onEvent('stream.status', (v) => {
       const was = session.stream?.connected
       session.stream = v
-      if (was === true && !v.connected) notes.local('stream', 'warning', 'Live stream disconnected', `${v.detail} Values age until it reconnects.`)
-      if (was === false && v.connected) notes.local('stream', 'success', 'Live stream reconnected', v.detail)
+      if (was === true && !v.connected) {
+        dropped = true
+        notes.local('stream', 'warning', 'Live stream disconnected', `${v.detail} Values age until it reconnects.`)
+      }
+      // "Reconnected" answers a "disconnected": the first connection at start is not news.
+      if (dropped && v.connected) {
+        dropped = false
+        notes.local('stream', 'success', 'Live stream reconnected', v.detail)
+      }
     }),
     // A confirmation a `desk` command asked for is answered at that terminal, not in this window.
     onEvent('confirm.request', (v) => v.origin === 'app' && useConfirmStore().request(v)),
