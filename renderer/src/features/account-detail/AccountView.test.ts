@@ -65,4 +65,103 @@ describe('AccountView', () => {
     expect(form.text()).toMatch(/to create\s*Spare/)
     wrapper.unmount()
   })
+
+  describe('every table sorts by the value behind the cell', () => {
+    /** The first cell of each body row: the asset, market or time that identifies it. */
+    const firstCells = (wrapper: { findAll: (s: string) => { text: () => string }[] }, table: string) => wrapper.findAll(`table[aria-label="${table}"] tbody tr td:first-child`).map((c) => c.text())
+
+    it('Balances: a click sorts by the exact amount (not its text), a second reverses, a third restores; aria-sort follows; axe is clean', async () => {
+      desk.handle('account.detail', () => ({
+        account: account(CASH, 'balance', 'cash-1'),
+        balances: [
+          { assetId: 1, symbol: 'USDC', available: '1234.5', locked: '0', total: '1234.5', usdValue: '1234.5' },
+          { assetId: 2, symbol: 'BTC', available: '0.5', locked: '0', total: '0.5', usdValue: null },
+          { assetId: 3, symbol: 'ETH', available: '250000', locked: '0', total: '250000', usdValue: '250000' },
+          { assetId: 4, symbol: 'DOGE', available: '99', locked: '0', total: '99', usdValue: '99' },
+          // Equal as floats, different as decimals: only an exact compare orders these two.
+          { assetId: 5, symbol: 'BIGB', available: '90071992547409.93', locked: '0', total: '90071992547409.93', usdValue: null },
+          { assetId: 6, symbol: 'BIGA', available: '90071992547409.92', locked: '0', total: '90071992547409.92', usdValue: null },
+        ],
+        credit: null,
+        openOrders: [],
+        fills: [],
+        fetchedAt: Date.now(),
+      }))
+      const { wrapper } = await mountScreen(AccountView, { props: { address: CASH }, path: `/account/${CASH}` })
+      await flush()
+      const initial = ['USDC', 'BTC', 'ETH', 'DOGE', 'BIGB', 'BIGA']
+      expect(firstCells(wrapper, 'Balances')).toEqual(initial)
+      expect(wrapper.get('table[aria-label="Balances"] thead th:nth-child(4)').attributes('aria-sort')).toBe('none')
+      const total = wrapper.get('table[aria-label="Balances"] thead th:nth-child(4) button')
+      expect(total.text()).toBe('Total')
+      expect(total.attributes('type')).toBe('button')
+
+      await total.trigger('click')
+      expect(firstCells(wrapper, 'Balances')).toEqual(['BTC', 'DOGE', 'USDC', 'ETH', 'BIGA', 'BIGB'])
+      expect(wrapper.get('table[aria-label="Balances"] thead th:nth-child(4)').attributes('aria-sort')).toBe('ascending')
+      expect(wrapper.get('table[aria-label="Balances"] tbody tr:nth-child(3) td:nth-child(4)').text()).toBe('1,234.5')
+
+      await total.trigger('click')
+      expect(firstCells(wrapper, 'Balances')).toEqual(['BIGB', 'BIGA', 'ETH', 'USDC', 'DOGE', 'BTC'])
+      expect(wrapper.get('table[aria-label="Balances"] thead th:nth-child(4)').attributes('aria-sort')).toBe('descending')
+      expect(wrapper.get('table[aria-label="Balances"] tbody tr:nth-child(3) td:nth-child(4)').text()).toBe('250,000')
+      expect(await seriousA11yViolations()).toEqual([])
+
+      await total.trigger('click')
+      expect(firstCells(wrapper, 'Balances')).toEqual(initial)
+      expect(wrapper.get('table[aria-label="Balances"] thead th:nth-child(4)').attributes('aria-sort')).toBe('none')
+
+      // Unknown USD values sort last; another column resets the order to ascending on it.
+      await wrapper.get('table[aria-label="Balances"] thead th:nth-child(5) button').trigger('click')
+      expect(firstCells(wrapper, 'Balances')).toEqual(['DOGE', 'USDC', 'ETH', 'BTC', 'BIGB', 'BIGA'])
+      expect(wrapper.get('table[aria-label="Balances"] thead th:nth-child(4)').attributes('aria-sort')).toBe('none')
+      expect(wrapper.get('table[aria-label="Balances"] thead th:nth-child(5)').attributes('aria-sort')).toBe('ascending')
+      wrapper.unmount()
+    })
+
+    it('Recent fills and open orders sort by time in ms and by exact price; the empty-state row is never sorted', async () => {
+      const t0 = Date.now() - 3_600_000
+      desk.handle('account.detail', () => ({
+        account: account(CASH, 'balance', 'cash-1'),
+        balances: [],
+        credit: null,
+        openOrders: [
+          { marketId: '1', oid: '11', cloid: null, side: 'bid' as const, price: '1000.5', originalQty: '1', remainingQty: '1', filledQty: '0', timeMs: t0 + 2000 },
+          { marketId: '1', oid: '12', cloid: null, side: 'ask' as const, price: '250', originalQty: '2', remainingQty: '2', filledQty: '0', timeMs: t0 + 1000 },
+        ],
+        fills: [
+          { marketId: '1', tid: 't-late', oid: '1', side: 'B' as const, price: '99', size: '1', fee: '0.01', feeAssetId: null, cloid: null, timeMs: t0 + 60_000 },
+          { marketId: '1', tid: 't-early', oid: '2', side: 'A' as const, price: '1000', size: '10', fee: '0.1', feeAssetId: null, cloid: null, timeMs: t0 },
+          { marketId: '1', tid: 't-mid', oid: '3', side: 'B' as const, price: '250', size: '2', fee: '0.02', feeAssetId: null, cloid: null, timeMs: t0 + 30_000 },
+        ],
+        fetchedAt: Date.now(),
+      }))
+      const { wrapper } = await mountScreen(AccountView, { props: { address: CASH }, path: `/account/${CASH}` })
+      await flush()
+      const tids = () => wrapper.findAll('table[aria-label="Recent fills"] tbody tr td:nth-child(7)').map((c) => c.text())
+      expect(tids()).toEqual(['t-late', 't-early', 't-mid'])
+      await wrapper.get('table[aria-label="Recent fills"] thead th:nth-child(1) button').trigger('click')
+      expect(tids()).toEqual(['t-early', 't-mid', 't-late'])
+      await wrapper.get('table[aria-label="Recent fills"] thead th:nth-child(4) button').trigger('click')
+      expect(tids()).toEqual(['t-late', 't-mid', 't-early'])
+      await wrapper.get('table[aria-label="Recent fills"] thead th:nth-child(4) button').trigger('click')
+      expect(tids()).toEqual(['t-early', 't-mid', 't-late'])
+
+      const oids = () => wrapper.findAll('table[aria-label="Open orders"] tbody tr td:nth-child(7)').map((c) => c.text())
+      await wrapper.get('table[aria-label="Open orders"] thead th:nth-child(3) button').trigger('click')
+      expect(oids()).toEqual(['12', '11'])
+      await wrapper.get('table[aria-label="Open orders"] thead th:nth-child(8) button').trigger('click')
+      expect(oids()).toEqual(['12', '11'])
+      await wrapper.get('table[aria-label="Open orders"] thead th:nth-child(8) button').trigger('click')
+      expect(oids()).toEqual(['11', '12'])
+      expect(wrapper.get('table[aria-label="Open orders"] thead th:nth-child(9)').find('button').exists()).toBe(false)
+
+      // With nothing to show, the one row is the empty-state row whatever the sort.
+      await wrapper.get('table[aria-label="Balances"] thead th:nth-child(1) button').trigger('click')
+      const balanceRows = wrapper.findAll('table[aria-label="Balances"] tbody tr')
+      expect(balanceRows.map((r) => r.text())).toEqual(['no balances'])
+      expect(await seriousA11yViolations()).toEqual([])
+      wrapper.unmount()
+    })
+  })
 })

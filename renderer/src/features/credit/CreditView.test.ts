@@ -56,4 +56,37 @@ describe('CreditView', () => {
     off()
     wrapper.unmount()
   })
+
+  it('the contributions table sorts by exact USD and by mark age (not the formatted text), reversing on a second click, with aria-sort and no axe violations', async () => {
+    const pos = health().positions[0]!
+    desk.handle('credit.health', () =>
+      health({
+        positions: [
+          { ...pos, assetId: 3, symbol: 'BTC', contributionUsd: '1234.5', markAgeMs: 5_000 },
+          { ...pos, assetId: 4, symbol: 'ETH', contributionUsd: '250000', markAgeMs: 90_000 },
+          { ...pos, assetId: 5, symbol: 'SOL', contributionUsd: '99', markAgeMs: null, markUsd: null },
+        ],
+      }),
+    )
+    const { wrapper } = await mountScreen(CreditView, { props: { address: CREDIT } })
+    await flush()
+    const table = 'table[aria-label="Asset contributions"]'
+    const assets = () => wrapper.findAll(`${table} tbody tr td:first-child`).map((c) => c.text())
+    expect(assets()).toEqual(['BTC', 'ETH', 'SOL'])
+    const usd = wrapper.get(`${table} thead th:nth-child(7) button`)
+    expect(usd.text()).toBe('Contribution USD')
+    await usd.trigger('click')
+    expect(assets()).toEqual(['SOL', 'BTC', 'ETH'])
+    expect(wrapper.get(`${table} thead th:nth-child(7)`).attributes('aria-sort')).toBe('ascending')
+    await usd.trigger('click')
+    expect(assets()).toEqual(['ETH', 'BTC', 'SOL'])
+    expect(wrapper.get(`${table} thead th:nth-child(7)`).attributes('aria-sort')).toBe('descending')
+    expect(wrapper.get(`${table} tbody tr:first-child td:nth-child(7)`).text()).toBe('$250,000.00')
+    // Mark age in ms: 5 s before 90 s (as text "1 min 30 s" vs "5 s" would not say so); no mark last.
+    await wrapper.get(`${table} thead th:nth-child(5) button`).trigger('click')
+    expect(assets()).toEqual(['BTC', 'ETH', 'SOL'])
+    expect(wrapper.get(`${table} thead th:nth-child(7)`).attributes('aria-sort')).toBe('none')
+    expect(await seriousA11yViolations()).toEqual([])
+    wrapper.unmount()
+  })
 })
