@@ -129,4 +129,41 @@ describe('EarnView accessibility', () => {
     expect(await seriousA11yViolations()).toEqual([])
     wrapper.unmount()
   })
+
+  it('the queue sorts by exact gross and by claimable time, reversing on a second click; the empty queue row is not sorted; axe is clean', async () => {
+    desk.handle('earn.overview', () =>
+      overview({
+        withdrawals: [
+          withdrawal({ operationId: `withdraw:${CASH}:1`, gross: '1234.5', claimableAt: NOW + 120_000 }),
+          withdrawal({ operationId: `withdraw:${CASH}:2`, gross: '250000', claimableAt: NOW + 30_000 }),
+          withdrawal({ operationId: `withdraw:${CASH}:3`, gross: '99', claimableAt: NOW + 60_000 }),
+        ],
+      }),
+    )
+    const { wrapper } = await mountScreen(EarnView, { props: { address: CASH } })
+    await flush()
+    const table = 'table[aria-label="Withdrawal queue"]'
+    const ops = () => wrapper.findAll(`${table} tbody tr td:first-child`).map((c) => c.text().split(':').pop())
+    expect(ops()).toEqual(['1', '2', '3'])
+    const gross = wrapper.get(`${table} thead th:nth-child(4) button`)
+    expect(gross.text()).toBe('Gross')
+    await gross.trigger('click')
+    expect(ops()).toEqual(['3', '1', '2'])
+    expect(wrapper.get(`${table} thead th:nth-child(4)`).attributes('aria-sort')).toBe('ascending')
+    await gross.trigger('click')
+    expect(ops()).toEqual(['2', '1', '3'])
+    expect(wrapper.get(`${table} thead th:nth-child(4)`).attributes('aria-sort')).toBe('descending')
+    expect(wrapper.get(`${table} tbody tr:first-child td:nth-child(4)`).text()).toContain('250,000')
+    await wrapper.get(`${table} thead th:nth-child(8) button`).trigger('click')
+    expect(ops()).toEqual(['2', '3', '1'])
+    expect(await seriousA11yViolations()).toEqual([])
+    wrapper.unmount()
+
+    desk.handle('earn.overview', () => overview({ withdrawals: [] }))
+    const empty = await mountScreen(EarnView, { props: { address: CASH } })
+    await flush()
+    await empty.wrapper.get(`${table} thead th:nth-child(4) button`).trigger('click')
+    expect(empty.wrapper.findAll(`${table} tbody tr`).map((r) => r.text())).toEqual(['no active withdrawals'])
+    empty.wrapper.unmount()
+  })
 })
