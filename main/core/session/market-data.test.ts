@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import type { InfoClient } from '../exchange/info/client'
 import type { Lane } from '../exchange/scheduler'
-import type { CachedState } from '../journal/types'
-import { LastKnownState, type StateStore } from './last-known'
+import { LastKnownState } from './last-known'
+import { memoryStateStore as memoryStore } from './testing/memory-state-store'
 import { MarketDataCache } from './market-data'
-
-/** The journal's state table, in memory. */
-function memoryStore(): StateStore {
-  const rows = new Map<string, CachedState>()
-  return {
-    putState: (network, account, kind, value, fetchedAt = Date.now()) => void rows.set(`${network}|${account}|${kind}`, { network, account, kind, value, fetchedAt }),
-    getState: <T>(network: string, account: string, kind: string) => (rows.get(`${network}|${account}|${kind}`) as CachedState<T> | undefined) ?? null,
-    allStates: (network) => [...rows.values()].filter((r) => r.network === network),
-  }
-}
 
 /** An info client answering assets, marks and the oracle, recording each read and its lane. */
 function fakeInfo(calls: { type: string; lane: Lane | undefined }[]): InfoClient {

@@ -1,21 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import type { InfoClient } from '../../exchange/info/client'
-import type { CachedState } from '../../journal/types'
 import { LastKnownState, type StateStore } from '../../session/last-known'
+import { memoryStateStore as memoryStore } from '../../session/testing/memory-state-store'
 import type { MarketDataCache } from '../../session/market-data'
 import type { CreditHealthService } from '../credit'
 import { PortfolioService } from './portfolio.service'
 
 const A = '0x' + 'b'.repeat(40)
-
-function memoryStore(): StateStore {
-  const rows = new Map<string, CachedState>()
-  return {
-    putState: (network, account, kind, value, fetchedAt = Date.now()) => void rows.set(`${network}|${account}|${kind}`, { network, account, kind, value, fetchedAt }),
-    getState: <T>(network: string, account: string, kind: string) => (rows.get(`${network}|${account}|${kind}`) as CachedState<T> | undefined) ?? null,
-    allStates: (network) => [...rows.values()].filter((r) => r.network === network),
-  }
-}
 
 function service(store: StateStore, reads: string[]): PortfolioService {
   const info = {
