@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Locator, Page } from 'playwright-core'
-import { repoRoot, type DeskSession } from '../harness'
+import { openPages, repoRoot, type DeskSession } from '../harness'
 
 export const PASSPHRASE = 'Tulip-harbor-Violet-9-anchor'
 export const screenshotsDir = join(repoRoot, 'docs/screenshots')
@@ -117,4 +117,25 @@ export async function sandboxAdmin(desk: DeskSession, route: string, body?: unkn
   const res = await fetch(new URL(`/admin/${route}`, base), body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
   if (!res.ok) throw new Error(`admin ${route}: HTTP ${res.status} ${await res.text()}`)
   return res.json()
+}
+
+/**
+ * A new tab of the same app on `route` (the app's own hash route; the token is in the URL it was
+ * served at), so several screens can be watched side by side. The caller closes it.
+ */
+export async function openTab(desk: DeskSession, route: string): Promise<Page> {
+  const p = await desk.page.context().newPage()
+  openPages.add(p)
+  p.on('close', () => openPages.delete(p))
+  await p.goto(desk.web.url)
+  await p.getByRole('navigation', { name: 'Main', exact: true }).waitFor()
+  // The app settles its own start route first (token, unlock state): set ours until it sticks.
+  for (let i = 0; i < 20; i++) {
+    await p.evaluate((r) => {
+      if (location.hash !== r) location.hash = r
+    }, `#${route}`)
+    await p.waitForTimeout(250)
+    if ((await p.evaluate(() => location.hash)) === `#${route}`) break
+  }
+  return p
 }

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { devOwner } from '../../sandbox/scenario/dev-keys'
-import { openDesk, openPages, type DeskSession } from '../harness'
-import { firstRun } from './helpers'
+import { openDesk, type DeskSession } from '../harness'
+import { firstRun, openTab } from './helpers'
 
 /**
  * The console left running on a moving market (marks walk, the market maker trades) for
@@ -37,19 +37,8 @@ describe('soak: every live screen stays known and fresh on a moving market', () 
   })
 
   async function tab(route: string): Promise<Page> {
-    const p = await desk.page.context().newPage()
+    const p = await openTab(desk, route)
     tabs.push(p)
-    openPages.add(p)
-    p.on('close', () => openPages.delete(p))
-    await p.goto(desk.web.url)
-    await p.getByRole('navigation', { name: 'Main', exact: true }).waitFor()
-    for (let i = 0; i < 20; i++) {
-      await p.evaluate((r) => {
-        if (location.hash !== r) location.hash = r
-      }, `#${route}`)
-      await p.waitForTimeout(250)
-      if ((await p.evaluate(() => location.hash)) === `#${route}`) break
-    }
     return p
   }
 

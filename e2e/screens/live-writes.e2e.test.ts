@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { devOwner } from '../../sandbox/scenario/dev-keys'
-import { openDesk, openPages, type DeskSession } from '../harness'
+import { openDesk, type DeskSession } from '../harness'
 import { addDecimal, subDecimal } from '../../renderer/src/shared/utils/decimal'
-import { firstRun, PASSPHRASE } from './helpers'
+import { firstRun, PASSPHRASE, openTab } from './helpers'
 import { shortAddress } from '../../main/contract/format'
 
 /**
@@ -34,19 +34,8 @@ describe('live screens follow repay, withdraw, activation, agents and earn witho
   })
 
   async function tab(route: string): Promise<Page> {
-    const p = await desk.page.context().newPage()
+    const p = await openTab(desk, route)
     tabs.push(p)
-    openPages.add(p)
-    p.on('close', () => openPages.delete(p))
-    await p.goto(desk.web.url)
-    await p.getByRole('navigation', { name: 'Main', exact: true }).waitFor()
-    for (let i = 0; i < 20; i++) {
-      await p.evaluate((r) => {
-        if (location.hash !== r) location.hash = r
-      }, `#${route}`)
-      await p.waitForTimeout(250)
-      if ((await p.evaluate(() => location.hash)) === `#${route}`) break
-    }
     return p
   }
 

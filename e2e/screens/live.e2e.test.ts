@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { devOwner } from '../../sandbox/scenario/dev-keys'
-import { openDesk, openPages, type DeskSession } from '../harness'
+import { openDesk, type DeskSession } from '../harness'
 import { addDecimal, compareDecimal, subDecimal } from '../../renderer/src/shared/utils/decimal'
-import { firstRun, PASSPHRASE, sandboxAdmin } from './helpers'
+import { firstRun, PASSPHRASE, sandboxAdmin, openTab } from './helpers'
+import { shortAddress } from '../../main/contract/format'
 
 /**
  * A live console: each kind of write is made (through the core, as another window or `desk`
@@ -11,7 +12,7 @@ import { firstRun, PASSPHRASE, sandboxAdmin } from './helpers'
  * without any click. No Refresh button is pressed anywhere in this file.
  */
 const owner = (i: number) => devOwner(i).address.toLowerCase()
-const shortRe = (a: string) => new RegExp(`${a.slice(0, 6)}…${a.slice(-4)}`, 'i') // the shared shortAddress (format.ts)
+const shortRe = (a: string) => new RegExp(shortAddress(a), 'i')
 
 describe('live screens follow every write without a click', () => {
   let desk: DeskSession
@@ -29,22 +30,9 @@ describe('live screens follow every write without a click', () => {
     await desk?.close()
   })
 
-  /** A new tab of the same app, on `route` (the app's own hash route; the token is in the URL it was served at). */
   async function tab(route: string): Promise<Page> {
-    const p = await desk.page.context().newPage()
+    const p = await openTab(desk, route)
     tabs.push(p)
-    openPages.add(p)
-    p.on('close', () => openPages.delete(p))
-    await p.goto(desk.web.url)
-    await p.getByRole('navigation', { name: 'Main', exact: true }).waitFor()
-    // The app settles its own start route first (token, unlock state): set ours until it sticks.
-    for (let i = 0; i < 20; i++) {
-      await p.evaluate((r) => {
-        if (location.hash !== r) location.hash = r
-      }, `#${route}`)
-      await p.waitForTimeout(250)
-      if ((await p.evaluate(() => location.hash)) === `#${route}`) break
-    }
     return p
   }
 
