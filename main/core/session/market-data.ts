@@ -41,14 +41,6 @@ export function markState(md: MarketData, assetId: number, now: number): MarkSta
   return { mark, ageMs, stale: ageMs > md.markStaleAfterMs || md.oracle.status !== 'available' }
 }
 
-/** How the asset list is kept between runs (static data: symbols, decimals, LTV weights). */
-interface CachedAsset {
-  assetId: number
-  symbol: string
-  decimals: number
-  creditLtv: number
-}
-
 /**
  * Assets, marks and oracle status shared by the read services. Assets change rarely (kept
  * five minutes, and across restarts in the last-known cache, so a start needs only the marks
@@ -66,6 +58,9 @@ export class MarketDataCache {
   private readonly ttlMs: number
   private readonly assetsTtlMs: number
   readonly markStaleAfterMs: number
+  private readonly lastKnown: LastKnownState | undefined
+  /** The asset list came from an earlier run: used at once, re-read once in the background. */
+  private assetsFromCache = false
 
   constructor(
     private readonly info: InfoClient,
@@ -76,16 +71,13 @@ export class MarketDataCache {
     this.assetsTtlMs = opts.assetsTtlMs ?? 300_000
     this.markStaleAfterMs = opts.markStaleAfterMs ?? DEFAULT_MARK_STALE_AFTER_MS
     this.lastKnown = opts.lastKnown
-    const cached = this.lastKnown?.load<CachedAsset[]>('*', 'assets')
+    const cached = this.lastKnown?.load<AssetMeta[]>('*', 'assets')
     if (cached && Array.isArray(cached.value) && cached.value.length > 0) {
       this.assets = new Map(cached.value.map((a) => [a.assetId, { ...a }]))
       this.assetsFromCache = true
     }
   }
 
-  private readonly lastKnown: LastKnownState | undefined
-  /** The asset list came from an earlier run: used at once, re-read once in the background. */
-  private assetsFromCache = false
 
   async get(lane: Lane = 'background'): Promise<MarketData> {
     if (this.data && this.now() - this.data.fetchedAt < this.ttlMs) return this.data
@@ -144,6 +136,6 @@ export class MarketDataCache {
     this.assets = new Map(r.assets.map((a) => [a.asset_id, { assetId: a.asset_id, symbol: a.symbol, decimals: a.balance_decimals, creditLtv: a.credit_ltv }]))
     this.assetsAt = this.now()
     if (this.data) this.data = { ...this.data, assets: this.assets }
-    this.lastKnown?.save('*', 'assets', [...this.assets.values()] satisfies CachedAsset[])
+    this.lastKnown?.save('*', 'assets', [...this.assets.values()] satisfies AssetMeta[])
   }
 }
