@@ -6,12 +6,15 @@
  * Each build is kept in .native-cache/ so switching back and forth is a file copy, not a
  * rebuild. The Node build compiles from source with node-gyp (no download); the Electron
  * build uses @electron/rebuild, which fetches Electron's headers on a machine that can.
+ * For electron, what cannot be had (Electron's binary, its headers) is checked before anything
+ * is switched: a machine that cannot download them keeps its Node build and gets one line.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { electronBinaryProblem, electronHeadersProblem, runElectronRebuild } from './electron-preflight.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const require = createRequire(join(root, 'package.json'))
@@ -25,7 +28,20 @@ const pkgDir = dirname(require.resolve('better-sqlite3/package.json'))
 const release = join(pkgDir, 'build', 'Release')
 const binary = join(release, 'better_sqlite3.node')
 const marker = join(release, '.desk-target')
-const electronVersion = JSON.parse(readFileSync(require.resolve('electron/package.json'), 'utf8')).version
+
+/** One line on stderr and a non-zero exit: what is missing, and what runs instead. */
+function fail(line) {
+  console.error(line)
+  process.exit(1)
+}
+
+// Before anything is switched: `electron .` cannot run without Electron's binary.
+if (target === 'electron') {
+  const problem = electronBinaryProblem(root, require)
+  if (problem) fail(problem)
+}
+
+const electronVersion = target === 'electron' ? JSON.parse(readFileSync(require.resolve('electron/package.json'), 'utf8')).version : null
 const wanted = target === 'node' ? `node-${process.versions.modules}` : `electron-${electronVersion}`
 const cacheFile = (key) => join(root, '.native-cache', key, 'better_sqlite3.node')
 const current = existsSync(marker) ? readFileSync(marker, 'utf8').trim() : null
@@ -77,7 +93,18 @@ if (target === 'node') {
     writeFileSync(marker, wanted)
     process.exit(0)
   }
-  const rebuild = join(dirname(require.resolve('@electron/rebuild/package.json')), 'lib', 'cli.js')
-  run(process.execPath, [rebuild, '--force', '--only', 'better-sqlite3', '--version', electronVersion], root)
+  const headers = await electronHeadersProblem(electronVersion)
+  if (headers) fail(headers)
+  console.error(`ensure-native: rebuilding better-sqlite3 for Electron ${electronVersion}`)
+  const failed = runElectronRebuild(root, require, electronVersion)
+  if (failed) {
+    // The rebuild starts by deleting the build: put the one it replaced back.
+    if (current && existsSync(cacheFile(current))) {
+      mkdirSync(release, { recursive: true })
+      copyFileSync(cacheFile(current), binary)
+      writeFileSync(marker, current)
+    }
+    fail(failed)
+  }
   remember(wanted)
 }
