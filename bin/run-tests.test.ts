@@ -1,0 +1,81 @@
+/**
+ * `npm test`'s runner with stand-in steps: whatever fails, the run ends with the
+ * `Tests: N passed, N failed, N skipped` line and a non-zero exit, and names the failed step.
+ */
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+let dir: string
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'run-tests-'))
+})
+afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+const node = process.execPath
+const exit = (code: number) => [node, '-e', `process.exit(${code})`]
+/** A stand-in vitest step: writes its JSON report like vitest does, then exits. */
+function vitest(report: string, counts: { passed: number; failed: number; skipped?: number }, code: number) {
+  const json = JSON.stringify({ numPassedTests: counts.passed, numFailedTests: counts.failed, numFailedTestSuites: 0, numPendingTests: counts.skipped ?? 0, numTodoTests: 0 })
+  return [node, '-e', `require('fs').writeFileSync(${JSON.stringify(join(dir, `${report}.json`))}, ${JSON.stringify(json)}); process.exit(${code})`]
+}
+
+function run(steps: unknown[]) {
+  const r = spawnSync(node, [join(root, 'bin', 'run-tests.mjs')], { cwd: root, env: { ...process.env, DESK_TEST_STEPS: JSON.stringify(steps), DESK_TEST_RESULTS: dir }, encoding: 'utf8' })
+  const lines = r.stdout.trimEnd().split('\n')
+  return { status: r.status, last: lines.at(-1), steps: lines.at(-2), err: r.stderr }
+}
+
+describe('npm test runner', () => {
+  it('a failed type check still lets the tests run, and the run ends with the summary line and exit 1', () => {
+    const r = run([
+      { name: 'native build', command: exit(0) },
+      { name: 'typecheck', command: exit(2) },
+      { name: 'lint', command: exit(0) },
+      { name: 'unit', command: vitest('unit', { passed: 3, failed: 0, skipped: 1 }, 0), report: 'unit', needs: ['native build'] },
+      { name: 'e2e', command: vitest('e2e', { passed: 2, failed: 1 }, 1), report: 'e2e', needs: ['native build'] },
+    ])
+    expect(r.status).toBe(1)
+    expect(r.steps).toBe('typecheck failed; unit 3 passed, 0 failed; e2e 2 passed, 1 failed')
+    expect(r.last).toBe('Tests: 5 passed, 2 failed, 1 skipped')
+  })
+
+  it('without the native build the tests are "not run", and a report from an earlier run is not counted', () => {
+    writeFileSync(join(dir, 'unit.json'), JSON.stringify({ numPassedTests: 900, numFailedTests: 0 }))
+    const r = run([
+      { name: 'native build', command: exit(1) },
+      { name: 'lint', command: exit(0) },
+      { name: 'unit', command: vitest('unit', { passed: 1, failed: 0 }, 0), report: 'unit', needs: ['native build'] },
+    ])
+    expect(r.status).toBe(1)
+    expect(r.steps).toBe('native build failed; unit not run')
+    expect(r.last).toBe('Tests: 0 passed, 1 failed, 0 skipped')
+    expect(existsSync(join(dir, 'unit.json'))).toBe(false)
+    expect(r.err).toMatch(/unit not run \(needs native build\)/)
+  })
+
+  it('a test step that exits red without a report counts as a failure', () => {
+    const r = run([{ name: 'unit', command: exit(1), report: 'unit' }, { name: 'e2e', command: vitest('e2e', { passed: 4, failed: 0 }, 0), report: 'e2e' }])
+    expect(r.status).toBe(1)
+    expect(r.steps).toBe('unit failed (no report); e2e 4 passed, 0 failed')
+    expect(r.last).toBe('Tests: 4 passed, 1 failed, 0 skipped')
+  })
+
+  it('all green: exit 0', () => {
+    const r = run([
+      { name: 'lint', command: exit(0) },
+      { name: 'unit', command: vitest('unit', { passed: 7, failed: 0 }, 0), report: 'unit' },
+    ])
+    expect(r.status).toBe(0)
+    expect(r.last).toBe('Tests: 7 passed, 0 failed, 0 skipped')
+  })
+
+  it('npm test runs through the runner', async () => {
+    const pkg = (await import('../package.json', { with: { type: 'json' } })).default as { scripts: Record<string, string> }
+    expect(pkg.scripts.test).toBe('node bin/run-tests.mjs')
+  })
+})
