@@ -8,12 +8,17 @@ import {
   formatAmount,
   formatCountdown,
   formatDuration,
+  formatDurationWords,
   formatNumber,
   formatPercent,
   formatRate,
   formatTime,
   formatTimeWithAge,
   formatUsd,
+  formatUsdCents,
+  usdIsRounded,
+  formatCurrencyOption,
+  formatEarnWithdrawal,
   shortAddress,
 } from './format'
 
@@ -136,6 +141,20 @@ describe('times', () => {
   })
 })
 
+describe('formatDurationWords', () => {
+  it('says a duration exactly, in words', () => {
+    expect(formatDurationWords(60_000)).toBe('1 minute')
+    expect(formatDurationWords(1500)).toBe('1.5 seconds')
+    expect(formatDurationWords(1000)).toBe('1 second')
+    expect(formatDurationWords(90_000)).toBe('1 minute 30 seconds')
+    expect(formatDurationWords(24 * 3_600_000)).toBe('1 day')
+    expect(formatDurationWords(365 * 86_400_000)).toBe('365 days')
+    expect(formatDurationWords(26 * 3_600_000)).toBe('1 day 2 hours')
+    expect(formatDurationWords(0)).toBe('0 seconds')
+    expect(formatDurationWords(-1)).toBe(UNKNOWN)
+  })
+})
+
 describe('accounts', () => {
   const address = '0x12ab34567890123456789012345678901234cdef'
   it('shows "Name (0x12ab…cdef)" with the full address available', () => {
@@ -143,5 +162,35 @@ describe('accounts', () => {
     expect(formatAccount({ address, label: '  ' }).text).toBe('unnamed (0x12ab…cdef)')
     expect(formatAccount(address)).toEqual({ text: '0x12ab…cdef', full: address })
     expect(shortAddress('0x1234')).toBe('0x1234')
+  })
+})
+
+describe('formatUsdCents (headlines and tables; the exact value goes on hover and in exports)', () => {
+  it('shows two decimals, rounded half away from zero on the decimal string', () => {
+    expect(formatUsdCents('727023.61406174')).toBe('$727,023.61')
+    expect(formatUsdCents('727023.615')).toBe('$727,023.62')
+    expect(formatUsdCents('999999.995')).toBe('$1,000,000.00')
+    expect(formatUsdCents('-1234.505')).toBe('-$1,234.51')
+    expect(formatUsdCents('-0.004')).toBe('$0.00')
+    expect(formatUsdCents('1000')).toBe('$1,000.00')
+    expect(formatUsdCents('0.000125')).toBe('$0.00')
+    expect(formatUsdCents(null)).toBe(UNKNOWN)
+  })
+  it('says when the cents hide digits (then the exact value is shown on hover)', () => {
+    expect(usdIsRounded('727023.61406174')).toBe(true)
+    expect(usdIsRounded('12.3400')).toBe(false)
+    expect(usdIsRounded('5')).toBe(false)
+    expect(usdIsRounded(null)).toBe(false)
+  })
+})
+
+describe('report currency options and earn withdrawals', () => {
+  it('reads like a treasury tool: the mark at cents and its age', () => {
+    expect(formatCurrencyOption({ code: 'USD', markUsd: null, markTimeMs: null }, 0)).toBe('USD')
+    expect(formatCurrencyOption({ code: 'BTC', markUsd: '64974.2', markTimeMs: 1_000_000 }, 1_125_000)).toBe('BTC — mark $64,974.20, 2m 5s ago')
+  })
+  it('names an earn withdrawal by type, amount and created time, never by its operation id', () => {
+    const at = Date.UTC(2026, 10, 25, 8, 0, 0)
+    expect(formatEarnWithdrawal({ symbol: 'USDC', type: 'scheduled', gross: '1000', createdAt: at }, { timeZone: 'UTC' })).toBe('scheduled withdrawal of 1,000 USDC, created 2026-11-25 08:00:00')
   })
 })

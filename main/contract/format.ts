@@ -93,6 +93,31 @@ export function formatUsd(value: string | null | undefined): string {
   return `${p.negative ? '-' : ''}$${group(p.int)}.${frac}`
 }
 
+/**
+ * USD for headlines and tables: "$727,023.61" — rounded half away from zero to cents, on the
+ * decimal string (never a float). Display only: the exact value (`formatUsd`) belongs in the
+ * title beside it and in exports. Null/undefined → UNKNOWN.
+ */
+export function formatUsdCents(value: string | null | undefined): string {
+  if (value === null || value === undefined) return UNKNOWN
+  const p = parts(value)
+  if (!p) return value
+  if (p.frac.length <= 2) return formatUsd(value)
+  let cents = BigInt(p.int + p.frac.slice(0, 2))
+  if (Number(p.frac[2]) >= 5) cents += 1n
+  const int = (cents / 100n).toString()
+  const frac = (cents % 100n).toString().padStart(2, '0')
+  const negative = p.negative && cents !== 0n
+  return `${negative ? '-' : ''}$${group(int)}.${frac}`
+}
+
+/** Whether the cents shown by `formatUsdCents` differ from the exact value (then show the exact one on hover). */
+export function usdIsRounded(value: string | null | undefined): boolean {
+  if (value === null || value === undefined) return false
+  const p = parts(value)
+  return p !== null && p.frac.replace(/0+$/, '').length > 2
+}
+
 /** USD with the reason it is unknown (e.g. "no mark for BTC"), for a title or a note. */
 export function describeUsd(value: string | null | undefined, reasonIfUnknown: string): Display {
   return value === null || value === undefined ? { text: UNKNOWN, reason: reasonIfUnknown } : { text: formatUsd(value), reason: null }
@@ -132,6 +157,36 @@ export function formatDuration(ms: number): string {
   const h = Math.floor(m / 60)
   if (h < 48) return `${h}h ${m % 60}m`
   return `${Math.floor(h / 24)}d ${h % 24}h`
+}
+
+/**
+ * A span of time in words, exact (for settings such as a cooling-off, where "about" will not
+ * do): "60 seconds", "1 minute 30 seconds", "24 hours", "1 day 2 hours", "1.5 seconds".
+ */
+export function formatDurationWords(ms: number): string {
+  if (!Number.isSafeInteger(ms) || ms < 0) return UNKNOWN
+  if (ms === 0) return '0 seconds'
+  const word = (n: number | string, unit: string) => `${n} ${unit}${n === 1 || n === '1' ? '' : 's'}`
+  if (ms < 60_000 && ms % 1000 !== 0) {
+    // Seconds with the exact milliseconds as decimals (integer arithmetic, no float text).
+    const frac = String(ms % 1000).padStart(3, '0').replace(/0+$/, '')
+    return word(`${Math.floor(ms / 1000)}.${frac}`, 'second')
+  }
+  const units: [number, string][] = [
+    [86_400_000, 'day'],
+    [3_600_000, 'hour'],
+    [60_000, 'minute'],
+    [1000, 'second'],
+    [1, 'millisecond'],
+  ]
+  const out: string[] = []
+  let rest = ms
+  for (const [size, unit] of units) {
+    const n = Math.floor(rest / size)
+    rest -= n * size
+    if (n > 0) out.push(word(n, unit))
+  }
+  return out.join(' ')
 }
 
 /** Relative age: "12s ago"; an unknown time is "never". A time ahead of now counts as 0s. */
@@ -184,4 +239,23 @@ export function formatAccount(account: { address: string; label?: string | null 
   if (typeof account === 'string') return { text: shortAddress(account), full: account }
   const name = account.label?.trim() || 'unnamed'
   return { text: `${name} (${shortAddress(account.address)})`, full: account.address }
+}
+
+/**
+ * A report currency as the operator picks it: "USD", or "BTC — mark $64,974.20, 2m 5s ago"
+ * (the mark at cents; the exact mark and its time are in the export's rows).
+ */
+export function formatCurrencyOption(c: { code: string; markUsd: string | null; markTimeMs: number | null }, nowMs: number): string {
+  if (c.markUsd === null) return c.code
+  return `${c.code} — mark ${formatUsdCents(c.markUsd)}, ${formatAge(c.markTimeMs, nowMs)}`
+}
+
+/**
+ * An earn withdrawal as the operator knows it — by asset, amount and when it was asked for:
+ * "scheduled withdrawal of 1,000 USDC, created 2026-11-25 08:00:00". Its operation id stays
+ * out of the text (a title or the export carries it).
+ */
+export function formatEarnWithdrawal(w: { symbol: string; type: string; gross: string; createdAt: number | null }, opts: { timeZone?: string } = {}): string {
+  const created = w.createdAt === null ? '' : `, created ${formatTime(w.createdAt, opts)}`
+  return `${w.type} withdrawal of ${formatAmount(w.gross, { symbol: w.symbol })}${created}`
 }

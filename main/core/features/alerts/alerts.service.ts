@@ -1,4 +1,4 @@
-import { formatAccount, formatAmount, formatPercent, formatUsd, shortAddress } from '../../../contract/format'
+import { formatAccount, formatAmount, formatEarnWithdrawal, formatPercent, formatUsdCents, shortAddress } from '../../../contract/format'
 import type { AgentSlotView, AlertKind, AlertNotificationEvent, AlertSettingsView, AlertView, CreditHealthView, NotificationEvent } from '../../../contract/types'
 import type { SettingsStore } from '../../config/settings'
 import { DeskError } from '../../errors/desk-error'
@@ -93,6 +93,11 @@ interface SessionState {
   /** agent slots read here because no slot read was known yet (once per account and session) */
   agentsRead: Map<string, { at: number; slots: { slot: number; agent: string | null }[] } | null>
   earnReadAt: Map<string, number>
+  /**
+   * per balances key: when this session took its funds baseline (the live state at that time).
+   * Balances and deposits already there at start are in the baseline: never announced as new.
+   */
+  fundsBaselineAt: Map<string, number>
   markets: { at: number; value: Promise<Map<number, MarketLabel>> } | null
 }
 
@@ -241,6 +246,7 @@ export class AlertService {
       creditFallbackAt: new Map(),
       agentsRead: new Map(),
       earnReadAt: new Map(),
+      fundsBaselineAt: new Map(),
       markets: null,
     }
     this.st = st
@@ -412,7 +418,13 @@ export class AlertService {
       log.setState(net, key, JSON.stringify(totals))
       log.setState(net, `funds-checked:${user}`, String(now))
     }
-    if (prevRaw === null) return save() // first sight: the baseline
+    // First sight in this session: the state at start is the baseline, whatever an earlier run
+    // stored (balances that moved while the desk was closed are not funds received now).
+    const baselineAt = st.fundsBaselineAt.get(key)
+    if (baselineAt === undefined || prevRaw === null) {
+      st.fundsBaselineAt.set(key, (creditMode ? live.credit?.at : live.balances?.at) ?? now)
+      return save()
+    }
     const prev = JSON.parse(prevRaw) as Record<string, string>
     const rose = Object.entries(totals).filter(([id, v]) => BigInt(v) > BigInt(prev[id] ?? '0'))
     if (rose.length === 0) {
@@ -439,7 +451,8 @@ export class AlertService {
         const r = raw as Record<string, unknown>
         const time = typeof r.time_ms === 'number' ? r.time_ms : null
         const assetId = typeof r.asset_id === 'number' ? r.asset_id : null
-        if (time === null || assetId === null || time < this.settingsCache.armedSinceMs) continue
+        // A deposit the baseline already holds was there at start: not new.
+        if (time === null || assetId === null || time < this.settingsCache.armedSinceMs || time <= baselineAt) continue
         const asset = assets.get(assetId)
         const amount = asset && typeof r.amount === 'string' ? formatAmount(r.amount, asset) : `an amount of asset ${assetId}`
         // A deposit first seen now explains its asset's balance rise (no second alert for it).
@@ -558,7 +571,7 @@ export class AlertService {
           level: t === top ? 'error' : 'warning',
           // the threshold in the title: two thresholds crossed in one pass are two distinct alerts
           title: `Credit line ${formatPercent(used)} in use, past ${formatPercent(String(t))}: ${who(a)}`,
-          message: `${who(a)} uses ${formatPercent(used)} of its ${formatUsd(h.creditUsd)} credit line (threshold ${formatPercent(String(t))}); available ${formatUsd(availableText)}${h.availableUsd === null ? ' (last known: marks are stale)' : ''}.`,
+          message: `${who(a)} uses ${formatPercent(used)} of its ${formatUsdCents(h.creditUsd)} credit line (threshold ${formatPercent(String(t))}); available ${formatUsdCents(availableText)}${h.availableUsd === null ? ' (last known: marks are stale)' : ''}.`,
           account: a.address,
         })
       } else if (!above && !armed) log.setState(st.s.name, key, null)
@@ -578,7 +591,7 @@ export class AlertService {
         kind: 'earn-claimable',
         level: 'info',
         title: `Earn withdrawal claimable: ${who(a)}`,
-        message: `${formatAmount(w.net, { symbol: w.symbol })} (${w.type} withdrawal ${w.operationId}) of ${who(a)} can be claimed now.`,
+        message: `${formatAmount(w.net, { symbol: w.symbol })} of ${who(a)} can be claimed now (${formatEarnWithdrawal(w)}).`,
         account: a.address,
       })
     }
@@ -621,7 +634,7 @@ export class AlertService {
       kind: 'write-unresolved',
       level: 'error',
       title: `Write unresolved: ${sub.actionType}`,
-      message: `${sub.summary} (${who({ address: sub.account, label })}, cloid ${sub.key}). ${sub.advice ?? 'Check the exchange, then acknowledge it in the journal before any new attempt.'}`,
+      message: `${sub.summary} (${who({ address: sub.account, label })}, cloid ${shortAddress(sub.key)}). ${sub.advice ?? 'Check the exchange, then acknowledge it in the journal before any new attempt.'}`,
       account: sub.account,
     })
   }

@@ -1,3 +1,4 @@
+import { formatAccount, formatNumber, formatUsdCents } from '../../../contract/format'
 import type { OverviewView, StreamStatus as StreamStatusView } from '../../../contract/types'
 import type { SettingsStore } from '../../config/settings'
 import type { Lane } from '../../exchange/scheduler'
@@ -33,6 +34,7 @@ export class LiveOverview {
   private last: OverviewView | null = null
   private readonly startedAt: number
   private readonly warned = new Set<string>()
+  private markets: { s: NetworkSession; value: Promise<Map<string, { symbol: string; base: string; quote: string }>> } | null = null
   private readonly agentsRead = new Set<string>()
   /** Full recomputations: the first at once, a burst of requests within 250 ms makes one more. */
   private readonly full = new LeadingBatch<never>(250, () => this.runPush())
@@ -136,11 +138,8 @@ export class LiveOverview {
     s.streamAccounts(this.d.accounts.streamTargets())
     pool.subscribe((u) => {
       if (u.kind === 'fills') {
-        for (const f of u.value.slice(-5)) {
-          if (f.time < this.startedAt) continue
-          const who = this.d.accounts.label(u.user) || u.user
-          this.d.notify('fill', 'success', `Fill: ${who}`, `${f.side === 'B' ? 'bought' : f.side === 'A' ? 'sold' : 'traded'} ${f.sz ?? '?'} @ ${f.px ?? '?'} in market ${f.coin ?? '?'}`)
-        }
+        const fresh = u.value.slice(-5).filter((f) => f.time >= this.startedAt)
+        if (fresh.length > 0) void this.announceFills(s, u.user, fresh)
       }
       if (u.kind === 'balances') this.patchSoon(s, u.user)
       else this.overviewSoon()
@@ -257,12 +256,51 @@ export class LiveOverview {
     this.refreshTimer = setTimeout(tick, ms)
   }
 
+  /** One toast per fill, in the shared format: "Bought 0.01 BTC at 64,000 USDC on BTC/USDC". */
+  private async announceFills(s: NetworkSession, user: string, fills: { side: string | null; sz: string | null; px: string | null; coin: string | number | null }[]): Promise<void> {
+    const markets = await this.marketNames(s).catch(() => new Map<string, { symbol: string; base: string; quote: string }>())
+    if (this.closed) return
+    const who = formatAccount({ address: user, label: this.d.accounts.label(user) }).text
+    for (const f of fills) {
+      const m = f.coin === null ? undefined : markets.get(String(f.coin))
+      const side = f.side === 'B' ? 'Bought' : f.side === 'A' ? 'Sold' : 'Traded'
+      const size = f.sz === null ? 'an unknown size' : `${formatNumber(f.sz)}${m ? ` ${m.base}` : ''}`
+      const price = f.px === null ? '' : ` at ${formatNumber(f.px)}${m ? ` ${m.quote}` : ''}`
+      this.d.notify('fill', 'success', `Fill: ${who}`, `${side} ${size}${price} on ${m ? m.symbol : `market ${String(f.coin ?? 'unknown')}`}.`)
+    }
+  }
+
+  /** Market names for fill toasts: one background `markets` read per session (markets change rarely). */
+  private marketNames(s: NetworkSession): Promise<Map<string, { symbol: string; base: string; quote: string }>> {
+    if (this.markets?.s === s) return this.markets.value
+    const value = Promise.all([s.info.markets({ lane: 'background' }), s.market.recent('background')]).then(([mk, md]) => {
+      const out = new Map<string, { symbol: string; base: string; quote: string }>()
+      for (const m of mk.markets) {
+        const base = m.base_asset_id === undefined ? undefined : md.assets.get(m.base_asset_id)?.symbol
+        const quote = m.quote_asset_id === undefined ? undefined : md.assets.get(m.quote_asset_id)?.symbol
+        if (base && quote) out.set(String(m.market_id), { symbol: m.symbol ?? `${base}/${quote}`, base, quote })
+      }
+      return out
+    })
+    const entry = { s, value }
+    this.markets = entry
+    value.catch(() => {
+      if (this.markets === entry) this.markets = null
+    })
+    return value
+  }
+
   private healthWarnings(): void {
     for (const row of this.last?.rows ?? []) {
       const w = row.credit?.warning
       if (!row.credit || (w !== 'critical' && w !== 'frozen') || this.warned.has(row.account.address + w)) continue
       this.warned.add(row.account.address + w)
-      this.d.notify('health', 'warning', `Credit health ${w}: ${row.account.label || row.account.address}`, `Available ${row.credit.availableUsd ?? 'unknown'} USD of ${row.credit.creditUsd} USD.`)
+      this.d.notify('health', 'warning', `Credit health ${w}: ${formatAccount(row.account).text}`, creditWarningText(row.credit))
     }
   }
+}
+
+/** The credit-health warning's text: "$721.45 available of a $10,000.00 credit line." (shared format, cents). */
+export function creditWarningText(c: { availableUsd: string | null; creditUsd: string }): string {
+  return `${c.availableUsd === null ? 'Available unknown (no fresh marks)' : `${formatUsdCents(c.availableUsd)} available`} of a ${formatUsdCents(c.creditUsd)} credit line.`
 }

@@ -143,7 +143,9 @@ describe('EarnView accessibility', () => {
     const { wrapper } = await mountScreen(EarnView, { props: { address: CASH } })
     await flush()
     const table = 'table[aria-label="Withdrawal queue"]'
-    const ops = () => wrapper.findAll(`${table} tbody tr td:first-child`).map((c) => c.text().split(':').pop())
+    // the queue names a withdrawal by its created time and short number, never its operation id
+    const ops = () => wrapper.findAll(`${table} tbody tr td:first-child`).map((c) => c.text().split('#').pop())
+    expect(wrapper.get(`${table} tbody`).text()).not.toContain('withdraw:')
     expect(ops()).toEqual(['1', '2', '3'])
     const gross = wrapper.get(`${table} thead th:nth-child(4) button`)
     expect(gross.text()).toBe('Gross')

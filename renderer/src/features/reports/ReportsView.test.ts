@@ -82,7 +82,7 @@ describe('ReportsView', () => {
     // accounts by name and short address; currencies with their mark
     const accountOptions = [...q<HTMLSelectElement>('select[aria-label="Account"]').options].map((o) => o.text)
     expect(accountOptions).toEqual(['All accounts', 'cash-1 (0x2222…2222)', 'credit-1 (0x1111…1111)'])
-    expect([...q<HTMLSelectElement>('select[aria-label="Value currency"]').options].map((o) => o.text)[1]).toMatch(/^BTC \(mark 64,000\.5 USD at \d{4}-/)
+    expect([...q<HTMLSelectElement>('select[aria-label="Value currency"]').options].map((o) => o.text)[1]).toMatch(/^BTC — mark \$64,000\.50, \d+s ago$/)
     await wrapper.get('select[aria-label="Account"]').setValue(CASH)
     await wrapper.get('select[aria-label="Value currency"]').setValue('BTC')
     await wrapper.get('input[aria-label="From"]').setValue('2026-11-01T00:00')
