@@ -1,5 +1,6 @@
 /** `desk status …`: the dashboard from the command line (portfolio and credit health). */
-import type { Address, CliMode, CreditHealthView, OverviewView } from '../../../contract/types'
+import type { Address, CliMode, CreditHealthView, NetworkView, OverviewView } from '../../../contract/types'
+import { DeskError, isDeskError } from '../../../core/errors/desk-error'
 import { formatAccount, formatAge, formatDuration, formatPercent, formatUsd, shortAddress, UNKNOWN } from '../../../contract/format'
 import { addressArg } from '../support/address'
 import { accountNamer, amount, when, type AccountNamer } from '../support/display'
@@ -52,14 +53,43 @@ function modeLine(m: CliMode): string {
   return m.mode === 'attached' ? `mode attached to pid ${m.pid} (commands run through that process's core)` : `mode standalone (pid ${m.pid} holds the data directory)`
 }
 
+/** The service could not be asked at all (as opposed to answering with an error). */
+const UNREACHABLE = new Set(['InfoUnreachable', 'InfoTimeout'])
+
+const SANDBOX_HINT = 'the sandbox is started by `npm run sandbox`, or by the app (`npm start`, or `npm run web` for the same console in a browser)'
+
+/**
+ * Status when the service cannot be reached: still how desk reaches the core, which network and
+ * URL it tried, and how to get one running. The text goes to stdout before the one-line error;
+ * with --json the same facts are the error's details. Exits 1 like any failed read.
+ */
+async function unreachable(ctx: CliContext, mode: CliMode, e: DeskError): Promise<DeskError> {
+  const { selected, networks } = (await ctx.call('cli.networks.list', undefined)) as { selected: string; networks: NetworkView[] }
+  const name = ctx.string('network') ?? selected
+  const n = networks.find((x) => x.name === name)
+  const hint = n?.kind === 'sandbox' ? SANDBOX_HINT : 'check the network\'s URLs with `desk networks list` (`desk networks set` changes them)'
+  if (!ctx.globals.json) ctx.io.stdout([modeLine(mode), `network ${name}: the trading service at ${n?.tradingUrl || '(no URL)'} cannot be reached`, hint, ''].join('\n'))
+  return new DeskError(e.code, e.message, { ...e.details, mode: mode.mode, pid: mode.pid, network: name, tradingUrl: n?.tradingUrl ?? null, reachable: false, hint })
+}
+
+/** Runs a status read; a service that cannot be reached becomes the explained error above. */
+async function statusRead<T>(ctx: CliContext, read: () => Promise<unknown>): Promise<{ mode: CliMode; value: T }> {
+  const { mode } = await ctx.core()
+  try {
+    return { mode, value: (await read()) as T }
+  } catch (e) {
+    if (isDeskError(e) && UNREACHABLE.has(e.code)) throw await unreachable(ctx, mode, e)
+    throw e
+  }
+}
+
 const show: Command = {
   name: 'show',
   summary: 'balances, credit lines and USD totals of every account, and how desk reaches the core',
   options: { ...NETWORK_OPTION, ...ADDRESS_OPTION },
   async run(ctx) {
     const only = addressesFrom(ctx)
-    const o = (await ctx.call('cli.status.show', { ...networkArg(ctx), ...(only ? { addresses: only } : {}) })) as OverviewView & { network: string }
-    const { mode } = await ctx.core()
+    const { mode, value: o } = await statusRead<OverviewView & { network: string }>(ctx, () => ctx.call('cli.status.show', { ...networkArg(ctx), ...(only ? { addresses: only } : {}) }))
     ctx.print([modeLine(mode), ...overviewLines(o, o.network)], { mode, ...o })
   },
 }
@@ -72,7 +102,7 @@ const credit: Command = {
   async run(ctx) {
     const address = addressArg(ctx.positionals[0]!)
     const names = accountNamer(ctx)
-    const h = (await ctx.call('cli.status.credit', { ...networkArg(ctx), address: address as Address })) as CreditHealthView
+    const { value: h } = await statusRead<CreditHealthView>(ctx, () => ctx.call('cli.status.credit', { ...networkArg(ctx), address: address as Address }))
     ctx.print(creditLines(h, await names), h)
   },
 }
