@@ -1,0 +1,50 @@
+/**
+ * Making the next entry: genesis for a new team, then roster and policy changes on top of the
+ * verified state. Each change is applied here first, so a desk never asks admins to sign an entry
+ * every other desk would refuse. Signing and appending are the caller's (the quorum may sign on
+ * several desks).
+ */
+import { bytesToHex, type Hex } from 'viem'
+import { randomBytes } from 'node:crypto'
+import { canonicalJson } from './canonical'
+import type { TeamState } from './chain'
+import { ZERO_HASH, unsignedEntry, type UnsignedEntry } from './entry'
+import { teamBadInput } from './errors'
+import { policyFromPayload } from './policy'
+import { applyRosterChanges, rosterFromGenesis, type MemberInput, type RosterChange } from './roster'
+
+export interface GenesisInput {
+  teamName: string
+  adminQuorum: number
+  members: MemberInput[]
+  /** default: 32 random bytes */
+  teamId?: Hex
+}
+
+export function genesisEntry(input: GenesisInput): { teamId: Hex; entry: UnsignedEntry } {
+  const teamId = (input.teamId ?? bytesToHex(randomBytes(32))).toLowerCase() as Hex
+  const payload = { teamId, teamName: input.teamName, adminQuorum: input.adminQuorum, members: input.members.map((m) => ({ ...m, address: m.address.toLowerCase() })) }
+  rosterFromGenesis(JSON.parse(canonicalJson(payload)))
+  return { teamId, entry: unsignedEntry(0n, ZERO_HASH, 'genesis', payload) }
+}
+
+function next(state: TeamState): { seq: bigint; prev: Hex } {
+  if (!state.head || !state.roster) throw teamBadInput('the team chain has no verified genesis yet')
+  return { seq: state.head.seq + 1n, prev: state.head.digest }
+}
+
+export function rosterEntry(state: TeamState, changes: RosterChange[]): UnsignedEntry {
+  const { seq, prev } = next(state)
+  const e = unsignedEntry(seq, prev, 'roster', { changes })
+  applyRosterChanges(state.roster!, JSON.parse(e.payload))
+  return e
+}
+
+/** `rules` as stored: amounts as decimal strings (policy.ts). */
+export function policyEntry(state: TeamState, rules: unknown[]): UnsignedEntry {
+  const { seq, prev } = next(state)
+  const version = (state.policy?.version ?? 0) + 1
+  const e = unsignedEntry(seq, prev, 'policy', { version, rules })
+  policyFromPayload(JSON.parse(e.payload), version - 1)
+  return e
+}

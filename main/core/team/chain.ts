@@ -1,0 +1,160 @@
+/**
+ * Verifying the team chain from genesis: sequence, hash link, canonical payload, digest, every
+ * author's signature, the admin quorum of the roster as it stood before the entry, and the change
+ * itself. Nothing past the first bad entry is trusted: the report carries the state built from the
+ * verified prefix and names the first broken link (seq and reason). The verifier is incremental, so
+ * a desk checks new entries as they arrive without re-reading the chain.
+ */
+import type { Address, Hex } from 'viem'
+import { parseCanonical, type Canonical } from './canonical'
+import { ENTRY_KINDS, ZERO_HASH, entryDigest, type EntryKind, type EntrySignature, type SignedEntry } from './entry'
+import { isDeskError } from '../errors/desk-error'
+import { policyFromPayload, type Policy } from './policy'
+import { adminsOf, applyRosterChanges, rosterFromGenesis, type Roster } from './roster'
+import { SignatureVerifier } from './signatures'
+
+/** A row as the store returns it: nothing in it is trusted yet. */
+export interface StoredRow {
+  seq: bigint
+  prev: string
+  kind: string
+  payload: string
+  digest: string
+  signatures: string
+}
+
+export interface PolicyVersion {
+  version: number
+  seq: bigint
+  digest: Hex
+  policy: Policy
+}
+
+export interface TeamState {
+  roster: Roster | null
+  policy: Policy | null
+  policyHistory: PolicyVersion[]
+  head: { seq: bigint; digest: Hex } | null
+}
+
+export interface BrokenLink {
+  seq: bigint
+  reason: string
+}
+
+export interface ChainReport {
+  ok: boolean
+  /** entries verified and trusted (the prefix before `broken`) */
+  verified: number
+  state: TeamState
+  broken: BrokenLink | null
+}
+
+class Refused extends Error {}
+const refuse = (reason: string): never => {
+  throw new Refused(reason)
+}
+
+function parseSignatures(text: string): EntrySignature[] {
+  let list: Canonical
+  try {
+    list = parseCanonical(text)
+  } catch {
+    return refuse('signature list is not canonical JSON')
+  }
+  if (!Array.isArray(list) || list.length === 0) return refuse('entry carries no signature')
+  let last = ''
+  return list.map((s) => {
+    if (typeof s !== 'object' || s === null || Array.isArray(s) || typeof s.signer !== 'string' || typeof s.signature !== 'string') return refuse('malformed signature')
+    if (!/^0x[0-9a-f]{40}$/.test(s.signer)) return refuse(`malformed signer ${s.signer}`)
+    if (s.signer <= last) return refuse('signatures are not one per signer in order')
+    last = s.signer
+    return { signer: s.signer as Address, signature: s.signature as Hex }
+  })
+}
+
+export class ChainVerifier {
+  private readonly sigs = new SignatureVerifier()
+  private state: TeamState = { roster: null, policy: null, policyHistory: [], head: null }
+  private verified = 0
+  private broken: BrokenLink | null = null
+
+  /** `genesisDigest`: the genesis this desk joined; a chain starting anywhere else is refused. */
+  constructor(private readonly opts: { genesisDigest?: Hex } = {}) {}
+
+  report(): ChainReport {
+    return { ok: this.broken === null, verified: this.verified, state: this.state, broken: this.broken }
+  }
+
+  /** Verifies rows that follow the ones already seen (in seq order, as read). */
+  async add(rows: readonly StoredRow[]): Promise<ChainReport> {
+    for (const row of rows) {
+      if (this.broken) break
+      try {
+        this.state = await this.verifyRow(row)
+        this.verified++
+      } catch (e) {
+        if (!(e instanceof Refused) && !isDeskError(e)) throw e
+        this.broken = { seq: row.seq, reason: e.message }
+      }
+    }
+    return this.report()
+  }
+
+  private async verifyRow(row: StoredRow): Promise<TeamState> {
+    const s = this.state
+    const expected = s.head ? s.head.seq + 1n : 0n
+    if (row.seq !== expected) refuse(`expected entry ${expected} here, found ${row.seq} (missing, duplicated or reordered entry)`)
+    if (!ENTRY_KINDS.includes(row.kind as EntryKind)) refuse(`unknown entry kind ${row.kind}`)
+    const kind = row.kind as EntryKind
+    if ((kind === 'genesis') !== (row.seq === 0n)) refuse(kind === 'genesis' ? 'a second genesis' : 'the chain does not start with a genesis')
+    const prev = s.head ? s.head.digest : ZERO_HASH
+    if (row.prev !== prev) refuse(`does not link to the entry before (prev ${row.prev.slice(0, 10)}…, expected ${prev.slice(0, 10)}…)`)
+    let payload: Canonical
+    try {
+      payload = parseCanonical(row.payload)
+    } catch (e) {
+      return refuse((e as Error).message)
+    }
+    // The roster that authorises this entry: the one before it, or for genesis the one it creates.
+    const authority = kind === 'genesis' ? rosterFromGenesis(payload) : s.roster!
+    const digest = entryDigest(authority.teamId, { seq: row.seq, prev: prev, kind, payload: row.payload })
+    if (row.digest !== digest) refuse('content does not match its stored digest (the row was edited)')
+    if (kind === 'genesis' && this.opts.genesisDigest && digest !== this.opts.genesisDigest.toLowerCase()) refuse("not this team's genesis (the chain was replaced)")
+    const admins = adminsOf(authority)
+    const signatures = parseSignatures(row.signatures)
+    for (const sig of signatures) {
+      if (!admins.has(sig.signer)) refuse(`signed by ${sig.signer}, who is not an admin ${authority.members.has(sig.signer) ? '' : '(or not a member) '}at this point`)
+      if (!(await this.sigs.verify(digest, sig.signer, sig.signature))) refuse(`signature of ${sig.signer} does not verify`)
+    }
+    if (signatures.length < authority.adminQuorum) refuse(`${signatures.length} admin signature(s), the quorum is ${authority.adminQuorum}`)
+
+    const head = { seq: row.seq, digest }
+    switch (kind) {
+      case 'genesis':
+        return { ...s, roster: authority, head }
+      case 'roster':
+        return { ...s, roster: applyRosterChanges(authority, payload), head }
+      case 'policy': {
+        const policy = policyFromPayload(payload, s.policy?.version ?? 0)
+        return { ...s, policy, policyHistory: [...s.policyHistory, { version: policy.version, seq: row.seq, digest, policy }], head }
+      }
+    }
+  }
+}
+
+export async function verifyChain(rows: readonly StoredRow[], opts: { genesisDigest?: Hex } = {}): Promise<ChainReport> {
+  return new ChainVerifier(opts).add(rows)
+}
+
+/** How a signed entry is stored (signatures as canonical JSON). */
+export function toStoredRow(e: SignedEntry): StoredRow {
+  return {
+    seq: e.seq,
+    prev: e.prev,
+    kind: e.kind,
+    payload: e.payload,
+    digest: e.digest,
+    signatures: `[${e.signatures.map((s) => `{"signature":${JSON.stringify(s.signature)},"signer":${JSON.stringify(s.signer)}}`).join(',')}]`,
+  }
+}

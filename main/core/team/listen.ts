@@ -1,0 +1,131 @@
+/**
+ * Push of new chain entries: a dedicated connection LISTENs on the log channel; each notification
+ * (and each reconnection) reads every row after the last one delivered, so rows arrive in order,
+ * once, and none is lost while the database was away. No polling loop: reads happen on a
+ * notification, on (re)connect, and on a retry after a failed read.
+ */
+import pg from 'pg'
+import type { DeskError } from '../errors/desk-error'
+import { toTeamError } from './connection'
+import { NOTIFY_CHANNEL } from './migrations'
+import type { LogEntryRow } from './store'
+
+export type LinkStatus = 'live' | 'unreachable'
+
+export interface LogSubscriber {
+  onEntries(rows: LogEntryRow[]): void
+  onStatus?(status: LinkStatus, error?: DeskError): void
+}
+
+export interface LogSubscription {
+  /** Resolves once the first LISTEN is active and rows already there were delivered. */
+  ready: Promise<void>
+  close(): Promise<void>
+}
+
+const MIN_BACKOFF_MS = 100
+const MAX_BACKOFF_MS = 1000
+
+export function subscribeLog(config: pg.ClientConfig, read: (fromSeq: bigint) => Promise<LogEntryRow[]>, sub: LogSubscriber, afterSeq: bigint): LogSubscription {
+  let last = afterSeq
+  let client: pg.Client | null = null
+  let closed = false
+  let status: LinkStatus | null = null
+  let backoff = MIN_BACKOFF_MS
+  let timer: NodeJS.Timeout | null = null
+  let pulling = false
+  let again = false
+  let markReady: () => void = () => {}
+  const ready = new Promise<void>((r) => (markReady = r))
+
+  const setStatus = (s: LinkStatus, e?: DeskError) => {
+    if (s === status) return
+    status = s
+    sub.onStatus?.(s, e)
+  }
+  const later = (fn: () => void) => {
+    if (closed || timer) return
+    timer = setTimeout(() => {
+      timer = null
+      fn()
+    }, backoff)
+    backoff = Math.min(MAX_BACKOFF_MS, backoff * 2)
+  }
+
+  const pull = async (): Promise<void> => {
+    if (pulling) {
+      again = true
+      return
+    }
+    pulling = true
+    try {
+      do {
+        again = false
+        const rows = await read(last + 1n)
+        if (closed) return
+        if (rows.length) {
+          last = rows[rows.length - 1]!.seq
+          sub.onEntries(rows)
+        }
+      } while (again && !closed)
+    } catch {
+      // The listening connection will notice too; meanwhile retry the read.
+      later(() => void pull())
+    } finally {
+      pulling = false
+    }
+  }
+
+  const lost = (c: pg.Client, e?: unknown) => {
+    if (client !== c) return
+    client = null
+    c.removeAllListeners('notification')
+    c.end().catch(() => {})
+    setStatus('unreachable', toTeamError(e ?? new Error('Connection ended'), 'listen'))
+    later(connect)
+  }
+
+  const connect = async (): Promise<void> => {
+    if (closed) return
+    const c = new pg.Client(config)
+    c.on('error', (e) => lost(c, e))
+    c.on('end', () => lost(c))
+    try {
+      await c.connect()
+      await c.query(`LISTEN ${NOTIFY_CHANNEL}`)
+    } catch (e) {
+      c.removeAllListeners()
+      c.on('error', () => {})
+      c.end().catch(() => {})
+      setStatus('unreachable', toTeamError(e, 'listen'))
+      later(connect)
+      return
+    }
+    if (closed) {
+      await c.end().catch(() => {})
+      return
+    }
+    client = c
+    backoff = MIN_BACKOFF_MS
+    c.on('notification', () => void pull())
+    setStatus('live')
+    await pull()
+    markReady()
+  }
+
+  void connect()
+  return {
+    ready,
+    async close() {
+      closed = true
+      if (timer) clearTimeout(timer)
+      const c = client
+      client = null
+      if (c) {
+        c.removeAllListeners()
+        c.on('error', () => {})
+        await c.end().catch(() => {})
+      }
+    },
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * Team store schema, numbered migrations applied in order, each once. All of them run in one
+ * transaction under a transaction-scoped advisory lock, so desks starting together neither race
+ * nor half-apply; a desk that finds a newer schema than it knows refuses to continue.
+ */
+import type pg from 'pg'
+import { DeskError } from '../errors/desk-error'
+import { TeamErrors } from './errors'
+
+export interface Migration {
+  version: number
+  name: string
+  sql: string
+}
+
+/** Arbitrary constant: the advisory lock key for team-store migrations. */
+const MIGRATION_LOCK = 0x7d5e_a11 // "team all"
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'team chain log',
+    sql: `
+      CREATE TABLE team_log (
+        seq bigint PRIMARY KEY CHECK (seq >= 0),
+        prev text NOT NULL,
+        kind text NOT NULL,
+        payload text NOT NULL,
+        digest text NOT NULL,
+        signatures text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+      -- Append-only for honest clients; a database administrator can still bypass this, which is
+      -- why every desk verifies the chain by signatures and never trusts a row for being here.
+      CREATE FUNCTION team_log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'team_log is append-only'; END $$;
+      CREATE TRIGGER team_log_no_change BEFORE UPDATE OR DELETE ON team_log
+        FOR EACH ROW EXECUTE FUNCTION team_log_append_only();
+      CREATE TRIGGER team_log_no_truncate BEFORE TRUNCATE ON team_log
+        FOR EACH STATEMENT EXECUTE FUNCTION team_log_append_only();
+      -- Push: every committed entry wakes the desks listening (payload: its seq).
+      CREATE FUNCTION team_log_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN PERFORM pg_notify('team_log', NEW.seq::text); RETURN NULL; END $$;
+      CREATE TRIGGER team_log_notify AFTER INSERT ON team_log
+        FOR EACH ROW EXECUTE FUNCTION team_log_notify();
+    `,
+  },
+]
+
+export const NOTIFY_CHANNEL = 'team_log'
+
+/** Applies what is missing; returns the versions applied by this call. */
+export async function migrate(client: pg.ClientBase, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+  const applied: number[] = []
+  await client.query('BEGIN')
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK])
+    await client.query(`CREATE TABLE IF NOT EXISTS team_migrations (
+      version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`)
+    const { rows } = await client.query<{ version: number }>('SELECT version FROM team_migrations')
+    const have = new Set(rows.map((r) => r.version))
+    const known = Math.max(0, ...migrations.map((m) => m.version))
+    const newest = Math.max(0, ...have)
+    if (newest > known) throw new DeskError(TeamErrors.storeFailed, `the team store schema is version ${newest}; this desk knows up to ${known}: update the desk`)
+    for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+      if (have.has(m.version)) continue
+      await client.query(m.sql)
+      await client.query('INSERT INTO team_migrations (version, name) VALUES ($1, $2)', [m.version, m.name])
+      applied.push(m.version)
+    }
+    await client.query('COMMIT')
+    return applied
+  } catch (e) {
+    await client.query('ROLLBACK').catch(() => {})
+    throw e
+  }
+}

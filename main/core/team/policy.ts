@@ -1,0 +1,130 @@
+/**
+ * Team policy as stored in the chain: a version and ordered rules, first match wins. Each rule
+ * matches on action kind, account, the write's USD value, the USD value over the rolling window,
+ * and destination, and allows, blocks or requires N approvals from named roles. `evaluate` is pure;
+ * no match blocks (default deny). The single-desk guardrails (core/policy) apply in any case.
+ */
+import { getAddress, isAddress } from 'viem'
+import { parseDecimal } from '../money/decimal'
+import type { Canonical } from './canonical'
+import { teamBadInput } from './errors'
+import { ROLES, type Role } from './roster'
+
+export const ACTION_KINDS = [
+  'settle', 'repay', 'transfer', 'withdraw', 'activation', 'agent_approve', 'agent_revoke', 'agent_rotate',
+  'earn_request', 'earn_claim', 'earn_cancel', 'order', 'halt', 'resume', 'address_book', 'limits',
+] as const
+export type ActionKind = (typeof ACTION_KINDS)[number]
+
+/** USD values are decimal strings at the edge, micro-dollars (6 decimals) inside. */
+export const USD_DECIMALS = 6
+
+export type Effect = { effect: 'allow' } | { effect: 'block' } | { effect: 'approve'; count: number; roles: Role[] }
+
+export interface Rule {
+  id: string
+  kinds?: ActionKind[]
+  accounts?: string[]
+  /** the rule matches when the write's USD value is at least this */
+  minUsd?: bigint
+  /** ... or when the rolling-window total including this write is at least this */
+  minWindowUsd?: bigint
+  destinations?: string[]
+  then: Effect
+}
+
+export interface Policy {
+  version: number
+  rules: Rule[]
+}
+
+export interface Intent {
+  kind: ActionKind
+  account: string
+  usd: bigint
+  /** USD moved in the rolling window, this write included */
+  windowUsd: bigint
+  destination?: string
+}
+
+export type Decision = (Effect & { rule: string }) | { effect: 'block'; rule: null; reason: 'no rule matches' }
+
+type Obj = Record<string, Canonical>
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+function list<T extends string>(v: unknown, what: string, check: (s: string) => T): T[] | undefined {
+  if (v === undefined) return undefined
+  if (!Array.isArray(v) || v.length === 0) throw teamBadInput(`${what} must be a non-empty list when given`)
+  return v.map((x) => {
+    if (typeof x !== 'string') throw teamBadInput(`${what} holds a non-string`)
+    return check(x)
+  })
+}
+
+const addr = (s: string) => {
+  if (!isAddress(s, { strict: false })) throw teamBadInput(`not an address: ${s}`)
+  return getAddress(s).toLowerCase()
+}
+
+function usd(v: unknown, what: string): bigint | undefined {
+  if (v === undefined) return undefined
+  if (typeof v !== 'string') throw teamBadInput(`${what} must be a decimal string`)
+  return parseDecimal(v, USD_DECIMALS)
+}
+
+function effect(v: unknown): Effect {
+  if (!isObj(v)) throw teamBadInput('then must be an object')
+  if (v.effect === 'allow' || v.effect === 'block') return { effect: v.effect }
+  if (v.effect !== 'approve') throw teamBadInput(`unknown effect ${String(v.effect)}`)
+  if (typeof v.count !== 'number' || !Number.isInteger(v.count) || v.count < 1 || v.count > 20) throw teamBadInput('approve.count must be an integer from 1 to 20')
+  const roles = list(v.roles, 'approve.roles', (r) => {
+    if (!ROLES.includes(r as Role)) throw teamBadInput(`unknown role ${r}`)
+    return r as Role
+  })
+  if (!roles) throw teamBadInput('approve.roles is required')
+  return { effect: 'approve', count: v.count, roles }
+}
+
+function rule(v: unknown, i: number): Rule {
+  if (!isObj(v)) throw teamBadInput(`rule ${i} must be an object`)
+  if (typeof v.id !== 'string' || v.id === '') throw teamBadInput(`rule ${i} needs an id`)
+  const r: Rule = { id: v.id, then: effect(v.then) }
+  const kinds = list(v.kinds, 'kinds', (k) => {
+    if (!ACTION_KINDS.includes(k as ActionKind)) throw teamBadInput(`unknown action kind ${k}`)
+    return k as ActionKind
+  })
+  if (kinds) r.kinds = kinds
+  const accounts = list(v.accounts, 'accounts', addr)
+  if (accounts) r.accounts = accounts
+  const destinations = list(v.destinations, 'destinations', addr)
+  if (destinations) r.destinations = destinations
+  const minUsd = usd(v.minUsd, 'minUsd')
+  if (minUsd !== undefined) r.minUsd = minUsd
+  const minWindowUsd = usd(v.minWindowUsd, 'minWindowUsd')
+  if (minWindowUsd !== undefined) r.minWindowUsd = minWindowUsd
+  return r
+}
+
+/** A policy entry's payload; its version must follow the current one by exactly 1. */
+export function policyFromPayload(payload: Canonical, previousVersion: number): Policy {
+  if (!isObj(payload) || !Array.isArray(payload.rules)) throw teamBadInput('a policy entry carries {version, rules}')
+  if (payload.version !== previousVersion + 1) throw teamBadInput(`policy version must be ${previousVersion + 1}, got ${String(payload.version)}`)
+  const rules = payload.rules.map(rule)
+  const ids = new Set(rules.map((r) => r.id))
+  if (ids.size !== rules.length) throw teamBadInput('rule ids must be unique')
+  return { version: previousVersion + 1, rules }
+}
+
+function matches(r: Rule, i: Intent): boolean {
+  if (r.kinds && !r.kinds.includes(i.kind)) return false
+  if (r.accounts && !r.accounts.includes(i.account.toLowerCase())) return false
+  if (r.destinations && (i.destination === undefined || !r.destinations.includes(i.destination.toLowerCase()))) return false
+  const amountSet = r.minUsd !== undefined || r.minWindowUsd !== undefined
+  if (amountSet && !((r.minUsd !== undefined && i.usd >= r.minUsd) || (r.minWindowUsd !== undefined && i.windowUsd >= r.minWindowUsd))) return false
+  return true
+}
+
+export function evaluate(rules: readonly Rule[], intent: Intent): Decision {
+  for (const r of rules) if (matches(r, intent)) return { ...r.then, rule: r.id }
+  return { effect: 'block', rule: null, reason: 'no rule matches' }
+}
