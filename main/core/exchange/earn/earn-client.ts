@@ -18,7 +18,7 @@ import {
   type YieldEntry,
 } from '../../wire/earn'
 import type { Lane } from '../scheduler'
-import { adviceFor } from '../trade/advice'
+import { adviceForCode as adviceFor } from '../../../contract/advice'
 import { TransportFailure } from '../trade/http-post'
 import { backoff, EarnError, EarnHttp, type EarnHttpOptions } from './earn-http'
 

@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { adviceFor, BENIGN_CLOSE_CODES } from './advice'
+import { adviceForCode as adviceFor, BENIGN_CLOSE_CODES } from '../../../contract/advice'
 import type { HttpAnswer } from './http-post'
 
 /**

@@ -67,8 +67,8 @@ describe('classification of every /trade answer', () => {
   })
 
   it('fokcancel advice says it may have traded', async () => {
-    const { adviceFor } = await import('./advice')
-    expect(adviceFor('fokcancel')).toMatch(/may still have traded/)
+    const { adviceForCode } = await import('../../../contract/advice')
+    expect(adviceForCode('fokcancel')).toMatch(/may still have traded/)
   })
 })
 

@@ -1,7 +1,7 @@
 import type { Journal, Submission } from '../../journal'
 import type { TradeEnvelope } from '../../wire'
 import type { Lane } from '../scheduler'
-import { adviceFor, BENIGN_CLOSE_CODES } from './advice'
+import { adviceForCode as adviceFor, BENIGN_CLOSE_CODES } from '../../../contract/advice'
 import type { SchedulerLike } from './submitter'
 
 export interface OrderStatusRead {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import * as shared from '../../../../main/contract/advice'
 import { adviceFor, isUnresolved } from './advice'
 
 describe('adviceFor', () => {
@@ -27,6 +28,17 @@ describe('adviceFor', () => {
   })
   it('still says something for an unknown code', () => {
     expect(adviceFor('NeverSeenBefore')).toMatch(/journal/)
+  })
+})
+
+describe('one advice table', () => {
+  it('the screens look advice up in the shared table (the one the core journals), not a copy', () => {
+    expect(adviceFor).toBe(shared.adviceFor)
+    for (const code of shared.adviceCodes()) expect(adviceFor(code)).toBe(shared.adviceForCode(code))
+  })
+  it('a fill-or-kill close says it may have traded, as the spec says, never that nothing traded', () => {
+    expect(adviceFor('fokcancel')).toMatch(/may still have traded/)
+    expect(adviceFor('fokcancel')).not.toMatch(/nothing traded/i)
   })
 })
 

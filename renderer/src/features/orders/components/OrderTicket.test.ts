@@ -58,6 +58,25 @@ describe('OrderTicket', () => {
     w.unmount()
   })
 
+  it('a fill-or-kill order closed by the exchange (fokcancel) says it may still have traded, never that nothing traded', async () => {
+    const { wrapper: w } = await mountScreen(OrderTicket, { props: { account: account(CASH, 'balance', 'cash-1') } })
+    useAccountsStore().markets = [MARKET]
+    await flush()
+    await w.get('select[aria-label="Market"]').setValue('2')
+    await w.get('select[aria-label="Time in force"]').setValue('fok')
+    await w.get('input[aria-label="Limit price"]').setValue('3450')
+    await w.get('input[aria-label="Quantity"]').setValue('0.01')
+    desk.handle('orders.place', () => ({ submission: submission({ actionType: 'order', state: 'accepted', outcome: 'success', code: 'fokcancel' }), leaves: [{ kind: 'error', code: 'fokcancel', oid: null }] }))
+    button('Place order')!.click()
+    await flush()
+    expect(desk.callsTo('orders.place')[0]).toMatchObject({ tif: 'fok' })
+    const result = w.get('[aria-label="Order result"]').text()
+    expect(result).toContain('fokcancel')
+    expect(result).toMatch(/may still have traded/)
+    expect(result).not.toMatch(/nothing traded/i)
+    w.unmount()
+  })
+
   it('editing the ticket drops the override (the phrase belongs to the order that was refused)', async () => {
     const { wrapper: w } = await mountScreen(OrderTicket, { props: { account: account(CASH, 'balance', 'cash-1') } })
     useAccountsStore().markets = [MARKET]
