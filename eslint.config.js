@@ -1,10 +1,15 @@
 import js from '@eslint/js'
 import pluginVue from 'eslint-plugin-vue'
 import globals from 'globals'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import tseslint from 'typescript-eslint'
 
-// Import boundaries, one block per layer (docs/architecture.md). In a flat config a later block
-// replaces an earlier block's options for the same rule, so each block lists all of its layer's
+const ROOT = path.dirname(fileURLToPath(import.meta.url))
+
+// Import boundaries (docs/architecture.md). Inside the core: the layer table CORE_LAYERS and the local rule
+// desk/core-layers (default-deny). Around it: one no-restricted-imports block per folder. In a flat config a
+// later block replaces an earlier block's options for the same rule, so each block lists all of its folder's
 // restrictions, built by `boundary`.
 const rule = {
   electron: { paths: [{ name: 'electron', message: 'Only the Electron entry (main/index.ts) and the preload import electron.' }] },
@@ -12,8 +17,6 @@ const rule = {
   sandbox: { regex: '(^|/)sandbox(/|$)', message: 'Only main/hosts/dev imports the sandbox; the core gets it as a port.' },
   testing: { regex: '(^|/)(testing|testdata)(/|$)|test-support', message: 'Test-only code (testing/, testdata/) is imported only by tests, e2e and benches.' },
   entry: { regex: '(^|/)main/index$|^\\.\\./index$', message: 'Nothing imports the Electron entry.' },
-  featureDeep: { regex: '(^|/)features/[^/]+/.+', message: "A feature is used only through its index (import '../features/<name>', not its files)." },
-  featureSibling: { regex: '^\\.\\./(?!\\.\\.)[^/]+/.+', message: "Features use each other only through their index (import '../<feature>', not its files)." },
   mainOutsideContract: { regex: '(^|/)main/(?!contract(/|$))', message: 'The renderer and preload talk to main only through the typed contract (main/contract).' },
   leaveContract: { regex: '^\\.\\./', message: 'The contract is self-contained (valibot only).' },
   webHost: { regex: '(^|/)hosts/web(/|$)', message: 'The Electron bundle contains no web-host code.' },
@@ -30,6 +33,102 @@ const boundary = (files, ignores, parts, electronAllowed = false) => ({
   },
 })
 const TESTS = ['**/*.test.ts']
+
+/**
+ * The core's layers, bottom to top, and what each may import besides itself (default-deny, as VS Code's
+ * code-layering rule): an import into a layer not listed, into a folder of main/core that is not a layer,
+ * or out of the core (hosts, sandbox, testing, the entry, anything but main/contract) is a lint error.
+ * Bottom first: a layer may list only layers listed before it, so the table itself cannot admit an import
+ * that runs up the order (loading this file throws otherwise). The lists are the real import graph
+ * (`npm run graph` draws it); a new edge is a deliberate edit here. .dependency-cruiser.mjs reads this table.
+ * `contract` is main/contract (the typed contract, self-contained), not a folder of the core.
+ * Exceptions: none. (policy sits above session because policy/gate.ts feeds the engine the selected
+ * session's reads; the engine, rules and book themselves import neither session nor ipc.)
+ */
+export const CORE_LAYERS = [
+  ['contract', []],
+  ['errors', []],
+  ['money', ['errors']],
+  ['wire', ['errors']],
+  ['config', ['errors', 'wire']],
+  ['vault', ['errors']],
+  ['journal', ['errors']],
+  ['team', ['errors', 'money']], // the shared team store (PostgreSQL)
+  ['security', ['errors', 'vault']],
+  ['exchange', ['contract', 'errors', 'wire', 'vault', 'journal']],
+  ['streams', ['errors', 'exchange']],
+  ['ipc', ['contract', 'errors', 'vault']],
+  ['session', ['errors', 'money', 'wire', 'config', 'vault', 'journal', 'exchange', 'streams']],
+  ['policy', ['contract', 'errors', 'money', 'config', 'journal', 'ipc', 'session']],
+  // Features use each other only through their index (checked below); everything under them is theirs.
+  ['features', ['contract', 'errors', 'money', 'wire', 'config', 'vault', 'journal', 'team', 'security', 'exchange', 'streams', 'ipc', 'session', 'policy']],
+  // The composition root.
+  ['app', ['contract', 'errors', 'money', 'wire', 'config', 'vault', 'journal', 'team', 'security', 'exchange', 'streams', 'ipc', 'session', 'policy', 'features']],
+]
+const MAY_IMPORT = new Map(CORE_LAYERS.map(([layer, allowed]) => [layer, allowed]))
+CORE_LAYERS.forEach(([layer, allowed], rank) => {
+  for (const lower of allowed) {
+    const at = CORE_LAYERS.findIndex(([l]) => l === lower)
+    if (at < 0 || at >= rank) throw new Error(`eslint.config.js CORE_LAYERS: ${layer} may import only layers below it, not ${lower}`)
+  }
+})
+// Tests and test harnesses may import anything in the core (docs/architecture.md); their own block below.
+const CORE_NOT_LAYERED = [...TESTS, 'main/core/**/testing/**', 'main/core/**/testdata/**']
+
+/** Where a repo-relative path sits: a core layer (with its feature and the rest of the path), or what it is outside the core. */
+function placeOf(relPath) {
+  const p = relPath.split(path.sep).join('/')
+  if (/(^|\/)(testing|testdata)(\/|$)|test-support/.test(p)) return { outside: rule.testing.message }
+  if (p === 'main/contract' || p.startsWith('main/contract/')) return { layer: 'contract' }
+  const core = /^main\/core\/([^/]+)(?:\/(.*))?$/.exec(p)
+  if (core) {
+    const [, layer, rest = ''] = core
+    if (layer === 'contract' || !MAY_IMPORT.has(layer)) return { outside: `main/core/${layer} is not a layer of the core: add it to CORE_LAYERS (eslint.config.js) with what it may import.` }
+    if (layer !== 'features') return { layer }
+    const [feature = '', ...inner] = rest.split('/')
+    return { layer, feature, inner: inner.join('/') }
+  }
+  if (/^main\/hosts(\/|$)/.test(p)) return { outside: rule.hosts.message }
+  if (/^sandbox(\/|$)/.test(p)) return { outside: rule.sandbox.message }
+  if (/^main\/index(\.ts)?$/.test(p)) return { outside: 'Nothing imports the Electron entry.' }
+  return { outside: `The core imports only its lower layers and main/contract, not ${p}.` }
+}
+
+const coreLayersRule = {
+  meta: { type: 'problem', schema: [], docs: { description: 'Imports of main/core follow the layer table (CORE_LAYERS, default-deny).' } },
+  create(context) {
+    const from = placeOf(path.relative(ROOT, context.filename))
+    if (!from.layer) return { Program: (node) => context.report({ node, message: from.outside }) }
+    const check = (node) => {
+      const spec = node?.type === 'Literal' && typeof node.value === 'string' ? node.value : null
+      if (!spec || !spec.startsWith('.')) return // packages: electron is refused by no-restricted-imports
+      const to = placeOf(path.relative(ROOT, path.resolve(path.dirname(context.filename), spec)))
+      const here = `main/core/${from.layer}${from.feature ? `/${from.feature}` : ''}`
+      if (to.outside) return context.report({ node, message: `${here}: ${to.outside}` })
+      if (to.layer === from.layer && to.layer !== 'features') return
+      if (to.layer === 'features') {
+        if (from.layer === 'features' && from.feature === to.feature) return
+        if (to.inner && !/^index(\.ts)?$/.test(to.inner)) {
+          return context.report({ node, message: `${here}: a feature is used only through its index (import '…/features/${to.feature}', not '${spec}').` })
+        }
+        if (from.layer === 'features') return
+      }
+      const allowed = MAY_IMPORT.get(from.layer)
+      if (!allowed.includes(to.layer)) {
+        const target = to.layer === 'contract' ? 'main/contract' : `main/core/${to.layer}`
+        context.report({ node, message: `${here} may not import ${target} ('${spec}'): main/core/${from.layer} may import only ${allowed.join(', ') || 'itself'} (CORE_LAYERS in eslint.config.js, docs/architecture.md).` })
+      }
+    }
+    return {
+      ImportDeclaration: (n) => check(n.source),
+      ExportNamedDeclaration: (n) => check(n.source),
+      ExportAllDeclaration: (n) => check(n.source),
+      ImportExpression: (n) => check(n.source),
+      TSImportEqualsDeclaration: (n) => check(n.moduleReference?.expression),
+      TSImportType: (n) => check(n.source ?? n.argument?.literal ?? n.argument),
+    }
+  },
+}
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'out/**', 'dist/**', '.native-cache/**', 'e2e/artifacts/**', 'docs/**', '.tmp/**'] },
@@ -53,9 +152,14 @@ export default tseslint.config(
       'vue/html-self-closing': 'off',
     },
   },
-  // The core: Electron-free, host-free, sandbox-free, test-free; features only through their index.
-  boundary(['main/core/**/*.ts'], [...TESTS, 'main/core/**/testing/**', 'main/core/**/testdata/**', 'main/core/features/**'], [rule.hosts, rule.sandbox, rule.testing, rule.entry, rule.featureDeep]),
-  boundary(['main/core/features/**/*.ts'], TESTS, [rule.hosts, rule.sandbox, rule.testing, rule.entry, rule.featureDeep, rule.featureSibling]),
+  // The core's production files: every relative import is judged by the layer table (default-deny);
+  // electron stays forbidden by the base block's no-restricted-imports.
+  {
+    files: ['main/core/**/*.ts'],
+    ignores: CORE_NOT_LAYERED,
+    plugins: { desk: { rules: { 'core-layers': coreLayersRule } } },
+    rules: { 'desk/core-layers': 'error' },
+  },
   // Core tests may use the sandbox and the test harnesses, never Electron or a host.
   boundary(['main/core/**/*.test.ts', 'main/core/**/testing/**', 'main/core/**/testdata/**'], [], [rule.hosts, rule.entry]),
   boundary(['main/contract/**/*.ts'], [], [rule.leaveContract]),
