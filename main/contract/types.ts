@@ -401,6 +401,9 @@ export interface StreamStatus {
   connectionLimit: number
   /** connections the subscriptions need at 10 per connection */
   neededConnections: number
+  /** connections opened in the last minute, against the service's counted new connections per minute */
+  newConnectionsLastMinute?: number
+  newConnectionLimitPerMinute?: number
   subscriptions: number
   lastMessageAt: number | null
   reconnects: number
@@ -439,11 +442,16 @@ export interface PolicyEventView {
   id: number
   at: number
   kind: string
+  /** Stored text: no clock times in it (a screen shows `times` in the operator's zone, with their age). */
   summary: string
+  /** Times the event refers to, by name: effectiveAt, usableAt, since, haltedSince, requestedAt. */
+  times?: Record<string, number>
 }
 
 export interface PolicyView {
   network: string
+  /** The exchange the policy belongs to (signing chain id and service hosts) and every network name used for it. */
+  exchange?: { description: string; chainId: number; trading: string; earn: string; aliases: string[] }
   /** The cooling-off in force (ms), and whether it is the sandbox's shorter default. */
   coolingOffMs: number
   sandboxDefaults: boolean

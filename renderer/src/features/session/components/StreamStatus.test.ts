@@ -30,32 +30,44 @@ async function show(s: Status) {
 }
 
 describe('StreamStatus', () => {
-  it('shows the open connections against the counted limit, with no warning when within it', async () => {
+  it('says "Live" with no warning on one connection', async () => {
     const w = await show(status())
     const button = w.get('button')
-    expect(button.text()).toBe('● live · 1 of 1 counted')
-    expect(button.attributes('aria-label')).toContain('connected, 1 connection of 1 counted per IP')
+    expect(button.text()).toBe('● Live')
+    expect(button.attributes('aria-label')).toBe('Live stream connected: 1 connection for 8 subscriptions; details')
     expect(await seriousA11yViolations()).toEqual([])
   })
 
-  it('warns when more sockets are open than the service counts, and says so in the details', async () => {
-    const w = await show(status({ connections: 3, neededConnections: 3, subscriptions: 28 }))
-    expect(w.get('button').text()).toBe('● live · 3 of 1 counted ⚠')
+  it('does not warn when several connections carry the subscriptions (the default setup: counted, not refused), and says what it means', async () => {
+    const w = await show(status({ connections: 2, neededConnections: 2, subscriptions: 15, newConnectionsLastMinute: 2, newConnectionLimitPerMinute: 30 }))
+    expect(w.get('button').text()).toBe('● Live')
+    expect(w.get('button').text()).not.toContain('⚠')
     await w.get('button').trigger('click')
     await flush()
     const text = document.body.textContent ?? ''
-    expect(text).toContain('3 connections open; the service counts 1 per IP.')
-    expect(text).toContain('28 subscriptions (10 per connection); all of them need 3 connections.')
-    expect(text).toContain('More connections than the service counts per IP')
+    expect(text).toContain('2 connections open for 15 subscriptions; the service allows 10 subscriptions per connection.')
+    expect(text).toContain('The service counts 1 connection per IP address and 30 new connections a minute, without refusing more.')
+    expect(text).toContain('The desk opened 2 in the last minute.')
     expect(await seriousA11yViolations()).toEqual([])
   })
 
-  it('says when channels are polled because they do not fit, and when the stream is down', async () => {
-    const w = await show(status({ connected: false, connections: 1, neededConnections: 2, detail: 'socket closed.' }))
-    expect(w.get('button').text()).toBe('○ stream down · 1 of 1 counted ⚠')
+  it('warns in words when the desk opens more new connections a minute than the service counts', async () => {
+    const w = await show(status({ newConnectionsLastMinute: 31, newConnectionLimitPerMinute: 30 }))
+    expect(w.get('button').text()).toBe('⚠ Live, reconnecting too often')
     await w.get('button').trigger('click')
     await flush()
+    expect(document.body.textContent).toContain('More new connections in the last minute than the service counts')
+  })
+
+  it('says when channels are polled because they do not fit, and when the stream is down', async () => {
+    const polled = await show(status({ connections: 1, neededConnections: 2 }))
+    expect(polled.get('button').text()).toBe('⚠ Live, some channels polled')
+    await polled.get('button').trigger('click')
+    await flush()
     expect(document.body.textContent).toContain('the rest is refreshed through /info within the rate budget')
-    expect(document.body.textContent).toContain('socket closed.')
+    polled.unmount()
+    const down = await show(status({ connected: false }))
+    expect(down.get('button').text()).toBe('⚠ Stream down')
+    expect(down.get('button').attributes('aria-label')).toMatch(/^Live stream disconnected: /)
   })
 })
