@@ -6,7 +6,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { appendFileSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { appendFileSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -188,11 +188,3 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Po
   }
 }
 
-/** True when `dir` looks like a cluster startPostgres made (for team-db's --data). */
-export function isCluster(dir: string): boolean {
-  try {
-    return statSync(join(dir, 'data', 'PG_VERSION')).isFile() && readdirSync(join(dir, 'data')).length > 0
-  } catch {
-    return false
-  }
-}

@@ -92,6 +92,16 @@ describe('team store on PostgreSQL', () => {
     await c.end()
   })
 
+  it('reads the log in numeric seq order past entry 9 (never as text)', async () => {
+    const store = await open()
+    const b = await seedTeam(store)
+    for (let i = 0; i < 9; i++) await store.append(await b.roster([{ op: 'quorum', adminQuorum: 1 }], [ann]))
+    const rows = await store.readLog()
+    expect(rows.map((r) => Number(r.seq))).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
+    expect((await verifyStore(store)).verified).toBe(12)
+    expect((await store.readLog(10n)).map((r) => r.seq)).toEqual([10n, 11n])
+  })
+
   it('reports a directly inserted extra approver as tampering at its seq', async () => {
     const store = await open()
     const b = await seedTeam(store)

@@ -76,7 +76,7 @@ export class TeamStore {
   async readLog(fromSeq = 0n, limit?: number): Promise<LogEntryRow[]> {
     return this.withClient('read log', async (c) => {
       const { rows } = await c.query<LogRow>(
-        `SELECT seq::text, prev, kind, payload, digest, signatures, created_at FROM team_log WHERE seq >= $1 ORDER BY seq${limit ? ' LIMIT $2' : ''}`,
+        `SELECT seq::text, prev, kind, payload, digest, signatures, created_at FROM team_log WHERE team_log.seq >= $1 ORDER BY team_log.seq${limit ? ' LIMIT $2' : ''}`,
         limit ? [fromSeq.toString(), limit] : [fromSeq.toString()],
       )
       return rows.map(toRow)
