@@ -229,10 +229,12 @@ const cliChannels = {
       earnUrl: v.optional(text(400)),
       infoRatePerSec: v.optional(v.number()),
       tradeRatePerSec: v.optional(v.number()),
+      /** The vault passphrase (needed once a vault exists: a network change is a policy change). */
+      passphrase: v.optional(secret),
     }),
   ),
   'cli.networks.select': cliIntent(v.object({ name: text(40) })),
-  'cli.networks.remove': cliIntent(v.object({ name: text(40) })),
+  'cli.networks.remove': cliIntent(v.object({ name: text(40), passphrase: v.optional(secret) })),
 } as const
 
 export const channels = {
@@ -269,6 +271,8 @@ export const channels = {
       earnUrl: url,
       infoRatePerSec: rate,
       tradeRatePerSec: rate,
+      /** The vault passphrase: adding or changing a network is a policy change once a vault exists. */
+      passphrase: v.optional(passphrase),
     }),
   ),
 

@@ -98,7 +98,7 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
   const operatorAccounts = () => accounts.refs().map((a) => ({ address: a.address, label: a.label }))
   const alerts = new AlertService({ journal, events, sessions, settings, accounts: operatorAccounts, vaultUnlocked: () => vault.current?.isUnlocked ?? false, now, log: (line) => console.warn(line) })
   const handlers = mergeHandlers([
-    settingsHandlers({ settings, sessions, vault, accounts, host: o.host, version: o.version }),
+    settingsHandlers({ settings, sessions, vault, accounts, policy, host: o.host, version: o.version }),
     vaultHandlers({ vault, sessions }),
     accountsHandlers({ vault, accounts, settings, demoAccounts: o.demoAccounts ?? [] }),
     portfolioHandlers({ sessions, accounts, live, events, now, settings, pendingJournal }),
@@ -117,7 +117,7 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
     cliWriteHandlers({ dataDir: o.dataDir, settings, sessions, vault, journal, accounts, policy }),
     cliJournalHandlers({ dataDir: o.dataDir, settings, sessions, vault, journal, accounts }),
     cliKeysHandlers({ dataDir: o.dataDir, settings, sessions, vault, journal, accounts }),
-    cliNetworkHandlers({ dataDir: o.dataDir, settings, sessions, vault, journal, accounts }),
+    cliNetworkHandlers({ dataDir: o.dataDir, settings, sessions, vault, journal, accounts, policy }),
   ])
   // Only the channel name and error code are logged, never arguments (they may hold a passphrase).
   const dispatch = createDispatcher(handlers, { warn: (message, fields) => console.warn(message, JSON.stringify(fields)) })

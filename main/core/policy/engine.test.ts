@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { DeskError } from '../errors/desk-error'
 import { openTempJournal, type Journal } from '../journal'
-import { DAY_MS, PolicyEngine, checkDestination, journalUsage, policyFilePath, type UsageEntry } from '.'
+import { DAY_MS, PolicyEngine, checkDestination, journalUsage, type UsageEntry } from '.'
 
 const PW = 'the passphrase'
 const USDC = { assetId: 1, symbol: 'USDC', decimals: 6 }
@@ -12,6 +12,8 @@ const usdc = (n: string) => ({ ...USDC, amountAtoms: BigInt(Math.round(Number(n)
 /** 1 USDC = 1 USD (usd atoms 10^8). */
 const oneToOne = (_id: number, atoms: bigint) => atoms * 100n
 const DEST = '0x52908400098527886E0F7030069857D2E4169EE7' // EIP-55 test vector
+const MAINNET = { name: 'mainnet', kind: 'mainnet', chainId: 696969, tradingUrl: 'https://trade.example', earnUrl: 'https://earn.example' }
+const SANDBOX = { name: 'sandbox', kind: 'sandbox', chainId: 424242, tradingUrl: 'http://127.0.0.1:47100', earnUrl: 'http://127.0.0.1:47100' }
 
 function codeOf(f: () => unknown): string {
   try {
@@ -36,7 +38,7 @@ describe('policy engine (fake time)', () => {
   let t: number
   let usage: UsageEntry[]
   const engine = (kind = 'mainnet') =>
-    new PolicyEngine({ dataDir: dir, network: { name: kind === 'sandbox' ? 'sandbox' : 'mainnet', kind }, journal, now: () => t, verifyPassphrase: async (p) => p === PW, usage: () => usage })
+    new PolicyEngine({ dataDir: dir, network: kind === 'sandbox' ? SANDBOX : MAINNET, journal, now: () => t, verifyPassphrase: async (p) => p === PW, usage: () => usage })
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'policy-'))
@@ -84,7 +86,7 @@ describe('policy engine (fake time)', () => {
       s.requireWithdrawDestination(DEST, '1')
       expect.unreachable()
     } catch (err) {
-      expect((err as DeskError).message).toContain('sandbox default is 60 s')
+      expect((err as DeskError).message).toContain('sandbox default is 60 seconds')
     }
   })
 
@@ -155,7 +157,7 @@ describe('policy engine (fake time)', () => {
     expect(await codeOfAsync(() => e.set('transfer-limit-usd', null))).toBe('PassphraseRequired')
     await e.set('price-band', '2')
     expect(e.value('price-band')).toBe('2')
-    await e.set('cooling-off', '48h')
+    await e.set('cooling-off', '48h', PW) // a longer cooling-off needs the passphrase too (issue 21 item 4)
     expect(e.coolingOffMs()).toBe(2 * DAY_MS)
     await e.set('cooling-off', '1h', PW)
     expect(e.coolingOffMs()).toBe(2 * DAY_MS)
@@ -209,7 +211,7 @@ describe('policy engine (fake time)', () => {
   })
 
   it('a damaged policy file refuses every check (never a silent default-allow) and is left untouched', () => {
-    const file = policyFilePath(dir, 'mainnet')
+    const file = engine().policyFile
     writeFileSync(file, '{"version":1,')
     const e = engine()
     expect(codeOf(() => e.requireWritable('the order'))).toBe('PolicyFileCorrupt')
@@ -232,5 +234,84 @@ describe('policy engine (fake time)', () => {
     const c = rec(4, '400')
     journal.update(c.id, { state: 'reconciled', finalStatus: 'notexecuted' })
     expect(journalUsage(journal, 'mainnet', 'withdraw', t - DAY_MS).map((u) => u.amountAtoms)).toEqual([100n, 300n])
+  })
+})
+
+describe('policy engine: loosenings cannot pass as tightenings (issue 21 items 3, 4; issue 24 item 3)', () => {
+  let dir: string
+  let journal: Journal
+  let t: number
+  const engine = () => new PolicyEngine({ dataDir: dir, network: MAINNET, journal, now: () => t, verifyPassphrase: async (p) => p === PW, usage: () => [] })
+  const tenX = { marketId: 1, side: 'bid' as const, price: '1000', priceAtoms: 100000n, priceDecimals: 2, reference: { atoms: 10000n, source: 'best ask' } }
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'policy-'))
+    journal = openTempJournal({ now: () => t })
+    t = Date.UTC(2026, 0, 1)
+  })
+  afterEach(async () => {
+    await journal.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it("a market's band follows the global band: turning it off or wider is a loosening (passphrase, cooling-off)", async () => {
+    const e = engine()
+    expect(e.value('price-band:1')).toBe('5')
+    expect(await codeOfAsync(() => e.set('price-band:1', null))).toBe('PassphraseRequired')
+    expect(await codeOfAsync(() => e.set('price-band:1', '50'))).toBe('PassphraseRequired')
+    expect(e.value('price-band:1')).toBe('5')
+    expect(codeOf(() => e.checkPriceBand(tenX))).toBe('PriceOutsideBand')
+    // with the passphrase it waits out the cooling-off; the band still applies meanwhile
+    expect(await e.set('price-band:1', null, PW)).toEqual({ applied: false, effectiveAt: t + DAY_MS })
+    expect(codeOf(() => e.checkPriceBand(tenX))).toBe('PriceOutsideBand')
+    // a tighter market band applies at once, and follows no later global change
+    await e.set('price-band:2', '1')
+    expect(e.value('price-band:2')).toBe('1')
+    await e.set('price-band', '3')
+    expect(e.value('price-band:1')).toBe('3')
+    expect(e.value('price-band:2')).toBe('1')
+  })
+
+  it('events say what actually applied: the default band, percent and USD formatted, durations in words, no ISO stamps', async () => {
+    const e = engine()
+    await e.set('price-band:1', '4.5')
+    await e.set('withdraw-limit-usd', '250000')
+    await e.set('withdraw-limit-usd', '300000', PW)
+    await e.addAddress({ label: 'cold', address: DEST, chainId: '1', passphrase: PW })
+    e.halt()
+    t += 90_000
+    await e.resume(PW)
+    t += DAY_MS
+    e.value('withdraw-limit-usd') // the pending loosening applies
+    const events = journal.policyEvents('mainnet').concat(journal.policyEvents('(desk)'))
+    const summary = (kind: string) => events.find((x) => x.kind === kind)!.summary
+    expect(events.find((x) => x.kind === 'policy.set' && x.summary.startsWith('price-band:1'))!.summary).toBe('price-band:1: 5% (default) -> 4.5% (tightened, in force now)')
+    expect(summary('policy.pending')).toBe('withdraw-limit-usd: $250,000.00 -> $300,000.00 (loosened; in force after the 1 day cooling-off)')
+    expect(summary('address.add')).toContain('usable after the 1 day cooling-off')
+    expect(summary('resume')).toBe('writes resumed on every network after a halt of 1 minute 30 seconds')
+    expect(summary('policy.applied')).toBe('withdraw-limit-usd is now $300,000.00 (the cooling-off is over)')
+    for (const ev of events) {
+      expect(ev.summary, ev.kind).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/)
+      expect(ev.summary, ev.kind).not.toMatch(/\b\d+ ?ms\b|\b\d+m \d+s\b/)
+    }
+    // the times are in the event's detail, for a screen to show in the operator's zone
+    expect(events.find((x) => x.kind === 'policy.pending')!.detail).toMatchObject({ times: { effectiveAt: Date.UTC(2026, 0, 1) + DAY_MS } })
+  })
+
+  it('no change without the passphrase delays later changes: raising the cooling-off needs it (365 d refused), cutting it back waits at most the old one', async () => {
+    const e = engine()
+    expect(await codeOfAsync(() => e.set('cooling-off', '365d'))).toBe('PassphraseRequired')
+    expect(e.coolingOffMs()).toBe(DAY_MS)
+    // the operator's own loosening still waits only the cooling-off in force before
+    await e.set('withdraw-limit-usd', '100')
+    const r = await e.set('withdraw-limit-usd', null, PW)
+    expect(r.effectiveAt).toBe(t + DAY_MS)
+    // "set it back" with the passphrase: in force at once (it is what is in force)
+    expect((await e.set('cooling-off', '24h', PW)).effectiveAt).toBeLessThanOrEqual(t + DAY_MS)
+    expect(e.coolingOffMs()).toBe(DAY_MS)
+    // the operator may still raise it knowingly (passphrase): at once; cutting it back then waits the raised one, their own choice
+    await e.set('cooling-off', '2d', PW)
+    expect(e.coolingOffMs()).toBe(2 * DAY_MS)
+    expect((await e.set('cooling-off', '24h', PW)).effectiveAt).toBe(t + 2 * DAY_MS)
   })
 })

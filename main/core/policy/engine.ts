@@ -1,22 +1,12 @@
 import type { Address } from 'viem'
+import { formatDurationWords, formatPercent, formatTime, formatUsd } from '../../contract/format'
 import { DeskError } from '../errors/desk-error'
 import type { Journal } from '../journal'
 import { formatAtoms, parseDecimal } from '../money/decimal'
 import { checkDestination } from './destination'
-import { PolicyFile, policyFilePath, type AddressEntry, type PolicyDoc } from './policy-file'
-import {
-  DAY_MS,
-  DEFAULT_PRICE_BAND_PCT,
-  REAL_COOLING_OFF_MS,
-  SANDBOX_COOLING_OFF_MS,
-  USD_RULES,
-  canonicalValue,
-  formatDuration,
-  isTightening,
-  ruleSpec,
-  scaled,
-  unitsToAtoms,
-} from './rules'
+import { describeExchange, exchangeIdentity, exchangeKey, exchangeTag, type ExchangeIdentity, type PolicyNetwork } from './exchange'
+import { DeskHaltFile, PolicyFile, deskHaltPath, exchangePolicyPath, type AddressEntry, type DeskHalt, type PolicyDoc } from './policy-file'
+import { DAY_MS, USD_RULES, canonicalValue, isTightening, ruleSpec, scaled, unitsToAtoms, valueWithSource, type ValueSource } from './rules'
 import { journalUsage, type UsageEntry } from './usage'
 
 /** USD figures use the spec's usd_atoms scale (10^8). */
@@ -24,10 +14,10 @@ const USD = 8
 
 export type MoveKind = 'transfer' | 'withdraw'
 
-export interface PolicyNetwork {
-  name: string
-  kind: string
-}
+export type { PolicyNetwork } from './exchange'
+
+/** The journal key of desk-wide policy events (the halt, network changes): no network can be named so. */
+export const DESK_EVENTS = '(desk)'
 
 export interface PolicyEngineOptions {
   dataDir: string
@@ -58,6 +48,8 @@ export interface AddressView {
 
 export interface PolicyState {
   network: string
+  /** The exchange the policy belongs to, and every network name it is used under. */
+  exchange: { description: string; chainId: number; trading: string; earn: string; aliases: string[] }
   coolingOffMs: number
   sandboxDefaults: boolean
   rules: RuleState[]
@@ -93,57 +85,96 @@ export interface PriceBandOverride {
 }
 
 const usd = (atoms: bigint): string => formatAtoms(atoms, USD)
-const iso = (ms: number): string => new Date(ms).toISOString()
+/** A time in an error message: the host's zone, named (never an ISO stamp); screens show their own with the age. */
+const at = (ms: number): string => formatTime(ms, { zone: true })
 
 /**
- * The operator's guardrails for one network: address book with cooling-off, value limits per
- * transaction and per rolling 24 h, the order price band and maximum order value, and the halt
- * switch. Persisted in the data directory (re-read at every check, so another process's change
- * and a damaged file are seen at once) and journaled. It decides; the write handlers ask it
- * before anything is signed.
+ * The operator's guardrails for the exchange a network talks to (its signing chain id and service
+ * hosts, exchange.ts: every name for one exchange shares them): address book with cooling-off,
+ * value limits per transaction and per rolling 24 h, the order price band and maximum order
+ * value; and the desk-wide halt switch. Persisted in the data directory (re-read at every check,
+ * so another process's change and a damaged file are seen at once) and journaled. It decides;
+ * the write handlers ask it before anything is signed.
  */
 export class PolicyEngine {
   readonly network: string
   readonly sandbox: boolean
+  readonly exchange: ExchangeIdentity
   private readonly file: PolicyFile
+  private readonly haltFile: DeskHaltFile
   private readonly now: () => number
   private readonly usage: (kind: MoveKind, since: number) => UsageEntry[]
 
   constructor(private readonly o: PolicyEngineOptions) {
     this.network = o.network.name
     this.sandbox = o.network.kind === 'sandbox'
-    this.file = new PolicyFile(policyFilePath(o.dataDir, o.network.name), o.network.name)
+    this.exchange = exchangeIdentity(o.network)
+    this.file = new PolicyFile(exchangePolicyPath(o.dataDir, exchangeTag(this.exchange)), exchangeKey(this.exchange))
+    this.haltFile = new DeskHaltFile(deskHaltPath(o.dataDir))
     this.now = o.now
-    this.usage = o.usage ?? ((kind, since) => journalUsage(o.journal, this.network, kind, since))
+    // Moves journaled under any name of this exchange count against its limits.
+    this.usage = o.usage ?? ((kind, since) => this.aliases().flatMap((n) => journalUsage(o.journal, n, kind, since)))
+  }
+
+  /** The file this exchange's policy is kept in. */
+  get policyFile(): string {
+    return this.file.file
+  }
+
+  /** Network names this exchange is used under (this one first). */
+  aliases(doc: PolicyDoc = this.doc()): string[] {
+    return [this.network, ...(doc.aliases ?? []).filter((n) => n !== this.network)]
+  }
+
+  /** The journal keys whose events concern this exchange: its names and the desk-wide ones. */
+  eventNetworks(): string[] {
+    return [DESK_EVENTS, ...this.aliases()]
   }
 
   // ---- state -----------------------------------------------------------------------------------
 
   /** The policy document with matured loosenings applied (each one journaled as it takes effect). */
   private doc(): PolicyDoc {
-    const doc = this.file.load()
+    let doc = this.file.load()
+    if (doc.halted) {
+      // A halt written into an exchange's file (earlier versions, or by hand) halts the desk.
+      this.raiseHalt(doc.halted.since)
+      doc = { ...doc, halted: null }
+      this.file.save(doc)
+    }
     const t = this.now()
     const due = doc.pending.filter((p) => p.effectiveAt <= t)
     if (due.length === 0) return doc
     const next: PolicyDoc = { ...doc, rules: { ...doc.rules }, pending: doc.pending.filter((p) => p.effectiveAt > t) }
     for (const p of due) next.rules[p.name] = p.value
     this.file.save(next)
-    for (const p of due) this.log('policy.applied', `${p.name} is now ${this.show(p.name, p.value)} (requested ${iso(p.requestedAt)}, cooling-off over)`, { name: p.name, value: p.value, requestedAt: p.requestedAt })
+    for (const p of due) this.log('policy.applied', `${p.name} is now ${this.show(p.name, p.value)} (the cooling-off is over)`, { name: p.name, value: p.value, requestedAt: p.requestedAt, times: { requestedAt: p.requestedAt } })
     return next
   }
 
-  private log(kind: string, summary: string, detail: unknown): void {
-    this.o.journal.recordPolicyEvent(this.network, kind, summary, detail)
-  }
-
-  private defaultValue(name: string): string | null {
-    if (name === 'price-band') return DEFAULT_PRICE_BAND_PCT
-    if (name === 'cooling-off') return String(this.sandbox ? SANDBOX_COOLING_OFF_MS : REAL_COOLING_OFF_MS)
-    return null
+  private log(kind: string, summary: string, detail: unknown, network = this.network): void {
+    this.o.journal.recordPolicyEvent(network, kind, summary, detail)
   }
 
   private valueIn(doc: PolicyDoc, name: string): string | null {
-    return name in doc.rules ? doc.rules[name]! : this.defaultValue(name)
+    return valueWithSource(doc.rules, name, this.sandboxIn(doc)).value
+  }
+
+  /**
+   * Whether the sandbox's defaults (60 s cooling-off) apply: the kind the exchange was first
+   * adopted as, so another name of another kind never changes its defaults.
+   */
+  private sandboxIn(doc: PolicyDoc): boolean {
+    return (doc.exchange?.kind ?? this.o.network.kind) === 'sandbox'
+  }
+
+  /** The desk-wide halt, keeping the earliest time when halted twice. */
+  private raiseHalt(since: number): NonNullable<DeskHalt> {
+    const cur = this.haltFile.load()
+    if (cur && cur.since <= since) return cur
+    const h = { since }
+    this.haltFile.save(h)
+    return h
   }
 
   /** A rule's value in force now (null: off). */
@@ -161,14 +192,15 @@ export class PolicyEngine {
     return this.coolingOffIn(this.doc())
   }
 
-  private show(name: string, value: string | null): string {
-    if (value === null) return 'off'
+  /** A value as the operator reads it, saying where it comes from when it is not the operator's own. */
+  private show(name: string, value: string | null, source: ValueSource = 'set'): string {
     const k = ruleSpec(name).kind
-    return k === 'duration' ? formatDuration(Number(value)) : k === 'usd' ? `${value} USD` : k === 'percent' ? `${value}%` : value
+    const text = value === null ? 'off' : k === 'duration' ? formatDurationWords(Number(value)) : k === 'usd' ? formatUsd(value) : k === 'percent' ? formatPercent(value) : value
+    return source === 'default' ? `${text} (default)` : source === 'global' ? `${text} (the global band)` : text
   }
 
-  private coolingOffNote(ms: number): string {
-    return `${formatDuration(ms)}${this.sandbox ? ' (the sandbox default is 60 s; real networks default to 24 h)' : ''}`
+  private coolingOffNote(ms: number, doc: PolicyDoc): string {
+    return `${formatDurationWords(ms)}${this.sandboxIn(doc) && !('cooling-off' in doc.rules) ? ' (the sandbox default is 60 seconds; real networks default to 24 hours)' : ''}`
   }
 
   state(): PolicyState {
@@ -179,12 +211,14 @@ export class PolicyEngine {
       const p = doc.pending.find((x) => x.name === name)
       return { name, value: this.valueIn(doc, name), unit: ruleSpec(name).unit, pending: p ? { value: p.value, requestedAt: p.requestedAt, effectiveAt: p.effectiveAt } : null }
     })
+    const x = this.exchange
     return {
       network: this.network,
+      exchange: { description: describeExchange(x), chainId: x.chainId, trading: x.trading, earn: x.earn, aliases: this.aliases(doc) },
       coolingOffMs: this.coolingOffIn(doc),
-      sandboxDefaults: this.sandbox && !('cooling-off' in doc.rules),
+      sandboxDefaults: this.sandboxIn(doc) && !('cooling-off' in doc.rules),
       rules,
-      halted: doc.halted,
+      halted: this.haltFile.load(),
       addresses: doc.addresses.map((a) => this.addressView(a, t)),
     }
   }
@@ -203,28 +237,38 @@ export class PolicyEngine {
   /**
    * Sets a rule. Tightening applies at once (no passphrase); loosening needs the passphrase and
    * takes effect after the cooling-off in force, shown as a pending change until then.
+   *
+   * The cooling-off is the exception: changing it needs the passphrase either way. It is the delay
+   * on the operator's own later changes, so a longer one is not a tightening anyone may impose:
+   * no change made without the passphrase may delay a later change beyond the cooling-off in
+   * force before it. A raise (with the passphrase) applies at once; a cut waits out the current one.
    */
   async set(name: string, raw: string | null, passphrase?: string): Promise<{ applied: boolean; effectiveAt: number }> {
     const value = canonicalValue(name, raw)
     const doc = this.doc()
-    const current = this.valueIn(doc, name)
+    const { value: current, source } = valueWithSource(doc.rules, name, this.sandboxIn(doc))
     const t = this.now()
+    const from = this.show(name, current, source)
     if (isTightening(name, current, value)) {
+      if (name === 'cooling-off') await this.requirePassphrase(passphrase, 'changing the cooling-off')
       const next: PolicyDoc = { ...doc, rules: { ...doc.rules, [name]: value }, pending: doc.pending.filter((p) => p.name !== name) }
       this.file.save(next)
-      this.log('policy.set', `${name}: ${this.show(name, current)} -> ${this.show(name, value)} (tightened, in force now)`, { name, from: current, to: value, tightening: true })
+      this.log('policy.set', `${name}: ${from} -> ${this.show(name, value)} (tightened, in force now)`, { name, from: current, fromSource: source, to: value, tightening: true })
       return { applied: true, effectiveAt: t }
     }
     await this.requirePassphrase(passphrase, `loosening ${name}`)
-    const effectiveAt = t + this.coolingOffIn(doc)
+    const coolingOff = this.coolingOffIn(doc)
+    const effectiveAt = t + coolingOff
     const next: PolicyDoc = { ...doc, pending: [...doc.pending.filter((p) => p.name !== name), { name, value, requestedAt: t, effectiveAt }] }
     this.file.save(next)
-    this.log('policy.pending', `${name}: ${this.show(name, current)} -> ${this.show(name, value)} (loosened, in force at ${iso(effectiveAt)} after the ${this.coolingOffNote(this.coolingOffIn(doc))} cooling-off)`, {
+    this.log('policy.pending', `${name}: ${from} -> ${this.show(name, value)} (loosened; in force after the ${this.coolingOffNote(coolingOff, doc)} cooling-off)`, {
       name,
       from: current,
+      fromSource: source,
       to: value,
       tightening: false,
       effectiveAt,
+      times: { effectiveAt },
     })
     if (effectiveAt <= t) this.doc() // no cooling-off: applies (and is journaled) now
     return { applied: effectiveAt <= t, effectiveAt }
@@ -244,11 +288,13 @@ export class PolicyEngine {
     const entry: AddressEntry = same ? { ...old, label } : { label, address, chainId: req.chainId, addedAt: t, usableAt: t + this.coolingOffIn(doc) }
     const next: PolicyDoc = { ...doc, addresses: [...doc.addresses.filter((a) => a !== old), entry] }
     this.file.save(next)
-    this.log(old ? 'address.edit' : 'address.add', `${old ? 'edited' : 'added'} "${label}": ${address} on chain ${req.chainId}, usable from ${iso(entry.usableAt)}`, {
+    const wait = entry.usableAt - t
+    this.log(old ? 'address.edit' : 'address.add', `${old ? 'edited' : 'added'} "${label}": ${address} on chain ${req.chainId}, ${wait > 0 ? `usable after the ${formatDurationWords(wait)} cooling-off` : 'usable now'}`, {
       label,
       address,
       chainId: req.chainId,
       usableAt: entry.usableAt,
+      times: { usableAt: entry.usableAt },
       ...(old ? { previous: { address: old.address, chainId: old.chainId } } : {}),
     })
     return this.addressView(entry, t)
@@ -264,30 +310,35 @@ export class PolicyEngine {
     return { removed: old.label }
   }
 
-  /** Refuses every write from now on (persisted, so a restart stays halted) until `resume`. */
+  /**
+   * Refuses every write on every network from now on (desk-wide and persisted, so neither another
+   * network name nor a restart gets round it) until `resume`.
+   */
   halt(): { since: number } {
-    const doc = this.doc()
-    if (doc.halted) return doc.halted
-    const halted = { since: this.now() }
-    this.file.save({ ...doc, halted })
-    this.log('halt', 'writes halted: every open order is being cancelled; nothing is signed until resume', halted)
+    this.doc()
+    const cur = this.haltFile.load()
+    if (cur) return cur
+    const halted = this.raiseHalt(this.now())
+    this.log('halt', `writes halted on every network (asked on ${this.network}): every open order is being cancelled; nothing is signed until resume`, { ...halted, network: this.network, times: { since: halted.since } }, DESK_EVENTS)
     return halted
   }
 
   async resume(passphrase: string): Promise<void> {
-    const doc = this.doc()
-    if (!doc.halted) throw new DeskError('NotHalted', 'writes are not halted')
+    this.doc()
+    const h = this.haltFile.load()
+    if (!h) throw new DeskError('NotHalted', 'writes are not halted')
     await this.requirePassphrase(passphrase, 'resuming writes')
-    this.file.save({ ...doc, halted: null })
-    this.log('resume', `writes resumed (halted since ${iso(doc.halted.since)})`, { haltedSince: doc.halted.since })
+    this.haltFile.save(null)
+    this.log('resume', `writes resumed on every network after a halt of ${formatDurationWords(Math.max(0, this.now() - h.since))}`, { haltedSince: h.since, network: this.network, times: { haltedSince: h.since } }, DESK_EVENTS)
   }
 
   // ---- checks (before anything is signed) ------------------------------------------------------
 
-  /** Refuses while halted; `what` names the write in the refusal. */
+  /** Refuses while the desk is halted; `what` names the write in the refusal. */
   requireWritable(what: string): void {
-    const h = this.doc().halted
-    if (h) throw new DeskError('WritesHalted', `writes are halted since ${iso(h.since)}: ${what} was refused. Resume with the passphrase first.`, { code: 'WritesHalted', since: h.since })
+    this.doc() // a damaged policy file refuses too
+    const h = this.haltFile.load()
+    if (h) throw new DeskError('WritesHalted', `writes are halted on every network since ${at(h.since)}: ${what} was refused. Resume with the passphrase first.`, { code: 'WritesHalted', since: h.since })
   }
 
   private destinationUsable(e: AddressEntry, what: string): void {
@@ -295,7 +346,7 @@ export class PolicyEngine {
     if (e.usableAt > t) {
       throw new DeskError(
         'DestinationCoolingOff',
-        `"${e.label}" (${e.address}) was added to the address book at ${iso(e.addedAt)} and is usable from ${iso(e.usableAt)} (cooling-off ${this.coolingOffNote(e.usableAt - e.addedAt)}): ${what} refused`,
+        `"${e.label}" (${e.address}) was added to the address book at ${at(e.addedAt)} and is usable from ${at(e.usableAt)} (cooling-off ${this.coolingOffNote(e.usableAt - e.addedAt, this.doc())}): ${what} refused`,
         { code: 'DestinationCoolingOff', label: e.label, usableAt: e.usableAt },
       )
     }
@@ -377,7 +428,7 @@ export class PolicyEngine {
 
   private refuseLimit(rule: string, head: string, limit: string, used: string, amount: string, frees: number | null): never {
     const window = rule.includes('daily') ? `; already used in the last 24 h: ${used}` : ''
-    const when = rule.includes('daily') ? (frees === null ? '; this amount alone is over the limit, so waiting frees no room' : `; room for it frees up at ${iso(frees)}`) : ''
+    const when = rule.includes('daily') ? (frees === null ? '; this amount alone is over the limit, so waiting frees no room' : `; room for it frees up at ${at(frees)}`) : ''
     throw new DeskError('LimitExceeded', `${head}${window}${when}. Nothing was signed.`, { code: 'LimitExceeded', rule, limit, used, amount, freesAt: frees })
   }
 
@@ -400,13 +451,13 @@ export class PolicyEngine {
    */
   checkPriceBand(o: OrderBandCheck, override?: PriceBandOverride): { overridden: boolean } {
     const doc = this.doc()
-    const perMarket = `price-band:${o.marketId}`
-    const band = perMarket in doc.rules ? doc.rules[perMarket]! : this.valueIn(doc, 'price-band')
+    // A market's own band, else the global band in force (rules.valueWithSource).
+    const band = this.valueIn(doc, `price-band:${o.marketId}`)
     if (band === null) return { overridden: false }
     const phrase = PolicyEngine.overridePhrase(o)
     let reason: string | null = null
     if (o.reference === null) {
-      reason = `there is no reference price for market ${o.marketId} (no ${o.side === 'bid' ? 'ask' : 'bid'} in the book and no fresh mark), so the ${band}% band cannot be checked`
+      reason = `there is no reference price for market ${o.marketId} (no ${o.side === 'bid' ? 'ask' : 'bid'} in the book and no fresh mark), so the ${formatPercent(band)} band cannot be checked`
     } else {
       // price vs reference * (100 ± band) / 100, exactly (percent at 18 decimals)
       const hundred = scaled('100')
@@ -415,7 +466,7 @@ export class PolicyEngine {
       const outside = o.side === 'bid' ? o.priceAtoms * hundred > ref * (hundred + b) : o.priceAtoms * hundred < ref * (hundred - b)
       if (outside) {
         const refText = formatAtoms(ref, o.priceDecimals)
-        reason = `a ${o.side === 'bid' ? 'buy' : 'sell'} at ${o.price} is more than ${band}% ${o.side === 'bid' ? 'above' : 'below'} the reference ${refText} (${o.reference.source}) in market ${o.marketId}`
+        reason = `a ${o.side === 'bid' ? 'buy' : 'sell'} at ${o.price} is more than ${formatPercent(band)} ${o.side === 'bid' ? 'above' : 'below'} the reference ${refText} (${o.reference.source}) in market ${o.marketId}`
       }
     }
     if (reason === null) return { overridden: false }

@@ -1,12 +1,13 @@
-import { readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
 import * as v from 'valibot'
 import { writeFileAtomic } from '../config/settings'
 import { DeskError } from '../errors/desk-error'
 
 /**
- * The operator's policy for one network, one JSON file in the data directory (`policy-<network>.json`),
- * written atomically. A missing file means the defaults; a damaged one is a typed error on every
+ * The operator's policy for one exchange, one JSON file in the data directory
+ * (`policy-x-<tag>.json`, see exchange.ts; earlier versions kept one `policy-<network>.json` per
+ * network name, migrated by the PolicyBook), written atomically. A missing file means the defaults; a damaged one is a typed error on every
  * write (never a silent default-allow) and is left untouched for the operator to inspect.
  */
 export const POLICY_FILE_VERSION = 1
@@ -30,7 +31,12 @@ const PolicyDocSchema = v.object({
       usableAt: time,
     }),
   ),
+  /** Before the halt became desk-wide (halt-file below); a set value is moved there on load. */
   halted: v.nullable(v.object({ since: time })),
+  /** The exchange this policy belongs to (absent in per-name files of earlier versions). */
+  exchange: v.optional(v.object({ chainId: v.number(), trading: v.string(), earn: v.string(), kind: v.string() })),
+  /** The network names this exchange has been used under (their journaled moves count against its limits). */
+  aliases: v.optional(v.array(v.pipe(v.string(), v.maxLength(40)))),
 })
 export type PolicyDoc = v.InferOutput<typeof PolicyDocSchema>
 export type AddressEntry = PolicyDoc['addresses'][number]
@@ -40,9 +46,71 @@ export function emptyPolicy(network: string): PolicyDoc {
   return { version: POLICY_FILE_VERSION, network, rules: {}, pending: [], addresses: [], halted: null }
 }
 
+/** The policy file of an exchange (tag from exchangeTag). */
+export function exchangePolicyPath(dataDir: string, tag: string): string {
+  return join(dataDir, `policy-x-${tag}.json`)
+}
+
+/** Every policy file in the data directory: the exchanges' and any per-name file not yet migrated. */
+export function policyFiles(dataDir: string): { file: string; legacyName: string | null }[] {
+  let names: string[]
+  try {
+    names = readdirSync(dataDir)
+  } catch {
+    return []
+  }
+  return names
+    .filter((n) => /^policy-.+\.json$/.test(n))
+    .map((n) => ({ file: join(dataDir, n), legacyName: /^policy-x-[0-9a-f]{16}\.json$/.test(n) ? null : n.slice('policy-'.length, -'.json'.length) }))
+}
+
+/** Moves a migrated per-name file aside (kept, never deleted: nothing the operator wrote is lost). */
+export function retireLegacyFile(file: string): void {
+  let target = `${file}.migrated`
+  for (let i = 2; existsSync(target); i++) target = `${file}.migrated-${i}`
+  renameSync(file, target)
+}
+
+/** Legacy per-name file path (versions before the policy was keyed by exchange). */
 export function policyFilePath(dataDir: string, network: string): string {
   // Network names are lowercase letters, digits and dashes (settings schema); keep the file name safe anyway.
   return join(dataDir, `policy-${network.replace(/[^a-z0-9-]/g, '_')}.json`)
+}
+
+/** The desk-wide halt: one file, so a halt stops every network at once. */
+const HaltDocSchema = v.object({ version: v.literal(1), halted: v.nullable(v.object({ since: time })) })
+export type DeskHalt = { since: number } | null
+
+export function deskHaltPath(dataDir: string): string {
+  return join(dataDir, 'desk-halt.json')
+}
+
+export class DeskHaltFile {
+  constructor(readonly file: string) {}
+
+  load(): DeskHalt {
+    let text: string
+    try {
+      text = readFileSync(this.file, 'utf8')
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null
+      throw new DeskError('PolicyFileUnreadable', `cannot read the halt file ${this.file}: every write is refused until it is readable`, { file: this.file })
+    }
+    let json: unknown
+    try {
+      json = JSON.parse(text)
+    } catch {
+      json = undefined
+    }
+    const r = v.safeParse(HaltDocSchema, json)
+    // A damaged halt file reads as halted: never a silent default-allow.
+    if (!r.success) throw new DeskError('PolicyFileCorrupt', `the halt file ${this.file} is damaged: every write is refused until it is fixed or moved away (it was left untouched)`, { file: this.file })
+    return r.output.halted
+  }
+
+  save(halted: DeskHalt): void {
+    writeFileAtomic(this.file, JSON.stringify({ version: 1, halted }, null, 2) + '\n')
+  }
 }
 
 export class PolicyFile {

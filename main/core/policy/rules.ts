@@ -89,10 +89,26 @@ export function unitsToAtoms(value: string, decimals: number, name: string): big
   return BigInt(i!) * 10n ** BigInt(decimals) + BigInt((f + '0'.repeat(decimals)).slice(0, decimals) || '0')
 }
 
-export function formatDuration(ms: number): string {
-  if (ms % DAY_MS === 0 && ms > 0) return `${ms / DAY_MS} d`
-  if (ms % 3_600_000 === 0 && ms > 0) return `${ms / 3_600_000} h`
-  if (ms % 60_000 === 0 && ms > 0) return `${ms / 60_000} min`
-  if (ms % 1000 === 0) return `${ms / 1000} s`
-  return `${ms} ms`
+/** A rule's default when the operator never set it (null: off). */
+export function defaultValue(name: string, sandbox: boolean): string | null {
+  if (name === 'price-band') return DEFAULT_PRICE_BAND_PCT
+  if (name === 'cooling-off') return String(sandbox ? SANDBOX_COOLING_OFF_MS : REAL_COOLING_OFF_MS)
+  return null
+}
+
+/** Where a value in force comes from: set by the operator, a per-market band following the global one, or the default. */
+export type ValueSource = 'set' | 'global' | 'default'
+
+/**
+ * A rule's value in force in a set of rules: the operator's value, else, for a market's band
+ * (`price-band:<market>`), the global band in force (so turning a market's band off is a
+ * loosening from that band, never "off -> off"), else the default.
+ */
+export function valueWithSource(rules: Readonly<Record<string, string | null>>, name: string, sandbox: boolean): { value: string | null; source: ValueSource } {
+  if (name in rules) return { value: rules[name]!, source: 'set' }
+  if (name.startsWith('price-band:')) {
+    const g = valueWithSource(rules, 'price-band', sandbox)
+    return { value: g.value, source: g.source === 'default' ? 'default' : 'global' }
+  }
+  return { value: defaultValue(name, sandbox), source: 'default' }
 }

@@ -11,13 +11,27 @@ export interface PolicyDeps extends HaltDeps {
   keys: AgentKeyDirectory
 }
 
+/** The times an event's detail names (`times`), for the screen to show in the operator's zone. */
+function timesOf(detail: unknown): { times?: Record<string, number> } {
+  const t = (detail as { times?: unknown } | null)?.times
+  if (!t || typeof t !== 'object') return {}
+  const times = Object.fromEntries(Object.entries(t).filter(([, v]) => typeof v === 'number' && Number.isFinite(v))) as Record<string, number>
+  return Object.keys(times).length > 0 ? { times } : {}
+}
+
 /** The operator-policy channels; every write handler asks the same engine (core/policy) before signing. */
 export function policyHandlers(d: PolicyDeps): Pick<HandlerTable, PolicyChannels> {
   const engine = async () => (await policyEngine(d)).engine
   const view = async (): Promise<PolicyView> => {
     const e = await engine()
     const s = e.state()
-    return { ...s, events: d.journal.policyEvents(e.network, 50).map((x) => ({ id: x.id, at: x.at, kind: x.kind, summary: x.summary })) }
+    // The exchange's events under each of its names, and the desk-wide ones (halt, network changes).
+    const events = e
+      .eventNetworks()
+      .flatMap((n) => d.journal.policyEvents(n, 50))
+      .sort((a, b) => b.id - a.id)
+      .slice(0, 50)
+    return { ...s, events: events.map((x) => ({ id: x.id, at: x.at, kind: x.kind, summary: x.summary, ...timesOf(x.detail) })) }
   }
   const addresses = async (): Promise<AddressBookEntryView[]> => (await engine()).state().addresses
   return {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { writeFileSync } from 'node:fs'
 import { devOwner } from '../../../../sandbox/scenario/dev-keys'
-import type { AddressBookEntryView, AgentSlotView, HaltResult, PolicyView, PreviewView, SubmissionView, WriteOutcome } from '../../../contract/types'
+import type { AddressBookEntryView, AgentSlotView, HaltResult, NetworkView, PolicyView, PreviewView, SubmissionView, WriteOutcome } from '../../../contract/types'
 import type { DeskErrorData } from '../../errors/desk-error'
-import { policyFilePath } from '../../policy'
+import { exchangeIdentity, exchangeKey, exchangePolicyPath, exchangeTag } from '../../policy'
 import { startDeskOnSandbox, TEST_PASSPHRASE, type DeskOnSandbox } from '../../../testing/desk-on-sandbox'
 
 /**
@@ -29,6 +29,9 @@ describe('operator policy enforced in main, against the sandbox', () => {
     return r.error
   }
   const owner = (i: number) => devOwner(i).address
+  /** The sandbox exchange's policy file (the policy is kept per exchange: chain id and service hosts). */
+  const sandboxExchange = () => exchangeIdentity({ chainId: 424242, tradingUrl: d.sandbox.tradingUrl, earnUrl: d.sandbox.earnUrl })
+  const policyFile = () => exchangePolicyPath(d.dataDir, exchangeTag(sandboxExchange()))
 
   beforeAll(async () => {
     d = await startDeskOnSandbox()
@@ -65,13 +68,12 @@ describe('operator policy enforced in main, against the sandbox', () => {
     const w = { account: owner(0), assetId: 1, amount: '10', dstChainId: '1', dstAddress: DEST }
     const err = await refused('withdraw.submit', w)
     expect(err.code).toBe('DestinationCoolingOff')
-    expect(err.message).toContain('sandbox default is 60 s')
+    expect(err.message).toContain('sandbox default is 60 seconds')
     // the right address on another chain is not the entry
     expect((await refused('withdraw.submit', { ...w, dstChainId: '42161' })).code).toBe('DestinationNotAllowed')
 
     // The operator's earlier, matured choice of a 1.5 s cooling-off (written as the engine would persist it).
-    const file = policyFilePath(d.dataDir, 'sandbox')
-    writeFileSync(file, JSON.stringify({ version: 1, network: 'sandbox', rules: { 'cooling-off': '1500' }, pending: [], addresses: [], halted: null }))
+    writeFileSync(policyFile(), JSON.stringify({ version: 1, network: exchangeKey(sandboxExchange()), rules: { 'cooling-off': '1500' }, pending: [], addresses: [], halted: null, exchange: { ...sandboxExchange(), kind: 'sandbox' }, aliases: ['sandbox'] }))
     const e2 = await d.call<AddressBookEntryView>('addresses.add', { label: 'cold', address: DEST, chainId: '1', passphrase: TEST_PASSPHRASE })
     expect(e2.usableAt - e2.addedAt).toBe(1500)
     expect((await refused('withdraw.submit', w)).code).toBe('DestinationCoolingOff')
@@ -174,6 +176,37 @@ describe('operator policy enforced in main, against the sandbox', () => {
     await d.call('policy.set', { name: 'max-order-usd', value: null, passphrase: TEST_PASSPHRASE })
   })
 
+  it('naming the sandbox twice gets round nothing: saving a network needs the passphrase; the alias is halted with the desk and shares the policy (issue 21 item 2)', async () => {
+    const alias = { name: 'sandbox-2', kind: 'custom', chainId: 424242, tradingUrl: d.sandbox.tradingUrl, wsUrl: d.sandbox.wsUrl, earnUrl: d.sandbox.earnUrl, infoRatePerSec: 200, tradeRatePerSec: 200 }
+    expect((await refused('networks.save', alias)).code).toBe('PassphraseRequired')
+    expect((await refused('networks.save', { ...alias, passphrase: 'not the passphrase' })).code).toBe('PassphraseIncorrect')
+    expect((await d.call<{ networks: NetworkView[] }>('networks.list')).networks.map((n) => n.name)).not.toContain('sandbox-2')
+    await d.call('networks.save', { ...alias, passphrase: TEST_PASSPHRASE })
+    await d.call<HaltResult>('policy.halt')
+    const o = { account: owner(1), marketId: '2', side: 'bid', orderType: 'limit', tif: 'gtc', price: '3000', quantity: '0.01' }
+    try {
+      await d.call('networks.select', { name: 'sandbox-2' })
+      expect((await refused('orders.place', o)).code).toBe('WritesHalted')
+      const p = await d.call<PolicyView>('policy.show')
+      expect(p.network).toBe('sandbox-2')
+      expect(p.halted).not.toBeNull()
+      expect(p.exchange?.aliases).toEqual(expect.arrayContaining(['sandbox', 'sandbox-2']))
+      expect(p.addresses.map((a) => a.label)).toEqual(['cold']) // the sandbox's address book
+      expect(p.events.map((e) => e.kind)).toEqual(expect.arrayContaining(['network.save', 'exchange.alias', 'network.select', 'halt']))
+      // the same service on another earn host is an exchange never seen: it starts halted (the halt is desk-wide) and strictest
+      await d.call('networks.save', { ...alias, name: 'lab', earnUrl: 'http://127.0.0.1:9', passphrase: TEST_PASSPHRASE })
+      await d.call('networks.select', { name: 'lab' })
+      expect((await refused('orders.place', o)).code).toBe('WritesHalted')
+      const lab = await d.call<PolicyView>('policy.show')
+      expect(lab.rules.find((r) => r.name === 'withdraw-limit-usd')?.value).toBe('1000')
+      expect(lab.rules.find((r) => r.name === 'transfer-daily-limit-usd')?.value).toBe('20')
+      expect(lab.addresses).toEqual([])
+    } finally {
+      await d.call('networks.select', { name: 'sandbox' })
+      await d.call('policy.resume', { passphrase: TEST_PASSPHRASE })
+    }
+  })
+
   it('agents.revokeAll revokes every occupied slot of an account', async () => {
     const before = await d.call<AgentSlotView[]>('agents.list', { owner: owner(0) })
     expect(before.filter((s) => s.agent !== null).length).toBe(2)
@@ -183,7 +216,7 @@ describe('operator policy enforced in main, against the sandbox', () => {
 
   it('a damaged policy file refuses every write (never a default-allow) and is left untouched', async () => {
     const { readFileSync } = await import('node:fs')
-    const file = policyFilePath(d.dataDir, 'sandbox')
+    const file = policyFile()
     const good = readFileSync(file, 'utf8')
     writeFileSync(file, good.slice(0, 40))
     try {
@@ -198,7 +231,7 @@ describe('operator policy enforced in main, against the sandbox', () => {
 
   it('no passphrase in the policy file or the policy journal', async () => {
     const { readFileSync } = await import('node:fs')
-    expect(readFileSync(policyFilePath(d.dataDir, 'sandbox'), 'utf8')).not.toContain(TEST_PASSPHRASE)
+    expect(readFileSync(policyFile(), 'utf8')).not.toContain(TEST_PASSPHRASE)
     expect(JSON.stringify((await d.call<PolicyView>('policy.show')).events)).not.toContain(TEST_PASSPHRASE)
   })
 })

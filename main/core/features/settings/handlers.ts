@@ -2,9 +2,11 @@ import type { AppState, SettingsView } from '../../../contract/types'
 import { networkView } from '../../config/networks'
 import type { SettingsStore } from '../../config/settings'
 import type { HandlerTable } from '../../ipc/dispatch'
+import type { PolicyBook } from '../../policy'
 import type { SessionHolder } from '../../session'
 import type { AccountDirectory } from '../accounts'
 import type { VaultHolder } from '../vault'
+import { recordSelect, saveNetwork, type NetworkChangeDeps } from './network-changes'
 
 export type SettingsChannels = 'app.state' | 'networks.list' | 'networks.select' | 'networks.save' | 'settings.get' | 'settings.update'
 
@@ -13,6 +15,8 @@ export interface SettingsDeps {
   sessions: SessionHolder
   vault: VaultHolder
   accounts: AccountDirectory
+  /** Network changes are policy events (passphrase, journal); see network-changes.ts. */
+  policy: PolicyBook
   host: 'electron' | 'web' | 'cli'
   version: string
 }
@@ -28,6 +32,7 @@ export function settingsHandlers(d: SettingsDeps): Pick<HandlerTable, SettingsCh
     d.accounts.forget()
     await d.sessions.reset()
   }
+  const nets: NetworkChangeDeps = { settings: d.settings, policy: d.policy, hasVault: () => d.vault.current !== null }
   return {
     'app.state': (): AppState => ({
       version: d.version,
@@ -38,12 +43,14 @@ export function settingsHandlers(d: SettingsDeps): Pick<HandlerTable, SettingsCh
     'networks.list': () => ({ selected: d.settings.load().selectedNetwork, networks: d.settings.networks().map(networkView) }),
     'networks.select': async ({ name }) => {
       const n = d.settings.network(name)
+      const from = d.settings.load().selectedNetwork
       await switchSession()
       d.settings.select(n.name)
+      recordSelect(nets, from, n)
       return networkView(n)
     },
-    'networks.save': async (a) => {
-      const n = d.settings.saveNetwork({ ...a, network: a.kind === 'custom' ? a.name : a.kind })
+    'networks.save': async ({ passphrase, ...a }) => {
+      const n = await saveNetwork(nets, { ...a, network: a.kind === 'custom' ? a.name : a.kind }, passphrase)
       if (d.settings.load().selectedNetwork === n.name) await switchSession()
       return networkView(n)
     },

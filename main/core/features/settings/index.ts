@@ -1,1 +1,2 @@
 export { settingsHandlers, type SettingsChannels, type SettingsDeps } from './handlers'
+export { removeNetwork, recordSelect, saveNetwork, type NetworkChangeDeps } from './network-changes'

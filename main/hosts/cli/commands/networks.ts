@@ -1,5 +1,5 @@
 /** `desk networks …`: list, select and edit the networks (shared settings file with the app). */
-import type { NetworkView } from '../../../contract/types'
+import type { AppState, CliSecret, NetworkView } from '../../../contract/types'
 import type { CliContext } from '../context'
 import { UsageError, type Command, type CommandGroup, type OptionSpec } from '../router'
 
@@ -18,6 +18,12 @@ function describe(n: Listed, selected: boolean): string {
 
 async function listed(ctx: CliContext): Promise<{ selected: string; networks: Listed[] }> {
   return (await ctx.call('cli.networks.list', undefined)) as { selected: string; networks: Listed[] }
+}
+
+/** Once a vault exists, adding, changing or removing a network is a policy change: the core wants the passphrase. */
+async function passphraseArg(ctx: CliContext): Promise<{ passphrase?: CliSecret }> {
+  const state = (await ctx.call('app.state', undefined)) as AppState
+  return state.vault.exists ? { passphrase: await ctx.vaultPassphraseRef() } : {}
 }
 
 const list: Command = {
@@ -73,6 +79,7 @@ const set: Command = {
       ...str('earn-url', 'earnUrl'),
       ...rate('info-rate', 'infoRatePerSec'),
       ...rate('trade-rate', 'tradeRatePerSec'),
+      ...(await passphraseArg(ctx)),
     })) as Listed
     ctx.print(describe(saved, before.selected === saved.name), saved)
   },
@@ -93,7 +100,7 @@ const remove: Command = {
   summary: 'remove a custom network',
   positionals: ['NAME'],
   async run(ctx) {
-    await ctx.call('cli.networks.remove', { name: ctx.positionals[0]! })
+    await ctx.call('cli.networks.remove', { name: ctx.positionals[0]!, ...(await passphraseArg(ctx)) })
     ctx.print(`removed ${ctx.positionals[0]!}`, { removed: ctx.positionals[0]! })
   },
 }
