@@ -110,8 +110,14 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Po
 
   const fresh = !existsSync(join(data, 'PG_VERSION'))
   if (fresh) {
-    // Local socket: trust (only the server's own user and root reach it); TCP: scram-sha-256 passwords.
-    run(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync'], 'initdb')
+    try {
+      // Local socket: trust (only the server's own user and root reach it); TCP: scram-sha-256 passwords.
+      run(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync'], 'initdb')
+    } catch (e) {
+      if (owned) rmSync(dir, { recursive: true, force: true })
+      else rmSync(data, { recursive: true, force: true })
+      throw e
+    }
   }
   const settings = [
     `port = ${port}`,
@@ -137,7 +143,12 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Po
   const stopServer = async () => {
     if (!running) return
     running = false
-    pgCtl(['-m', 'fast', '-w', 'stop'], 'pg_ctl stop')
+    try {
+      pgCtl(['-m', 'fast', '-w', 'stop'], 'pg_ctl stop')
+    } catch (e) {
+      // Already gone (a terminal's Ctrl-C reaches the server too): nothing left to stop.
+      if (existsSync(join(data, 'postmaster.pid'))) throw e
+    }
   }
   const emergency = () => {
     if (running) spawnSync(asRoot ? 'runuser' : join(bin, 'pg_ctl'), asRoot ? ['-u', 'postgres', '--', join(bin, 'pg_ctl'), '-D', data, '-m', 'immediate', 'stop'] : ['-D', data, '-m', 'immediate', 'stop'])
