@@ -8,7 +8,7 @@ import { CORE_LAYERS } from './eslint.config.js'
 const LAYERS = CORE_LAYERS.map(([layer]) => layer)
 const CORE_FOLDERS = LAYERS.filter((layer) => layer !== 'contract')
 // The drawing is of folders: each layer of the core (each feature apart), the contract, hosts, entry, shell.
-export const FOLDERS = '^main/core/features/[^/]+|^main/core/[^/]+|^main/[^/.]+|^(preload|sandbox)'
+export const FOLDERS = '^main/core/features/[^/]+|^main/core/[^/]+|^main/hosts/[^/]+|^main/[^/.]+|^preload'
 const layerPath = (layer) => (layer === 'contract' ? '^main/contract/' : `^main/core/${layer}/`)
 // Tests and harnesses may import anything; they are neither drawn nor checked.
 const NOT_LAYERED = '\\.test\\.ts$|(^|/)(testing|testdata)/'
@@ -46,6 +46,8 @@ export default {
     },
   ],
   options: {
+    // Our own modules only: packages and Node built-ins are neither drawn nor layered (lint refuses electron).
+    includeOnly: { path: '^(main|preload)/' },
     doNotFollow: { path: 'node_modules' },
     exclude: { path: `${NOT_LAYERED}|^node_modules/` },
     // Type-only imports count: lint sees them too, and a type is a dependency on the layer that owns it.
