@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { openJournalFile, type Journal } from '../../journal'
-import { TradeReconciler, type TradeReads } from './reconciler'
+import { NONCE_MAX_AGE_MS, TradeReconciler, type TradeReads } from './reconciler'
 import type { SchedulerLike } from './submitter'
 
 const OWNER = '0x1111111111111111111111111111111111111111'
@@ -208,26 +208,83 @@ describe('TradeReconciler', () => {
     expect(j.get(some.id)).toMatchObject({ state: 'reconciled', finalStatus: 'executed' })
   })
 
-  it('batches of cancels are read item by item: all cancelled executed, a filled target is failed, mixed is unresolved', async () => {
+  it('batches of cancels are read item by item: all cancelled executed, a filled target is failed, an open target not executed, a missing one unresolved', async () => {
     j = openJournalFile(':memory:')
     const allDone = entry({ type: 'batch', items: [{ type: 'cancel', market_id: '1', oid: '1' }, { type: 'cancel', market_id: '1', cloid: '0x' + 'aa'.repeat(16) }] }, 'unknown', 1000)
     const filled = entry({ type: 'cancel', market_id: '1', oid: '2' }, 'unknown', 1000)
-    const mixed = entry({ type: 'batch', items: [{ type: 'cancel', market_id: '1', oid: '1' }, { type: 'cancel', market_id: '1', oid: '3' }] }, 'unknown', 1000)
+    // Had this envelope executed, oid 3 would be cancelled: that it is open proves it did not.
+    const oneOpen = entry({ type: 'batch', items: [{ type: 'cancel', market_id: '1', oid: '1' }, { type: 'cancel', market_id: '1', oid: '3' }] }, 'unknown', 1000)
+    const mixed = entry({ type: 'batch', items: [{ type: 'cancel', market_id: '1', oid: '1' }, { type: 'cancel', market_id: '1', oid: '4' }] }, 'unknown', 1000)
     const young = entry({ type: 'cancel', market_id: '1', oid: '1' }, 'unknown', 200_000)
     const status: Record<string, string> = { '1': 'cancelled', '2': 'filled', '3': 'open' }
     const r = new TradeReconciler({
       network: 'sandbox',
       journal: j,
-      reads: reads({ orderStatus: async (q) => ({ found: true, status: 'oid' in q ? status[q.oid]! : 'cancelled', filledQty: '0' }) }),
+      reads: reads({ orderStatus: async (q) => ('oid' in q && !status[q.oid] ? { found: false, status: null, filledQty: null } : { found: true, status: 'oid' in q ? status[q.oid]! : 'cancelled', filledQty: '0' }) }),
       scheduler: sched,
       now: () => 100_000,
     })
     await r.reconcileOnce()
     expect(j.get(allDone.id)).toMatchObject({ state: 'reconciled', finalStatus: 'executed' })
     expect(j.get(filled.id)).toMatchObject({ state: 'failed', code: 'missingorder', advice: expect.stringMatching(/no longer open/) })
+    expect(j.get(oneOpen.id)).toMatchObject({ state: 'reconciled', finalStatus: 'notexecuted' })
+    expect(j.history(oneOpen.id).at(-1)?.note).toMatch(/oid 3: still open/)
     expect(j.get(mixed.id)).toMatchObject({ state: 'unresolved' })
-    expect(JSON.parse(j.get(mixed.id)!.evidence!).checks).toEqual([expect.stringMatching(/oid 1.*cancelled/), expect.stringMatching(/oid 3.*open/)])
+    expect(JSON.parse(j.get(mixed.id)!.evidence!).checks).toEqual([expect.stringMatching(/oid 1.*cancelled/), expect.stringMatching(/oid 4.*not found/)])
     expect(j.get(young.id)!.state).toBe('unknown') // can still execute: wait
+  })
+
+  it('a lost cancel (by oid or by cloid) whose target is still open once the envelope can no longer execute is final as notexecuted; before that it waits', async () => {
+    j = openJournalFile(':memory:')
+    const byOid = entry({ type: 'cancel', market_id: '1', oid: '7' }, 'unknown', 50_000)
+    const byCloid = entry({ type: 'cancel', market_id: '1', cloid: '0x' + 'cd'.repeat(16) }, 'unknown', 50_000)
+    let now = 40_000
+    let blockTimeMs: number | null = 39_000
+    const r = new TradeReconciler({
+      network: 'sandbox',
+      journal: j,
+      reads: reads({
+        orderStatus: async () => ({ found: true, status: 'partiallyfilledresting', filledQty: '0.1' }),
+        queryStatus: async () => ({ height: 20_000n, timeMs: blockTimeMs, earliestRetainedHeight: 10_001n }),
+      }),
+      scheduler: sched,
+      now: () => now,
+      expiryGraceMs: 1000,
+    })
+    await r.reconcileOnce()
+    for (const s of [byOid, byCloid]) expect(j.get(s.id)!.state).toBe('unknown') // before expiry it may still run
+    // Past expiry by the local clock, but the service's view is still at a block before it: wait.
+    now = 60_000
+    blockTimeMs = 49_000
+    await r.reconcileOnce()
+    for (const s of [byOid, byCloid]) expect(j.get(s.id)!.state).toBe('unknown')
+    blockTimeMs = 50_500
+    await r.reconcileOnce()
+    expect(j.get(byOid.id)).toMatchObject({ state: 'reconciled', finalStatus: 'notexecuted' })
+    expect(j.history(byOid.id).at(-1)?.note).toMatch(/oid 7: still partiallyfilledresting/)
+    expect(j.get(byCloid.id)).toMatchObject({ state: 'reconciled', finalStatus: 'notexecuted' })
+    expect(j.history(byCloid.id).at(-1)?.note).toMatch(/cloid 0xcdcd.*still partiallyfilledresting/)
+  })
+
+  it('the nonce window bounds an envelope without expires_after_ms: 2 days after its nonce it can no longer execute', async () => {
+    j = openJournalFile(':memory:')
+    const nonce = 1_000_000
+    const s = j.record({ channel: 'trade', key: 'local', network: 'sandbox', account: OWNER, signer: OWNER, actionType: 'cancel', summary: '', nonce: String(seq++), body: JSON.stringify({ action: { type: 'cancel', market_id: '1', oid: '7' }, nonce: String(nonce), signature: '0x' }), submitHeight: '15000' })
+    j.update(s.id, { state: 'sent' })
+    j.update(s.id, { state: 'unknown', code: 'NodeUnreachable' })
+    let blockTimeMs = nonce + NONCE_MAX_AGE_MS - 1
+    const r = new TradeReconciler({
+      network: 'sandbox',
+      journal: j,
+      reads: reads({ orderStatus: async () => ({ found: true, status: 'open', filledQty: '0' }), queryStatus: async () => ({ height: 20_000n, timeMs: blockTimeMs, earliestRetainedHeight: 10_001n }) }),
+      scheduler: sched,
+      now: () => blockTimeMs,
+    })
+    await r.reconcileOnce()
+    expect(j.get(s.id)!.state).toBe('unknown')
+    blockTimeMs = nonce + NONCE_MAX_AGE_MS + 1
+    await r.reconcileOnce()
+    expect(j.get(s.id)).toMatchObject({ state: 'reconciled', finalStatus: 'notexecuted' })
   })
 
   it('an empty market after a lost cancel-all is a success', async () => {

@@ -37,6 +37,8 @@ const ORDER_OK = new Set(['open', 'partiallyfilledresting', 'filled', 'cancelled
 const STILL_OPEN = new Set(['open', 'partiallyfilledresting'])
 /** Spec: `txStatusByCloid` keeps 10000 blocks; used when queryStatus names no earliest height. */
 export const LOOKBACK_BLOCKS = 10_000n
+/** Spec §4 nonce rules: execution accepts nonces no older than block time minus 2 days. */
+export const NONCE_MAX_AGE_MS = 2 * 24 * 3600_000
 /** Spec: `/info withdraws` keeps 3 days of records. */
 const WITHDRAWS_RETENTION_MS = 3 * 24 * 3600_000
 
@@ -88,6 +90,12 @@ interface Ctx {
   window: QueryWindow
   /** The envelope can no longer execute (block time, or local clock plus grace, past its expiry). */
   dead: boolean
+  /**
+   * The reads of this pass see a state after the last moment the envelope could execute: the
+   * service's query view is at a block past it (or, when the service names no block time, the
+   * envelope is dead by the local clock). What is still open there was not closed by it.
+   */
+  settled: boolean
   /** Any execution of this write would still be visible to txStatusByCloid / orderStatus. */
   inWindow: boolean
   checks: string[]
@@ -242,12 +250,25 @@ export class TradeReconciler {
   }
 
   private context(s: Submission, env: TradeEnvelope, window: QueryWindow): Ctx {
-    const expires = env.expires_after_ms !== undefined ? Number(env.expires_after_ms) : Number.POSITIVE_INFINITY
+    const expires = lastExecutableMs(env)
     // The service checks expiry against block time: once the latest block is past it, no later block can run it.
-    const dead = (window.timeMs !== null && window.timeMs > expires) || this.now() > expires + this.grace
+    const viewPast = window.timeMs !== null && window.timeMs > expires
+    const dead = viewPast || this.now() > expires + this.grace
     const earliest = earliestOf(window)
     const inWindow = s.submitHeight !== null && earliest !== null && BigInt(s.submitHeight) >= earliest
-    return { s, env, window, dead, inWindow, checks: [] }
+    return { s, env, window, dead, settled: window.timeMs !== null ? viewPast : dead, inWindow, checks: [] }
+  }
+
+  /**
+   * A cancel whose target is still open where the envelope can no longer execute did not run:
+   * had it executed, the target (open before it was signed; oids and the desk's cloids name
+   * one order) would be cancelled. No lookback window is needed: open orders are always visible.
+   */
+  private openTarget(c: Ctx, effects: ItemEffect[]): Verdict | null {
+    const open = effects.filter((e) => e.kind === 'open' && e.cancelTarget)
+    if (open.length === 0) return null
+    if (!c.settled) return { kind: 'pending' }
+    return { kind: 'notexecuted', note: `the envelope can no longer execute and its cancel target is still open: ${open.map((e) => e.word).join(', ')}` }
   }
 
   private async tx(c: Ctx, cloid: string) {
@@ -330,6 +351,10 @@ export class TradeReconciler {
             return { kind: 'failed', code: 'batchnoeffect', note: `batch executed but no item took effect: ${effects.map((e) => e.word).join(', ')}` }
           }
           if (effects.some((e) => e.kind === 'done' && e.own)) return { kind: 'executed', status: 'executed', note: `an order of this batch exists; items: ${effects.map((e) => e.word).join(', ')}` }
+          if (c.dead) {
+            const proof = this.openTarget(c, effects)
+            if (proof) return proof
+          }
           return this.absent(c, `Check open orders, order statuses and fills of ${acct} for the batch items: ${effects.map((e) => e.word).join(', ')}.`)
         }
         return this.effectOnly(c, effects)
@@ -351,13 +376,16 @@ export class TradeReconciler {
 
   /**
    * Cancels without a cloid of their own: judged by the exchange's state after the envelope
-   * can no longer execute, item by item. All items took effect: executed. None can take effect
-   * any more (orders closed otherwise): failed. Anything else: unresolved, with the evidence.
+   * can no longer execute, item by item. All items took effect: executed. A cancel target still
+   * open: not executed. None can take effect any more (orders closed otherwise): failed.
+   * Anything else (orders open after a cancel-all, targets not found): unresolved, with the evidence.
    */
   private effectOnly(c: Ctx, effects: ItemEffect[]): Verdict {
     if (!c.dead) return { kind: 'pending' }
     const words = effects.map((e) => e.word).join(', ')
     if (effects.every((e) => e.kind === 'done')) return { kind: 'executed', status: effects.length === 1 ? effects[0]!.status : 'executed', note: `read from the exchange: ${words}` }
+    const proof = this.openTarget(c, effects)
+    if (proof) return proof
     if (effects.every((e) => e.kind === 'moot')) return { kind: 'failed', code: 'missingorder', note: `no cancel could take effect: ${words}` }
     return { kind: 'unresolved', reason: `the exchange does not show whether the cancels took effect: ${words}`, advice: `Check open orders of ${c.s.account} (${words}) and cancel again what is still open.` }
   }
@@ -367,6 +395,7 @@ export class TradeReconciler {
     if (it.type === 'cancelAll') {
       const open = await this.read(() => this.o.reads.openOrders(acct, it.market_id!))
       c.checks.push(`openOrders(${acct}, market ${it.market_id}): ${open.length} open`)
+      // Orders open after a cancel-all may have been placed after it ran: no proof either way.
       return open.length === 0 ? { kind: 'done', status: 'nothingopen', word: `market ${it.market_id}: nothing open`, own: false } : { kind: 'open', status: 'ordersstillopen', word: `market ${it.market_id}: ${open.length} still open`, own: false }
     }
     if (it.type === 'order') {
@@ -385,13 +414,24 @@ export class TradeReconciler {
     const name = 'oid' in q ? `oid ${q.oid}` : `cloid ${q.cloid}`
     if (!os.found || !os.status) return { kind: 'unknown', status: 'notfound', word: `${name}: not found`, own: false }
     if (os.status === 'cancelled') return { kind: 'done', status: 'cancelled', word: `${name}: cancelled`, own: false }
-    if (STILL_OPEN.has(os.status)) return { kind: 'open', status: os.status, word: `${name}: still ${os.status}`, own: false }
+    // A modify's target can stay open when the modify ran and its replacement failed: only a cancel proves anything.
+    if (STILL_OPEN.has(os.status)) return { kind: 'open', status: os.status, word: `${name}: still ${os.status}`, own: false, cancelTarget: it.type === 'cancel' }
     // Filled or closed otherwise: a cancel could not have done anything.
     return { kind: 'moot', status: os.status, word: `${name}: ${os.status} (a cancel cannot apply)`, own: false }
   }
 }
 
-type ItemEffect = { kind: 'done' | 'open' | 'moot' | 'unknown'; status: string; word: string; own: boolean }
+type ItemEffect = { kind: 'done' | 'open' | 'moot' | 'unknown'; status: string; word: string; own: boolean; cancelTarget?: boolean }
+
+/**
+ * The last moment (ms, block time) the envelope could execute: its `expires_after_ms`, and in
+ * any case its nonce plus 2 days (spec §4: older nonces are refused at execution).
+ */
+function lastExecutableMs(env: TradeEnvelope): number {
+  const expires = env.expires_after_ms !== undefined && /^[0-9]+$/.test(String(env.expires_after_ms)) ? Number(env.expires_after_ms) : Number.POSITIVE_INFINITY
+  const nonce = /^[0-9]+$/.test(String(env.nonce)) ? Number(env.nonce) + NONCE_MAX_AGE_MS : Number.POSITIVE_INFINITY
+  return Math.min(expires, nonce)
+}
 
 function orderVerdict(status: string, note: string): Verdict {
   if (ORDER_OK.has(status)) return { kind: 'executed', status, note }

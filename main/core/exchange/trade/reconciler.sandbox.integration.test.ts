@@ -1,0 +1,93 @@
+import { privateKeyToAccount } from 'viem/accounts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startSandbox, type SandboxHandle } from '../../../../sandbox/index'
+import { devOwner } from '../../../../sandbox/scenario/dev-keys'
+import { openTempJournal, type Journal } from '../../journal'
+import type { TradeAction } from '../../wire'
+import { CHAIN_IDS } from '../../wire/chains'
+import { InfoClient } from '../info/client'
+import { RateScheduler } from '../scheduler'
+import { infoTradeReads, queryHeightFloor } from './info-reads'
+import { TradeReconciler } from './reconciler'
+import { localTradeSigner } from './signer'
+import { TradeSubmitter } from './submitter'
+
+/**
+ * A cancel whose answer was lost (504): once its envelope can no longer execute, the exchange's
+ * state settles it. Target still open: the cancel did not execute (final `notexecuted`, never
+ * `unresolved` for ever). Target cancelled: it did. Before expiry it waits.
+ */
+let sb: SandboxHandle
+let journal: Journal
+let info: InfoClient
+const owner = privateKeyToAccount(devOwner(0).privateKey as `0x${string}`)
+const who = { account: owner.address, signer: { owner: owner.address, role: 'owner' as const } }
+let sub: TradeSubmitter
+let rec: TradeReconciler
+
+beforeAll(async () => {
+  sb = await startSandbox({ seed: true, blockMs: 20, botIntervalMs: 0, rateLimits: false, tradeWaitBudgetMs: 150 })
+  journal = openTempJournal()
+  info = new InfoClient({ baseUrl: sb.tradingUrl, scheduler: new RateScheduler({ ratePerSec: 1000 }) })
+  sub = new TradeSubmitter({
+    network: 'sandbox',
+    tradeUrl: `${sb.tradingUrl}/trade`,
+    chainId: CHAIN_IDS.sandbox,
+    journal,
+    signer: localTradeSigner(() => owner),
+    scheduler: new RateScheduler({ ratePerSec: 1000 }),
+    expiresInMs: 1500,
+    heightFloor: queryHeightFloor(info),
+  })
+  rec = new TradeReconciler({ network: 'sandbox', journal, reads: infoTradeReads(info), minAgeMs: 0, expiryGraceMs: 300 })
+})
+
+afterAll(async () => {
+  await journal?.close()
+  await sb?.stop()
+})
+
+/** Rests a bid far below the book; returns its oid and cloid. */
+async function restingBid(): Promise<{ oid: string; cloid: string }> {
+  const r = await sub.submit({ ...who, action: { type: 'order', market_id: '1', side: 'bid', order_type: 'limit', tif: 'gtc', price: '40000', quantity: '0.001' } as TradeAction, summary: 'resting bid' })
+  const leaf = r.leaves[0]!
+  expect(leaf.kind).toBe('open')
+  return { oid: String((leaf as { oid: string | bigint }).oid), cloid: r.key }
+}
+
+async function lostCancel(target: { oid: string } | { cloid: string }, executed: boolean) {
+  sb.trading.faults.nodeUnreachable504 = { count: 1, executed }
+  const action = { type: 'cancel', market_id: '1', ...target } as TradeAction
+  await expect(sub.submit({ ...who, action, summary: `lost cancel ${JSON.stringify(target)}` })).rejects.toMatchObject({ code: 'TradeOutcomeUnknown' })
+  sb.trading.faults.nodeUnreachable504 = null
+  return journal.list({ order: 'newest', limit: 1 })[0]!
+}
+
+const statusOf = async (oid: string) => (await infoTradeReads(info).orderStatus({ oid })).status
+
+describe('a cancel whose 504 answer was lost, against the sandbox', () => {
+  it('is not executed once it can no longer execute and its target is still open (by cloid and by oid); one that ran is cancelled; before expiry it waits', async () => {
+    const a = await restingBid()
+    const b = await restingBid()
+    const c = await restingBid()
+    const byCloid = await lostCancel({ cloid: a.cloid }, false)
+    const byOid = await lostCancel({ oid: b.oid }, false)
+    const ran = await lostCancel({ cloid: c.cloid }, true)
+
+    await rec.reconcileOnce()
+    // Still able to execute: not final yet, whatever the book shows.
+    for (const s of [byCloid, byOid, ran]) expect(journal.get(s.id)!.state, s.summary).toBe('unknown')
+
+    await new Promise((r) => setTimeout(r, 2000)) // past expires_after_ms (1.5 s) and the grace, by block time too
+    await rec.reconcileOnce()
+    expect(await statusOf(a.oid)).toBe('open')
+    expect(await statusOf(b.oid)).toBe('open')
+    expect(await statusOf(c.oid)).toBe('cancelled')
+    expect(journal.get(byCloid.id)).toMatchObject({ state: 'reconciled', finalStatus: 'notexecuted' })
+    expect(journal.get(byOid.id)).toMatchObject({ state: 'reconciled', finalStatus: 'notexecuted' })
+    expect(journal.get(ran.id)).toMatchObject({ state: 'reconciled', finalStatus: 'cancelled' })
+    // Ground truth agrees: only the third cancel executed.
+    const cancels = sb.trading.groundTruth().filter((t) => t.actionType === 'cancel')
+    expect(cancels.map((t) => t.nonce)).toEqual([ran.nonce])
+  })
+})
