@@ -55,11 +55,16 @@ export function markValuer(md: MarketData, now: number): Valuer {
  * judged on its own source time either way.
  */
 async function marketData(session: NetworkSession, preview = false): Promise<MarketData> {
-  const md = await (preview ? session.market.recent('operator') : session.market.get('operator'))
+  // Before signing: marks fetched within WRITE_MARKS_MAX_FETCH_AGE_MS (each mark still judged on
+  // its own source time), else read first in the /info budget: a write never waits behind screens.
+  const md = await (preview ? session.market.recent('operator') : session.market.recent('write', WRITE_MARKS_MAX_FETCH_AGE_MS))
   if (md.oracle.status === 'available') return md
   session.market.invalidate()
-  return session.market.get('operator')
+  return session.market.get(preview ? 'operator' : 'write')
 }
+
+/** Marks fetched this recently decide a write (the desk refreshes them every few seconds in the background). */
+const WRITE_MARKS_MAX_FETCH_AGE_MS = 10_000
 
 async function valuer(session: NetworkSession, preview = false): Promise<Valuer> {
   return markValuer(await marketData(session, preview), session.now())
@@ -124,7 +129,7 @@ export interface CheckedOrder {
  * buy, best bid for a sell), else the base/quote mark ratio; null when neither is known.
  */
 async function referencePrice(session: NetworkSession, market: MarketInfo, side: 'bid' | 'ask', held?: { bid: string | null; ask: string | null }): Promise<{ atoms: bigint; source: string } | null> {
-  const book = held ? { found: true as const, asks: held.ask === null ? [] : [{ price: held.ask }], bids: held.bid === null ? [] : [{ price: held.bid }] } : await session.info.l2Book({ market_id: market.marketId, depth: 1 }, { lane: 'operator' })
+  const book = held ? { found: true as const, asks: held.ask === null ? [] : [{ price: held.ask }], bids: held.bid === null ? [] : [{ price: held.bid }] } : await session.info.l2Book({ market_id: market.marketId, depth: 1 }, { lane: 'write' })
   if (book.found) {
     const level = side === 'bid' ? book.asks[0] : book.bids[0]
     if (level) {

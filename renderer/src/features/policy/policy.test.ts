@@ -63,6 +63,32 @@ describe('PolicyView', () => {
     wrapper.unmount()
   })
 
+  it('events and the cooling-off read as words and local times with their age, never ISO stamps or "ms" (issue 24 item 3)', async () => {
+    desk.handle('policy.show', () =>
+      policyView({
+        rules: [{ name: 'cooling-off', value: '60000', unit: 'ms', pending: null }],
+        exchange: { description: 'chain 424242 at http://127.0.0.1:47100', chainId: 424242, trading: 'http://127.0.0.1:47100', earn: 'http://127.0.0.1:47100', aliases: ['sandbox', 'sandbox-2'] },
+        events: [
+          { id: 2, at: NOW - 90_000, kind: 'resume', summary: 'writes resumed on every network after a halt of 1 minute 30 seconds', times: { haltedSince: NOW - 180_000 } },
+          { id: 1, at: NOW - 120_000, kind: 'policy.pending', summary: 'withdraw-limit-usd: $15.00 -> $1,000.00 (loosened; in force after the 1 minute cooling-off)', times: { effectiveAt: NOW + 60_000 } },
+        ],
+      }),
+    )
+    const { wrapper } = await mountScreen(PolicyView)
+    await flush()
+    const rules = wrapper.get('[aria-label="Policy rules"]').text()
+    expect(rules).toContain('1 minute')
+    expect(rules).not.toMatch(/1m 0s|\bms\b/)
+    const events = wrapper.get('[aria-label="Policy events"]').text()
+    expect(events).not.toMatch(/\d{4}-\d\d-\d\dT/)
+    expect(events).toMatch(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(1m \d+s ago\) resume/)
+    expect(events).toMatch(/halted since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(3m \d+s ago\)/)
+    expect(events).toMatch(/in force at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \S+ \(in [0-9ms ]+\)/)
+    expect(wrapper.get('[data-testid="policy-exchange"]').text()).toContain('sandbox, sandbox-2')
+    expect(await seriousA11yViolations()).toEqual([])
+    wrapper.unmount()
+  })
+
   it('a tightening applies without a passphrase; a loosening asks for it and shows when it takes effect', async () => {
     desk.handle('policy.show', () => policyView())
     const sets: unknown[] = []
