@@ -3,7 +3,7 @@ import { createRequire } from 'node:module'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { devOwner } from '../../sandbox/scenario/dev-keys'
-import { policyFilePath } from '../../main/core/policy'
+import { exchangeIdentity, exchangeKey, exchangePolicyPath, exchangeTag } from '../../main/core/policy'
 import { openDesk, type DeskSession } from '../harness'
 import { PASSPHRASE, approveUntil, choose, firstRun, shot } from './helpers'
 
@@ -37,7 +37,9 @@ describe('operator guardrails (policy screen, refusals, override, halt)', () => 
     desk = await openDesk()
     await firstRun(desk.page)
     // The operator's earlier, matured choice of a 1.5 s cooling-off (as the engine persists it), so the test need not wait 60 s.
-    writeFileSync(policyFilePath(desk.dataDir, 'sandbox'), JSON.stringify({ version: 1, network: 'sandbox', rules: { 'cooling-off': '1500' }, pending: [], addresses: [], halted: null }))
+    // The policy is kept per exchange (chain id and service hosts): the sandbox exchange's file.
+    const x = exchangeIdentity({ chainId: 424242, tradingUrl: desk.desk.sandbox.tradingUrl, earnUrl: desk.desk.sandbox.earnUrl })
+    writeFileSync(exchangePolicyPath(desk.dataDir, exchangeTag(x)), JSON.stringify({ version: 1, network: exchangeKey(x), rules: { 'cooling-off': '1500' }, pending: [], addresses: [], halted: null, exchange: { ...x, kind: 'sandbox' }, aliases: ['sandbox'] }))
   })
   afterAll(async () => {
     await desk?.close()
