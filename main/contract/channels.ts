@@ -74,8 +74,9 @@ const journalFilter = v.object({
   q: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(120))),
 })
 
-const settleArgs = v.object({ creditAccount: address, cashAccount: address, assetId, amount: decimal })
-const repayArgs = v.object({ cashAccount: address, creditAccount: address, assetId, amount: decimal })
+/** `cloid`: the desk's `--cloid` (a client order id the operator chose; generated when absent). */
+const settleArgs = v.object({ creditAccount: address, cashAccount: address, assetId, amount: decimal, cloid: v.optional(cloid) })
+const repayArgs = v.object({ cashAccount: address, creditAccount: address, assetId, amount: decimal, cloid: v.optional(cloid) })
 const transferArgs = v.object({ from: address, to: address, assetId, amount: decimal })
 const withdrawArgs = v.object({ account: address, assetId, amount: decimal, dstChainId: idString, dstAddress: address })
 const activateArgs = v.object({ account: address, target: address, feeAssetId: assetId })
@@ -172,10 +173,6 @@ const cliChannels = {
   'cli.agents.approve': cliIntent(cliOwnerSlot),
   'cli.agents.revoke': cliIntent(cliOwnerSlot),
   'cli.agents.rotate': cliIntent(cliOwnerSlot),
-  'cli.settle.preview': cliQuery(move),
-  'cli.settle.submit': cliIntent(move),
-  'cli.repay.preview': cliQuery(move),
-  'cli.repay.submit': cliIntent(move),
   'cli.orders.list': cliQuery(v.object({ ...net, accounts: v.pipe(v.array(text()), v.minLength(1), v.maxLength(100)) })),
   /** Order ticket check: market precision and minimums; signs nothing. */
   'cli.orders.check': cliQuery(ticket),

@@ -4,9 +4,9 @@
  * hidden TTY prompt). Owner-key confirmations pushed by the core for this desk are answered here.
  */
 import { promises as fs } from 'node:fs'
-import { resolve } from 'node:path'
-import type { ChannelArgs, ChannelName } from '../../contract/channels'
-import type { AppState, CliSecret, ConfirmRequest } from '../../contract/types'
+import { join, resolve } from 'node:path'
+import type { ChannelArgs, ChannelName, ChannelResult } from '../../contract/channels'
+import type { CliSecret, ConfirmRequest } from '../../contract/types'
 import { defaultDataDir } from '../../core/config/paths'
 import { DeskError } from '../../core/errors/desk-error'
 import { formatAccount } from '../../contract/format'
@@ -144,10 +144,10 @@ export class CliContext {
   }
 
   /** Calls a contract channel through the core; a failure becomes the typed DeskError. */
-  async call<N extends ChannelName>(channel: N, args: ChannelArgs<N>): Promise<unknown> {
+  async call<N extends ChannelName>(channel: N, args: ChannelArgs<N>): Promise<ChannelResult<N>> {
     const c = await this.core()
     const r = await c.dispatch(channel, args)
-    if (r.ok) return r.value
+    if (r.ok) return r.value as ChannelResult<N>
     if (this.confirmUnavailable && r.error.code === 'ConfirmationDeclined') {
       throw new DeskError('ConfirmationUnavailable', 'this action needs confirmation: run it in a terminal, or pass --yes with --passphrase-file')
     }
@@ -204,8 +204,43 @@ export class CliContext {
 
   /** The vault passphrase when the core's vault is locked; nothing when it is unlocked (the app's state). */
   async unlockRef(): Promise<{ unlock?: CliSecret }> {
-    const state = (await this.call('app.state', undefined)) as AppState
+    const state = await this.call('app.state', undefined)
     return state.vault.unlocked ? {} : { unlock: await this.vaultPassphraseRef() }
+  }
+
+  /**
+   * The call context of the app's channels: `--network NAME`, when given, must name the selected
+   * network (the core serves one network; the app and every desk share it), checked before anything runs.
+   */
+  async requireSelectedNetwork(): Promise<void> {
+    const name = this.string('network')
+    if (name === undefined) return
+    const { selected, networks } = await this.call('networks.list', undefined)
+    const n = networks.find((x) => x.name === name)
+    if (!n) throw new DeskError('UnknownNetwork', `no network named "${name}" (known: ${networks.map((x) => x.name).join(', ')})`, { network: name })
+    if (!n.configured) {
+      const missing = (['tradingUrl', 'wsUrl', 'earnUrl'] as const).filter((k) => !n[k])
+      throw new DeskError('NetworkNotConfigured', `network "${n.name}" has no ${missing.join(', ')} yet; set them with \`desk networks set ${n.name} ...\` or in Settings`, { network: n.name, missing: missing.join(',') })
+    }
+    if (n.name !== selected) {
+      throw new DeskError('NetworkNotSelected', `"${n.name}" is not the selected network (${selected}); select it first with \`desk networks select ${n.name}\``, { network: n.name })
+    }
+  }
+
+  /**
+   * Before the app's channels that sign or read through the write side: the network check, then
+   * the vault unlocked (the app's unlock state when it is unlocked already, else with the
+   * passphrase from --passphrase-file or the hidden prompt, through `vault.unlock`).
+   */
+  async unlocked(): Promise<void> {
+    await this.requireSelectedNetwork()
+    const state = await this.call('app.state', undefined)
+    if (!state.vault.exists) {
+      const path = join(this.dataDir, 'vault.json')
+      throw new DeskError('VaultNotFound', `no vault at ${path}; create one with \`desk keys init\``, { path })
+    }
+    if (state.vault.unlocked) return
+    await this.call('vault.unlock', { passphrase: await this.passphraseText() })
   }
 
   /** Asks "yes" on the TTY, or accepts `--yes`; anything else refuses. */

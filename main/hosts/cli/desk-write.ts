@@ -3,9 +3,12 @@
  * the vault passphrase when the core's vault is locked, and the preview/submit pair of a
  * settle-like write. Every command is a client of the contract (`cli.*` channels).
  */
-import type { CliSecret } from '../../contract/types'
+import type { CliSecret, WriteOutcome } from '../../contract/types'
 import type { CliContext } from './context'
-import { accountNamer, type AccountNamer } from './support/display'
+import { addressArg } from './support/address'
+import { assetArg } from './support/assets'
+import { accountNamer } from './support/display'
+import { transferPreviewData, transferPreviewLines, type TransferPreview } from './support/transfer-preview'
 import { UsageError, type Command, type CommandGroup, type OptionSpec } from './router'
 
 export const NETWORK_OPTION: Record<string, OptionSpec> = {
@@ -44,31 +47,44 @@ export interface OutcomeData {
   code: string | null
 }
 
+/** A write's outcome as the desk has always printed it, from the app's outcome view. */
+export function outcomeData(o: WriteOutcome): OutcomeData {
+  const s = o.submission
+  return { journalId: Number(s.id), cloid: s.cloid, state: s.state, txHash: s.txHash, finalStatus: s.finalStatus, code: s.code }
+}
+
 /**
  * The `preview` and `submit` commands of a settle-like write (settle, repay): FROM TO ASSET AMOUNT,
- * previewed without signing, or submitted through the confirmation gate.
+ * previewed without signing, or submitted through the confirmation gate. Both call the app's
+ * channels (`settle.preview` / `settle.submit`, …) after the desk's call context: the named
+ * network is the selected one, and the vault is unlocked.
  */
-export function previewSubmitGroup<P>(spec: {
+export function previewSubmitGroup(spec: {
   name: 'settle' | 'repay'
   summary: string
   positionals: [string, string, string, string]
   submitSummary: string
-  lines: (p: P, name: AccountNamer) => string[]
 }): CommandGroup {
   const options: Record<string, OptionSpec> = { ...NETWORK_OPTION, cloid: { type: 'string', valueName: 'CLOID', description: 'client order id (0x + 32 hex; generated when omitted)' } }
-  const req = (ctx: CliContext) => {
-    const [from, to, asset, amount] = ctx.positionals as [string, string, string, string]
-    return { from, to, asset, amount, ...cloidArg(ctx) }
+  /** The app's arguments: settle names the credit account first, repay the paying (cash) account. */
+  const req = async (ctx: CliContext) => {
+    const [from, to, given, amount] = ctx.positionals as [string, string, string, string]
+    const asset = await assetArg(ctx, given)
+    const accounts = spec.name === 'settle' ? { creditAccount: addressArg(from), cashAccount: addressArg(to) } : { cashAccount: addressArg(from), creditAccount: addressArg(to) }
+    return { asset, args: { ...accounts, assetId: asset.assetId, amount: amount.trim(), ...cloidArg(ctx) } }
   }
+  const previewOf = async (ctx: CliContext, r: Awaited<ReturnType<typeof req>>): Promise<TransferPreview> =>
+    transferPreviewData(spec.name, await ctx.call(`${spec.name}.preview`, r.args), r.asset)
   const preview: Command = {
     name: 'preview',
     summary: `validate a ${spec.name} and show its effect on both accounts (signs nothing)`,
     positionals: spec.positionals,
     options,
     async run(ctx) {
+      await ctx.unlocked()
       const names = accountNamer(ctx)
-      const p = (await ctx.call(`cli.${spec.name}.preview`, { ...networkArg(ctx), ...req(ctx) })) as P
-      ctx.print(spec.lines(p, await names), p)
+      const p = await previewOf(ctx, await req(ctx))
+      ctx.print(transferPreviewLines(p, await names), p)
     },
   }
   const submit: Command = {
@@ -77,8 +93,11 @@ export function previewSubmitGroup<P>(spec: {
     positionals: spec.positionals,
     options,
     async run(ctx) {
-      const r = (await ctx.call(`cli.${spec.name}.submit`, { ...(await writeArgs(ctx)), ...req(ctx) })) as { preview: P; outcome: OutcomeData }
-      ctx.print([...spec.lines(r.preview, await accountNamer(ctx)), `journal #${r.outcome.journalId} cloid ${r.outcome.cloid}: ${r.outcome.state}${r.outcome.txHash ? ` tx ${r.outcome.txHash}` : ''}`], r)
+      await ctx.unlocked()
+      const r = await req(ctx)
+      const p = await previewOf(ctx, r)
+      const outcome = outcomeData(await ctx.call(`${spec.name}.submit`, r.args))
+      ctx.print([...transferPreviewLines(p, await accountNamer(ctx)), `journal #${outcome.journalId} cloid ${outcome.cloid}: ${outcome.state}${outcome.txHash ? ` tx ${outcome.txHash}` : ''}`], { preview: p, outcome })
     },
   }
   return { name: spec.name, summary: spec.summary, commands: [preview, submit] }

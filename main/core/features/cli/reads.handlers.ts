@@ -8,16 +8,13 @@ import { earnOverview, previewCreateWithdrawal } from '../earn'
 import { pendingCounter } from '../journal'
 import { checkOrderTicket, openOrdersAcross } from '../orders'
 import { portfolioFor } from '../portfolio'
-import { previewRepay, previewSettle } from '../settle-repay'
 import { sessionFor, type CliDeps } from './cli-deps'
-import { orderTicket, moveRequest } from './requests'
+import { orderTicket } from './requests'
 
 export type CliReadChannels =
   | 'cli.status.show'
   | 'cli.status.credit'
   | 'cli.agents.list'
-  | 'cli.settle.preview'
-  | 'cli.repay.preview'
   | 'cli.orders.list'
   | 'cli.orders.check'
   | 'cli.earn.status'
@@ -53,8 +50,6 @@ export function cliReadHandlers(d: CliDeps): Pick<HandlerTable, CliReadChannels>
       const slots = await new AgentsReadService(s.info, directory, s.lastKnown).slots(lower, 'operator')
       return { owner: lower, network: s.network.name, slots }
     },
-    'cli.settle.preview': async (a) => previewSettle((await sessionFor(d, a.network)).write().ctx, moveRequest(a)),
-    'cli.repay.preview': async (a) => previewRepay((await sessionFor(d, a.network)).write().ctx, moveRequest(a)),
     'cli.orders.list': async ({ network, accounts }) => openOrdersAcross((await sessionFor(d, network)).write().ctx, accounts),
     'cli.orders.check': async (a) => checkOrderTicket((await sessionFor(d, a.network)).write().ctx, orderTicket(a)),
     'cli.earn.status': async ({ network, user }) => earnOverview((await sessionFor(d, network)).write().earnCtx, user),

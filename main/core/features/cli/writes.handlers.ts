@@ -9,7 +9,6 @@ import type { WriteSide } from '../../session'
 import { approveAgent, revokeAgent, rotateAgent } from '../agents'
 import { cancelEarnWithdrawal, claimEarnWithdrawal, createEarnWithdrawal } from '../earn'
 import { cancelAllInMarket, cancelOrder, checkOrderTicket, emergencyCancelAll, placeOrder } from '../orders'
-import { repay, settle } from '../settle-repay'
 import { activateFor, transfer, withdraw } from '../transfers'
 import { requireVault, sessionFor, unlockedVault, type CliDeps } from './cli-deps'
 import { moveRequest, orderTicket } from './requests'
@@ -18,8 +17,6 @@ export type CliWriteChannels =
   | 'cli.agents.approve'
   | 'cli.agents.revoke'
   | 'cli.agents.rotate'
-  | 'cli.settle.submit'
-  | 'cli.repay.submit'
   | 'cli.orders.place'
   | 'cli.orders.cancel'
   | 'cli.orders.cancelAll'
@@ -62,8 +59,6 @@ export function cliWriteHandlers(d: CliDeps & { policy: PolicyBook }): Pick<Hand
     'cli.agents.approve': async (a) => approveAgent((await guarded(a, 'the agent approval')).ctx, { owner: a.owner.toLowerCase(), slot: a.slot }),
     'cli.agents.revoke': async (a) => revokeAgent((await writer(a)).ctx, { owner: a.owner.toLowerCase(), slot: a.slot }),
     'cli.agents.rotate': async (a) => rotateAgent((await guarded(a, 'the agent rotation')).ctx, { owner: a.owner.toLowerCase(), slot: a.slot }),
-    'cli.settle.submit': async (a) => settle((await guarded(a, 'the settle')).ctx, moveRequest(a)),
-    'cli.repay.submit': async (a) => repay((await guarded(a, 'the repay')).ctx, moveRequest(a)),
     'cli.orders.place': async (a) => {
       const w = await writer(a)
       const t = orderTicket(a)

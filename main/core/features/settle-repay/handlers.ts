@@ -17,7 +17,7 @@ export function settleRepayHandlers(d: WriteAccess & { journal: Journal; policy:
     'settle.submit': async (a) => {
       const w = await unlockedWriteSide(d)
       await guardWrite(d, 'the settle')
-      const r = await settle(w.ctx, { from: a.creditAccount, to: a.cashAccount, asset: a.assetId, amount: a.amount })
+      const r = await settle(w.ctx, { from: a.creditAccount, to: a.cashAccount, asset: a.assetId, amount: a.amount, ...(a.cloid ? { cloid: a.cloid } : {}) })
       return writeOutcomeView(d.journal, r.outcome)
     },
     'repay.preview': async (a) => {
@@ -27,7 +27,7 @@ export function settleRepayHandlers(d: WriteAccess & { journal: Journal; policy:
     'repay.submit': async (a) => {
       const w = await unlockedWriteSide(d)
       await guardWrite(d, 'the repay')
-      const r = await repay(w.ctx, { from: a.cashAccount, to: a.creditAccount, asset: a.assetId, amount: a.amount })
+      const r = await repay(w.ctx, { from: a.cashAccount, to: a.creditAccount, asset: a.assetId, amount: a.amount, ...(a.cloid ? { cloid: a.cloid } : {}) })
       return writeOutcomeView(d.journal, r.outcome)
     },
   }

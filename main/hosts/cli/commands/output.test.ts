@@ -54,11 +54,11 @@ function fakeIo() {
 /** The core's answers by channel; the calls made are recorded. */
 function fakeCore(answers: Record<string, unknown>) {
   const calls: { channel: string; args: unknown }[] = []
-  vi.spyOn(CliContext.prototype, 'call').mockImplementation(async (channel: string, args: unknown) => {
+  vi.spyOn(CliContext.prototype, 'call').mockImplementation((async (channel: string, args: unknown) => {
     calls.push({ channel, args })
     if (!(channel in answers)) throw new Error(`unexpected channel ${channel}`)
     return answers[channel]
-  })
+  }) as never)
   vi.spyOn(CliContext.prototype, 'close').mockResolvedValue()
   return calls
 }

@@ -1,12 +1,9 @@
 /** `desk repay …`: reduce a credit account's short from a balance-mode account. */
-import type { TransferPreview } from '../../../core/features/settle-repay'
-import { transferPreviewLines } from '../support/transfer-preview'
 import { previewSubmitGroup } from '../desk-write'
 
-export default previewSubmitGroup<TransferPreview>({
+export default previewSubmitGroup({
   name: 'repay',
   summary: 'repay a credit account short from a balance-mode account',
   positionals: ['PAYING_ACCOUNT', 'CREDIT_ACCOUNT', 'ASSET', 'AMOUNT'],
   submitSummary: "repay AMOUNT of ASSET from PAYING_ACCOUNT toward CREDIT_ACCOUNT's short (asks to confirm)",
-  lines: transferPreviewLines,
 })
