@@ -32,7 +32,8 @@ export function subscribeLog(config: pg.ClientConfig, read: (fromSeq: bigint) =>
   let closed = false
   let status: LinkStatus | null = null
   let backoff = MIN_BACKOFF_MS
-  let timer: NodeJS.Timeout | null = null
+  // Separate timers: a pending read retry must never swallow a reconnection (or the reverse).
+  const timers: { connect: NodeJS.Timeout | null; pull: NodeJS.Timeout | null } = { connect: null, pull: null }
   let pulling = false
   let again = false
   let markReady: () => void = () => {}
@@ -43,10 +44,10 @@ export function subscribeLog(config: pg.ClientConfig, read: (fromSeq: bigint) =>
     status = s
     sub.onStatus?.(s, e)
   }
-  const later = (fn: () => void) => {
-    if (closed || timer) return
-    timer = setTimeout(() => {
-      timer = null
+  const later = (which: 'connect' | 'pull', fn: () => void) => {
+    if (closed || timers[which]) return
+    timers[which] = setTimeout(() => {
+      timers[which] = null
       fn()
     }, backoff)
     backoff = Math.min(MAX_BACKOFF_MS, backoff * 2)
@@ -70,7 +71,7 @@ export function subscribeLog(config: pg.ClientConfig, read: (fromSeq: bigint) =>
       } while (again && !closed)
     } catch {
       // The listening connection will notice too; meanwhile retry the read.
-      later(() => void pull())
+      later('pull', () => void pull())
     } finally {
       pulling = false
     }
@@ -82,7 +83,7 @@ export function subscribeLog(config: pg.ClientConfig, read: (fromSeq: bigint) =>
     c.removeAllListeners('notification')
     c.end().catch(() => {})
     setStatus('unreachable', toTeamError(e ?? new Error('Connection ended'), 'listen'))
-    later(connect)
+    later('connect', () => void connect())
   }
 
   const connect = async (): Promise<void> => {
@@ -98,7 +99,7 @@ export function subscribeLog(config: pg.ClientConfig, read: (fromSeq: bigint) =>
       c.on('error', () => {})
       c.end().catch(() => {})
       setStatus('unreachable', toTeamError(e, 'listen'))
-      later(connect)
+      later('connect', () => void connect())
       return
     }
     if (closed) {
@@ -118,7 +119,7 @@ export function subscribeLog(config: pg.ClientConfig, read: (fromSeq: bigint) =>
     ready,
     async close() {
       closed = true
-      if (timer) clearTimeout(timer)
+      for (const t of Object.values(timers)) if (t) clearTimeout(t)
       const c = client
       client = null
       if (c) {
