@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { RateScheduler, type Lane } from './scheduler'
+import { onDispatch, RateScheduler, type DispatchEvent, type Lane } from './scheduler'
 import { DeskError } from '../errors/desk-error'
 
 beforeEach(() => {
@@ -59,6 +59,31 @@ describe('RateScheduler', () => {
     for (const [lane, label] of order) void s.run(lane, task(label))
     await vi.advanceTimersByTimeAsync(6000)
     expect(started.map((x) => x.label)).toEqual(['first', 'op1', 'op2', 'rc1', 'rc2', 'bg1', 'bg2'])
+  })
+
+  it("a write's own read goes before every screen's operator read already waiting, and dispatch events say who waited", async () => {
+    const s = new RateScheduler({ ratePerSec: 1, name: 'info test' })
+    const { started, task } = recorder()
+    const seen: DispatchEvent[] = []
+    const off = onDispatch((e) => seen.push(e))
+    try {
+      void s.run('operator', task('screen0'), 'userBalances')
+      for (let i = 1; i < 4; i++) void s.run('operator', task(`screen${i}`), 'openOrders')
+      void s.run('reconcile', task('rc'), 'txStatusByCloid')
+      await vi.advanceTimersByTimeAsync(100)
+      void s.run('write', task('write'), 'userAgents')
+      await vi.advanceTimersByTimeAsync(1000)
+      expect(started.map((x) => x.label)).toEqual(['screen0', 'write'])
+      expect(seen.map((e) => [e.lane, e.label])).toEqual([
+        ['operator', 'userBalances'],
+        ['write', 'userAgents'],
+      ])
+      expect(seen[1]!.scheduler).toBe('info test')
+      expect(seen[1]!.startedAt - seen[1]!.queuedAt).toBe(900)
+      expect(s.stats().queued).toEqual({ write: 0, operator: 3, reconcile: 1, marks: 0, background: 0 })
+    } finally {
+      off()
+    }
   })
 
   it('an operator task queued late still overtakes waiting background work', async () => {
@@ -180,7 +205,7 @@ describe('RateScheduler: marks lane and margin', () => {
     void s.run('reconcile', task('reconcile'))
     await vi.advanceTimersByTimeAsync(3000)
     expect(started.map((x) => x.label).slice(0, 4)).toEqual(['first', 'reconcile', 'marks', 'acct0'])
-    expect(s.stats().queued).toEqual({ operator: 0, reconcile: 0, marks: 0, background: 4 })
+    expect(s.stats().queued).toEqual({ write: 0, operator: 0, reconcile: 0, marks: 0, background: 4 })
   })
 
   it('a margin delays each request that waited for a token, never one that had a token', async () => {

@@ -77,6 +77,14 @@ export interface AccountReads {
   agents(user: string): Promise<AgentSlotInfo[]>
   /** Open orders in one market, or every market with -1. */
   openOrders(user: string, marketId: number): Promise<{ orders: OpenOrderInfo[]; truncated: boolean }>
+  /**
+   * What a write itself waits on, when the reads can answer it faster than the plain reads
+   * (live state first, else /info ahead of every screen's read; see LiveAccountReads). Without
+   * them, the plain reads above are used.
+   */
+  signerAgents?(user: string): Promise<AgentSlotInfo[]>
+  tradingGate?(user: string): Promise<CreditLine>
+  writeOpenOrders?(user: string, marketId: number, enough?: (orders: OpenOrderInfo[], afterWrite: boolean) => boolean): Promise<{ orders: OpenOrderInfo[]; truncated: boolean }>
 }
 
 /** AccountReads over the typed /info client, in the operator lane (an operator is waiting). */

@@ -3,7 +3,7 @@ import type { InfoClient } from '../exchange/info/client'
 import { formatAtoms, parseSignedDecimal } from '../money/decimal'
 import type { LiveAccountState } from '../streams/live-state'
 import type { StreamPool } from '../streams/pool'
-import { infoAccountReads, type AccountReads, type BalanceInfo, type CreditLine, type OpenOrderInfo, type PositionInfo } from './account-reads'
+import { infoAccountReads, type AccountReads, type AgentSlotInfo, type BalanceInfo, type CreditLine, type OpenOrderInfo, type PositionInfo } from './account-reads'
 import type { LastKnownState } from './last-known'
 import { markState, type MarketDataCache } from './market-data'
 import { creditContribution } from './valuation'
@@ -25,8 +25,15 @@ export interface LiveReadsOptions {
   /** Last known state of this network: the credit whitelist is served from it before the first /info answer. */
   lastKnown?: LastKnownState
   /** Journal changes of this network: state older than an account's latest write is not used. */
-  writes?: { onChange(listener: (s: { network: string; account: string; body: string; channel?: string; state?: string }) => void): () => void; network: string }
+  writes?: { onChange(listener: (s: { network: string; account: string; body: string; channel?: string; state?: string; actionType?: string; code?: string | null }) => void): () => void; network: string }
+  /** Agent slots picked for signing are kept this long (default 60 s) unless an agent write of the owner drops them first. */
+  signerAgentsTtlMs?: number
+  /** How long a write's verification waits for a stream frame before it reads /info (default 700 ms). */
+  frameWaitMs?: number
 }
+
+/** Rejections that say the agent slots the signer was picked from are out of date. */
+const AGENT_STALE = new Set(['AgentEpochMismatch', 'UnknownAgent'])
 
 const ADDRESS_IN_TEXT = /0x[0-9a-fA-F]{40}(?![0-9a-fA-F])/g
 
@@ -56,21 +63,32 @@ export class LiveAccountReads implements AccountReads {
   private readonly infoReadAt = new Map<string, number>()
   /** account -> time of its latest journaled write step that may have moved it: stream state from before is not used */
   private readonly writtenAt = new Map<string, number>()
+  /** account -> when its latest write was handed to the network */
+  private readonly sentAt = new Map<string, number>()
   readonly close: () => void
+  /** Reads a write itself waits on: first in the /info budget, ahead of every screen's read. */
+  private readonly urgent: AccountReads
+  /** owner -> agent slots the trading signer is picked from */
+  private readonly signerSlots = new Map<string, { at: number; value: Promise<AgentSlotInfo[]> }>()
 
   constructor(private readonly o: LiveReadsOptions) {
     this.base = infoAccountReads(o.info, 'operator')
+    this.urgent = infoAccountReads(o.info, 'write')
     this.maxAgeMs = o.maxAgeMs ?? DEFAULT_DATA_MAX_AGE_MS
     const w = o.writes
     this.close = w
       ? w.onChange((sub) => {
           if (sub.network !== w.network) return
+          // An agent approval or revocation (any state: it may have executed), or a write refused
+          // for its epoch: the slots the signer is picked from are read again.
+          if ((sub.actionType !== undefined && /agent/i.test(sub.actionType)) || (sub.code && AGENT_STALE.has(sub.code))) this.signerSlots.delete(sub.account.toLowerCase())
           // Only the steps where the account may have moved: signing changes nothing on the
           // exchange, a refusal or failure neither; earn writes touch the earn pool, not the
           // trading balances streamed here.
           if (sub.channel !== undefined && sub.channel !== 'trade') return
           if (sub.state !== undefined && !WRITE_MOVES.has(sub.state)) return
           const now = this.o.now()
+          if (sub.state === 'sent') this.sentAt.set(sub.account.toLowerCase(), now)
           // The write's own account and every account its body names (a transfer's recipient...).
           this.writtenAt.set(sub.account.toLowerCase(), now)
           for (const m of sub.body.matchAll(ADDRESS_IN_TEXT)) this.writtenAt.set(m[0].toLowerCase(), now)
@@ -133,20 +151,94 @@ export class LiveAccountReads implements AccountReads {
   }
 
   assets() {
-    return this.cached(this.statics, 'assets', this.o.staticTtlMs ?? 300_000, () => this.base.assets())
+    return this.cached(this.statics, 'assets', this.o.staticTtlMs ?? 300_000, () => this.urgent.assets())
   }
   markets() {
-    return this.cached(this.statics, 'markets', this.o.staticTtlMs ?? 300_000, () => this.base.markets())
+    return this.cached(this.statics, 'markets', this.o.staticTtlMs ?? 300_000, () => this.urgent.markets())
   }
   quoteMinimums() {
-    return this.cached(this.statics, 'quoteMinimums', this.o.staticTtlMs ?? 300_000, () => this.base.quoteMinimums())
+    return this.cached(this.statics, 'quoteMinimums', this.o.staticTtlMs ?? 300_000, () => this.urgent.quoteMinimums())
   }
   withdrawMinimums() {
-    return this.cached(this.statics, 'withdrawMinimums', this.o.staticTtlMs ?? 300_000, () => this.base.withdrawMinimums())
+    return this.cached(this.statics, 'withdrawMinimums', this.o.staticTtlMs ?? 300_000, () => this.urgent.withdrawMinimums())
   }
   agents(user: string) {
     // Agent slots are not streamed, and a rotation must see the chain as it is now.
     return this.base.agents(user)
+  }
+
+  /**
+   * Agent slots for picking an order's signer (with the epoch it must carry). Slots change only
+   * by an agent write, which drops them here (as does a write refused for its epoch), so they
+   * are kept up to a minute: an order does not wait for a userAgents read. A miss is read first
+   * in the /info budget.
+   */
+  signerAgents(user: string): Promise<AgentSlotInfo[]> {
+    const u = user.toLowerCase()
+    const ttl = this.o.signerAgentsTtlMs ?? 60_000
+    const hit = this.signerSlots.get(u)
+    // Past half its life it is re-read in the background lane, so a steady flow of orders never meets an expired entry.
+    if (hit && this.o.now() - hit.at >= ttl / 2 && this.o.now() - hit.at < ttl && !this.slotsRefreshing.has(u)) {
+      this.slotsRefreshing.add(u)
+      infoAccountReads(this.o.info, 'background')
+        .agents(u)
+        .then((value) => {
+          if (this.signerSlots.get(u) === hit) this.signerSlots.set(u, { at: this.o.now(), value: Promise.resolve(value) })
+        })
+        .catch(() => {})
+        .finally(() => this.slotsRefreshing.delete(u))
+    }
+    return this.cached(this.signerSlots as Map<string, { at: number; value: Promise<unknown> }>, u, ttl, () => this.urgent.agents(u))
+  }
+  private readonly slotsRefreshing = new Set<string>()
+
+  /**
+   * What an order's checks need of an account: whether it is a credit account, its status and
+   * its credit whitelist. An order, a cancel or a fill changes none of them, so live state is
+   * used even when older than the account's latest write (still within the age limit); without
+   * it, one /info read first in the budget.
+   */
+  async tradingGate(user: string): Promise<CreditLine> {
+    const u = user.toLowerCase()
+    const credit = this.live(u, 'spotCreditState', { acrossWrites: true })
+    if (credit) {
+      const c = credit.value
+      if (!c.authorized || c.status === null || c.creditUsdAtoms === null) return NOT_CREDIT
+      return { isCredit: true, status: c.status, creditUsdAtoms: c.creditUsdAtoms, availableUsdAtoms: null, lastKnownAvailableUsdAtoms: null, whitelistedMarketIds: await this.whitelist(u) }
+    }
+    const balances = this.live(u, 'spotState', { acrossWrites: true })
+    if (balances && balances.value.length > 0) return NOT_CREDIT
+    return this.fallback(u, 'spotCreditState', () => this.urgent.creditLine(u))
+  }
+
+  /**
+   * Open orders for a write's decision or its verification. Live state newer than the account's
+   * latest write answers at once; with a write since, a frame is awaited for up to
+   * `frameWaitMs` (or accepted at once when `enough` says the older state already settles the
+   * question); then one /info read first in the budget, which becomes the live state too, so
+   * every screen shows what the write's check saw.
+   */
+  async writeOpenOrders(user: string, marketId: number, enough?: (orders: OpenOrderInfo[], afterWrite: boolean) => boolean): Promise<{ orders: OpenOrderInfo[]; truncated: boolean }> {
+    const u = user.toLowerCase()
+    const pool = this.o.pool
+    const view = (slot: NonNullable<LiveAccountState['openOrders']>) =>
+      slot.value.map((o) => ({ oid: String(o.oid), cloid: o.cloid, marketId: o.marketId === null ? null : Number(o.marketId), remainingQty: o.sz })).filter((o) => marketId < 0 || o.marketId === marketId)
+    if (pool) {
+      const until = this.o.now() + (this.o.frameWaitMs ?? 700)
+      for (;;) {
+        const current = this.live(u, 'openOrders')
+        if (current && !current.truncated) return { orders: view(current), truncated: false }
+        const any = this.live(u, 'openOrders', { acrossWrites: true })
+        if (any && !any.truncated && enough?.(view(any), any.at > (this.sentAt.get(u) ?? -Infinity))) return { orders: view(any), truncated: false }
+        // Only a channel that streams brings a newer frame.
+        if (!any || !pool.isLive(u, 'openOrders', any.at) || this.o.now() >= until) break
+        await new Promise((r) => setTimeout(r, 15))
+      }
+    }
+    const r = await this.fallback(u, 'openOrders', () => this.o.info.openOrders({ user: u, market_id: -1 }, { lane: 'write' }))
+    pool?.noteOpenOrders(u, r, this.o.now())
+    const orders = r.orders.map((x) => ({ oid: String(x.oid), cloid: x.cloid ?? null, marketId: x.market_id ?? null, remainingQty: x.remaining_qty })).filter((o) => marketId < 0 || o.marketId === marketId)
+    return { orders, truncated: r.truncated }
   }
 
   async accountExists(user: string): Promise<{ found: boolean; status: 'active' | 'frozen' | null }> {
@@ -227,10 +319,10 @@ export class LiveAccountReads implements AccountReads {
   // ---- internals ---------------------------------------------------------------------------
 
   /** The pool's state for this channel while current; records its time as used. */
-  private live(user: string, channel: 'spotState'): LiveAccountState['balances']
-  private live(user: string, channel: 'spotCreditState'): LiveAccountState['credit']
-  private live(user: string, channel: 'openOrders'): LiveAccountState['openOrders']
-  private live(user: string, channel: Channel): LiveAccountState[keyof Omit<LiveAccountState, 'user'>] {
+  private live(user: string, channel: 'spotState', opts?: { acrossWrites?: boolean }): LiveAccountState['balances']
+  private live(user: string, channel: 'spotCreditState', opts?: { acrossWrites?: boolean }): LiveAccountState['credit']
+  private live(user: string, channel: 'openOrders', opts?: { acrossWrites?: boolean }): LiveAccountState['openOrders']
+  private live(user: string, channel: Channel, opts: { acrossWrites?: boolean } = {}): LiveAccountState[keyof Omit<LiveAccountState, 'user'>] {
     const pool = this.o.pool
     if (!pool) return null
     const st = pool.state(user)
@@ -238,7 +330,7 @@ export class LiveAccountReads implements AccountReads {
     if (!slot) return null
     // A write since this state arrived: its frame may not be here yet, so /info answers instead
     // (a verification after a cancel must see the cancel).
-    if (slot.at <= (this.writtenAt.get(user) ?? -Infinity)) return null
+    if (!opts.acrossWrites && slot.at <= (this.writtenAt.get(user) ?? -Infinity)) return null
     const now = this.o.now()
     const at = pool.isLive(user, channel, slot.at) ? now : slot.at
     if (now - at > this.maxAgeMs) return null
@@ -310,6 +402,8 @@ export class LiveAccountReads implements AccountReads {
     return value
   }
 }
+
+const NOT_CREDIT: CreditLine = { isCredit: false, status: null, creditUsdAtoms: null, availableUsdAtoms: null, lastKnownAvailableUsdAtoms: null, whitelistedMarketIds: [] }
 
 /** a - b on display decimals, exact. */
 function minus(a: string, b: string): string {

@@ -1,5 +1,5 @@
 import type { InfoClient } from '../exchange/info/client'
-import type { Lane } from '../exchange/scheduler'
+import { LANES, type Lane } from '../exchange/scheduler'
 import type { LastKnownState } from './last-known'
 import { MARK_STALE_AFTER_MS } from '../wire/assumptions'
 
@@ -54,6 +54,7 @@ export class MarketDataCache {
   private assets: Map<number, AssetMeta> = new Map()
   private data: MarketData | undefined
   private inflight: Promise<MarketData> | undefined
+  private inflightLane: Lane = 'marks'
   private readonly now: () => number
   private readonly ttlMs: number
   private readonly assetsTtlMs: number
@@ -81,9 +82,17 @@ export class MarketDataCache {
 
   async get(lane: Lane = 'background'): Promise<MarketData> {
     if (this.data && this.now() - this.data.fetchedAt < this.ttlMs) return this.data
-    this.inflight ??= this.fetch(lane === 'background' ? 'marks' : lane).finally(() => {
-      this.inflight = undefined
-    })
+    const want = lane === 'background' ? 'marks' : lane
+    // A fetch already queued in a lower lane is not waited for: a write behind a marks refresh
+    // would wait behind every screen's read too. The more urgent fetch goes on its own.
+    if (this.inflight && LANES.indexOf(want) < LANES.indexOf(this.inflightLane)) this.inflight = undefined
+    if (!this.inflight) {
+      const p: Promise<MarketData> = this.fetch(want).finally(() => {
+        if (this.inflight === p) this.inflight = undefined
+      })
+      this.inflight = p
+      this.inflightLane = want
+    }
     return this.inflight
   }
 

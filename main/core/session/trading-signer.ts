@@ -32,7 +32,8 @@ export interface AgentKeyStore extends AgentKeys {
  * else the owner key. The epoch always comes from userAgents, never from memory.
  */
 export async function tradingSignerFor(ctx: WriteContext & { keys: AgentKeys }, owner: Address): Promise<TradingSigner> {
-  const agents = await ctx.reads.agents(owner)
+  // Kept between agent writes when the reads can (an order must not wait for a userAgents read).
+  const agents = await (ctx.reads.signerAgents ? ctx.reads.signerAgents(owner) : ctx.reads.agents(owner))
   const pref = ctx.journal.getState<{ slot: number }>(ctx.network, owner, PREFERRED_SLOT_KIND)?.value.slot
   const usable = agents
     .filter((a) => a.agent !== null && a.epoch !== null && [0, 1, 2, 3].includes(a.slotId))

@@ -4,7 +4,7 @@ import { EarnClient } from '../exchange/earn/earn-client'
 import type { InfoClient } from '../exchange/info/client'
 import type { RateScheduler } from '../exchange/scheduler'
 import type { HttpPoster } from '../exchange/trade/http-post'
-import { infoTradeReads, queryHeightFloor } from '../exchange/trade/info-reads'
+import { HeightFloor, infoTradeReads } from '../exchange/trade/info-reads'
 import { TradeReconciler, type TradeReads } from '../exchange/trade/reconciler'
 import { vaultTradeSigner, type TradeSigner, type VaultSigningSurface } from '../exchange/trade/signer'
 import { TradeSubmitter } from '../exchange/trade/submitter'
@@ -62,8 +62,11 @@ export class WriteSide {
   readonly tradeScheduler: RateScheduler
   private earnTimer: ReturnType<typeof setTimeout> | undefined
   private stopped = true
+  /** The service's height as last seen: a write's floor without a read of its own. */
+  private readonly heights: HeightFloor
 
   constructor(private readonly o: WriteSideOptions) {
+    this.heights = new HeightFloor(o.info, o.now ?? Date.now)
     this.network = o.network
     this.journal = o.journal
     this.tradeScheduler = o.tradeScheduler
@@ -79,13 +82,13 @@ export class WriteSide {
       ...(o.now ? { now: o.now } : {}),
       ...(o.expiresInMs ? { expiresInMs: o.expiresInMs } : {}),
       // The service's height before signing: what proves later that a lost write is inside the lookback window.
-      heightFloor: queryHeightFloor(o.info),
+      heightFloor: this.heights.get,
       onUnknown: () => this.reconciler.kick(),
     })
     this.reconciler = new TradeReconciler({
       network: o.network.name,
       journal: o.journal,
-      reads: o.tradeReads ?? infoTradeReads(o.info),
+      reads: o.tradeReads ?? infoTradeReads(o.info, this.heights),
       inFlight: this.submitter.inFlight,
       ...(o.now ? { now: o.now } : {}),
       ...(o.expiryGraceMs !== undefined ? { expiryGraceMs: o.expiryGraceMs } : {}),
@@ -146,6 +149,8 @@ export class WriteSide {
   /** Reconciles now and keeps reconciling in the background (call again after a reconnect: `kick`). */
   start(intervalMs = 2000): void {
     this.stopped = false
+    // The first write then finds a height floor already known (background lane: nobody waits on it).
+    this.heights.prime()
     this.reconciler.start(intervalMs)
     const tick = async () => {
       if (this.stopped) return

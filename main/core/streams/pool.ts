@@ -1,4 +1,5 @@
 import type { InfoClient } from '../exchange/info/client'
+import type { OpenOrder as InfoOpenOrder } from '../exchange/info/types/open-orders'
 import { isCreditLine } from '../exchange/info/types/spot-credit-account'
 import { realClock, type Clock } from './clock'
 import { Coalescer } from './coalescer'
@@ -326,17 +327,7 @@ export class StreamPool {
         }
         case 'openOrders': {
           const r = await info.openOrders({ user: s.user, market_id: -1 }, { lane })
-          const orders: LiveOrder[] = r.orders.map((o) => ({
-            marketId: o.market_id === undefined ? null : String(o.market_id),
-            oid: o.oid,
-            cloid: o.cloid ?? null,
-            side: o.side ?? null,
-            price: o.price ?? null,
-            origSz: o.original_qty,
-            sz: o.remaining_qty,
-            timestamp: o.timestamp_ms ?? null,
-          }))
-          this.setOrders(s.user, orders, r.truncated, at())
+          this.noteOpenOrders(s.user, r, at())
           break
         }
         case 'userFills':
@@ -344,6 +335,25 @@ export class StreamPool {
           break
       }
     }
+  }
+
+  /**
+   * A cross-market /info `openOrders` answer read by someone else (a write's check or its
+   * verification) becomes the live state, so every screen shows what that read proved (after a
+   * halt, the orders it cancelled are gone from the account page at once, not at the next frame).
+   */
+  noteOpenOrders(user: string, r: { orders: readonly InfoOpenOrder[]; truncated: boolean }, at = this.clock.now()): void {
+    const orders: LiveOrder[] = r.orders.map((o) => ({
+      marketId: o.market_id === undefined || o.market_id === null ? null : String(o.market_id),
+      oid: o.oid,
+      cloid: o.cloid ?? null,
+      side: o.side ?? null,
+      price: o.price ?? null,
+      origSz: o.original_qty,
+      sz: o.remaining_qty,
+      timestamp: o.timestamp_ms ?? null,
+    }))
+    this.setOrders(user.toLowerCase(), orders, r.truncated, at)
   }
 
   // ---- internals ---------------------------------------------------------------------------

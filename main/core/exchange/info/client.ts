@@ -83,7 +83,7 @@ export class InfoClient {
     let transient = 0
     for (;;) {
       try {
-        const raw = await this.scheduler.run(lane, () => this.post(def.type, body))
+        const raw = await this.scheduler.run(lane, () => this.post(def.type, body), def.type)
         return this.validate(def, raw) as InfoResult<D>
       } catch (e) {
         if (!(e instanceof InfoError)) throw e

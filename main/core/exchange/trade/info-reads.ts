@@ -6,7 +6,7 @@ import type { QueryWindow, TradeReads } from './reconciler'
  * TradeReads over the typed /info client. Every read goes through the host's scheduler in the
  * `reconcile` lane (the client schedules; the reconciler must not schedule again).
  */
-export function infoTradeReads(info: InfoClient): TradeReads {
+export function infoTradeReads(info: InfoClient, heights?: HeightFloor): TradeReads {
   const lane = { lane: 'reconcile' as const }
   return {
     async txStatusByCloid(user, cloid) {
@@ -28,8 +28,9 @@ export function infoTradeReads(info: InfoClient): TradeReads {
       return r.orders.map((o) => ({ oid: String(o.oid), cloid: o.cloid ?? null }))
     },
     async queryStatus() {
-      const r = await info.call(T.queryStatus, {}, lane)
-      return windowOf(r)
+      const w = windowOf(await info.call(T.queryStatus, {}, lane))
+      heights?.observe(w.height)
+      return w
     },
     async withdrawNonces(user) {
       const rows = await info.call(T.withdraws, { user }, lane)
@@ -44,10 +45,68 @@ export function windowOf(r: { query_height?: unknown; query_time_ms?: unknown; e
   return { height: big(r.query_height), timeMs: typeof r.query_time_ms === 'number' ? r.query_time_ms : null, earliestRetainedHeight: big(r.earliest_retained_height) }
 }
 
+/** A height observed this recently is used as a write's floor without a read of its own. */
+export const HEIGHT_FLOOR_MAX_AGE_MS = 20_000
+
 /**
- * For TradeSubmitter's `heightFloor`: the service's current height, read before signing. Any
- * height read before the send is a valid lower bound of the height the write executes at.
+ * For TradeSubmitter's `heightFloor`: a height at or below the service's current one. Heights
+ * only grow, so any height observed before the send is a valid lower bound of the height the
+ * write executes at: the latest one seen (by the reconciler's reads, or an earlier write's) is
+ * used while it is younger than `maxAgeMs`, so a write costs no /info read of its own. Older
+ * (the window a lost write is proved in moves on), it is read again in the write lane, ahead of
+ * every screen's read; and refreshed in the background lane once half that age, so a steady
+ * flow of writes never has to wait for it.
  */
+export class HeightFloor {
+  private height: bigint | null = null
+  private at = -Infinity
+  private refreshing: Promise<unknown> | null = null
+
+  constructor(
+    private readonly info: InfoClient,
+    private readonly now: () => number = Date.now,
+    private readonly maxAgeMs = HEIGHT_FLOOR_MAX_AGE_MS,
+  ) {}
+
+  observe(h: bigint | null): void {
+    if (h === null) return
+    if (this.height === null || h >= this.height) this.height = h
+    this.at = this.now()
+  }
+
+  private read(lane: 'write' | 'background'): Promise<bigint | null> {
+    return this.info.call(T.queryStatus, {}, { lane }).then((r) => {
+      const h = windowOf(r).height
+      this.observe(h)
+      return h
+    })
+  }
+
+  /** Reads the height in the background lane when none is known yet. */
+  prime(): void {
+    if (this.height === null && !this.refreshing) {
+      this.refreshing = this.read('background')
+        .catch(() => null)
+        .finally(() => (this.refreshing = null))
+    }
+  }
+
+  /** The floor for the write about to be signed. */
+  readonly get = async (): Promise<bigint | null> => {
+    const age = this.now() - this.at
+    if (this.height !== null && age <= this.maxAgeMs) {
+      if (age > this.maxAgeMs / 2 && !this.refreshing) {
+        this.refreshing = this.read('background')
+          .catch(() => null)
+          .finally(() => (this.refreshing = null))
+      }
+      return this.height
+    }
+    return this.read('write')
+  }
+}
+
+/** A floor read for every write (no memory), in the write lane. */
 export function queryHeightFloor(info: InfoClient): () => Promise<bigint | null> {
-  return async () => windowOf(await info.call(T.queryStatus, {}, { lane: 'operator' })).height
+  return async () => windowOf(await info.call(T.queryStatus, {}, { lane: 'write' })).height
 }

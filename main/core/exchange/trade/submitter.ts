@@ -14,7 +14,7 @@ import type { SignerRef, TradeSigner } from './signer'
 
 /** The slice of RateScheduler the submitter uses. */
 export interface SchedulerLike {
-  run<T>(lane: Lane, task: () => Promise<T>): Promise<T>
+  run<T>(lane: Lane, task: () => Promise<T>, label?: string): Promise<T>
   pauseFor(ms: number): void
 }
 
@@ -219,7 +219,7 @@ export class TradeSubmitter {
           // process already resolved throws here and is not sent.
           j.update(entry.id, { state: 'sent', attempt: true, note: attempt > 1 ? `attempt ${attempt}, same signed bytes` : null })
           return this.post(this.o.tradeUrl, entry.body, { timeoutMs: this.clientTimeoutMs })
-        })
+        }, `${entry.actionType} ${entry.key}`)
       } catch (e) {
         if (e instanceof TransportFailure && e.phase === 'beforeWrite') {
           lastNeverExecuted = 'NotSent'

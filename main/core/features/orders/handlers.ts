@@ -27,8 +27,8 @@ export function ordersHandlers(d: WriteAccess & { journal: Journal; policy: Poli
       await guardWrite(d, 'the order') // a halt is the first thing the operator should hear
       const t = { account: a.account, market: a.marketId, side: a.side, orderType: a.orderType, tif: a.tif, price: a.price, quantity: a.quantity }
       const ticket = await checkOrderTicket(c, t)
-      // The band's reference comes from the book the ticket reads (shared, at most BOOK_TTL_MS old), not a fresh /info read per order.
-      const top = await bookTopsFor(await d.sessions.current()).get(ticket.market.marketId)
+      // The band's reference comes from the book the ticket reads (shared, at most BOOK_WRITE_MAX_AGE_MS old), not a fresh /info read per order.
+      const top = await bookTopsFor(await d.sessions.current()).forWrite(ticket.market.marketId)
       const book = { bid: top.bid?.price ?? null, ask: top.ask?.price ?? null }
       await guardOrder(d, { market: ticket.market, side: a.side, price: a.price, priceAtoms: ticket.priceAtoms, notionalQuoteAtoms: ticket.notionalQuoteAtoms, book }, a.override)
       const r = await placeOrder(c, t)

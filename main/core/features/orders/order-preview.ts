@@ -21,6 +21,9 @@ export interface BookTop {
 /** How long a book read is reused: the ticket refreshes every few seconds on a 1 request/s /info budget. */
 export const BOOK_TTL_MS = 3_000
 
+/** An order is banded against a book read at most this long ago (the ticket refreshes it every 4 s). */
+export const BOOK_WRITE_MAX_AGE_MS = 5_000
+
 /** The preview names the signing key from a userAgents read kept this long (placing re-reads it: the epoch must be current). */
 export const SIGNER_TTL_MS = 15_000
 
@@ -30,7 +33,7 @@ export const SIGNER_TTL_MS = 15_000
  * The session does not subscribe market channels (its sockets are kept for account channels).
  */
 export class BookTops {
-  private readonly cache = new Map<number, { at: number; value: Promise<BookTop> }>()
+  private readonly cache = new Map<number, { at: number; value: Promise<BookTop>; lane: 'operator' | 'write'; settled: boolean }>()
   constructor(
     private readonly info: Pick<InfoClient, 'l2Book'>,
     private readonly now: () => number,
@@ -40,14 +43,36 @@ export class BookTops {
   get(marketId: number): Promise<BookTop> {
     const hit = this.cache.get(marketId)
     if (hit && this.now() - hit.at < this.ttlMs) return hit.value
+    return this.read(marketId, 'operator')
+  }
+
+  /**
+   * The book an order is banded against: the read the ticket made (it refreshes every few
+   * seconds while open) when within BOOK_WRITE_MAX_AGE_MS, else one read first in the /info
+   * budget, ahead of every screen's read.
+   */
+  forWrite(marketId: number): Promise<BookTop> {
+    const hit = this.cache.get(marketId)
+    // A read still queued behind the screens' reads is not waited for: the write reads on its own.
+    if (hit && this.now() - hit.at < BOOK_WRITE_MAX_AGE_MS && (hit.settled || hit.lane === 'write')) return hit.value
+    return this.read(marketId, 'write')
+  }
+
+  private read(marketId: number, lane: 'operator' | 'write'): Promise<BookTop> {
     const at = this.now()
-    const value = this.info.l2Book({ market_id: marketId, depth: 1 }, { lane: 'operator' }).then((b): BookTop => {
+    const value = this.info.l2Book({ market_id: marketId, depth: 1 }, { lane }).then((b): BookTop => {
       if (!b.found) throw new DeskError('UnknownMarket', `the service has no book for market ${marketId}`, { market: marketId })
       const lvl = (l: { price: string; quantity: string } | undefined) => (l ? { price: l.price, size: l.quantity } : null)
       return { bid: lvl(b.bids[0]), ask: lvl(b.asks[0]), readAt: this.now(), lastChangeMs: b.last_update_ts_ms ?? null }
     })
-    this.cache.set(marketId, { at, value })
-    value.catch(() => this.cache.delete(marketId))
+    const entry = { at, value, lane, settled: false }
+    this.cache.set(marketId, entry)
+    value.then(
+      () => (entry.settled = true),
+      () => {
+        if (this.cache.get(marketId) === entry) this.cache.delete(marketId)
+      },
+    )
     return value
   }
 }

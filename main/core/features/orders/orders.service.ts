@@ -5,7 +5,7 @@ import type { Leaf } from '../../exchange/trade/classify'
 import { TradeRejectedError } from '../../exchange/trade/errors'
 import { formatAtoms, mulDivFloor, parseDecimal, significantFigures } from '../../money/decimal'
 import type { BatchItem, OrderAction, OrderType, Side, Tif } from '../../wire'
-import type { MarketInfo } from '../../session/account-reads'
+import type { MarketInfo, OpenOrderInfo } from '../../session/account-reads'
 import { tradingSignerFor, type AgentKeys } from '../../session/trading-signer'
 import { checkAddress, outcomeOf, short, type WriteContext, type WriteOutcome } from '../../session/write-context'
 
@@ -87,7 +87,7 @@ export async function checkOrderTicket(ctx: WriteContext, t: OrderTicket): Promi
   } else {
     notionalOut = null
   }
-  const line = await ctx.reads.creditLine(account)
+  const line = await (ctx.reads.tradingGate ? ctx.reads.tradingGate(account) : ctx.reads.creditLine(account))
   if (line.isCredit) {
     if (line.status !== 'active') throw new DeskError('SpotCreditAccountFrozen', `${account} is a frozen credit account and cannot trade`)
     if (!market.creditTrading && !line.whitelistedMarketIds.includes(String(market.marketId))) {
@@ -126,9 +126,13 @@ export async function placeOrder(ctx: OrdersContext, t: OrderTicket): Promise<Or
  * would only come back rejected: it is refused before signing. A truncated listing proves nothing.
  */
 async function requireOpen(ctx: WriteContext, owner: string, marketId: number, req: { oid?: string; cloid?: string }): Promise<void> {
-  const { orders, truncated } = await ctx.reads.openOrders(owner, marketId)
+  const listed = (orders: OpenOrderInfo[]) => orders.some((o) => (req.oid !== undefined ? o.oid === req.oid : o.cloid !== null && o.cloid.toLowerCase() === req.cloid!.toLowerCase()))
+  // Listed in live state, even from before the account's latest write: the exchange decides
+  // (a cancel of an order that just went is only answered with an error leaf); not listed, it
+  // is confirmed on fresh state before refusing.
+  const { orders, truncated } = ctx.reads.writeOpenOrders ? await ctx.reads.writeOpenOrders(owner, marketId, (o) => listed(o)) : await ctx.reads.openOrders(owner, marketId)
   if (truncated) return
-  const open = orders.some((o) => (req.oid !== undefined ? o.oid === req.oid : o.cloid !== null && o.cloid.toLowerCase() === req.cloid!.toLowerCase()))
+  const open = listed(orders)
   if (!open) {
     const which = req.oid !== undefined ? `oid ${req.oid}` : `cloid ${req.cloid}`
     throw new DeskError('OrderNotOpen', `${which} is not open in market ${marketId} (filled, cancelled or never placed): there is nothing to cancel. Check its fills and the order status.`, { market: marketId })
@@ -179,39 +183,55 @@ export interface EmergencyCancelResult {
 
 /**
  * Cancels every open order of an account in every market: the markets come from a cross-market
- * `openOrders` read, cancelled with `cancelAll` items batched 10 per write (fewest requests under
- * the rate budget; cancels are accepted even while placing is suspended), then re-read.
+ * open-orders read, cancelled with `cancelAll` items batched 10 per write (fewest requests under
+ * the rate budget; cancels are accepted even while placing is suspended), then verified. The
+ * reads come from live state when it settles the question (orders listed: their markets are
+ * cancelled; after the cancels, a frame received since they were sent showing none left), else
+ * from /info ahead of every screen's read. Orders found in markets not yet cancelled (placed
+ * meanwhile, or missed by an old frame) get one more round.
  */
 export async function emergencyCancelAll(ctx: OrdersContext, req: { account: string }): Promise<EmergencyCancelResult> {
   const owner = checkAddress(req.account, 'account')
-  const open = await ctx.reads.openOrders(owner, -1)
-  const marketIds = new Set<number>()
-  for (const o of open.orders) if (o.marketId !== null) marketIds.add(o.marketId)
-  if (open.truncated || open.orders.some((o) => o.marketId === null)) {
-    for (const m of await ctx.reads.markets()) marketIds.add(m.marketId)
-  }
-  const markets = [...marketIds].sort((a, b) => a - b)
-  const signer = markets.length > 0 ? await tradingSignerFor(ctx, owner) : null
-  const out: EmergencyCancelResult = { account: owner, markets, writes: [], failures: [], remaining: [] }
-  for (let i = 0; i < markets.length; i += 10) {
-    const chunk = markets.slice(i, i + 10)
-    const items: BatchItem[] = chunk.map((m) => ({ type: 'cancelAll', market_id: String(m) }))
-    try {
-      const r = await ctx.submitter.submit({
-        account: owner as Address,
-        signer: signer!.ref,
-        agentEpoch: signer!.agentEpoch,
-        action: items.length === 1 ? items[0]! : { type: 'batch', items },
-        summary: `emergency cancel-all in markets ${chunk.join(', ')} (${short(owner)})`,
-      })
-      out.writes.push({ markets: chunk, outcome: outcomeOf(r), leaves: r.leaves })
-    } catch (e) {
-      if (!(e instanceof DeskError)) throw e
-      out.failures.push({ markets: chunk, code: e instanceof TradeRejectedError ? e.rejectCode : e.code, message: e.message })
+  const reads = ctx.reads
+  const read = (enough: (orders: OpenOrderInfo[], afterWrite: boolean) => boolean) => (reads.writeOpenOrders ? reads.writeOpenOrders(owner, -1, enough) : reads.openOrders(owner, -1))
+  const out: EmergencyCancelResult = { account: owner, markets: [], writes: [], failures: [], remaining: [] }
+  const cancelled = new Set<number>()
+  let open = await read((orders) => orders.length > 0)
+  let signer: Awaited<ReturnType<typeof tradingSignerFor>> | null = null
+  for (let round = 0; round < 2; round++) {
+    const marketIds = new Set<number>()
+    for (const o of open.orders) if (o.marketId !== null && !cancelled.has(o.marketId)) marketIds.add(o.marketId)
+    if (round === 0 && (open.truncated || open.orders.some((o) => o.marketId === null))) {
+      for (const m of await reads.markets()) marketIds.add(m.marketId)
     }
+    const markets = [...marketIds].sort((a, b) => a - b)
+    if (markets.length === 0) break
+    signer ??= await tradingSignerFor(ctx, owner)
+    for (let i = 0; i < markets.length; i += 10) {
+      const chunk = markets.slice(i, i + 10)
+      const items: BatchItem[] = chunk.map((m) => ({ type: 'cancelAll', market_id: String(m) }))
+      try {
+        const r = await ctx.submitter.submit({
+          account: owner as Address,
+          signer: signer.ref,
+          agentEpoch: signer.agentEpoch,
+          action: items.length === 1 ? items[0]! : { type: 'batch', items },
+          summary: `emergency cancel-all in markets ${chunk.join(', ')} (${short(owner)})`,
+        })
+        out.writes.push({ markets: chunk, outcome: outcomeOf(r), leaves: r.leaves })
+        for (const m of chunk) cancelled.add(m)
+      } catch (e) {
+        if (!(e instanceof DeskError)) throw e
+        out.failures.push({ markets: chunk, code: e instanceof TradeRejectedError ? e.rejectCode : e.code, message: e.message })
+      }
+    }
+    out.markets = [...new Set([...out.markets, ...markets])].sort((a, b) => a - b)
+    // Verified on state newer than the cancels: a frame since they were sent listing none, else /info.
+    open = await read((orders, afterWrite) => afterWrite && orders.length === 0)
+    if (out.failures.length > 0 || open.orders.every((o) => o.marketId !== null && cancelled.has(o.marketId))) break
   }
-  const after = await ctx.reads.openOrders(owner, -1)
-  out.remaining = after.orders.map((o) => ({ market: o.marketId, oid: o.oid }))
+  // The last read is the verification (or, with nothing to cancel, the read that found nothing).
+  out.remaining = open.orders.map((o) => ({ market: o.marketId, oid: o.oid }))
   return out
 }
 

@@ -118,7 +118,7 @@ export class LiveAccounts {
     this.detach()
     for (const off of this.offs) off()
     this.pushes.close()
-    for (const t of [this.earnTimer, this.heartbeatTimer]) if (t) clearTimeout(t)
+    for (const t of [this.earnTimer, this.heartbeatTimer, this.settleTimer]) if (t) clearTimeout(t)
   }
 
   private readonly sessionOffs: (() => void)[] = []
@@ -284,8 +284,27 @@ export class LiveAccounts {
       void Promise.all(users.map((u) => portfolio.identity(u, 'reconcile', true).catch(() => null))).then(() => this.d.overviewSoon())
     }
     // The write ended: give the stream a moment, then read through /info what it did not bring.
-    const endedAt = this.d.now()
-    setTimeout(() => void this.settle(s, users, endedAt), this.d.streamGraceMs ?? 1500)
+    this.settleLater(s, users, this.d.now())
+  }
+
+  /** user -> end of its earliest write not yet settled */
+  private readonly settleDue = new Map<string, number>()
+  private settleTimer: ReturnType<typeof setTimeout> | null = null
+
+  /**
+   * Follow-up reads after writes are coalesced: one pass a grace period after the first write
+   * of a burst settles every account the burst touched (ten orders make one pass, not ten), each
+   * from its earliest write, so the reads never pile up in front of the next write.
+   */
+  private settleLater(s: NetworkSession, users: readonly string[], endedAt: number): void {
+    for (const u of users) if (!this.settleDue.has(u)) this.settleDue.set(u, endedAt)
+    if (this.settleTimer || this.closed) return
+    this.settleTimer = setTimeout(() => {
+      this.settleTimer = null
+      const due = new Map(this.settleDue)
+      this.settleDue.clear()
+      void this.settle(s, due)
+    }, this.d.streamGraceMs ?? 1500)
   }
 
   /**
@@ -319,12 +338,13 @@ export class LiveAccounts {
   }
 
   /** Reads through /info the channels of `users` that have not moved since `since`, then pushes them. */
-  private async settle(s: NetworkSession, users: readonly string[], since: number): Promise<void> {
+  private async settle(s: NetworkSession, due: ReadonlyMap<string, number>): Promise<void> {
     if (this.closed || s !== this.session) return
     const pool = s.pool
+    const users = [...due.keys()]
     if (pool) {
       const subs: Subscription[] = []
-      for (const user of users) {
+      for (const [user, since] of due) {
         const st = pool.state(user)
         const credit = st.credit?.value.authorized === true
         if (credit && (st.credit?.at ?? 0) < since) subs.push({ channel: 'spotCreditState', user })

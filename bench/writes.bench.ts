@@ -1,0 +1,267 @@
+/**
+ * Writes as an operator makes them, in Debian's Chromium against the loopback web host, the real
+ * core and a LIVE sandbox in a process of its own (moving marks, bot trading, the spec's default
+ * 1 request/s budgets for /info and for /trade), 20 accounts, with four tabs open the whole time:
+ * the overview, the account page of the account that trades (order ticket and open orders), the
+ * journal, and the notifications drawer (alerts).
+ *  - order: the time from the click on "Place order" (wall clock before the click) to the
+ *    journal recording the order `accepted` (the core's `journal.changed` push, same clock).
+ *    Spaced orders (one a second and a bit, so the /trade budget is not what is measured):
+ *    p50 ≤ 300 ms, p99 ≤ 1 s. Ten back to back (each clicked as soon as the previous one shows
+ *    its result): each ≤ 1 s.
+ *  - cancel: the same from the click on "Cancel order <oid>" in the account page's list.
+ *  - halt: two accounts with resting orders in both markets (four account-markets), from the
+ *    click on "Halt and cancel every open order" to the per-account result table showing every
+ *    account verified with zero open orders: ≤ 2 s.
+ * Alongside: how many /info reads started between each click and its /trade send (the write
+ * waited for them), and every RateLimited the service answered (/info 429s, /trade journal codes):
+ * the budget must never be exceeded.
+ */
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Page } from 'playwright-core'
+import { onDispatch, type DispatchEvent } from '../main/core/exchange/scheduler'
+import { startWebHost } from '../main/hosts/web/server'
+import { devOwner } from '../sandbox/scenario/dev-keys'
+import { launchBrowser, repoRoot } from '../e2e/harness'
+import { fromPercentile, fromValue, percentile, spreadOf } from './judge'
+import { BENCH_PASSPHRASE, call, openCore, prepareDataDirOn } from './desk-fixture'
+import { startSandboxProcess } from './sandbox-child'
+import type { BenchResult } from './types'
+
+/** WRITES_BENCH_SPACED / WRITES_BENCH_B2B shorten a diagnostic run (percentiles need 20). */
+const SPACED = Number(process.env.WRITES_BENCH_SPACED ?? 20)
+const BACK_TO_BACK = Number(process.env.WRITES_BENCH_B2B ?? 10)
+/** Spaced writes leave this long between sends, so each finds a /trade token waiting. */
+const SPACING_MS = 1_150
+const P50_GOAL_MS = 300
+const P99_GOAL_MS = 1_000
+const EACH_GOAL_MS = 1_000
+const HALT_GOAL_MS = 2_000
+
+interface JournalPush {
+  id: string
+  state: string
+  actionType: string
+  account: string
+  code: string | null
+  summary: string
+}
+
+export default async function run(): Promise<BenchResult> {
+  const sandbox = await startSandboxProcess()
+  const { dataDir } = await prepareDataDirOn(sandbox.urls, sandbox.deposit)
+  const browser = await launchBrowser()
+  const core = await openCore(dataDir, sandbox.urls)
+  const web = await startWebHost({ core, rendererRoot: join(repoRoot, 'out/renderer-web'), log: () => {} })
+  // Every /info 429 the service answers (the desk must never exceed its budget).
+  const realFetch = globalThis.fetch
+  let info429 = 0
+  globalThis.fetch = async (...a: Parameters<typeof fetch>) => {
+    const r = await realFetch(...a)
+    if (r.status === 429) info429++
+    return r
+  }
+  const dispatches: DispatchEvent[] = []
+  const offDispatch = onDispatch((e) => dispatches.push(e))
+  const pushes: { at: number; s: JournalPush }[] = []
+  const offEvents = core.events.subscribe((event, payload) => {
+    if (event === 'journal.changed') pushes.push({ at: Date.now(), s: payload as JournalPush })
+  })
+  const trader = devOwner(0).address.toLowerCase()
+  const second = devOwner(1).address.toLowerCase()
+  try {
+    await call(core, 'vault.unlock', { passphrase: BENCH_PASSPHRASE })
+    const ctx = browser.context
+    const tab = async (route: string): Promise<Page> => {
+      const p = await ctx.newPage()
+      await p.goto(web.url)
+      await p.getByRole('navigation', { name: 'Main', exact: true }).waitFor({ timeout: 60_000 })
+      for (let i = 0; i < 20 && (await p.evaluate(() => location.hash)) !== `#${route}`; i++) {
+        await p.evaluate((r) => (location.hash = r), `#${route}`)
+        await p.waitForTimeout(250)
+      }
+      return p
+    }
+    const overview = await tab('/overview')
+    await overview.getByRole('link', { name: /^Open account / }).first().waitFor({ timeout: 60_000 })
+    const journal = await tab('/journal')
+    const alerts = await tab('/overview')
+    await alerts.getByRole('button', { name: /^Notifications, / }).click()
+    await alerts.getByRole('dialog', { name: 'Notifications', exact: true }).waitFor()
+    const page = await tab(`/account/${trader}`)
+    await page.getByRole('tab', { name: 'Order ticket', exact: true }).click()
+    const market = page.getByRole('combobox', { name: 'Market', exact: true })
+    for (let i = 0; i < 120 && !(await market.locator('option', { hasText: '(#2)' }).count()); i++) await page.waitForTimeout(250)
+    await market.selectOption({ label: (await market.locator('option', { hasText: '(#2)' }).first().innerText()).trim() })
+    const facts = page.getByRole('region', { name: 'Order preview', exact: true })
+    for (let i = 0; i < 120 && !/×/.test(await facts.getByTestId('best-bid').innerText()); i++) await page.waitForTimeout(250)
+    const bid = Number((await facts.getByTestId('best-bid').innerText()).split(' ')[0]!.replace(/,/g, ''))
+    const price = String(Math.floor(bid * 0.8))
+    await page.getByRole('textbox', { name: 'Limit price', exact: true }).fill(price)
+    const place = page.getByRole('button', { name: 'Place order', exact: true })
+
+    /** /info reads started since `since`, by lane and type (what the budget was spent on). */
+    const lanes = (since: number) => {
+      const n = new Map<string, number>()
+      for (const d of dispatches) if (d.scheduler.startsWith('info') && d.startedAt >= since) n.set(`${d.lane}:${d.label}`, (n.get(`${d.lane}:${d.label}`) ?? 0) + 1)
+      return [...n].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k}=${v}`).join(' ')
+    }
+    const log = (line: string) => process.stderr.write(`  writes: ${line}\n`)
+    /** The first push after `since` matching `pred`. */
+    const waitPush = async (since: number, pred: (s: JournalPush) => boolean, timeoutMs = 60_000): Promise<{ at: number; s: JournalPush }> => {
+      const until = Date.now() + timeoutMs
+      for (;;) {
+        const hit = pushes.find((p) => p.at >= since && pred(p.s))
+        if (hit) return hit
+        if (Date.now() > until) throw new Error(`no journal push in ${timeoutMs} ms; /info reads started meanwhile: ${lanes(since)}`)
+        await new Promise((r) => setTimeout(r, 5))
+      }
+    }
+    /** /info reads that started between the click and the write's send (what the write waited for). */
+    const readsBefore = (t0: number, sentAt: number) => dispatches.filter((d) => d.scheduler.startsWith('info') && d.startedAt >= t0 && d.startedAt <= sentAt).length
+    let lastSend = 0
+
+    const placeOne = async (spaced: boolean): Promise<{ ms: number; infoReads: number; preparedMs: number }> => {
+      await page.getByRole('textbox', { name: 'Quantity', exact: true }).fill('0.01')
+      for (let i = 0; i < 400 && (await place.isDisabled()); i++) await page.waitForTimeout(10)
+      if (spaced) {
+        const wait = lastSend + SPACING_MS - Date.now()
+        if (wait > 0) await page.waitForTimeout(wait)
+      }
+      const t0 = Date.now()
+      await place.click()
+      const signed = await waitPush(t0, (s) => s.actionType === 'order' && s.account === trader, 120_000)
+      const done = await waitPush(t0, (s) => s.id === signed.s.id && s.state !== 'prepared' && s.state !== 'sent')
+      if (done.s.state !== 'accepted') throw new Error(`order ended ${done.s.state} ${done.s.code ?? ''}`)
+      const sent = dispatches.find((d) => d.scheduler.startsWith('trade') && d.startedAt >= t0 && d.label.startsWith('order'))
+      lastSend = sent?.startedAt ?? done.at
+      // The ticket shows the result before the next click (back to back means after the operator sees it).
+      await page.getByRole('list', { name: 'Order result', exact: true }).waitFor()
+      log(`order ${done.at - t0} ms (prepared at ${signed.at - t0} ms, ${readsBefore(t0, lastSend)} /info reads started before its send${done.at - t0 > 1000 ? `: ${lanes(t0)}` : ''})`)
+      return { ms: done.at - t0, infoReads: readsBefore(t0, lastSend), preparedMs: signed.at - t0 }
+    }
+
+    // Warm-up: the first order reads the agent slots, the book and the height once.
+    await placeOne(true)
+    const spaced: number[] = []
+    const spacedReads: number[] = []
+    const prepared: number[] = []
+    for (let i = 0; i < SPACED; i++) {
+      const r = await placeOne(true)
+      spaced.push(r.ms)
+      spacedReads.push(r.infoReads)
+      prepared.push(r.preparedMs)
+    }
+    const b2b: number[] = []
+    for (let i = 0; i < BACK_TO_BACK; i++) b2b.push((await placeOne(false)).ms)
+
+    // Cancels from the account page's list of open orders.
+    const orders = page.getByRole('table', { name: 'Open orders', exact: true })
+    const cancelOne = async (spacedCancel: boolean): Promise<{ ms: number; infoReads: number }> => {
+      const btn = orders.getByRole('button', { name: /^Cancel order \d+$/ }).first()
+      await btn.waitFor({ timeout: 30_000 })
+      for (let i = 0; i < 400 && (await btn.isDisabled()); i++) await page.waitForTimeout(10)
+      if (spacedCancel) {
+        const wait = lastSend + SPACING_MS - Date.now()
+        if (wait > 0) await page.waitForTimeout(wait)
+      }
+      const t0 = Date.now()
+      await btn.click()
+      const signed = await waitPush(t0, (s) => s.actionType === 'cancel' && s.account === trader)
+      const done = await waitPush(t0, (s) => s.id === signed.s.id && s.state !== 'prepared' && s.state !== 'sent')
+      if (done.s.state !== 'accepted') throw new Error(`cancel ended ${done.s.state} ${done.s.code ?? ''}`)
+      const sent = dispatches.find((d) => d.scheduler.startsWith('trade') && d.startedAt >= t0 && d.label.startsWith('cancel'))
+      lastSend = sent?.startedAt ?? done.at
+      for (let i = 0; i < 400 && (await btn.isDisabled().catch(() => false)); i++) await page.waitForTimeout(10)
+      log(`cancel ${done.at - t0} ms (${readsBefore(t0, lastSend)} /info reads started before its send)`)
+      return { ms: done.at - t0, infoReads: readsBefore(t0, lastSend) }
+    }
+    const cancelSpaced: number[] = []
+    const cancelReads: number[] = []
+    for (let i = 0; i < SPACED; i++) {
+      const r = await cancelOne(true)
+      cancelSpaced.push(r.ms)
+      cancelReads.push(r.infoReads)
+    }
+    const cancelB2b: number[] = []
+    for (let i = 0; i < BACK_TO_BACK - 1; i++) cancelB2b.push((await cancelOne(false)).ms)
+    // (the tenth back-to-back cancel: one order is left, plus the scenario's own)
+    cancelB2b.push((await cancelOne(false)).ms)
+
+    // Halt: two accounts with resting orders in both markets.
+    const bookBid = async (account: string, marketId: string) => {
+      const p = await call<{ book: { bid: { price: string } | null } }>(core, 'orders.preview', { account, marketId, side: 'bid' })
+      return Number(p.book.bid?.price ?? '0')
+    }
+    for (const account of [trader, second]) {
+      for (const [marketId, qty] of [
+        ['1', '0.001'],
+        ['2', '0.01'],
+      ] as const) {
+        const px = String(Math.floor((await bookBid(account, marketId)) * 0.8))
+        await call(core, 'orders.place', { account, marketId, side: 'bid', orderType: 'limit', tif: 'gtc', price: px, quantity: qty })
+      }
+    }
+    await page.waitForTimeout(1500) // the /trade budget refills; the streams bring the new orders
+    const policy = await tab('/policy')
+    await policy.getByRole('button', { name: 'Halt trading', exact: true }).click()
+    const haltBtn = policy.getByRole('button', { name: 'Halt and cancel every open order', exact: true })
+    await haltBtn.waitFor()
+    const h0 = Date.now()
+    await haltBtn.click()
+    const results = policy.getByRole('table', { name: 'Halt result per account', exact: true })
+    await results.waitFor({ timeout: 60_000 })
+    const haltMs = Date.now() - h0
+    log(`halt ${haltMs} ms; /info reads in the run: ${lanes(0)}`)
+    const rows = await results.locator('tbody tr').allInnerTexts()
+    const verified = rows.filter((r) => r.includes('verified zero')).length
+    if (verified !== rows.length) throw new Error(`halt: ${verified}/${rows.length} accounts verified zero: ${rows.join(' | ')}`)
+    const tradeLimited = pushes.filter((p) => p.s.code === 'RateLimited').length
+    const rateLimited = info429 + tradeLimited
+
+    const r1 = (x: number) => Number(x.toFixed(1))
+    const pct = (name: string, what: string, goal: number, sample: number[], p: number) =>
+      sample.length >= 20
+        ? fromPercentile({ name, what, unit: 'ms', goal, better: 'lower', clock: 'wall' }, sample, p)
+        : fromValue({ name, what: `${what} (a shortened run: nearest-rank percentile of ${sample.length})`, unit: 'ms', goal, better: 'lower', clock: 'wall' }, percentile(sample, p), 1.4826 * spreadOf(sample).mad, `1.4826 x MAD of ${sample.length} writes`, sample)
+    const maxFig = (name: string, what: string, sample: number[]) => fromValue({ name, what, unit: 'ms', goal: EACH_GOAL_MS, better: 'lower', clock: 'wall' }, Math.max(...sample), 1.4826 * spreadOf(sample).mad, `1.4826 x MAD of the ${sample.length} writes`, sample)
+    return {
+      description: `Chromium + web host + core + live sandbox in its own process (moving marks, bot trading, default 1 req/s /info and /trade budgets), 20 accounts, tabs open on the overview, an account page, the journal and the notifications drawer: ${SPACED} spaced and ${BACK_TO_BACK} back-to-back orders and cancels clicked in the account page (click to journal accepted), then a halt of 2 accounts with orders in both markets (click to every account verified zero)`,
+      figures: [
+        pct('order_click_to_accepted_p50', 'click on Place order to the order journaled accepted, spaced orders, p50', P50_GOAL_MS, spaced, 50),
+        pct('order_click_to_accepted_p99', 'click on Place order to the order journaled accepted, spaced orders, p99', P99_GOAL_MS, spaced, 99),
+        maxFig('order_back_to_back_max', 'ten orders placed back to back (each clicked when the previous shows its result): the slowest click to accepted', b2b),
+        pct('cancel_click_to_accepted_p50', 'click on Cancel order to the cancel journaled accepted, spaced cancels, p50', P50_GOAL_MS, cancelSpaced, 50),
+        pct('cancel_click_to_accepted_p99', 'click on Cancel order to the cancel journaled accepted, spaced cancels, p99', P99_GOAL_MS, cancelSpaced, 99),
+        maxFig('cancel_back_to_back_max', 'ten cancels back to back: the slowest click to accepted', cancelB2b),
+        fromValue({ name: 'halt_click_to_verified', what: 'halt of 2 accounts with resting orders in 2 markets each (20 accounts in the vault): click to the result table with every account verified zero', unit: 'ms', goal: HALT_GOAL_MS, better: 'lower', clock: 'wall' }, haltMs, 0, 'one halt (no noise allowance)', [haltMs]),
+        fromValue({ name: 'rate_limited_answers', what: 'RateLimited answers from the service during the whole run (/info 429s and /trade codes)', unit: 'answers', goal: 0, better: 'lower', clock: 'wall' }, rateLimited, 0, 'a count (no noise allowance)', [rateLimited]),
+      ],
+      metrics: {
+        order_p50_ms: percentile(spaced, 50),
+        order_p99_ms: percentile(spaced, 99),
+        order_click_to_prepared_p50_ms: percentile(prepared, 50),
+        order_back_to_back_ms: b2b.join(' '),
+        order_info_reads_before_send_max: Math.max(...spacedReads),
+        cancel_p50_ms: percentile(cancelSpaced, 50),
+        cancel_p99_ms: percentile(cancelSpaced, 99),
+        cancel_back_to_back_ms: cancelB2b.join(' '),
+        cancel_info_reads_before_send_max: Math.max(...cancelReads),
+        halt_ms: haltMs,
+        info_429: info429,
+        trade_rate_limited: tradeLimited,
+      },
+      verdict: `orders ${r1(percentile(spaced, 50))}/${r1(percentile(spaced, 99))} ms (p50/p99), back to back ${Math.max(...b2b)} ms at worst; cancels ${r1(percentile(cancelSpaced, 50))}/${r1(percentile(cancelSpaced, 99))} ms, back to back ${Math.max(...cancelB2b)} ms at worst; halt ${haltMs} ms; ${rateLimited} RateLimited`,
+    }
+  } finally {
+    offDispatch()
+    offEvents()
+    globalThis.fetch = realFetch
+    await web.close()
+    await core.close()
+    await browser.close()
+    await sandbox.stop()
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}
