@@ -152,7 +152,6 @@ const ticket = v.object({
   /** `--override-band PHRASE`: the operator knowingly overrides the price band for this order (journaled). */
   overrideBand: v.optional(v.pipe(v.string(), v.maxLength(200))),
 })
-const cliOwnerSlot = v.object({ ...net, ...unlock, owner: address, slot })
 const cliJournalFilter = v.object({
   network: v.optional(text(40)),
   account: v.optional(text()),
@@ -169,10 +168,6 @@ const earnArgs = { ...net, ...unlock, user: text() }
 const cliChannels = {
   'cli.status.show': cliQuery(v.object({ ...net, addresses: v.optional(v.pipe(v.array(address), v.maxLength(200))) })),
   'cli.status.credit': cliQuery(v.object({ ...net, address })),
-  'cli.agents.list': cliQuery(v.object({ ...net, owner: address })),
-  'cli.agents.approve': cliIntent(cliOwnerSlot),
-  'cli.agents.revoke': cliIntent(cliOwnerSlot),
-  'cli.agents.rotate': cliIntent(cliOwnerSlot),
   'cli.orders.list': cliQuery(v.object({ ...net, accounts: v.pipe(v.array(text()), v.minLength(1), v.maxLength(100)) })),
   /** Order ticket check: market precision and minimums; signs nothing. */
   'cli.orders.check': cliQuery(ticket),

@@ -3,7 +3,7 @@
  * the vault passphrase when the core's vault is locked, and the preview/submit pair of a
  * settle-like write. Every command is a client of the contract (`cli.*` channels).
  */
-import type { CliSecret, WriteOutcome } from '../../contract/types'
+import type { CliSecret, SubmissionView, WriteOutcome } from '../../contract/types'
 import type { CliContext } from './context'
 import { addressArg } from './support/address'
 import { assetArg } from './support/assets'
@@ -49,8 +49,20 @@ export interface OutcomeData {
 
 /** A write's outcome as the desk has always printed it, from the app's outcome view. */
 export function outcomeData(o: WriteOutcome): OutcomeData {
-  const s = o.submission
+  return submissionOutcome(o.submission)
+}
+
+export function submissionOutcome(s: SubmissionView): OutcomeData {
   return { journalId: Number(s.id), cloid: s.cloid, state: s.state, txHash: s.txHash, finalStatus: s.finalStatus, code: s.code }
+}
+
+/**
+ * The outcome of a write an app channel answers with its resulting state (agent slots): the
+ * account's newest journal entry of that action type since `sinceMs`, read through `journal.query`.
+ */
+export async function journaledOutcome(ctx: CliContext, account: string, actionType: string, sinceMs: number): Promise<OutcomeData | null> {
+  const [s] = await ctx.call('journal.query', { account: account as SubmissionView['account'], actionType, sinceMs, limit: 1 })
+  return s ? submissionOutcome(s) : null
 }
 
 /**

@@ -2,7 +2,6 @@
 import type { Address } from '../../../contract/types'
 import { DeskError } from '../../errors/desk-error'
 import type { HandlerTable } from '../../ipc/dispatch'
-import { AgentsReadService } from '../agents'
 import { creditFor } from '../credit'
 import { earnOverview, previewCreateWithdrawal } from '../earn'
 import { pendingCounter } from '../journal'
@@ -14,7 +13,6 @@ import { orderTicket } from './requests'
 export type CliReadChannels =
   | 'cli.status.show'
   | 'cli.status.credit'
-  | 'cli.agents.list'
   | 'cli.orders.list'
   | 'cli.orders.check'
   | 'cli.earn.status'
@@ -41,14 +39,6 @@ export function cliReadHandlers(d: CliDeps): Pick<HandlerTable, CliReadChannels>
       const h = await creditFor(s, d.settings).health(address, 'operator')
       if (!h) throw new DeskError('NotCreditAccount', `${address.toLowerCase()} has no credit line on ${s.network.name}`)
       return h
-    },
-    'cli.agents.list': async ({ network, owner }) => {
-      const s = await sessionFor(d, network)
-      const accounts = vaultAccounts(d)
-      const directory = d.vault.current ? { listAccounts: () => accounts.map((a) => ({ address: a.address, agents: a.agents })) } : null
-      const lower = owner.toLowerCase()
-      const slots = await new AgentsReadService(s.info, directory, s.lastKnown).slots(lower, 'operator')
-      return { owner: lower, network: s.network.name, slots }
     },
     'cli.orders.list': async ({ network, accounts }) => openOrdersAcross((await sessionFor(d, network)).write().ctx, accounts),
     'cli.orders.check': async (a) => checkOrderTicket((await sessionFor(d, a.network)).write().ctx, orderTicket(a)),

@@ -6,7 +6,6 @@ import type { CliSecret } from '../../../contract/types'
 import type { HandlerTable } from '../../ipc/dispatch'
 import { guardOrder, guardTransfer, guardWithdraw, guardWrite, type PolicyBook } from '../../policy'
 import type { WriteSide } from '../../session'
-import { approveAgent, revokeAgent, rotateAgent } from '../agents'
 import { cancelEarnWithdrawal, claimEarnWithdrawal, createEarnWithdrawal } from '../earn'
 import { cancelAllInMarket, cancelOrder, checkOrderTicket, emergencyCancelAll, placeOrder } from '../orders'
 import { activateFor, transfer, withdraw } from '../transfers'
@@ -14,9 +13,6 @@ import { requireVault, sessionFor, unlockedVault, type CliDeps } from './cli-dep
 import { moveRequest, orderTicket } from './requests'
 
 export type CliWriteChannels =
-  | 'cli.agents.approve'
-  | 'cli.agents.revoke'
-  | 'cli.agents.rotate'
   | 'cli.orders.place'
   | 'cli.orders.cancel'
   | 'cli.orders.cancelAll'
@@ -56,9 +52,6 @@ export function cliWriteHandlers(d: CliDeps & { policy: PolicyBook }): Pick<Hand
     return w
   }
   return {
-    'cli.agents.approve': async (a) => approveAgent((await guarded(a, 'the agent approval')).ctx, { owner: a.owner.toLowerCase(), slot: a.slot }),
-    'cli.agents.revoke': async (a) => revokeAgent((await writer(a)).ctx, { owner: a.owner.toLowerCase(), slot: a.slot }),
-    'cli.agents.rotate': async (a) => rotateAgent((await guarded(a, 'the agent rotation')).ctx, { owner: a.owner.toLowerCase(), slot: a.slot }),
     'cli.orders.place': async (a) => {
       const w = await writer(a)
       const t = orderTicket(a)

@@ -1,19 +1,33 @@
-/** `desk agents …`: the 4 agent slots of an owner: list, approve, revoke, rotate. */
+/**
+ * `desk agents …`: the 4 agent slots of an owner: list, approve, revoke, rotate, through the
+ * app's `agents.*` channels. The app answers a write with the slot's new state; the desk adds the
+ * write's journal outcome (and, for rotate and revoke, the slot as it was) to what it prints.
+ */
 import { addressArg } from '../support/address'
 import type { Address, AgentSlotView } from '../../../contract/types'
-import type { ApprovedAgent, RotationResult } from '../../../core/features/agents'
-import type { AgentSlot } from '../../../core/vault'
 import type { CliContext } from '../context'
-import { networkArg, writeArgs, type OutcomeData } from '../desk-write'
+import { journaledOutcome, type OutcomeData } from '../desk-write'
 import { UsageError, type Command, type CommandGroup } from '../router'
 import { NETWORK_OPTION } from '../support/read-side'
 
-function ownerSlot(ctx: CliContext): { owner: Address; slot: AgentSlot } {
+type Slot = AgentSlotView['slot']
+
+function ownerSlot(ctx: CliContext): { owner: Address; slot: Slot } {
   const owner = addressArg(ctx.positionals[0]!)
-  const slot = Number(ctx.positionals[1])
   if (!/^[0-3]$/.test(ctx.positionals[1] ?? '')) throw new UsageError('SLOT must be 0, 1, 2 or 3')
-  return { owner: owner as Address, slot: slot as AgentSlot }
+  return { owner, slot: Number(ctx.positionals[1]) as Slot }
 }
+
+/** The selected network's name (what `agents list` has always named). */
+async function networkName(ctx: CliContext): Promise<string> {
+  return (await ctx.call('app.state', undefined)).network.name
+}
+
+function slotOf(slots: AgentSlotView[], n: number): AgentSlotView | undefined {
+  return slots.find((s) => s.slot === n)
+}
+
+const outcomeText = (o: OutcomeData | null) => (o ? `journal #${o.journalId}, ${o.state}` : 'not journaled')
 
 const approve: Command = {
   name: 'approve',
@@ -21,8 +35,12 @@ const approve: Command = {
   positionals: ['OWNER', 'SLOT'],
   options: NETWORK_OPTION,
   async run(ctx) {
-    const r = (await ctx.call('cli.agents.approve', { ...ownerSlot(ctx), ...(await writeArgs(ctx)) })) as ApprovedAgent
-    ctx.print(`slot ${r.slot} of ${r.owner}: agent ${r.agent} approved, epoch ${r.epoch} (journal #${r.outcome.journalId}, ${r.outcome.state})`, r)
+    const { owner, slot } = ownerSlot(ctx)
+    await ctx.unlocked()
+    const since = Date.now()
+    const v = await ctx.call('agents.approve', { owner, slot })
+    const r = { owner, slot: v.slot, agent: v.agent, epoch: v.epoch ?? '', outcome: await journaledOutcome(ctx, owner, 'approveAgent', since) }
+    ctx.print(`slot ${r.slot} of ${r.owner}: agent ${r.agent} approved, epoch ${r.epoch} (${outcomeText(r.outcome)})`, r)
   },
 }
 
@@ -32,8 +50,14 @@ const revoke: Command = {
   positionals: ['OWNER', 'SLOT'],
   options: NETWORK_OPTION,
   async run(ctx) {
-    const r = (await ctx.call('cli.agents.revoke', { ...ownerSlot(ctx), ...(await writeArgs(ctx)) })) as { slot: number; owner: string; retired: string | null; outcome: OutcomeData }
-    ctx.print(`slot ${r.slot} of ${r.owner} revoked${r.retired ? `, key ${r.retired} retired` : ''} (journal #${r.outcome.journalId}, ${r.outcome.state})`, r)
+    const { owner, slot } = ownerSlot(ctx)
+    await ctx.unlocked()
+    const before = slotOf(await ctx.call('agents.list', { owner }), slot)
+    const since = Date.now()
+    await ctx.call('agents.revoke', { owner, slot })
+    // The vault retires the key it held for the slot.
+    const r = { owner, slot, retired: before?.keyInVault ? before.agent : null, outcome: await journaledOutcome(ctx, owner, 'revokeAgent', since) }
+    ctx.print(`slot ${r.slot} of ${r.owner} revoked${r.retired ? `, key ${r.retired} retired` : ''} (${outcomeText(r.outcome)})`, r)
   },
 }
 
@@ -43,7 +67,21 @@ const rotate: Command = {
   positionals: ['OWNER', 'SLOT'],
   options: NETWORK_OPTION,
   async run(ctx) {
-    const r = (await ctx.call('cli.agents.rotate', { ...ownerSlot(ctx), ...(await writeArgs(ctx)) })) as RotationResult
+    const { owner, slot } = ownerSlot(ctx)
+    await ctx.unlocked()
+    const before = slotOf(await ctx.call('agents.list', { owner }), slot)
+    const since = Date.now()
+    const v = await ctx.call('agents.rotate', { owner, slot })
+    const inPlace = v.slot.slot === slot
+    const retire = v.steps.find((s) => s.step === 'retire-old-key')
+    const r = {
+      owner,
+      from: { slot, agent: before?.agent ?? null },
+      to: { owner, slot: v.slot.slot, agent: v.slot.agent, epoch: v.slot.epoch ?? '', outcome: await journaledOutcome(ctx, owner, 'approveAgent', since) },
+      revoke: !inPlace && retire?.status === 'done' ? await journaledOutcome(ctx, owner, 'revokeAgent', since) : null,
+      inPlace,
+      steps: v.steps,
+    }
     ctx.print(
       [
         `new key ${r.to.agent} in slot ${r.to.slot}, epoch ${r.to.epoch}`,
@@ -61,7 +99,8 @@ const list: Command = {
   options: NETWORK_OPTION,
   async run(ctx) {
     const owner = addressArg(ctx.positionals[0]!)
-    const r = (await ctx.call('cli.agents.list', { ...networkArg(ctx), owner: owner as Address })) as { owner: string; network: string; slots: AgentSlotView[] }
+    await ctx.requireSelectedNetwork()
+    const r = { owner, network: await networkName(ctx), slots: await ctx.call('agents.list', { owner }) }
     ctx.print(
       [
         `${r.owner} on ${r.network}`,
