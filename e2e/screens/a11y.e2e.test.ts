@@ -184,7 +184,7 @@ describe('accessibility of every screen and dialog (axe-core, Chromium)', () => 
     const { page } = desk
     const opener = page.getByRole('button', { name: /live stream (connected|disconnected).*details$/ })
     await opener.click()
-    await page.getByText(/the service counts \d+ per IP/).waitFor()
+    await page.getByText(/the service counts \d+ connection per IP address/i).waitFor()
     expect(await violations(page)).toEqual([])
     await opener.click()
   })

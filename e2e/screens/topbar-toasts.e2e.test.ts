@@ -52,8 +52,8 @@ describe('top bar and toasts at 1280 px on the default setup', () => {
     const st = (r as { ok: true; value: StreamStatus }).value
     // the default setup streams on more connections than the 1 per IP the service counts
     expect(st.connections).toBeGreaterThan(st.connectionLimit)
-    const indicator = page.getByRole('button', { name: /^Live stream / })
-    await expect.poll(() => indicator.innerText()).toBe('● Live')
+    const indicator = page.getByRole('button', { name: /: live stream / })
+    await expect.poll(async () => (await indicator.textContent())?.replace(/\s+/g, ' ').trim()).toBe('● Live')
     await indicator.click()
     const details = page.getByText(/the service allows 10 subscriptions per connection/)
     await details.waitFor()

@@ -33,14 +33,14 @@ describe('StreamStatus', () => {
   it('says "Live" with no warning on one connection', async () => {
     const w = await show(status())
     const button = w.get('button')
-    expect(button.text()).toBe('● Live')
-    expect(button.attributes('aria-label')).toBe('Live stream connected: 1 connection for 8 subscriptions; details')
+    expect(button.text()).toBe('●\u00a0Live')
+    expect(button.attributes('aria-label')).toBe('Live: live stream connected, 1 connection for 8 subscriptions; details')
     expect(await seriousA11yViolations()).toEqual([])
   })
 
   it('does not warn when several connections carry the subscriptions (the default setup: counted, not refused), and says what it means', async () => {
     const w = await show(status({ connections: 2, neededConnections: 2, subscriptions: 15, newConnectionsLastMinute: 2, newConnectionLimitPerMinute: 30 }))
-    expect(w.get('button').text()).toBe('● Live')
+    expect(w.get('button').text()).toBe('●\u00a0Live')
     expect(w.get('button').text()).not.toContain('⚠')
     await w.get('button').trigger('click')
     await flush()
@@ -53,7 +53,7 @@ describe('StreamStatus', () => {
 
   it('warns in words when the desk opens more new connections a minute than the service counts', async () => {
     const w = await show(status({ newConnectionsLastMinute: 31, newConnectionLimitPerMinute: 30 }))
-    expect(w.get('button').text()).toBe('⚠ Live, reconnecting too often')
+    expect(w.get('button').text()).toBe('⚠\u00a0Live, reconnecting too often')
     await w.get('button').trigger('click')
     await flush()
     expect(document.body.textContent).toContain('More new connections in the last minute than the service counts')
@@ -61,13 +61,13 @@ describe('StreamStatus', () => {
 
   it('says when channels are polled because they do not fit, and when the stream is down', async () => {
     const polled = await show(status({ connections: 1, neededConnections: 2 }))
-    expect(polled.get('button').text()).toBe('⚠ Live, some channels polled')
+    expect(polled.get('button').text()).toBe('⚠\u00a0Live, some channels polled')
     await polled.get('button').trigger('click')
     await flush()
     expect(document.body.textContent).toContain('the rest is refreshed through /info within the rate budget')
     polled.unmount()
     const down = await show(status({ connected: false }))
-    expect(down.get('button').text()).toBe('⚠ Stream down')
-    expect(down.get('button').attributes('aria-label')).toMatch(/^Live stream disconnected: /)
+    expect(down.get('button').text()).toBe('⚠\u00a0Stream down')
+    expect(down.get('button').attributes('aria-label')).toMatch(/^Stream down: live stream disconnected, /)
   })
 })
