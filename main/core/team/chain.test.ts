@@ -91,3 +91,23 @@ describe('chain verification', () => {
     expect((await verifyChain([...b.rows(), toStoredRow(skipped)])).broken?.reason).toBe('policy version must be 3, got 5')
   })
 })
+
+describe('verification from a head this desk verified before', () => {
+  it('skips only the ECDSA math up to the pinned head and still refuses a rewritten chain', async () => {
+    const b = await team()
+    await b.roster([{ op: 'add', address: dan.address, name: 'dan', roles: ['viewer'] }], [ann])
+    const rows = b.rows()
+    const trustedHead = { seq: 1n, digest: b.entries[1]!.digest }
+    expect((await verifyChain(rows, { trustedHead })).ok).toBe(true)
+    // After the head, signatures are checked as always.
+    const badSigAfter = rows.map((r) => (r.seq === 2n ? { ...r, signatures: r.signatures.replace(/"signature":"0x../, '"signature":"0x00') } : r))
+    expect((await verifyChain(badSigAfter, { trustedHead })).broken).toEqual({ seq: 2n, reason: `signature of ${ann.address.toLowerCase()} does not verify` })
+    // A rewrite below the head (entry 1 re-made and re-signed by a non-admin with a valid link) is refused.
+    const forged = toStoredRow(await signedEntry(b.teamId, { seq: 1n, prev: b.entries[0]!.digest, kind: 'roster', payload: '{"changes":[{"address":"' + dan.address.toLowerCase() + '","name":"dan","op":"add","roles":["admin"]}]}' }, [ann]))
+    const r = await verifyChain([rows[0]!, forged, rows[2]!], { trustedHead })
+    expect(r.broken).toEqual({ seq: 1n, reason: 'differs from the entry this desk verified before (the chain was rewritten)' })
+    // Authorisation is still checked below the head: a non-admin's entry there is refused.
+    const byCat = toStoredRow(await signedEntry(b.teamId, rosterEntry({ ...b.state, head: { seq: 0n, digest: b.entries[0]!.digest } }, [{ op: 'quorum', adminQuorum: 1 }]), [cat]))
+    expect((await verifyChain([rows[0]!, byCat], { trustedHead: { seq: 1n, digest: byCat.digest as `0x${string}` } })).broken?.reason).toMatch(/not an admin/)
+  })
+})
