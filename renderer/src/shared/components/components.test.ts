@@ -25,6 +25,17 @@ describe('Amount', () => {
   })
 })
 
+describe('Amount in USD', () => {
+  it('shows cents in the table and the exact value on hover (issue 24: "$727,023.61406174" in a headline)', () => {
+    const w = mount(Amount, { props: { value: '727023.61406174', usd: true } })
+    expect(w.text()).toBe('$727,023.61')
+    expect(w.get('.amount').attributes('title')).toBe('exactly $727,023.61406174')
+    const exact = mount(Amount, { props: { value: '1250.5', usd: true } })
+    expect(exact.text()).toBe('$1,250.50')
+    expect(exact.get('.amount').attributes('title')).toBeUndefined()
+  })
+})
+
 describe('AmountInput', () => {
   it('rejects more decimals than the asset allows while typing, and says why', async () => {
     const w = mount(AmountInput, { props: { modelValue: '', decimals: 6, label: 'Amount', symbol: 'USDC' } })
