@@ -178,7 +178,6 @@ const cliChannels = {
   'cli.orders.transfer': cliIntent(move),
   'cli.orders.withdraw': cliIntent(v.object({ ...net, ...unlock, ...optCloid, account: text(), asset: text(40), amount: text(80), dstChainId: text(40), dstAddress: text() })),
   'cli.orders.activate': cliIntent(v.object({ ...net, ...unlock, ...optCloid, from: text(), target: text(), asset: text(40) })),
-  'cli.earn.status': cliQuery(v.object({ ...net, user: text() })),
   /** Earn withdrawal preview: the fee and what the operator receives; signs nothing. */
   'cli.earn.preview': cliQuery(v.object({ ...net, user: text(), asset: text(40), amount: text(80), type: v.picklist(['scheduled', 'instant'] as const) })),
   'cli.earn.create': cliIntent(v.object({ ...earnArgs, asset: text(40), amount: text(80), type: v.picklist(['scheduled', 'instant'] as const) })),

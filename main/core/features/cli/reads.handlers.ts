@@ -3,7 +3,7 @@ import type { Address } from '../../../contract/types'
 import { DeskError } from '../../errors/desk-error'
 import type { HandlerTable } from '../../ipc/dispatch'
 import { creditFor } from '../credit'
-import { earnOverview, previewCreateWithdrawal } from '../earn'
+import { previewCreateWithdrawal } from '../earn'
 import { pendingCounter } from '../journal'
 import { checkOrderTicket, openOrdersAcross } from '../orders'
 import { portfolioFor } from '../portfolio'
@@ -15,7 +15,6 @@ export type CliReadChannels =
   | 'cli.status.credit'
   | 'cli.orders.list'
   | 'cli.orders.check'
-  | 'cli.earn.status'
   | 'cli.earn.preview'
 
 /** The vault's accounts (no passphrase needed to list them). */
@@ -42,7 +41,6 @@ export function cliReadHandlers(d: CliDeps): Pick<HandlerTable, CliReadChannels>
     },
     'cli.orders.list': async ({ network, accounts }) => openOrdersAcross((await sessionFor(d, network)).write().ctx, accounts),
     'cli.orders.check': async (a) => checkOrderTicket((await sessionFor(d, a.network)).write().ctx, orderTicket(a)),
-    'cli.earn.status': async ({ network, user }) => earnOverview((await sessionFor(d, network)).write().earnCtx, user),
     'cli.earn.preview': async ({ network, user, asset, amount, type }) => previewCreateWithdrawal((await sessionFor(d, network)).write().earnCtx, { user, asset, amount, type }),
   }
 }

@@ -1,6 +1,8 @@
 /** `desk earn …`: earn pool balances, withdrawals queue, create / claim / cancel. */
 import { DeskError } from '../../../core/errors/desk-error'
-import type { CreateWithdrawalPreview, EarnOverview } from '../../../core/features/earn'
+import type { CreateWithdrawalPreview } from '../../../core/features/earn'
+import type { EarnOverviewView } from '../../../contract/types'
+import { addressArg } from '../support/address'
 import { NETWORK_OPTION, networkArg, writeArgs } from '../desk-write'
 import type { Command, CommandGroup } from '../router'
 import { formatCountdown, formatRate } from '../../../contract/format'
@@ -11,6 +13,64 @@ interface EarnWrite {
   operationId: string
   status: string
   journalId: number
+}
+
+/** The earn status as the desk prints it (its --json shape), from the app's `earn.overview` view. */
+export interface EarnOverview {
+  user: string
+  paused: boolean
+  nextUserNonce: string
+  assets: { symbol: string; earnBalance: string; inQueue: string; withdrawLocked: string; lifetimeDeposit: string; lifetimeYield: string; lifetimeWithdraw: string; projectedApy: string | null }[]
+  withdrawals: {
+    operationId: string
+    type: string
+    gross: string
+    fee: string
+    net: string
+    symbol: string
+    status: string
+    createdAt: number
+    claimableAt: number | null
+    claimableInMs: number | null
+    claimable: boolean
+    cancelable: boolean
+    needsAttention: boolean
+    failure: string | null
+  }[]
+}
+
+export function earnOverviewData(v: EarnOverviewView, now = Date.now()): EarnOverview {
+  return {
+    user: v.address,
+    paused: v.paused,
+    nextUserNonce: v.nextUserNonce,
+    assets: v.assets.map((a) => ({
+      symbol: a.symbol,
+      earnBalance: a.earnBalance,
+      inQueue: a.inQueueBalance,
+      withdrawLocked: a.withdrawLockedBalance,
+      lifetimeDeposit: a.lifetimeDeposit,
+      lifetimeYield: a.lifetimeYield,
+      lifetimeWithdraw: a.lifetimeWithdraw,
+      projectedApy: a.projectedApy,
+    })),
+    withdrawals: v.withdrawals.map((w) => ({
+      operationId: w.operationId,
+      type: w.type,
+      gross: w.gross,
+      fee: w.fee,
+      net: w.net,
+      symbol: w.symbol,
+      status: w.status,
+      createdAt: w.createdAt,
+      claimableAt: w.claimableAt,
+      claimableInMs: w.claimableAt === null ? null : Math.max(0, w.claimableAt - now),
+      claimable: w.canClaim,
+      cancelable: w.canCancel,
+      needsAttention: w.needsAttention,
+      failure: w.failureCode,
+    })),
+  }
 }
 
 /** The earn status: amounts in their assets, APY as a percentage, withdrawal times in the operator's zone with their age. */
@@ -35,8 +95,11 @@ const status: Command = {
   positionals: ['ACCOUNT'],
   options: NETWORK_OPTION,
   async run(ctx) {
+    const account = addressArg(ctx.positionals[0]!)
+    // The app reads the earn pool through the unlocked write side.
+    await ctx.unlocked()
     const names = accountNamer(ctx)
-    const o = (await ctx.call('cli.earn.status', { ...networkArg(ctx), user: ctx.positionals[0]! })) as EarnOverview
+    const o = earnOverviewData(await ctx.call('earn.overview', { account }))
     ctx.print(earnLines(o, await names), o)
   },
 }
