@@ -24,8 +24,19 @@ export interface KeystoreV3 {
     mac: string
   }
 }
-export interface ScryptKdfParams { dklen: 32; n: number; r: number; p: number; salt: string }
-export interface Pbkdf2KdfParams { dklen: 32; c: number; prf: 'hmac-sha256'; salt: string }
+export interface ScryptKdfParams {
+  dklen: 32
+  n: number
+  r: number
+  p: number
+  salt: string
+}
+export interface Pbkdf2KdfParams {
+  dklen: 32
+  c: number
+  prf: 'hmac-sha256'
+  salt: string
+}
 
 export type KeystoreExportKdf = { kdf: 'scrypt'; scrypt?: ScryptParams } | { kdf: 'pbkdf2'; iterations?: number }
 
@@ -72,7 +83,8 @@ export function parseKeystore(input: string | unknown): ParsedKeystore {
   // Go's JSON decoder is case-insensitive, so some geth-era files say "Crypto".
   const cryptoRaw = obj.crypto ?? obj.Crypto
   const parsed = v.safeParse(CryptoSchema, cryptoRaw)
-  if (!parsed.success) invalid(`crypto section: ${parsed.issues[0]?.message ?? 'malformed'} at ${v.getDotPath(parsed.issues[0]) ?? 'crypto'}`)
+  if (!parsed.success)
+    invalid(`crypto section: ${parsed.issues[0]?.message ?? 'malformed'} at ${v.getDotPath(parsed.issues[0]) ?? 'crypto'}`)
   let address: string | undefined
   if (obj.address !== undefined) {
     if (typeof obj.address !== 'string' || !/^(0x)?[0-9a-fA-F]{40}$/.test(obj.address)) invalid('address field is not 20 bytes of hex')
@@ -91,7 +103,8 @@ async function deriveKey(c: ParsedKeystore['crypto'], secret: Uint8Array): Promi
   if (c.kdf === 'pbkdf2') {
     const p = v.safeParse(Pbkdf2ParamsSchema, c.kdfparams)
     if (!p.success) invalid('pbkdf2 kdfparams need integer dklen and c, a prf and a hex salt')
-    if (p.output.prf !== 'hmac-sha256') throw vaultError('KeystoreUnsupportedKdf', `pbkdf2 prf "${p.output.prf.slice(0, 40)}" is not supported (only hmac-sha256)`)
+    if (p.output.prf !== 'hmac-sha256')
+      throw vaultError('KeystoreUnsupportedKdf', `pbkdf2 prf "${p.output.prf.slice(0, 40)}" is not supported (only hmac-sha256)`)
     if (p.output.dklen !== 32) invalid(`dklen ${p.output.dklen} unsupported (expected 32)`)
     return pbkdf2Sha256Async(secret, parseHex(p.output.salt, 'kdf salt'), p.output.c, 32)
   }
@@ -112,7 +125,8 @@ function macOf(derived: Uint8Array, ciphertext: Uint8Array): Uint8Array {
 export async function decryptKeystore(input: string | unknown, passphrase: string): Promise<{ key: Uint8Array; address: Address }> {
   const ks = parseKeystore(input)
   const c = ks.crypto
-  if (c.cipher !== 'aes-128-ctr') throw vaultError('KeystoreUnsupportedCipher', `cipher "${c.cipher.slice(0, 40)}" is not supported (aes-128-ctr only)`)
+  if (c.cipher !== 'aes-128-ctr')
+    throw vaultError('KeystoreUnsupportedCipher', `cipher "${c.cipher.slice(0, 40)}" is not supported (aes-128-ctr only)`)
   const iv = parseHex(c.cipherparams.iv, 'cipher iv')
   if (iv.length !== 16) invalid('iv must be 16 bytes')
   const ciphertext = parseHex(c.ciphertext, 'ciphertext')
@@ -149,7 +163,11 @@ export async function decryptKeystore(input: string | unknown, passphrase: strin
 }
 
 /** Encrypts a 32-byte key as a v3 keystore (scrypt N=2^18, r=8, p=1 unless told otherwise). */
-export async function encryptKeystore(key: Uint8Array, passphrase: string, options: KeystoreExportKdf = { kdf: 'scrypt' }): Promise<KeystoreV3> {
+export async function encryptKeystore(
+  key: Uint8Array,
+  passphrase: string,
+  options: KeystoreExportKdf = { kdf: 'scrypt' },
+): Promise<KeystoreV3> {
   const k = normalizePrivateKey(key)
   const salt = randomBytes(32)
   const iv = randomBytes(16)

@@ -13,8 +13,28 @@ export interface PassphrasePolicy {
 export const DEFAULT_PASSPHRASE_POLICY: PassphrasePolicy = { minLength: 12, minDistinctChars: 6 }
 
 const COMMON = [
-  'password', 'passw0rd', 'passphrase', 'qwerty', 'azerty', 'letmein', 'welcome', 'admin', 'iloveyou', 'monkey', 'dragon',
-  'football', 'baseball', 'master', 'sunshine', 'princess', 'trustno1', 'changeme', 'secret', 'treasury', 'ethereum', 'bitcoin',
+  'password',
+  'passw0rd',
+  'passphrase',
+  'qwerty',
+  'azerty',
+  'letmein',
+  'welcome',
+  'admin',
+  'iloveyou',
+  'monkey',
+  'dragon',
+  'football',
+  'baseball',
+  'master',
+  'sunshine',
+  'princess',
+  'trustno1',
+  'changeme',
+  'secret',
+  'treasury',
+  'ethereum',
+  'bitcoin',
 ]
 const RUNS = ['abcdefghijklmnopqrstuvwxyz', '0123456789', 'qwertyuiop', 'asdfghjkl', 'zxcvbnm', '1234567890']
 
@@ -38,7 +58,8 @@ export function checkPassphrase(passphrase: string, policy: PassphrasePolicy = D
   const chars = [...passphrase.normalize('NFKC')]
   if (chars.length < policy.minLength) return { ok: false, reason: `a passphrase needs at least ${policy.minLength} characters` }
   const lower = chars.join('').toLowerCase()
-  if (new Set(chars).size < policy.minDistinctChars) return { ok: false, reason: `a passphrase needs at least ${policy.minDistinctChars} different characters` }
+  if (new Set(chars).size < policy.minDistinctChars)
+    return { ok: false, reason: `a passphrase needs at least ${policy.minDistinctChars} different characters` }
   if (isRunOrRepeat(lower)) return { ok: false, reason: 'a passphrase must not be a keyboard run, a sequence or a repeated pattern' }
   // A common word padded with digits or punctuation is still a common word.
   const letters = lower.replace(/[^a-z]/g, '')

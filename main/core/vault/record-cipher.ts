@@ -43,7 +43,12 @@ export function sealRecord(master: Uint8Array, plaintext: Uint8Array, aad: strin
     const cipher = createCipheriv('aes-256-gcm', key, nonce)
     cipher.setAAD(Buffer.from(aad, 'utf8'))
     const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()])
-    return { salt: salt.toString('hex'), nonce: nonce.toString('hex'), ciphertext: ciphertext.toString('hex'), tag: cipher.getAuthTag().toString('hex') }
+    return {
+      salt: salt.toString('hex'),
+      nonce: nonce.toString('hex'),
+      ciphertext: ciphertext.toString('hex'),
+      tag: cipher.getAuthTag().toString('hex'),
+    }
   } finally {
     key.fill(0)
   }

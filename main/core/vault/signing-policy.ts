@@ -97,9 +97,15 @@ export class SigningPolicy {
     if (!intent || intent.summary.length === 0 || intent.title.trim() === '') {
       throw vaultError('ConfirmationRequired', 'an owner-key signature needs a summary for the operator to confirm')
     }
-    if (!this.confirmer) throw vaultError('NoConfirmer', 'no confirmation prompt is available in this host, so owner-key actions cannot be signed')
+    if (!this.confirmer)
+      throw vaultError('NoConfirmer', 'no confirmation prompt is available in this host, so owner-key actions cannot be signed')
     const needsPassphrase = this.needsPassphrase()
-    const response = await this.confirmer.confirm({ title: intent.title, summary: [...intent.summary], needsPassphrase, ...(intent.details ? { details: intent.details } : {}) })
+    const response = await this.confirmer.confirm({
+      title: intent.title,
+      summary: [...intent.summary],
+      needsPassphrase,
+      ...(intent.details ? { details: intent.details } : {}),
+    })
     if (!response.approved) throw vaultError('ConfirmationDeclined', `the operator declined: ${intent.title}`, { action: intent.action })
     if (needsPassphrase) {
       if (response.passphrase === undefined || !(await this.verify(response.passphrase))) {

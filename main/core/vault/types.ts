@@ -34,9 +34,6 @@ export interface OwnerAccountInfo {
   agents: AgentKeyInfo[]
 }
 
-export type VaultEvent =
-  | { type: 'unlocked' }
-  | { type: 'locked'; reason: LockReason }
-  | { type: 'accountsChanged' }
+export type VaultEvent = { type: 'unlocked' } | { type: 'locked'; reason: LockReason } | { type: 'accountsChanged' }
 
 export type LockReason = 'manual' | 'idle' | 'os' | 'passphraseChanged'

@@ -58,7 +58,8 @@ export interface VaultDoc {
   mac: string
 }
 
-const hex = (bytes?: number) => v.pipe(v.string(), v.regex(bytes === undefined ? /^([0-9a-f]{2})+$/ : new RegExp(`^[0-9a-f]{${bytes * 2}}$`)))
+const hex = (bytes?: number) =>
+  v.pipe(v.string(), v.regex(bytes === undefined ? /^([0-9a-f]{2})+$/ : new RegExp(`^[0-9a-f]{${bytes * 2}}$`)))
 const AddressSchema = v.pipe(
   v.string(),
   v.regex(/^0x[0-9a-fA-F]{40}$/),
@@ -127,14 +128,16 @@ export function parseVaultText(text: string, path: string): VaultDoc {
     damaged(path, 'shape', `${issue?.message ?? 'bad shape'} at ${(issue && v.getDotPath(issue)) ?? 'top level'}`)
   }
   const { checksum, ...doc } = r.output as VaultDoc & { checksum?: string }
-  if (checksum !== undefined && checksum !== fileChecksum(doc)) damaged(path, 'checksum', 'checksum mismatch: its content changed after it was written')
+  if (checksum !== undefined && checksum !== fileChecksum(doc))
+    damaged(path, 'checksum', 'checksum mismatch: its content changed after it was written')
   const seen = new Set<string>()
   for (const a of [...doc.owners.map((o) => o.address), ...doc.owners.flatMap((o) => o.agents.map((g) => g.address))]) {
     if (seen.has(a)) damaged(path, 'duplicate', `${a} is listed twice`)
     seen.add(a)
   }
   for (const o of doc.owners) {
-    if (new Set(o.agents.map((g) => g.slot)).size !== o.agents.length) damaged(path, 'duplicate', `two keys in one agent slot of ${o.address}`)
+    if (new Set(o.agents.map((g) => g.slot)).size !== o.agents.length)
+      damaged(path, 'duplicate', `two keys in one agent slot of ${o.address}`)
   }
   return doc
 }
@@ -183,6 +186,7 @@ export function serializeVault(doc: VaultDoc): string {
 export const aad = {
   verifier: () => `${VAULT_FORMAT}/v${VAULT_VERSION}|verifier`,
   owner: (address: Address) => `${VAULT_FORMAT}/v${VAULT_VERSION}|owner|${address.toLowerCase()}`,
-  agent: (owner: Address, slot: AgentSlot, address: Address) => `${VAULT_FORMAT}/v${VAULT_VERSION}|agent|${owner.toLowerCase()}|${slot}|${address.toLowerCase()}`,
+  agent: (owner: Address, slot: AgentSlot, address: Address) =>
+    `${VAULT_FORMAT}/v${VAULT_VERSION}|agent|${owner.toLowerCase()}|${slot}|${address.toLowerCase()}`,
 }
 export const VERIFIER_PLAINTEXT = 'treasury-desk vault verifier v1'
