@@ -21,7 +21,9 @@ describe('earn withdrawals', () => {
   })
 
   const result = (re: RegExp) => desk.page.getByRole('status').filter({ hasText: re })
-  const queueRow = (id: string) => desk.page.getByRole('table', { name: 'Withdrawal queue', exact: true }).locator('tbody tr').filter({ hasText: id })
+  /** The result line about one operation: it names the withdrawal by type, amount and time; the id is only in its attributes. */
+  const resultOf = (id: string, re: RegExp) => desk.page.locator(`[role="status"][data-operation="${id}"]`).filter({ hasText: re })
+  const queueRow = (id: string) => desk.page.getByRole('table', { name: 'Withdrawal queue', exact: true }).locator('tbody tr').filter({ has: desk.page.getByRole('button', { name: `Claim ${id}`, exact: true }) })
 
   async function create(type: 'scheduled' | 'instant', amount: string): Promise<string> {
     const { page } = desk
@@ -29,9 +31,10 @@ describe('earn withdrawals', () => {
     await choose(page, 'Withdrawal type', type)
     await page.getByRole('textbox', { name: 'Gross amount', exact: true }).fill(amount)
     await page.getByRole('button', { name: 'Create withdrawal', exact: true }).click()
-    const done = result(new RegExp(`${type} withdrawal ${OP.source}`))
+    const done = result(new RegExp(`^${type} withdrawal of ${amount} \\S+, created \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d: `))
     await approveUntil(page, done)
-    return OP.exec(await done.innerText())![0]
+    expect(await done.innerText()).not.toMatch(OP)
+    return OP.exec((await done.getAttribute('data-operation')) ?? '')![0]
   }
 
   it('creates a scheduled withdrawal with a live countdown, and cancels it', async () => {
@@ -46,7 +49,7 @@ describe('earn withdrawals', () => {
     expect(await row.getByRole('button', { name: `Cancel ${id}`, exact: true }).isEnabled()).toBe(true)
     await shot(page, 'earn')
     await row.getByRole('button', { name: `Cancel ${id}`, exact: true }).click()
-    await approveUntil(page, result(new RegExp(`${id}: cancelled`)))
+    await approveUntil(page, resultOf(id, /: cancelled/))
   })
 
   it('claims another scheduled withdrawal once its wait is over', async () => {
@@ -61,7 +64,7 @@ describe('earn withdrawals', () => {
     await expect.poll(() => claim.isEnabled(), { timeout: 15_000 }).toBe(true)
     expect(await row.getByRole('button', { name: `Cancel ${id}`, exact: true }).isDisabled()).toBe(true)
     await claim.click()
-    await approveUntil(page, result(new RegExp(`${id}: (claimed|authoriz|transferring)`)))
+    await approveUntil(page, resultOf(id, /: (claimed|authoriz|transferring)/))
   })
 
   it('creates an instant withdrawal with its fee and net shown before and after', async () => {
@@ -77,6 +80,6 @@ describe('earn withdrawals', () => {
     expect(feeBox).toMatch(/Fee: 0\.3 \S+ \(0\.3%, estimate\)/)
     expect(feeBox).toMatch(/Net: 99\.7 /)
     const id = await create('instant', '100')
-    expect(await result(new RegExp(id)).innerText()).toMatch(/gross 100 \S+, fee 0\.3 \S+, net 99\.7 /)
+    expect(await resultOf(id, /gross/).innerText()).toMatch(/gross 100 \S+, fee 0\.3 \S+, net 99\.7 /)
   })
 })
