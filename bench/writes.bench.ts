@@ -85,7 +85,7 @@ export default async function run(): Promise<BenchResult> {
     }
     const overview = await tab('/overview')
     await overview.getByRole('link', { name: /^Open account / }).first().waitFor({ timeout: 60_000 })
-    const journal = await tab('/journal')
+    await tab('/journal')
     const alerts = await tab('/overview')
     await alerts.getByRole('button', { name: /^Notifications, / }).click()
     await alerts.getByRole('dialog', { name: 'Notifications', exact: true }).waitFor()
@@ -166,6 +166,7 @@ export default async function run(): Promise<BenchResult> {
         const wait = lastSend + SPACING_MS - Date.now()
         if (wait > 0) await page.waitForTimeout(wait)
       }
+      const name = (await btn.getAttribute('aria-label')) ?? ''
       const t0 = Date.now()
       await btn.click()
       const signed = await waitPush(t0, (s) => s.actionType === 'cancel' && s.account === trader)
@@ -173,10 +174,14 @@ export default async function run(): Promise<BenchResult> {
       if (done.s.state !== 'accepted') throw new Error(`cancel ended ${done.s.state} ${done.s.code ?? ''}`)
       const sent = dispatches.find((d) => d.scheduler.startsWith('trade') && d.startedAt >= t0 && d.label.startsWith('cancel'))
       lastSend = sent?.startedAt ?? done.at
-      for (let i = 0; i < 400 && (await btn.isDisabled().catch(() => false)); i++) await page.waitForTimeout(10)
+      // The page lists the exchange's state before the next click: the cancelled order is gone.
+      await orders.getByRole('button', { name, exact: true }).waitFor({ state: 'detached', timeout: 15_000 })
+      gone.push(Date.now() - done.at)
       log(`cancel ${done.at - t0} ms (${readsBefore(t0, lastSend)} /info reads started before its send)`)
       return { ms: done.at - t0, infoReads: readsBefore(t0, lastSend) }
     }
+    /** From a cancel accepted to its order gone from the account page. */
+    const gone: number[] = []
     const cancelSpaced: number[] = []
     const cancelReads: number[] = []
     for (let i = 0; i < SPACED; i++) {
@@ -248,6 +253,8 @@ export default async function run(): Promise<BenchResult> {
         cancel_p99_ms: percentile(cancelSpaced, 99),
         cancel_back_to_back_ms: cancelB2b.join(' '),
         cancel_info_reads_before_send_max: Math.max(...cancelReads),
+        cancel_accepted_to_gone_from_page_p50_ms: percentile(gone, 50),
+        cancel_accepted_to_gone_from_page_max_ms: Math.max(...gone),
         halt_ms: haltMs,
         info_429: info429,
         trade_rate_limited: tradeLimited,

@@ -64,7 +64,7 @@ async function marketData(session: NetworkSession, preview = false): Promise<Mar
 }
 
 /** Marks fetched this recently decide a write (the desk refreshes them every few seconds in the background). */
-const WRITE_MARKS_MAX_FETCH_AGE_MS = 10_000
+const WRITE_MARKS_MAX_FETCH_AGE_MS = 30_000
 
 async function valuer(session: NetworkSession, preview = false): Promise<Valuer> {
   return markValuer(await marketData(session, preview), session.now())

@@ -26,7 +26,7 @@ export interface LiveReadsOptions {
   lastKnown?: LastKnownState
   /** Journal changes of this network: state older than an account's latest write is not used. */
   writes?: { onChange(listener: (s: { network: string; account: string; body: string; channel?: string; state?: string; actionType?: string; code?: string | null }) => void): () => void; network: string }
-  /** Agent slots picked for signing are kept this long (default 60 s) unless an agent write of the owner drops them first. */
+  /** Agent slots picked for signing are kept this long (default 5 min) unless an agent write of the owner drops them first. */
   signerAgentsTtlMs?: number
   /** How long a write's verification waits for a stream frame before it reads /info (default 700 ms). */
   frameWaitMs?: number
@@ -170,17 +170,17 @@ export class LiveAccountReads implements AccountReads {
   /**
    * Agent slots for picking an order's signer (with the epoch it must carry). Slots change only
    * by an agent write, which drops them here (as does a write refused for its epoch), so they
-   * are kept up to a minute: an order does not wait for a userAgents read. A miss is read first
+   * are kept up to five minutes: an order does not wait for a userAgents read. A miss is read first
    * in the /info budget.
    */
   signerAgents(user: string): Promise<AgentSlotInfo[]> {
     const u = user.toLowerCase()
-    const ttl = this.o.signerAgentsTtlMs ?? 60_000
+    const ttl = this.o.signerAgentsTtlMs ?? 300_000
     const hit = this.signerSlots.get(u)
     // Past half its life it is re-read in the background lane, so a steady flow of orders never meets an expired entry.
     if (hit && this.o.now() - hit.at >= ttl / 2 && this.o.now() - hit.at < ttl && !this.slotsRefreshing.has(u)) {
       this.slotsRefreshing.add(u)
-      infoAccountReads(this.o.info, 'background')
+      infoAccountReads(this.o.info, 'reconcile')
         .agents(u)
         .then((value) => {
           if (this.signerSlots.get(u) === hit) this.signerSlots.set(u, { at: this.o.now(), value: Promise.resolve(value) })

@@ -46,7 +46,7 @@ export function windowOf(r: { query_height?: unknown; query_time_ms?: unknown; e
 }
 
 /** A height observed this recently is used as a write's floor without a read of its own. */
-export const HEIGHT_FLOOR_MAX_AGE_MS = 20_000
+export const HEIGHT_FLOOR_MAX_AGE_MS = 60_000
 
 /**
  * For TradeSubmitter's `heightFloor`: a height at or below the service's current one. Heights
@@ -74,7 +74,7 @@ export class HeightFloor {
     this.at = this.now()
   }
 
-  private read(lane: 'write' | 'background'): Promise<bigint | null> {
+  private read(lane: 'write' | 'reconcile' | 'background'): Promise<bigint | null> {
     return this.info.call(T.queryStatus, {}, { lane }).then((r) => {
       const h = windowOf(r).height
       this.observe(h)
@@ -96,7 +96,7 @@ export class HeightFloor {
     const age = this.now() - this.at
     if (this.height !== null && age <= this.maxAgeMs) {
       if (age > this.maxAgeMs / 2 && !this.refreshing) {
-        this.refreshing = this.read('background')
+        this.refreshing = this.read('reconcile')
           .catch(() => null)
           .finally(() => (this.refreshing = null))
       }

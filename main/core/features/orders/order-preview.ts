@@ -21,8 +21,8 @@ export interface BookTop {
 /** How long a book read is reused: the ticket refreshes every few seconds on a 1 request/s /info budget. */
 export const BOOK_TTL_MS = 3_000
 
-/** An order is banded against a book read at most this long ago (the ticket refreshes it every 4 s). */
-export const BOOK_WRITE_MAX_AGE_MS = 5_000
+/** An order is banded against a book read at most this long ago (the ticket refreshes it every 4 s; a band is percents wide). */
+export const BOOK_WRITE_MAX_AGE_MS = 15_000
 
 /** The preview names the signing key from a userAgents read kept this long (placing re-reads it: the epoch must be current). */
 export const SIGNER_TTL_MS = 15_000
@@ -34,6 +34,8 @@ export const SIGNER_TTL_MS = 15_000
  */
 export class BookTops {
   private readonly cache = new Map<number, { at: number; value: Promise<BookTop>; lane: 'operator' | 'write'; settled: boolean }>()
+  /** market -> the latest answered read */
+  private readonly settled = new Map<number, { at: number; value: Promise<BookTop> }>()
   constructor(
     private readonly info: Pick<InfoClient, 'l2Book'>,
     private readonly now: () => number,
@@ -53,8 +55,11 @@ export class BookTops {
    */
   forWrite(marketId: number): Promise<BookTop> {
     const hit = this.cache.get(marketId)
-    // A read still queued behind the screens' reads is not waited for: the write reads on its own.
+    // A read still queued behind the screens' reads is not waited for: the last answer within
+    // the limit is used, else the write reads on its own.
     if (hit && this.now() - hit.at < BOOK_WRITE_MAX_AGE_MS && (hit.settled || hit.lane === 'write')) return hit.value
+    const last = this.settled.get(marketId)
+    if (last && this.now() - last.at < BOOK_WRITE_MAX_AGE_MS) return last.value
     return this.read(marketId, 'write')
   }
 
@@ -68,7 +73,10 @@ export class BookTops {
     const entry = { at, value, lane, settled: false }
     this.cache.set(marketId, entry)
     value.then(
-      () => (entry.settled = true),
+      () => {
+        entry.settled = true
+        this.settled.set(marketId, entry)
+      },
       () => {
         if (this.cache.get(marketId) === entry) this.cache.delete(marketId)
       },
