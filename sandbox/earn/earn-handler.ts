@@ -119,7 +119,8 @@ export class EarnHandler {
   private async create(b: Record<string, unknown>, user: string): Promise<unknown> {
     const userNonce = b.user_nonce
     if (userNonce === undefined) throw reject('user_nonce is required')
-    if (typeof userNonce !== 'number' || !Number.isSafeInteger(userNonce) || userNonce < 0) throw reject('user_nonce must be a non-negative integer')
+    if (typeof userNonce !== 'number' || !Number.isSafeInteger(userNonce) || userNonce < 0)
+      throw reject('user_nonce must be a non-negative integer')
     const wt = b.withdraw_type
     if (wt === undefined) throw reject('withdraw_type is required')
     if (wt !== 'scheduled' && wt !== 'instant') throw reject('withdraw_type must be scheduled or instant')
@@ -130,7 +131,14 @@ export class EarnHandler {
     if (amount === undefined) throw reject('amount is required')
     if (typeof amount !== 'string' || !DIGITS.test(amount)) throw reject('amount must be a digit-only string')
     const { deadline, signature } = this.writeAuth(b)
-    const fields = { user_address: user, user_nonce: userNonce, withdraw_type: wt as WithdrawType, asset_id: assetId, amount, deadline_unix_ms: deadline }
+    const fields = {
+      user_address: user,
+      user_nonce: userNonce,
+      withdraw_type: wt as WithdrawType,
+      asset_id: assetId,
+      amount,
+      deadline_unix_ms: deadline,
+    }
     await this.verify('CreateWithdrawal', fields, signature, user)
     return this.executeWrite(() =>
       this.pool.createWithdrawal({ user, userNonce, type: wt as WithdrawType, assetId, gross: BigInt(amount), deadline }),
@@ -174,7 +182,8 @@ export class EarnHandler {
   private writeAuth(b: Record<string, unknown>, o: { deadlineLater?: boolean } = {}): { deadline: number; signature: `0x${string}` } {
     const deadline = b.deadline_unix_ms
     if (deadline === undefined) throw reject('deadline_unix_ms is required')
-    if (typeof deadline !== 'number' || !Number.isSafeInteger(deadline) || deadline < 0) throw reject('deadline_unix_ms must be a non-negative integer')
+    if (typeof deadline !== 'number' || !Number.isSafeInteger(deadline) || deadline < 0)
+      throw reject('deadline_unix_ms must be a non-negative integer')
     const sig = b.user_signature
     if (sig === undefined) throw reject('user_signature is required')
     if (typeof sig !== 'string' || !SIGNATURE.test(sig)) throw reject('user_signature must be 0x + 130 hex chars (65 bytes)')
@@ -184,7 +193,12 @@ export class EarnHandler {
     return { deadline, signature: sig as `0x${string}` }
   }
 
-  private async verify(kind: EarnSignedKind, fields: CreateWithdrawalFields | OperationFields, signature: `0x${string}`, user: string): Promise<void> {
+  private async verify(
+    kind: EarnSignedKind,
+    fields: CreateWithdrawalFields | OperationFields,
+    signature: `0x${string}`,
+    user: string,
+  ): Promise<void> {
     let recovered: string
     try {
       recovered = await recoverEarnSigner(kind, fields as never, this.pool.settings.domain, this.pool.settings.chainId, signature)
@@ -217,7 +231,8 @@ function pageQuery(b: Record<string, unknown>): PageQuery {
     q.limit = b.limit
   }
   if (b.asset_id !== undefined) {
-    if (typeof b.asset_id !== 'number' || !Number.isInteger(b.asset_id) || b.asset_id < 0) throw reject('asset_id must be a non-negative integer')
+    if (typeof b.asset_id !== 'number' || !Number.isInteger(b.asset_id) || b.asset_id < 0)
+      throw reject('asset_id must be a non-negative integer')
     q.assetId = b.asset_id
   }
   if (b.before_id !== undefined && b.before_id !== null) {
