@@ -163,7 +163,6 @@ const cliJournalFilter = v.object({
   limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(999_999))),
 })
 const label64 = v.optional(label)
-const earnArgs = { ...net, ...unlock, user: text() }
 
 const cliChannels = {
   'cli.status.show': cliQuery(v.object({ ...net, addresses: v.optional(v.pipe(v.array(address), v.maxLength(200))) })),
@@ -180,9 +179,6 @@ const cliChannels = {
   'cli.orders.activate': cliIntent(v.object({ ...net, ...unlock, ...optCloid, from: text(), target: text(), asset: text(40) })),
   /** Earn withdrawal preview: the fee and what the operator receives; signs nothing. */
   'cli.earn.preview': cliQuery(v.object({ ...net, user: text(), asset: text(40), amount: text(80), type: v.picklist(['scheduled', 'instant'] as const) })),
-  'cli.earn.create': cliIntent(v.object({ ...earnArgs, asset: text(40), amount: text(80), type: v.picklist(['scheduled', 'instant'] as const) })),
-  'cli.earn.claim': cliIntent(v.object({ ...earnArgs, operationId: text() })),
-  'cli.earn.cancel': cliIntent(v.object({ ...earnArgs, operationId: text() })),
   'cli.journal.list': cliQuery(v.object({ filter: cliJournalFilter })),
   'cli.journal.show': cliQuery(v.object({ id: v.pipe(v.number(), v.integer(), v.minValue(1)) })),
   'cli.journal.export': cliQuery(v.object({ filter: cliJournalFilter, format: v.picklist(['csv', 'json'] as const) })),

@@ -57,11 +57,12 @@ export function submissionOutcome(s: SubmissionView): OutcomeData {
 }
 
 /**
- * The outcome of a write an app channel answers with its resulting state (agent slots): the
- * account's newest journal entry of that action type since `sinceMs`, read through `journal.query`.
+ * The outcome of a write an app channel answers with its resulting state (agent slots, earn
+ * withdrawals): the account's newest journal entry since `sinceMs` of that action type, or
+ * whose key (cloid, operation id) matches, read through `journal.query`.
  */
-export async function journaledOutcome(ctx: CliContext, account: string, actionType: string, sinceMs: number): Promise<OutcomeData | null> {
-  const [s] = await ctx.call('journal.query', { account: account as SubmissionView['account'], actionType, sinceMs, limit: 1 })
+export async function journaledOutcome(ctx: CliContext, account: string, match: { actionType: string } | { q: string }, sinceMs: number): Promise<OutcomeData | null> {
+  const [s] = await ctx.call('journal.query', { account: account as SubmissionView['account'], ...match, sinceMs, limit: 1 })
   return s ? submissionOutcome(s) : null
 }
 

@@ -6,7 +6,6 @@ import type { CliSecret } from '../../../contract/types'
 import type { HandlerTable } from '../../ipc/dispatch'
 import { guardOrder, guardTransfer, guardWithdraw, guardWrite, type PolicyBook } from '../../policy'
 import type { WriteSide } from '../../session'
-import { cancelEarnWithdrawal, claimEarnWithdrawal, createEarnWithdrawal } from '../earn'
 import { cancelAllInMarket, cancelOrder, checkOrderTicket, emergencyCancelAll, placeOrder } from '../orders'
 import { activateFor, transfer, withdraw } from '../transfers'
 import { requireVault, sessionFor, unlockedVault, type CliDeps } from './cli-deps'
@@ -20,9 +19,6 @@ export type CliWriteChannels =
   | 'cli.orders.transfer'
   | 'cli.orders.withdraw'
   | 'cli.orders.activate'
-  | 'cli.earn.create'
-  | 'cli.earn.claim'
-  | 'cli.earn.cancel'
   | 'cli.journal.reconcile'
 
 const opt = <K extends string>(key: K, v: string | undefined) => (v ? ({ [key]: v } as Record<K, string>) : {})
@@ -73,9 +69,6 @@ export function cliWriteHandlers(d: CliDeps & { policy: PolicyBook }): Pick<Hand
       return withdraw(w.ctx, { account: a.account, asset: a.asset, amount: a.amount, dstChainId: a.dstChainId, dstAddress: a.dstAddress, ...opt('cloid', a.cloid) })
     },
     'cli.orders.activate': async (a) => activateFor((await guarded(a, 'the account activation')).ctx, { from: a.from, target: a.target, asset: a.asset, ...opt('cloid', a.cloid) }),
-    'cli.earn.create': async (a) => createEarnWithdrawal((await guarded(a, 'the earn withdrawal')).earnCtx, { user: a.user, asset: a.asset, amount: a.amount, type: a.type }),
-    'cli.earn.claim': async (a) => claimEarnWithdrawal((await guarded(a, 'the earn claim')).earnCtx, { user: a.user, operationId: a.operationId }),
-    'cli.earn.cancel': async (a) => cancelEarnWithdrawal((await writer(a)).earnCtx, { user: a.user, operationId: a.operationId }),
     'cli.journal.reconcile': async ({ network, passes }) => {
       const s = await sessionFor(d, network)
       const name = s.network.name

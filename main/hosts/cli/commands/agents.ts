@@ -39,7 +39,7 @@ const approve: Command = {
     await ctx.unlocked()
     const since = Date.now()
     const v = await ctx.call('agents.approve', { owner, slot })
-    const r = { owner, slot: v.slot, agent: v.agent, epoch: v.epoch ?? '', outcome: await journaledOutcome(ctx, owner, 'approveAgent', since) }
+    const r = { owner, slot: v.slot, agent: v.agent, epoch: v.epoch ?? '', outcome: await journaledOutcome(ctx, owner, { actionType: 'approveAgent' }, since) }
     ctx.print(`slot ${r.slot} of ${r.owner}: agent ${r.agent} approved, epoch ${r.epoch} (${outcomeText(r.outcome)})`, r)
   },
 }
@@ -56,7 +56,7 @@ const revoke: Command = {
     const since = Date.now()
     await ctx.call('agents.revoke', { owner, slot })
     // The vault retires the key it held for the slot.
-    const r = { owner, slot, retired: before?.keyInVault ? before.agent : null, outcome: await journaledOutcome(ctx, owner, 'revokeAgent', since) }
+    const r = { owner, slot, retired: before?.keyInVault ? before.agent : null, outcome: await journaledOutcome(ctx, owner, { actionType: 'revokeAgent' }, since) }
     ctx.print(`slot ${r.slot} of ${r.owner} revoked${r.retired ? `, key ${r.retired} retired` : ''} (${outcomeText(r.outcome)})`, r)
   },
 }
@@ -77,8 +77,8 @@ const rotate: Command = {
     const r = {
       owner,
       from: { slot, agent: before?.agent ?? null },
-      to: { owner, slot: v.slot.slot, agent: v.slot.agent, epoch: v.slot.epoch ?? '', outcome: await journaledOutcome(ctx, owner, 'approveAgent', since) },
-      revoke: !inPlace && retire?.status === 'done' ? await journaledOutcome(ctx, owner, 'revokeAgent', since) : null,
+      to: { owner, slot: v.slot.slot, agent: v.slot.agent, epoch: v.slot.epoch ?? '', outcome: await journaledOutcome(ctx, owner, { actionType: 'approveAgent' }, since) },
+      revoke: !inPlace && retire?.status === 'done' ? await journaledOutcome(ctx, owner, { actionType: 'revokeAgent' }, since) : null,
       inPlace,
       steps: v.steps,
     }

@@ -1,18 +1,19 @@
 /** `desk earn …`: earn pool balances, withdrawals queue, create / claim / cancel. */
 import { DeskError } from '../../../core/errors/desk-error'
 import type { CreateWithdrawalPreview } from '../../../core/features/earn'
-import type { EarnOverviewView } from '../../../contract/types'
+import type { EarnOverviewView, EarnWithdrawalView } from '../../../contract/types'
 import { addressArg } from '../support/address'
-import { NETWORK_OPTION, networkArg, writeArgs } from '../desk-write'
+import { journaledOutcome, NETWORK_OPTION, networkArg } from '../desk-write'
+import type { CliContext } from '../context'
+import { assetArg } from '../support/assets'
 import type { Command, CommandGroup } from '../router'
 import { formatCountdown, formatRate } from '../../../contract/format'
 import { accountNamer, amount as inUnits, when, type AccountNamer } from '../support/display'
 
-/** What an earn write prints: the operation, its status and its journal entry. */
-interface EarnWrite {
-  operationId: string
-  status: string
-  journalId: number
+/** What an earn write prints: the operation, its status and its journal entry (from the app's withdrawal view and the journal). */
+async function earnWrite(ctx: CliContext, account: string, v: EarnWithdrawalView, sinceMs: number) {
+  const o = await journaledOutcome(ctx, account, { q: v.operationId }, sinceMs)
+  return { operationId: v.operationId, journalId: o?.journalId ?? null, state: o?.state ?? null, status: v.status }
 }
 
 /** The earn status as the desk prints it (its --json shape), from the app's `earn.overview` view. */
@@ -117,8 +118,13 @@ const create: Command = {
       ctx.print(`${p.type} ${inUnits(p.gross, p.symbol)}: fee ${inUnits(p.fee, p.symbol)} (${p.feeBps} bps), you receive ${inUnits(p.net, p.symbol)}`, p)
       return
     }
-    const r = (await ctx.call('cli.earn.create', { ...(await writeArgs(ctx)), user, asset, amount, type })) as EarnWrite & { preview: CreateWithdrawalPreview }
-    ctx.print(`${r.operationId}: ${r.status} (journal #${r.journalId}); fee ${inUnits(r.preview.fee, r.preview.symbol)}, you receive ${inUnits(r.preview.net, r.preview.symbol)}`, r)
+    const account = addressArg(user)
+    await ctx.unlocked()
+    const { assetId } = await assetArg(ctx, asset)
+    const since = Date.now()
+    const v = await ctx.call('earn.create', { account, assetId, amount: amount.trim(), type })
+    const r = { ...(await earnWrite(ctx, account, v, since)), preview: { symbol: v.symbol, type: v.type, gross: v.gross, fee: v.fee, net: v.net } }
+    ctx.print(`${r.operationId}: ${r.status} (journal #${r.journalId ?? '?'}); fee ${inUnits(r.preview.fee, r.preview.symbol)}, you receive ${inUnits(r.preview.net, r.preview.symbol)}`, r)
   },
 }
 
@@ -129,8 +135,11 @@ const claim: Command = {
   options: NETWORK_OPTION,
   async run(ctx) {
     const [user, operationId] = ctx.positionals as [string, string]
-    const r = (await ctx.call('cli.earn.claim', { ...(await writeArgs(ctx)), user, operationId })) as EarnWrite
-    ctx.print(`${r.operationId}: ${r.status} (journal #${r.journalId})`, r)
+    const account = addressArg(user)
+    await ctx.unlocked()
+    const since = Date.now()
+    const r = await earnWrite(ctx, account, await ctx.call('earn.claim', { account, operationId: operationId.trim() }), since)
+    ctx.print(`${r.operationId}: ${r.status} (journal #${r.journalId ?? '?'})`, r)
   },
 }
 
@@ -141,8 +150,11 @@ const cancel: Command = {
   options: NETWORK_OPTION,
   async run(ctx) {
     const [user, operationId] = ctx.positionals as [string, string]
-    const r = (await ctx.call('cli.earn.cancel', { ...(await writeArgs(ctx)), user, operationId })) as EarnWrite
-    ctx.print(`${r.operationId}: ${r.status} (journal #${r.journalId})`, r)
+    const account = addressArg(user)
+    await ctx.unlocked()
+    const since = Date.now()
+    const r = await earnWrite(ctx, account, await ctx.call('earn.cancel', { account, operationId: operationId.trim() }), since)
+    ctx.print(`${r.operationId}: ${r.status} (journal #${r.journalId ?? '?'})`, r)
   },
 }
 

@@ -103,6 +103,26 @@ describe('desk write commands', () => {
     expect(JSON.parse(earn.out)).toMatchObject({ paused: false })
   })
 
+  it('earn: cancel the queued withdrawal, create a new one and cancel it, each with its journal entry', async () => {
+    const st = JSON.parse((await desk('earn', 'status', O0, '--json')).out) as { withdrawals: { operationId: string; symbol: string; cancelable: boolean }[] }
+    const queued = st.withdrawals.find((w) => w.cancelable)
+    expect(queued).toBeDefined()
+    const first = await desk('earn', 'cancel', O0, queued!.operationId, '--json', '--yes')
+    expect(first.err).toContain('Cancel an earn withdrawal')
+    expect(JSON.parse(first.out)).toMatchObject({ operationId: queued!.operationId, state: 'accepted' })
+
+    const c = await desk('earn', 'create', O0, queued!.symbol, '1', 'scheduled', '--json', '--yes')
+    expect(c.err).toContain(`Withdraw 1 ${queued!.symbol} from earn`)
+    const created = JSON.parse(c.out) as { operationId: string; journalId: number; state: string; preview: { fee: string; net: string } }
+    expect(created).toMatchObject({ state: 'accepted', preview: { fee: '0', net: '1' } })
+    expect(created.operationId).toMatch(/^withdraw:0x[0-9a-f]{40}:[0-9]+$/)
+    const x = await desk('earn', 'cancel', O0, created.operationId, '--json', '--yes')
+    expect(x.code).toBe(0)
+    const cancelled = JSON.parse(x.out) as { operationId: string; journalId: number; state: string }
+    expect(cancelled).toMatchObject({ operationId: created.operationId, state: 'accepted' })
+    expect(cancelled.journalId).toBeGreaterThan(created.journalId)
+  })
+
   it('agents approve, rotate and revoke a slot, with the key kept in the vault and retired after', async () => {
     const a = await desk('agents', 'approve', O0, '3', '--json', '--yes')
     expect(a.err).toContain('Approve an API key in slot 3')
