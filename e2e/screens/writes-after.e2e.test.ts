@@ -90,10 +90,15 @@ describe('writes go first, and every screen shows what they did', () => {
       await place.click()
       let send: DispatchEvent | undefined
       await expect.poll(() => (send = events.slice(from).find((e) => e.scheduler.startsWith('trade') && e.label.startsWith('order'))), { timeout: 60_000 }).toBeDefined()
-      // Causality: between the click and the send, the /info budget started no screen's read
-      // (overview, journal, account page, ticket refresh all keep running): the write went first.
-      const between = events.slice(from).filter((e) => e.scheduler.startsWith('info') && e.startedAt >= t0 && e.startedAt <= send!.startedAt)
-      expect(between.filter((e) => e.lane !== 'write').map((e) => `${e.lane}:${e.label}`)).toEqual([])
+      // Causality, from the budget's own dispatch events (the screens keep reading meanwhile):
+      // - no read already queued by a screen at the click started before the send (the write
+      //   did not queue behind them: it needed none, or its own went first);
+      // - the only reads queued after the click that started before the send outside the write
+      //   lane are the ticket's own book refresh (the write's checks read nothing there: before
+      //   the fix its userAgents and queryStatus reads queued here, in the operator lane).
+      const between = events.slice(from).filter((e) => e.scheduler.startsWith('info') && e.startedAt >= t0 && e.startedAt <= send!.startedAt && e.lane !== 'write')
+      expect(between.filter((e) => e.queuedAt < t0).map((e) => `${e.lane}:${e.label}`)).toEqual([])
+      expect(between.filter((e) => e.label !== 'l2Book').map((e) => `${e.lane}:${e.label}`)).toEqual([])
       // The send itself waited only for the /trade budget, not for a read's answer.
       expect(send!.queuedAt).toBeGreaterThanOrEqual(t0)
       await page.waitForTimeout(1100) // the /trade budget refills between orders
@@ -144,7 +149,7 @@ describe('writes go first, and every screen shows what they did', () => {
     expect(start.table).not.toBe('')
     // An IOC buy through the best offer fills at once.
     await choose(page, 'Time in force', 'IOC')
-    await page.getByRole('textbox', { name: 'Limit price', exact: true }).fill(String(Math.ceil(Number(ask) * 1.01)))
+    await page.getByRole('textbox', { name: 'Limit price', exact: true }).fill(ask)
     await page.getByRole('textbox', { name: 'Quantity', exact: true }).fill('0.01')
     await page.getByRole('button', { name: 'Place order', exact: true }).click()
     await page.getByRole('list', { name: 'Order result', exact: true }).waitFor({ timeout: 60_000 })

@@ -84,6 +84,8 @@ export interface AccountReads {
    */
   signerAgents?(user: string): Promise<AgentSlotInfo[]>
   tradingGate?(user: string): Promise<CreditLine>
+  /** An accepted cancel's orders leave the live state at once (every screen follows it). */
+  noteCancelled?(user: string, what: { oids?: readonly string[]; marketIds?: readonly number[] }): void
   writeOpenOrders?(user: string, marketId: number, enough?: (orders: OpenOrderInfo[], afterWrite: boolean) => boolean): Promise<{ orders: OpenOrderInfo[]; truncated: boolean }>
 }
 

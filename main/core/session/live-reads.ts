@@ -211,6 +211,13 @@ export class LiveAccountReads implements AccountReads {
     return this.fallback(u, 'spotCreditState', () => this.urgent.creditLine(u))
   }
 
+  /** An accepted cancel: its orders (by oid, or every order of a market) leave the live state at once. */
+  noteCancelled(user: string, what: { oids?: readonly string[]; marketIds?: readonly number[] }): void {
+    const oids = new Set(what.oids ?? [])
+    const markets = new Set((what.marketIds ?? []).map(String))
+    this.o.pool?.dropOrders(user, (o) => oids.has(String(o.oid)) || (o.marketId !== null && markets.has(String(o.marketId))))
+  }
+
   /**
    * Open orders for a write's decision or its verification. Live state newer than the account's
    * latest write answers at once; with a write since, a frame is awaited for up to

@@ -356,6 +356,18 @@ export class StreamPool {
     this.setOrders(user.toLowerCase(), orders, r.truncated, at)
   }
 
+  /**
+   * Orders the exchange answered as cancelled (an accepted cancel) leave the live state at once:
+   * every screen stops listing them without waiting for the next frame or a follow-up read.
+   */
+  dropOrders(user: string, gone: (o: LiveOrder) => boolean): void {
+    const u = user.toLowerCase()
+    const cur = this.stateOf(u).openOrders
+    if (!cur) return
+    const left = cur.value.filter((o) => !gone(o))
+    if (left.length !== cur.value.length) this.setOrders(u, left, cur.truncated, this.clock.now())
+  }
+
   // ---- internals ---------------------------------------------------------------------------
 
   private stateOf(user: string): LiveAccountState {

@@ -153,6 +153,9 @@ export async function cancelOrder(ctx: OrdersContext, req: { account: string; ma
     action: { type: 'cancel', market_id: String(market.marketId), ...(req.oid !== undefined ? { oid: req.oid } : { cloid: req.cloid! }) },
     summary: `cancel ${req.oid !== undefined ? `oid ${req.oid}` : `cloid ${req.cloid}`} in market ${market.marketId} (${short(owner)})`,
   })
+  const cancelled = r.leaves.flatMap((l) => (l.kind === 'cancelled' ? [l.oid] : []))
+  if (req.oid !== undefined && !r.leaves.some((l) => l.kind === 'error')) cancelled.push(req.oid)
+  ctx.reads.noteCancelled?.(owner, { oids: cancelled })
   return { outcome: outcomeOf(r), leaves: r.leaves }
 }
 
@@ -167,6 +170,7 @@ export async function cancelAllInMarket(ctx: OrdersContext, req: { account: stri
     action: { type: 'cancelAll', market_id: String(market.marketId) },
     summary: `cancel all in market ${market.marketId} (${short(owner)})`,
   })
+  if (!r.leaves.some((l) => l.kind === 'error')) ctx.reads.noteCancelled?.(owner, { marketIds: [market.marketId] })
   return { outcome: outcomeOf(r), leaves: r.leaves }
 }
 
