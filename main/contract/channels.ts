@@ -77,9 +77,9 @@ const journalFilter = v.object({
 /** `cloid`: the desk's `--cloid` (a client order id the operator chose; generated when absent). */
 const settleArgs = v.object({ creditAccount: address, cashAccount: address, assetId, amount: decimal, cloid: v.optional(cloid) })
 const repayArgs = v.object({ cashAccount: address, creditAccount: address, assetId, amount: decimal, cloid: v.optional(cloid) })
-const transferArgs = v.object({ from: address, to: address, assetId, amount: decimal })
-const withdrawArgs = v.object({ account: address, assetId, amount: decimal, dstChainId: idString, dstAddress: address })
-const activateArgs = v.object({ account: address, target: address, feeAssetId: assetId })
+const transferArgs = v.object({ from: address, to: address, assetId, amount: decimal, cloid: v.optional(cloid) })
+const withdrawArgs = v.object({ account: address, assetId, amount: decimal, dstChainId: idString, dstAddress: address, cloid: v.optional(cloid) })
+const activateArgs = v.object({ account: address, target: address, feeAssetId: assetId, cloid: v.optional(cloid) })
 const orderArgs = v.object({
   account: address,
   marketId: idString,
@@ -137,7 +137,6 @@ const net = { network: v.optional(text(40)) }
 /** The vault passphrase, used only when the core's vault is locked (the app's unlock state otherwise). */
 const unlock = { unlock: v.optional(secret) }
 const optCloid = { cloid: v.optional(text(80)) }
-const move = v.object({ ...net, ...unlock, ...optCloid, from: text(), to: text(), asset: text(40), amount: text(80) })
 const ticket = v.object({
   ...net,
   ...unlock,
@@ -174,9 +173,6 @@ const cliChannels = {
   'cli.orders.cancel': cliIntent(v.object({ ...net, ...unlock, account: text(), market: text(40), oid: v.optional(text(40)), cloid: v.optional(text(80)) })),
   'cli.orders.cancelAll': cliIntent(v.object({ ...net, ...unlock, account: text(), market: text(40) })),
   'cli.orders.emergencyCancel': cliIntent(v.object({ ...net, ...unlock, account: text() })),
-  'cli.orders.transfer': cliIntent(move),
-  'cli.orders.withdraw': cliIntent(v.object({ ...net, ...unlock, ...optCloid, account: text(), asset: text(40), amount: text(80), dstChainId: text(40), dstAddress: text() })),
-  'cli.orders.activate': cliIntent(v.object({ ...net, ...unlock, ...optCloid, from: text(), target: text(), asset: text(40) })),
   /** Earn withdrawal preview: the fee and what the operator receives; signs nothing. */
   'cli.earn.preview': cliQuery(v.object({ ...net, user: text(), asset: text(40), amount: text(80), type: v.picklist(['scheduled', 'instant'] as const) })),
   'cli.journal.list': cliQuery(v.object({ filter: cliJournalFilter })),

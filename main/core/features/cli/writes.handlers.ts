@@ -4,21 +4,17 @@
  */
 import type { CliSecret } from '../../../contract/types'
 import type { HandlerTable } from '../../ipc/dispatch'
-import { guardOrder, guardTransfer, guardWithdraw, guardWrite, type PolicyBook } from '../../policy'
+import { guardOrder, type PolicyBook } from '../../policy'
 import type { WriteSide } from '../../session'
 import { cancelAllInMarket, cancelOrder, checkOrderTicket, emergencyCancelAll, placeOrder } from '../orders'
-import { activateFor, transfer, withdraw } from '../transfers'
 import { requireVault, sessionFor, unlockedVault, type CliDeps } from './cli-deps'
-import { moveRequest, orderTicket } from './requests'
+import { orderTicket } from './requests'
 
 export type CliWriteChannels =
   | 'cli.orders.place'
   | 'cli.orders.cancel'
   | 'cli.orders.cancelAll'
   | 'cli.orders.emergencyCancel'
-  | 'cli.orders.transfer'
-  | 'cli.orders.withdraw'
-  | 'cli.orders.activate'
   | 'cli.journal.reconcile'
 
 const opt = <K extends string>(key: K, v: string | undefined) => (v ? ({ [key]: v } as Record<K, string>) : {})
@@ -41,12 +37,6 @@ export function cliWriteHandlers(d: CliDeps & { policy: PolicyBook }): Pick<Hand
     const [, w] = await Promise.all([unlockedVault(d, a.unlock), side])
     return w
   }
-  /** A write the policy only refuses while writes are halted. */
-  const guarded = async (a: { network?: string | undefined; unlock?: CliSecret | undefined }, what: string): Promise<WriteSide> => {
-    const w = await writer(a)
-    await guardWrite(d, what)
-    return w
-  }
   return {
     'cli.orders.place': async (a) => {
       const w = await writer(a)
@@ -58,17 +48,6 @@ export function cliWriteHandlers(d: CliDeps & { policy: PolicyBook }): Pick<Hand
     'cli.orders.cancel': async (a) => cancelOrder((await writer(a)).ctx, { account: a.account, market: a.market, ...opt('oid', a.oid), ...opt('cloid', a.cloid) }),
     'cli.orders.cancelAll': async (a) => cancelAllInMarket((await writer(a)).ctx, { account: a.account, market: a.market }),
     'cli.orders.emergencyCancel': async (a) => emergencyCancelAll((await writer(a)).ctx, { account: a.account }),
-    'cli.orders.transfer': async (a) => {
-      const w = await writer(a)
-      await guardTransfer(d, w.ctx, { to: a.to, assetId: a.asset, amount: a.amount })
-      return transfer(w.ctx, moveRequest(a))
-    },
-    'cli.orders.withdraw': async (a) => {
-      const w = await writer(a)
-      await guardWithdraw(d, w.ctx, { assetId: a.asset, amount: a.amount, dstAddress: a.dstAddress, dstChainId: String(a.dstChainId) })
-      return withdraw(w.ctx, { account: a.account, asset: a.asset, amount: a.amount, dstChainId: a.dstChainId, dstAddress: a.dstAddress, ...opt('cloid', a.cloid) })
-    },
-    'cli.orders.activate': async (a) => activateFor((await guarded(a, 'the account activation')).ctx, { from: a.from, target: a.target, asset: a.asset, ...opt('cloid', a.cloid) }),
     'cli.journal.reconcile': async ({ network, passes }) => {
       const s = await sessionFor(d, network)
       const name = s.network.name

@@ -45,7 +45,7 @@ export function transfersHandlers(d: TransfersDeps): Pick<HandlerTable, Transfer
     'transfer.submit': async (a) => {
       const w = await unlockedWriteSide(d)
       await guardTransfer(d, w.ctx, { to: a.to, assetId: a.assetId, amount: a.amount })
-      const r = await transfer(w.ctx, { from: a.from, to: a.to, asset: a.assetId, amount: a.amount })
+      const r = await transfer(w.ctx, { from: a.from, to: a.to, asset: a.assetId, amount: a.amount, ...(a.cloid ? { cloid: a.cloid } : {}) })
       return writeOutcomeView(d.journal, r.outcome)
     },
     'withdraw.preview': async (a): Promise<PreviewView> => {
@@ -75,13 +75,13 @@ export function transfersHandlers(d: TransfersDeps): Pick<HandlerTable, Transfer
     'withdraw.submit': async (a) => {
       const w = await unlockedWriteSide(d)
       await guardWithdraw(d, w.ctx, { assetId: a.assetId, amount: a.amount, dstAddress: a.dstAddress, dstChainId: a.dstChainId })
-      const r = await withdraw(w.ctx, { account: a.account, asset: a.assetId, amount: a.amount, dstChainId: a.dstChainId, dstAddress: a.dstAddress })
+      const r = await withdraw(w.ctx, { account: a.account, asset: a.assetId, amount: a.amount, dstChainId: a.dstChainId, dstAddress: a.dstAddress, ...(a.cloid ? { cloid: a.cloid } : {}) })
       return writeOutcomeView(d.journal, r.outcome)
     },
     'activate.submit': async (a) => {
       const w = await unlockedWriteSide(d)
       await guardWrite(d, 'the account activation')
-      const r = await activateFor(w.ctx, { from: a.account, target: a.target, asset: a.feeAssetId })
+      const r = await activateFor(w.ctx, { from: a.account, target: a.target, asset: a.feeAssetId, ...(a.cloid ? { cloid: a.cloid } : {}) })
       return writeOutcomeView(d.journal, r.outcome)
     },
   }

@@ -2,7 +2,9 @@
 import { DeskError } from '../../../core/errors/desk-error'
 import type { CheckedTicket, EmergencyCancelResult, OrderResult } from '../../../core/features/orders'
 import type { CliContext } from '../context'
-import { cloidArg, NETWORK_OPTION, networkArg, required, writeArgs, type OutcomeData } from '../desk-write'
+import { cloidArg, NETWORK_OPTION, networkArg, outcomeData, required, writeArgs, type OutcomeData } from '../desk-write'
+import { addressArg } from '../support/address'
+import { assetArg } from '../support/assets'
 import type { Command, CommandGroup, OptionSpec } from '../router'
 import { formatNumber } from '../../../contract/format'
 import { accountNamer } from '../support/display'
@@ -122,7 +124,9 @@ const transferCmd: Command = {
   options: { ...NETWORK_OPTION, cloid: CLOID },
   async run(ctx) {
     const [from, to, asset, amount] = ctx.positionals as [string, string, string, string]
-    const r = (await ctx.call('cli.orders.transfer', { ...(await writeArgs(ctx)), from, to, asset, amount, ...cloidArg(ctx) })) as { outcome: OutcomeData }
+    await ctx.unlocked()
+    const { assetId } = await assetArg(ctx, asset)
+    const r = { outcome: outcomeData(await ctx.call('transfer.submit', { from: addressArg(from), to: addressArg(to), assetId, amount: amount.trim(), ...cloidArg(ctx) })) }
     ctx.print(outcomeLine(r.outcome), r)
   },
 }
@@ -134,9 +138,11 @@ const withdrawCmd: Command = {
   options: { ...NETWORK_OPTION, 'dst-chain': s('CHAIN_ID', 'destination chain id'), 'dst-address': s('ADDRESS', 'destination address'), cloid: CLOID },
   async run(ctx) {
     const [account, asset, amount] = ctx.positionals as [string, string, string]
-    const dst = { dstChainId: required(ctx, 'dst-chain'), dstAddress: required(ctx, 'dst-address') }
-    const r = (await ctx.call('cli.orders.withdraw', { ...(await writeArgs(ctx)), account, asset, amount, ...dst, ...cloidArg(ctx) })) as { outcome: OutcomeData; withdrawNonce: string }
-    ctx.print(`${outcomeLine(r.outcome)} withdraw nonce ${r.withdrawNonce}`, r)
+    const dst = { dstChainId: required(ctx, 'dst-chain').trim(), dstAddress: addressArg(required(ctx, 'dst-address')) }
+    await ctx.unlocked()
+    const { assetId } = await assetArg(ctx, asset)
+    const r = { outcome: outcomeData(await ctx.call('withdraw.submit', { account: addressArg(account), assetId, amount: amount.trim(), ...dst, ...cloidArg(ctx) })) }
+    ctx.print(outcomeLine(r.outcome), r)
   },
 }
 
@@ -147,7 +153,9 @@ const activate: Command = {
   options: { ...NETWORK_OPTION, cloid: CLOID },
   async run(ctx) {
     const [from, target, asset] = ctx.positionals as [string, string, string]
-    const r = (await ctx.call('cli.orders.activate', { ...(await writeArgs(ctx)), from, target, asset, ...cloidArg(ctx) })) as { outcome: OutcomeData }
+    await ctx.unlocked()
+    const { assetId } = await assetArg(ctx, asset)
+    const r = { outcome: outcomeData(await ctx.call('activate.submit', { account: addressArg(from), target: addressArg(target), feeAssetId: assetId, ...cloidArg(ctx) })) }
     ctx.print(outcomeLine(r.outcome), r)
   },
 }
