@@ -54,16 +54,18 @@ export function markValuer(md: MarketData, now: number): Valuer {
  * keeps the short cache, so an oracle outage refuses within seconds. Each mark's staleness is
  * judged on its own source time either way.
  */
-async function marketData(session: NetworkSession, preview = false): Promise<MarketData> {
-  // Before signing: marks fetched within WRITE_MARKS_MAX_FETCH_AGE_MS (each mark still judged on
-  // its own source time), else read first in the /info budget: a write never waits behind screens.
-  const md = await (preview ? session.market.recent('operator') : session.market.recent('write', WRITE_MARKS_MAX_FETCH_AGE_MS))
+async function marketData(session: NetworkSession, preview = false, order = false): Promise<MarketData> {
+  // Before signing: read first in the /info budget (a write never waits behind screens). Funds
+  // moves keep the short cache (an oracle outage refuses within seconds); an order's value check
+  // takes marks fetched within WRITE_MARKS_MAX_FETCH_AGE_MS (each mark still judged on its own
+  // source time), so an order needs no read of its own.
+  const md = await (preview ? session.market.recent('operator') : order ? session.market.recent('write', WRITE_MARKS_MAX_FETCH_AGE_MS) : session.market.get('write'))
   if (md.oracle.status === 'available') return md
   session.market.invalidate()
   return session.market.get(preview ? 'operator' : 'write')
 }
 
-/** Marks fetched this recently decide a write (the desk refreshes them every few seconds in the background). */
+/** Marks fetched this recently decide an order (the desk refreshes them every few seconds in the background). */
 const WRITE_MARKS_MAX_FETCH_AGE_MS = 30_000
 
 async function valuer(session: NetworkSession, preview = false): Promise<Valuer> {
@@ -155,7 +157,7 @@ export async function guardOrder(d: PolicyAccess, order: CheckedOrder, override?
   engine.requireWritable('the order')
   const side = order.side === 'bid' || order.side === 'buy' ? 'bid' : 'ask'
   const m = order.market
-  const md = await marketData(session)
+  const md = await marketData(session, false, true)
   engine.checkOrderValue(() => {
     if (m.quoteAssetId === null || order.notionalQuoteAtoms === null) {
       throw new DeskError('MarkUnavailable', `market ${m.marketId} has no known quote asset: its order value cannot be checked against max-order-usd, so the order is refused`, { code: 'MarkUnavailable' })
