@@ -166,13 +166,9 @@ const label64 = v.optional(label)
 const cliChannels = {
   'cli.status.show': cliQuery(v.object({ ...net, addresses: v.optional(v.pipe(v.array(address), v.maxLength(200))) })),
   'cli.status.credit': cliQuery(v.object({ ...net, address })),
-  'cli.orders.list': cliQuery(v.object({ ...net, accounts: v.pipe(v.array(text()), v.minLength(1), v.maxLength(100)) })),
   /** Order ticket check: market precision and minimums; signs nothing. */
   'cli.orders.check': cliQuery(ticket),
   'cli.orders.place': cliIntent(ticket),
-  'cli.orders.cancel': cliIntent(v.object({ ...net, ...unlock, account: text(), market: text(40), oid: v.optional(text(40)), cloid: v.optional(text(80)) })),
-  'cli.orders.cancelAll': cliIntent(v.object({ ...net, ...unlock, account: text(), market: text(40) })),
-  'cli.orders.emergencyCancel': cliIntent(v.object({ ...net, ...unlock, account: text() })),
   /** Earn withdrawal preview: the fee and what the operator receives; signs nothing. */
   'cli.earn.preview': cliQuery(v.object({ ...net, user: text(), asset: text(40), amount: text(80), type: v.picklist(['scheduled', 'instant'] as const) })),
   'cli.journal.list': cliQuery(v.object({ filter: cliJournalFilter })),

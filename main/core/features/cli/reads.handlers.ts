@@ -5,7 +5,7 @@ import type { HandlerTable } from '../../ipc/dispatch'
 import { creditFor } from '../credit'
 import { previewCreateWithdrawal } from '../earn'
 import { pendingCounter } from '../journal'
-import { checkOrderTicket, openOrdersAcross } from '../orders'
+import { checkOrderTicket } from '../orders'
 import { portfolioFor } from '../portfolio'
 import { sessionFor, type CliDeps } from './cli-deps'
 import { orderTicket } from './requests'
@@ -13,7 +13,6 @@ import { orderTicket } from './requests'
 export type CliReadChannels =
   | 'cli.status.show'
   | 'cli.status.credit'
-  | 'cli.orders.list'
   | 'cli.orders.check'
   | 'cli.earn.preview'
 
@@ -39,7 +38,6 @@ export function cliReadHandlers(d: CliDeps): Pick<HandlerTable, CliReadChannels>
       if (!h) throw new DeskError('NotCreditAccount', `${address.toLowerCase()} has no credit line on ${s.network.name}`)
       return h
     },
-    'cli.orders.list': async ({ network, accounts }) => openOrdersAcross((await sessionFor(d, network)).write().ctx, accounts),
     'cli.orders.check': async (a) => checkOrderTicket((await sessionFor(d, a.network)).write().ctx, orderTicket(a)),
     'cli.earn.preview': async ({ network, user, asset, amount, type }) => previewCreateWithdrawal((await sessionFor(d, network)).write().earnCtx, { user, asset, amount, type }),
   }

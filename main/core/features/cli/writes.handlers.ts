@@ -6,18 +6,13 @@ import type { CliSecret } from '../../../contract/types'
 import type { HandlerTable } from '../../ipc/dispatch'
 import { guardOrder, type PolicyBook } from '../../policy'
 import type { WriteSide } from '../../session'
-import { cancelAllInMarket, cancelOrder, checkOrderTicket, emergencyCancelAll, placeOrder } from '../orders'
+import { checkOrderTicket, placeOrder } from '../orders'
 import { requireVault, sessionFor, unlockedVault, type CliDeps } from './cli-deps'
 import { orderTicket } from './requests'
 
 export type CliWriteChannels =
   | 'cli.orders.place'
-  | 'cli.orders.cancel'
-  | 'cli.orders.cancelAll'
-  | 'cli.orders.emergencyCancel'
   | 'cli.journal.reconcile'
-
-const opt = <K extends string>(key: K, v: string | undefined) => (v ? ({ [key]: v } as Record<K, string>) : {})
 
 /**
  * The desk's writes pass the same operator policy as the app's (halt, destinations, limits,
@@ -45,9 +40,6 @@ export function cliWriteHandlers(d: CliDeps & { policy: PolicyBook }): Pick<Hand
       await guardOrder(d, { market: ticket.market, side: t.side, price: t.price, priceAtoms: ticket.priceAtoms, notionalQuoteAtoms: ticket.notionalQuoteAtoms }, a.overrideBand ? { priceBand: true, confirmText: a.overrideBand } : undefined)
       return placeOrder(w.ctx, t)
     },
-    'cli.orders.cancel': async (a) => cancelOrder((await writer(a)).ctx, { account: a.account, market: a.market, ...opt('oid', a.oid), ...opt('cloid', a.cloid) }),
-    'cli.orders.cancelAll': async (a) => cancelAllInMarket((await writer(a)).ctx, { account: a.account, market: a.market }),
-    'cli.orders.emergencyCancel': async (a) => emergencyCancelAll((await writer(a)).ctx, { account: a.account }),
     'cli.journal.reconcile': async ({ network, passes }) => {
       const s = await sessionFor(d, network)
       const name = s.network.name

@@ -1,6 +1,7 @@
 /** `desk orders …`: open orders, the order ticket, cancels, the emergency cancel-all, transfers, withdraw, activateFor. */
 import { DeskError } from '../../../core/errors/desk-error'
-import type { CheckedTicket, EmergencyCancelResult, OrderResult } from '../../../core/features/orders'
+import type { CheckedTicket, OrderResult } from '../../../core/features/orders'
+import type { Address, WriteOutcome } from '../../../contract/types'
 import type { CliContext } from '../context'
 import { cloidArg, NETWORK_OPTION, networkArg, outcomeData, required, writeArgs, type OutcomeData } from '../desk-write'
 import { addressArg } from '../support/address'
@@ -16,19 +17,38 @@ function outcomeLine(o: OutcomeData): string {
   return `journal #${o.journalId} cloid ${o.cloid}: ${o.state}${o.finalStatus ? ` (${o.finalStatus})` : ''}${o.code ? ` code ${o.code}` : ''}`
 }
 
+/** An account's open orders as the desk lists them, from the app's `account.detail`. */
+async function openOrders(ctx: CliContext, account: Address) {
+  const d = await ctx.call('account.detail', { address: account })
+  return { account: d.account.address.toLowerCase(), truncated: false, orders: d.openOrders.map((o) => ({ market: o.marketId, oid: o.oid, side: o.side, price: o.price, remainingQty: o.remainingQty, cloid: o.cloid })) }
+}
+
 const list: Command = {
   name: 'list',
   summary: 'open orders of one or more accounts across every market',
   positionals: ['ACCOUNT', 'MORE_ACCOUNTS?'],
   options: NETWORK_OPTION,
   async run(ctx) {
-    const accounts = ctx.positionals.flatMap((p) => p.split(',')).filter(Boolean)
+    const accounts = ctx.positionals.flatMap((p) => p.split(',')).filter(Boolean).map(addressArg)
+    await ctx.requireSelectedNetwork()
     const names = accountNamer(ctx)
-    const r = (await ctx.call('cli.orders.list', { ...networkArg(ctx), accounts })) as { account: string; truncated: boolean; orders: { market: string | null; oid: string; remainingQty: string; cloid: string | null }[] }[]
+    const r = await Promise.all(accounts.map((a) => openOrders(ctx, a)))
     const name = await names
     const lines = r.flatMap((a) => [`${name(a.account)}${a.truncated ? ' (truncated at 500)' : ''}${a.orders.length === 0 ? ': no open orders' : ''}`, ...a.orders.map((o) => `  market ${o.market ?? '?'}  oid ${o.oid}  remaining ${formatNumber(o.remainingQty)}${o.cloid ? `  ${o.cloid}` : ''}`)])
     ctx.print(lines, r)
   },
+}
+
+/** A market id as the app's channels take it (the desk has always taken ids, not symbols). */
+function marketArg(given: string): string {
+  const s = given.trim()
+  if (!/^(0|[1-9][0-9]*)$/.test(s)) throw new DeskError('InvalidMarketId', `market must be a market id, got "${s.slice(0, 40)}"`)
+  return s
+}
+
+/** The app's outcome view as the desk prints an order write: the journal outcome and the per-order leaves. */
+function orderResult(o: WriteOutcome) {
+  return { outcome: outcomeData(o), leaves: o.leaves }
 }
 
 function ticket(ctx: CliContext) {
@@ -74,11 +94,20 @@ const cancel: Command = {
   positionals: ['ACCOUNT', 'MARKET'],
   options: { ...NETWORK_OPTION, oid: s('OID', 'order id'), cloid: s('CLOID', 'client order id of the order') },
   async run(ctx) {
-    const [account, market] = ctx.positionals as [string, string]
-    const oid = ctx.string('oid')
-    const cloid = ctx.string('cloid')
+    const [given, market] = ctx.positionals as [string, string]
+    const account = addressArg(given)
+    const marketId = marketArg(market)
+    const cloid = ctx.string('cloid')?.trim().toLowerCase()
+    let oid = ctx.string('oid')?.trim()
     if (!oid && !cloid) throw new DeskError('Usage', 'give --oid or --cloid')
-    const r = (await ctx.call('cli.orders.cancel', { ...(await writeArgs(ctx)), account, market, ...(oid ? { oid } : {}), ...(cloid ? { cloid } : {}) })) as OrderResult
+    await ctx.unlocked()
+    if (!oid) {
+      // The app cancels by order id: the open order carrying this cloid names it.
+      const o = (await openOrders(ctx, account)).orders.find((x) => x.market === marketId && x.cloid?.toLowerCase() === cloid)
+      if (!o) throw new DeskError('OrderNotFound', `no open order with cloid ${cloid} in market ${marketId}`, { cloid: cloid ?? '', market: marketId })
+      oid = o.oid
+    }
+    const r = orderResult(await ctx.call('orders.cancel', { account, marketId, oid }))
     ctx.print([outcomeLine(r.outcome), ...r.leaves.map((l) => `  ${l.kind}${l.kind === 'error' ? ` ${l.code}` : ''}`)], r)
   },
 }
@@ -90,7 +119,9 @@ const cancelAll: Command = {
   options: NETWORK_OPTION,
   async run(ctx) {
     const [account, market] = ctx.positionals as [string, string]
-    const r = (await ctx.call('cli.orders.cancelAll', { ...(await writeArgs(ctx)), account, market })) as OrderResult
+    const args = { account: addressArg(account), marketId: marketArg(market) }
+    await ctx.unlocked()
+    const r = orderResult(await ctx.call('orders.cancelAll', args))
     ctx.print([outcomeLine(r.outcome), `cancelled ${r.leaves.filter((l) => l.kind === 'cancelled').length} order(s)`], r)
   },
 }
@@ -101,9 +132,20 @@ const emergency: Command = {
   positionals: ['ACCOUNT'],
   options: NETWORK_OPTION,
   async run(ctx) {
-    const [account] = ctx.positionals as [string]
+    const account = addressArg(ctx.positionals[0]!)
     await ctx.confirmYes(`Cancel every open order of ${account} in every market?`)
-    const r = (await ctx.call('cli.orders.emergencyCancel', { ...(await writeArgs(ctx)), account })) as EmergencyCancelResult
+    await ctx.unlocked()
+    const before = await openOrders(ctx, account)
+    const writes = (await ctx.call('orders.cancelEverything', { account })).map(orderResult)
+    const after = await openOrders(ctx, account)
+    const r = {
+      account,
+      markets: [...new Set(before.orders.map((o) => Number(o.market)))].sort((a, b) => a - b),
+      writes,
+      // The app refuses the whole call when no chunk could be cancelled; what is still open is the measure.
+      failures: [] as { markets: number[]; code: string; message: string }[],
+      remaining: after.orders,
+    }
     ctx.print(
       [
         `markets: ${r.markets.join(', ') || 'none with open orders'}`,
