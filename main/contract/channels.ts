@@ -164,6 +164,8 @@ const cliJournalFilter = v.object({
 const label64 = v.optional(label)
 
 const cliChannels = {
+  /** Reconcile passes (1 s apart) over the selected network's unresolved entries; lists what is still unresolved (journal feature). */
+  'journal.reconcile': cliOnly<{ unresolved: { id: number; actionType: string; state: string; key: string }[] }>()('intent', v.object({ passes: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1000)) })),
   'cli.status.show': cliQuery(v.object({ ...net, addresses: v.optional(v.pipe(v.array(address), v.maxLength(200))) })),
   'cli.status.credit': cliQuery(v.object({ ...net, address })),
   /** Order ticket check: market precision and minimums; signs nothing. */
@@ -174,8 +176,6 @@ const cliChannels = {
   'cli.journal.list': cliQuery(v.object({ filter: cliJournalFilter })),
   'cli.journal.show': cliQuery(v.object({ id: v.pipe(v.number(), v.integer(), v.minValue(1)) })),
   'cli.journal.export': cliQuery(v.object({ filter: cliJournalFilter, format: v.picklist(['csv', 'json'] as const) })),
-  /** Reconcile passes (1 s apart) over the network's unresolved entries; lists what is still unresolved. */
-  'cli.journal.reconcile': cliIntent(v.object({ ...net, passes: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1000)) })),
   'cli.keys.init': cliIntent(v.object({ passphrase: secret, scryptN: v.optional(v.pipe(v.number(), v.integer(), v.minValue(2 ** 14), v.maxValue(2 ** 22))) })),
   'cli.keys.list': cliQuery(none),
   /** Raw private key import: the key is read by main from the named file (or the hidden prompt), never an argument. */

@@ -16,7 +16,7 @@ import { cliJournalHandlers, cliKeysHandlers, cliNetworkHandlers, cliReadHandler
 import { creditHandlers } from '../features/credit'
 import { earnHandlers } from '../features/earn'
 import { hostHandlers, type HostServices } from '../features/host'
-import { journalHandlers, pendingCounter, watchJournal } from '../features/journal'
+import { journalHandlers, journalReconcileHandlers, pendingCounter, watchJournal } from '../features/journal'
 import { ordersHandlers } from '../features/orders'
 import { LiveOverview, portfolioHandlers } from '../features/portfolio'
 import { policyHandlers } from '../features/policy'
@@ -109,6 +109,7 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
     ordersHandlers(writes),
     earnHandlers({ ...writes, events, now }),
     journalHandlers({ journal, settings, now, vault }),
+    journalReconcileHandlers({ journal, sessions }),
     hostHandlers({ confirm, services: o.services, links }),
     reportsHandlers({ sessions, accounts: operatorAccounts }),
     alertsHandlers({ alerts }),

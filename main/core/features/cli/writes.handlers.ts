@@ -12,7 +12,6 @@ import { orderTicket } from './requests'
 
 export type CliWriteChannels =
   | 'cli.orders.place'
-  | 'cli.journal.reconcile'
 
 /**
  * The desk's writes pass the same operator policy as the app's (halt, destinations, limits,
@@ -39,17 +38,6 @@ export function cliWriteHandlers(d: CliDeps & { policy: PolicyBook }): Pick<Hand
       const ticket = await checkOrderTicket(w.ctx, t)
       await guardOrder(d, { market: ticket.market, side: t.side, price: t.price, priceAtoms: ticket.priceAtoms, notionalQuoteAtoms: ticket.notionalQuoteAtoms }, a.overrideBand ? { priceBand: true, confirmText: a.overrideBand } : undefined)
       return placeOrder(w.ctx, t)
-    },
-    'cli.journal.reconcile': async ({ network, passes }) => {
-      const s = await sessionFor(d, network)
-      const name = s.network.name
-      let left = d.journal.unresolved(name).length
-      for (let i = 0; i < passes && left > 0; i++) {
-        await s.write().reconcileAll()
-        left = d.journal.unresolved(name).length
-        if (left > 0 && i + 1 < passes) await new Promise((r) => setTimeout(r, 1000))
-      }
-      return { unresolved: d.journal.unresolved(name).map((e) => ({ id: e.id, actionType: e.actionType, state: e.state, key: e.key })) }
     },
   }
 }

@@ -6,7 +6,7 @@ import type { SubmissionView } from '../../../contract/types'
 import type { Submission, SubmissionState, SubmissionEvent } from '../../../core/journal'
 import { SUBMISSION_STATES } from '../../../core/journal/types'
 import type { CliContext } from '../context'
-import { NETWORK_OPTION, networkArg } from '../desk-write'
+import { NETWORK_OPTION } from '../desk-write'
 import { accountNamer, when, type AccountNamer } from '../support/display'
 import type { Command, CommandGroup, OptionSpec } from '../router'
 
@@ -120,7 +120,8 @@ const reconcile: Command = {
   async run(ctx) {
     const passes = Number(ctx.string('passes') ?? '10')
     if (!Number.isSafeInteger(passes) || passes < 1 || passes > 1000) throw new DeskError('Usage', '--passes must be 1..1000')
-    const { unresolved } = (await ctx.call('cli.journal.reconcile', { ...networkArg(ctx), passes })) as { unresolved: { id: number; actionType: string; state: string; key: string }[] }
+    await ctx.requireSelectedNetwork()
+    const { unresolved } = await ctx.call('journal.reconcile', { passes })
     ctx.print(unresolved.length === 0 ? 'every entry is final' : [`${unresolved.length} still unresolved:`, ...unresolved.map((u) => `  #${u.id} ${u.actionType} ${u.state} ${u.key}`)], { unresolved })
     if (unresolved.length > 0) process.exitCode = 1
   },
