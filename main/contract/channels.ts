@@ -192,10 +192,7 @@ const cliChannels = {
       kdf: v.union([v.object({ kdf: v.literal('scrypt'), n: v.pipe(v.number(), v.integer(), v.minValue(2 ** 14), v.maxValue(2 ** 22)) }), v.object({ kdf: v.literal('pbkdf2') })]),
     }),
   ),
-  'cli.keys.generate': cliIntent(v.object({ ...unlock, label: label64 })),
-  'cli.keys.watch': cliIntent(v.object({ ...unlock, address, label: label64 })),
   'cli.keys.remove': cliIntent(v.object({ ...unlock, address })),
-  'cli.keys.changePassphrase': cliIntent(v.object({ current: secret, next: secret })),
   'cli.networks.list': cliQuery(none),
   'cli.networks.set': cliIntent(
     v.object({

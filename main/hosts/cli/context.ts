@@ -240,7 +240,8 @@ export class CliContext {
       throw new DeskError('VaultNotFound', `no vault at ${path}; create one with \`desk keys init\``, { path })
     }
     if (state.vault.unlocked) return
-    await this.call('vault.unlock', { passphrase: await this.passphraseText() })
+    // --passphrase-file, else the hidden prompt, else NoTerminal (never a bare prompt failure).
+    await this.call('vault.unlock', { passphrase: await this.secret('passphrase-file', 'Vault passphrase: ', 'vault passphrase') })
   }
 
   /** Asks "yes" on the TTY, or accepts `--yes`; anything else refuses. */

@@ -16,10 +16,7 @@ export type CliKeysChannels =
   | 'cli.keys.importKey'
   | 'cli.keys.importKeystore'
   | 'cli.keys.exportKeystore'
-  | 'cli.keys.generate'
-  | 'cli.keys.watch'
   | 'cli.keys.remove'
-  | 'cli.keys.changePassphrase'
 
 export function cliKeysHandlers(d: CliDeps): Pick<HandlerTable, CliKeysChannels> {
   return {
@@ -61,23 +58,11 @@ export function cliKeysHandlers(d: CliDeps): Pick<HandlerTable, CliKeysChannels>
       await fs.writeFile(a.file, JSON.stringify(keystore, null, 2) + '\n', { mode: 0o600, flag: a.force ? 'w' : 'wx' })
       return { address: a.address, file: a.file }
     },
-    'cli.keys.generate': async ({ unlock, label }) => ({ address: await (await unlockedVault(d, unlock)).generateOwnerKey(label) }),
-    'cli.keys.watch': async ({ unlock, address, label }) => {
-      const vault = await unlockedVault(d, unlock)
-      await vault.addWatchOnly(address, label)
-      return { address }
-    },
     'cli.keys.remove': async ({ unlock, address }) => {
       const account = requireVault(d).listAccounts().find((a) => a.address === address)
       if (!account) throw new DeskError('AccountNotInVault', `${address} is not an account in the vault`)
       await (await unlockedVault(d, unlock)).removeAccount(address)
       return { address, removed: true }
-    },
-    'cli.keys.changePassphrase': async ({ current, next }) => {
-      const currentText = await readSecret(current, 'vault passphrase')
-      const vault = await unlockedVault(d, { value: currentText })
-      await vault.changePassphrase(currentText, await readSecret(next, 'new vault passphrase'))
-      return { changed: true }
     },
   }
 }

@@ -122,7 +122,9 @@ const generate: Command = {
   summary: 'generate a new owner key from the OS random source',
   options: { label: LABEL },
   async run(ctx) {
-    const { address } = (await ctx.call('cli.keys.generate', { ...(await ctx.unlockRef()), ...labelArg(ctx) })) as { address: Address }
+    await ctx.unlocked()
+    // Checksummed, as `keys list` shows it (the app's view is lower case).
+    const address = (await vault()).parseAddress((await ctx.call('accounts.generate', { label: ctx.string('label') ?? '' })).address)
     ctx.print(`generated ${address}`, { address })
   },
 }
@@ -134,7 +136,8 @@ const watch: Command = {
   options: { label: LABEL },
   async run(ctx) {
     const address = (await vault()).parseAddress(ctx.positionals[0]!)
-    await ctx.call('cli.keys.watch', { ...(await ctx.unlockRef()), address: address as Address, ...labelArg(ctx) })
+    await ctx.unlocked()
+    await ctx.call('accounts.watch', { address: address as Address, label: ctx.string('label') ?? '' })
     ctx.print(`watching ${address}`, { address })
   },
 }
@@ -160,9 +163,11 @@ const changePassphrase: Command = {
   summary: 're-encrypt the vault under a new passphrase',
   options: { 'new-passphrase-file': { type: 'string', valueName: 'FILE', description: 'read the new passphrase from FILE instead of prompting' } },
   async run(ctx) {
-    const current = await ctx.vaultPassphraseRef()
-    const next = await ctx.secretRef('new-passphrase-file', 'New vault passphrase: ', 'new vault passphrase', true)
-    await ctx.call('cli.keys.changePassphrase', { current, next })
+    const current = await ctx.secret('passphrase-file', 'Vault passphrase: ', 'vault passphrase')
+    const next = await ctx.secret('new-passphrase-file', 'New vault passphrase: ', 'new vault passphrase', true)
+    // The app's channel re-encrypts an unlocked vault and checks `current` itself.
+    await ctx.unlocked()
+    await ctx.call('vault.changePassphrase', { current, next })
     ctx.print('vault passphrase changed', { changed: true })
   },
 }
