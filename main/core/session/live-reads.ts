@@ -213,9 +213,7 @@ export class LiveAccountReads implements AccountReads {
 
   /** An accepted cancel: its orders (by oid, or every order of a market) leave the live state at once. */
   noteCancelled(user: string, what: { oids?: readonly string[]; marketIds?: readonly number[] }): void {
-    const oids = new Set(what.oids ?? [])
-    const markets = new Set((what.marketIds ?? []).map(String))
-    this.o.pool?.dropOrders(user, (o) => oids.has(String(o.oid)) || (o.marketId !== null && markets.has(String(o.marketId))))
+    this.o.pool?.dropOrders(user, what)
   }
 
   /**
@@ -242,8 +240,9 @@ export class LiveAccountReads implements AccountReads {
         await new Promise((r) => setTimeout(r, 15))
       }
     }
+    const issuedAt = pool?.time()
     const r = await this.fallback(u, 'openOrders', () => this.o.info.openOrders({ user: u, market_id: -1 }, { lane: 'write' }))
-    pool?.noteOpenOrders(u, r, this.o.now())
+    pool?.noteOpenOrders(u, r, this.o.now(), issuedAt)
     const orders = r.orders.map((x) => ({ oid: String(x.oid), cloid: x.cloid ?? null, marketId: x.market_id ?? null, remainingQty: x.remaining_qty })).filter((o) => marketId < 0 || o.marketId === marketId)
     return { orders, truncated: r.truncated }
   }

@@ -187,4 +187,52 @@ describe('StreamPool', () => {
     await until(() => p.state(A).balances !== null)
     expect(p.status().connected).toBe(true)
   })
+  it('an accepted cancel keeps its orders gone: a /info answer or a frame from before it does not list them again', async () => {
+    const wsOrder = (oid: number) => ({ coin: '2', side: 'B', limitPx: '100', sz: '1', oid, timestamp: 1, origSz: '1', cloid: null })
+    const infoOrder = (oid: number) => ({ oid: String(oid), cloid: null, original_qty: '1', filled_qty: '0', remaining_qty: '1', market_id: 2 })
+    // The read a follow-up refresh sent before the cancel executed: it still lists 11 and 12.
+    ex.infoHandler = (b) => (b.type === 'openOrders' ? { market_id: -1, orders: [infoOrder(11), infoOrder(12), infoOrder(21)], truncated: false } : {})
+    const p = makePool()
+    p.setAccounts([{ address: A, kind: 'balance' }])
+    p.start()
+    await until(() => p.status().connected && ex.subscriptionCounts()[0] === 3)
+    ex.push('openOrders', A, { user: A, orders: [wsOrder(11), wsOrder(12), wsOrder(21)] })
+    const oids = () => p.state(A).openOrders?.value.map((o) => String(o.oid))
+    await until(() => oids()?.length === 3)
+
+    p.dropOrders(A, { oids: ['11'] })
+    expect(oids()).toEqual(['12', '21'])
+    // a cancel of market 2's orders: 12 and 21 are known there now
+    p.dropOrders(A, { marketIds: [2] })
+    expect(oids()).toEqual([])
+
+    // The stale answer lands after the cancels (the stream, quiet, would never correct it).
+    clock.advance(1000)
+    await p.refresh([{ channel: 'openOrders', user: A }], 'reconcile')
+    expect(oids()).toEqual([])
+    // A frame built before the cancel and delivered after it; then a new order is listed as usual.
+    ex.push('openOrders', A, { user: A, orders: [wsOrder(11), wsOrder(12)] })
+    ex.push('openOrders', A, { user: A, orders: [wsOrder(11), wsOrder(30)] })
+    await until(() => oids()?.includes('30') === true)
+    expect(oids()).toEqual(['30'])
+  })
+
+  it('a /info answer sent before the latest frame of a streaming channel does not set the orders back', async () => {
+    const wsOrder = (oid: number) => ({ coin: '2', side: 'B', limitPx: '100', sz: '1', oid, timestamp: 1, origSz: '1', cloid: null })
+    const p = makePool()
+    p.setAccounts([{ address: A, kind: 'balance' }])
+    p.start()
+    await until(() => p.status().connected && ex.subscriptionCounts()[0] === 3)
+    const oids = () => p.state(A).openOrders?.value.map((o) => String(o.oid))
+    const issuedAt = p.time()
+    clock.advance(10)
+    ex.push('openOrders', A, { user: A, orders: [wsOrder(40)] })
+    await until(() => oids()?.length === 1)
+    // The answer to a read sent before that frame: it misses order 40.
+    p.noteOpenOrders(A, { orders: [], truncated: false }, p.time(), issuedAt)
+    expect(oids()).toEqual(['40'])
+    // Sent after it: it is the newer state.
+    p.noteOpenOrders(A, { orders: [], truncated: false }, p.time(), p.time())
+    expect(oids()).toEqual([])
+  })
 })

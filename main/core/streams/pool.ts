@@ -84,7 +84,14 @@ interface Entry {
   lastGapCheckAt: number
   /** Latest frame text per snapshot kind, for `skipRepeat`. */
   texts: Partial<Record<SnapshotKind, string>>
+  /** oid -> when a cancel of it was accepted (see `dropOrders`) */
+  cancelled: Map<bigint, number>
+  /** When the latest openOrders frame arrived (repeats included) */
+  ordersFrameAt: number
 }
+
+/** A cancelled oid is kept this long: far beyond the age of any snapshot still in flight. */
+const CANCELLED_KEEP_MS = 10 * 60_000
 
 type SnapshotKind = 'balances' | 'credit' | 'openOrders'
 
@@ -209,6 +216,11 @@ export class StreamPool {
     return () => this.reconnectListeners.delete(listener)
   }
 
+  /** The pool's clock: the time base of `at` and of `noteOpenOrders`' `issuedAt`. */
+  time(): number {
+    return this.clock.now()
+  }
+
   state(user: string): LiveAccountState {
     return this.stateOf(user)
   }
@@ -326,8 +338,9 @@ export class StreamPool {
           break
         }
         case 'openOrders': {
+          const issuedAt = at()
           const r = await info.openOrders({ user: s.user, market_id: -1 }, { lane })
-          this.noteOpenOrders(s.user, r, at())
+          this.noteOpenOrders(s.user, r, at(), issuedAt)
           break
         }
         case 'userFills':
@@ -342,7 +355,11 @@ export class StreamPool {
    * verification) becomes the live state, so every screen shows what that read proved (after a
    * halt, the orders it cancelled are gone from the account page at once, not at the next frame).
    */
-  noteOpenOrders(user: string, r: { orders: readonly InfoOpenOrder[]; truncated: boolean }, at = this.clock.now()): void {
+  noteOpenOrders(user: string, r: { orders: readonly InfoOpenOrder[]; truncated: boolean }, at = this.clock.now(), issuedAt?: number): void {
+    const e = this.entryOf(user)
+    // A frame received after the read was sent is at least as recent as what the read saw, and
+    // a streaming channel brings every later change: the answer would only set the page back.
+    if (issuedAt !== undefined && e.ordersFrameAt > issuedAt && this.isLive(e.state.user, 'openOrders', e.ordersFrameAt)) return
     const orders: LiveOrder[] = r.orders.map((o) => ({
       marketId: o.market_id === undefined || o.market_id === null ? null : String(o.market_id),
       oid: o.oid,
@@ -359,13 +376,28 @@ export class StreamPool {
   /**
    * Orders the exchange answered as cancelled (an accepted cancel) leave the live state at once:
    * every screen stops listing them without waiting for the next frame or a follow-up read.
+   * They are remembered: an oid never opens again, so a snapshot older than the cancel (a /info
+   * answer sent before it, a frame already in flight) cannot bring them back. Nothing but a
+   * touch of the account would correct such a snapshot, and a quiet account is not touched.
+   * A market's cancel covers the orders of that market known now.
    */
-  dropOrders(user: string, gone: (o: LiveOrder) => boolean): void {
-    const u = user.toLowerCase()
-    const cur = this.stateOf(u).openOrders
+  dropOrders(user: string, what: { oids?: readonly (string | bigint)[]; marketIds?: readonly (number | string)[] }): void {
+    const e = this.entryOf(user)
+    const now = this.clock.now()
+    for (const [oid, at] of e.cancelled) if (now - at > CANCELLED_KEEP_MS) e.cancelled.delete(oid)
+    for (const oid of what.oids ?? []) {
+      try {
+        e.cancelled.set(BigInt(oid), now)
+      } catch {
+        // not an oid: nothing listed can match it
+      }
+    }
+    const cur = e.state.openOrders
     if (!cur) return
-    const left = cur.value.filter((o) => !gone(o))
-    if (left.length !== cur.value.length) this.setOrders(u, left, cur.truncated, this.clock.now())
+    const markets = new Set((what.marketIds ?? []).map(String))
+    for (const o of cur.value) if (o.marketId !== null && markets.has(o.marketId)) e.cancelled.set(o.oid, now)
+    const left = cur.value.filter((o) => !e.cancelled.has(o.oid))
+    if (left.length !== cur.value.length) this.setOrders(e.state.user, left, cur.truncated, now)
   }
 
   // ---- internals ---------------------------------------------------------------------------
@@ -391,6 +423,8 @@ export class StreamPool {
         gapTimer: undefined,
         lastGapCheckAt: -Infinity,
         texts: {},
+        cancelled: new Map(),
+        ordersFrameAt: -Infinity,
       }
       this.entries.set(k, e)
     }
@@ -522,6 +556,7 @@ export class StreamPool {
     const slot = hit.e.state[hit.kind]
     if (slot === null) return false
     slot.at = this.clock.now()
+    if (hit.kind === 'openOrders') hit.e.ordersFrameAt = slot.at
     return true
   }
 
@@ -580,6 +615,7 @@ export class StreamPool {
           const o = os[i]!
           value[i] = { marketId: o.coin, oid: o.oid, cloid: o.cloid ?? null, side: o.side, price: o.limitPx, origSz: o.origSz, sz: o.sz, timestamp: o.timestamp ?? null }
         }
+        this.entryOf(f.data.user).ordersFrameAt = at
         this.setOrders(f.data.user, value, false, at, true)
         this.rememberText(this.entryOf(f.data.user), 'openOrders', text)
         break
@@ -669,6 +705,8 @@ export class StreamPool {
     const prev = s.openOrders
     // State from /info replaces the stream's: a later repeat of the old frame is news again.
     if (!fromStream) this.rememberText(e, 'openOrders', undefined)
+    // A snapshot from before an accepted cancel still lists its orders: they stay gone.
+    if (e.cancelled.size > 0 && value.some((o) => e.cancelled.has(o.oid))) value = value.filter((o) => !e.cancelled.has(o.oid))
     s.openOrders = { value, at, truncated }
     if (prev !== null && prev.truncated === truncated && sameOrders(prev.value, value)) return
     if (fromStream && prev !== null && e.fillSeq === e.fillSeqAtOrders && anyPartiallyFilled(prev.value, value)) this.suspectGap(e, 'an order filled without a fill')
