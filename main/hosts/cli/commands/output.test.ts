@@ -149,7 +149,7 @@ describe('journal, alerts, policy, earn, pnl, previews', () => {
   it('policy: USD limits as USD, bands as percentages, the cooling-off as a duration, pending changes with their time', () => {
     expect(ruleValue('25000', 'USD per transaction')).toBe('$25,000.00')
     expect(ruleValue('2.5', 'percent from the mark or the far side of the book')).toBe('2.5%')
-    expect(ruleValue('86400000', 'ms')).toBe('24h 0m')
+    expect(ruleValue('86400000', 'ms')).toBe('1 day')
     expect(ruleValue('1500.5', 'asset units per transaction')).toBe('1,500.5')
     expect(ruleValue(null, 'USD per order')).toBe('off')
     const p: PolicyView = {
@@ -162,7 +162,7 @@ describe('journal, alerts, policy, earn, pnl, previews', () => {
       rules: [{ name: 'max-order-usd', value: '10000', unit: 'USD per order', pending: { value: '50000', requestedAt: NOW - 1000, effectiveAt: NOW + 59_000 } }],
     }
     const lines = policyLines(p)
-    expect(lines[1]).toBe('cooling-off 1m 0s (the sandbox default; real networks default to 24 h)')
+    expect(lines[1]).toBe('cooling-off 1 minute (the sandbox default; real networks default to 24 h)')
     expect(lines[3]).toMatch(/^ {2}max-order-usd\s+\$10,000\.00\s+per order {2}-> \$50,000\.00 from 2026-11-23 12:00:59 \(/)
     expect(lines).toContainEqual(expect.stringMatching(/^ {2}2026-11-23 11:59:30 \(.* ago\) rule-set max-order-usd 10000$/))
   })

@@ -3,7 +3,7 @@
  * (address book with cooling-off, limits, price bands, halt). Refusals exit non-zero with their
  * code (DestinationNotAllowed, DestinationCoolingOff, LimitExceeded, PriceOutsideBand, WritesHalted).
  */
-import { formatDuration, formatNumber, formatPercent, formatUsd } from '../../../contract/format'
+import { formatDurationWords, formatNumber, formatPercent, formatUsd } from '../../../contract/format'
 import type { AddressBookEntryView, AppState, HaltResult, PolicyValue, PolicyView } from '../../../contract/types'
 import { DeskError } from '../../../core/errors/desk-error'
 import type { CliContext } from '../context'
@@ -21,7 +21,7 @@ export function ruleValue(value: PolicyValue, unit: string): string {
   if (value === null) return 'off'
   if (unit.startsWith('USD')) return formatUsd(value)
   if (unit.startsWith('percent')) return formatPercent(value)
-  if (unit === 'ms' && /^[0-9]+$/.test(value)) return formatDuration(Number(value))
+  if (unit === 'ms' && /^[0-9]+$/.test(value)) return formatDurationWords(Number(value))
   return formatNumber(value)
 }
 
@@ -35,7 +35,7 @@ function entryLine(e: AddressBookEntryView): string {
 export function policyLines(p: PolicyView): string[] {
   return [
     `network ${p.network}${p.halted ? `  HALTED since ${when(p.halted.since)}: every write is refused until \`desk resume\`` : ''}`,
-    `cooling-off ${formatDuration(p.coolingOffMs)}${p.sandboxDefaults ? ' (the sandbox default; real networks default to 24 h)' : ''}`,
+    `cooling-off ${formatDurationWords(p.coolingOffMs)}${p.sandboxDefaults ? ' (the sandbox default; real networks default to 24 h)' : ''}`,
     'rules:',
     ...p.rules.map((r) => `  ${r.name.padEnd(30)} ${ruleValue(r.value, r.unit).padEnd(16)} ${unitNote(r.unit)}${r.pending ? `  -> ${ruleValue(r.pending.value, r.unit)} from ${when(r.pending.effectiveAt)}` : ''}`.trimEnd()),
     ...(p.events.length > 0 ? ['recent changes:', ...p.events.slice(0, 5).map((e) => `  ${when(e.at)} ${e.kind} ${e.summary}`)] : []),
