@@ -6,7 +6,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { appendFileSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { appendFileSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -41,7 +41,7 @@ export interface PostgresHandle {
 export const DESK_ROLE = 'desk'
 export const TEAM_DATABASE = 'team'
 
-/** Where initdb and pg_ctl live: $PG_BIN, then `pg_config --bindir`, then Debian's PostgreSQL 15. */
+/** Where initdb and pg_ctl live: $PG_BIN, then `pg_config --bindir`, then Debian's versioned directories, newest first. */
 export function postgresBinDir(): string {
   const candidates: string[] = []
   if (process.env.PG_BIN) candidates.push(process.env.PG_BIN)
@@ -50,7 +50,9 @@ export function postgresBinDir(): string {
   } catch {
     // pg_config is in libpq-dev, often absent.
   }
-  candidates.push('/usr/lib/postgresql/15/bin')
+  const debian = '/usr/lib/postgresql'
+  const versions = existsSync(debian) ? readdirSync(debian).filter((v) => /^\d+$/.test(v)) : []
+  for (const v of versions.sort((a, b) => Number(b) - Number(a))) candidates.push(join(debian, v, 'bin'))
   const found = candidates.find((d) => existsSync(join(d, 'initdb')) && existsSync(join(d, 'pg_ctl')))
   if (!found) throw new Error(`PostgreSQL server binaries not found (looked in ${candidates.join(', ')}); install Debian's postgresql package or set PG_BIN`)
   return found
