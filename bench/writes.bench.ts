@@ -88,9 +88,15 @@ export default async function run(): Promise<BenchResult> {
     await call(core, 'vault.unlock', { passphrase: BENCH_PASSPHRASE })
     /** /info reads started since `since`, by lane and type (what the budget was spent on). */
     const lanes = (since: number) => {
-      const n = new Map<string, number>()
-      for (const d of dispatches) if (d.scheduler.startsWith('info') && d.startedAt >= since) n.set(`${d.lane}:${d.label}`, (n.get(`${d.lane}:${d.label}`) ?? 0) + 1)
-      return [...n].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k}=${v}`).join(' ')
+      const n = new Map<string, { count: number; waitedMs: number }>()
+      for (const d of dispatches) {
+        if (!d.scheduler.startsWith('info') || d.startedAt < since) continue
+        const k = `${d.lane}:${d.label}`
+        const cur = n.get(k) ?? { count: 0, waitedMs: 0 }
+        n.set(k, { count: cur.count + 1, waitedMs: Math.max(cur.waitedMs, d.startedAt - d.queuedAt) })
+      }
+      // How many, and the longest any of them waited for its turn (a lane that waits seconds is saturated).
+      return [...n].sort((a, b) => b[1].count - a[1].count).map(([k, v]) => `${k}=${v.count}${v.waitedMs >= 1000 ? ` (waited up to ${(v.waitedMs / 1000).toFixed(1)} s)` : ''}`).join(' ')
     }
     const log = (line: string) => process.stderr.write(`  writes: ${line}\n`)
     /**
@@ -243,7 +249,7 @@ export default async function run(): Promise<BenchResult> {
         .catch((e: unknown) => `core not read (${e instanceof Error ? e.message : String(e)})`)
       const since = pages.filter((p) => p.at >= (pushes.find((x) => x.s.id === s.id && x.s.state === 'accepted')?.at ?? Infinity))
       const pushed = `${since.length} page push(es) since accepted, ${since.filter((p) => p.oids.includes(oid)).length} listing it${since.length ? `, the last ${Date.now() - since[since.length - 1]!.at} ms ago` : ''}`
-      return `${exchange}; ${desk}; ${pushed}; the cancel: ${s.state} ${s.code ?? ''} oids ${JSON.stringify(s.oids ?? null)} "${s.summary}"`
+      return `${exchange}; ${desk}; ${pushed}; /info reads since the cancel: ${lanes(pushes.find((x) => x.s.id === s.id)?.at ?? Date.now())}; the cancel: ${s.state} ${s.code ?? ''} oids ${JSON.stringify(s.oids ?? null)} "${s.summary}"`
     }
     const cancelSpaced: number[] = []
     const cancelReads: number[] = []
@@ -259,7 +265,10 @@ export default async function run(): Promise<BenchResult> {
 
     // Halt: two accounts with resting orders in both markets.
     const bookBid = async (account: string, marketId: string) => {
-      const p = await deadline(`the preview of a bid in market ${marketId}`, 30_000, call<{ book: { bid: { price: string } | null } }>(core, 'orders.preview', { account, marketId, side: 'bid' }))
+      const t = Date.now()
+      const p = await deadline(`the preview of a bid in market ${marketId}`, 30_000, call<{ book: { bid: { price: string } | null } }>(core, 'orders.preview', { account, marketId, side: 'bid' })).catch((e: unknown) => {
+        throw new Error(`${e instanceof Error ? e.message : String(e)}; /info reads meanwhile: ${lanes(t)}`, { cause: e })
+      })
       return Number(p.book.bid?.price ?? '0')
     }
     for (const account of [trader, second]) {

@@ -10,14 +10,23 @@ import type { MarketDataCache } from './market-data'
 const USER = '0x' + 'a'.repeat(40)
 
 /** A pool holding one account's balances received at `at`, streaming or not. */
-function fakePool(at: number, streaming: boolean): StreamPool {
+function fakePool(at: number, streaming: boolean, clock: () => number = () => at): StreamPool {
   const state: LiveAccountState = {
     user: USER,
     balances: { at, value: [{ assetId: 1, coin: 'USDC', total: '10.5', locked: '0.5', available: null }] },
     credit: null,
     openOrders: { at, truncated: false, value: [{ marketId: '2', oid: 7n, cloid: null, side: 'B', price: '3000', origSz: '1', sz: '0.4', timestamp: at }] },
   }
-  return { state: () => state, isLive: () => streaming } as unknown as StreamPool
+  return {
+    state: () => state,
+    isLive: () => streaming,
+    time: clock,
+    // As the pool does: a /info answer becomes the live state, dated when it was asked for.
+    noteBalances: (_u: string, rows: { assetId: number; available: string; locked: string }[], issuedAt: number) => {
+      if (state.balances && state.balances.at > issuedAt) return
+      state.balances = { at: issuedAt, value: rows.map((r) => ({ assetId: r.assetId, coin: null, total: null, locked: r.locked, available: r.available })) }
+    },
+  } as unknown as StreamPool
 }
 
 function fakeInfo(answer: 'fail' | 'ok', calls: string[]): InfoClient {
@@ -84,6 +93,30 @@ describe('LiveAccountReads: streams first, /info for what is missing or old, Sta
     now += 10
     listener({ network: 'sandbox', account: '0x' + 'b'.repeat(40), body: JSON.stringify({ action: { destination: USER } }) })
     await r.balances(USER)
+    expect(calls).toEqual(['userBalances'])
+  })
+
+  it('after a write, one /info answer serves the next reads of a quiet account (no frame follows): no read per preview', async () => {
+    let now = 1_000_000
+    const calls: string[] = []
+    let listener: (s: { network: string; account: string; body: string; channel?: string; state?: string }) => void = () => {}
+    const r = new LiveAccountReads({
+      info: fakeInfo('ok', calls),
+      pool: fakePool(now - 100, true, () => now),
+      market,
+      now: () => now,
+      writes: { network: 'sandbox', onChange: (l) => ((listener = l), () => {}) },
+    })
+    now += 10
+    listener({ network: 'sandbox', account: USER, body: '{}', channel: 'trade', state: 'accepted' })
+    now += 10
+    expect(await r.balances(USER)).toEqual([{ assetId: 1, available: '1', locked: '0' }])
+    for (let i = 0; i < 5; i++) {
+      now += 1000
+      expect(await r.balances(USER)).toEqual([{ assetId: 1, available: '1', locked: '0' }])
+      // the account's mode is told by its balances, whatever the write
+      expect((await r.creditLine(USER)).isCredit).toBe(false)
+    }
     expect(calls).toEqual(['userBalances'])
   })
 

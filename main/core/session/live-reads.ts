@@ -265,8 +265,9 @@ export class LiveAccountReads implements AccountReads {
     const live = this.live(u, 'spotCreditState')
     if (!live) {
       // Balance accounts' credit channel is not streamed; held balances say balance-mode (a
-      // credit account's balance list is empty), so no request is needed to tell.
-      const balances = this.live(u, 'spotState')
+      // credit account's balance list is empty), so no request is needed to tell. A write does
+      // not change an account's mode: balances from before it still tell.
+      const balances = this.live(u, 'spotState', { acrossWrites: true })
       if (balances && balances.value.length > 0) return { isCredit: false, status: null, creditUsdAtoms: null, availableUsdAtoms: null, lastKnownAvailableUsdAtoms: null, whitelistedMarketIds: [] }
       return this.fallback(u, 'spotCreditState', () => this.base.creditLine(u))
     }
@@ -308,7 +309,13 @@ export class LiveAccountReads implements AccountReads {
   async balances(user: string): Promise<BalanceInfo[]> {
     const u = user.toLowerCase()
     const live = this.live(u, 'spotState')
-    if (!live) return this.fallback(u, 'spotState', () => this.base.balances(u))
+    if (!live) {
+      const pool = this.o.pool
+      const issuedAt = pool?.time()
+      const rows = await this.fallback(u, 'spotState', () => this.base.balances(u))
+      if (pool && issuedAt !== undefined) pool.noteBalances(u, rows, issuedAt)
+      return rows
+    }
     return live.value.map((b) => ({ assetId: b.assetId, locked: b.locked, available: b.available ?? minus(b.total ?? '0', b.locked) }))
   }
 

@@ -86,6 +86,8 @@ interface Entry {
   texts: Partial<Record<SnapshotKind, string>>
   /** oid -> when a cancel of it was accepted (see `dropOrders`) */
   cancelled: Map<bigint, number>
+  /** Whether the balances held came from a frame (not /info) */
+  balancesFromStream: boolean
   /** When the latest openOrders frame arrived (repeats included) */
   ordersFrameAt: number
 }
@@ -374,6 +376,23 @@ export class StreamPool {
   }
 
   /**
+   * A /info balances answer read by a write's check or a preview becomes the live state, so the
+   * next read uses it instead of asking /info again while the account stays quiet (no frame
+   * comes after a write the stream reported before the desk journaled it). `issuedAt` is when
+   * the read was sent: the state is dated then, and a frame received since wins.
+   */
+  noteBalances(user: string, rows: readonly { assetId: number; available: string; locked: string }[], issuedAt: number): void {
+    const e = this.entryOf(user)
+    const cur = e.state.balances
+    if (cur && cur.at > issuedAt) return
+    this.setBalances(
+      e.state.user,
+      rows.map((r) => ({ assetId: r.assetId, coin: cur?.value.find((b) => b.assetId === r.assetId)?.coin ?? null, total: null, locked: r.locked, available: r.available })),
+      issuedAt,
+    )
+  }
+
+  /**
    * Orders the exchange answered as cancelled (an accepted cancel) leave the live state at once:
    * every screen stops listing them without waiting for the next frame or a follow-up read.
    * They are remembered: an oid never opens again, so a snapshot older than the cancel (a /info
@@ -425,6 +444,7 @@ export class StreamPool {
         texts: {},
         cancelled: new Map(),
         ordersFrameAt: -Infinity,
+        balancesFromStream: false,
       }
       this.entries.set(k, e)
     }
@@ -678,10 +698,13 @@ export class StreamPool {
     // State from /info replaces the stream's: a later repeat of the old frame is news again.
     if (!fromStream) this.rememberText(e, 'balances', undefined)
     s.balances = { value, at }
+    // (After a /info answer the next frame differs in form, not in substance: no gap is suspected.)
+    const prevFromStream = e.balancesFromStream
+    e.balancesFromStream = fromStream
     // Repeated identical frames are normal (throttled channels push on touch): they refresh
     // the age but are not news, and must not use up the coalescer's leading edge.
     if (prev !== null && sameBalances(prev.value, value)) return
-    if (fromStream && prev !== null && e.fillSeq === e.fillSeqAtBalances) this.suspectGap(e, 'a balance change without a fill')
+    if (fromStream && prevFromStream && prev !== null && e.fillSeq === e.fillSeqAtBalances) this.suspectGap(e, 'a balance change without a fill')
     e.fillSeqAtBalances = e.fillSeq
     this.coalescer.push(e.topics.balances, { kind: 'balances', user: s.user, at, value })
   }
