@@ -340,10 +340,15 @@ export default async function run(): Promise<BenchResult> {
     offDispatch()
     offEvents()
     globalThis.fetch = realFetch
-    await web.close()
-    await core.close()
-    await browser.close()
-    await sandbox.stop()
+    // Shutdown has deadlines too: a step that hangs is named, and the rest still runs.
+    for (const [what, stop] of [
+      ['the web host', () => web.close()],
+      ['the core', () => core.close()],
+      ['the browser', () => browser.close()],
+      ['the sandbox', () => sandbox.stop()],
+    ] as const) {
+      await deadline(`closing ${what}`, 15_000, stop()).catch((e: unknown) => process.stderr.write(`  writes: ${e instanceof Error ? e.message : String(e)}\n`))
+    }
     rmSync(dataDir, { recursive: true, force: true })
   }
 }
