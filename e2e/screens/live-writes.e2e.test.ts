@@ -153,7 +153,7 @@ describe('live screens follow repay, withdraw, activation, agents and earn witho
     const balances = page.getByRole('table', { name: 'Earn balances', exact: true })
     await balances.waitFor()
     const w = await write('earn.create', { account: owner(2), assetId: 1, amount: '6', type: 'scheduled' })
-    const row = queue.locator('tbody tr').filter({ hasText: w.operationId! })
+    const row = queue.locator('tbody tr').filter({ has: page.locator(`td[title="operation ${w.operationId}"]`) })
     await row.waitFor({ timeout: 15_000 })
     await write('earn.cancel', { account: owner(2), operationId: w.operationId })
     // a cancelled withdrawal leaves the queue (or shows cancelled there) and shows in the history

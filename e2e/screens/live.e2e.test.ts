@@ -97,7 +97,7 @@ describe('live screens follow every write without a click', () => {
     const queue = page.getByRole('table', { name: 'Withdrawal queue', exact: true })
     await page.getByRole('table', { name: 'Earn balances', exact: true }).waitFor()
     const w = await write('earn.create', { account: owner(2), assetId: 1, amount: '4', type: 'scheduled' })
-    const row = queue.locator('tbody tr').filter({ hasText: w.operationId! })
+    const row = queue.locator('tbody tr').filter({ has: page.locator(`td[title="operation ${w.operationId}"]`) })
     await row.waitFor({ timeout: 15_000 })
     expect(await row.innerText()).toMatch(/queued/)
     await sandboxAdmin(desk, 'earn/claimable', { operation_id: w.operationId })
