@@ -216,4 +216,21 @@ describe('RateScheduler: marks lane and margin', () => {
     await Promise.all(done)
     expect(started.map((x) => x.at)).toEqual([0, 1020, 2040])
   })
+
+  it('the margin holds for a request that arrives as the bucket refills: never two sends closer than 1/rate + margin', async () => {
+    const s = new RateScheduler({ ratePerSec: 1, marginMs: 20 })
+    const { started, task } = recorder()
+    const a = s.run('write', task('a'))
+    await vi.advanceTimersByTimeAsync(0)
+    await a
+    // Exactly one second later, the service's own bucket may not have its token yet (the first
+    // request may have left the process late): this one waits for the margin too.
+    await vi.advanceTimersByTimeAsync(1000)
+    const b = s.run('write', task('b'))
+    await vi.advanceTimersByTimeAsync(19)
+    expect(started.map((x) => x.label)).toEqual(['a'])
+    await vi.advanceTimersByTimeAsync(1)
+    await b
+    expect(started.map((x) => x.at)).toEqual([0, 1020])
+  })
 })

@@ -160,7 +160,11 @@ export class RateScheduler {
   private refill(): void {
     const t = this.now()
     if (t > this.last) {
-      this.tokens = Math.min(this.capacity, this.tokens + ((t - this.last) * this.rate) / 1000)
+      // The margin slows the refill too (a token every 1000/rate + margin ms), not only the wait
+      // of a queued task: a request arriving just as the bucket refills would otherwise leave
+      // with no margin against the service's bucket, and any delay of the one before it (a busy
+      // event loop before its socket write) makes the service see them closer than 1/rate.
+      this.tokens = Math.min(this.capacity, this.tokens + (t - this.last) / (1000 / this.rate + this.marginMs))
       this.last = t
     }
   }
@@ -184,7 +188,8 @@ export class RateScheduler {
       const t = this.now()
       if (t < this.pausedUntil) return this.wake(this.pausedUntil - t)
       this.refill()
-      if (this.tokens < 1) return this.wake(Math.ceil(((1 - this.tokens) * 1000) / this.rate) + this.marginMs)
+      // (less a hair: float error must not round 20 ms up to 21)
+      if (this.tokens < 1) return this.wake(Math.ceil((1 - this.tokens) * (1000 / this.rate + this.marginMs) - 1e-6))
       this.tokens -= 1
       const e = this.next()!
       if (dispatchListeners.size > 0) {
