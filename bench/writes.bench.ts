@@ -245,7 +245,7 @@ export default async function run(): Promise<BenchResult> {
         .then((t) => (new RegExp(`"oid":"?${oid}"?[,}]`).test(t) ? 'listed by the exchange' : 'not listed by the exchange'))
         .catch((e: unknown) => `exchange not read (${e instanceof Error ? e.message : String(e)})`)
       const desk = await deadline('the core\'s account page', 10_000, call<{ openOrders: { oid: string }[]; ages: Record<string, number | null> }>(core, 'account.detail', { address: trader }))
-        .then((d) => `${d.openOrders.some((o) => o.oid === oid) ? 'listed' : 'not listed'} in the core's account page (open orders as of ${d.ages.openOrders === null ? 'never' : `${Date.now() - d.ages.openOrders} ms ago`})`)
+        .then((d) => `${d.openOrders.some((o) => o.oid === oid) ? 'listed' : 'not listed'} in the core's account page (open orders as of ${d.ages.openOrders == null ? 'never' : `${Date.now() - d.ages.openOrders} ms ago`})`)
         .catch((e: unknown) => `core not read (${e instanceof Error ? e.message : String(e)})`)
       const since = pages.filter((p) => p.at >= (pushes.find((x) => x.s.id === s.id && x.s.state === 'accepted')?.at ?? Infinity))
       const pushed = `${since.length} page push(es) since accepted, ${since.filter((p) => p.oids.includes(oid)).length} listing it${since.length ? `, the last ${Date.now() - since[since.length - 1]!.at} ms ago` : ''}`
