@@ -44,6 +44,27 @@ describe('npm test runner', () => {
     expect(r.last).toBe('Tests: 5 passed, 2 failed, 1 skipped')
   })
 
+  it('one red test counts once (vitest also fails its suite and file), and a file that failed to load counts too', () => {
+    // The shape vitest's JSON reporter writes: one failing test fails two suites (describe and file).
+    const report = {
+      numPassedTests: 970,
+      numFailedTests: 1,
+      numFailedTestSuites: 2,
+      numPendingTests: 0,
+      numTodoTests: 0,
+      testResults: [
+        { status: 'failed', assertionResults: [{ status: 'passed' }, { status: 'failed' }] },
+        { status: 'failed', assertionResults: [] },
+        { status: 'passed', assertionResults: [{ status: 'passed' }] },
+      ],
+    }
+    const write = [node, '-e', `require('fs').writeFileSync(${JSON.stringify(join(dir, 'unit.json'))}, ${JSON.stringify(JSON.stringify(report))}); process.exit(1)`]
+    const r = run([{ name: 'unit', command: write, report: 'unit' }])
+    expect(r.status).toBe(1)
+    expect(r.steps).toBe('unit 970 passed, 2 failed')
+    expect(r.last).toBe('Tests: 970 passed, 2 failed, 0 skipped')
+  })
+
   it('without the native build the tests are "not run", and a report from an earlier run is not counted', () => {
     writeFileSync(join(dir, 'unit.json'), JSON.stringify({ numPassedTests: 900, numFailedTests: 0 }))
     const r = run([

@@ -13,6 +13,15 @@ import { fileURLToPath } from 'node:url'
 export const RESULTS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '.tmp', 'test-results')
 
 /**
+ * Test files that failed with no failing test of their own (an import or setup error). A failing
+ * test also fails its suite, so counting failed suites beside failed tests counted one red test
+ * three times.
+ */
+function filesFailedWithoutTest(r) {
+  return (r.testResults ?? []).filter((f) => f.status === 'failed' && !(f.assertionResults ?? []).some((a) => a.status === 'failed')).length
+}
+
+/**
  * `steps`: what ran, in order: `{ name, report?: 'unit' | 'e2e', ran: boolean, ok: boolean }`.
  * Answers the lines to print and the exit code (non-zero when anything failed or nothing passed).
  */
@@ -40,7 +49,7 @@ export function summarize(dir, steps) {
       continue
     }
     const r = JSON.parse(readFileSync(file, 'utf8'))
-    const s = { passed: r.numPassedTests ?? 0, failed: (r.numFailedTests ?? 0) + (r.numFailedTestSuites ?? 0), skipped: (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0) }
+    const s = { passed: r.numPassedTests ?? 0, failed: (r.numFailedTests ?? 0) + filesFailedWithoutTest(r), skipped: (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0) }
     // A red exit with nothing failed in the report (a crash, a coverage or config error) still counts.
     if (!step.ok && s.failed === 0) s.failed = 1
     passed += s.passed
