@@ -5,6 +5,7 @@
  */
 import type { Address } from 'viem'
 import { ENVELOPE_FAILURE_CODES, type EnvelopeFailureCode, type OracleReasonCode, type TradingFaults, type TradingService } from '../trading/types'
+import { noFaults } from '../trading/fault-injection'
 import type { MarkWalker } from '../trading/mark-walk'
 import type { EarnPool, EarnFaults } from '../earn/earn-pool'
 import type { SandboxWsServer, WsFaults } from '../ws/ws-server'
@@ -242,20 +243,7 @@ export function createAdminApi(deps: AdminDeps): AdminApi {
       return state()
     },
     'POST faults/reset': () => {
-      applyTradingFaults(trading.faults, {
-        tradeTimeout: null,
-        unavailable503: null,
-        nodeUnreachable504: null,
-        rateLimited: null,
-        placeOrderSuspended: false,
-        staleMarks: false,
-        oracleUnavailable: null,
-        queryLagBackpressure: null,
-        failTx: null,
-        envelopeFailure: null,
-        feesInactive: false,
-        vaultPayoutsInactive: false,
-      })
+      applyTradingFaults(trading.faults, { ...noFaults() })
       if (deps.marks?.frozen()) deps.marks.unfreeze()
       ws.faults.dropProbability = 0
       ws.faults.silent = false
