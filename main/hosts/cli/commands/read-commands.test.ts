@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSandbox, type SandboxHandle } from '../../../../sandbox/index'
 import { devAgent, devOwner } from '../../../../sandbox/scenario/dev-keys'
-import type { CliIo } from '../io'
+import { capturedIo } from '../testing/captured-io'
 import { runCli } from '../router'
 import agents from './agents'
 import networks from './networks'
@@ -24,17 +24,9 @@ afterAll(async () => {
 })
 
 async function desk(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = ''
-  let err = ''
-  const io: CliIo = {
-    stdout: (t) => void (out += t),
-    stderr: (t) => void (err += t),
-    isInteractive: () => false,
-    promptLine: () => Promise.reject(new Error('no tty')),
-    promptHidden: () => Promise.reject(new Error('no tty')),
-  }
+  const { io, out, err } = capturedIo()
   const code = await runCli([...args, '--data-dir', dataDir], [networks, status, agents], io)
-  return { code, out, err }
+  return { code, out: out(), err: err() }
 }
 
 describe('desk networks / status / agents', () => {

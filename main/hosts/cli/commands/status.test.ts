@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { devOwner } from '../../../../sandbox/scenario/dev-keys'
-import type { CliIo } from '../io'
+import { capturedIo } from '../testing/captured-io'
 import { runCli } from '../router'
 import networks from './networks'
 import status from './status'
@@ -26,17 +26,9 @@ async function freePort(): Promise<number> {
 }
 
 async function desk(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = ''
-  let err = ''
-  const io: CliIo = {
-    stdout: (t) => void (out += t),
-    stderr: (t) => void (err += t),
-    isInteractive: () => false,
-    promptLine: () => Promise.reject(new Error('no tty')),
-    promptHidden: () => Promise.reject(new Error('no tty')),
-  }
+  const { io, out, err } = capturedIo()
   const code = await runCli([...args, '--data-dir', dataDir], [networks, status], io)
-  return { code, out, err }
+  return { code, out: out(), err: err() }
 }
 
 beforeAll(async () => {

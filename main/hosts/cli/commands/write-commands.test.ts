@@ -8,7 +8,7 @@ import { devOwner } from '../../../../sandbox/scenario/dev-keys'
 import { SettingsStore } from '../../../core/config/settings'
 import { Vault, vaultPath } from '../../../core/vault'
 import { discoverGroups } from '../discover'
-import type { CliIo } from '../io'
+import { capturedIo } from '../testing/captured-io'
 import { runCli, type GroupRef } from '../router'
 
 const PASS = 'correct horse battery staple 42'
@@ -19,17 +19,9 @@ const O0 = devOwner(0).address
 const O3 = devOwner(3).address
 
 async function desk(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = ''
-  let err = ''
-  const io: CliIo = {
-    stdout: (t) => void (out += t),
-    stderr: (t) => void (err += t),
-    isInteractive: () => false,
-    promptLine: () => Promise.reject(new Error('no tty')),
-    promptHidden: () => Promise.reject(new Error('no tty')),
-  }
+  const { io, out, err } = capturedIo()
   const code = await runCli([...args, '--data-dir', join(dir, 'data'), '--passphrase-file', join(dir, 'pass')], groups, io)
-  return { code, out, err }
+  return { code, out: out(), err: err() }
 }
 
 beforeAll(async () => {
