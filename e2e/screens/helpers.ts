@@ -2,9 +2,10 @@
  * Operator steps shared by the screen tests, driven by role and accessible name only (the
  * way a keyboard or screen-reader user reaches them), plus README screenshots.
  */
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Locator, Page } from 'playwright-core'
+import { exchangeIdentity, exchangeKey, exchangePolicyPath, exchangeTag } from '../../main/core/policy'
 import { openPages, repoRoot, type DeskSession } from '../harness'
 
 export const PASSPHRASE = 'Tulip-harbor-Violet-9-anchor'
@@ -138,4 +139,17 @@ export async function openTab(desk: DeskSession, route: string): Promise<Page> {
     if ((await p.evaluate(() => location.hash)) === `#${route}`) break
   }
   return p
+}
+
+/**
+ * The operator's earlier, matured choice of a short cooling-off on the sandbox exchange (written
+ * as the policy engine persists it, keyed by the exchange), so a test need not wait out 60 s
+ * for a new address-book entry.
+ */
+export function seedCoolingOff(desk: DeskSession, ms: number): void {
+  const x = exchangeIdentity({ chainId: 424242, tradingUrl: desk.desk.sandbox.tradingUrl, earnUrl: desk.desk.sandbox.earnUrl })
+  writeFileSync(
+    exchangePolicyPath(desk.dataDir, exchangeTag(x)),
+    JSON.stringify({ version: 1, network: exchangeKey(x), rules: { 'cooling-off': String(ms) }, pending: [], addresses: [], halted: null, exchange: { ...x, kind: 'sandbox' }, aliases: ['sandbox'] }),
+  )
 }

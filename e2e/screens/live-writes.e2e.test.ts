@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core'
 import { devOwner } from '../../sandbox/scenario/dev-keys'
 import { openDesk, type DeskSession } from '../harness'
 import { addDecimal, subDecimal } from '../../renderer/src/shared/utils/decimal'
-import { firstRun, PASSPHRASE, openTab } from './helpers'
+import { firstRun, PASSPHRASE, openTab, seedCoolingOff } from './helpers'
 import { shortAddress } from '../../main/contract/format'
 
 /**
@@ -25,6 +25,7 @@ describe('live screens follow repay, withdraw, activation, agents and earn witho
   beforeAll(async () => {
     desk = await openDesk()
     await firstRun(desk.page)
+    seedCoolingOff(desk, 1500)
     stopConfirm = desk.desk.autoConfirm(PASSPHRASE)
   }, 60_000)
   afterAll(async () => {

@@ -1,11 +1,10 @@
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { devOwner } from '../../sandbox/scenario/dev-keys'
-import { exchangeIdentity, exchangeKey, exchangePolicyPath, exchangeTag } from '../../main/core/policy'
 import { openDesk, type DeskSession } from '../harness'
-import { PASSPHRASE, approveUntil, choose, firstRun, shot } from './helpers'
+import { PASSPHRASE, approveUntil, choose, firstRun, seedCoolingOff, shot } from './helpers'
 
 /**
  * The operator's guardrails in the browser, against the live sandbox: each refusal shows its
@@ -36,10 +35,7 @@ describe('operator guardrails (policy screen, refusals, override, halt)', () => 
   beforeAll(async () => {
     desk = await openDesk()
     await firstRun(desk.page)
-    // The operator's earlier, matured choice of a 1.5 s cooling-off (as the engine persists it), so the test need not wait 60 s.
-    // The policy is kept per exchange (chain id and service hosts): the sandbox exchange's file.
-    const x = exchangeIdentity({ chainId: 424242, tradingUrl: desk.desk.sandbox.tradingUrl, earnUrl: desk.desk.sandbox.earnUrl })
-    writeFileSync(exchangePolicyPath(desk.dataDir, exchangeTag(x)), JSON.stringify({ version: 1, network: exchangeKey(x), rules: { 'cooling-off': '1500' }, pending: [], addresses: [], halted: null, exchange: { ...x, kind: 'sandbox' }, aliases: ['sandbox'] }))
+    seedCoolingOff(desk, 1500)
   })
   afterAll(async () => {
     await desk?.close()

@@ -101,6 +101,26 @@ describe('StreamPool', () => {
     expect(reconnects).toBe(1)
   })
 
+  it('live state stands in for a read while its channel streams, or for 30 s after it stopped; never longer', async () => {
+    ex.infoHandler = (b) => (b.type === 'openOrders' ? { market_id: -1, orders: [], truncated: false } : b.type === 'userFillsByTime' ? { fills: [] } : {})
+    const p = makePool()
+    p.setAccounts([{ address: A, kind: 'balance' }])
+    p.start()
+    await until(() => p.status().connected && ex.subscriptionCounts()[0] === 3)
+    ex.push('openOrders', A, { user: A, isSnapshot: true, orders: [] })
+    await until(() => p.state(A).openOrders != null)
+    const at = p.state(A).openOrders!.at
+    // A quiet account: no frame for a minute, yet its channel streams, so nothing changed.
+    clock.advance(60_000)
+    expect(p.usable(A, 'openOrders', at)).toBe(true)
+    // The socket drops (and cannot come back yet): the same state is a minute old, not current.
+    ex.dropAll()
+    await until(() => !p.status().connected)
+    expect(p.usable(A, 'openOrders', at)).toBe(false)
+    expect(p.usable(A, 'openOrders', clock.now() - 30_000)).toBe(true)
+    expect(p.usable(A, 'openOrders', clock.now() - 30_001)).toBe(false)
+  })
+
   it('recovers a dropped frame hidden behind a later one, then reads on from the confirmed point', async () => {
     const truth = [1, 2, 3].map((i) => ({ tid: i, time: 1_700_000_000_000 + i, side: 'A', fee_asset_id: null, fee: '0', fee_mode: null }))
     ex.infoHandler = (b) => ({ fills: truth.filter((f) => f.time >= (b.start_time_ms as number)) })

@@ -94,6 +94,8 @@ interface Entry {
 
 /** A cancelled oid is kept this long: far beyond the age of any snapshot still in flight. */
 const CANCELLED_KEEP_MS = 10 * 60_000
+/** How long live state stands in for a read once its channel stopped streaming: the desk's 30 s data limit. */
+export const LIVE_MAX_AGE_MS = 30_000
 
 type SnapshotKind = 'balances' | 'credit' | 'openOrders'
 
@@ -237,6 +239,15 @@ export class StreamPool {
   isLive(user: string, channel: 'spotState' | 'spotCreditState' | 'openOrders', at: number): boolean {
     const sub = { channel, user: user.toLowerCase() } as Subscription
     return this.conns.some((c) => c.carriesLive(sub, at))
+  }
+
+  /**
+   * Whether live state dated `at` may stand in for a read: its channel streams (a quiet account
+   * sends nothing, yet nothing changed), or it is at most `maxAgeMs` old. Otherwise (a socket
+   * reconnecting, a topic moving) the caller reads /info rather than show an old value as current.
+   */
+  usable(user: string, channel: 'spotState' | 'spotCreditState' | 'openOrders', at: number, maxAgeMs = LIVE_MAX_AGE_MS): boolean {
+    return this.isLive(user, channel, at) || this.clock.now() - at <= maxAgeMs
   }
 
   fills(user: string): StreamFill[] {

@@ -102,7 +102,8 @@ export class CreditHealthService {
   healthLive(address: string, md: MarketData | undefined): CreditHealthView | null | undefined {
     const user = address.toLowerCase()
     const live = this.deps.pool?.state(user).credit
-    if (!live || !md) return undefined
+    // Live state that stopped streaming and grew old is re-read through /info instead.
+    if (!live || !md || !this.deps.pool!.usable(user, 'spotCreditState', live.at)) return undefined
     const c = live.value
     if (!c.authorized) return null
     if (c.status === null || c.creditUsdAtoms === null) return undefined

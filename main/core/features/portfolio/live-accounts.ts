@@ -149,11 +149,14 @@ export class LiveAccounts {
     const live = s.pool?.state(user)
     let openOrders: OpenOrderView[]
     let ordersAt: number | null
-    if (live?.openOrders) {
+    if (live?.openOrders && s.pool!.usable(user, 'openOrders', live.openOrders.at)) {
       openOrders = live.openOrders.value.map(orderView)
       ordersAt = s.pool!.isLive(user, 'openOrders', live.openOrders.at) ? now : live.openOrders.at
     } else {
+      const issuedAt = now
       const oo = await s.info.openOrders({ user, market_id: -1 }, { lane })
+      // What the read proved becomes the live state (every screen shows the same orders).
+      s.pool?.noteOpenOrders(user, oo, this.d.now(), issuedAt)
       openOrders = oo.orders.map((o) => ({
         marketId: String(o.market_id ?? ''),
         oid: String(o.oid),
@@ -180,9 +183,9 @@ export class LiveAccounts {
       fills = fillViews(r.fills.map((f) => fromInfoFill(user, f)), now)
       fillsAt = now
     }
-    // A credit channel that streams is current now (a quiet account sends no frame while nothing moves).
-    const liveCredit = s.pool?.state(user).credit
-    const creditAt = credit ? (liveCredit ? (s.pool!.isLive(user, 'spotCreditState', liveCredit.at) ? now : liveCredit.at) : now) : null
+    // The credit row is dated by its source: now while its channel streams (a quiet account sends
+    // no frame while nothing moves), its last frame while merely recent, the read otherwise.
+    const creditAt = credit ? row.fetchedAt : null
     return {
       account: row.account,
       balances: balances.rows,

@@ -120,7 +120,7 @@ export class PortfolioService {
     let source: 'stream' | 'info'
     // Live state is current while its channel streams (quiet accounts push nothing); otherwise it
     // is trusted for `liveMaxAgeMs` and then re-read through /info.
-    if (live && (this.deps.pool!.isLive(user, 'spotState', live.at) || this.now() - live.at <= (this.deps.liveMaxAgeMs ?? 30_000))) {
+    if (live && this.deps.pool!.usable(user, 'spotState', live.at, this.deps.liveMaxAgeMs)) {
       atoms = liveAtoms(md, live.value)
       // Streaming state is as of now; a merely recent one is as of its last frame.
       fetchedAt = this.deps.pool!.isLive(user, 'spotState', live.at) ? this.now() : live.at
