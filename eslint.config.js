@@ -60,10 +60,12 @@ export const CORE_LAYERS = [
   ['ipc', ['contract', 'errors', 'vault']],
   ['session', ['errors', 'money', 'wire', 'config', 'vault', 'journal', 'exchange', 'streams']],
   ['policy', ['contract', 'errors', 'money', 'config', 'journal', 'ipc', 'session']],
+  // The one write pipeline every write kind walks (decision step included: team mode plugs in there).
+  ['writes', ['contract', 'errors', 'money', 'wire', 'config', 'vault', 'journal', 'exchange', 'streams', 'ipc', 'session', 'policy']],
   // Features use each other only through their index (checked below); everything under them is theirs.
-  ['features', ['contract', 'errors', 'money', 'wire', 'config', 'vault', 'journal', 'team', 'security', 'exchange', 'streams', 'ipc', 'session', 'policy']],
+  ['features', ['contract', 'errors', 'money', 'wire', 'config', 'vault', 'journal', 'team', 'security', 'exchange', 'streams', 'ipc', 'session', 'policy', 'writes']],
   // The composition root.
-  ['app', ['contract', 'errors', 'money', 'wire', 'config', 'vault', 'journal', 'team', 'security', 'exchange', 'streams', 'ipc', 'session', 'policy', 'features']],
+  ['app', ['contract', 'errors', 'money', 'wire', 'config', 'vault', 'journal', 'team', 'security', 'exchange', 'streams', 'ipc', 'session', 'policy', 'writes', 'features']],
 ]
 const MAY_IMPORT = new Map(CORE_LAYERS.map(([layer, allowed]) => [layer, allowed]))
 CORE_LAYERS.forEach(([layer, allowed], rank) => {
