@@ -10,6 +10,7 @@ import { parseCanonical, type Canonical } from './canonical'
 import { ENTRY_KINDS, ZERO_HASH, entryDigest, type EntryKind, type EntrySignature, type SignedEntry } from './entry'
 import { isDeskError } from '../errors/desk-error'
 import { policyFromPayload, type Policy } from './policy'
+import { applyLifecycleEntry, isProposalEntryKind, type Proposal, type ProposalEntryKind } from './proposals'
 import { adminsOf, applyRosterChanges, rosterFromGenesis, type Roster } from './roster'
 import { SignatureVerifier } from './signatures'
 
@@ -35,6 +36,10 @@ export interface TeamState {
   policy: Policy | null
   policyHistory: PolicyVersion[]
   head: { seq: bigint; digest: Hex } | null
+  /** by proposal id (its entry digest); the map is updated in place as entries verify */
+  proposals: Map<string, Proposal>
+  /** cloid -> proposal id */
+  cloids: Map<string, string>
 }
 
 export interface BrokenLink {
@@ -80,7 +85,7 @@ function parseSignatures(text: string): EntrySignature[] {
 
 export class ChainVerifier {
   private readonly sigs = new SignatureVerifier()
-  private state: TeamState = { roster: null, policy: null, policyHistory: [], head: null }
+  private state: TeamState = { roster: null, policy: null, policyHistory: [], head: null, proposals: new Map(), cloids: new Map() }
   private verified = 0
   private broken: BrokenLink | null = null
 
@@ -134,6 +139,7 @@ export class ChainVerifier {
     const pinned = this.opts.trustedHead
     if (pinned && row.seq === pinned.seq && digest !== pinned.digest.toLowerCase()) refuse('differs from the entry this desk verified before (the chain was rewritten)')
     const skipEcdsa = pinned !== undefined && row.seq <= pinned.seq
+    if (isProposalEntryKind(kind)) return this.verifyLifecycleRow(row, kind, payload, digest, skipEcdsa)
     const admins = adminsOf(authority)
     const signatures = parseSignatures(row.signatures)
     for (const sig of signatures) {
@@ -153,6 +159,24 @@ export class ChainVerifier {
         return { ...s, policy, policyHistory: [...s.policyHistory, { version: policy.version, seq: row.seq, digest, policy }], head }
       }
     }
+  }
+
+  /**
+   * A proposal, approval, rejection, signed or outcome entry: one author, a current member, whose
+   * signature verifies; then the lifecycle rules (proposals.ts) against the state before it.
+   */
+  private async verifyLifecycleRow(row: StoredRow, kind: ProposalEntryKind, payload: Canonical, digest: Hex, skipEcdsa: boolean): Promise<TeamState> {
+    const s = this.state
+    const signatures = parseSignatures(row.signatures)
+    if (signatures.length !== 1) refuse(`a ${kind} entry is signed by exactly one operator, found ${signatures.length}`)
+    const { signer, signature } = signatures[0]!
+    if (!s.roster!.members.has(signer)) refuse(`signed by ${signer}, who is not a member at this point`)
+    if (!skipEcdsa && !(await this.sigs.verify(digest, signer, signature))) refuse(`signature of ${signer} does not verify`)
+    const p = applyLifecycleEntry(s, kind, payload, signer, digest, row.seq)
+    // Checked above without changing anything; only now is the entry applied.
+    s.proposals.set(p.id, p)
+    if (kind === 'proposal') s.cloids.set(p.cloid, p.id)
+    return { ...s, head: { seq: row.seq, digest } }
   }
 }
 

@@ -11,7 +11,8 @@ import { bytesToHex, hexToBytes, type Address, type Hex, type TypedDataDefinitio
 import { canonicalJson } from './canonical'
 import type { TeamSigner } from './identity'
 
-export const ENTRY_KINDS = ['genesis', 'roster', 'policy'] as const
+/** Governance (signed by an admin quorum), then the proposal lifecycle (signed by one operator). */
+export const ENTRY_KINDS = ['genesis', 'roster', 'policy', 'proposal', 'approval', 'rejection', 'signed', 'outcome'] as const
 export type EntryKind = (typeof ENTRY_KINDS)[number]
 
 export const ZERO_HASH: Hex = `0x${'00'.repeat(32)}`

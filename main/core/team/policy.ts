@@ -12,12 +12,16 @@ import { ROLES, type Role } from './roster'
 
 export const ACTION_KINDS = [
   'settle', 'repay', 'transfer', 'withdraw', 'activation', 'agent_approve', 'agent_revoke', 'agent_rotate',
-  'earn_request', 'earn_claim', 'earn_cancel', 'order', 'halt', 'resume', 'address_book', 'limits',
+  'earn_request', 'earn_claim', 'earn_cancel', 'order', 'cancel', 'halt', 'resume', 'address_book', 'limits',
 ] as const
 export type ActionKind = (typeof ACTION_KINDS)[number]
 
-/** USD values are decimal strings at the edge, micro-dollars (6 decimals) inside. */
-export const USD_DECIMALS = 6
+/**
+ * USD values are decimal strings at the edge and the desk's USD atoms inside: 8 decimals, the same
+ * as session/valuation.ts USD_DECIMALS (the write pipeline hands the decision step USD atoms). The
+ * team layer may not import session, so the value is repeated here; policy.test.ts pins the two equal.
+ */
+export const USD_DECIMALS = 8
 
 export type Effect = { effect: 'allow' } | { effect: 'block' } | { effect: 'approve'; count: number; roles: Role[] }
 
