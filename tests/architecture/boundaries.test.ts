@@ -48,6 +48,7 @@ describe('lint enforces the order of the core layers (default-deny)', () => {
     ['ipc', '../session', 'ipc imports the session', /main\/core\/ipc may not import main\/core\/session/],
     ['session', '../policy', 'the session imports policy', /main\/core\/session may not import main\/core\/policy/],
     ['policy', '../features/orders', 'policy imports a feature', /main\/core\/policy may not import main\/core\/features/],
+    ['writes', '../features/orders', 'the write pipeline imports a feature', /main\/core\/writes may not import main\/core\/features/],
     ['features', '../../app/compose', 'a feature imports the composition root', /main\/core\/features\/orders may not import main\/core\/app/],
     ['app', '../../electron-shell/window', 'the composition root imports the Electron shell', /imports only its lower layers and main\/contract, not main\/electron-shell/],
   ]
