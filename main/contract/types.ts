@@ -199,7 +199,8 @@ export interface RotationStep {
 
 // ---- writes -------------------------------------------------------------------------------
 
-export type SubmissionState = 'prepared' | 'sent' | 'accepted' | 'rejected' | 'unknown' | 'reconciled' | 'failed' | 'unresolved'
+/** 'proposed': the write waits for team approvals (WriteOutcome.proposalId); nothing was signed or journaled. */
+export type SubmissionState = 'prepared' | 'sent' | 'accepted' | 'rejected' | 'unknown' | 'reconciled' | 'failed' | 'unresolved' | 'proposed'
 
 /** A write's outcome as every host shows it (core/journal/outcome.ts decides it from the journal). */
 export type OutcomeKind = 'pending' | 'success' | 'rejected' | 'notexecuted' | 'failed' | 'unresolved'
@@ -246,7 +247,10 @@ export interface PreviewView {
 }
 
 export interface WriteOutcome {
+  /** With `submission.state` 'proposed' (id ''): what would be signed once approved; nothing was signed or sent. */
   submission: SubmissionView
+  /** The team proposal the decision step made of this write (state 'proposed'), or the one it executes. */
+  proposalId?: string
   /** Per-order leaves for order actions (per-order failures keep `accepted`). */
   leaves: { kind: 'open' | 'filled' | 'cancelled' | 'error'; code: string | null; oid: string | null }[]
 }

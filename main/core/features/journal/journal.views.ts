@@ -16,7 +16,8 @@ export function viewState(s: SubmissionState): ViewState {
   return s === 'signed' ? 'prepared' : s
 }
 
-export function journalState(s: ViewState): SubmissionState {
+/** A proposal has no journal entry, so 'proposed' is not a journal filter. */
+export function journalState(s: Exclude<ViewState, 'proposed'>): SubmissionState {
   return s === 'prepared' ? 'signed' : s
 }
 
@@ -51,7 +52,7 @@ export function journalFilter(f: {
   network?: string
   account?: string
   actionType?: string
-  state?: ViewState
+  state?: Exclude<ViewState, 'proposed'>
   unresolvedOnly?: boolean
   sinceMs?: number
   untilMs?: number
