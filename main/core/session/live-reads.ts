@@ -5,8 +5,8 @@ import type { LiveAccountState } from '../streams/live-state'
 import type { StreamPool } from '../streams/pool'
 import { infoAccountReads, type AccountReads, type AgentSlotInfo, type BalanceInfo, type CreditLine, type OpenOrderInfo, type PositionInfo } from './account-reads'
 import type { LastKnownState } from './last-known'
-import { markState, type MarketDataCache } from './market-data'
-import { creditContribution } from './valuation'
+import type { MarketDataCache } from './market-data'
+import { creditAvailable } from './valuation'
 
 /** Previews and writes refuse account data older than this (ms). */
 export const DEFAULT_DATA_MAX_AGE_MS = 30_000
@@ -277,22 +277,7 @@ export class LiveAccountReads implements AccountReads {
     }
     // Available USD is the line plus each position's contribution at a fresh mark (the service's rule).
     const md = await this.o.market.recent('operator')
-    const now = this.o.now()
-    let available: bigint | null = c.creditUsdAtoms
-    let lastKnown: bigint | null = c.creditUsdAtoms
-    for (const p of c.positions) {
-      const net = p.actual_qty + p.pending_exposure_qty
-      if (net === 0n && p.actual_qty === 0n) continue
-      const meta = md.assets.get(p.asset_id)
-      const ms = markState(md, p.asset_id, now)
-      if (!meta || !ms.mark) {
-        available = lastKnown = null
-        continue
-      }
-      const v = creditContribution(net, meta.decimals, ms.mark.usdAtoms, meta.creditLtv)
-      if (lastKnown !== null) lastKnown += v
-      if (available !== null) available = ms.stale ? null : available + v
-    }
+    const { available, lastKnown } = creditAvailable(md, c.creditUsdAtoms, c.positions, this.o.now())
     // The whitelist is not streamed: the last /info answer, refreshed in the background once
     // past a minute (a preview waits for /info only the first time an account is read).
     const whitelist = await this.whitelist(u)

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { warningLevel } from '../features/credit/credit-health.service'
-import { creditContribution, usdAtMark } from './valuation'
+import { creditAvailable, creditContribution, usdAtMark } from './valuation'
+import type { MarketData } from './market-data'
 
 const T = { watchPct: 50, warningPct: 75, criticalPct: 90 }
 
@@ -17,6 +18,37 @@ describe('valuation', () => {
     expect(creditContribution(100_000_000n, 8, 6_500_000_000_000n, 80)).toBe(5_200_000_000_000n)
     expect(creditContribution(-100_000_000n, 8, 6_500_000_000_000n, 80)).toBe(-6_500_000_000_000n)
     expect(creditContribution(-1n, 8, 3n, 50)).toBe(-1n)
+  })
+})
+
+describe('creditAvailable', () => {
+  const NOW = 1_700_000_000_000
+  const md = (btcMarkAt: number | null): MarketData => ({
+    assets: new Map([
+      [1, { assetId: 1, symbol: 'BTC', decimals: 8, creditLtv: 80 }],
+      [2, { assetId: 2, symbol: 'ETH', decimals: 8, creditLtv: 70 }],
+    ]),
+    marks: new Map([
+      ...(btcMarkAt === null ? [] : [[1, { usdAtoms: 6_500_000_000_000n, sourceTsMs: btcMarkAt }] as const]),
+      [2, { usdAtoms: 320_000_000_000n, sourceTsMs: NOW }],
+    ]),
+    oracle: { status: 'available', reasonCode: null },
+    fetchedAt: NOW,
+    markStaleAfterMs: 60_000,
+  })
+  const line = 1_000_000_000_000n // 10,000 USD
+  const long = { asset_id: 1, actual_qty: 100_000_000n, pending_exposure_qty: 0n } // 1 BTC: +52,000 at 80%
+  const short = { asset_id: 2, actual_qty: -200_000_000n, pending_exposure_qty: -100_000_000n } // -3 ETH with the resting sell: -9,600
+
+  it('adds each position net of its resting orders, longs at their LTV, shorts in full', () => {
+    expect(creditAvailable(md(NOW), line, [long, short], NOW)).toEqual({ available: 5_240_000_000_000n, lastKnown: 5_240_000_000_000n })
+  })
+  it('a stale mark leaves available unknown, the last-known figure at that mark', () => {
+    expect(creditAvailable(md(NOW - 120_000), line, [long, short], NOW)).toEqual({ available: null, lastKnown: 5_240_000_000_000n })
+  })
+  it('a position without any mark leaves both unknown; a flat position needs none', () => {
+    expect(creditAvailable(md(null), line, [short, long], NOW)).toEqual({ available: null, lastKnown: null })
+    expect(creditAvailable(md(null), line, [{ asset_id: 1, actual_qty: 0n, pending_exposure_qty: 0n }], NOW)).toEqual({ available: line, lastKnown: line })
   })
 })
 

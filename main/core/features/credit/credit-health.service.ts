@@ -9,7 +9,7 @@ import type { StreamPool } from '../../streams/pool'
 import type { CreditPosition } from '../../exchange/info/types/spot-credit-positions'
 import { markState, type MarketData, type MarketDataCache } from '../../session/market-data'
 import type { LastKnownState } from '../../session/last-known'
-import { creditContribution, USD_DECIMALS } from '../../session/valuation'
+import { creditAvailable, creditContribution, USD_DECIMALS } from '../../session/valuation'
 
 export interface WarningThresholds {
   watchPct: number
@@ -107,22 +107,7 @@ export class CreditHealthService {
     const c = live.value
     if (!c.authorized) return null
     if (c.status === null || c.creditUsdAtoms === null) return undefined
-    const now = this.now()
-    let available: bigint | null = c.creditUsdAtoms
-    let lastKnown: bigint | null = c.creditUsdAtoms
-    for (const p of c.positions) {
-      const net = p.actual_qty + p.pending_exposure_qty
-      if (net === 0n && p.actual_qty === 0n) continue
-      const meta = md.assets.get(p.asset_id)
-      const ms = markState(md, p.asset_id, now)
-      if (!meta || !ms.mark) {
-        available = lastKnown = null
-        continue
-      }
-      const v = creditContribution(net, meta.decimals, ms.mark.usdAtoms, meta.creditLtv)
-      if (lastKnown !== null) lastKnown += v
-      if (available !== null) available = ms.stale ? null : available + v
-    }
+    const { available, lastKnown } = creditAvailable(md, c.creditUsdAtoms, c.positions, this.now())
     return this.build(user, md, c.positions, { status: c.status, credit: c.creditUsdAtoms, available, lastKnown, whitelist: this.whitelists.get(user) ?? this.deps.lastKnown?.load<CreditHealthView>(user, 'credit')?.value.tradingWhitelist ?? [] })
   }
 
