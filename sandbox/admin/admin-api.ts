@@ -175,6 +175,9 @@ function applyWsFaults(faults: WsFaults, patch: Record<string, unknown>): void {
     } else if (k === 'silent') {
       if (typeof v !== 'boolean') throw bad('ws.silent must be a boolean')
       faults.silent = v
+    } else if (k === 'enforceConnectionLimits') {
+      if (typeof v !== 'boolean') throw bad('ws.enforceConnectionLimits must be a boolean')
+      faults.enforceConnectionLimits = v
     } else throw bad(`unknown ws fault: ${k}`)
   }
 }
@@ -200,6 +203,7 @@ export function createAdminApi(deps: AdminDeps): AdminApi {
   const state = () => ({
     faults: { trading: { ...trading.faults }, ws: { ...ws.faults }, earn: { ...earn.faults, paused: earn.paused } },
     ws_connections: ws.connectionCount(),
+    ws_limits: ws.limitStats(),
     bot_running: deps.bot?.running() ?? false,
     marks_frozen: deps.marks?.frozen() ?? false,
     oracle: trading.oracleStatus(),
@@ -247,6 +251,7 @@ export function createAdminApi(deps: AdminDeps): AdminApi {
       if (deps.marks?.frozen()) deps.marks.unfreeze()
       ws.faults.dropProbability = 0
       ws.faults.silent = false
+      ws.faults.enforceConnectionLimits = false
       earn.faults.unavailable = false
       earn.faults.manualReview = false
       earn.faults.timeout = null

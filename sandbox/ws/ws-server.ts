@@ -17,6 +17,25 @@ export interface WsFaults {
   dropProbability: number
   /** the server stops writing anything (no pong, no pushes) while the socket stays open */
   silent: boolean
+  /**
+   * Enforce the limits the spec only counts (§8): a second open connection from the same IP,
+   * or a 31st new connection from it within a minute, gets an error frame
+   * (`Too many connections` / `Too many new connections`) and is closed (1008).
+   */
+  enforceConnectionLimits: boolean
+}
+
+/** Spec §8: connections per IP and new connections per IP per minute (counted; enforced under the fault). */
+export const CONNECTIONS_PER_IP = 1
+export const NEW_CONNECTIONS_PER_MINUTE = 30
+
+export interface WsLimitStats {
+  /** connection attempts (accepted or refused) per IP in the last minute */
+  newConnectionsLastMinute: Record<string, number>
+  /** the most connections one IP held open at once since start */
+  maxOpenPerIp: number
+  /** connections refused under `enforceConnectionLimits`, by reason */
+  refused: { tooMany: number; tooManyNew: number }
 }
 
 export interface WsServerOptions {
@@ -39,6 +58,8 @@ export interface SandboxWsServer {
   /** drops every connection abruptly; returns how many were open */
   disconnectAll(): number
   connectionCount(): number
+  /** what the counted connection limits saw (always counted, enforced only under the fault) */
+  limitStats(): WsLimitStats
   close(): Promise<void>
 }
 
@@ -64,7 +85,38 @@ export function createWsServer(trading: TradingService, opts: WsServerOptions = 
   const slowBytes = opts.slowConsumerBytes ?? 8 * 1024 * 1024
   const now = opts.now ?? Date.now
   const random = opts.random ?? Math.random
-  const faults: WsFaults = { dropProbability: 0, silent: false }
+  const faults: WsFaults = { dropProbability: 0, silent: false, enforceConnectionLimits: false }
+  /** ip -> times of its connection attempts in the last minute */
+  const attemptsByIp = new Map<string, number[]>()
+  const limits: WsLimitStats['refused'] = { tooMany: 0, tooManyNew: 0 }
+  let maxOpenPerIp = 0
+  const openFrom = (ip: string) => {
+    let n = 0
+    for (const c of conns) if (c.ip === ip) n++
+    return n
+  }
+  const recentAttempts = (ip: string): number[] => {
+    const list = attemptsByIp.get(ip) ?? []
+    const from = now() - 60_000
+    while (list.length > 0 && list[0]! <= from) list.shift()
+    if (list.length === 0) attemptsByIp.delete(ip)
+    else attemptsByIp.set(ip, list)
+    return list
+  }
+  /** Counts the attempt; under the fault, refuses it with the reason, else null. */
+  function admit(ws: WebSocket, ip: string): boolean {
+    const attempts = recentAttempts(ip)
+    const over = attempts.length >= NEW_CONNECTIONS_PER_MINUTE
+    attempts.push(now())
+    attemptsByIp.set(ip, attempts)
+    const reason = !faults.enforceConnectionLimits ? null : openFrom(ip) >= CONNECTIONS_PER_IP ? 'Too many connections' : over ? 'Too many new connections' : null
+    if (reason === null) return true
+    if (reason === 'Too many connections') limits.tooMany++
+    else limits.tooManyNew++
+    ws.send(JSON.stringify({ channel: 'error', data: reason }))
+    ws.close(1008, reason)
+    return false
+  }
   const wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxInboundBytes ?? 64 * 1024 })
   const conns = new Set<Connection>()
   /** topic key -> connections subscribed to it */
@@ -226,7 +278,12 @@ export function createWsServer(trading: TradingService, opts: WsServerOptions = 
 
   wss.on('connection', (ws: WebSocket, req: IncomingMessage) => {
     const c: Connection = { ws, ip: req.socket.remoteAddress ?? 'unknown', subs: new Map(), idle: null }
+    if (!admit(ws, c.ip)) {
+      ws.on('error', () => ws.terminate())
+      return
+    }
     conns.add(c)
+    maxOpenPerIp = Math.max(maxOpenPerIp, openFrom(c.ip))
     resetIdle(c)
     ws.on('message', (data, isBinary) => onMessage(c, data, isBinary))
     ws.on('error', () => ws.terminate())
@@ -306,6 +363,14 @@ export function createWsServer(trading: TradingService, opts: WsServerOptions = 
       return n
     },
     connectionCount: () => conns.size,
+    limitStats() {
+      const newConnectionsLastMinute: Record<string, number> = {}
+      for (const ip of [...attemptsByIp.keys()]) {
+        const n = recentAttempts(ip).length
+        if (n > 0) newConnectionsLastMinute[ip] = n
+      }
+      return { newConnectionsLastMinute, maxOpenPerIp, refused: { ...limits } }
+    },
     close() {
       offBlock()
       for (const c of [...conns]) {

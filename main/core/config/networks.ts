@@ -35,8 +35,19 @@ export const NetworkConfigSchema = v.object({
   earnUrl: v.nullable(httpUrl),
   infoRatePerSec: rate,
   tradeRatePerSec: rate,
+  /** Strict limits (one socket, 10 subscriptions, 30 new connections a minute); only the sandbox may turn them off. Absent: the default. */
+  strictLimits: v.optional(v.boolean()),
 })
 export type NetworkConfig = v.InferOutput<typeof NetworkConfigSchema>
+
+/**
+ * Whether the desk keeps to every limit the service counts (trading-api §8), as if enforced:
+ * always on a real network (the day the service enforces them, a desk needing 40 sockets goes
+ * dark); on the sandbox too unless the operator turned it off there. The one place this rule lives.
+ */
+export function strictLimitsFor(n: Pick<NetworkConfig, 'kind' | 'strictLimits'>): boolean {
+  return n.kind !== 'sandbox' || n.strictLimits !== false
+}
 
 /** A network whose three URLs are known: what the clients are built from. */
 export interface ResolvedNetwork extends NetworkConfig {

@@ -1,4 +1,4 @@
-import { connectNetwork, type ConnectedNetwork, type NetworkConfig, type ResolvedNetwork, type SandboxStarter } from '../config/networks'
+import { connectNetwork, strictLimitsFor, type ConnectedNetwork, type NetworkConfig, type ResolvedNetwork, type SandboxStarter } from '../config/networks'
 import { DeskError } from '../errors/desk-error'
 import { InfoClient } from '../exchange/info/client'
 import type { HostSchedulers } from '../exchange/scheduler'
@@ -26,6 +26,9 @@ export interface NetworkSessionOptions {
   write?: Partial<Omit<WriteSideOptions, 'network' | 'journal' | 'vault' | 'info' | 'tradeScheduler'>>
 }
 
+/** Journal states of a write still in flight (`Journal.unresolved`): its account streams in strict mode. */
+const PENDING = new Set<string>(['signed', 'sent', 'unknown'])
+
 /**
  * Everything bound to one network, opened by exactly one factory for every host: the /info
  * client (on the host's shared /info budget), the stream pool, market data and last-known
@@ -43,6 +46,7 @@ export class NetworkSession {
   private writeSide: WriteSide | null = null
   private streaming = false
   private closed = false
+  private offJournal: (() => void) | null = null
 
   private constructor(
     private readonly connected: ConnectedNetwork,
@@ -53,7 +57,7 @@ export class NetworkSession {
     this.journal = opts.journal
     this.now = opts.now ?? Date.now
     this.info = new InfoClient({ baseUrl: n.tradingUrl, scheduler: opts.schedulers.get(n.tradingUrl, 'info', n.infoRatePerSec) })
-    this.pool = opts.stream ? new StreamPool({ wsUrl: n.wsUrl, info: this.info }) : null
+    this.pool = opts.stream ? new StreamPool({ wsUrl: n.wsUrl, info: this.info, strict: strictLimitsFor(n) }) : null
     this.lastKnown = new LastKnownState(opts.journal, n.name, this.now)
     this.market = new MarketDataCache(this.info, { now: this.now, lastKnown: this.lastKnown })
   }
@@ -96,6 +100,16 @@ export class NetworkSession {
     pool.setAccounts(accounts)
     if (!this.streaming && accounts.length > 0) {
       this.streaming = true
+      // Strict limits: accounts with pending writes stream (their outcome shows at once).
+      const pending = new Map<number, string>()
+      for (const sub of this.journal.unresolved(this.name)) pending.set(sub.id, sub.account)
+      pool.setPriority('writes', [...pending.values()])
+      this.offJournal = this.journal.onChange((sub) => {
+        if (sub.network !== this.name) return
+        if (PENDING.has(sub.state)) pending.set(sub.id, sub.account)
+        else pending.delete(sub.id)
+        pool.setPriority('writes', [...pending.values()]) // a no-op when the set is unchanged
+      })
       pool.start()
     }
   }
@@ -111,6 +125,7 @@ export class NetworkSession {
     this.closed = true
     await this.writeSide?.stop()
     if (this.writeSide?.reads instanceof LiveAccountReads) this.writeSide.reads.close()
+    this.offJournal?.()
     await this.pool?.stop()
     await this.connected.close()
   }

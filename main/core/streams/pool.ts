@@ -7,7 +7,8 @@ import { StreamConnection, type ConnectBudget, type SocketFactory } from './conn
 import { FillBook, fromInfoFill, fromWsFillLower, type StreamFill } from './fills'
 import { parseFrame, type Frame } from './frames'
 import type { LiveAccountState, LiveBalance, LiveCredit, LiveOrder, StateUpdate } from './live-state'
-import { planSubscriptions, type PlanAccount, type StreamPlan, type Subscription } from './plan'
+import { planSubscriptions, subscriptionKey, type PlanAccount, type StreamPlan, type Subscription } from './plan'
+import { nextRefresh, planStrict, SIGNAL_RANK, type PrioritySignal } from './strict-plan'
 
 /** Spec section 8: connections per IP (counted, not yet enforced). */
 export const CONNECTION_LIMIT_PER_IP = 1
@@ -48,6 +49,15 @@ export interface StreamPoolOptions {
   pollIntervalMs?: number
   /** Fills sweep through /info that catches frames dropped without a disconnect (default 60 s; 0 = off). */
   reconcileIntervalMs?: number
+  /**
+   * Strict limits (spec §8 as if every counted limit were enforced): one socket, at most 10
+   * subscriptions, the accounts that matter most stream (see `setPriority`), the rest are read
+   * through /info one channel at a time, most due first. The 30 new connections a minute are
+   * respected in both modes. Whether a network runs strict is decided in config (`strictLimitsFor`).
+   */
+  strict?: boolean
+  /** Strict mode: a polled channel is read again once this old, times its channel period (default 5 s; /info's scheduler sets the real pace). */
+  pollMinAgeMs?: number
 }
 
 /** Contract `StreamStatus`, plus the plan's note. */
@@ -69,6 +79,15 @@ export interface PoolStatus {
   droppedFrames: number
   /** Fills backfills started because a gap was suspected (not counting reconnects and the sweep). */
   gapBackfills: number
+  /** Strict limits in force (one connection, 10 subscriptions). */
+  strict: boolean
+  /** Accounts with every channel streaming. */
+  liveAccounts: number
+  /** The least fresh account's balances (or credit state): its address, and when its value was current (null: never read). */
+  leastFreshUser: string | null
+  leastFreshAt: number | null
+  /** Subscriptions moved in or out of the live set since start (each backfilled through /info). */
+  rotations: number
 }
 
 /** Per-account bookkeeping beside the public state. */
@@ -134,6 +153,16 @@ export class StreamPool {
   private readonly connectAttempts: number[] = []
   private readonly budget: ConnectBudget
   private gapBackfills = 0
+  private accounts: PlanAccount[] = []
+  private readonly signals = new Map<PrioritySignal, Set<string>>()
+  /** Users with open orders as last seen (strict mode ranks them). */
+  private readonly withOrders = new Set<string>()
+  private replanTimer: unknown
+  /** Per user: when /info last confirmed its fills (the polled fills channel's age). */
+  private readonly fillsCheckedAt = new Map<string, number>()
+  /** Per polled subscription key: the last /info attempt, so a failing read is not retried in a loop. */
+  private readonly pollAttempts = new Map<string, number>()
+  private rotations = 0
   private readonly logLines: number[] = []
   private logSuppressed = 0
 
@@ -169,8 +198,11 @@ export class StreamPool {
 
   /** Plans (or re-plans) the channels for these accounts; running sockets follow the new plan. */
   setAccounts(accounts: readonly PlanAccount[]): StreamPlan {
+    this.accounts = [...accounts]
     // Topics keep their socket across re-plans (an account's kind learnt, an account added).
-    const plan = planSubscriptions(accounts, { maxConnections: this.opts.maxConnections, previous: this.currentPlan })
+    const plan = this.opts.strict
+      ? planStrict(accounts, (u) => this.rankOf(u), new Set(this.liveUsers()))
+      : planSubscriptions(accounts, { maxConnections: this.opts.maxConnections, previous: this.currentPlan })
     this.currentPlan = plan
     for (const a of accounts) this.stateOf(a.address)
     if (this.running) this.applyPlan()
@@ -179,6 +211,53 @@ export class StreamPool {
 
   plan(): StreamPlan {
     return this.currentPlan
+  }
+
+  /**
+   * Strict mode: what the desk relies on now, per signal (`screen`: account pages on screen;
+   * `writes`: accounts with pending writes; `alerts`: accounts an alert watches). Accounts with
+   * open orders are ranked by the pool itself. The live set follows at once; a no-op when the
+   * set of users did not change.
+   */
+  setPriority(signal: PrioritySignal, users: readonly string[]): void {
+    const next = new Set(users.map((u) => u.toLowerCase()))
+    const prev = this.signals.get(signal)
+    if (prev && prev.size === next.size && [...next].every((u) => prev.has(u))) return
+    this.signals.set(signal, next)
+    if (this.opts.strict) this.setAccounts(this.accounts)
+  }
+
+  /** An account's rank: the highest of its signals (0: none). */
+  rankOf(user: string): number {
+    const u = user.toLowerCase()
+    let r = this.withOrders.has(u) ? SIGNAL_RANK.orders : 0
+    for (const [sig, set] of this.signals) if (set.has(u)) r = Math.max(r, SIGNAL_RANK[sig])
+    return r
+  }
+
+  /** Accounts whose every channel is on the socket (strict mode's live set). */
+  liveUsers(): string[] {
+    const p = this.currentPlan as StreamPlan & { live?: string[] }
+    return p.live ?? [...new Set(p.connections.flat().map((s) => s.user))]
+  }
+
+  /**
+   * The least fresh account: the one whose balances (credit state for a credit account) were
+   * current the longest ago. A streaming channel is current now. `at` null: never read.
+   */
+  leastFresh(): { user: string; at: number | null } | null {
+    const now = this.clock.now()
+    let worst: { user: string; at: number | null } | null = null
+    for (const a of this.accounts) {
+      const user = a.address.toLowerCase()
+      const st = this.stateOf(user)
+      const when = (ch: 'spotState' | 'spotCreditState', v: { at: number } | null): number | null => (v === null ? null : this.isLive(user, ch, v.at) ? now : v.at)
+      const b = a.kind === 'credit' ? null : when('spotState', st.balances)
+      const c = a.kind === 'balance' ? null : when('spotCreditState', st.credit)
+      const at = a.kind === 'credit' ? c : a.kind === 'balance' ? b : b === null ? c : c === null ? b : Math.max(b, c)
+      if (worst === null || (worst.at !== null && (at === null || at < worst.at))) worst = { user, at }
+    }
+    return worst
   }
 
   start(): void {
@@ -200,7 +279,8 @@ export class StreamPool {
     }
     if (this.pollTimer !== undefined) this.clock.clearTimeout(this.pollTimer)
     if (this.sweepTimer !== undefined) this.clock.clearTimeout(this.sweepTimer)
-    this.pollTimer = this.sweepTimer = undefined
+    if (this.replanTimer !== undefined) this.clock.clearTimeout(this.replanTimer)
+    this.pollTimer = this.sweepTimer = this.replanTimer = undefined
     this.coalescer.flushAll()
     await this.idle()
   }
@@ -263,6 +343,7 @@ export class StreamPool {
     if (this.lastProblem) parts.push(`last problem: ${this.lastProblem}`)
     const now = this.clock.now()
     this.pruneAttempts(now)
+    const fresh = this.leastFresh()
     return {
       // A socket the plan just added and that is still opening is not a drop: the operator is
       // told "disconnected" only when a socket that was open is not any more.
@@ -278,6 +359,11 @@ export class StreamPool {
       newConnectionLimitPerMinute: NEW_CONNECTIONS_PER_MINUTE,
       droppedFrames: this.conns.reduce((n, c) => n + c.dropped, 0) + this.droppedHere,
       gapBackfills: this.gapBackfills,
+      strict: this.opts.strict === true,
+      liveAccounts: this.liveUsers().length,
+      leastFreshUser: fresh?.user ?? null,
+      leastFreshAt: fresh?.at ?? null,
+      rotations: this.rotations,
     }
   }
 
@@ -320,7 +406,9 @@ export class StreamPool {
       // From the last point /info confirmed, not the newest frame seen: a dropped frame can hide
       // behind a later one that did arrive.
       const since = this.verifiedThrough.get(user) ?? this.startedAt - 5 * 60_000
+      const issuedAt = this.clock.now()
       const fills = await info.allFillsSince(user, Math.max(0, since), { lane: 'reconcile' })
+      this.fillsCheckedAt.set(user, issuedAt)
       added += this.addFills(user, fills.map((f) => fromInfoFill(user, f)))
       const newest = fills.reduce((m, f) => Math.max(m, f.time), since)
       this.verifiedThrough.set(user, newest)
@@ -491,6 +579,27 @@ export class StreamPool {
   }
 
   private applyPlan(): void {
+    const fillsBefore = this.fillUsersStreamed()
+    const replan = this.conns.length > 0
+    this.applyConnections()
+    if (!this.opts.strict || !replan) return
+    // Rotation: an account whose fills channel moved in or out of the socket is read through
+    // /info by time from its last confirmed point, deduplicated on tid (the fills book): a fill
+    // between its last poll and the subscription's snapshot, or after the unsubscribe, is never lost.
+    const fillsAfter = this.fillUsersStreamed()
+    const moved = [...fillsBefore].filter((u) => !fillsAfter.has(u)).concat([...fillsAfter].filter((u) => !fillsBefore.has(u)))
+    if (moved.length === 0 || this.conns.length === 0) return
+    this.rotations += moved.length
+    if (this.opts.info) this.track(this.reconcileFills(moved))
+  }
+
+  private fillUsersStreamed(): Set<string> {
+    const out = new Set<string>()
+    for (const c of this.conns) for (const s of c.subscriptions) if (s.channel === 'userFills') out.add(s.user)
+    return out
+  }
+
+  private applyConnections(): void {
     const wanted = this.currentPlan.connections
     // Keep existing sockets, give them their new topic lists; open or close the difference.
     while (this.conns.length > wanted.length) this.conns.pop()!.stop()
@@ -554,6 +663,10 @@ export class StreamPool {
 
   private schedulePoll(delay: number): void {
     if (!this.running || !this.opts.info) return
+    if (this.opts.strict) {
+      this.pollTimer = this.clock.setTimeout(() => this.strictPoll(), delay)
+      return
+    }
     this.pollTimer = this.clock.setTimeout(() => {
       this.pollTimer = undefined
       const polled = this.currentPlan.polled
@@ -563,12 +676,61 @@ export class StreamPool {
     }, delay)
   }
 
+  /**
+   * Strict mode's refresher: one polled channel at a time, the most due first (rank, then age;
+   * see `nextRefresh`), straight after the previous one; /info's scheduler sets the pace (its
+   * background lane yields to the operator and writes). Nothing due: sleep until something is.
+   */
+  private strictPoll(): void {
+    this.pollTimer = undefined
+    if (!this.running) return
+    const now = this.clock.now()
+    const minAge = this.opts.pollMinAgeMs ?? 5000
+    const cands = this.currentPlan.polled.map((sub) => {
+      const at = this.channelAt(sub)
+      const tried = this.pollAttempts.get(subscriptionKey(sub))
+      return { sub, rank: this.rankOf(sub.user), at: at === null ? (tried ?? null) : tried === undefined ? at : Math.max(at, tried) }
+    })
+    const { pick, wakeAt } = nextRefresh(cands, now, minAge)
+    if (!pick) return this.schedulePoll(wakeAt === null ? minAge : Math.max(1, wakeAt - now))
+    this.pollAttempts.set(subscriptionKey(pick.sub), now)
+    this.track(this.refresh([pick.sub]).finally(() => this.schedulePoll(0)))
+  }
+
+  /** When a channel's value was last current (read or streamed); null: never. */
+  private channelAt(sub: Subscription): number | null {
+    const st = this.stateOf(sub.user)
+    switch (sub.channel) {
+      case 'spotState':
+        return st.balances?.at ?? null
+      case 'spotCreditState':
+        return st.credit?.at ?? null
+      case 'openOrders':
+        return st.openOrders?.at ?? null
+      case 'userFills':
+        return this.fillsCheckedAt.get(sub.user) ?? null
+    }
+  }
+
+  /** Strict mode: an account gaining or losing its last open order is re-ranked (after the current frame). */
+  private noteHasOrders(user: string, has: boolean): void {
+    if (this.withOrders.has(user) === has) return
+    if (has) this.withOrders.add(user)
+    else this.withOrders.delete(user)
+    if (!this.opts.strict || this.replanTimer !== undefined) return
+    this.replanTimer = this.clock.setTimeout(() => {
+      this.replanTimer = undefined
+      this.setAccounts(this.accounts)
+    }, 0)
+  }
+
   private scheduleSweep(): void {
     const every = this.opts.reconcileIntervalMs ?? 60_000
     if (!this.running || !this.opts.info || every <= 0) return
     this.sweepTimer = this.clock.setTimeout(() => {
       this.sweepTimer = undefined
-      const p = this.reconcileFills().finally(() => this.scheduleSweep())
+      // Strict mode: polled accounts' fills are read by the refresher; the sweep covers the streamed ones.
+      const p = this.reconcileFills(this.opts.strict ? [...this.fillUsersStreamed()] : undefined).finally(() => this.scheduleSweep())
       this.track(p)
     }, every)
   }
@@ -742,6 +904,7 @@ export class StreamPool {
     // A snapshot from before an accepted cancel still lists its orders: they stay gone.
     if (e.cancelled.size > 0 && value.some((o) => e.cancelled.has(o.oid))) value = value.filter((o) => !e.cancelled.has(o.oid))
     s.openOrders = { value, at, truncated }
+    this.noteHasOrders(s.user, value.length > 0)
     if (prev !== null && prev.truncated === truncated && sameOrders(prev.value, value)) return
     if (fromStream && prev !== null && e.fillSeq === e.fillSeqAtOrders && anyPartiallyFilled(prev.value, value)) this.suspectGap(e, 'an order filled without a fill')
     e.fillSeqAtOrders = e.fillSeq

@@ -45,7 +45,7 @@ describe('alert passes read live state, not /info per account', () => {
     }
     const port = (u: string) => Number(new URL(u).port)
     s = await NetworkSession.open({
-      network: { ...sandboxNetwork({ trading: port(sandbox.tradingUrl), earn: port(sandbox.earnUrl) }), infoRatePerSec: 200, tradeRatePerSec: 200 },
+      network: { ...sandboxNetwork({ trading: port(sandbox.tradingUrl), earn: port(sandbox.earnUrl) }), infoRatePerSec: 200, tradeRatePerSec: 200, strictLimits: false },
       journal,
       vault: () => null,
       schedulers: new HostSchedulers(Date.now),

@@ -293,6 +293,8 @@ export class AlertService {
     const rules = this.settingsCache.rules
     const accounts = this.d.accounts().filter((a) => full || users.has(a.address.toLowerCase()))
     if (accounts.length === 0 && !full) return
+    // Strict limits: the LTV alert watches every credit line, so their credit state streams first among the rest.
+    if (full && s.pool) s.pool.setPriority('alerts', rules.ltv ? accounts.filter((a) => s.pool!.state(a.address).credit?.value.authorized === true).map((a) => a.address) : [])
     // Marks: the shared cache (one fetch serves the overview too); a stream-triggered pass never fetches.
     let md = s.market.peek()
     if (full && rules.ltv && accounts.length > 0) md = await s.market.get('background').catch(() => s.market.peek())

@@ -137,6 +137,7 @@ export class LiveAccounts {
     this.watched.add(user)
     if (lane === 'operator') {
       this.onScreen.set(user, this.d.now())
+      s.pool?.setPriority('screen', [...this.onScreen.keys()]) // strict limits: pages on screen stream
       this.heartbeat()
     }
     const portfolio = portfolioFor(s, this.d)
@@ -228,6 +229,7 @@ export class LiveAccounts {
       this.heartbeatTimer = null
       const now = this.d.now()
       for (const [u, at] of this.onScreen) if (now - at > ON_SCREEN_MS) this.onScreen.delete(u)
+      this.session?.pool?.setPriority('screen', [...this.onScreen.keys()])
       if (this.onScreen.size === 0) return
       this.pushSoon([...this.onScreen.keys()])
       this.heartbeat()
