@@ -234,3 +234,165 @@ describe('RateScheduler: marks lane and margin', () => {
     expect(started.map((x) => x.at)).toEqual([0, 1020])
   })
 })
+
+/**
+ * The service's side: its per-IP token bucket (trading-api §8), counted when a request ARRIVES.
+ * Requests reach it after a delay the desk does not control (a busy event loop, the network).
+ */
+function serviceBucket(perSec: number, capacity = perSec) {
+  let tokens = capacity
+  let at = Date.now()
+  const refused: number[] = []
+  const admitted: number[] = []
+  return {
+    refused,
+    admitted,
+    /** A task for the scheduler: reaches the service `delayMs` after it starts, answered `answerMs` later. */
+    request(delayMs: number, answerMs = 5) {
+      return () =>
+        new Promise<void>((resolve) => {
+          setTimeout(() => {
+            const t = Date.now()
+            tokens = Math.min(capacity, tokens + ((t - at) * perSec) / 1000)
+            at = t
+            if (tokens >= 1) {
+              tokens -= 1
+              admitted.push(t)
+            } else refused.push(t)
+            setTimeout(resolve, answerMs)
+          }, delayMs)
+        })
+    },
+  }
+}
+
+/** Deterministic PRNG (mulberry32), so a failure replays. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+describe('RateScheduler: the service never sees more than its budget', () => {
+  it('a request that reaches the service late does not let the next one arrive inside the same second', async () => {
+    const s = new RateScheduler({ ratePerSec: 1, marginMs: 20 })
+    const service = serviceBucket(1)
+    // The first request leaves on time but reaches the service 300 ms later (a busy machine);
+    // the next one goes straight through. Spacing the sends by 1 s + margin is not enough.
+    const a = s.run('operator', service.request(300))
+    const b = s.run('operator', service.request(0))
+    await vi.advanceTimersByTimeAsync(5_000)
+    await Promise.all([a, b])
+    expect(service.refused).toEqual([])
+    expect(service.admitted).toHaveLength(2)
+    expect(service.admitted[1]! - service.admitted[0]!).toBeGreaterThanOrEqual(1000)
+  })
+
+  it('holds under random delays, every lane, bursts after a pause and a raised budget', async () => {
+    for (const [rate, seed] of [
+      [1, 1],
+      [1, 2],
+      [3, 3],
+      [5, 4],
+    ] as const) {
+      const s = new RateScheduler({ ratePerSec: rate, marginMs: 20 })
+      const service = serviceBucket(rate)
+      const r = prng(seed)
+      const lanes: Lane[] = ['write', 'operator', 'reconcile', 'marks', 'background']
+      const all: Promise<unknown>[] = []
+      for (let round = 0; round < 6; round++) {
+        // A burst of work queued at once, each request delayed on its way by 0-400 ms...
+        const n = 2 + Math.floor(r() * 8)
+        for (let i = 0; i < n; i++) all.push(s.run(lanes[Math.floor(r() * lanes.length)]!, service.request(Math.floor(r() * 400), Math.floor(r() * 50))))
+        // ...then a pause long enough for the bucket to fill again (or not).
+        await vi.advanceTimersByTimeAsync(Math.floor(r() * 6_000))
+      }
+      await vi.advanceTimersByTimeAsync(120_000)
+      await Promise.all(all)
+      expect({ rate, seed, refused: service.refused }).toEqual({ rate, seed, refused: [] })
+      expect(service.admitted).toHaveLength(all.length)
+    }
+  })
+
+  it('a burst after a pause goes at once, up to the capacity, when the answers come back', async () => {
+    const s = new RateScheduler({ ratePerSec: 5 })
+    await vi.advanceTimersByTimeAsync(10_000)
+    const { started, task } = recorder()
+    // Answered at once: the bucket is as the service's, five at once, then one every 200 ms.
+    const burst = Array.from({ length: 7 }, (_, i) => s.run('operator', task(`r${i}`)))
+    await vi.advanceTimersByTimeAsync(0)
+    expect(started).toHaveLength(5)
+    await vi.advanceTimersByTimeAsync(1_000)
+    await Promise.all(burst)
+    expect(started.map((x) => x.at - 10_000)).toEqual([0, 0, 0, 0, 0, 200, 400])
+  })
+
+  it('no more requests in flight than the capacity: the next waits for an answer, however long it takes', async () => {
+    const s = new RateScheduler({ ratePerSec: 1 })
+    const { started, task } = recorder()
+    let answer!: () => void
+    const slow = s.run('write', () => task('slow')().then(() => new Promise<void>((r) => (answer = r))))
+    const next = s.run('write', task('next'))
+    await vi.advanceTimersByTimeAsync(3_000)
+    expect(started.map((x) => x.label)).toEqual(['slow'])
+    expect(s.stats().inFlight).toBe(1)
+    answer()
+    await slow
+    // The service took the slow one's token at the latest when it answered (at 3 s).
+    await vi.advanceTimersByTimeAsync(999)
+    expect(started.map((x) => x.label)).toEqual(['slow'])
+    await vi.advanceTimersByTimeAsync(1)
+    await next
+    expect(started.map((x) => x.at)).toEqual([0, 4_000])
+  })
+
+  it('with an arrival bound, a call that takes seconds to answer holds the next one only until the bound, then one interval', async () => {
+    const s = new RateScheduler({ ratePerSec: 1, arrivalBoundMs: 2_000 })
+    const { started, task } = recorder()
+    let answer!: () => void
+    const slow = s.run('write', () => task('slow')().then(() => new Promise<void>((r) => (answer = r))))
+    const next = s.run('write', task('next'))
+    await vi.advanceTimersByTimeAsync(2_999)
+    expect(started.map((x) => x.label)).toEqual(['slow'])
+    await vi.advanceTimersByTimeAsync(1)
+    await next
+    expect(started.map((x) => x.at)).toEqual([0, 3_000])
+    // Its answer later counts nothing twice: the next request after it keeps one interval.
+    answer()
+    await slow
+    const third = s.run('write', task('third'))
+    await vi.advanceTimersByTimeAsync(1_000)
+    await third
+    expect(started.map((x) => x.at)).toEqual([0, 3_000, 4_000])
+  })
+
+  it('a RateLimited answer pauses every lane for its delay, counted from the answer; a retry then goes first in its lane', async () => {
+    const s = new RateScheduler({ ratePerSec: 1 })
+    const { started, task } = recorder()
+    // A refused read: its caller pauses the scheduler with the stated delay, then retries.
+    const refused = s.run('write', task('refused')).then(() => {
+      s.pauseFor(700)
+      return s.run('write', task('retry'))
+    })
+    void s.run('background', task('bg'))
+    await vi.advanceTimersByTimeAsync(699)
+    expect(started.map((x) => x.label)).toEqual(['refused'])
+    await vi.advanceTimersByTimeAsync(1)
+    await refused
+    expect(started.map((x) => [x.label, x.at])).toEqual([
+      ['refused', 0],
+      ['retry', 700],
+    ])
+    await vi.advanceTimersByTimeAsync(1_000)
+    expect(started.map((x) => [x.label, x.at])).toEqual([
+      ['refused', 0],
+      ['retry', 700],
+      ['bg', 1_700],
+    ])
+  })
+})

@@ -47,11 +47,19 @@ export interface RateSchedulerOptions {
   marginMs?: number
   /** Name in dispatch events (e.g. `info http://127.0.0.1:1234`). */
   name?: string
+  /**
+   * A request still unanswered this long after it left is counted as having reached the
+   * service by then (default: only its answer proves it), so one slow call (a /trade that waits
+   * out the service's 3 s budget) does not hold every other request of the host behind it.
+   */
+  arrivalBoundMs?: number
 }
 
 export interface SchedulerStats {
   queued: Record<Lane, number>
   tokens: number
+  /** Requests started and not answered yet. */
+  inFlight: number
   pausedForMs: number
   ratePerSec: number
   burst: number
@@ -90,6 +98,17 @@ export class RateScheduler {
   private timer: ReturnType<typeof setTimeout> | undefined
   private timerAt = Infinity
   private closed: DeskError | undefined
+  /**
+   * The service's bucket as it must at worst be: each answered request counted as taken when its
+   * answer came back (the service took its token before answering, so never later than that),
+   * each unanswered one as still about to take one. A request leaves only when this bucket holds a
+   * token for it and for every request still in flight: whatever the delays between this process
+   * and the service, the service never sees two requests closer than its budget allows.
+   */
+  private answered = 0
+  private answeredAt: number
+  private inFlight = 0
+  private readonly arrivalBoundMs: number
 
   constructor(opts: RateSchedulerOptions) {
     const { rate, burst } = checkRate(opts.ratePerSec, opts.burst)
@@ -98,8 +117,11 @@ export class RateScheduler {
     this.now = opts.now ?? (() => Date.now())
     this.marginMs = opts.marginMs ?? 0
     this.name = opts.name ?? ''
+    this.arrivalBoundMs = opts.arrivalBoundMs ?? Infinity
     this.tokens = burst
     this.last = this.now()
+    this.answered = burst
+    this.answeredAt = this.last
   }
 
   /** Queues `task` in `lane`; it starts when the budget allows and no higher lane is waiting. */
@@ -122,6 +144,9 @@ export class RateScheduler {
     if (until > this.pausedUntil) this.pausedUntil = until
     this.tokens = Math.min(1, this.capacity)
     this.last = Math.max(this.last, this.pausedUntil)
+    // The service counted from its refusal, before this answer arrived: one token by then.
+    this.answered = Math.min(1, this.capacity)
+    this.answeredAt = Math.max(this.answeredAt, this.pausedUntil)
     this.pump()
   }
 
@@ -132,6 +157,8 @@ export class RateScheduler {
     this.rate = r.rate
     this.capacity = r.burst
     this.tokens = Math.min(this.tokens, this.capacity)
+    this.answered = Math.min(this.answeredLevel(this.now()), this.capacity)
+    this.answeredAt = Math.max(this.answeredAt, this.now())
     this.pump()
   }
 
@@ -140,6 +167,7 @@ export class RateScheduler {
     return {
       queued: { write: this.queues.write.length, operator: this.queues.operator.length, reconcile: this.queues.reconcile.length, marks: this.queues.marks.length, background: this.queues.background.length },
       tokens: this.tokens,
+      inFlight: this.inFlight,
       pausedForMs: Math.max(0, this.pausedUntil - this.now()),
       ratePerSec: this.rate,
       burst: this.capacity,
@@ -169,6 +197,21 @@ export class RateScheduler {
     }
   }
 
+  /** The worst-case service bucket at `t` (answered requests only). */
+  private answeredLevel(t: number): number {
+    if (t <= this.answeredAt) return this.answered
+    return Math.min(this.capacity, this.answered + ((t - this.answeredAt) * this.rate) / 1000)
+  }
+
+  /** A request was answered (or failed) at `t`: the service took its token by then at the latest. */
+  private settled(): void {
+    const t = this.now()
+    this.answered = this.answeredLevel(t) - 1
+    this.answeredAt = Math.max(this.answeredAt, t)
+    this.inFlight--
+    this.pump()
+  }
+
   private next(): Entry | undefined {
     for (const lane of LANES) {
       const e = this.queues[lane].shift()
@@ -190,14 +233,42 @@ export class RateScheduler {
       this.refill()
       // (less a hair: float error must not round 20 ms up to 21)
       if (this.tokens < 1) return this.wake(Math.ceil((1 - this.tokens) * (1000 / this.rate + this.marginMs) - 1e-6))
+      // A token for this request and one for each still in flight (they may reach the service
+      // after it); more than the capacity in flight waits for an answer (which pumps again).
+      const need = this.inFlight + 1
+      if (need > this.capacity) return
+      const have = this.answeredLevel(t)
+      if (have < need) return this.wake(Math.ceil(((need - have) * 1000) / this.rate - 1e-6))
       this.tokens -= 1
+      this.inFlight++
       const e = this.next()!
       if (dispatchListeners.size > 0) {
         const ev: DispatchEvent = { scheduler: this.name, lane: e.lane, label: e.label, queuedAt: e.queuedAt, startedAt: t }
         for (const l of dispatchListeners) l(ev)
       }
       // Started on a microtask so a synchronous throw inside the task becomes a rejection.
-      Promise.resolve().then(e.task).then(e.resolve, e.reject)
+      // Counted once: at its answer, or when the arrival bound passes first.
+      let counted = false
+      const count = () => {
+        if (counted) return
+        counted = true
+        if (bound) clearTimeout(bound)
+        this.settled()
+      }
+      const bound = Number.isFinite(this.arrivalBoundMs) ? setTimeout(count, this.arrivalBoundMs) : undefined
+      // Settled before the caller hears: a pauseFor it calls on a refusal then counts from here.
+      Promise.resolve()
+        .then(e.task)
+        .then(
+          (v) => {
+            count()
+            e.resolve(v)
+          },
+          (err: unknown) => {
+            count()
+            e.reject(err)
+          },
+        )
     }
   }
 
@@ -222,6 +293,11 @@ export type ServiceKind = 'info' | 'trade' | 'earn'
  */
 /** The margin the desk keeps against the service's buckets (about 2% at 1 request/s). */
 export const HOST_MARGIN_MS = 20
+/**
+ * How late a request may reach the service after it left (a busy machine, the network): past
+ * this, an unanswered one is counted as arrived (trading-api §8: /trade calls can take 10 s).
+ */
+export const ARRIVAL_BOUND_MS = 2_000
 
 export class HostSchedulers {
   private readonly byKey = new Map<string, RateScheduler>()
@@ -241,7 +317,7 @@ export class HostSchedulers {
       if (existing.stats().ratePerSec !== ratePerSec) existing.setRate(ratePerSec)
       return existing
     }
-    const s = new RateScheduler({ ratePerSec, marginMs: HOST_MARGIN_MS, name: key, ...(this.now ? { now: this.now } : {}) })
+    const s = new RateScheduler({ ratePerSec, marginMs: HOST_MARGIN_MS, arrivalBoundMs: ARRIVAL_BOUND_MS, name: key, ...(this.now ? { now: this.now } : {}) })
     this.byKey.set(key, s)
     return s
   }
