@@ -15,6 +15,12 @@ import type {
   AppState,
   AssetView,
   CliOutput,
+  JournalRecordDetail,
+  JournalRecordView,
+  NetworkListing,
+  StatusOverviewView,
+  VaultInitView,
+  VaultKeysView,
   ConfirmRequest,
   CreditHealthView,
   CreditSample,
@@ -38,6 +44,7 @@ import type {
   VaultStatus,
   WriteOutcome,
 } from './types'
+import { JOURNAL_RECORD_STATES } from './types'
 
 // ---- argument building blocks ------------------------------------------------------------
 
@@ -136,6 +143,7 @@ const secret = v.union([v.object({ file: filePath }), v.object({ value: passphra
 const net = { network: v.optional(text(40)) }
 /** The vault passphrase, used only when the core's vault is locked (the app's unlock state otherwise). */
 const unlock = { unlock: v.optional(secret) }
+const optText = (max = 200) => v.optional(text(max))
 const optCloid = { cloid: v.optional(text(80)) }
 const ticket = v.object({
   ...net,
@@ -151,12 +159,12 @@ const ticket = v.object({
   /** `--override-band PHRASE`: the operator knowingly overrides the price band for this order (journaled). */
   overrideBand: v.optional(v.pipe(v.string(), v.maxLength(200))),
 })
-const cliJournalFilter = v.object({
+/** The journal's records over every network (the desk's journal commands): several types and states, the journal's own state names. */
+const recordFilter = v.object({
   network: v.optional(text(40)),
   account: v.optional(text()),
   actionType: v.optional(v.pipe(v.array(text(40)), v.maxLength(50))),
-  // The journal's own states (the CLI lists them in its help).
-  state: v.optional(v.pipe(v.array(v.picklist(['signed', 'sent', 'accepted', 'rejected', 'failed', 'unknown', 'unresolved', 'reconciled'] as const)), v.maxLength(8))),
+  state: v.optional(v.pipe(v.array(v.picklist(JOURNAL_RECORD_STATES)), v.maxLength(8))),
   since: v.optional(timeMs),
   until: v.optional(timeMs),
   limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(999_999))),
@@ -166,23 +174,20 @@ const label64 = v.optional(label)
 const cliChannels = {
   /** Reconcile passes (1 s apart) over the selected network's unresolved entries; lists what is still unresolved (journal feature). */
   'journal.reconcile': cliOnly<{ unresolved: { id: number; actionType: string; state: string; key: string }[] }>()('intent', v.object({ passes: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1000)) })),
-  'cli.status.show': cliQuery(v.object({ ...net, addresses: v.optional(v.pipe(v.array(address), v.maxLength(200))) })),
-  'cli.status.credit': cliQuery(v.object({ ...net, address })),
   /** Order ticket check: market precision and minimums; signs nothing. */
   'cli.orders.check': cliQuery(ticket),
   'cli.orders.place': cliIntent(ticket),
   /** Earn withdrawal preview: the fee and what the operator receives; signs nothing. */
   'cli.earn.preview': cliQuery(v.object({ ...net, user: text(), asset: text(40), amount: text(80), type: v.picklist(['scheduled', 'instant'] as const) })),
-  'cli.journal.list': cliQuery(v.object({ filter: cliJournalFilter })),
-  'cli.journal.show': cliQuery(v.object({ id: v.pipe(v.number(), v.integer(), v.minValue(1)) })),
-  'cli.journal.export': cliQuery(v.object({ filter: cliJournalFilter, format: v.picklist(['csv', 'json'] as const) })),
-  'cli.keys.init': cliIntent(v.object({ passphrase: secret, scryptN: v.optional(v.pipe(v.number(), v.integer(), v.minValue(2 ** 14), v.maxValue(2 ** 22))) })),
-  'cli.keys.list': cliQuery(none),
-  /** Raw private key import: the key is read by main from the named file (or the hidden prompt), never an argument. */
-  'cli.keys.importKey': cliIntent(v.object({ ...unlock, key: secret, label: label64 })),
-  'cli.keys.importKeystore': cliIntent(v.object({ ...unlock, file: filePath, keystorePassphrase: secret, label: label64 })),
-  /** Keystore export: main writes the v3 file (0600) itself; no key material crosses the channel. */
-  'cli.keys.exportKeystore': cliIntent(
+  /** Creates the vault (locked) with the scrypt cost the desk chose (vault feature); the passphrase is read by main. */
+  'vault.init': cliOnly<VaultInitView>()('intent', v.object({ passphrase: secret, scryptN: v.optional(v.pipe(v.number(), v.integer(), v.minValue(2 ** 14), v.maxValue(2 ** 22))) })),
+  /** Raw private key import into the unlocked vault (accounts feature): the key is read by main from the named file (or the hidden prompt), never an argument. */
+  'accounts.importKey': cliOnly<{ address: Address }>()('intent', v.object({ key: secret, label: label64 })),
+  /** Keystore import into the unlocked vault (accounts feature), its passphrase read by main from the named file (or the hidden prompt). */
+  'accounts.importKeystoreFile': cliOnly<{ address: Address }>()('intent', v.object({ file: filePath, keystorePassphrase: secret, label: label64 })),
+  /** Keystore export (vault feature): main writes the v3 file (0600) itself; no key material crosses the channel. */
+  'vault.exportKeystore': cliOnly<{ address: string; file: string }>()(
+    'intent',
     v.object({
       address,
       file: filePath,
@@ -192,25 +197,6 @@ const cliChannels = {
       kdf: v.union([v.object({ kdf: v.literal('scrypt'), n: v.pipe(v.number(), v.integer(), v.minValue(2 ** 14), v.maxValue(2 ** 22)) }), v.object({ kdf: v.literal('pbkdf2') })]),
     }),
   ),
-  'cli.keys.remove': cliIntent(v.object({ ...unlock, address })),
-  'cli.networks.list': cliQuery(none),
-  'cli.networks.set': cliIntent(
-    v.object({
-      name: text(40),
-      kind: v.optional(text(20)),
-      network: v.optional(text(40)),
-      chainId: v.optional(v.number()),
-      tradingUrl: v.optional(text(400)),
-      wsUrl: v.optional(text(400)),
-      earnUrl: v.optional(text(400)),
-      infoRatePerSec: v.optional(v.number()),
-      tradeRatePerSec: v.optional(v.number()),
-      /** The vault passphrase (needed once a vault exists: a network change is a policy change). */
-      passphrase: v.optional(secret),
-    }),
-  ),
-  'cli.networks.select': cliIntent(v.object({ name: text(40) })),
-  'cli.networks.remove': cliIntent(v.object({ name: text(40), passphrase: v.optional(secret) })),
 } as const
 
 export const channels = {
@@ -220,6 +206,8 @@ export const channels = {
   'vault.unlock': intent<VaultStatus>()(v.object({ passphrase })),
   'vault.lock': intent<VaultStatus>()(none),
   'vault.changePassphrase': intent<VaultStatus>()(v.object({ current: passphrase, next: passphrase })),
+  /** The vault's file, accounts, agent key addresses and retired agents (addresses only, no passphrase needed). */
+  'vault.keys': query<VaultKeysView>()(none),
 
   'accounts.list': query<AccountView[]>()(none),
   'accounts.generate': intent<AccountView>()(v.object({ label })),
@@ -235,7 +223,7 @@ export const channels = {
   'accounts.update': intent<AccountView>()(v.object({ address, label: v.optional(label), group: v.optional(label) })),
   'accounts.remove': intent<{ removed: Address }>()(v.object({ address })),
 
-  'networks.list': query<{ selected: string; networks: NetworkView[] }>()(none),
+  'networks.list': query<{ selected: string; networks: NetworkListing[] }>()(none),
   'networks.select': intent<NetworkView>()(v.object({ name: networkName })),
   'networks.save': intent<NetworkView>()(
     v.object({
@@ -252,6 +240,28 @@ export const channels = {
     }),
   ),
 
+  /**
+   * Adds a network or changes some of its fields (the others kept; '' clears a URL); the full
+   * entry is validated as `networks.save` validates it. Needs the passphrase once a vault exists.
+   */
+  'networks.update': intent<NetworkListing>()(
+    v.object({
+      // Checked in main with the typed InvalidNetwork (as the saved entry is).
+      name: text(40),
+      kind: optText(20),
+      network: optText(40),
+      chainId: v.optional(v.number()),
+      tradingUrl: optText(400),
+      wsUrl: optText(400),
+      earnUrl: optText(400),
+      infoRatePerSec: v.optional(v.number()),
+      tradeRatePerSec: v.optional(v.number()),
+      passphrase: v.optional(passphrase),
+    }),
+  ),
+  /** Removes a network (its exchange's policy is kept). Needs the passphrase once a vault exists; journaled. */
+  'networks.remove': intent<{ removed: string }>()(v.object({ name: text(40), passphrase: v.optional(passphrase) })),
+
   'settings.get': query<SettingsView>()(none),
   'settings.update': intent<SettingsView>()(
     v.object({
@@ -267,6 +277,8 @@ export const channels = {
   'account.detail': query<AccountDetailView>()(v.object({ address })),
   'credit.health': query<CreditHealthView>()(v.object({ address })),
   'credit.history': query<CreditSample[]>()(v.object({ address, sinceMs: timeMs })),
+  /** The overview of the named accounts (default: every vault account) read now from the service, not the live model's. */
+  'portfolio.status': query<StatusOverviewView>()(v.object({ addresses: v.optional(v.pipe(v.array(address), v.maxLength(200))) })),
 
   'agents.list': query<AgentSlotView[]>()(v.object({ owner: address })),
   'agents.approve': intent<AgentSlotView>()(ownerSlot),
@@ -322,6 +334,12 @@ export const channels = {
   'journal.get': query<SubmissionView>()(v.object({ cloid })),
   /** Action types present in the journal of the selected network (the type filter's choices). */
   'journal.actionTypes': query<string[]>()(none),
+  /** Journal records of every network as the journal keeps them, newest first (without body and raw answer). */
+  'journal.records': query<JournalRecordView[]>()(v.object({ filter: recordFilter })),
+  /** One record with its exact signed body, raw answer and state history. */
+  'journal.record': query<JournalRecordDetail>()(v.object({ id: v.pipe(v.number(), v.integer(), v.minValue(1)) })),
+  /** The records a filter selects, as CSV or JSON text (no default limit). */
+  'journal.records.export': query<{ format: 'csv' | 'json'; content: string }>()(v.object({ filter: recordFilter, format: v.picklist(['csv', 'json'] as const) })),
   /** The operator checked an unresolved write on the exchange; journaled, it frees the cloid for a new attempt. */
   'journal.acknowledge': intent<SubmissionView>()(v.object({ id: v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,15}$/)), note: v.pipe(v.string(), v.trim(), v.minLength(3), v.maxLength(500)) })),
 

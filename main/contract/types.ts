@@ -492,10 +492,85 @@ export interface HaltResult {
 export type CliSecret = { file: string } | { value: string }
 
 /**
- * The result of a `cli.*` channel: exactly the JSON document `desk … --json` prints (built in
- * main from the same services the app uses; bigints are decimal strings on the socket).
+ * The result of the `cli.*` channels still to be moved onto the app's (order check and place,
+ * earn preview): the JSON document `desk … --json` prints.
  */
 export type CliOutput = object
+
+/** What `portfolio.status` reads: the overview of the named accounts, now, on the selected network. */
+export interface StatusOverviewView extends OverviewView {
+  network: string
+}
+
+/** A configured network as `networks.list` gives it: the view and its environment's `network` name. */
+export interface NetworkListing extends NetworkView {
+  network: string
+}
+
+/** The journal's own states (`signed`: journaled, not yet handed to the network; the screens call it 'prepared'). */
+export const JOURNAL_RECORD_STATES = ['signed', 'sent', 'accepted', 'rejected', 'failed', 'unknown', 'unresolved', 'reconciled'] as const
+export type JournalRecordState = (typeof JOURNAL_RECORD_STATES)[number]
+
+/**
+ * One journal record as the journal keeps it (the desk's `journal list`): addresses lower case,
+ * nonces as decimal strings, times in Unix ms; without the signed body and raw response.
+ */
+export interface JournalRecordView {
+  id: number
+  channel: 'trade' | 'earn'
+  key: string
+  network: string
+  account: string
+  signer: string
+  actionType: string
+  summary: string
+  nonce: string | null
+  businessNonce: string | null
+  traceId: string | null
+  submitHeight: string | null
+  evidence: string | null
+  advice: string | null
+  acknowledgedAt: number | null
+  ackNote: string | null
+  oids: string[]
+  state: JournalRecordState
+  finalStatus: string | null
+  code: string | null
+  txHash: string | null
+  attempts: number
+  createdAt: number
+  updatedAt: number
+  resolvedAt: number | null
+}
+
+export interface JournalRecordEvent {
+  submissionId: number
+  at: number
+  state: JournalRecordState
+  finalStatus: string | null
+  code: string | null
+  note: string | null
+}
+
+/** One record with its exact signed body (JSON text), the raw last answer and its state history. */
+export interface JournalRecordDetail extends JournalRecordView {
+  body: string
+  response: string | null
+  history: JournalRecordEvent[]
+}
+
+/** The vault's accounts and key addresses (never key material), as `desk keys list` prints them. */
+export interface VaultKeysView {
+  path: string
+  accounts: { address: Address; label: string; watchOnly: boolean; createdAt: string; agents: { slot: 0 | 1 | 2 | 3; address: Address; createdAt: string }[] }[]
+  retiredAgents: { owner: Address; slot: 0 | 1 | 2 | 3; address: Address; retiredAt: string }[]
+}
+
+/** A vault created by `desk keys init`: where, and the scrypt cost of its key derivation. */
+export interface VaultInitView {
+  path: string
+  kdf: { name: 'scrypt'; n: number; r: number; p: number }
+}
 
 /** How `desk` reaches the core: attached to a running app (pid) or the core in its own process. */
 export interface CliMode {

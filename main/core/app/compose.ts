@@ -10,20 +10,20 @@ import { openJournal } from '../journal'
 import { PolicyBook } from '../policy'
 import { ExternalLinkPolicy } from '../security/external-links'
 import { SessionHolder } from '../session'
-import { AccountDirectory, AccountMetaStore, accountsHandlers, confirmationContext, type DemoAccount } from '../features/accounts'
+import { AccountDirectory, AccountMetaStore, accountsHandlers, confirmationContext, keyImportHandlers, type DemoAccount } from '../features/accounts'
 import { agentsHandlers } from '../features/agents'
-import { cliJournalHandlers, cliKeysHandlers, cliNetworkHandlers, cliReadHandlers, cliWriteHandlers } from '../features/cli'
+import { cliReadHandlers, cliWriteHandlers } from '../features/cli'
 import { creditHandlers } from '../features/credit'
 import { earnHandlers } from '../features/earn'
 import { hostHandlers, type HostServices } from '../features/host'
-import { journalHandlers, journalReconcileHandlers, pendingCounter, watchJournal } from '../features/journal'
+import { journalHandlers, journalReconcileHandlers, journalRecordsHandlers, pendingCounter, watchJournal } from '../features/journal'
 import { ordersHandlers } from '../features/orders'
-import { LiveOverview, portfolioHandlers } from '../features/portfolio'
+import { LiveOverview, portfolioHandlers, portfolioStatusHandlers } from '../features/portfolio'
 import { policyHandlers } from '../features/policy'
 import { settingsHandlers } from '../features/settings'
 import { settleRepayHandlers } from '../features/settle-repay'
 import { transfersHandlers } from '../features/transfers'
-import { VaultHolder, vaultHandlers } from '../features/vault'
+import { VaultHolder, vaultHandlers, vaultKeysHandlers } from '../features/vault'
 import { reportsHandlers } from '../features/reports'
 import { AlertService, alertsHandlers } from '../features/alerts'
 
@@ -100,8 +100,11 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
   const handlers = mergeHandlers([
     settingsHandlers({ settings, sessions, vault, accounts, policy, host: o.host, version: o.version }),
     vaultHandlers({ vault, sessions }),
+    vaultKeysHandlers({ dataDir: o.dataDir, vault }),
     accountsHandlers({ vault, accounts, settings, demoAccounts: o.demoAccounts ?? [] }),
+    keyImportHandlers({ vault }),
     portfolioHandlers({ sessions, accounts, live, events, now, settings, pendingJournal }),
+    portfolioStatusHandlers({ sessions, settings, pendingJournal, keys: agentKeys }),
     creditHandlers({ sessions, settings }),
     agentsHandlers({ ...writes, keys: agentKeys, events, now }),
     settleRepayHandlers(writes),
@@ -110,15 +113,13 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
     earnHandlers({ ...writes, events, now }),
     journalHandlers({ journal, settings, now, vault }),
     journalReconcileHandlers({ journal, sessions }),
+    journalRecordsHandlers({ journal }),
     hostHandlers({ confirm, services: o.services, links }),
     reportsHandlers({ sessions, accounts: operatorAccounts }),
     alertsHandlers({ alerts }),
     policyHandlers({ ...writes, keys: agentKeys, accounts: () => (vault.current?.listAccounts() ?? []).map((a) => ({ address: a.address, label: a.label, watchOnly: a.watchOnly })) }),
     cliReadHandlers({ dataDir: o.dataDir, settings, sessions, vault, journal, accounts }),
     cliWriteHandlers({ dataDir: o.dataDir, settings, sessions, vault, journal, accounts, policy }),
-    cliJournalHandlers({ dataDir: o.dataDir, settings, sessions, vault, journal, accounts }),
-    cliKeysHandlers({ dataDir: o.dataDir, settings, sessions, vault, journal, accounts }),
-    cliNetworkHandlers({ dataDir: o.dataDir, settings, sessions, vault, journal, accounts, policy }),
   ])
   // Only the channel name and error code are logged, never arguments (they may hold a passphrase).
   const dispatch = createDispatcher(handlers, { warn: (message, fields) => console.warn(message, JSON.stringify(fields)) })

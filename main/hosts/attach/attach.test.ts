@@ -170,13 +170,13 @@ describe('desk attached to the host running on its data directory', () => {
 
   it('the socket is 0600 and a cli-only channel is refused from the web host', async () => {
     if (process.platform !== 'win32') expect(statSync(attach.endpoint).mode & 0o777).toBe(0o600)
-    const refused = await app.core.dispatch('cli.keys.importKey', { key: { file: join(dir, 'pass') } }, { host: 'web' })
+    const refused = await app.core.dispatch('accounts.importKey', { key: { file: join(dir, 'pass') } }, { host: 'web' })
     expect(refused).toMatchObject({ ok: false, error: { code: 'CliOnly' } })
-    const exp = await app.core.dispatch('cli.keys.exportKeystore', {}, { host: 'electron' })
+    const exp = await app.core.dispatch('vault.exportKeystore', {}, { host: 'electron' })
     expect(exp).toMatchObject({ ok: false, error: { code: 'CliOnly' } })
     // Through the socket the host is 'cli': the same channel reaches its handler (and its own checks).
     const c = rawClient(attach.endpoint)
-    c.socket.write(JSON.stringify({ id: 'k', channel: 'cli.keys.list' }) + '\n')
+    c.socket.write(JSON.stringify({ id: 'k', channel: 'journal.reconcile', args: { passes: 1 } }) + '\n')
     expect(await c.waitFor((m) => m.id === 'k')).toMatchObject({ result: { ok: true } })
     c.socket.destroy()
   })

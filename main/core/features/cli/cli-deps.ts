@@ -8,7 +8,7 @@ import type { NetworkSession, SessionHolder } from '../../session'
 import { vaultPath, type Vault } from '../../vault'
 import type { AccountDirectory } from '../accounts'
 import type { VaultHolder } from '../vault'
-import { readSecret } from './secrets'
+import { readSecret } from '../vault'
 
 export interface CliDeps {
   dataDir: string

@@ -1,7 +1,3 @@
-export { readSecret } from './secrets'
 export { type CliDeps } from './cli-deps'
 export { cliReadHandlers, type CliReadChannels } from './reads.handlers'
 export { cliWriteHandlers, type CliWriteChannels } from './writes.handlers'
-export { cliJournalHandlers, type CliJournalChannels } from './journal.handlers'
-export { cliKeysHandlers, type CliKeysChannels } from './keys.handlers'
-export { cliNetworkHandlers, type CliNetworkChannels } from './networks.handlers'

@@ -2,3 +2,4 @@ export { journalFilter, journalState, pendingCounter, submissionView, viewState,
 export { journalHandlers, type JournalChannels } from './handlers'
 export { watchJournal } from './journal-watch'
 export { journalReconcileHandlers, type JournalReconcileChannels } from './reconcile.handlers'
+export { journalRecordsHandlers, type JournalRecordsChannels } from './records.handlers'

@@ -209,12 +209,12 @@ describe('operator policy enforced in main, against the sandbox', () => {
 
   it('removing a network (desk) needs the passphrase too, and is journaled', async () => {
     const cli = async (args: unknown) => {
-      const r = await d.core.dispatch('cli.networks.remove', args, { host: 'cli' })
+      const r = await d.core.dispatch('networks.remove', args, { host: 'cli' })
       return r.ok ? 'removed' : r.error.code
     }
     expect(await cli({ name: 'lab' })).toBe('PassphraseRequired')
-    expect(await cli({ name: 'lab', passphrase: { value: 'not the passphrase' } })).toBe('PassphraseIncorrect')
-    expect(await cli({ name: 'lab', passphrase: { value: TEST_PASSPHRASE } })).toBe('removed')
+    expect(await cli({ name: 'lab', passphrase: 'not the passphrase' })).toBe('PassphraseIncorrect')
+    expect(await cli({ name: 'lab', passphrase: TEST_PASSPHRASE })).toBe('removed')
     expect((await d.call<{ networks: NetworkView[] }>('networks.list')).networks.map((n) => n.name)).not.toContain('lab')
     expect((await d.call<PolicyView>('policy.show')).events.map((e) => e.kind)).toContain('network.remove')
   })

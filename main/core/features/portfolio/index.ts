@@ -2,3 +2,4 @@ export { PortfolioService, type AccountIdentity, type PortfolioDeps as Portfolio
 export { portfolioFor, type PortfolioServiceDeps } from './portfolio-for-session'
 export { LiveOverview, type LiveOverviewDeps } from './live-overview'
 export { portfolioHandlers, type PortfolioChannels, type PortfolioDeps } from './handlers'
+export { portfolioStatusHandlers, type PortfolioStatusChannels } from './status.handlers'

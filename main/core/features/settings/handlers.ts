@@ -7,8 +7,9 @@ import type { SessionHolder } from '../../session'
 import type { AccountDirectory } from '../accounts'
 import type { VaultHolder } from '../vault'
 import { recordSelect, saveNetwork, type NetworkChangeDeps } from './network-changes'
+import { networkChangeHandlers, type NetworkChangeChannels, withName } from './network-change.handlers'
 
-export type SettingsChannels = 'app.state' | 'networks.list' | 'networks.select' | 'networks.save' | 'settings.get' | 'settings.update'
+export type SettingsChannels = 'app.state' | 'networks.list' | 'networks.select' | 'networks.save' | 'settings.get' | 'settings.update' | NetworkChangeChannels
 
 export interface SettingsDeps {
   settings: SettingsStore
@@ -40,7 +41,7 @@ export function settingsHandlers(d: SettingsDeps): Pick<HandlerTable, SettingsCh
       network: networkView(d.settings.selected()),
       vault: d.vault.status(),
     }),
-    'networks.list': () => ({ selected: d.settings.load().selectedNetwork, networks: d.settings.networks().map(networkView) }),
+    'networks.list': () => ({ selected: d.settings.load().selectedNetwork, networks: d.settings.networks().map(withName) }),
     'networks.select': async ({ name }) => {
       const n = d.settings.network(name)
       const from = d.settings.load().selectedNetwork
@@ -54,6 +55,7 @@ export function settingsHandlers(d: SettingsDeps): Pick<HandlerTable, SettingsCh
       if (d.settings.load().selectedNetwork === n.name) await switchSession()
       return networkView(n)
     },
+    ...networkChangeHandlers(nets, switchSession),
     'settings.get': () => settingsView(d.settings),
     'settings.update': (patch) => {
       d.settings.update(patch)

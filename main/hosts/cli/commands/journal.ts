@@ -2,9 +2,7 @@
 import { writeFileSync } from 'node:fs'
 import { DeskError } from '../../../core/errors/desk-error'
 import type { ChannelArgs } from '../../../contract/channels'
-import type { SubmissionView } from '../../../contract/types'
-import type { Submission, SubmissionState, SubmissionEvent } from '../../../core/journal'
-import { SUBMISSION_STATES } from '../../../core/journal/types'
+import { JOURNAL_RECORD_STATES, type JournalRecordState, type JournalRecordView } from '../../../contract/types'
 import type { CliContext } from '../context'
 import { NETWORK_OPTION } from '../desk-write'
 import { accountNamer, when, type AccountNamer } from '../support/display'
@@ -15,7 +13,7 @@ const FILTERS: Record<string, OptionSpec> = {
   network: s('NAME', 'only this network'),
   account: s('ACCOUNT', 'only this account (label or address)'),
   type: s('TYPES', 'action types, comma-separated (settle,repay,order,createWithdrawal,...)'),
-  state: s('STATES', `states, comma-separated (${SUBMISSION_STATES.join(', ')})`),
+  state: s('STATES', `states, comma-separated (${JOURNAL_RECORD_STATES.join(', ')})`),
   since: s('TIME', 'created at or after (ISO time or Unix ms)'),
   until: s('TIME', 'created at or before (ISO time or Unix ms)'),
   limit: s('N', 'at most N entries (default 50 for list)'),
@@ -28,7 +26,9 @@ function time(v: string | undefined, name: string): number | undefined {
   return n
 }
 
-type Filter = ChannelArgs<'cli.journal.list'>['filter']
+type Filter = ChannelArgs<'journal.records'>['filter']
+
+const isState = (x: string): x is JournalRecordState => (JOURNAL_RECORD_STATES as readonly string[]).includes(x)
 
 function filter(ctx: CliContext, defaultLimit?: number): Filter {
   const f: Filter = {}
@@ -40,8 +40,11 @@ function filter(ctx: CliContext, defaultLimit?: number): Filter {
   if (types) f.actionType = types.split(',').map((x) => x.trim()).filter(Boolean)
   const states = ctx.string('state')
   if (states) {
-    const list = states.split(',').map((x) => x.trim()) as SubmissionState[]
-    for (const st of list) if (!SUBMISSION_STATES.includes(st)) throw new DeskError('Usage', `unknown state "${st}" (${SUBMISSION_STATES.join(', ')})`)
+    const list: JournalRecordState[] = []
+    for (const st of states.split(',').map((x) => x.trim())) {
+      if (!isState(st)) throw new DeskError('Usage', `unknown state "${st}" (${JOURNAL_RECORD_STATES.join(', ')})`)
+      list.push(st)
+    }
     f.state = list
   }
   const since = time(ctx.string('since'), 'since')
@@ -57,7 +60,7 @@ function filter(ctx: CliContext, defaultLimit?: number): Filter {
 }
 
 /** One line per entry: number, time in the operator's zone with its age, network, action, state, account by name. */
-export function journalListLines(rows: readonly Omit<Submission, 'body' | 'response'>[], name: AccountNamer, now = Date.now()): string[] {
+export function journalListLines(rows: readonly JournalRecordView[], name: AccountNamer, now = Date.now()): string[] {
   if (rows.length === 0) return ['(no journal entries match)']
   return rows.map((r) => `#${r.id} ${when(r.createdAt, now)} ${r.network} ${r.actionType.padEnd(16)} ${r.state.padEnd(10)} ${r.finalStatus ?? ''}${r.code ? ` [${r.code}]` : ''}  ${name(r.account)}  ${r.summary}`)
 }
@@ -68,7 +71,7 @@ const list: Command = {
   options: FILTERS,
   async run(ctx) {
     const names = accountNamer(ctx)
-    const rows = (await ctx.call('cli.journal.list', { filter: filter(ctx, 50) })) as Omit<Submission, 'body' | 'response'>[]
+    const rows = await ctx.call('journal.records', { filter: filter(ctx, 50) })
     ctx.print(journalListLines(rows, await names), rows)
   },
 }
@@ -81,7 +84,7 @@ const show: Command = {
     const id = Number(ctx.positionals[0])
     if (!Number.isSafeInteger(id) || id < 1) throw new DeskError('Usage', 'ID must be a journal entry number')
     const names = accountNamer(ctx)
-    const e = (await ctx.call('cli.journal.show', { id })) as Submission & { history: SubmissionEvent[] }
+    const e = await ctx.call('journal.record', { id })
     const name = await names
     ctx.print(
       [
@@ -104,7 +107,7 @@ const exportCmd: Command = {
   async run(ctx) {
     const format = ctx.string('format') ?? 'csv'
     if (format !== 'csv' && format !== 'json') throw new DeskError('Usage', '--format must be csv or json')
-    const { content } = (await ctx.call('cli.journal.export', { filter: filter(ctx), format })) as { content: string }
+    const { content } = await ctx.call('journal.records.export', { filter: filter(ctx), format })
     const out = ctx.string('out')
     if (out) {
       writeFileSync(out, content, { mode: 0o600 })
@@ -135,7 +138,7 @@ const ack: Command = {
   async run(ctx) {
     const note = ctx.string('note')
     if (!note) throw new DeskError('Usage', '--note TEXT is required: say what you checked on the exchange')
-    const v = (await ctx.call('journal.acknowledge', { id: ctx.positionals[0]!, note })) as SubmissionView
+    const v = await ctx.call('journal.acknowledge', { id: ctx.positionals[0]!, note })
     ctx.print(`#${v.id} ${v.actionType} ${v.cloid}: acknowledged (${v.outcome}); a new attempt needs a new cloid or the same one re-signed by you`, v)
   },
 }

@@ -1,9 +1,8 @@
 /** `desk keys …`: key custody from the command line, over the same vault as the desktop app. */
 import { promises as fs } from 'node:fs'
 import { resolve } from 'node:path'
-import type { Address, AppState } from '../../../contract/types'
+import type { VaultKeysView } from '../../../contract/types'
 import { DeskError } from '../../../core/errors/desk-error'
-import type { OwnerAccountInfo, ScryptParams } from '../../../core/vault'
 
 // The vault module (and viem behind it) loads when a command needs it, not with the group:
 // `desk keys --help` and `desk keys list` against a running app never evaluate it.
@@ -16,7 +15,7 @@ const LABEL: OptionSpec = { type: 'string', valueName: 'TEXT', description: 'lab
 const SCRYPT_N: OptionSpec = { type: 'string', valueName: 'N', description: `scrypt N, a power of two from 2^14 (default 2^18)` }
 const KEYSTORE_PASS: OptionSpec = { type: 'string', valueName: 'FILE', description: "read the keystore's passphrase from FILE instead of prompting" }
 
-async function scryptFromOption(ctx: CliContext): Promise<ScryptParams> {
+async function scryptFromOption(ctx: CliContext): Promise<{ n: number; r: number; p: number }> {
   const { DEFAULT_SCRYPT } = await vault()
   const raw = ctx.string('scrypt-n')
   if (raw === undefined) return DEFAULT_SCRYPT
@@ -31,12 +30,7 @@ function labelArg(ctx: CliContext): { label?: string } {
   return label !== undefined ? { label } : {}
 }
 
-interface Listing {
-  path: string
-  accounts: OwnerAccountInfo[]
-}
-
-function describeAccount(a: OwnerAccountInfo): string[] {
+function describeAccount(a: VaultKeysView['accounts'][number]): string[] {
   const lines = [`${a.address}  ${a.watchOnly ? 'watch-only' : 'key       '}  ${a.label}`]
   for (const g of a.agents) lines.push(`    agent slot ${g.slot}: ${g.address}`)
   return lines
@@ -48,10 +42,10 @@ const init: Command = {
   options: { 'scrypt-n': SCRYPT_N },
   async run(ctx) {
     const path = (await vault()).vaultPath(ctx.dataDir)
-    if (((await ctx.call('app.state', undefined)) as AppState).vault.exists) throw new DeskError('VaultExists', `a vault already exists at ${path}`)
+    if ((await ctx.call('app.state', undefined)).vault.exists) throw new DeskError('VaultExists', `a vault already exists at ${path}`)
     const scrypt = await scryptFromOption(ctx)
     const passphrase = await ctx.secretRef('passphrase-file', 'New vault passphrase: ', 'vault passphrase', true)
-    const r = await ctx.call('cli.keys.init', { passphrase, scryptN: scrypt.n })
+    const r = await ctx.call('vault.init', { passphrase, scryptN: scrypt.n })
     ctx.print(`created vault ${path} (scrypt N=${scrypt.n}, r=${scrypt.r}, p=${scrypt.p})`, r)
   },
 }
@@ -60,7 +54,7 @@ const list: Command = {
   name: 'list',
   summary: 'list accounts and agent keys (no passphrase needed)',
   async run(ctx) {
-    const r = (await ctx.call('cli.keys.list', undefined)) as Listing
+    const r = await ctx.call('vault.keys', undefined)
     const human = r.accounts.length === 0 ? ['(no accounts)'] : r.accounts.flatMap(describeAccount)
     ctx.print(human, r)
   },
@@ -71,9 +65,9 @@ const importKey: Command = {
   summary: 'import a raw private key (hex) from a prompt or --key-file',
   options: { 'key-file': { type: 'string', valueName: 'FILE', description: 'read the hex key from FILE (never pass a key as an argument)' }, label: LABEL },
   async run(ctx) {
-    const unlock = await ctx.unlockRef()
+    await ctx.unlocked()
     const key = await ctx.secretRef('key-file', 'Private key (hex): ', 'private key')
-    const { address } = (await ctx.call('cli.keys.importKey', { ...unlock, key, ...labelArg(ctx) })) as { address: Address }
+    const { address } = await ctx.call('accounts.importKey', { key, ...labelArg(ctx) })
     ctx.print(`imported ${address}`, { address })
   },
 }
@@ -85,9 +79,9 @@ const importKeystore: Command = {
   options: { 'keystore-passphrase-file': KEYSTORE_PASS, label: LABEL },
   async run(ctx) {
     const file = resolve(ctx.positionals[0]!)
-    const unlock = await ctx.unlockRef()
+    await ctx.unlocked()
     const keystorePassphrase = await ctx.secretRef('keystore-passphrase-file', 'Keystore passphrase: ', 'keystore passphrase')
-    const { address } = (await ctx.call('cli.keys.importKeystore', { ...unlock, file, keystorePassphrase, ...labelArg(ctx) })) as { address: Address }
+    const { address } = await ctx.call('accounts.importKeystoreFile', { file, keystorePassphrase, ...labelArg(ctx) })
     ctx.print(`imported ${address}`, { address })
   },
 }
@@ -112,7 +106,7 @@ const exportKeystore: Command = {
     const vaultPassphrase = await ctx.vaultPassphraseRef()
     const keystorePassphrase = await ctx.secretRef('keystore-passphrase-file', 'New keystore passphrase: ', 'keystore passphrase', true)
     // Main writes the file (0600) itself: the keystore never crosses the channel.
-    await ctx.call('cli.keys.exportKeystore', { address: address as Address, file: resolve(file), force: ctx.flag('force'), vaultPassphrase, keystorePassphrase, kdf })
+    await ctx.call('vault.exportKeystore', { address, file: resolve(file), force: ctx.flag('force'), vaultPassphrase, keystorePassphrase, kdf })
     ctx.print(`wrote keystore of ${address} to ${file}`, { address, file })
   },
 }
@@ -137,7 +131,7 @@ const watch: Command = {
   async run(ctx) {
     const address = (await vault()).parseAddress(ctx.positionals[0]!)
     await ctx.unlocked()
-    await ctx.call('accounts.watch', { address: address as Address, label: ctx.string('label') ?? '' })
+    await ctx.call('accounts.watch', { address, label: ctx.string('label') ?? '' })
     ctx.print(`watching ${address}`, { address })
   },
 }
@@ -148,12 +142,13 @@ const remove: Command = {
   positionals: ['ACCOUNT'],
   async run(ctx) {
     const address = (await vault()).parseAddress(ctx.positionals[0]!)
-    const account = ((await ctx.call('cli.keys.list', undefined)) as Listing).accounts.find((a) => a.address === address)
+    const account = (await ctx.call('vault.keys', undefined)).accounts.find((a) => a.address === address)
     if (!account) throw new DeskError('AccountNotInVault', `${address} is not an account in the vault`)
     if (!account.watchOnly || account.agents.length > 0) {
       await ctx.confirmYes(`Remove ${address} (${account.label}) and its keys from the vault? Without an exported copy the keys are gone (the previous vault file stays as vault.json.bak until the next change).`)
     }
-    await ctx.call('cli.keys.remove', { ...(await ctx.unlockRef()), address: address as Address })
+    await ctx.unlocked()
+    await ctx.call('accounts.remove', { address })
     ctx.print(`removed ${address}`, { address, removed: true })
   },
 }

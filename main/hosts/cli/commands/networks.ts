@@ -1,12 +1,11 @@
 /** `desk networks …`: list, select and edit the networks (shared settings file with the app). */
-import type { AppState, CliSecret, NetworkView } from '../../../contract/types'
+import type { ChannelArgs } from '../../../contract/channels'
+import type { NetworkListing } from '../../../contract/types'
 import type { CliContext } from '../context'
 import { UsageError, type Command, type CommandGroup, type OptionSpec } from '../router'
 
 /** A network as the core lists it: the view (unset URLs are '') and its `network` name. */
-type Listed = NetworkView & { network: string }
-
-function describe(n: Listed, selected: boolean): string {
+function describe(n: NetworkListing, selected: boolean): string {
   const state = n.configured ? '' : '  (not configured)'
   return [
     `${selected ? '*' : ' '} ${n.name.padEnd(12)} ${n.kind.padEnd(8)} chain ${String(n.chainId).padEnd(8)} info ${n.infoRatePerSec}/s  trade ${n.tradeRatePerSec}/s${state}`,
@@ -16,14 +15,14 @@ function describe(n: Listed, selected: boolean): string {
   ].join('\n')
 }
 
-async function listed(ctx: CliContext): Promise<{ selected: string; networks: Listed[] }> {
-  return (await ctx.call('cli.networks.list', undefined)) as { selected: string; networks: Listed[] }
+function listed(ctx: CliContext): Promise<{ selected: string; networks: NetworkListing[] }> {
+  return ctx.call('networks.list', undefined)
 }
 
 /** Once a vault exists, adding, changing or removing a network is a policy change: the core wants the passphrase. */
-async function passphraseArg(ctx: CliContext): Promise<{ passphrase?: CliSecret }> {
-  const state = (await ctx.call('app.state', undefined)) as AppState
-  return state.vault.exists ? { passphrase: await ctx.vaultPassphraseRef() } : {}
+async function passphraseArg(ctx: CliContext): Promise<{ passphrase?: string }> {
+  const state = await ctx.call('app.state', undefined)
+  return state.vault.exists ? { passphrase: await ctx.passphraseText() } : {}
 }
 
 const list: Command = {
@@ -67,20 +66,22 @@ const set: Command = {
     const existing = before.networks.find((n) => n.name === name)
     const chainId = num(ctx, 'chain-id') ?? existing?.chainId
     if (chainId === undefined) throw new UsageError('a new network needs --chain-id')
-    const str = (opt: string, key: string) => (ctx.string(opt) !== undefined ? { [key]: ctx.string(opt)! } : {})
-    const rate = (opt: string, key: string) => (num(ctx, opt) !== undefined ? { [key]: num(ctx, opt)! } : {})
-    const saved = (await ctx.call('cli.networks.set', {
-      name,
-      chainId,
-      ...str('kind', 'kind'),
-      ...str('network', 'network'),
-      ...str('trading-url', 'tradingUrl'),
-      ...str('ws-url', 'wsUrl'),
-      ...str('earn-url', 'earnUrl'),
-      ...rate('info-rate', 'infoRatePerSec'),
-      ...rate('trade-rate', 'tradeRatePerSec'),
-      ...(await passphraseArg(ctx)),
-    })) as Listed
+    const args: ChannelArgs<'networks.update'> = { name, chainId }
+    // An absent option keeps the current value ('' clears a URL).
+    const put = (key: 'kind' | 'network' | 'tradingUrl' | 'wsUrl' | 'earnUrl', opt: string) => {
+      const v = ctx.string(opt)
+      if (v !== undefined) args[key] = v
+    }
+    put('kind', 'kind')
+    put('network', 'network')
+    put('tradingUrl', 'trading-url')
+    put('wsUrl', 'ws-url')
+    put('earnUrl', 'earn-url')
+    const infoRate = num(ctx, 'info-rate')
+    if (infoRate !== undefined) args.infoRatePerSec = infoRate
+    const tradeRate = num(ctx, 'trade-rate')
+    if (tradeRate !== undefined) args.tradeRatePerSec = tradeRate
+    const saved = await ctx.call('networks.update', { ...args, ...(await passphraseArg(ctx)) })
     ctx.print(describe(saved, before.selected === saved.name), saved)
   },
 }
@@ -90,8 +91,8 @@ const select: Command = {
   summary: 'make NAME the network the app and desk use by default',
   positionals: ['NAME'],
   async run(ctx) {
-    const r = (await ctx.call('cli.networks.select', { name: ctx.positionals[0]! })) as { selected: string }
-    ctx.print(`selected ${r.selected}`, r)
+    const n = await ctx.call('networks.select', { name: ctx.positionals[0]! })
+    ctx.print(`selected ${n.name}`, { selected: n.name })
   },
 }
 
@@ -100,7 +101,7 @@ const remove: Command = {
   summary: 'remove a custom network',
   positionals: ['NAME'],
   async run(ctx) {
-    await ctx.call('cli.networks.remove', { name: ctx.positionals[0]!, ...(await passphraseArg(ctx)) })
+    await ctx.call('networks.remove', { name: ctx.positionals[0]!, ...(await passphraseArg(ctx)) })
     ctx.print(`removed ${ctx.positionals[0]!}`, { removed: ctx.positionals[0]! })
   },
 }

@@ -1,12 +1,11 @@
 /** `desk status …`: the dashboard from the command line (portfolio and credit health). */
-import type { Address, CliMode, CreditHealthView, NetworkView, OverviewView } from '../../../contract/types'
+import type { Address, CliMode, CreditHealthView, OverviewView } from '../../../contract/types'
 import { DeskError, isDeskError } from '../../../core/errors/desk-error'
 import { formatAccount, formatAge, formatDuration, formatPercent, formatUsd, shortAddress, UNKNOWN } from '../../../contract/format'
 import { addressArg } from '../support/address'
 import { accountNamer, amount, when, type AccountNamer } from '../support/display'
 import type { CliContext } from '../context'
 import type { Command, CommandGroup } from '../router'
-import { networkArg } from '../desk-write'
 import { NETWORK_OPTION } from '../support/read-side'
 
 const ADDRESS_OPTION = { address: { type: 'string' as const, valueName: 'ACCOUNTS', description: 'accounts to include, by label or address, comma-separated; default: every vault account' } }
@@ -64,7 +63,7 @@ const SANDBOX_HINT = 'the sandbox is started by `npm run sandbox`, or by the app
  * with --json the same facts are the error's details. Exits 1 like any failed read.
  */
 async function unreachable(ctx: CliContext, mode: CliMode, e: DeskError): Promise<DeskError> {
-  const { selected, networks } = (await ctx.call('cli.networks.list', undefined)) as { selected: string; networks: NetworkView[] }
+  const { selected, networks } = await ctx.call('networks.list', undefined)
   const name = ctx.string('network') ?? selected
   const n = networks.find((x) => x.name === name)
   const hint = n?.kind === 'sandbox' ? SANDBOX_HINT : 'check the network\'s URLs with `desk networks list` (`desk networks set` changes them)'
@@ -72,11 +71,15 @@ async function unreachable(ctx: CliContext, mode: CliMode, e: DeskError): Promis
   return new DeskError(e.code, e.message, { ...e.details, mode: mode.mode, pid: mode.pid, network: name, tradingUrl: n?.tradingUrl ?? null, reachable: false, hint })
 }
 
-/** Runs a status read; a service that cannot be reached becomes the explained error above. */
-async function statusRead<T>(ctx: CliContext, read: () => Promise<unknown>): Promise<{ mode: CliMode; value: T }> {
+/**
+ * Runs a status read in the call context of the app's channels (`--network`, when given, names
+ * the selected network); a service that cannot be reached becomes the explained error above.
+ */
+async function statusRead<T>(ctx: CliContext, read: () => Promise<T>): Promise<{ mode: CliMode; value: T }> {
   const { mode } = await ctx.core()
+  await ctx.requireSelectedNetwork()
   try {
-    return { mode, value: (await read()) as T }
+    return { mode, value: await read() }
   } catch (e) {
     if (isDeskError(e) && UNREACHABLE.has(e.code)) throw await unreachable(ctx, mode, e)
     throw e
@@ -89,7 +92,7 @@ const show: Command = {
   options: { ...NETWORK_OPTION, ...ADDRESS_OPTION },
   async run(ctx) {
     const only = addressesFrom(ctx)
-    const { mode, value: o } = await statusRead<OverviewView & { network: string }>(ctx, () => ctx.call('cli.status.show', { ...networkArg(ctx), ...(only ? { addresses: only } : {}) }))
+    const { mode, value: o } = await statusRead(ctx, () => ctx.call('portfolio.status', only ? { addresses: only } : {}))
     ctx.print([modeLine(mode), ...overviewLines(o, o.network)], { mode, ...o })
   },
 }
@@ -102,7 +105,7 @@ const credit: Command = {
   async run(ctx) {
     const address = addressArg(ctx.positionals[0]!)
     const names = accountNamer(ctx)
-    const { value: h } = await statusRead<CreditHealthView>(ctx, () => ctx.call('cli.status.credit', { ...networkArg(ctx), address: address as Address }))
+    const { value: h } = await statusRead(ctx, () => ctx.call('credit.health', { address }))
     ctx.print(creditLines(h, await names), h)
   },
 }
