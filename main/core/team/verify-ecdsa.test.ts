@@ -1,0 +1,131 @@
+import { secp256k1 } from '@noble/curves/secp256k1'
+import { randomBytes } from 'node:crypto'
+import { recoverAddress, recoverTypedDataAddress, type Address, type Hex, type TypedDataDefinition } from 'viem'
+import { generatePrivateKey, privateKeyToAccount, sign } from 'viem/accounts'
+import { describe, expect, it } from 'vitest'
+import { entryDigest, entryTypedData, signEntry, unsignedEntry, ZERO_HASH } from './entry'
+import { SignatureVerifier } from './signatures'
+import { KeyTable, verifyWithTable } from './verify-ecdsa'
+import { operator } from './testing/team-fixture'
+
+const N = secp256k1.CURVE.n
+const TEAM: Hex = `0x${'ab'.repeat(32)}`
+const hex32 = (n: bigint): string => n.toString(16).padStart(64, '0')
+const randomDigest = (): Hex => `0x${randomBytes(32).toString('hex')}`
+
+/** The reference decision: viem recovers the claimed signer, with the stored format's rules (v 27/28, low s). */
+async function reference(digest: Hex, signer: Address, signature: Hex): Promise<boolean> {
+  if (!/^0x[0-9a-f]{130}$/i.test(signature)) return false
+  const v = parseInt(signature.slice(130), 16)
+  if (v !== 27 && v !== 28) return false
+  if (BigInt(`0x${signature.slice(66, 130)}`) > N >> 1n) return false // noble's verify refuses high s too
+  try {
+    return (await recoverAddress({ hash: digest, signature })).toLowerCase() === signer.toLowerCase()
+  } catch {
+    return false
+  }
+}
+
+interface Author {
+  key: Hex
+  address: Address
+  table: KeyTable
+}
+
+function author(): Author {
+  const key = generatePrivateKey()
+  const pub = secp256k1.ProjectivePoint.fromHex(secp256k1.getPublicKey(key.slice(2), false)).toAffine()
+  return { key, address: privateKeyToAccount(key).address, table: new KeyTable(pub.x, pub.y) }
+}
+
+/** The table check alone, on a signature in the stored form (range, low-s and v checked as signatures.ts does). */
+function tableCheck(a: Author, digest: Hex, signature: Hex): boolean {
+  if (!/^0x[0-9a-f]{130}$/i.test(signature)) return false
+  const r = BigInt(`0x${signature.slice(2, 66)}`)
+  const s = BigInt(`0x${signature.slice(66, 130)}`)
+  const v = parseInt(signature.slice(130), 16)
+  if (r <= 0n || r >= N || s <= 0n || s > N >> 1n || (v !== 27 && v !== 28)) return false
+  return verifyWithTable(a.table, BigInt(digest), r, s, v === 27 ? 0 : 1)
+}
+
+/** Invalid variants of a valid signature: each must be refused by both the reference and the fast path. */
+function mutations(digest: Hex, signature: Hex): { what: string; digest: Hex; signature: Hex }[] {
+  const s = BigInt(`0x${signature.slice(66, 130)}`)
+  const v = signature.slice(130)
+  const flipV = v === '1b' ? '1c' : '1b'
+  const at = 2 + 2 * Math.floor(Math.random() * 65)
+  const xor = 1 + Math.floor(Math.random() * 255)
+  const flipped = `${signature.slice(0, at)}${(parseInt(signature.slice(at, at + 2), 16) ^ xor).toString(16).padStart(2, '0')}${signature.slice(at + 2)}` as Hex
+  return [
+    { what: 'v flipped', digest, signature: `${signature.slice(0, 130)}${flipV}` as Hex },
+    // the malleable twin recovers the same key (s -> n - s, v flipped): refused only by the low-s rule
+    { what: 'high-s twin', digest, signature: `${signature.slice(0, 66)}${hex32(N - s)}${flipV}` as Hex },
+    { what: `byte ${(at - 2) / 2} xor ${xor}`, digest, signature: flipped },
+    { what: 'other digest', digest: randomDigest(), signature },
+    { what: 'r + 1', digest, signature: `0x${hex32(BigInt(`0x${signature.slice(2, 66)}`) + 1n)}${signature.slice(66)}` as Hex },
+  ]
+}
+
+describe('table-based ECDSA check (verify-ecdsa.ts)', () => {
+  it('accepts exactly what viem recovery accepts, on random keys, digests and corruptions', async () => {
+    const authors = [author(), author()]
+    const [ann, bob] = authors as [Author, Author]
+    // edge digests: zero, n (reduces to zero), all ones (above n), plus random ones
+    const digests: Hex[] = [`0x${hex32(0n)}`, `0x${hex32(N)}`, `0x${'ff'.repeat(32)}`, ...Array.from({ length: 12 }, randomDigest)]
+    for (const digest of digests) {
+      for (const a of authors) {
+        const signature = await sign({ hash: digest, privateKey: a.key, to: 'hex' })
+        const other = a === ann ? bob : ann
+        expect(await reference(digest, a.address, signature), `valid ${digest}`).toBe(true)
+        expect(tableCheck(a, digest, signature), `valid ${digest} ${signature}`).toBe(true)
+        expect(await reference(digest, other.address, signature)).toBe(false)
+        expect(tableCheck(other, digest, signature), `wrong key ${digest} ${signature}`).toBe(false)
+        for (const m of mutations(digest, signature)) {
+          const want = await reference(m.digest, a.address, m.signature)
+          expect(want, `${m.what}: reference`).toBe(false)
+          expect(tableCheck(a, m.digest, m.signature), `${m.what}: ${m.digest} ${m.signature}`).toBe(want)
+        }
+      }
+    }
+  })
+
+  it('agrees with noble on scalars whose digits carry into the last window', () => {
+    // s close to n/2 and r close to n make u1, u2 spread over all 256 bits; a digit of 128 stays positive
+    const a = author()
+    for (let i = 0; i < 8; i++) {
+      const digest = randomDigest()
+      const sig = secp256k1.sign(digest.slice(2), a.key.slice(2))
+      const pub = secp256k1.getPublicKey(a.key.slice(2))
+      expect(secp256k1.verify(sig.toCompactRawBytes(), Buffer.from(digest.slice(2), 'hex'), pub)).toBe(true)
+      expect(verifyWithTable(a.table, BigInt(digest), sig.r, sig.s, sig.recovery as 0 | 1)).toBe(true)
+      expect(verifyWithTable(a.table, BigInt(digest), sig.r, sig.s, (1 - sig.recovery) as 0 | 1)).toBe(false)
+    }
+    // a digest made of 0x80 bytes: every digit of u1 sits on the signed-digit boundary for some s
+    const sig = secp256k1.sign('80'.repeat(32), a.key.slice(2))
+    expect(verifyWithTable(a.table, BigInt(`0x${'80'.repeat(32)}`), sig.r, sig.s, sig.recovery as 0 | 1)).toBe(true)
+  })
+})
+
+describe('SignatureVerifier', () => {
+  it('agrees with recoverTypedDataAddress on entries before and after the key gets its tables', async () => {
+    const ann = operator('ann')
+    const bob = operator('bob')
+    const v = new SignatureVerifier()
+    // 20 entries: the first few go through recovery, the rest through the tables
+    for (let seq = 1n; seq <= 20n; seq++) {
+      const e = unsignedEntry(seq, ZERO_HASH, 'policy', { version: Number(seq), rules: [] })
+      const digest = entryDigest(TEAM, e)
+      const { signature } = await signEntry(ann, TEAM, e)
+      const recovered = await recoverTypedDataAddress({ ...(entryTypedData(TEAM, e) as TypedDataDefinition), signature })
+      expect(recovered).toBe(ann.address)
+      expect(await v.verify(digest, ann.address, signature), `entry ${seq}`).toBe(true)
+      expect(await v.verify(digest, bob.address, signature)).toBe(false)
+      for (const m of mutations(digest, signature)) {
+        expect(await v.verify(m.digest, ann.address, m.signature), `entry ${seq}: ${m.what}`).toBe(await reference(m.digest, ann.address, m.signature))
+      }
+      // bob's signature claimed as ann's, on the table path too
+      const forged = await sign({ hash: digest, privateKey: bob.key, to: 'hex' })
+      expect(await v.verify(digest, ann.address, forged)).toBe(false)
+    }
+  })
+})
