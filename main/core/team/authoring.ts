@@ -8,9 +8,10 @@ import { bytesToHex, type Hex } from 'viem'
 import { randomBytes } from 'node:crypto'
 import { canonicalJson } from './canonical'
 import type { TeamState } from './chain'
-import { ZERO_HASH, unsignedEntry, type UnsignedEntry } from './entry'
+import { ZERO_HASH, entryDigest, unsignedEntry, type UnsignedEntry } from './entry'
 import { teamBadInput } from './errors'
 import { policyFromPayload } from './policy'
+import { applyLifecycleEntry, type ProposalEntryKind } from './proposals'
 import { applyRosterChanges, rosterFromGenesis, type MemberInput, type RosterChange } from './roster'
 
 export interface GenesisInput {
@@ -46,5 +47,16 @@ export function policyEntry(state: TeamState, rules: unknown[]): UnsignedEntry {
   const version = (state.policy?.version ?? 0) + 1
   const e = unsignedEntry(seq, prev, 'policy', { version, rules })
   policyFromPayload(JSON.parse(e.payload), version - 1)
+  return e
+}
+
+/**
+ * A proposal, approval, rejection, signed or outcome entry by `author` (one signature), checked
+ * against the verified state as every desk will check it: a refusal here is the reason a desk would give.
+ */
+export function lifecycleEntry(state: TeamState, kind: ProposalEntryKind, payload: unknown, author: string): UnsignedEntry {
+  const { seq, prev } = next(state)
+  const e = unsignedEntry(seq, prev, kind, payload)
+  applyLifecycleEntry(state, kind, JSON.parse(e.payload), author.toLowerCase(), entryDigest(state.roster!.teamId, e), seq)
   return e
 }

@@ -13,6 +13,12 @@ export const TeamErrors = {
   conflict: 'TeamChainConflict',
   /** The chain does not verify: the first bad entry is in the details. */
   tampered: 'TeamChainTampered',
+  /** A proposal, approval, rejection or execution the verified chain does not allow (reason in the message). */
+  refused: 'TeamProposalRefused',
+  /** The proposal's signed bytes are already stored: re-send those (details.body, details.nonce), never sign again. */
+  alreadySigned: 'TeamAlreadySigned',
+  /** Another desk holds the execution lease of this proposal until details.expiresAt. */
+  leaseHeld: 'TeamLeaseHeld',
   /** The team store answered with an error that is neither of the above. */
   storeFailed: 'TeamStoreFailed',
 } as const

@@ -45,6 +45,19 @@ export const MIGRATIONS: readonly Migration[] = [
         FOR EACH ROW EXECUTE FUNCTION team_log_notify();
     `,
   },
+  {
+    version: 2,
+    name: 'execution leases',
+    sql: `
+      -- Which desk may send a proposal's signed bytes, until when (server clock). Not part of the
+      -- chain: a lease only orders desks; what was signed is in team_log and verified from it.
+      CREATE TABLE team_leases (
+        proposal_id text PRIMARY KEY,
+        holder text,
+        expires_at timestamptz
+      );
+    `,
+  },
 ]
 
 export const NOTIFY_CHANNEL = 'team_log'

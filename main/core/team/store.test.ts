@@ -68,9 +68,9 @@ describe('team store on PostgreSQL', () => {
     expect(await b.migrate()).toEqual([])
     const c = new pg.Client(db.adminConfig)
     await c.connect()
-    const { rows } = await c.query('SELECT version FROM team_migrations')
+    const { rows } = await c.query('SELECT version FROM team_migrations ORDER BY version')
     await c.end()
-    expect(rows).toEqual([{ version: 1 }])
+    expect(rows).toEqual([{ version: 1 }, { version: 2 }])
   })
 
   it('refuses a wrong password and a malformed connection string with typed errors', async () => {

@@ -28,6 +28,31 @@ export interface LogEntryRow extends StoredRow {
 
 const toRow = (r: LogRow): LogEntryRow => ({ seq: BigInt(r.seq), prev: r.prev, kind: r.kind, payload: r.payload, digest: r.digest, signatures: r.signatures, createdAt: r.created_at })
 
+const SELECT_LOG = 'SELECT seq::text, prev, kind, payload, digest, signatures, created_at FROM team_log'
+const INSERT_LOG = 'INSERT INTO team_log (seq, prev, kind, payload, digest, signatures) VALUES ($1, $2, $3, $4, $5, $6)'
+
+/** A seq another desk took first is a TeamChainConflict (re-read and retry); anything else is kept. */
+function conflictOrSelf(e: unknown): unknown {
+  const cause = e instanceof DeskError ? e.details?.cause : (e as { code?: unknown })?.code
+  if (cause === '23505') return new DeskError(TeamErrors.conflict, 'another desk appended at that seq first; re-read the chain', {})
+  return e
+}
+
+export interface LeaseRow {
+  holder: string | null
+  expiresAt: Date | null
+  /** held and not yet expired (server clock) */
+  live: boolean
+}
+
+/** What a desk may do while it holds a proposal's lease row (one transaction). */
+export interface LeaseTx {
+  readLog(fromSeq: bigint): Promise<LogEntryRow[]>
+  append(entry: SignedEntry): Promise<void>
+  /** this desk holds the lease for `ms` from now (server clock) */
+  take(holder: string, ms: number): Promise<void>
+}
+
 export class TeamStore {
   private closed = false
 
@@ -76,7 +101,7 @@ export class TeamStore {
   async readLog(fromSeq = 0n, limit?: number): Promise<LogEntryRow[]> {
     return this.withClient('read log', async (c) => {
       const { rows } = await c.query<LogRow>(
-        `SELECT seq::text, prev, kind, payload, digest, signatures, created_at FROM team_log WHERE team_log.seq >= $1 ORDER BY team_log.seq${limit ? ' LIMIT $2' : ''}`,
+        `${SELECT_LOG} WHERE team_log.seq >= $1 ORDER BY team_log.seq${limit ? ' LIMIT $2' : ''}`,
         limit ? [fromSeq.toString(), limit] : [fromSeq.toString()],
       )
       return rows.map(toRow)
@@ -87,13 +112,51 @@ export class TeamStore {
   async append(entry: SignedEntry): Promise<void> {
     const row = toStoredRow(entry)
     try {
-      await this.withClient('append', (c) =>
-        c.query('INSERT INTO team_log (seq, prev, kind, payload, digest, signatures) VALUES ($1, $2, $3, $4, $5, $6)', [row.seq.toString(), row.prev, row.kind, row.payload, row.digest, row.signatures]),
-      )
+      await this.withClient('append', (c) => c.query(INSERT_LOG, [row.seq.toString(), row.prev, row.kind, row.payload, row.digest, row.signatures]))
     } catch (e) {
-      if (e instanceof DeskError && e.details?.cause === '23505') throw new DeskError(TeamErrors.conflict, `entry ${entry.seq} was appended by another desk first; re-read the chain`, { seq: entry.seq.toString() })
-      throw e
+      throw conflictOrSelf(e)
     }
+  }
+
+  /**
+   * Runs `fn` in one transaction holding the execution lease row of `proposalId` (SELECT ... FOR
+   * UPDATE): a second desk calling this for the same proposal waits until the first commits or rolls
+   * back, then sees what it appended. `lease` is the row as it stood (live: not yet expired, by the
+   * server's clock). Everything `fn` appends and the lease it takes commit together or not at all.
+   */
+  async withLease<T>(proposalId: string, fn: (tx: LeaseTx, lease: LeaseRow) => Promise<T>): Promise<T> {
+    return this.withClient('execution lease', async (c) => {
+      await c.query('BEGIN')
+      try {
+        await c.query('INSERT INTO team_leases (proposal_id) VALUES ($1) ON CONFLICT DO NOTHING', [proposalId])
+        const { rows } = await c.query<{ holder: string | null; expires_at: Date | null; live: boolean | null }>(
+          'SELECT holder, expires_at, expires_at > now() AS live FROM team_leases WHERE proposal_id = $1 FOR UPDATE',
+          [proposalId],
+        )
+        const r = rows[0]!
+        const tx: LeaseTx = {
+          readLog: async (fromSeq) => (await c.query<LogRow>(`${SELECT_LOG} WHERE team_log.seq >= $1 ORDER BY team_log.seq`, [fromSeq.toString()])).rows.map(toRow),
+          append: async (entry) => {
+            const row = toStoredRow(entry)
+            await c.query(INSERT_LOG, [row.seq.toString(), row.prev, row.kind, row.payload, row.digest, row.signatures])
+          },
+          take: async (holder, ms) => {
+            await c.query("UPDATE team_leases SET holder = $2, expires_at = now() + ($3::text || ' milliseconds')::interval WHERE proposal_id = $1", [proposalId, holder, String(ms)])
+          },
+        }
+        const out = await fn(tx, { holder: r.holder, expiresAt: r.expires_at, live: r.live === true })
+        await c.query('COMMIT')
+        return out
+      } catch (e) {
+        await c.query('ROLLBACK').catch(() => {})
+        throw conflictOrSelf(e)
+      }
+    })
+  }
+
+  /** Ends `holder`'s lease of `proposalId` (after the final outcome): another desk may take over at once. */
+  async releaseLease(proposalId: string, holder: string): Promise<void> {
+    await this.withClient('release lease', (c) => c.query('UPDATE team_leases SET expires_at = now() WHERE proposal_id = $1 AND holder = $2', [proposalId, holder]))
   }
 
   /** Pushes new log rows (after `afterSeq`) to `subscriber` over a dedicated connection. */

@@ -1,0 +1,2 @@
+/** Team mode in the write pipeline: the decision step (TeamGate) on the verified team chain. */
+export { TeamGate, type StoredSignature, type TeamGateOptions } from './team-gate'

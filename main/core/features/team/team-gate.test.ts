@@ -1,0 +1,281 @@
+/**
+ * TeamGate against a real PostgreSQL (one server for the file, the log emptied between tests):
+ * proposal -> approvals -> allow -> signed bytes stored -> outcome, and every refusal the issue
+ * lists (own approval, double approval, replayed approval, removed approver, edited proposal,
+ * expiry, two desks racing to send, the database stopping mid-approval).
+ */
+import pg from 'pg'
+import { randomBytes } from 'node:crypto'
+import type { Address } from 'viem'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { startPostgres, type PostgresHandle } from '../../../testing/postgres'
+import { TeamErrors, TeamStore, entryDigest, lifecycleEntry, rosterEntry, signedEntry, toStoredRow, verifyStore, type SignedEntry } from '../../team'
+import { ChainBuilder, asMember, operator, type Operator } from '../../team/testing/team-fixture'
+import type { SignedWrite, WriteIntent } from '../../writes/decision'
+import { TeamGate } from './team-gate'
+
+let db: PostgresHandle
+const stores: TeamStore[] = []
+let clock = Date.UTC(2026, 10, 26, 9, 0, 0)
+
+const ann = operator('ann') // admin
+const bob = operator('bob') // approver
+const cat = operator('cat') // approver
+const dan = operator('dan') // trader: proposes
+const ACC = '0x1111111111111111111111111111111111111111' as Address
+const DEST = '0x2222222222222222222222222222222222222222' as Address
+
+async function asDba(sql: string, params: unknown[] = []): Promise<void> {
+  const c = new pg.Client(db.adminConfig)
+  await c.connect()
+  try {
+    await c.query('ALTER TABLE team_log DISABLE TRIGGER team_log_no_change')
+    await c.query(sql, params)
+    await c.query('ALTER TABLE team_log ENABLE TRIGGER team_log_no_change')
+  } finally {
+    await c.end()
+  }
+}
+
+const openStore = async () => {
+  const s = await TeamStore.open({ connectionString: db.connectionString, password: db.password, connectTimeoutMs: 1000 })
+  stores.push(s)
+  return s
+}
+
+let store: TeamStore
+let team: ChainBuilder
+
+/** A desk: its own store connection and its operator's identity key. */
+async function desk(who: Operator, deskId = `${who.name}-desk`): Promise<TeamGate> {
+  return new TeamGate({ store: await openStore(), operator: who, deskId, genesisDigest: team.entries[0]!.digest, proposalTtlMs: 3600_000, now: () => clock })
+}
+
+function withdrawal(o: Partial<WriteIntent> = {}): WriteIntent {
+  return {
+    kind: 'withdraw',
+    network: 'sandbox',
+    exchange: 'sandbox-1',
+    account: ACC,
+    signer: ACC,
+    cloid: `0x${randomBytes(16).toString('hex')}`,
+    action: { type: 'withdraw', amount: '1500.5', asset: 'USDC', destination: DEST },
+    usdAtoms: 1500_50000000n,
+    destination: { address: DEST },
+    title: 'Withdraw 1,500.50 USDC',
+    preview: ['Amount 1,500.50 USDC', 'Fee 1.00 USDC'],
+    ...o,
+  }
+}
+
+function sent(intent: WriteIntent, nonce: string): SignedWrite {
+  return { intent, journalId: 1, nonce, body: JSON.stringify({ action: { ...intent.action, cloid: intent.cloid }, nonce, signature: `0x${randomBytes(65).toString('hex')}` }) }
+}
+
+/** Appends an entry as an honest desk would not (the chain's own pre-checks bypassed). */
+async function insertRaw(e: SignedEntry): Promise<void> {
+  const r = toStoredRow(e)
+  await asDba('INSERT INTO team_log (seq, prev, kind, payload, digest, signatures) VALUES ($1, $2, $3, $4, $5, $6)', [r.seq.toString(), r.prev, r.kind, r.payload, r.digest, r.signatures])
+}
+
+beforeAll(async () => {
+  db = await startPostgres()
+  store = await openStore()
+})
+
+afterAll(async () => {
+  for (const s of stores.splice(0)) await s.close()
+  await db?.stop()
+})
+
+beforeEach(async () => {
+  await asDba('DELETE FROM team_log')
+  await asDba('DELETE FROM team_leases')
+  clock += 24 * 3600_000
+  team = await ChainBuilder.genesis(ann, [asMember(ann, ['admin']), asMember(bob, ['approver']), asMember(cat, ['approver']), asMember(dan, ['trader'])])
+  await team.policy(
+    [
+      { id: 'withdrawals', kinds: ['withdraw'], minUsd: '1000', then: { effect: 'approve', count: 2, roles: ['approver'] } },
+      { id: 'small', kinds: ['withdraw', 'transfer'], then: { effect: 'allow' } },
+    ],
+    [ann],
+  )
+  for (const e of team.entries) await store.append(e)
+})
+
+/** dan proposes a withdrawal; returns the intent and the proposal id. */
+async function proposed(gate: TeamGate): Promise<{ intent: WriteIntent; id: string }> {
+  const intent = withdrawal()
+  const d = await gate.decide(intent)
+  if (d.verdict !== 'propose') throw new Error(`expected a proposal, got ${JSON.stringify(d)}`)
+  return { intent, id: d.proposalId }
+}
+
+describe('TeamGate: proposal, approvals, execution', () => {
+  it('turns a large withdrawal into a proposal, allows it once two approvers signed, stores the bytes before sending, and records the outcome', async () => {
+    const [danDesk, bobDesk, catDesk] = await Promise.all([desk(dan), desk(bob), desk(cat)])
+    expect(await danDesk.decide(withdrawal({ usdAtoms: 999_99999999n }))).toEqual({ verdict: 'allow' }) // the small rule
+    const { intent, id } = await proposed(danDesk)
+    expect(await danDesk.decide(intent)).toMatchObject({ verdict: 'propose', proposalId: id, needs: '0 of 2 approval(s) from approver' })
+    await bobDesk.approve(id)
+    expect(await danDesk.decide(intent)).toMatchObject({ verdict: 'propose', needs: '1 of 2 approval(s) from approver' })
+    await catDesk.approve(id)
+    expect(await danDesk.decide(intent)).toEqual({ verdict: 'allow', proposalId: id })
+    // The same cloid with another action is not this proposal.
+    expect(await danDesk.decide({ ...intent, action: { ...intent.action, amount: '150000' } })).toMatchObject({ verdict: 'block', code: 'TeamProposalMismatch' })
+
+    const write = sent(intent, '1764147600000')
+    await danDesk.beforeSend(write)
+    expect(await bobDesk.signedBytesFor(id)).toMatchObject({ body: write.body, nonce: write.nonce, by: dan.address.toLowerCase() })
+    await danDesk.settled(intent, { state: 'accepted', finalStatus: 'ok', code: null })
+    const report = await verifyStore(store)
+    expect(report.ok).toBe(true)
+    expect(report.state.proposals.get(id)?.outcomes.map((o) => o.state)).toEqual(['accepted'])
+    expect((await bobDesk.proposals()).map((p) => p.status)).toEqual(['final'])
+    expect(await danDesk.decide(intent)).toMatchObject({ verdict: 'block', code: TeamErrors.alreadySigned })
+  })
+
+  it("refuses the initiator's own approval and a second approval by the same approver", async () => {
+    const [danDesk, bobDesk] = await Promise.all([desk(dan), desk(bob)])
+    const { intent, id } = await proposed(danDesk)
+    await expect(danDesk.approve(id)).rejects.toMatchObject({ code: TeamErrors.refused, message: expect.stringMatching(/not a member|roles the rule names|initiator/) })
+    await bobDesk.approve(id)
+    await expect(bobDesk.approve(id)).rejects.toMatchObject({ code: TeamErrors.refused, message: expect.stringMatching(/already approved/) })
+    expect(await danDesk.decide(intent)).toMatchObject({ verdict: 'propose', needs: '1 of 2 approval(s) from approver' })
+    // Forced into the database anyway, a second approval by bob breaks the chain at that entry.
+    const state = (await verifyStore(store)).state
+    await insertRaw(await signedEntry(team.teamId, { ...lifecycleEntryUnchecked(state, 'approval', { proposal: id, policyVersion: 1, at: clock }) }, [bob]))
+    const r = await verifyStore(store)
+    expect(r.broken).toEqual({ seq: state.head!.seq + 1n, reason: `${bob.address.toLowerCase()} already approved this proposal` })
+    await expect(danDesk.decide(intent)).rejects.toMatchObject({ code: TeamErrors.tampered, details: { seq: String(state.head!.seq + 1n) } })
+  })
+
+  it('refuses an initiator approving even when they hold an approver role', async () => {
+    const danDesk = await desk(dan)
+    const { id } = await proposed(danDesk)
+    const state = (await verifyStore(store)).state
+    await store.append(await signedEntry(team.teamId, rosterEntry(state, [{ op: 'roles', address: dan.address, roles: ['trader', 'approver'] }]), [ann]))
+    await expect(danDesk.approve(id)).rejects.toMatchObject({ code: TeamErrors.refused, message: 'the initiator cannot approve their own proposal' })
+  })
+
+  it('refuses an approval replayed onto another proposal (its signature is bound to the proposal it named)', async () => {
+    const [danDesk, bobDesk] = await Promise.all([desk(dan), desk(bob)])
+    const a = await proposed(danDesk)
+    const b = await proposed(danDesk)
+    await bobDesk.approve(a.id)
+    const rows = await store.readLog()
+    const approval = rows.at(-1)!
+    // The approval's signed content, re-pointed at proposal b, appended as the next entry.
+    const payload = approval.payload.replace(a.id, b.id)
+    const seq = approval.seq + 1n
+    const prev = approval.digest as `0x${string}`
+    const digest = entryDigest(team.teamId, { seq, prev, kind: 'approval', payload })
+    await asDba('INSERT INTO team_log (seq, prev, kind, payload, digest, signatures) VALUES ($1, $2, $3, $4, $5, $6)', [seq.toString(), prev, 'approval', payload, digest, approval.signatures])
+    const r = await verifyStore(store)
+    expect(r.broken).toEqual({ seq, reason: `signature of ${bob.address.toLowerCase()} does not verify` })
+    expect(r.state.proposals.get(b.id)?.approvals).toEqual([])
+    await expect(danDesk.decide(b.intent)).rejects.toMatchObject({ code: TeamErrors.tampered })
+  })
+
+  it('refuses an approval by an operator removed from the roster, and stops counting one given before the removal', async () => {
+    const [danDesk, bobDesk, catDesk] = await Promise.all([desk(dan), desk(bob), desk(cat)])
+    const { intent, id } = await proposed(danDesk)
+    await bobDesk.approve(id)
+    await catDesk.approve(id)
+    expect(await danDesk.decide(intent)).toMatchObject({ verdict: 'allow' })
+    const state = (await verifyStore(store)).state
+    await store.append(await signedEntry(team.teamId, rosterEntry(state, [{ op: 'remove', address: cat.address }]), [ann]))
+    expect(await danDesk.decide(intent)).toMatchObject({ verdict: 'propose', needs: '1 of 2 approval(s) from approver' })
+    await expect(danDesk.beforeSend(sent(intent, '1'))).rejects.toMatchObject({ code: TeamErrors.refused, message: expect.stringMatching(/is open: nothing may be sent/) })
+
+    const second = await proposed(danDesk)
+    await expect(catDesk.approve(second.id)).rejects.toMatchObject({ code: TeamErrors.refused, message: expect.stringMatching(/not a member/) })
+    // Written straight into the database with cat's valid signature: refused at that entry.
+    const now = (await verifyStore(store)).state
+    await insertRaw(await signedEntry(team.teamId, lifecycleEntryUnchecked(now, 'approval', { proposal: second.id, policyVersion: 1, at: clock }), [cat]))
+    const r = await verifyStore(store)
+    expect(r.broken).toEqual({ seq: now.head!.seq + 1n, reason: `signed by ${cat.address.toLowerCase()}, who is not a member at this point` })
+  })
+
+  it('refuses a proposal edited in the database after its approvals, naming the edited entry', async () => {
+    const [danDesk, bobDesk, catDesk] = await Promise.all([desk(dan), desk(bob), desk(cat)])
+    const { intent, id } = await proposed(danDesk)
+    await bobDesk.approve(id)
+    await catDesk.approve(id)
+    const row = (await store.readLog()).find((r) => r.digest === id)!
+    await asDba('UPDATE team_log SET payload = $1 WHERE seq = $2', [row.payload.replace(DEST.toLowerCase(), '0x3333333333333333333333333333333333333333'), row.seq.toString()])
+    const fresh = await desk(dan)
+    await expect(fresh.decide(intent)).rejects.toMatchObject({ code: TeamErrors.tampered, details: { seq: row.seq.toString(), reason: 'content does not match its stored digest (the row was edited)' } })
+    // A desk that verified it before reads the edit as a broken chain only when it re-reads it: the new entries after it no longer link.
+    expect((await verifyStore(store)).broken?.seq).toBe(row.seq)
+  })
+
+  it('refuses an expired proposal: no approval, no execution, and it reaches the final state expired', async () => {
+    const [danDesk, bobDesk, catDesk] = await Promise.all([desk(dan), desk(bob), desk(cat)])
+    const { intent, id } = await proposed(danDesk)
+    await bobDesk.approve(id)
+    clock += 3600_000 // the TTL
+    await expect(catDesk.approve(id)).rejects.toMatchObject({ code: TeamErrors.refused, message: expect.stringMatching(/expired/) })
+    expect(await danDesk.decide(intent)).toMatchObject({ verdict: 'block', code: 'TeamProposalExpired' })
+    await expect(danDesk.beforeSend(sent(intent, '1'))).rejects.toMatchObject({ code: TeamErrors.refused, message: expect.stringMatching(/expired/) })
+    const r = await verifyStore(store)
+    expect(r.ok).toBe(true)
+    expect(r.state.proposals.get(id)?.outcomes.map((o) => o.state)).toEqual(['expired'])
+    expect((await bobDesk.proposals()).map((p) => p.status)).toEqual(['expired'])
+    expect(await bobDesk.expireDue()).toBe(0)
+  })
+
+  it('lets exactly one of two desks racing to send store its bytes; the other gets TeamAlreadySigned with those bytes and re-sends them after the lease', async () => {
+    const [bobDesk, catDesk] = await Promise.all([desk(bob), desk(cat)])
+    const desk1 = await desk(dan, 'desk-1')
+    const desk2 = await desk(dan, 'desk-2')
+    const { intent, id } = await proposed(desk1)
+    await bobDesk.approve(id)
+    await catDesk.approve(id)
+    expect(await desk1.decide(intent)).toMatchObject({ verdict: 'allow' })
+    expect(await desk2.decide(intent)).toMatchObject({ verdict: 'allow' })
+    const writes = [sent(intent, '1764147600001'), sent(intent, '1764147600002')]
+    const results = await Promise.allSettled([desk1.beforeSend(writes[0]!), desk2.beforeSend(writes[1]!)])
+    const won = results.findIndex((r) => r.status === 'fulfilled')
+    const lost = results.find((r) => r.status === 'rejected') as PromiseRejectedResult
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1)
+    expect(lost.reason).toMatchObject({ code: TeamErrors.alreadySigned, details: { proposalId: id, body: writes[won]!.body, nonce: writes[won]!.nonce } })
+    const [winner, loser] = won === 0 ? [desk1, desk2] : [desk2, desk1]
+    const r = await verifyStore(store)
+    expect((await store.readLog()).filter((row) => row.kind === 'signed')).toHaveLength(1)
+    expect(r.state.proposals.get(id)?.signed?.body).toBe(writes[won]!.body)
+    // The loser may not take over while the winner's lease runs; once the winner is done it gets the same bytes.
+    await expect(loser.takeOver(id)).rejects.toMatchObject({ code: TeamErrors.leaseHeld })
+    await winner.settled(intent, { state: 'unknown', finalStatus: null, code: 'NodeUnreachable' })
+    await expect(loser.takeOver(id)).rejects.toMatchObject({ code: TeamErrors.leaseHeld })
+    await winner.settled(intent, { state: 'reconciled', finalStatus: 'ok', code: null })
+    expect(await loser.takeOver(id)).toMatchObject({ body: writes[won]!.body, nonce: writes[won]!.nonce })
+    expect(await loser.signedBytesFor(id)).toMatchObject({ body: writes[won]!.body })
+  })
+
+  it('says TeamStoreUnreachable when the database stops mid-approval, loses nothing, and carries on after restart', async () => {
+    const [danDesk, bobDesk, catDesk] = await Promise.all([desk(dan), desk(bob), desk(cat)])
+    const { intent, id } = await proposed(danDesk)
+    await bobDesk.approve(id)
+    await db.stopServer()
+    try {
+      await expect(catDesk.approve(id)).rejects.toMatchObject({ code: TeamErrors.unreachable })
+      await expect(danDesk.decide(intent)).rejects.toMatchObject({ code: TeamErrors.unreachable })
+      await expect(danDesk.beforeSend(sent(intent, '1'))).rejects.toMatchObject({ code: TeamErrors.unreachable })
+    } finally {
+      await db.startServer()
+    }
+    expect(await danDesk.decide(intent)).toMatchObject({ verdict: 'propose', needs: '1 of 2 approval(s) from approver' })
+    await catDesk.approve(id)
+    expect(await danDesk.decide(intent)).toEqual({ verdict: 'allow', proposalId: id })
+    const r = await verifyStore(store)
+    expect(r.ok).toBe(true)
+    expect(r.state.proposals.get(id)?.approvals.map((a) => a.by)).toEqual([bob.address.toLowerCase(), cat.address.toLowerCase()])
+  })
+})
+
+/** The next lifecycle entry without the chain's pre-checks: what a dishonest client could write. */
+function lifecycleEntryUnchecked(state: Parameters<typeof lifecycleEntry>[0], kind: 'approval', payload: Record<string, unknown>) {
+  const seq = state.head!.seq + 1n
+  return { seq, prev: state.head!.digest, kind, payload: JSON.stringify(Object.fromEntries(Object.entries(payload).sort(([a], [b]) => (a < b ? -1 : 1)))) } as const
+}

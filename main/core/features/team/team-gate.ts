@@ -1,0 +1,325 @@
+/**
+ * Team mode's decision step (WriteGate). Everything it decides comes from the team chain as this
+ * desk verified it (signatures, hash links, roster, policy, lifecycle), never from a database flag:
+ *  - decide: the policy's first matching rule allows, blocks, or needs approvals; then the write
+ *    becomes a signed proposal (verdict 'propose'). The same cloid comes back once its quorum is
+ *    met (counted against the current roster) and is allowed with its proposal id.
+ *  - beforeSend: under the proposal's execution lease (one row, SELECT ... FOR UPDATE, one desk at
+ *    a time) the signed bytes are appended as a `signed` entry before they leave. If bytes are
+ *    already stored, TeamAlreadySigned carries them: the desk re-sends those, never a new signature.
+ *  - settled: the outcome is appended for every desk.
+ * A broken chain refuses every team write (TeamChainTampered names the first bad entry); an
+ * unreachable store refuses them too (TeamStoreUnreachable) and loses nothing.
+ */
+import type { Hex } from 'viem'
+import { DeskError } from '../../errors/desk-error'
+import {
+  ACTION_KINDS,
+  ChainVerifier,
+  OUTCOME_STATES,
+  TeamErrors,
+  canonicalJson,
+  countingApprovals,
+  evaluate,
+  lifecycleEntry,
+  proposalPayload,
+  proposalStatus,
+  signedEntry,
+  type ActionKind,
+  type OutcomeState,
+  type Proposal,
+  type ProposalEntryKind,
+  type SignedEntry,
+  type TeamSigner,
+  type TeamState,
+  type TeamStore,
+  type LeaseTx,
+  type StoredRow,
+} from '../../team'
+import type { SignedWrite, WriteDecision, WriteGate, WriteIntent } from '../../writes/decision'
+
+export interface TeamGateOptions {
+  store: TeamStore
+  /** this desk's operator identity key (vault) */
+  operator: TeamSigner
+  /** names this desk as a lease holder (e.g. "ann@desk-2") */
+  deskId: string
+  /** the genesis this desk joined: a replaced chain is refused */
+  genesisDigest?: Hex
+  /** how long a proposal waits for approvals; default 24 h */
+  proposalTtlMs?: number
+  /** how long a desk holds the execution lease after storing the signed bytes; default 60 s */
+  leaseMs?: number
+  now?: () => number
+  /** USD moved over the policy's rolling window, this write included (USD atoms); default: this write's value */
+  windowUsd?: (intent: WriteIntent) => Promise<bigint>
+}
+
+export interface StoredSignature {
+  proposalId: string
+  body: string
+  nonce: string
+  /** the desk operator who stored them */
+  by: string
+  seq: bigint
+}
+
+const CONFLICT_RETRIES = 8
+
+function alreadySigned(p: Proposal): DeskError {
+  const s = p.signed!
+  return new DeskError(TeamErrors.alreadySigned, `proposal ${p.id.slice(0, 10)}… was already signed (entry ${s.seq}): re-send its stored bytes, never a new signature`, {
+    proposalId: p.id,
+    body: s.body,
+    nonce: s.nonce,
+    by: s.by,
+  })
+}
+
+const refused = (message: string) => new DeskError(TeamErrors.refused, message)
+const block = (code: string, reason: string): WriteDecision => ({ verdict: 'block', code, reason })
+
+export class TeamGate implements WriteGate {
+  private readonly verifier: ChainVerifier
+  private queue: Promise<unknown> = Promise.resolve()
+  private readonly now: () => number
+
+  constructor(private readonly o: TeamGateOptions) {
+    this.verifier = new ChainVerifier({ genesisDigest: o.genesisDigest })
+    this.now = o.now ?? Date.now
+  }
+
+  get operatorAddress(): string {
+    return this.o.operator.address.toLowerCase()
+  }
+
+  /** Reads and verifies every entry after the last verified one; a broken chain throws TeamChainTampered. */
+  sync(): Promise<TeamState> {
+    return this.readVerified((from) => this.o.store.readLog(from))
+  }
+
+  /** One read at a time: the verifier is incremental and must see each row once, in order. */
+  private readVerified(read: (fromSeq: bigint) => Promise<StoredRow[]>): Promise<TeamState> {
+    const run = this.queue.catch(() => undefined).then(async () => {
+      const head = this.verifier.report().state.head
+      return this.check(await this.verifier.add(await read(head ? head.seq + 1n : 0n)))
+    })
+    this.queue = run
+    return run
+  }
+
+  private check(report: ReturnType<ChainVerifier['report']>): TeamState {
+    if (report.broken) {
+      const { seq, reason } = report.broken
+      throw new DeskError(TeamErrors.tampered, `the team chain does not verify at entry ${seq}: ${reason}`, { seq: seq.toString(), reason })
+    }
+    if (!report.state.roster) throw refused('the team chain has no genesis yet')
+    return report.state
+  }
+
+  private proposalFor(state: TeamState, cloid: string): Proposal | undefined {
+    const id = state.cloids.get(cloid)
+    return id ? state.proposals.get(id) : undefined
+  }
+
+  /** Signs and appends one lifecycle entry on the freshest verified state (retried when another desk took the seq). */
+  private async append(kind: ProposalEntryKind, payload: (state: TeamState) => unknown): Promise<SignedEntry> {
+    for (let attempt = 0; ; attempt++) {
+      const state = await this.sync()
+      const entry = await this.sign(state, kind, payload(state))
+      try {
+        await this.o.store.append(entry)
+      } catch (e) {
+        if (e instanceof DeskError && e.code === TeamErrors.conflict && attempt < CONFLICT_RETRIES) continue
+        throw e
+      }
+      await this.sync()
+      return entry
+    }
+  }
+
+  private async sign(state: TeamState, kind: ProposalEntryKind, payload: unknown): Promise<SignedEntry> {
+    let unsigned
+    try {
+      unsigned = lifecycleEntry(state, kind, payload, this.operatorAddress)
+    } catch (e) {
+      // The chain's own rule, checked before anything is signed: every desk would refuse this entry.
+      if (e instanceof DeskError && e.code === TeamErrors.badInput) throw refused(e.message)
+      throw e
+    }
+    return signedEntry(state.roster!.teamId, unsigned, [this.o.operator])
+  }
+
+  async decide(intent: WriteIntent): Promise<WriteDecision> {
+    const state = await this.sync()
+    const existing = this.proposalFor(state, intent.cloid)
+    if (existing) return this.decideExisting(state, existing, intent)
+    if (!ACTION_KINDS.includes(intent.kind as ActionKind)) return block(TeamErrors.refused, `the team policy has no action kind ${intent.kind}`)
+    if (!state.policy) return block('TeamPolicyBlocks', 'the team has no policy yet: every write is blocked')
+    const windowUsd = this.o.windowUsd ? await this.o.windowUsd(intent) : (intent.usdAtoms ?? 0n)
+    const destination = intent.destination?.address.toLowerCase()
+    const d = evaluate(state.policy.rules, { kind: intent.kind as ActionKind, account: intent.account, usd: intent.usdAtoms ?? 0n, windowUsd, destination })
+    if (d.effect === 'allow') return { verdict: 'allow' }
+    if (d.effect === 'block') return block('TeamPolicyBlocks', d.rule ? `team policy rule ${d.rule} blocks this write` : 'no team policy rule allows this write')
+    const at = this.now()
+    const policyVersion = state.policy.version
+    const body = {
+      network: intent.network,
+      exchange: intent.exchange,
+      account: intent.account.toLowerCase(),
+      signer: intent.signer?.toLowerCase() ?? null,
+      kind: intent.kind as ActionKind,
+      action: JSON.parse(canonicalJson(intent.action)),
+      cloid: intent.cloid,
+      title: intent.title,
+      preview: [...intent.preview],
+      usd: intent.usdAtoms,
+      windowUsd,
+      destination: destination ?? null,
+      policyVersion,
+      rule: d.rule,
+      needs: { count: d.count, roles: d.roles },
+      at,
+      expiresAt: at + (this.o.proposalTtlMs ?? 24 * 3600_000),
+    }
+    let entry: SignedEntry
+    try {
+      entry = await this.append('proposal', () => proposalPayload(body))
+    } catch (e) {
+      if (e instanceof DeskError && e.code === TeamErrors.refused) return block(e.code, e.message)
+      throw e
+    }
+    return { verdict: 'propose', proposalId: entry.digest, needs: `${d.count} approval(s) from ${d.roles.join(' or ')} (rule ${d.rule})`, expiresAt: body.expiresAt }
+  }
+
+  private async decideExisting(state: TeamState, p: Proposal, intent: WriteIntent): Promise<WriteDecision> {
+    const same =
+      p.network === intent.network &&
+      p.exchange === intent.exchange &&
+      p.account === intent.account.toLowerCase() &&
+      p.kind === intent.kind &&
+      canonicalJson(p.action) === canonicalJson(intent.action) &&
+      p.destination === (intent.destination?.address.toLowerCase() ?? null)
+    if (!same) return block('TeamProposalMismatch', `cloid ${intent.cloid} belongs to proposal ${p.id.slice(0, 10)}…, which is a different write`)
+    const status = proposalStatus(p, state.roster!, this.now())
+    switch (status) {
+      case 'approved':
+        if (state.policy?.version !== p.policyVersion) return block('TeamPolicyChanged', `the team policy changed since proposal ${p.id.slice(0, 10)}… (version ${p.policyVersion}, now ${state.policy?.version}): propose it again`)
+        return { verdict: 'allow', proposalId: p.id }
+      case 'open': {
+        const have = countingApprovals(p, state.roster!).length
+        return { verdict: 'propose', proposalId: p.id, needs: `${have} of ${p.needs.count} approval(s) from ${p.needs.roles.join(' or ')}`, expiresAt: p.expiresAt }
+      }
+      case 'rejected':
+        return block('TeamProposalRejected', `proposal ${p.id.slice(0, 10)}… was rejected: ${p.rejection!.reason}`)
+      case 'expired':
+        await this.expire(p.id).catch(() => undefined) // recorded for everyone when possible; refused either way
+        return block('TeamProposalExpired', `proposal ${p.id.slice(0, 10)}… expired at ${new Date(p.expiresAt).toISOString()}`)
+      case 'signed':
+      case 'final':
+        return block(TeamErrors.alreadySigned, `proposal ${p.id.slice(0, 10)}… was already signed: re-send its stored bytes, never a new signature`)
+    }
+  }
+
+  /**
+   * Takes the proposal's execution lease and stores the signed bytes before they leave. Exactly one
+   * desk succeeds per proposal; any other gets TeamAlreadySigned with the stored bytes.
+   */
+  async beforeSend(signed: SignedWrite): Promise<void> {
+    const state = await this.sync()
+    const p = this.proposalFor(state, signed.intent.cloid)
+    if (!p) return // allowed by the policy outright: nothing to coordinate
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.o.store.withLease(p.id, async (tx, lease) => {
+          const now = await this.syncVia(tx)
+          const current = now.proposals.get(p.id)!
+          if (current.signed) throw alreadySigned(current)
+          if (lease.live && lease.holder !== this.o.deskId) throw new DeskError(TeamErrors.leaseHeld, `desk ${lease.holder} holds the execution lease of this proposal`, { holder: lease.holder, expiresAt: lease.expiresAt?.toISOString() ?? null })
+          const status = proposalStatus(current, now.roster!, this.now())
+          if (status !== 'approved') throw refused(`proposal ${p.id.slice(0, 10)}… is ${status}: nothing may be sent`)
+          const entry = await this.sign(now, 'signed', { proposal: p.id, body: signed.body, nonce: signed.nonce, at: this.now() })
+          await tx.append(entry)
+          await tx.take(this.o.deskId, this.o.leaseMs ?? 60_000)
+        })
+        break
+      } catch (e) {
+        if (e instanceof DeskError && e.code === TeamErrors.conflict && attempt < CONFLICT_RETRIES) continue
+        throw e
+      }
+    }
+    await this.sync()
+  }
+
+  /** Rows appended since the last verified one, read inside the lease transaction (so none is missed). */
+  private syncVia(tx: LeaseTx): Promise<TeamState> {
+    return this.readVerified((from) => tx.readLog(from))
+  }
+
+  async settled(intent: WriteIntent, outcome: { state: string; finalStatus: string | null; code: string | null }): Promise<void> {
+    const state = await this.sync()
+    const p = this.proposalFor(state, intent.cloid)
+    if (!p?.signed) return
+    if (!OUTCOME_STATES.includes(outcome.state as OutcomeState) || outcome.state === 'expired') throw refused(`unknown outcome state ${outcome.state}`)
+    await this.append('outcome', () => ({ proposal: p.id, state: outcome.state, finalStatus: outcome.finalStatus, code: outcome.code, at: this.now() }))
+    const s = outcome.state as OutcomeState
+    if (s !== 'unknown' && s !== 'sent' && s !== 'signed') await this.o.store.releaseLease(p.id, this.o.deskId)
+  }
+
+  /** The bytes stored for a proposal, from the verified chain (null: nothing was signed yet). */
+  async signedBytesFor(proposalId: string): Promise<StoredSignature | null> {
+    const state = await this.sync()
+    const s = state.proposals.get(proposalId)?.signed
+    return s ? { proposalId, body: s.body, nonce: s.nonce, by: s.by, seq: s.seq } : null
+  }
+
+  /**
+   * A desk taking over after a crash or a lease expiry: takes the lease when it is free and returns
+   * the stored bytes to re-send (never a new signature). TeamLeaseHeld while another desk holds it.
+   */
+  async takeOver(proposalId: string): Promise<StoredSignature | null> {
+    return this.o.store.withLease(proposalId, async (tx, lease) => {
+      const state = await this.syncVia(tx)
+      const s = state.proposals.get(proposalId)?.signed
+      if (!s) return null
+      if (lease.live && lease.holder !== this.o.deskId) throw new DeskError(TeamErrors.leaseHeld, `desk ${lease.holder} holds the execution lease of this proposal`, { holder: lease.holder, expiresAt: lease.expiresAt?.toISOString() ?? null })
+      await tx.take(this.o.deskId, this.o.leaseMs ?? 60_000)
+      return { proposalId, body: s.body, nonce: s.nonce, by: s.by, seq: s.seq }
+    })
+  }
+
+  /** Approves a proposal as this desk's operator (the chain's rules checked first, typed refusal otherwise). */
+  async approve(proposalId: string): Promise<void> {
+    await this.append('approval', (s) => ({ proposal: proposalId, policyVersion: s.proposals.get(proposalId)?.policyVersion ?? 0, at: this.now() }))
+  }
+
+  async reject(proposalId: string, reason: string): Promise<void> {
+    await this.append('rejection', () => ({ proposal: proposalId, reason, at: this.now() }))
+  }
+
+  /** Records an unsigned proposal past its expiry as expired (its final state). */
+  async expire(proposalId: string): Promise<void> {
+    await this.append('outcome', () => ({ proposal: proposalId, state: 'expired', finalStatus: null, code: null, at: this.now() }))
+  }
+
+  /** Records every unsigned proposal past its expiry as expired; returns how many. */
+  async expireDue(): Promise<number> {
+    const state = await this.sync()
+    const now = this.now()
+    let n = 0
+    for (const p of state.proposals.values()) {
+      if (proposalStatus(p, state.roster!, now) === 'expired' && p.outcomes.length === 0 && !p.signed && !p.rejection) {
+        await this.expire(p.id)
+        n++
+      }
+    }
+    return n
+  }
+
+  /** Verified proposals with their status now (for the approvals queue). */
+  async proposals(): Promise<{ proposal: Proposal; status: ReturnType<typeof proposalStatus> }[]> {
+    const state = await this.sync()
+    const now = this.now()
+    return [...state.proposals.values()].map((proposal) => ({ proposal, status: proposalStatus(proposal, state.roster!, now) }))
+  }
+}
