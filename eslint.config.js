@@ -51,7 +51,7 @@ export const CORE_LAYERS = [
   ['money', ['errors']],
   ['wire', ['errors']],
   ['config', ['errors', 'wire']],
-  ['vault', ['errors']],
+  ['vault', ['contract', 'errors']], // contract: the shared display format (a key's default label)
   ['journal', ['errors']],
   ['team', ['errors', 'money']], // the shared team store (PostgreSQL)
   ['security', ['errors', 'vault']],

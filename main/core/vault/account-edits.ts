@@ -11,6 +11,7 @@ import { addressOfKey, generatePrivateKey } from './private-key'
 import { sealRecord, type SealedRecord } from './record-cipher'
 import type { AgentSlot } from './types'
 import { VAULT_FORMAT, VAULT_VERSION, VERIFIER_PLAINTEXT, aad, type OwnerRecord, type VaultDoc } from './vault-file'
+import { shortAddress } from '../../contract/format'
 
 /** The document without its MAC, which is computed when the edit is written. */
 export type VaultBody = Omit<VaultDoc, 'mac'>
@@ -30,10 +31,6 @@ export function cleanLabel(label: string | undefined, fallback: string): string 
   if (l.length > 64) throw vaultError('InvalidLabel', 'a label has at most 64 characters')
   if (/\p{Cc}/u.test(l)) throw vaultError('InvalidLabel', 'a label cannot contain control characters')
   return l === '' ? fallback : l
-}
-
-function shortAddress(a: Address): string {
-  return `${a.slice(0, 6)}…${a.slice(-4)}`
 }
 
 function requireOwner(doc: VaultBody, address: string): OwnerRecord {
