@@ -41,9 +41,9 @@ export function startLiveSandbox(opts: StartSandboxOptions = {}): Promise<Sandbo
   return startSandbox({ port: 0, seed: true, ...opts })
 }
 
-/** Writes settings and a vault for 20 accounts into a new data dir; funds the 14 extra ones on the sandbox. */
-export function prepareDataDir(sandbox: SandboxHandle, dataDir?: string): Promise<{ dataDir: string; extra: Extra[] }> {
-  return prepareDataDirOn(urlsOf(sandbox), async (address, assetId, atoms) => void sandbox.trading.deposit(address, assetId, atoms), dataDir)
+/** Writes settings and a vault for 20 accounts (or `accounts`) into a new data dir; funds the extra ones on the sandbox. */
+export function prepareDataDir(sandbox: SandboxHandle, dataDir?: string, accounts = ACCOUNTS, watch: readonly Extra[] = []): Promise<{ dataDir: string; extra: Extra[] }> {
+  return prepareDataDirOn(urlsOf(sandbox), async (address, assetId, atoms) => void sandbox.trading.deposit(address, assetId, atoms), dataDir, accounts, watch)
 }
 
 /** The same for a sandbox reached by its URLs (e.g. in another process), funding through `deposit`. */
@@ -51,19 +51,26 @@ export async function prepareDataDirOn(
   urls: SandboxUrls,
   deposit: (address: Address, assetId: number, atoms: bigint) => Promise<void>,
   dataDir = mkdtempSync(join(tmpdir(), 'desk-bench-')),
+  /** accounts in the vault in all: the six development owners, the rest funded watch-only ones */
+  accounts = ACCOUNTS,
+  /** addresses watched as well, unfunded by us and not counted in `accounts` (e.g. the market maker's, whose fills are checked) */
+  watch: readonly Extra[] = [],
 ): Promise<{ dataDir: string; extra: Extra[] }> {
   const settings = new SettingsStore(dataDir)
   settings.saveNetwork(sandboxNetwork({ trading: Number(new URL(urls.tradingUrl).port), earn: Number(new URL(urls.earnUrl).port) }))
   const vault = await Vault.create({ path: vaultPath(dataDir), passphrase: BENCH_PASSPHRASE, scrypt: { n: 2 ** 14, r: 8, p: 1 } })
   for (const o of DEV_OWNERS) await vault.importPrivateKey(o.privateKey, DEV_OWNER_LABELS[o.index])
-  const extra: Extra[] = Array.from({ length: ACCOUNTS - DEV_OWNERS.length }, (_, i) => ({
+  // Labels sort in creation order and none is a prefix of another (Bench 01 … Bench 14; Bench 001 … Bench 194).
+  const pad = Math.max(2, String(accounts - DEV_OWNERS.length).length)
+  const extra: Extra[] = Array.from({ length: accounts - DEV_OWNERS.length }, (_, i) => ({
     address: privateKeyToAccount(generatePrivateKey()).address.toLowerCase() as Address,
-    label: `Bench ${String(i + 1).padStart(2, '0')}`,
+    label: `Bench ${String(i + 1).padStart(pad, '0')}`,
   }))
   for (const a of extra) {
     await deposit(a.address, 1, 5_000n * 10n ** 8n)
     await vault.addWatchOnly(a.address, a.label)
   }
+  for (const w of watch) await vault.addWatchOnly(w.address, w.label)
   vault.lock()
   await new Promise((r) => setTimeout(r, 300)) // the deposits land in a block
   return { dataDir, extra }

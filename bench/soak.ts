@@ -1,9 +1,16 @@
 /**
- * Memory soak: `npm run soak -- --minutes N` (or `npx tsx bench/soak.ts --minutes N`).
+ * Memory soak: `npm run soak -- --minutes N [--accounts A]` (or `npx tsx bench/soak.ts …`).
  * The driver starts a LIVE sandbox in this process (moving marks, the scenario's bot trading,
- * default rate limits), funds 20 accounts and forks the core into a child process with the
- * overview push on; every second it deposits into one account (frames, overview patches) and the
- * child reports its RSS and heap every SAMPLE_MS. Growth is judged on the child alone.
+ * default rate limits, earn withdrawals claimable after EARN_PENDING_S), funds A accounts
+ * (default 20) plus the market maker's two accounts watched, and forks the core into a child
+ * process with the overview push on; every second it deposits into one account (frames, overview
+ * patches), and the child requests and claims earn withdrawals through the desk (signed, through
+ * the earn sandbox) on four (owner, asset) slots. The child reports its RSS and heap every
+ * SAMPLE_MS with its resources: event hub subscribers, listeners on every event emitter (those on
+ * `ws` sockets apart), active handles by type (process.getActiveResourcesInfo(): timers, sockets)
+ * and open file descriptors (/proc/self/fd). Growth is judged on the child alone. At the end the
+ * desk's fills of the market maker's accounts (collected from its account pages every
+ * FILLS_POLL_MS) are compared on tid, price, size and side with the sandbox's own fills.
  * Goal: RSS at the end ≤ 1.10x RSS after the warm-up (5 minutes; the first quarter for N < 10),
  * each side the median of a quarter of the steady samples, with the noise taken from the scatter
  * around a fitted line (a steady leak is slope, so it cannot hide in the noise); and the growth
@@ -13,19 +20,66 @@
  * Prints one JSON object on stdout; `--json-only` drops the human lines on stderr.
  */
 import { fork } from 'node:child_process'
-import { rmSync } from 'node:fs'
+import { EventEmitter } from 'node:events'
+import { readdirSync, rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import type { Address } from 'viem'
+import { WebSocket } from 'ws'
+import type { AccountDetailView, EarnPage, EarnWithdrawalView } from '../main/contract/types'
+import { devBot, devOwner } from '../sandbox/scenario/dev-keys'
 import { fromValue, median, type Figure } from './judge'
-import { BENCH_PASSPHRASE, call, openCore, prepareDataDir, startLiveSandbox, urlsOf, type SandboxUrls } from './desk-fixture'
+import { ACCOUNTS, BENCH_PASSPHRASE, call, openCore, prepareDataDir, startLiveSandbox, urlsOf, type Extra, type SandboxUrls } from './desk-fixture'
 
 const SAMPLE_MS = 2000
 export const GROWTH_GOAL = 1.1
+/** Earn withdrawals become claimable this long after their request (the spec's default is 120 s). */
+const EARN_PENDING_S = 10
+const EARN_TICK_MS = 5000
+/** The desk's account page lists the latest 200 fills: read often enough that none scrolls past unseen. */
+const FILLS_POLL_MS = 10_000
+/** The (owner, asset) slots whose withdrawals the child requests and claims (funded by the scenario's earn seed). */
+const EARN_SLOTS = [
+  { owner: 0, assetId: 1 },
+  { owner: 1, assetId: 1 },
+  { owner: 2, assetId: 1 },
+  { owner: 1, assetId: 2 },
+] as const
+/** The market maker's accounts, watched so their fills can be checked against the sandbox's. */
+const BOT_WATCH: Extra[] = [
+  { address: devBot(0).address.toLowerCase() as Address, label: 'Soak maker' },
+  { address: devBot(1).address.toLowerCase() as Address, label: 'Soak taker' },
+]
 
-interface Sample {
+/** What the child holds on to besides memory: each must stay flat. */
+interface Resources {
+  /** subscribers of the core's event hub */
+  hub: number
+  /** listeners on every live event emitter that ever had one (ws sockets included) */
+  listeners: number
+  /** listeners on live `ws` WebSockets, and how many of those sockets */
+  wsListeners: number
+  wsSockets: number
+  /** active handles and requests (process.getActiveResourcesInfo()), all, timers, TCP sockets */
+  handles: number
+  timers: number
+  sockets: number
+  /** open file descriptors (/proc/self/fd) */
+  fds: number
+}
+
+interface Sample extends Resources {
   t: number
   rss: number
   heap: number
   pushes: number
+  earn: { created: number; claimed: number; failed: number; lastError: string }
+}
+
+interface FillKey {
+  tid: string
+  px: string
+  sz: string
+  side: string
 }
 
 export interface SoakReport {
@@ -40,10 +94,107 @@ export interface SoakReport {
   pushes: number
   deposits: number
   bot_fills: number
+  accounts: number
+  /** resource counts over time: the reference (median after the warm-up) and the end (median of the last quarter), and the max */
+  resources: Record<keyof Resources, { ref: number; refMax: number; end: number; max: number; series: number[] }>
+  /** the resources whose end median exceeds every sample of the reference window (growth) */
+  grown: string[]
+  earn: Sample['earn']
+  /** the desk's fills of the market maker's accounts against the sandbox's, on tid (and price, size, side) */
+  fills: { user: string; sandbox: number; desk: number; missing: number; extra: number; different: number; examples: string[] }[]
+  fillsExact: boolean
 }
 
-/** The child: the core over the prepared data dir, unlocked, overview push on; reports memory. */
-async function child(dataDir: string, urls: SandboxUrls): Promise<void> {
+/**
+ * Every event emitter that ever took a listener, held weakly: summing their listeners at each
+ * sample counts what the process subscribes to (sockets, streams, the core's own emitters).
+ */
+const emitters = new Set<WeakRef<EventEmitter>>()
+const seen = new WeakSet<EventEmitter>()
+function trackEmitters(): void {
+  const proto = EventEmitter.prototype as unknown as Record<string, (...a: unknown[]) => unknown>
+  for (const name of ['on', 'addListener', 'once', 'prependListener', 'prependOnceListener']) {
+    const original = proto[name]!
+    proto[name] = function (this: EventEmitter, ...a: unknown[]) {
+      if (!seen.has(this)) {
+        seen.add(this)
+        emitters.add(new WeakRef(this))
+      }
+      return original.apply(this, a)
+    }
+  }
+}
+
+function resources(hubSize: number): Resources {
+  let listeners = 0
+  let wsListeners = 0
+  let wsSockets = 0
+  for (const ref of emitters) {
+    const e = ref.deref()
+    if (!e) {
+      emitters.delete(ref)
+      continue
+    }
+    const n = e.eventNames().reduce((sum, name) => sum + e.listenerCount(name), 0)
+    listeners += n
+    if (e instanceof WebSocket && e.readyState !== WebSocket.CLOSED) {
+      wsSockets++
+      wsListeners += n
+    }
+  }
+  const active = process.getActiveResourcesInfo()
+  let fds = -1
+  try {
+    fds = readdirSync('/proc/self/fd').length
+  } catch {
+    // no /proc (not Linux): reported as -1
+  }
+  return {
+    hub: hubSize,
+    listeners,
+    wsListeners,
+    wsSockets,
+    handles: active.length,
+    timers: active.filter((x) => x === 'Timeout' || x === 'Immediate').length,
+    sockets: active.filter((x) => x === 'TCPSocketWrap' || x === 'TCPServerWrap' || x === 'PipeWrap').length,
+    fds,
+  }
+}
+
+/**
+ * Requests and claims earn withdrawals through the desk: per slot, a claimable one is claimed,
+ * and once none is active a new scheduled one (1.0) is requested. Errors are counted, not thrown.
+ */
+function earnDriver(core: Awaited<ReturnType<typeof openCore>>): { tick(): Promise<void>; stats: Sample['earn'] } {
+  const stats = { created: 0, claimed: 0, failed: 0, lastError: '' }
+  const terminal = new Set(['claimed', 'completed', 'cancelled', 'failed', 'rejected'])
+  return {
+    stats,
+    async tick() {
+      for (const slot of EARN_SLOTS) {
+        const account = devOwner(slot.owner).address
+        try {
+          const page = await call<EarnPage<EarnWithdrawalView>>(core, 'earn.withdrawals', { account, assetId: slot.assetId, limit: 5 })
+          const active = page.items.find((w) => w.assetId === slot.assetId && !terminal.has(w.status))
+          if (!active) {
+            await call(core, 'earn.create', { account, assetId: slot.assetId, amount: '1', type: 'scheduled' })
+            stats.created++
+          } else if (active.status === 'queued' && active.claimableAt !== null && active.claimableAt <= Date.now()) {
+            await call(core, 'earn.claim', { account, operationId: active.operationId })
+            stats.claimed++
+          }
+        } catch (e) {
+          stats.failed++
+          stats.lastError = e instanceof Error ? e.message.slice(0, 200) : String(e)
+        }
+      }
+    },
+  }
+}
+
+/** The child: the core over the prepared data dir, unlocked, overview push on; reports memory and resources. */
+async function child(dataDir: string, urls: SandboxUrls, fillUsers: string[]): Promise<void> {
+  trackEmitters()
   const core = await openCore(dataDir, urls, 5000)
   await call(core, 'vault.unlock', { passphrase: BENCH_PASSPHRASE })
   let pushes = 0
@@ -51,17 +202,43 @@ async function child(dataDir: string, urls: SandboxUrls): Promise<void> {
     if (event === 'state.overview') pushes++
   })
   await call(core, 'portfolio.overview')
+  // Bench-only introspection: the hub keeps its subscribers in a private set.
+  const hubSize = () => (core.events as unknown as { listeners: Set<unknown> }).listeners.size
+  const earn = earnDriver(core)
+  // The desk's fills of the watched bot accounts, as its account page lists them (the stream's
+  // fills, deduplicated on tid), collected over the run.
+  const fills = new Map<string, Map<string, FillKey>>(fillUsers.map((u) => [u, new Map()]))
+  const readFills = async () => {
+    for (const [user, got] of fills) {
+      const d = await call<AccountDetailView>(core, 'account.detail', { address: user }).catch(() => null)
+      for (const f of d?.fills ?? []) got.set(f.tid, { tid: f.tid, px: f.price, sz: f.size, side: f.side ?? '' })
+    }
+  }
+  await readFills()
   const t0 = Date.now()
   const report = () => {
     // A full collection before each sample: what is left is what the core holds on to, so the
     // series shows a leak instead of where the collector happened to be in its cycle.
     ;(globalThis as { gc?: () => void }).gc?.()
     const m = process.memoryUsage()
-    process.send?.({ t: Date.now() - t0, rss: m.rss, heap: m.heapUsed, pushes })
+    process.send?.({ type: 'sample', t: Date.now() - t0, rss: m.rss, heap: m.heapUsed, pushes, earn: { ...earn.stats }, ...resources(hubSize()) })
   }
   report()
   setInterval(report, SAMPLE_MS)
+  const loop = (ms: number, fn: () => Promise<void>) => {
+    let busy = false
+    setInterval(() => {
+      if (busy) return
+      busy = true
+      void fn().finally(() => (busy = false))
+    }, ms)
+  }
+  loop(EARN_TICK_MS, () => earn.tick())
+  loop(FILLS_POLL_MS, readFills)
   process.on('message', (m) => {
+    if (m === 'fills') {
+      void readFills().then(() => process.send?.({ type: 'fills', fills: Object.fromEntries([...fills].map(([u, g]) => [u, [...g.values()]])) }))
+    }
     if (m === 'stop') void core.close().finally(() => process.exit(0))
   })
 }
@@ -87,22 +264,31 @@ export function linearFit(xs: readonly number[], ys: readonly number[]): { slope
   return { slope, intercept, slopeSe }
 }
 
-/** Runs the soak for `minutes` and judges growth. */
-export async function soak(minutes: number, log: (line: string) => void = (l) => process.stderr.write(l + '\n')): Promise<SoakReport> {
-  const sandbox = await startLiveSandbox()
-  const { dataDir, extra } = await prepareDataDir(sandbox)
+/** A decimal string without trailing fractional zeros ("1.50" and "1.5" are the same price). */
+const canon = (d: string) => (d.includes('.') ? d.replace(/0+$/, '').replace(/\.$/, '') : d)
+
+/** Runs the soak for `minutes` over `accounts` accounts and judges growth. */
+export async function soak(minutes: number, log: (line: string) => void = (l) => process.stderr.write(l + '\n'), accounts = ACCOUNTS): Promise<SoakReport> {
+  const sandbox = await startLiveSandbox({ earnPendingSeconds: EARN_PENDING_S })
+  const { dataDir, extra } = await prepareDataDir(sandbox, undefined, accounts, BOT_WATCH)
   const fillsBefore = sandbox.trading.groundTruth().length
   const samples: Sample[] = []
   let deposits = 0
-  const proc = fork(fileURLToPath(import.meta.url), ['--child', dataDir, JSON.stringify(urlsOf(sandbox))], { execArgv: [...process.execArgv, '--expose-gc'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+  let coreUpAt = 0
+  let deskFills: Record<string, FillKey[]> = {}
+  const fillUsers = BOT_WATCH.map((w) => w.address)
+  const proc = fork(fileURLToPath(import.meta.url), ['--child', dataDir, JSON.stringify(urlsOf(sandbox)), JSON.stringify(fillUsers)], { execArgv: [...process.execArgv, '--expose-gc'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
   try {
     const durationMs = minutes * 60_000
     await new Promise<void>((resolve, reject) => {
       let feeder: ReturnType<typeof setInterval> | null = null
       proc.on('message', (m) => {
-        const s = m as Sample
+        const msg = m as ({ type: 'sample' } & Sample) | { type: 'fills'; fills: Record<string, FillKey[]> }
+        if (msg.type === 'fills') return
+        const s: Sample = msg
         samples.push(s)
         if (samples.length === 1) {
+          coreUpAt = Date.now() - s.t
           // The clock starts once the core is up and the first overview is in.
           feeder = setInterval(() => {
             const a = extra[deposits % extra.length]!
@@ -110,13 +296,31 @@ export async function soak(minutes: number, log: (line: string) => void = (l) =>
             deposits++
           }, 1000)
         }
-        if (samples.length % 15 === 0) log(`soak ${(s.t / 1000).toFixed(0)} s: rss ${(s.rss / MB).toFixed(1)} MB, heap ${(s.heap / MB).toFixed(1)} MB, ${s.pushes} overview pushes`)
+        if (samples.length % 15 === 0)
+          log(
+            `soak ${(s.t / 1000).toFixed(0)} s: rss ${(s.rss / MB).toFixed(1)} MB, heap ${(s.heap / MB).toFixed(1)} MB, ${s.pushes} overview pushes; hub ${s.hub}, listeners ${s.listeners} (ws ${s.wsListeners} on ${s.wsSockets} sockets), handles ${s.handles} (timers ${s.timers}, sockets ${s.sockets}), fds ${s.fds}; earn ${s.earn.created} requested / ${s.earn.claimed} claimed / ${s.earn.failed} failed`,
+          )
         if (s.t >= durationMs) {
           if (feeder) clearInterval(feeder)
           resolve()
         }
       })
       proc.on('exit', (code) => reject(new Error(`the soak child exited early (code ${code})`)))
+    })
+    // Fills: the bot stops trading, the last frames land, then the desk's collected fills are fetched.
+    sandbox.bot?.pause()
+    await new Promise((r) => setTimeout(r, 3000))
+    deskFills = await new Promise<Record<string, FillKey[]>>((resolve) => {
+      const k = setTimeout(() => resolve({}), 30_000)
+      const on = (m: unknown) => {
+        const msg = m as { type: string; fills?: Record<string, FillKey[]> }
+        if (msg.type !== 'fills') return
+        clearTimeout(k)
+        proc.off('message', on)
+        resolve(msg.fills ?? {})
+      }
+      proc.on('message', on)
+      proc.send('fills')
     })
   } finally {
     proc.removeAllListeners('exit')
@@ -131,6 +335,33 @@ export async function soak(minutes: number, log: (line: string) => void = (l) =>
     await sandbox.stop()
     rmSync(dataDir, { recursive: true, force: true })
   }
+  // Fills exact: every fill the sandbox made for a watched account since the core came up is on
+  // the desk with the same price, size and side, and the desk has none the sandbox did not make.
+  const fills = fillUsers.map((user) => {
+    const truth = sandbox.trading.recentFills(user as Address, 1_000_000).filter((f) => f.time >= coreUpAt)
+    const mine = new Map((deskFills[user] ?? []).map((f) => [f.tid, f]))
+    const truthTids = new Set(truth.map((f) => String(f.tid)))
+    const examples: string[] = []
+    let missing = 0
+    let different = 0
+    for (const f of truth) {
+      const d = mine.get(String(f.tid))
+      if (!d) {
+        missing++
+        if (examples.length < 3) examples.push(`missing tid ${f.tid} at ${f.time}`)
+      } else if (canon(d.px) !== canon(f.px) || canon(d.sz) !== canon(f.sz) || d.side !== f.side) {
+        different++
+        if (examples.length < 3) examples.push(`tid ${f.tid}: desk ${d.side} ${d.sz}@${d.px}, sandbox ${f.side} ${f.sz}@${f.px}`)
+      }
+    }
+    const deskInWindow = [...mine.values()].filter((f) => !truthTids.has(f.tid))
+    // A desk fill the sandbox does not list in the window: either older than the window (fine, it
+    // is in the sandbox's full list) or one the sandbox never made (an error).
+    const all = new Set(sandbox.trading.recentFills(user as Address, 1_000_000).map((f) => String(f.tid)))
+    const extraFills = deskInWindow.filter((f) => !all.has(f.tid)).length
+    return { user, sandbox: truth.length, desk: [...mine.values()].filter((f) => truthTids.has(f.tid)).length, missing, extra: extraFills, different, examples }
+  })
+  const fillsExact = fills.every((f) => f.missing === 0 && f.extra === 0 && f.different === 0 && f.sandbox > 0)
   const end = samples[samples.length - 1]!
   const durationMs = minutes * 60_000
   const long = minutes >= 10
@@ -154,7 +385,7 @@ export async function soak(minutes: number, log: (line: string) => void = (l) =>
   const scatter = 1.4826 * median(resid.map((x) => Math.abs(x - m)))
   const comparison = `median RSS of the last ${tail.length} samples (${(durationMs - span) / 1000}-${durationMs / 1000} s) over the median of the first ${refSet.length} after a ${warmMs / 1000} s warm-up`
   const figure = fromValue(
-    { name: `rss_growth_${minutes}min`, what: `child core RSS growth under a live sandbox (moving marks, bot trading, 20 accounts, a deposit a second, overview push on): ${comparison}`, unit: 'x', goal: GROWTH_GOAL, better: 'lower', clock: 'rss' },
+    { name: `rss_growth_${minutes}min`, what: `child core RSS growth under a live sandbox (moving marks, bot trading, ${accounts} accounts, a deposit a second, earn withdrawals requested and claimed, overview push on): ${comparison}`, unit: 'x', goal: GROWTH_GOAL, better: 'lower', clock: 'rss' },
     endRss / ref,
     scatter,
     `1.4826 x MAD of the steady samples' residuals around a fitted line, relative to the reference (${steady.length} samples every ${SAMPLE_MS / 1000} s)`,
@@ -186,10 +417,24 @@ export async function soak(minutes: number, log: (line: string) => void = (l) =>
     `1.4826 x MAD of the steady heap samples' residuals around a fitted line, relative to the reference (${steady.length} samples)`,
     steady.map((s) => s.heap / heapRef),
   )
+  // Resources: the median of the same reference and end windows as memory, and the maximum. A
+  // count grew when its end median is above every sample of the reference window: a timer or a
+  // socket in flight at one sample is jitter, a level the reference never reached is a leak.
+  const keys: (keyof Resources)[] = ['hub', 'listeners', 'wsListeners', 'wsSockets', 'handles', 'timers', 'sockets', 'fds']
+  const resources = Object.fromEntries(
+    keys.map((k) => [k, { ref: median(refSet.map((s) => s[k])), refMax: Math.max(...refSet.map((s) => s[k])), end: median(tail.map((s) => s[k])), max: Math.max(...steady.map((s) => s[k])), series: thin(samples.map((s) => s[k])) }]),
+  ) as SoakReport['resources']
+  const grown = keys.filter((k) => resources[k].end > resources[k].refMax)
   return {
     minutes,
     comparison,
-    samples: samples.map((s) => ({ t: s.t, rss: Math.round(s.rss / 1024), heap: Math.round(s.heap / 1024), pushes: s.pushes })),
+    accounts,
+    resources,
+    grown,
+    earn: end.earn,
+    fills,
+    fillsExact,
+    samples: samples.map((s) => ({ ...s, rss: Math.round(s.rss / 1024), heap: Math.round(s.heap / 1024) })),
     figure,
     projection,
     heapFigure,
@@ -199,28 +444,40 @@ export async function soak(minutes: number, log: (line: string) => void = (l) =>
   }
 }
 
+/** At most 30 evenly spaced points of a series (the report shows the shape, not every sample). */
+function thin(xs: number[]): number[] {
+  if (xs.length <= 30) return xs
+  return Array.from({ length: 30 }, (_, i) => xs[Math.round((i * (xs.length - 1)) / 29)]!)
+}
+
 const isMain = process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]
 if (isMain) {
   const args = process.argv.slice(2)
   if (args[0] === '--child') {
-    await child(args[1]!, JSON.parse(args[2]!) as SandboxUrls)
+    await child(args[1]!, JSON.parse(args[2]!) as SandboxUrls, JSON.parse(args[3] ?? '[]') as string[])
   } else {
     const i = args.indexOf('--minutes')
     const minutes = i >= 0 ? Number(args[i + 1]) : 1
-    if (!Number.isFinite(minutes) || minutes <= 0) {
-      process.stderr.write('usage: soak --minutes N (N > 0)\n')
+    const j = args.indexOf('--accounts')
+    const accounts = j >= 0 ? Number(args[j + 1]) : ACCOUNTS
+    if (!Number.isFinite(minutes) || minutes <= 0 || !Number.isInteger(accounts) || accounts < 7) {
+      process.stderr.write('usage: soak --minutes N [--accounts A] (N > 0, A >= 7: the six development owners and at least one funded account)\n')
       process.exit(2)
     }
     const quiet = args.includes('--json-only')
-    const r = await soak(minutes, quiet ? () => {} : undefined)
+    const r = await soak(minutes, quiet ? () => {} : undefined, accounts)
     const f = r.figure
     const p = r.projection
     if (!quiet) {
       process.stderr.write(`soak: ${f.value}x (goal <= ${f.goal}x, noise ±${f.noise}) ${f.verdict}: ${r.comparison}; ${r.pushes} overview pushes, ${r.deposits} deposits, ${r.bot_fills} executed transactions\n`)
       process.stderr.write(`soak: heap ${r.heapFigure.value}x (goal <= ${r.heapFigure.goal}x, noise ±${r.heapFigure.noise}) ${r.heapFigure.verdict}\n`)
       process.stderr.write(`soak: trend ${p.value}x (goal <= ${p.goal}x, noise ±${p.noise}) ${p.verdict}: ${p.what}\n`)
+      const res = Object.entries(r.resources).map(([k, v]) => `${k} ${v.ref}->${v.end} (max ${v.max})`).join(', ')
+      process.stderr.write(`soak: resources (reference -> end median): ${res}; ${r.grown.length ? `GREW: ${r.grown.join(', ')}` : 'none grew'}\n`)
+      process.stderr.write(`soak: earn ${r.earn.created} requested, ${r.earn.claimed} claimed, ${r.earn.failed} failed${r.earn.lastError ? ` (last: ${r.earn.lastError})` : ''}\n`)
+      process.stderr.write(`soak: fills ${r.fillsExact ? 'exact' : 'NOT exact'}: ${r.fills.map((x) => `${x.user.slice(0, 10)} sandbox ${x.sandbox}, desk ${x.desk}, missing ${x.missing}, extra ${x.extra}, different ${x.different}${x.examples.length ? ` (${x.examples.join('; ')})` : ''}`).join('; ')}\n`)
     }
     process.stdout.write(JSON.stringify(r) + '\n')
-    process.exit([f, p, r.heapFigure].some((x) => x.verdict === 'MISSED') ? 1 : 0)
+    process.exit([f, p, r.heapFigure].some((x) => x.verdict === 'MISSED') || r.grown.length > 0 || !r.fillsExact ? 1 : 0)
   }
 }
