@@ -1,15 +1,12 @@
 /** `desk markets`, `desk assets`: what the selected network lists, with the precision each allows. */
-import type { AssetView, MarketView } from '../../../contract/types'
 import { formatPercent } from '../../../contract/format'
 import type { Command, CommandGroup } from '../router'
-
-type Listed = { markets: MarketView[]; assets: AssetView[] }
 
 const marketList: Command = {
   name: 'list',
   summary: 'markets of the selected network: id, symbol, price and size precision, credit trading',
   async run(ctx) {
-    const r = (await ctx.call('markets.list', undefined)) as Listed
+    const r = await ctx.call('markets.list', undefined)
     ctx.print(
       [
         `${'ID'.padEnd(6)}${'MARKET'.padEnd(14)}${'PRICE DP'.padEnd(10)}${'SIZE DP'.padEnd(9)}CREDIT`,
@@ -24,7 +21,7 @@ const assetList: Command = {
   name: 'list',
   summary: 'assets of the selected network: id, symbol, balance decimals, credit LTV weight',
   async run(ctx) {
-    const r = (await ctx.call('markets.list', undefined)) as Listed
+    const r = await ctx.call('markets.list', undefined)
     ctx.print(
       [
         `${'ID'.padEnd(6)}${'ASSET'.padEnd(10)}${'DECIMALS'.padEnd(10)}LTV WEIGHT`,

@@ -4,7 +4,7 @@
  * code (DestinationNotAllowed, DestinationCoolingOff, LimitExceeded, PriceOutsideBand, WritesHalted).
  */
 import { formatDurationWords, formatNumber, formatPercent, formatUsd } from '../../../contract/format'
-import type { AddressBookEntryView, AppState, HaltResult, PolicyValue, PolicyView } from '../../../contract/types'
+import type { AddressBookEntryView, PolicyValue, PolicyView } from '../../../contract/types'
 import { DeskError } from '../../../core/errors/desk-error'
 import type { CliContext } from '../context'
 import type { Command, CommandGroup } from '../router'
@@ -12,7 +12,7 @@ import { when } from '../support/display'
 
 /** Halting cancels orders with the accounts' keys: the core's vault must be unlocked (the app's state when attached). */
 async function ensureUnlocked(ctx: CliContext): Promise<void> {
-  const state = (await ctx.call('app.state', undefined)) as AppState
+  const state = await ctx.call('app.state', undefined)
   if (!state.vault.unlocked) await ctx.call('vault.unlock', { passphrase: await ctx.passphraseText() })
 }
 
@@ -48,7 +48,7 @@ const show: Command = {
   name: 'show',
   summary: 'rules in force, pending loosenings with their effective time, halt state, address book',
   async run(ctx) {
-    const p = (await ctx.call('policy.show', undefined)) as PolicyView
+    const p = await ctx.call('policy.show', undefined)
     ctx.print(policyLines(p), p)
   },
 }
@@ -62,10 +62,10 @@ const set: Command = {
     const value = raw === 'off' ? null : raw
     let p: PolicyView
     try {
-      p = (await ctx.call('policy.set', { name, value })) as PolicyView
+      p = await ctx.call('policy.set', { name, value })
     } catch (e) {
       if (!(e instanceof DeskError) || e.code !== 'PassphraseRequired') throw e
-      p = (await ctx.call('policy.set', { name, value, passphrase: await ctx.passphraseText() })) as PolicyView
+      p = await ctx.call('policy.set', { name, value, passphrase: await ctx.passphraseText() })
     }
     const rule = p.rules.find((r) => r.name === name)
     const shown = (v: PolicyValue) => (rule ? ruleValue(v, rule.unit) : (v ?? 'off'))
@@ -80,7 +80,7 @@ const list: Command = {
   name: 'list',
   summary: 'the address book of the selected network (withdrawals go only to these; transfers also to own accounts)',
   async run(ctx) {
-    const entries = (await ctx.call('addresses.list', undefined)) as AddressBookEntryView[]
+    const entries = await ctx.call('addresses.list', undefined)
     ctx.print(entries.length === 0 ? 'the address book is empty' : entries.map(entryLine), entries)
   },
 }
@@ -94,7 +94,7 @@ const add: Command = {
     const [label, address] = ctx.positionals as [string, string]
     const chainId = ctx.string('chain')
     if (!chainId) throw new DeskError('Usage', '--chain ID is required')
-    const e = (await ctx.call('addresses.add', { label, address, chainId, passphrase: await ctx.passphraseText() })) as AddressBookEntryView
+    const e = await ctx.call('addresses.add', { label, address, chainId, passphrase: await ctx.passphraseText() })
     ctx.print(entryLine(e), e)
   },
 }
@@ -117,7 +117,7 @@ const haltNow: Command = {
   async run(ctx) {
     await ctx.confirmYes('Halt: cancel every open order of every account and refuse all writes until resume?')
     await ensureUnlocked(ctx)
-    const r = (await ctx.call('policy.halt', undefined)) as HaltResult
+    const r = await ctx.call('policy.halt', undefined)
     const lines = [
       `network ${r.network} halted since ${when(r.halted.since)}`,
       ...r.accounts.map((a) => `  ${(a.label || a.account).padEnd(24)} ${a.verifiedZero ? 'no open orders (verified)' : a.error ? `${a.error.code}: ${a.error.message}` : `${a.remaining.length} order(s) still open`}`),
@@ -133,7 +133,7 @@ const resumeNow: Command = {
   name: 'now',
   summary: 'lift the halt (asks for the passphrase)',
   async run(ctx) {
-    const p = (await ctx.call('policy.resume', { passphrase: await ctx.passphraseText() })) as PolicyView
+    const p = await ctx.call('policy.resume', { passphrase: await ctx.passphraseText() })
     ctx.print(`network ${p.network}: writes allowed again`, p)
   },
 }

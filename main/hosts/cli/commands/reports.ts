@@ -4,7 +4,7 @@
  * market; the local alerts.
  */
 import { writeFileSync } from 'node:fs'
-import type { AlertSettingsView, AlertView, ExportFile, PnlReport } from '../../../contract/types'
+import type { AlertView, ExportFile, PnlReport } from '../../../contract/types'
 import { DeskError } from '../../../core/errors/desk-error'
 import { formatAccount, formatAge, formatPercent } from '../../../contract/format'
 import type { CliContext } from '../context'
@@ -48,7 +48,7 @@ const exportCmd = (name: string, summary: string, channel: 'reports.fillsCsv' | 
   options: { ...RANGE, currency: s('CODE', 'value column in USD (default) or an asset with a live mark, e.g. BTC (main refuses others)') },
   async run(ctx) {
     // Main resolves and validates the currency (InvalidCurrency, CurrencyUnavailable).
-    emit(ctx, (await ctx.call(channel, { ...range(ctx), currency: ctx.string('currency') ?? 'USD' })) as ExportFile)
+    emit(ctx, await ctx.call(channel, { ...range(ctx), currency: ctx.string('currency') ?? 'USD' }))
   },
 })
 
@@ -58,7 +58,7 @@ const journalExport: Command = {
   options: RANGE,
   async run(ctx) {
     const r = range(ctx)
-    emit(ctx, (await ctx.call('journal.export', { format: 'csv', filter: { sinceMs: r.fromMs, untilMs: r.toMs, ...(r.account ? { account: r.account } : {}) } })) as ExportFile)
+    emit(ctx, await ctx.call('journal.export', { format: 'csv', filter: { sinceMs: r.fromMs, untilMs: r.toMs, ...(r.account ? { account: r.account } : {}) } }))
   },
 }
 
@@ -90,7 +90,7 @@ const pnlShow: Command = {
   async run(ctx) {
     const account = ctx.string('account')
     const args = { ...(account ? { account } : {}), ...(ctx.string('from') ? { fromMs: time(ctx.string('from'), 'from', 0) } : {}), ...(ctx.string('to') ? { toMs: time(ctx.string('to'), 'to', 0) } : {}) }
-    const r = (await ctx.call('reports.pnl', args)) as PnlReport
+    const r = await ctx.call('reports.pnl', args)
     ctx.print(pnlLines(r), r)
   },
 }
@@ -110,7 +110,7 @@ const alertList: Command = {
     const limit = Number(ctx.string('limit') ?? '50')
     if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new DeskError('Usage', '--limit must be 1..500')
     const since = ctx.string('since')
-    const r = (await ctx.call('alerts.list', { limit, ...(since ? { sinceMs: time(since, 'since', 0) } : {}) })) as AlertView[]
+    const r = await ctx.call('alerts.list', { limit, ...(since ? { sinceMs: time(since, 'since', 0) } : {}) })
     ctx.print(alertLines(r), r)
   },
 }
@@ -120,7 +120,7 @@ const alertAck: Command = {
   summary: 'acknowledge alert ID',
   positionals: ['ID'],
   async run(ctx) {
-    const a = (await ctx.call('alerts.acknowledge', { id: ctx.positionals[0]! })) as AlertView
+    const a = await ctx.call('alerts.acknowledge', { id: ctx.positionals[0]! })
     ctx.print(`#${a.id} acknowledged`, a)
   },
 }
@@ -129,7 +129,7 @@ const alertSettings: Command = {
   name: 'settings',
   summary: 'the alert rules, LTV thresholds and quiet hours',
   async run(ctx) {
-    const r = (await ctx.call('alerts.settings.get', undefined)) as AlertSettingsView
+    const r = await ctx.call('alerts.settings.get', undefined)
     ctx.print(
       [...Object.entries(r.rules).map(([k, on]) => `${k.padEnd(20)} ${on ? 'on' : 'off'}`), `ltv thresholds ${r.ltvThresholdsPct.map((x) => formatPercent(String(x))).join(', ')}`, `quiet hours ${r.quietHours ? `${r.quietHours.start}-${r.quietHours.end}` : 'none'}`],
       r,

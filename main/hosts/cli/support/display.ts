@@ -37,7 +37,7 @@ export function accountNamer(ctx: CliContext): Promise<AccountNamer> {
   if (ctx.globals.json) return Promise.resolve(shortAddress)
   let p = cache.get(ctx)
   if (!p) {
-    p = (ctx.call('accounts.list', undefined) as Promise<AccountView[]>).then(
+    p = ctx.call('accounts.list', undefined).then(
       (list) => namerFor(list),
       () => shortAddress,
     )
