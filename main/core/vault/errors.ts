@@ -35,6 +35,9 @@ export type VaultErrorCode =
   | 'ConfirmationRequired'
   | 'ConfirmationDeclined'
   | 'NoConfirmer'
+  | 'IdentityKeyExists'
+  | 'IdentityKeyMissing'
+  | 'InvalidTeamSecret'
 
 export class VaultError extends DeskError {
   declare readonly code: VaultErrorCode

@@ -25,3 +25,4 @@ export { decryptKeystore, encryptKeystore, type KeystoreV3, type KeystoreExportK
 export { checkPassphrase, assertPassphraseStrong, DEFAULT_PASSPHRASE_POLICY, type PassphrasePolicy } from './passphrase-policy'
 export { parseAddress } from './private-key'
 export { VAULT_FILE_NAME, type VaultDamage } from './vault-file'
+export { TEAM_SECRETS, type TeamSecretName } from './identity-key'

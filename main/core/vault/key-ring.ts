@@ -49,6 +49,9 @@ export function decryptKeyRing(doc: VaultDoc, master: Buffer, path: string): Key
       if (o.key) take(o.key, aad.owner(o.address), o.address)
       for (const g of o.agents) take(g.key, aad.agent(o.address, g.slot, g.address), g.address)
     }
+    // The operator identity key (team mode): self-tested and zeroed with the others; no SignerRef names it.
+    const id = doc.team?.identity
+    if (id) take(id.key, aad.identity(id.address), id.address)
   } catch (e) {
     zeroKeys(keys.values())
     throw e

@@ -47,6 +47,11 @@ export interface RetiredAgentRecord {
   address: Address
   retiredAt: string
 }
+/** Team mode (identity-key.ts): the operator identity key and team secrets; absent without team mode. */
+export interface TeamSection {
+  identity: { address: Address; createdAt: string; key: SealedRecord } | null
+  secrets: { name: string; value: SealedRecord }[]
+}
 export interface VaultDoc {
   format: typeof VAULT_FORMAT
   version: typeof VAULT_VERSION
@@ -55,6 +60,7 @@ export interface VaultDoc {
   verifier: SealedRecord
   owners: OwnerRecord[]
   retiredAgents: RetiredAgentRecord[]
+  team?: TeamSection
   mac: string
 }
 
@@ -99,6 +105,12 @@ const DocSchema = v.strictObject({
     }),
   ),
   retiredAgents: v.array(v.strictObject({ owner: AddressSchema, slot: Slot, address: AddressSchema, retiredAt: Iso })),
+  team: v.optional(
+    v.strictObject({
+      identity: v.nullable(v.strictObject({ address: AddressSchema, createdAt: Iso, key: Sealed })),
+      secrets: v.array(v.strictObject({ name: v.pipe(v.string(), v.regex(/^[A-Za-z]{1,40}$/)), value: Sealed })),
+    }),
+  ),
   mac: hex(32),
   /** Absent in files written before it existed; always written now. */
   checksum: v.optional(hex(32)),
@@ -131,7 +143,8 @@ export function parseVaultText(text: string, path: string): VaultDoc {
   if (checksum !== undefined && checksum !== fileChecksum(doc))
     damaged(path, 'checksum', 'checksum mismatch: its content changed after it was written')
   const seen = new Set<string>()
-  for (const a of [...doc.owners.map((o) => o.address), ...doc.owners.flatMap((o) => o.agents.map((g) => g.address))]) {
+  const identity = doc.team?.identity ? [doc.team.identity.address] : []
+  for (const a of [...doc.owners.map((o) => o.address), ...doc.owners.flatMap((o) => o.agents.map((g) => g.address)), ...identity]) {
     if (seen.has(a)) damaged(path, 'duplicate', `${a} is listed twice`)
     seen.add(a)
   }
@@ -174,6 +187,15 @@ export function canonicalBody(doc: Omit<VaultDoc, 'mac'>): string {
       agents: o.agents.map((g) => ({ slot: g.slot, address: g.address, createdAt: g.createdAt, key: sealedCanon(g.key) })),
     })),
     retiredAgents: doc.retiredAgents.map((g) => ({ owner: g.owner, slot: g.slot, address: g.address, retiredAt: g.retiredAt })),
+    // Only when present: a vault without team mode keeps the exact body (and MAC) it always had.
+    ...(doc.team
+      ? {
+          team: {
+            identity: doc.team.identity ? { address: doc.team.identity.address, createdAt: doc.team.identity.createdAt, key: sealedCanon(doc.team.identity.key) } : null,
+            secrets: doc.team.secrets.map((s) => ({ name: s.name, value: sealedCanon(s.value) })),
+          },
+        }
+      : {}),
   })
 }
 
@@ -188,5 +210,7 @@ export const aad = {
   owner: (address: Address) => `${VAULT_FORMAT}/v${VAULT_VERSION}|owner|${address.toLowerCase()}`,
   agent: (owner: Address, slot: AgentSlot, address: Address) =>
     `${VAULT_FORMAT}/v${VAULT_VERSION}|agent|${owner.toLowerCase()}|${slot}|${address.toLowerCase()}`,
+  identity: (address: Address) => `${VAULT_FORMAT}/v${VAULT_VERSION}|identity|${address.toLowerCase()}`,
+  teamSecret: (name: string) => `${VAULT_FORMAT}/v${VAULT_VERSION}|team-secret|${name}`,
 }
 export const VERIFIER_PLAINTEXT = 'treasury-desk vault verifier v1'

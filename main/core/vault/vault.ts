@@ -26,6 +26,7 @@ import {
   type VaultBody,
 } from './account-edits'
 import { removeStaleTemps, writeFileAtomic, type AtomicWriteHooks } from './atomic-write'
+import { openTeamSecret, putIdentityKey, putTeamSecret, resealTeam, type TeamSecretName } from './identity-key'
 import { vaultError } from './errors'
 import { IdleTimer } from './idle-timer'
 import { DEFAULT_SCRYPT, checkScryptParams, type ScryptParams } from './kdf'
@@ -371,7 +372,11 @@ export class Vault {
     const params = this.kdfParams()
     const salt = randomBytes(32)
     const newMaster = await deriveMasterKey(next, salt, params)
-    await this.mutate((doc, u) => resealAll(doc, u.keys, newMaster, salt, params)).catch((e: unknown) => {
+    await this.mutate((doc, u) => {
+      const change = resealAll(doc, u.keys, newMaster, salt, params)
+      resealTeam(change.doc, u.keys, u.master, newMaster)
+      return change
+    }).catch((e: unknown) => {
       newMaster.fill(0)
       throw e
     })
@@ -396,6 +401,47 @@ export class Vault {
       throw vaultError('AccountNotInVault', `${a} has no key in the vault`)
     }
     return encryptKeystore(key, options.keystorePassphrase, options.kdf)
+  }
+
+  // ---- team mode (identity-key.ts) ---------------------------------------------------------
+
+  /** The operator identity key's address, or null before it is created. Readable while locked. */
+  identityAddress(): Address | null {
+    return this.state.doc.team?.identity?.address ?? null
+  }
+
+  /** Creates the operator identity key (once). It signs team entries only; no SignerRef names it. */
+  async createIdentityKey(): Promise<Address> {
+    this.requireUnlocked()
+    return this.mutate((doc, u) => putIdentityKey(doc, u.master, this.now))
+  }
+
+  /** EIP-712 signature by the identity key (a team chain entry). No confirmation gate: it moves no funds. */
+  async signAsIdentity(typedData: TypedDataDefinition): Promise<Hex> {
+    const address = this.identityAddress()
+    if (!address) throw vaultError('IdentityKeyMissing', 'this vault has no operator identity key yet')
+    const keys = this.unlocked?.keys
+    if (!keys) throw vaultError('VaultLocked', 'the vault is locked; unlock it to sign')
+    let digest: Hex
+    try {
+      digest = hashTypedData(typedData)
+    } catch (e) {
+      throw vaultError('InvalidTypedData', `the typed data cannot be encoded: ${(e as Error).message.split('\n')[0]}`)
+    }
+    const key = keys.get(lc(address))
+    if (!key) throw vaultError('VaultCorrupt', `the identity key ${address} is missing from the unlocked vault`)
+    return sign({ hash: digest, privateKey: bytesToHex(key), to: 'hex' })
+  }
+
+  /** Keeps a team secret (the team store password) sealed in the vault, never in settings. */
+  async setTeamSecret(name: TeamSecretName, value: string): Promise<void> {
+    this.requireUnlocked()
+    return this.mutate((doc, u) => putTeamSecret(doc, u.master, name, value))
+  }
+
+  /** A team secret, for main's own use (the team store connection); never sent over IPC. */
+  teamSecret(name: TeamSecretName): string | null {
+    return openTeamSecret(this.state.doc, this.requireUnlocked().master, name)
   }
 
   private requireUnlocked(): Unlocked {

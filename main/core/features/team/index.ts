@@ -1,2 +1,3 @@
 /** Team mode in the write pipeline: the decision step (TeamGate) on the verified team chain. */
 export { TeamGate, type StoredSignature, type TeamGateOptions } from './team-gate'
+export { vaultTeamSigner } from './vault-signer'
