@@ -219,3 +219,59 @@ describe('post, ping, idle, faults', () => {
     expect((await s.waitClose()).code).toBe(1006)
   })
 })
+
+describe('counted connection limits (spec §8), enforced under the fault', () => {
+  it('counts always; under the fault refuses a second connection and a 31st new one within a minute, with an error frame', async () => {
+    let t = 1_000_000
+    const own = createWsServer(fake.svc, { now: () => t })
+    const srv = createServer((_req, res) => res.end())
+    srv.on('upgrade', (req, socket, head) => own.handleUpgrade(req, socket, head))
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))
+    const u = `ws://127.0.0.1:${(srv.address() as AddressInfo).port}/ws`
+    const mine: TestSocket[] = []
+    const connect = async () => {
+      const s = await TestSocket.open(u)
+      mine.push(s)
+      return s
+    }
+    const closed = async (s: TestSocket) => {
+      s.close()
+      await vi.waitFor(() => expect(own.connectionCount()).toBe(mine.filter((m) => !m.closed).length))
+    }
+    try {
+      // Without the fault: two at once are served (counted only).
+      const a = await connect()
+      const b = await connect()
+      expect(await b.request({ method: 'ping' }, ['pong'])).toEqual({ channel: 'pong' })
+      expect(own.limitStats().maxOpenPerIp).toBe(2)
+      await closed(a)
+      await closed(b)
+
+      own.faults.enforceConnectionLimits = true
+      const first = await connect()
+      const second = await connect()
+      expect(await second.next((f) => f.channel === 'error')).toEqual({ channel: 'error', data: 'Too many connections' })
+      expect((await second.waitClose()).code).toBe(1008)
+      // The first keeps running.
+      expect(await first.request({ method: 'ping' }, ['pong'])).toEqual({ channel: 'pong' })
+      expect(own.limitStats().refused).toEqual({ tooMany: 1, tooManyNew: 0 })
+      await closed(first)
+
+      // 4 attempts so far in this minute (a refused one counts too); up to 30 pass one at a time, the 31st is refused.
+      for (let i = 4; i < 30; i++) await closed(await connect())
+      expect(Object.values(own.limitStats().newConnectionsLastMinute)).toEqual([30])
+      const over = await connect()
+      expect(await over.next((f) => f.channel === 'error')).toEqual({ channel: 'error', data: 'Too many new connections' })
+      expect((await over.waitClose()).code).toBe(1008)
+      // A minute later the budget is back.
+      t += 60_001
+      const later = await connect()
+      expect(await later.request({ method: 'ping' }, ['pong'])).toEqual({ channel: 'pong' })
+      expect(own.limitStats().refused).toEqual({ tooMany: 1, tooManyNew: 1 })
+    } finally {
+      for (const s of mine) s.close()
+      await own.close()
+      await new Promise((r) => srv.close(r))
+    }
+  })
+})

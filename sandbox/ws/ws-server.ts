@@ -34,6 +34,8 @@ export interface WsLimitStats {
   newConnectionsLastMinute: Record<string, number>
   /** the most connections one IP held open at once since start */
   maxOpenPerIp: number
+  /** the most subscriptions one connection held at once since start */
+  maxSubscriptions: number
   /** connections refused under `enforceConnectionLimits`, by reason */
   refused: { tooMany: number; tooManyNew: number }
 }
@@ -90,6 +92,7 @@ export function createWsServer(trading: TradingService, opts: WsServerOptions = 
   const attemptsByIp = new Map<string, number[]>()
   const limits: WsLimitStats['refused'] = { tooMany: 0, tooManyNew: 0 }
   let maxOpenPerIp = 0
+  let maxSubsHeld = 0
   const openFrom = (ip: string) => {
     let n = 0
     for (const c of conns) if (c.ip === ip) n++
@@ -193,6 +196,7 @@ export function createWsServer(trading: TradingService, opts: WsServerOptions = 
             ),
     }
     c.subs.set(key, sub)
+    maxSubsHeld = Math.max(maxSubsHeld, c.subs.size)
     let set = byTopic.get(key)
     if (!set) byTopic.set(key, (set = new Set()))
     set.add(c)
@@ -369,7 +373,7 @@ export function createWsServer(trading: TradingService, opts: WsServerOptions = 
         const n = recentAttempts(ip).length
         if (n > 0) newConnectionsLastMinute[ip] = n
       }
-      return { newConnectionsLastMinute, maxOpenPerIp, refused: { ...limits } }
+      return { newConnectionsLastMinute, maxOpenPerIp, maxSubscriptions: maxSubsHeld, refused: { ...limits } }
     },
     close() {
       offBlock()

@@ -342,7 +342,8 @@ export class StreamPool {
     if (this.currentPlan.note) parts.push(this.currentPlan.note)
     if (this.lastProblem) parts.push(`last problem: ${this.lastProblem}`)
     const now = this.clock.now()
-    this.pruneAttempts(now)
+    const wait = this.budget.delayMs(now)
+    if (wait > 0 && this.conns.some((c) => c.state === 'waiting')) parts.push(`${NEW_CONNECTIONS_PER_MINUTE} new connections in the last minute: the next one waits ${Math.ceil(wait / 1000)} s`)
     const fresh = this.leastFresh()
     return {
       // A socket the plan just added and that is still opening is not a drop: the operator is
