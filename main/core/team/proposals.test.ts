@@ -1,0 +1,97 @@
+/**
+ * The chain verifier on proposal lifecycle entries a dishonest client wrote straight into the log
+ * (validly signed by a member, but against the rules): each is refused at its own seq.
+ */
+import { describe, expect, it } from 'vitest'
+import { lifecycleEntry } from './authoring'
+import { toStoredRow, verifyChain, type TeamState } from './chain'
+import { signedEntry, unsignedEntry, type EntryKind } from './entry'
+import { proposalPayload, type ProposalBody } from './proposals'
+import { ChainBuilder, asMember, operator, type Operator } from './testing/team-fixture'
+
+const ann = operator('ann')
+const bob = operator('bob')
+const cat = operator('cat')
+const dan = operator('dan')
+const vic = operator('vic') // viewer
+const T0 = Date.UTC(2026, 10, 26, 9)
+const ACC = '0x1111111111111111111111111111111111111111'
+
+function body(o: Partial<ProposalBody> = {}): ProposalBody {
+  return {
+    network: 'sandbox', exchange: 'sandbox-1', account: ACC, signer: ACC, kind: 'withdraw', action: { amount: '5000', type: 'withdraw' }, cloid: '0xc1', title: 'Withdraw 5,000 USDC',
+    preview: ['Amount 5,000 USDC'], usd: 5000_00000000n, windowUsd: 5000_00000000n, destination: null, policyVersion: 1, rule: 'big', needs: { count: 1, roles: ['approver'] }, at: T0, expiresAt: T0 + 3600_000, ...o,
+  }
+}
+
+/** A team with a policy, and a chain that takes entries with or without the honest pre-checks. */
+async function setup() {
+  const b = await ChainBuilder.genesis(ann, [asMember(ann, ['admin']), asMember(bob, ['approver']), asMember(cat, ['trader', 'approver']), asMember(dan, ['trader']), asMember(vic, ['viewer'])])
+  await b.policy([{ id: 'big', kinds: ['withdraw'], minUsd: '1000', then: { effect: 'approve', count: 1, roles: ['approver'] } }], [ann])
+  const rows = b.rows()
+  let state: TeamState = b.state
+  const add = async (kind: EntryKind, payload: unknown, by: Operator, checked = true) => {
+    const seq = state.head!.seq + 1n
+    const e = checked && kind !== 'genesis' && kind !== 'roster' && kind !== 'policy' ? lifecycleEntry(state, kind, payload, by.address) : unsignedEntry(seq, state.head!.digest, kind, payload)
+    const s = await signedEntry(b.teamId, e, [by])
+    rows.push(toStoredRow(s))
+    const r = await verifyChain(rows)
+    if (r.ok) state = r.state
+    return { id: s.digest, seq, report: r }
+  }
+  return { add, rows }
+}
+
+describe('proposal lifecycle in the chain', () => {
+  it('verifies proposal -> approval -> signed -> outcome and builds the proposal from the entries', async () => {
+    const { add } = await setup()
+    const p = await add('proposal', proposalPayload(body()), dan)
+    await add('approval', { proposal: p.id, policyVersion: 1, at: T0 + 1 }, bob)
+    await add('signed', { proposal: p.id, body: '{"cloid":"0xc1"}', nonce: '7', at: T0 + 2 }, dan)
+    const last = await add('outcome', { proposal: p.id, state: 'accepted', finalStatus: 'ok', code: null, at: T0 + 3 }, dan)
+    expect(last.report.ok).toBe(true)
+    const got = last.report.state.proposals.get(p.id)!
+    expect(got).toMatchObject({ initiator: dan.address.toLowerCase(), usd: 5000_00000000n, approvals: [{ by: bob.address.toLowerCase() }], signed: { nonce: '7' } })
+    expect(got.outcomes.map((o) => o.state)).toEqual(['accepted'])
+  })
+
+  const refusals: [string, (add: Awaited<ReturnType<typeof setup>>['add'], id: string) => Promise<{ seq: bigint; report: Awaited<ReturnType<typeof verifyChain>> }>, RegExp][] = [
+    ['signed bytes without the quorum', (add, id) => add('signed', { proposal: id, body: '{"cloid":"0xc1"}', nonce: '7', at: T0 + 2 }, dan, false), /signed without its quorum: 0 of 1/],
+    ['an approval by a viewer', (add, id) => add('approval', { proposal: id, policyVersion: 1, at: T0 + 1 }, vic, false), /holds none of the roles the rule names/],
+    ['an approval after the expiry', (add, id) => add('approval', { proposal: id, policyVersion: 1, at: T0 + 3600_000 }, bob, false), /expired at/],
+    ['an approval bound to another policy version', (add, id) => add('approval', { proposal: id, policyVersion: 2, at: T0 + 1 }, bob, false), /bound to policy version 2/],
+    ['an approval naming no proposal in the chain', (add) => add('approval', { proposal: `0x${'ab'.repeat(32)}`, policyVersion: 1, at: T0 + 1 }, bob, false), /not in the chain before it/],
+    ['a rejection without a reason', (add, id) => add('rejection', { proposal: id, reason: ' ', at: T0 + 1 }, bob, false), /needs a reason/],
+    ['an outcome before any signed bytes', (add, id) => add('outcome', { proposal: id, state: 'accepted', finalStatus: 'ok', code: null, at: T0 + 1 }, dan, false), /before the signed bytes/],
+    ['an expiry recorded early', (add, id) => add('outcome', { proposal: id, state: 'expired', finalStatus: null, code: null, at: T0 + 1 }, bob, false), /before its expiry/],
+  ]
+  for (const [what, write, reason] of refusals) {
+    it(`refuses ${what}, naming that entry`, async () => {
+      const { add } = await setup()
+      const p = await add('proposal', proposalPayload(body()), dan)
+      const bad = await write(add, p.id)
+      expect(bad.report.broken?.seq).toBe(bad.seq)
+      expect(bad.report.broken?.reason).toMatch(reason)
+    })
+  }
+
+  it('refuses a proposal the policy does not send to approval, a reused cloid, and one by a viewer', async () => {
+    const { add } = await setup()
+    const small = await add('proposal', proposalPayload(body({ usd: 10_00000000n, windowUsd: 10_00000000n })), dan, false)
+    expect(small.report.broken?.reason).toMatch(/does not require these approvals/)
+    const s2 = await setup()
+    await s2.add('proposal', proposalPayload(body()), dan)
+    expect((await s2.add('proposal', proposalPayload(body({ at: T0 + 5, expiresAt: T0 + 9000 })), cat, false)).report.broken?.reason).toBe('cloid 0xc1 was already proposed')
+    const s3 = await setup()
+    expect((await s3.add('proposal', proposalPayload(body()), vic, false)).report.broken?.reason).toMatch(/may not propose/)
+  })
+
+  it('stops counting an approval once the policy changed, and refuses signed bytes then', async () => {
+    const { add } = await setup()
+    const p = await add('proposal', proposalPayload(body()), dan)
+    await add('approval', { proposal: p.id, policyVersion: 1, at: T0 + 1 }, bob)
+    await add('policy', { version: 2, rules: [{ id: 'all', then: { effect: 'allow' } }] }, ann)
+    const signed = await add('signed', { proposal: p.id, body: '{"cloid":"0xc1"}', nonce: '7', at: T0 + 2 }, dan, false)
+    expect(signed.report.broken).toEqual({ seq: signed.seq, reason: 'the policy changed since the proposal (now version 2)' })
+  })
+})
