@@ -9,7 +9,7 @@ import UnlockView from './UnlockView.vue'
 let desk: FakeDesk
 beforeEach(() => {
   desk = installFakeDesk()
-  desk.handle('networks.list', () => ({ selected: 'sandbox', networks: [appState().network] }))
+  desk.handle('networks.list', () => ({ selected: 'sandbox', networks: [{ ...appState().network, network: 'sandbox' }] }))
   document.body.innerHTML = ''
 })
 afterEach(() => {

@@ -13,7 +13,7 @@ beforeEach(() => {
   desk = installFakeDesk()
   desk.handle('app.state', () => appState())
   desk.handle('settings.get', () => ({ autoLockMinutes: 15, passphraseWindowMinutes: 5, warningThresholds: { watchPct: 50, warningPct: 75, criticalPct: 90 }, theme: 'dark' }))
-  desk.handle('networks.list', () => ({ selected: 'sandbox', networks: [appState().network!] }))
+  desk.handle('networks.list', () => ({ selected: 'sandbox', networks: [{ ...appState().network!, network: 'sandbox' }] }))
   stored = { rules: { 'funds-received': true, ltv: true, 'order-filled': true, 'earn-claimable': true, 'agent-slot-empty': true, 'write-unresolved': true }, ltvThresholdsPct: [80, 90], quietHours: null, checkIntervalSec: 60, desktopNotifications: true }
   desk.handle('alerts.settings.get', () => stored)
   desk.handle('alerts.settings.update', (p) => (stored = { ...stored, ...p, rules: { ...stored.rules, ...p.rules } } as AlertSettingsView))
