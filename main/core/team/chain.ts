@@ -103,6 +103,10 @@ export class ChainVerifier {
 
   /** Verifies rows that follow the ones already seen (in seq order, as read). */
   async add(rows: readonly StoredRow[]): Promise<ChainReport> {
+    // Every signature the rows carry is checked in one batch first (signatures.ts); the loop
+    // below still asks for each one, in order, and gets this process's own verdict.
+    const pinned = this.opts.trustedHead
+    if (!this.broken) await this.sigs.prefetch(pinned ? rows.filter((r) => r.seq > pinned.seq) : rows)
     for (const row of rows) {
       if (this.broken) break
       try {
@@ -113,6 +117,7 @@ export class ChainVerifier {
         this.broken = { seq: row.seq, reason: e.message }
       }
     }
+    this.sigs.forget()
     return this.report()
   }
 

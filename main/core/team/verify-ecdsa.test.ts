@@ -3,10 +3,11 @@ import { randomBytes } from 'node:crypto'
 import { recoverAddress, recoverTypedDataAddress, type Address, type Hex, type TypedDataDefinition } from 'viem'
 import { generatePrivateKey, privateKeyToAccount, sign } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
+import { verifyChain, type StoredRow } from './chain'
 import { entryDigest, entryTypedData, signEntry, unsignedEntry, ZERO_HASH } from './entry'
 import { SignatureVerifier } from './signatures'
 import { KeyTable, verifyWithTable } from './verify-ecdsa'
-import { operator } from './testing/team-fixture'
+import { asMember, ChainBuilder, operator } from './testing/team-fixture'
 
 const N = secp256k1.CURVE.n
 const TEAM: Hex = `0x${'ab'.repeat(32)}`
@@ -126,6 +127,38 @@ describe('SignatureVerifier', () => {
       // bob's signature claimed as ann's, on the table path too
       const forged = await sign({ hash: digest, privateKey: bob.key, to: 'hex' })
       expect(await v.verify(digest, ann.address, forged)).toBe(false)
+    }
+  })
+})
+
+describe('chain verification with the batched check', () => {
+  it('verifies a chain whose later entries go through the batch, and stops at a bad signature there', async () => {
+    const ann = operator('ann')
+    const bob = operator('bob')
+    const b = await ChainBuilder.genesis(ann, [asMember(ann, ['admin']), asMember(bob, ['trader'])])
+    for (let i = 0; i < 14; i++) await b.policy([{ id: `r${i}`, then: { effect: 'allow' } }], [ann])
+    const rows = b.rows()
+    const good = await verifyChain(rows)
+    expect(good.ok).toBe(true)
+    expect(good.verified).toBe(15)
+
+    const sig = (row: StoredRow): Hex => JSON.parse(row.signatures)[0].signature
+    const withSignature = (row: StoredRow, signature: Hex): StoredRow => ({ ...row, signatures: `[{"signature":"${signature}","signer":"${ann.address.toLowerCase()}"}]` })
+    const s12 = sig(rows[12]!)
+    const s = BigInt(`0x${s12.slice(66, 130)}`)
+    const flipV = s12.slice(130) === '1b' ? '1c' : '1b'
+    const bad: Hex[] = [
+      `${s12.slice(0, 130)}${flipV}` as Hex, // v flipped
+      `${s12.slice(0, 66)}${hex32(N - s)}${flipV}` as Hex, // high-s twin (same key recovers)
+      await sign({ hash: rows[12]!.digest as Hex, privateKey: bob.key, to: 'hex' }), // bob signing as ann
+      sig(rows[11]!), // ann's signature of another entry
+    ]
+    for (const signature of bad) {
+      const tampered = rows.map((r, i) => (i === 12 ? withSignature(r, signature) : r))
+      const r = await verifyChain(tampered)
+      expect(r.broken, signature).toEqual({ seq: 12n, reason: `signature of ${ann.address.toLowerCase()} does not verify` })
+      expect(r.verified).toBe(12)
+      expect(r.state.head?.seq).toBe(11n)
     }
   })
 })
