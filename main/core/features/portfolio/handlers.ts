@@ -42,7 +42,7 @@ export function portfolioHandlers(d: PortfolioDeps): Pick<HandlerTable, Portfoli
       const s = await d.sessions.current()
       const ref = d.accounts.ref(address) ?? { address: address.toLowerCase() as Address, label: '', group: '', hasKey: false }
       const view = await d.live.accounts.detail(s, ref, 'operator')
-      if (!view.credit) throw new DeskError('NotCreditAccount', `${address} has no credit line.`)
+      if (!view.credit) throw new DeskError('NotCreditAccount', `${address.toLowerCase()} has no credit line on ${s.network.name}`)
       return view.credit
     },
     'stream.status': async () => {

@@ -88,7 +88,8 @@ describe('desk networks / status / agents', () => {
     expect(c.code).toBe(0)
     expect(c.out).toMatch(/credit line \$10,000\.00/)
     const notCredit = await desk('status', 'credit', devOwner(0).address)
-    expect(notCredit.err).toMatch(/\[NotCreditAccount\]/)
+    expect(notCredit.code).toBe(1)
+    expect(notCredit.err).toBe(`desk: ${devOwner(0).address.toLowerCase()} has no credit line on sandbox [NotCreditAccount]\n`)
   })
 
   it('agents list shows the 4 slots', async () => {
