@@ -8,13 +8,44 @@
 import { fork, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { WebSocket } from 'ws'
+import type { HttpResult } from '../sandbox/trading/types'
 import { startLiveSandbox, urlsOf, type SandboxUrls } from './desk-fixture'
 
-type ToChild = { type: 'deposit'; id: number; address: string; assetId: number; atoms: string } | { type: 'watch'; user: string } | { type: 'stop' }
-type FromChild = { type: 'ready'; urls: SandboxUrls } | { type: 'deposited'; id: number } | { type: 'sent'; whole: string; at: number }
+type ToChild = { type: 'deposit'; id: number; address: string; assetId: number; atoms: string } | { type: 'watch'; user: string } | { type: 'requests'; id: number } | { type: 'stop' }
+type FromChild = { type: 'ready'; urls: SandboxUrls } | { type: 'deposited'; id: number } | { type: 'sent'; whole: string; at: number } | { type: 'requests'; id: number; log: ServiceRequest[] }
+
+/** One /info or /trade request as the sandbox answered it (its own record, not the desk's view). */
+export interface ServiceRequest {
+  api: 'info' | 'trade'
+  /** the peer the service rate-limits on (the bot's are `internal:*`) */
+  ip: string
+  /** when the service took it (its token bucket's clock) */
+  at: number
+  status: number
+  /** the error code of a refused request (`RateLimited`…) */
+  code?: string
+}
+
+/** Records every /info and /trade answer of `trading` (HTTP and WebSocket `post` alike call these two). */
+function recordRequests(trading: { handleInfo: (...a: never[]) => Promise<HttpResult>; handleTrade: (...a: never[]) => Promise<HttpResult> }, log: ServiceRequest[]): void {
+  const wrap = <A extends unknown[]>(api: 'info' | 'trade', fn: (...a: A) => Promise<HttpResult>, ipOf: (a: A) => string) =>
+    async (...a: A): Promise<HttpResult> => {
+      const at = Date.now()
+      const r = await fn(...a)
+      const body = r.body as { error?: { code?: unknown } } | null
+      const code = body && typeof body === 'object' && typeof body.error?.code === 'string' ? body.error.code : undefined
+      log.push({ api, ip: ipOf(a), at, status: r.status, ...(code ? { code } : {}) })
+      return r
+    }
+  const t = trading as unknown as { handleInfo: (body: unknown, ip: string) => Promise<HttpResult>; handleTrade: (body: string, h: Record<string, string | undefined>, ip: string) => Promise<HttpResult> }
+  t.handleInfo = wrap('info', t.handleInfo.bind(t), (a) => a[1])
+  t.handleTrade = wrap('trade', t.handleTrade.bind(t), (a) => a[2])
+}
 
 async function child(): Promise<void> {
   const sandbox = await startLiveSandbox()
+  const requests: ServiceRequest[] = []
+  recordRequests(sandbox.trading, requests)
   let watched: string | null = null
   const reported = new Set<string>()
   const proto = WebSocket.prototype as unknown as { send: (data: unknown, ...rest: unknown[]) => void }
@@ -44,6 +75,8 @@ async function child(): Promise<void> {
       process.send?.({ type: 'deposited', id: m.id } satisfies FromChild)
     } else if (m.type === 'watch') {
       watched = m.user.toLowerCase()
+    } else if (m.type === 'requests') {
+      process.send?.({ type: 'requests', id: m.id, log: requests } satisfies FromChild)
     } else if (m.type === 'stop') {
       void sandbox.stop().finally(() => process.exit(0))
     }
@@ -57,6 +90,8 @@ export interface RemoteSandbox {
   deposit(address: string, assetId: number, atoms: bigint): Promise<void>
   /** Reports the send time of each new whole USDC total of `user` in spotState frames. */
   watch(user: string): Map<string, number>
+  /** Every /info and /trade request the sandbox answered so far, refused ones with their code. */
+  requests(): Promise<ServiceRequest[]>
   stop(): Promise<void>
 }
 
@@ -64,6 +99,7 @@ export function startSandboxProcess(): Promise<RemoteSandbox> {
   const proc: ChildProcess = fork(fileURLToPath(import.meta.url), ['--child'], { execArgv: process.execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
   const waiting = new Map<number, () => void>()
   const sentAt = new Map<string, number>()
+  const answers = new Map<number, (log: ServiceRequest[]) => void>()
   let nextId = 1
   return new Promise((resolve, reject) => {
     proc.once('exit', (code) => reject(new Error(`the sandbox process exited (code ${code})`)))
@@ -71,6 +107,9 @@ export function startSandboxProcess(): Promise<RemoteSandbox> {
       if (m.type === 'deposited') {
         waiting.get(m.id)?.()
         waiting.delete(m.id)
+      } else if (m.type === 'requests') {
+        answers.get(m.id)?.(m.log)
+        answers.delete(m.id)
       } else if (m.type === 'sent') {
         sentAt.set(m.whole, m.at)
       } else if (m.type === 'ready') {
@@ -87,6 +126,13 @@ export function startSandboxProcess(): Promise<RemoteSandbox> {
               const id = nextId++
               waiting.set(id, done)
               proc.send({ type: 'deposit', id, address, assetId, atoms: atoms.toString() } satisfies ToChild)
+            }),
+          requests: () =>
+            new Promise<ServiceRequest[]>((done, fail) => {
+              const id = nextId++
+              answers.set(id, done)
+              if (!proc.connected) fail(new Error('the sandbox process is gone'))
+              else proc.send({ type: 'requests', id } satisfies ToChild)
             }),
           watch: (user) => {
             proc.send({ type: 'watch', user } satisfies ToChild)
