@@ -57,7 +57,8 @@ export async function prepareDataDirOn(
   watch: readonly Extra[] = [],
 ): Promise<{ dataDir: string; extra: Extra[] }> {
   const settings = new SettingsStore(dataDir)
-  settings.saveNetwork(sandboxNetwork({ trading: Number(new URL(urls.tradingUrl).port), earn: Number(new URL(urls.earnUrl).port) }))
+  // The figures "without strict mode" (issue 25); the sandbox would otherwise run strict by default.
+  settings.saveNetwork({ ...sandboxNetwork({ trading: Number(new URL(urls.tradingUrl).port), earn: Number(new URL(urls.earnUrl).port) }), strictLimits: false })
   const vault = await Vault.create({ path: vaultPath(dataDir), passphrase: BENCH_PASSPHRASE, scrypt: { n: 2 ** 14, r: 8, p: 1 } })
   for (const o of DEV_OWNERS) await vault.importPrivateKey(o.privateKey, DEV_OWNER_LABELS[o.index])
   // Labels sort in creation order and none is a prefix of another (Bench 01 … Bench 14; Bench 001 … Bench 194).
@@ -74,6 +75,15 @@ export async function prepareDataDirOn(
   vault.lock()
   await new Promise((r) => setTimeout(r, 300)) // the deposits land in a block
   return { dataDir, extra }
+}
+
+/**
+ * Turns strict-limits mode on or off for the sandbox network in `dataDir` (it is on by default:
+ * `strictLimitsFor`); a core opened afterwards runs in that mode.
+ */
+export function setStrictLimits(dataDir: string, urls: SandboxUrls, strict: boolean): void {
+  const net = sandboxNetwork({ trading: Number(new URL(urls.tradingUrl).port), earn: Number(new URL(urls.earnUrl).port) })
+  new SettingsStore(dataDir).saveNetwork({ ...net, strictLimits: strict })
 }
 
 /** A core over `dataDir`, talking to the running sandbox at `urls`. */

@@ -27,14 +27,17 @@ export interface DeskOnSandbox {
   close(): Promise<void>
 }
 
-export async function startDeskOnSandbox(opts: { sandbox?: StartSandboxOptions; ratePerSec?: number; overviewRefreshMs?: number; dataDir?: string; alerts?: boolean } = {}): Promise<DeskOnSandbox> {
+export async function startDeskOnSandbox(
+  /** `strictLimits`: the suites written for a desk streaming every account run without it (default false); strict mode has suites of its own (core/streams). */
+  opts: { sandbox?: StartSandboxOptions; ratePerSec?: number; overviewRefreshMs?: number; dataDir?: string; alerts?: boolean; strictLimits?: boolean } = {},
+): Promise<DeskOnSandbox> {
   // Marks stay fresh but constant (markStepBps 0) so tests can assert exact values; a test may make them move.
   const sandbox = await startSandbox({ port: 0, seed: true, rateLimits: false, botIntervalMs: 0, markStepBps: 0, ...opts.sandbox })
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'desk-core-'))
   const tradingPort = Number(new URL(sandbox.tradingUrl).port)
   const earnPort = Number(new URL(sandbox.earnUrl).port)
   const settings = new SettingsStore(dataDir)
-  settings.saveNetwork({ ...sandboxNetwork({ trading: tradingPort, earn: earnPort }), infoRatePerSec: opts.ratePerSec ?? 200, tradeRatePerSec: opts.ratePerSec ?? 200 })
+  settings.saveNetwork({ ...sandboxNetwork({ trading: tradingPort, earn: earnPort }), infoRatePerSec: opts.ratePerSec ?? 200, tradeRatePerSec: opts.ratePerSec ?? 200, strictLimits: opts.strictLimits ?? false })
   const core = await createDeskCore({
     dataDir,
     host: 'web',

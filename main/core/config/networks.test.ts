@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest'
-import { builtinNetworks, connectNetwork, networkView, requireConfigured, sandboxListenOptions, sandboxNetwork, validateNetwork } from './networks'
+import { builtinNetworks, connectNetwork, networkView, requireConfigured, sandboxListenOptions, sandboxNetwork, strictLimitsFor, validateNetwork } from './networks'
 
 describe('networks', () => {
   it('ships the sandbox ready and testnet/mainnet not configured, with the spec chain ids', () => {
@@ -55,5 +55,15 @@ describe('networks', () => {
     expect(sandboxListenOptions(sandboxNetwork())).toEqual({ port: 47100 })
     expect(sandboxListenOptions(sandboxNetwork({ trading: 6000, earn: 6001 }))).toEqual({ port: 6000, earnPort: 6001 })
     expect(() => sandboxListenOptions({ ...sandboxNetwork(), tradingUrl: 'http://10.0.0.1:80' })).toThrow(expect.objectContaining({ code: 'InvalidNetwork' }))
+  })
+
+  it('strict limits: always on real networks, on the sandbox unless the operator turned them off', () => {
+    for (const n of builtinNetworks()) expect(strictLimitsFor(n), n.name).toBe(true)
+    for (const kind of ['testnet', 'mainnet', 'custom'] as const) expect(strictLimitsFor({ kind, strictLimits: false }), kind).toBe(true)
+    expect(strictLimitsFor({ ...sandboxNetwork(), strictLimits: false })).toBe(false)
+    expect(strictLimitsFor({ ...sandboxNetwork(), strictLimits: true })).toBe(true)
+    // The setting is kept by validation, and typed.
+    expect(validateNetwork({ ...sandboxNetwork(), strictLimits: false }).strictLimits).toBe(false)
+    expect(() => validateNetwork({ ...sandboxNetwork(), strictLimits: 'no' })).toThrow(expect.objectContaining({ code: 'InvalidNetwork' }))
   })
 })
