@@ -15,11 +15,22 @@ import { RateScheduler } from '../core/exchange/scheduler'
 import { postJson, type HttpPoster } from '../core/exchange/trade/http-post'
 import { openJournal, type Journal } from '../core/journal'
 import { WriteSide } from '../core/session/write-side'
-import { approveAgent, revokeAgent } from '../core/features/agents'
-import { cancelEarnWithdrawal, claimEarnWithdrawal, createEarnWithdrawal } from '../core/features/earn'
-import { cancelAllInMarket, cancelOrder, emergencyCancelAll, placeOrder } from '../core/features/orders'
-import { repay, settle } from '../core/features/settle-repay/settle-repay.service'
-import { activateFor, transfer, withdraw } from '../core/features/transfers/transfers.service'
+import {
+  activateFor,
+  approveAgent,
+  cancelAllInMarket,
+  cancelEarnWithdrawal,
+  cancelOrder,
+  claimEarnWithdrawal,
+  createEarnWithdrawal,
+  emergencyCancelAll,
+  placeOrder,
+  repay,
+  revokeAgent,
+  settle,
+  transfer,
+  withdraw,
+} from './direct-writes'
 import { DevVault } from './dev-vault'
 
 export type CrashStep = 'afterJournal' | 'afterSend' | 'afterAnswer'

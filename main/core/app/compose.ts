@@ -10,13 +10,14 @@ import { openJournal } from '../journal'
 import { PolicyBook } from '../policy'
 import { ExternalLinkPolicy } from '../security/external-links'
 import { SessionHolder } from '../session'
+import { WritePipeline, type WriteGate } from '../writes'
 import { AccountDirectory, AccountMetaStore, accountsHandlers, confirmationContext, keyImportHandlers, type DemoAccount } from '../features/accounts'
 import { agentsHandlers } from '../features/agents'
 import { cliReadHandlers, cliWriteHandlers } from '../features/cli'
 import { creditHandlers } from '../features/credit'
 import { earnHandlers } from '../features/earn'
 import { hostHandlers, type HostServices } from '../features/host'
-import { journalHandlers, journalReconcileHandlers, journalRecordsHandlers, pendingCounter, watchJournal } from '../features/journal'
+import { journalHandlers, journalReconcileHandlers, journalRecordsHandlers, pendingCounter, watchJournal, writeOutcomeView } from '../features/journal'
 import { ordersHandlers } from '../features/orders'
 import { LiveOverview, portfolioHandlers, portfolioStatusHandlers } from '../features/portfolio'
 import { policyHandlers } from '../features/policy'
@@ -54,6 +55,8 @@ export interface DeskCore {
   readonly vault: VaultHolder
   readonly settings: SettingsStore
   dispatch(channel: unknown, args: unknown, ctx: CallContext): ReturnType<Dispatch>
+  /** The write pipeline's decision step (core/writes): ALLOW_ALL until team mode sets its own. */
+  setWriteGate(gate: WriteGate): void
   /** Operator activity: resets the vault's idle auto-lock timer. */
   touch(): void
   lockVault(reason: 'os' | 'idle' | 'operator'): void
@@ -94,7 +97,9 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
   confirm.setContext(confirmationContext(settings, accounts))
 
   const policy = new PolicyBook({ dataDir: o.dataDir, journal, now, verifyPassphrase: (p) => vault.require().verifyPassphrase(p), ownAccounts: () => (vault.current?.listAccounts() ?? []).filter((a) => !a.watchOnly).map((a) => a.address) })
-  const writes = { sessions, vault, journal, policy }
+  // Every exchange write of every host walks this one pipeline; its decision step is ALLOW_ALL until setWriteGate.
+  const pipeline = new WritePipeline({ sessions, vault, journal, policy, outcomeView: writeOutcomeView })
+  const writes = { sessions, vault, journal, policy, pipeline }
   const operatorAccounts = () => accounts.refs().map((a) => ({ address: a.address, label: a.label }))
   const alerts = new AlertService({ journal, events, sessions, settings, accounts: operatorAccounts, vaultUnlocked: () => vault.current?.isUnlocked ?? false, now, log: (line) => console.warn(line) })
   const handlers = mergeHandlers([
@@ -119,7 +124,7 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
     alertsHandlers({ alerts }),
     policyHandlers({ ...writes, keys: agentKeys, accounts: () => (vault.current?.listAccounts() ?? []).map((a) => ({ address: a.address, label: a.label, watchOnly: a.watchOnly })) }),
     cliReadHandlers({ dataDir: o.dataDir, settings, sessions, vault, journal, accounts }),
-    cliWriteHandlers({ dataDir: o.dataDir, settings, sessions, vault, journal, accounts, policy }),
+    cliWriteHandlers({ dataDir: o.dataDir, settings, sessions, vault, journal, accounts, policy, pipeline }),
   ])
   // Only the channel name and error code are logged, never arguments (they may hold a passphrase).
   const dispatch = createDispatcher(handlers, { warn: (message, fields) => console.warn(message, JSON.stringify(fields)) })
@@ -139,6 +144,7 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
     vault,
     settings,
     dispatch,
+    setWriteGate: (gate) => pipeline.setGate(gate),
     touch: () => vault.touch(),
     lockVault: (reason) => vault.lock(reason),
     close: () =>

@@ -6,12 +6,27 @@ import { sandboxNetwork, type ResolvedNetwork } from '../config/networks'
 import { InfoClient } from '../exchange/info/client'
 import { RateScheduler } from '../exchange/scheduler'
 import { openTempJournal, type Journal } from '../journal'
-import { approveAgent, revokeAgent, rotateAgent } from './agents/agents-write.service'
-import { cancelEarnWithdrawal, claimEarnWithdrawal, createEarnWithdrawal, earnOverview, previewCreateWithdrawal } from './earn/earn.service'
-import { cancelAllInMarket, cancelOrder, checkOrderTicket, emergencyCancelAll, placeOrder } from './orders/orders.service'
-import { previewRepay, previewSettle, repay, settle } from './settle-repay/settle-repay.service'
+import { earnOverview, previewCreateWithdrawal } from './earn/earn.service'
+import { checkOrderTicket } from './orders/orders.service'
+import { previewRepay, previewSettle } from './settle-repay/settle-repay.service'
 import { DevVault } from '../../testing/dev-vault'
-import { activateFor, transfer, withdraw } from './transfers/transfers.service'
+import {
+  activateFor,
+  approveAgent,
+  cancelAllInMarket,
+  cancelEarnWithdrawal,
+  cancelOrder,
+  claimEarnWithdrawal,
+  createEarnWithdrawal,
+  emergencyCancelAll,
+  placeOrder,
+  repay,
+  revokeAgent,
+  rotateAgent,
+  settle,
+  transfer,
+  withdraw,
+} from '../../testing/direct-writes'
 import { WriteSide } from '../session/write-side'
 
 let sb: SandboxHandle

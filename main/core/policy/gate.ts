@@ -77,42 +77,55 @@ export interface MoveRequest {
   amount: string
 }
 
-async function checkMove(engine: PolicyEngine, session: NetworkSession, ctx: WriteContext, kind: 'transfer' | 'withdraw', req: MoveRequest, preview = false): Promise<void> {
+/** Checks a value move against the limits; returns its USD value at the marks it was checked with (null without a fresh mark). */
+async function checkMove(engine: PolicyEngine, session: NetworkSession, ctx: WriteContext, kind: 'transfer' | 'withdraw', req: MoveRequest, preview = false): Promise<bigint | null> {
   const asset = await resolveAsset(ctx.reads, req.assetId)
   const amountAtoms = parsePositiveAmount(req.amount, asset.decimals)
   const value = await valuer(session, preview)
   engine.checkMove(kind, { assetId: asset.assetId, symbol: asset.symbol, decimals: asset.decimals, amountAtoms }, value)
+  let usd: bigint | null
+  try {
+    usd = value(asset.assetId, amountAtoms)
+  } catch {
+    usd = null
+  }
   // The confirmation shows the amount's USD value at the current mark, or none when there is no fresh mark.
   const call = currentCallContext()
-  if (call) {
-    try {
-      call.amountUsd = formatAtoms(value(asset.assetId, amountAtoms), USD_DECIMALS)
-    } catch {
-      call.amountUsd = undefined
-    }
+  if (call) call.amountUsd = usd === null ? undefined : formatAtoms(usd, USD_DECIMALS)
+  return usd
+}
+
+/** An amount's USD value at the current marks, or null when no fresh mark values it (for the record, never a refusal). */
+export async function valueAtMarks(d: PolicyAccess, assetId: number, atoms: bigint): Promise<bigint | null> {
+  try {
+    return (await valuer(await d.sessions.current()))(assetId, atoms)
+  } catch {
+    return null
   }
 }
 
 /** A transfer: not halted, to one of the operator's accounts or a cooled-off address-book entry, within the limits. */
-export async function guardTransfer(d: PolicyAccess, ctx: WriteContext, req: MoveRequest & { to: string }, opts: { preview?: boolean } = {}): Promise<void> {
+export async function guardTransfer(d: PolicyAccess, ctx: WriteContext, req: MoveRequest & { to: string }, opts: { preview?: boolean } = {}): Promise<bigint | null> {
   const { engine, session } = await policyEngine(d)
   engine.requireWritable('the transfer')
   engine.requireTransferDestination(req.to, d.policy.ownAccounts())
-  await checkMove(engine, session, ctx, 'transfer', req, opts.preview)
+  const usd = await checkMove(engine, session, ctx, 'transfer', req, opts.preview)
   passed(`Writes are not halted on ${session.name}`)
   passed('Recipient is one of your accounts or an address-book entry past its cooling-off')
   passed('Within the transfer limits in force (per transaction and rolling 24 h)')
+  return usd
 }
 
 /** A withdrawal: not halted, to a cooled-off address-book entry for that chain, within the limits. */
-export async function guardWithdraw(d: PolicyAccess, ctx: WriteContext, req: MoveRequest & { dstAddress: string; dstChainId: string }, opts: { preview?: boolean } = {}): Promise<void> {
+export async function guardWithdraw(d: PolicyAccess, ctx: WriteContext, req: MoveRequest & { dstAddress: string; dstChainId: string }, opts: { preview?: boolean } = {}): Promise<bigint | null> {
   const { engine, session } = await policyEngine(d)
   engine.requireWritable('the withdrawal')
   engine.requireWithdrawDestination(req.dstAddress, String(req.dstChainId))
-  await checkMove(engine, session, ctx, 'withdraw', req, opts.preview)
+  const usd = await checkMove(engine, session, ctx, 'withdraw', req, opts.preview)
   passed(`Writes are not halted on ${session.name}`)
   passed(`Destination is an address-book entry for chain ${req.dstChainId}, past its cooling-off`)
   passed('Within the withdrawal limits in force (per transaction and rolling 24 h)')
+  return usd
 }
 
 export interface CheckedOrder {
@@ -152,21 +165,30 @@ async function referencePrice(session: NetworkSession, market: MarketInfo, side:
 }
 
 /** An order: not halted, within the maximum order value, inside the price band unless knowingly overridden. */
-export async function guardOrder(d: PolicyAccess, order: CheckedOrder, override?: PriceBandOverride): Promise<void> {
+export async function guardOrder(d: PolicyAccess, order: CheckedOrder, override?: PriceBandOverride): Promise<bigint | null> {
   const { engine, session } = await policyEngine(d)
   engine.requireWritable('the order')
   const side = order.side === 'bid' || order.side === 'buy' ? 'bid' : 'ask'
   const m = order.market
   const md = await marketData(session, false, true)
-  engine.checkOrderValue(() => {
+  const value = (): bigint => {
     if (m.quoteAssetId === null || order.notionalQuoteAtoms === null) {
       throw new DeskError('MarkUnavailable', `market ${m.marketId} has no known quote asset: its order value cannot be checked against max-order-usd, so the order is refused`, { code: 'MarkUnavailable' })
     }
     return markValuer(md, session.now())(m.quoteAssetId, BigInt(order.notionalQuoteAtoms))
-  })
+  }
+  engine.checkOrderValue(value)
+  // The order's USD value for the record (the decision step); without a fresh mark it is unknown, not refused (no maximum set).
+  let usd: bigint | null
+  try {
+    usd = value()
+  } catch {
+    usd = null
+  }
   const reference = await referencePrice(session, m, side, order.book)
   engine.checkPriceBand({ marketId: m.marketId, side, price: order.price, priceAtoms: BigInt(order.priceAtoms), priceDecimals: m.priceDecimals, reference }, override)
   passed(`Writes are not halted on ${session.name}`)
   passed('Order value within the maximum in force')
   passed(override ? 'Price outside the band: overridden knowingly for this order (journaled)' : 'Price within the band around the mark and the book')
+  return usd
 }

@@ -1,6 +1,6 @@
 export { NetworkSession, type NetworkSessionOptions } from './network-session'
 export { SessionHolder, unlockedWriteSide, type SessionSource, type WriteAccess } from './session-holder'
-export { WriteSide, type WriteSideOptions, type WriteVault, type ReconcileReport } from './write-side'
+export { EarnSigningClient, WriteSide, type WriteSideOptions, type WriteVault, type ReconcileReport } from './write-side'
 export { LastKnownState, type Known, type StateStore } from './last-known'
 export { MarketDataCache, markState, type MarketData, type AssetMeta, type Mark, type MarkState } from './market-data'
 export { infoAccountReads, type AccountReads, type AssetInfo, type MarketInfo, type BalanceInfo, type AgentSlotInfo, type OpenOrderInfo } from './account-reads'

@@ -1,6 +1,7 @@
 import type { Address, TypedDataDefinition } from 'viem'
 import type { ResolvedNetwork } from '../config/networks'
-import { EarnClient } from '../exchange/earn/earn-client'
+import { EarnClient, type EarnClientOptions, type EarnWriteResult } from '../exchange/earn/earn-client'
+import type { Submission } from '../journal'
 import type { InfoClient } from '../exchange/info/client'
 import type { RateScheduler } from '../exchange/scheduler'
 import type { HttpPoster } from '../exchange/trade/http-post'
@@ -58,6 +59,8 @@ export class WriteSide {
   readonly submitter: TradeSubmitter
   readonly reconciler: TradeReconciler
   readonly earn: EarnClient
+  /** The same earn client stopping after sign + journal: the write pipeline sends its entries itself, after the decision's last word. */
+  readonly earnSigning: EarnSigningClient
   readonly reads: AccountReads
   readonly tradeScheduler: RateScheduler
   private earnTimer: ReturnType<typeof setTimeout> | undefined
@@ -94,7 +97,7 @@ export class WriteSide {
       ...(o.expiryGraceMs !== undefined ? { expiryGraceMs: o.expiryGraceMs } : {}),
       ...(o.reconcileMinAgeMs !== undefined ? { minAgeMs: o.reconcileMinAgeMs } : {}),
     })
-    this.earn = new EarnClient({
+    const earnOptions: EarnClientOptions = {
       poolUrl: o.network.earnUrl,
       network: o.network.name,
       journal: o.journal,
@@ -102,7 +105,9 @@ export class WriteSide {
       ...(o.post ? { post: o.post } : {}),
       ...(o.now ? { now: o.now } : {}),
       ...(o.earnOperationDeadlineMs ? { operationDeadlineMs: o.earnOperationDeadlineMs } : {}),
-    })
+    }
+    this.earn = new EarnClient(earnOptions)
+    this.earnSigning = new EarnSigningClient(earnOptions)
   }
 
   private keys(): AgentKeyStore {
@@ -200,3 +205,22 @@ export function freshAtSigning(inner: TradeSigner, reads: () => LiveAccountReads
     },
   }
 }
+
+const PENDING = Symbol('pending earn write')
+
+/**
+ * The earn client's writes up to the journal only: every path that would send an entry (a new
+ * signature, or the resend of a journaled one) hands it back instead, so the write pipeline can
+ * ask its decision step before the bytes leave; paths that settle without sending return as usual.
+ */
+export class EarnSigningClient extends EarnClient {
+  override sendWrite(entry: Submission): Promise<EarnWriteResult> {
+    return Promise.resolve({ submission: entry, operationId: entry.key, record: null, [PENDING]: true } as EarnWriteResult)
+  }
+
+  /** Did `r` come back unsent from `sendWrite` above? */
+  static pendingOf(r: EarnWriteResult): Submission | null {
+    return (r as EarnWriteResult & { [PENDING]?: true })[PENDING] ? r.submission : null
+  }
+}
+

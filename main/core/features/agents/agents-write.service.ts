@@ -3,7 +3,9 @@ import { DeskError } from '../../errors/desk-error'
 import type { AgentSlot } from '../../vault/types'
 import { isAgentSlot } from '../../vault/types'
 import { PREFERRED_SLOT_KIND, type AgentKeyStore } from '../../session/trading-signer'
-import { checkAddress, outcomeOf, requireOwnerKey, short, type WriteContext, type WriteOutcome } from '../../session/write-context'
+import type { SubmitRequest } from '../../exchange/trade/submitter'
+import { checkAddress, requireOwnerKey, short, type WriteContext, type WriteOutcome } from '../../session/write-context'
+import { requireSubmitted, type RunWrite, type WriteSpec } from '../../writes'
 
 /**
  * The write side of agent (API wallet) management: approve a slot with a key generated in the
@@ -35,49 +37,84 @@ async function waitForSlot(ctx: AgentsContext, owner: string, slot: AgentSlot, a
   throw new DeskError('AgentNotVisible', `slot ${slot} of ${owner} does not show ${agent ?? 'an empty slot'} yet; the journal keeps the write, check again shortly`, { slot })
 }
 
-async function submitApprove(ctx: AgentsContext, owner: Address, slot: AgentSlot, agent: Address): Promise<WriteOutcome> {
-  const r = await ctx.submitter.submit({
+/** The approval of `agent` into `slot`, signed by the owner key; `kind` is 'agent_rotate' when it is a rotation's. */
+function approveWrite(owner: Address, slot: AgentSlot, agent: Address | (() => Promise<Address>), kind: 'agent_approve' | 'agent_rotate'): WriteSpec<{ agent: () => Address }> {
+  let chosen: Address | null = typeof agent === 'function' ? null : agent
+  const request = (a: Address): SubmitRequest => ({
     account: owner,
     signer: { owner, role: 'owner' },
-    action: { type: 'approveAgent', slot_id: slot, agent },
-    summary: `approve agent ${short(agent)} in slot ${slot} of ${short(owner)}`,
-    intent: { action: 'approveAgent', title: `Approve an API key in slot ${slot}`, summary: [`owner ${owner}`, `slot ${slot}`, `agent ${agent} (new key, generated in the vault)`] },
+    action: { type: 'approveAgent', slot_id: slot, agent: a },
+    summary: `approve agent ${short(a)} in slot ${slot} of ${short(owner)}`,
+    intent: { action: 'approveAgent', title: `Approve an API key in slot ${slot}`, summary: [`owner ${owner}`, `slot ${slot}`, `agent ${a} (new key, generated in the vault)`] },
   })
-  return outcomeOf(r)
+  // A new key is generated only once the decision allowed the write (replaced in place, the vault retires the old one as it does).
+  const shown = chosen ?? ('0x' + '0'.repeat(40)) as Address
+  const base = request(shown)
+  return {
+    kind,
+    describe: async () => ({
+      account: owner,
+      title: base.intent!.title,
+      preview: chosen ? base.intent!.summary : [`owner ${owner}`, `slot ${slot}`, 'agent: a new key, generated in the vault once the write is allowed'],
+      feature: { agent: () => chosen! },
+      signing: {
+        channel: 'trade',
+        request: base,
+        ...(typeof agent === 'function'
+          ? {
+              afterDecision: async () => {
+                chosen = await agent()
+                return request(chosen)
+              },
+            }
+          : {}),
+      },
+    }),
+  }
 }
 
 /** Generates a key for an empty slot in the vault, approves it with the owner key, and reads back its epoch. */
-export async function approveAgent(ctx: AgentsContext, req: { owner: string; slot: number }): Promise<ApprovedAgent> {
+export async function approveAgent(ctx: AgentsContext, run: RunWrite, req: { owner: string; slot: number }, kind: 'agent_approve' | 'agent_rotate' = 'agent_approve'): Promise<ApprovedAgent> {
   const owner = checkAddress(req.owner, 'owner') as Address
   const slot = slotOf(req.slot)
   requireOwnerKey(ctx, owner, 'owner')
   const onChain = (await ctx.reads.agents(owner)).find((a) => a.slotId === slot)
   if (onChain?.agent) throw new DeskError('AgentSlotOccupied', `slot ${slot} of ${owner} holds ${onChain.agent}; revoke or rotate it`, { slot })
-  const agent = ctx.keys.agentAddress(owner, slot) ?? (await ctx.keys.generateAgentKey(owner, slot))
-  const outcome = await submitApprove(ctx, owner, slot, agent)
+  // A new key is generated only once the guardrails and the decision allowed the approval (nothing left behind by a refusal).
+  const r = requireSubmitted(await run(approveWrite(owner, slot, ctx.keys.agentAddress(owner, slot) ?? (() => ctx.keys.generateAgentKey(owner, slot)), kind)))
+  const agent = r.feature.agent()
   const epoch = await waitForSlot(ctx, owner, slot, agent)
-  return { owner, slot, agent: agent.toLowerCase(), epoch: String(epoch ?? ''), outcome }
+  return { owner, slot, agent: agent.toLowerCase(), epoch: String(epoch ?? ''), outcome: r.outcome }
 }
 
 /** Revokes a slot on the service, waits until it shows empty, then deletes the key from the vault. */
-export async function revokeAgent(ctx: AgentsContext, req: { owner: string; slot: number }): Promise<{ owner: string; slot: AgentSlot; retired: string | null; outcome: WriteOutcome }> {
+export async function revokeAgent(ctx: AgentsContext, run: RunWrite, req: { owner: string; slot: number }): Promise<{ owner: string; slot: AgentSlot; retired: string | null; outcome: WriteOutcome }> {
   const owner = checkAddress(req.owner, 'owner') as Address
   const slot = slotOf(req.slot)
-  requireOwnerKey(ctx, owner, 'owner')
-  // The exchange would only reject it: an empty slot is refused before anything is signed.
-  const current = (await ctx.reads.agents(owner)).find((a) => a.slotId === slot)
-  if (!current || current.agent === null) throw new DeskError('AgentSlotEmpty', `slot ${slot} of ${short(owner)} holds no API key: there is nothing to revoke`, { owner, slot })
-  const r = await ctx.submitter.submit({
-    account: owner,
-    signer: { owner, role: 'owner' },
-    action: { type: 'revokeAgent', slot_id: slot },
-    summary: `revoke agent slot ${slot} of ${short(owner)}`,
-    intent: { action: 'revokeAgent', title: `Revoke the API key in slot ${slot}`, summary: [`owner ${owner}`, `slot ${slot}: writes signed by its key will fail with UnknownAgent`] },
-  })
+  const r = requireSubmitted(
+    await run({
+      kind: 'agent_revoke',
+      describe: async () => {
+        requireOwnerKey(ctx, owner, 'owner')
+        // The exchange would only reject it: an empty slot is refused before anything is signed.
+        const current = (await ctx.reads.agents(owner)).find((a) => a.slotId === slot)
+        if (!current || current.agent === null) throw new DeskError('AgentSlotEmpty', `slot ${slot} of ${short(owner)} holds no API key: there is nothing to revoke`, { owner, slot })
+        const title = `Revoke the API key in slot ${slot}`
+        const lines = [`owner ${owner}`, `slot ${slot}: writes signed by its key will fail with UnknownAgent`]
+        return {
+          account: owner,
+          title,
+          preview: lines,
+          feature: undefined,
+          signing: { channel: 'trade', request: { account: owner, signer: { owner, role: 'owner' }, action: { type: 'revokeAgent', slot_id: slot }, summary: `revoke agent slot ${slot} of ${short(owner)}`, intent: { action: 'revokeAgent', title, summary: lines } } },
+        }
+      },
+    }),
+  )
   await waitForSlot(ctx, owner, slot, null)
   const retired = ctx.keys.agentAddress(owner, slot) ? await ctx.keys.retireAgentKey(owner, slot) : null
   if (ctx.journal.getState<{ slot: number }>(ctx.network, owner, PREFERRED_SLOT_KIND)?.value.slot === slot) ctx.journal.deleteState(ctx.network, owner, PREFERRED_SLOT_KIND)
-  return { owner, slot, retired: retired?.toLowerCase() ?? null, outcome: outcomeOf(r) }
+  return { owner, slot, retired: retired?.toLowerCase() ?? null, outcome: r.outcome }
 }
 
 export interface RotationResult {
@@ -104,7 +141,7 @@ export interface RotationStep {
  * signer), and only then the old slot is revoked and its key retired. With no free slot the key
  * is replaced in the same slot (re-approval), which leaves a gap of one approval.
  */
-export async function rotateAgent(ctx: AgentsContext, req: { owner: string; slot: number }): Promise<RotationResult> {
+export async function rotateAgent(ctx: AgentsContext, run: RunWrite, req: { owner: string; slot: number }): Promise<RotationResult> {
   const owner = checkAddress(req.owner, 'owner') as Address
   const slot = slotOf(req.slot)
   requireOwnerKey(ctx, owner, 'owner')
@@ -113,7 +150,7 @@ export async function rotateAgent(ctx: AgentsContext, req: { owner: string; slot
   const free = ([0, 1, 2, 3] as AgentSlot[]).find((s) => s !== slot && !agents.find((a) => a.slotId === s)?.agent && !ctx.keys.agentAddress(owner, s))
   const steps: RotationStep[] = []
   if (free !== undefined) {
-    const to = await approveAgent(ctx, { owner, slot: free })
+    const to = await approveAgent(ctx, run, { owner, slot: free }, 'agent_rotate')
     steps.push(
       { step: 'generate', status: 'done', detail: `new key ${to.agent} for free slot ${free}` },
       { step: 'approve', status: 'done', detail: `journal #${to.outcome.journalId} ${to.outcome.state}` },
@@ -123,7 +160,7 @@ export async function rotateAgent(ctx: AgentsContext, req: { owner: string; slot
     steps.push({ step: 'switch-signer', status: 'done', detail: `trading writes of ${owner} now use slot ${free}` })
     let revoke: WriteOutcome | null = null
     if (old) {
-      revoke = (await revokeAgent(ctx, { owner, slot })).outcome
+      revoke = (await revokeAgent(ctx, run, { owner, slot })).outcome
       steps.push({ step: 'retire-old-key', status: 'done', detail: `slot ${slot} revoked (journal #${revoke.journalId}) and its key deleted from the vault` })
     } else if (ctx.keys.agentAddress(owner, slot)) {
       await ctx.keys.retireAgentKey(owner, slot)
@@ -135,10 +172,11 @@ export async function rotateAgent(ctx: AgentsContext, req: { owner: string; slot
   }
   // In place: the vault swaps the key at once; the old one stays approved on the service until
   // the re-approval executes, so trading pauses for that one write.
-  const agent = await ctx.keys.generateAgentKey(owner, slot, { replace: true })
+  const r = requireSubmitted(await run(approveWrite(owner, slot, () => ctx.keys.generateAgentKey(owner, slot, { replace: true }), 'agent_rotate')))
+  const agent = r.feature.agent()
+  const outcome = r.outcome
   steps.push({ step: 'generate', status: 'done', detail: `new key ${agent.toLowerCase()} replacing slot ${slot} (no free slot)` })
   steps.push({ step: 'retire-old-key', status: 'done', detail: `old key of slot ${slot} retired in the vault` })
-  const outcome = await submitApprove(ctx, owner, slot, agent)
   steps.push({ step: 'approve', status: 'done', detail: `journal #${outcome.journalId} ${outcome.state}` })
   const epoch = await waitForSlot(ctx, owner, slot, agent)
   steps.push({ step: 'verify-epoch', status: 'done', detail: `userAgents slot ${slot}: epoch ${String(epoch)}` })

@@ -2,7 +2,8 @@ import type { Address, AgentSlotView } from '../../../contract/types'
 import type { EventHub } from '../../ipc/events'
 import { DeskError } from '../../errors/desk-error'
 import type { HandlerTable } from '../../ipc/dispatch'
-import { guardWrite, type PolicyBook } from '../../policy'
+import type { PolicyBook } from '../../policy'
+import type { WritePipeline } from '../../writes'
 import { unlockedWriteSide, type SessionSource, type WriteAccess } from '../../session'
 import type { AgentKeyDirectory } from './agents-read.service'
 import { agentsFor } from './agents-for-session'
@@ -13,8 +14,9 @@ export type AgentsChannels = 'agents.list' | 'agents.approve' | 'agents.revoke' 
 export interface AgentsDeps extends WriteAccess {
   sessions: SessionSource
   keys: AgentKeyDirectory
-  /** Approve and rotate are refused while writes are halted; revoking only removes access, so it stays open. */
+  /** Approve and rotate are refused while writes are halted (writes/guardrails.ts); revoking only removes access, so it stays open. */
   policy: PolicyBook
+  pipeline: WritePipeline
   /** Slots read for the screen are pushed too (`state.agents`): the live model then follows that owner. */
   events?: EventHub
   now?: () => number
@@ -34,19 +36,15 @@ export function agentsHandlers(d: AgentsDeps): Pick<HandlerTable, AgentsChannels
   return {
     'agents.list': ({ owner }) => slots(owner),
     'agents.approve': async ({ owner, slot: n }) => {
-      const w = await unlockedWriteSide(d)
-      await guardWrite(d, 'the API key approval')
-      await approveAgent(w.ctx, { owner, slot: n })
+      await approveAgent((await unlockedWriteSide(d)).ctx, d.pipeline.run, { owner, slot: n })
       return slot(owner, n)
     },
     'agents.revoke': async ({ owner, slot: n }) => {
-      await revokeAgent((await unlockedWriteSide(d)).ctx, { owner, slot: n })
+      await revokeAgent((await unlockedWriteSide(d)).ctx, d.pipeline.run, { owner, slot: n })
       return slot(owner, n)
     },
     'agents.rotate': async ({ owner, slot: n }) => {
-      const w = await unlockedWriteSide(d)
-      await guardWrite(d, 'the API key rotation')
-      const r = await rotateAgent(w.ctx, { owner, slot: n })
+      const r = await rotateAgent((await unlockedWriteSide(d)).ctx, d.pipeline.run, { owner, slot: n })
       const steps = [
         { step: 'generate' as const, status: 'done' as const, detail: `new key ${r.to.agent} generated in the vault` },
         { step: 'approve' as const, status: 'done' as const, detail: `approved into slot ${r.to.slot} (${r.to.outcome.state})` },

@@ -4,9 +4,10 @@
  */
 import type { CliSecret } from '../../../contract/types'
 import type { HandlerTable } from '../../ipc/dispatch'
-import { guardOrder, type PolicyBook } from '../../policy'
+import type { PolicyBook } from '../../policy'
 import type { WriteSide } from '../../session'
-import { checkOrderTicket, placeOrder } from '../orders'
+import type { WritePipeline } from '../../writes'
+import { orderWrite } from '../orders'
 import { requireVault, sessionFor, unlockedVault, type CliDeps } from './cli-deps'
 import { orderTicket } from './requests'
 
@@ -17,7 +18,7 @@ export type CliWriteChannels =
  * The desk's writes pass the same operator policy as the app's (halt, destinations, limits,
  * price band) before anything is signed: one engine in main for every host.
  */
-export function cliWriteHandlers(d: CliDeps & { policy: PolicyBook }): Pick<HandlerTable, CliWriteChannels> {
+export function cliWriteHandlers(d: CliDeps & { policy: PolicyBook; pipeline: WritePipeline }): Pick<HandlerTable, CliWriteChannels> {
   /**
    * The write side over an unlocked vault (the app's unlock state when attached). The unlock
    * (scrypt, about a second) runs beside the session and the reads every write starts with (the
@@ -33,11 +34,11 @@ export function cliWriteHandlers(d: CliDeps & { policy: PolicyBook }): Pick<Hand
   }
   return {
     'cli.orders.place': async (a) => {
-      const w = await writer(a)
+      await writer(a)
       const t = orderTicket(a)
-      const ticket = await checkOrderTicket(w.ctx, t)
-      await guardOrder(d, { market: ticket.market, side: t.side, price: t.price, priceAtoms: ticket.priceAtoms, notionalQuoteAtoms: ticket.notionalQuoteAtoms }, a.overrideBand ? { priceBand: true, confirmText: a.overrideBand } : undefined)
-      return placeOrder(w.ctx, t)
+      const r = await d.pipeline.run(orderWrite(t, { override: a.overrideBand ? { priceBand: true, confirmText: a.overrideBand } : undefined }))
+      if (r.state === 'proposed') return { proposed: true, proposalId: r.proposalId, needs: r.needs }
+      return { ticket: r.feature, outcome: r.outcome, leaves: r.leaves }
     },
   }
 }

@@ -4,6 +4,7 @@ import { DeskError } from '../../errors/desk-error'
 import type { EarnAsset, WithdrawalRecord, WithdrawType } from '../../wire/earn'
 import { formatAtoms, parseDecimal } from '../../money/decimal'
 import { checkAddress, short, type EarnServiceContext } from '../../session/write-context'
+import type { WriteSpec } from '../../writes'
 
 /**
  * Earn for the operator: balances and lifetime figures per asset, the withdrawals queue with
@@ -133,6 +134,8 @@ export interface CreateWithdrawalPreview {
   net: string
   /** When the scheduled withdrawal becomes claimable (ms from creation), null for instant. */
   waitSeconds: number | null
+  /** The account's `next_user_nonce` as read: the create's operation id is `withdraw:<user>:<nonce>`. */
+  userNonce: number
 }
 
 /** Checks a create against the pool's config and the account, and computes the fee. Signs nothing. */
@@ -168,6 +171,7 @@ export async function previewCreateWithdrawal(ctx: EarnServiceContext, req: { us
     feeBps,
     net: formatAtoms(gross - fee, a.balance_decimals),
     waitSeconds: req.type === 'scheduled' ? a.withdraw_pending_seconds : null,
+    userNonce: account.next_user_nonce,
   }
 }
 
@@ -175,22 +179,41 @@ function requireKey(ctx: EarnServiceContext, u: Address): void {
   if (!ctx.hasOwnerKey(u)) throw new DeskError('OwnerKeyMissing', `${u} has no owner key in the vault`, { owner: u })
 }
 
-export async function createEarnWithdrawal(ctx: EarnServiceContext, req: { user: string; asset: string | number; amount: string; type: WithdrawType }) {
-  const p = await previewCreateWithdrawal(ctx, req)
-  const u = p.user as Address
-  requireKey(ctx, u)
-  const lines = [`${p.type} withdrawal of ${p.gross} ${p.symbol} from the earn pool`, `fee: ${p.fee} ${p.symbol} (${p.feeBps} bps)`, `you receive: ${p.net} ${p.symbol}`]
-  if (p.waitSeconds !== null) lines.push(`claimable after ${p.waitSeconds} s; cancellable until then`)
-  const r = await ctx.earn.createWithdrawal({
-    user: u,
-    signer: { owner: u, role: 'owner' },
-    assetId: p.assetId,
-    amount: BigInt(p.grossAtoms),
-    type: p.type,
-    summary: `earn ${p.type} withdrawal ${p.gross} ${p.symbol} (${short(u)})`,
-    intent: { action: 'earnCreateWithdrawal', title: `Withdraw ${p.gross} ${p.symbol} from earn`, summary: lines, details: { account: { name: '', address: u } } },
-  })
-  return { preview: p, operationId: r.operationId, journalId: r.submission.id, state: r.submission.state, status: r.submission.finalStatus }
+/** An earn withdrawal request as the write pipeline takes it: checked against the pool's config, signed by the owner key. */
+export function earnRequestWrite(req: { user: string; asset: string | number; amount: string; type: WithdrawType }): WriteSpec<CreateWithdrawalPreview> {
+  return {
+    kind: 'earn_request',
+    describe: async (w) => {
+      const ctx = w.earnCtx
+      const p = await previewCreateWithdrawal(ctx, req)
+      const u = p.user as Address
+      requireKey(ctx, u)
+      const lines = [`${p.type} withdrawal of ${p.gross} ${p.symbol} from the earn pool`, `fee: ${p.fee} ${p.symbol} (${p.feeBps} bps)`, `you receive: ${p.net} ${p.symbol}`]
+      if (p.waitSeconds !== null) lines.push(`claimable after ${p.waitSeconds} s; cancellable until then`)
+      const title = `Withdraw ${p.gross} ${p.symbol} from earn`
+      return {
+        account: u,
+        title,
+        preview: lines,
+        feature: p,
+        signing: {
+          channel: 'earn',
+          key: `withdraw:${u}:${p.userNonce}`,
+          action: { type: 'createWithdrawal', user_address: u, user_nonce: p.userNonce, withdraw_type: p.type, asset_id: p.assetId, amount: p.grossAtoms },
+          sign: (earn) =>
+            earn.createWithdrawal({
+              user: u,
+              signer: { owner: u, role: 'owner' },
+              assetId: p.assetId,
+              amount: BigInt(p.grossAtoms),
+              type: p.type,
+              summary: `earn ${p.type} withdrawal ${p.gross} ${p.symbol} (${short(u)})`,
+              intent: { action: 'earnCreateWithdrawal', title, summary: lines, details: { account: { name: '', address: u } } },
+            }),
+        },
+      }
+    },
+  }
 }
 
 /** A withdrawal's gross amount in its asset's units with its symbol (never atoms). */
@@ -199,36 +222,61 @@ function grossOf(w: WithdrawalRecord, assets: EarnAsset[]): string {
   return a ? formatAmount(BigInt(w.gross_amount), { symbol: a.symbol, decimals: a.balance_decimals }) : `${w.gross_amount} (asset ${w.asset_id}: decimals unknown, amount in atoms)`
 }
 
-export async function claimEarnWithdrawal(ctx: EarnServiceContext, req: { user: string; operationId: string }) {
-  const u = checkAddress(req.user, 'user') as Address
-  requireKey(ctx, u)
-  const config = await ctx.earn.config('operator')
-  if (config.withdrawal_paused) throw new DeskError('EarnPaused', 'withdrawals are paused: claiming is blocked')
-  const w = await ctx.earn.withdrawal(u, req.operationId, 'operator')
-  if (!w) throw new DeskError('WithdrawalNotFound', `no withdrawal ${req.operationId} for ${u}`)
-  const now = (ctx.now ?? Date.now)()
-  if (w.status === 'queued' && w.claimable_at_unix_ms !== null && now < w.claimable_at_unix_ms) {
-    throw new DeskError('NotClaimableYet', `claimable in ${Math.ceil((w.claimable_at_unix_ms - now) / 1000)} s`, { claimableAt: w.claimable_at_unix_ms })
+/** Claiming a scheduled withdrawal that has become claimable, as the write pipeline takes it. */
+export function earnClaimWrite(req: { user: string; operationId: string }): WriteSpec {
+  return {
+    kind: 'earn_claim',
+    describe: async (w) => {
+      const ctx = w.earnCtx
+      const u = checkAddress(req.user, 'user') as Address
+      requireKey(ctx, u)
+      const config = await ctx.earn.config('operator')
+      if (config.withdrawal_paused) throw new DeskError('EarnPaused', 'withdrawals are paused: claiming is blocked')
+      const wd = await ctx.earn.withdrawal(u, req.operationId, 'operator')
+      if (!wd) throw new DeskError('WithdrawalNotFound', `no withdrawal ${req.operationId} for ${u}`)
+      const now = (ctx.now ?? Date.now)()
+      if (wd.status === 'queued' && wd.claimable_at_unix_ms !== null && now < wd.claimable_at_unix_ms) {
+        throw new DeskError('NotClaimableYet', `claimable in ${Math.ceil((wd.claimable_at_unix_ms - now) / 1000)} s`, { claimableAt: wd.claimable_at_unix_ms })
+      }
+      const title = `Claim ${grossOf(wd, config.assets)} from the earn pool`
+      const lines = [`claim withdrawal ${req.operationId} of ${short(u)}`, `gross ${grossOf(wd, config.assets)}`]
+      return {
+        account: u,
+        title,
+        preview: lines,
+        feature: undefined,
+        signing: {
+          channel: 'earn',
+          key: req.operationId,
+          action: { type: 'claimWithdrawal', user_address: u, operation_id: req.operationId },
+          sign: (earn) => earn.claimWithdrawal({ user: u, signer: { owner: u, role: 'owner' }, operationId: req.operationId, summary: `earn claim ${req.operationId}`, intent: { action: 'earnClaimWithdrawal', title, summary: lines, details: { account: { name: '', address: u } } } }),
+        },
+      }
+    },
   }
-  const r = await ctx.earn.claimWithdrawal({
-    user: u,
-    signer: { owner: u, role: 'owner' },
-    operationId: req.operationId,
-    summary: `earn claim ${req.operationId}`,
-    intent: { action: 'earnClaimWithdrawal', title: `Claim ${grossOf(w, config.assets)} from the earn pool`, summary: [`claim withdrawal ${req.operationId} of ${short(u)}`, `gross ${grossOf(w, config.assets)}`], details: { account: { name: '', address: u } } },
-  })
-  return { operationId: r.operationId, journalId: r.submission.id, state: r.submission.state, status: r.record?.status ?? r.submission.finalStatus }
 }
 
-export async function cancelEarnWithdrawal(ctx: EarnServiceContext, req: { user: string; operationId: string }) {
-  const u = checkAddress(req.user, 'user') as Address
-  requireKey(ctx, u)
-  const r = await ctx.earn.cancelWithdrawal({
-    user: u,
-    signer: { owner: u, role: 'owner' },
-    operationId: req.operationId,
-    summary: `earn cancel ${req.operationId}`,
-    intent: { action: 'earnCancelWithdrawal', title: 'Cancel an earn withdrawal', summary: [`cancel ${req.operationId}; the amount returns to the earn balance`], details: { account: { name: '', address: u } } },
-  })
-  return { operationId: r.operationId, journalId: r.submission.id, state: r.submission.state, status: r.record?.status ?? r.submission.finalStatus }
+/** Cancelling a queued withdrawal (the amount returns to the earn balance), as the write pipeline takes it. */
+export function earnCancelWrite(req: { user: string; operationId: string }): WriteSpec {
+  return {
+    kind: 'earn_cancel',
+    describe: async (w) => {
+      const u = checkAddress(req.user, 'user') as Address
+      requireKey(w.earnCtx, u)
+      const title = 'Cancel an earn withdrawal'
+      const lines = [`cancel ${req.operationId}; the amount returns to the earn balance`]
+      return {
+        account: u,
+        title,
+        preview: lines,
+        feature: undefined,
+        signing: {
+          channel: 'earn',
+          key: req.operationId,
+          action: { type: 'cancelWithdrawal', user_address: u, operation_id: req.operationId },
+          sign: (earn) => earn.cancelWithdrawal({ user: u, signer: { owner: u, role: 'owner' }, operationId: req.operationId, summary: `earn cancel ${req.operationId}`, intent: { action: 'earnCancelWithdrawal', title, summary: lines, details: { account: { name: '', address: u } } } }),
+        },
+      }
+    },
+  }
 }

@@ -2,17 +2,19 @@ import type { EarnOverviewView } from '../../../contract/types'
 import { DeskError } from '../../errors/desk-error'
 import type { EventHub } from '../../ipc/events'
 import type { HandlerTable } from '../../ipc/dispatch'
-import { guardWrite, type PolicyBook } from '../../policy'
+import type { PolicyBook } from '../../policy'
+import { requireSubmitted, type WritePipeline } from '../../writes'
 import { unlockedWriteSide, type WriteAccess } from '../../session'
 import { depositView, yieldView } from './earn-history.views'
-import { cancelEarnWithdrawal, claimEarnWithdrawal, createEarnWithdrawal, earnOverview, withdrawalView } from './earn.service'
+import { earnCancelWrite, earnClaimWrite, earnOverview, earnRequestWrite, withdrawalView } from './earn.service'
 import { earnOverviewView, earnWithdrawalView } from './earn.views'
 
 export type EarnChannels = 'earn.overview' | 'earn.withdrawals' | 'earn.deposits' | 'earn.yield' | 'earn.create' | 'earn.claim' | 'earn.cancel'
 
 export interface EarnDeps extends WriteAccess {
-  /** The operator's guardrails: create and claim are refused while writes are halted (cancel only reduces exposure). */
+  /** The operator's guardrails: create and claim are refused while writes are halted (writes/guardrails.ts; cancel only reduces exposure). */
   policy: PolicyBook
+  pipeline: WritePipeline
   events: EventHub
   now: () => number
 }
@@ -59,19 +61,15 @@ export function earnHandlers(d: EarnDeps): Pick<HandlerTable, EarnChannels> {
       return { items: page.items.map((x) => yieldView(x, dec)), nextBeforeId: next(page.next_before_id) }
     },
     'earn.create': async ({ account, assetId, amount, type }) => {
-      const w = await write()
-      await guardWrite(d, 'the earn withdrawal request')
-      const r = await createEarnWithdrawal(w.earnCtx, { user: account, asset: assetId, amount, type })
-      return withdrawal(account, r.operationId)
+      const r = requireSubmitted(await d.pipeline.run(earnRequestWrite({ user: account, asset: assetId, amount, type })))
+      return withdrawal(account, r.outcome.cloid)
     },
     'earn.claim': async ({ account, operationId }) => {
-      const w = await write()
-      await guardWrite(d, 'the earn claim')
-      await claimEarnWithdrawal(w.earnCtx, { user: account, operationId })
+      requireSubmitted(await d.pipeline.run(earnClaimWrite({ user: account, operationId })))
       return withdrawal(account, operationId)
     },
     'earn.cancel': async ({ account, operationId }) => {
-      await cancelEarnWithdrawal((await write()).earnCtx, { user: account, operationId })
+      requireSubmitted(await d.pipeline.run(earnCancelWrite({ user: account, operationId })))
       return withdrawal(account, operationId)
     },
   }

@@ -1,3 +1,3 @@
-export { cancelEarnWithdrawal, claimEarnWithdrawal, createEarnWithdrawal, earnOverview, previewCreateWithdrawal, withdrawalView, type CreateWithdrawalPreview, type EarnAssetView, type EarnOverview, type WithdrawalView } from './earn.service'
+export { earnCancelWrite, earnClaimWrite, earnOverview, earnRequestWrite, previewCreateWithdrawal, withdrawalView, type CreateWithdrawalPreview, type EarnAssetView, type EarnOverview, type WithdrawalView } from './earn.service'
 export { earnOverviewView, earnWithdrawalView } from './earn.views'
 export { earnHandlers, type EarnChannels, type EarnDeps } from './handlers'

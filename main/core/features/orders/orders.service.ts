@@ -7,7 +7,9 @@ import { formatAtoms, mulDivFloor, parseDecimal, significantFigures } from '../.
 import type { BatchItem, OrderAction, OrderType, Side, Tif } from '../../wire'
 import type { MarketInfo, OpenOrderInfo } from '../../session/account-reads'
 import { tradingSignerFor, type AgentKeys } from '../../session/trading-signer'
-import { checkAddress, outcomeOf, short, type WriteContext, type WriteOutcome } from '../../session/write-context'
+import { checkAddress, short, type WriteContext, type WriteOutcome } from '../../session/write-context'
+import type { PriceBandOverride } from '../../policy'
+import { requireSubmitted, type RunWrite, type WriteResult, type WriteSpec } from '../../writes'
 
 /**
  * Order ticket, cancel, cancel-all per market and the emergency cancel-all across every market
@@ -107,18 +109,33 @@ export async function checkOrderTicket(ctx: WriteContext, t: OrderTicket): Promi
   return { action, market, priceAtoms: price.toString(), quantityAtoms: qty.toString(), notionalQuoteAtoms: notionalOut, warnings }
 }
 
-export async function placeOrder(ctx: OrdersContext, t: OrderTicket): Promise<OrderResult & { ticket: CheckedTicket }> {
-  const ticket = await checkOrderTicket(ctx, t)
-  const owner = checkAddress(t.account, 'account')
-  const signer = await tradingSignerFor(ctx, owner)
-  const r = await ctx.submitter.submit({
-    account: owner,
-    signer: signer.ref,
-    agentEpoch: signer.agentEpoch,
-    action: ticket.action,
-    summary: `${t.side} ${t.quantity} @ ${t.price} ${t.orderType}/${t.tif} market ${ticket.market.marketId} (${short(owner)})`,
-  })
-  return { ticket, outcome: outcomeOf(r), leaves: r.leaves }
+/** The book an order is banded against, when the caller holds a recent read (else the guardrail reads it). */
+export type BookForWrite = (marketId: number) => Promise<{ bid: string | null; ask: string | null }>
+
+/**
+ * An order as the write pipeline takes it: the ticket checked with the spec's precision rules,
+ * signed by the account's trading signer; its guardrail is the order value and the price band.
+ */
+export function orderWrite(t: OrderTicket, o: { override?: PriceBandOverride | undefined; book?: BookForWrite } = {}): WriteSpec<CheckedTicket> {
+  return {
+    kind: 'order',
+    describe: async (w) => {
+      const ctx = w.ctx
+      const ticket = await checkOrderTicket(ctx, t)
+      const owner = checkAddress(t.account, 'account')
+      const signer = await tradingSignerFor(ctx, owner)
+      const book = o.book ? await o.book(ticket.market.marketId) : undefined
+      const summary = `${t.side} ${t.quantity} @ ${t.price} ${t.orderType}/${t.tif} market ${ticket.market.marketId} (${short(owner)})`
+      return {
+        account: owner,
+        title: `${t.side === 'bid' || t.side === 'buy' ? 'Buy' : 'Sell'} ${t.quantity} @ ${t.price} in market ${ticket.market.marketId}`,
+        preview: [summary, ...ticket.warnings],
+        guard: { order: { order: { market: ticket.market, side: t.side, price: t.price, priceAtoms: ticket.priceAtoms, notionalQuoteAtoms: ticket.notionalQuoteAtoms, ...(book ? { book } : {}) }, override: o.override } },
+        feature: ticket,
+        signing: { channel: 'trade', request: { account: owner, signer: signer.ref, agentEpoch: signer.agentEpoch, action: ticket.action, summary } },
+      }
+    },
+  }
 }
 
 /**
@@ -139,39 +156,70 @@ async function requireOpen(ctx: WriteContext, owner: string, marketId: number, r
   }
 }
 
-export async function cancelOrder(ctx: OrdersContext, req: { account: string; market: number | string; oid?: string; cloid?: string }): Promise<OrderResult> {
-  const owner = checkAddress(req.account, 'account')
-  const market = await marketOf(ctx, req.market)
-  if (req.oid === undefined && req.cloid === undefined) throw new DeskError('MissingOidOrCloid', 'cancel needs an oid or a cloid')
-  if (req.oid !== undefined && !/^(0|[1-9][0-9]*)$/.test(req.oid)) throw new DeskError('InvalidOid', 'oid must be a decimal integer')
-  await requireOpen(ctx, owner, market.marketId, req)
-  const signer = await tradingSignerFor(ctx, owner)
-  const r = await ctx.submitter.submit({
-    account: owner,
-    signer: signer.ref,
-    agentEpoch: signer.agentEpoch,
-    action: { type: 'cancel', market_id: String(market.marketId), ...(req.oid !== undefined ? { oid: req.oid } : { cloid: req.cloid! }) },
-    summary: `cancel ${req.oid !== undefined ? `oid ${req.oid}` : `cloid ${req.cloid}`} in market ${market.marketId} (${short(owner)})`,
-  })
-  const cancelled = r.leaves.flatMap((l) => (l.kind === 'cancelled' ? [l.oid] : []))
-  if (req.oid !== undefined && !r.leaves.some((l) => l.kind === 'error')) cancelled.push(req.oid)
-  ctx.reads.noteCancelled?.(owner, { oids: cancelled })
-  return { outcome: outcomeOf(r), leaves: r.leaves }
+/** What a cancel hands back: the owner and the reads live state is told about the cancel through. */
+interface CancelNote {
+  owner: Address
+  reads: WriteContext['reads']
 }
 
-export async function cancelAllInMarket(ctx: OrdersContext, req: { account: string; market: number | string }): Promise<OrderResult> {
+/** Cancels one order by oid or cloid (refused before signing when the exchange no longer lists it). */
+export async function cancelOrder(run: RunWrite, req: { account: string; market: number | string; oid?: string; cloid?: string }): Promise<WriteResult<CancelNote>> {
+  const r = await run<CancelNote>({
+    kind: 'cancel',
+    describe: async (w) => {
+      const ctx = w.ctx
+      const owner = checkAddress(req.account, 'account')
+      const market = await marketOf(ctx, req.market)
+      if (req.oid === undefined && req.cloid === undefined) throw new DeskError('MissingOidOrCloid', 'cancel needs an oid or a cloid')
+      if (req.oid !== undefined && !/^(0|[1-9][0-9]*)$/.test(req.oid)) throw new DeskError('InvalidOid', 'oid must be a decimal integer')
+      await requireOpen(ctx, owner, market.marketId, req)
+      const signer = await tradingSignerFor(ctx, owner)
+      const summary = `cancel ${req.oid !== undefined ? `oid ${req.oid}` : `cloid ${req.cloid}`} in market ${market.marketId} (${short(owner)})`
+      return {
+        account: owner,
+        title: `Cancel ${req.oid !== undefined ? `order ${req.oid}` : `cloid ${req.cloid}`} in market ${market.marketId}`,
+        preview: [summary],
+        feature: { owner, reads: ctx.reads },
+        signing: {
+          channel: 'trade',
+          request: { account: owner, signer: signer.ref, agentEpoch: signer.agentEpoch, action: { type: 'cancel', market_id: String(market.marketId), ...(req.oid !== undefined ? { oid: req.oid } : { cloid: req.cloid! }) }, summary },
+        },
+      }
+    },
+  })
+  if (r.state === 'submitted') {
+    const cancelled = r.leaves.flatMap((l) => (l.kind === 'cancelled' ? [l.oid] : []))
+    if (req.oid !== undefined && !r.leaves.some((l) => l.kind === 'error')) cancelled.push(req.oid)
+    r.feature.reads.noteCancelled?.(r.feature.owner, { oids: cancelled })
+  }
+  return r
+}
+
+/** The cancel of every order of an account in the given markets (one `cancelAll`, or a batch of them). */
+function cancelAllWrite(ctx: OrdersContext, owner: Address, marketIds: number[], summary: (m: string) => string): WriteSpec<CancelNote> {
+  return {
+    kind: 'cancel',
+    describe: async () => {
+      const signer = await tradingSignerFor(ctx, owner)
+      const items: BatchItem[] = marketIds.map((m) => ({ type: 'cancelAll', market_id: String(m) }))
+      const line = summary(marketIds.join(', '))
+      return {
+        account: owner,
+        title: `Cancel every order of ${short(owner)} in market${marketIds.length > 1 ? 's' : ''} ${marketIds.join(', ')}`,
+        preview: [line],
+        feature: { owner, reads: ctx.reads },
+        signing: { channel: 'trade', request: { account: owner, signer: signer.ref, agentEpoch: signer.agentEpoch, action: items.length === 1 ? items[0]! : { type: 'batch', items }, summary: line } },
+      }
+    },
+  }
+}
+
+export async function cancelAllInMarket(ctx: OrdersContext, run: RunWrite, req: { account: string; market: number | string }): Promise<WriteResult<CancelNote>> {
   const owner = checkAddress(req.account, 'account')
   const market = await marketOf(ctx, req.market)
-  const signer = await tradingSignerFor(ctx, owner)
-  const r = await ctx.submitter.submit({
-    account: owner,
-    signer: signer.ref,
-    agentEpoch: signer.agentEpoch,
-    action: { type: 'cancelAll', market_id: String(market.marketId) },
-    summary: `cancel all in market ${market.marketId} (${short(owner)})`,
-  })
-  if (!r.leaves.some((l) => l.kind === 'error')) ctx.reads.noteCancelled?.(owner, { marketIds: [market.marketId] })
-  return { outcome: outcomeOf(r), leaves: r.leaves }
+  const r = await run(cancelAllWrite(ctx, owner, [market.marketId], (m) => `cancel all in market ${m} (${short(owner)})`))
+  if (r.state === 'submitted' && !r.leaves.some((l) => l.kind === 'error')) ctx.reads.noteCancelled?.(owner, { marketIds: [market.marketId] })
+  return r
 }
 
 export interface EmergencyCancelResult {
@@ -194,14 +242,13 @@ export interface EmergencyCancelResult {
  * from /info ahead of every screen's read. Orders found in markets not yet cancelled (placed
  * meanwhile, or missed by an old frame) get one more round.
  */
-export async function emergencyCancelAll(ctx: OrdersContext, req: { account: string }): Promise<EmergencyCancelResult> {
+export async function emergencyCancelAll(ctx: OrdersContext, run: RunWrite, req: { account: string }): Promise<EmergencyCancelResult> {
   const owner = checkAddress(req.account, 'account')
   const reads = ctx.reads
   const read = (enough: (orders: OpenOrderInfo[], afterWrite: boolean) => boolean) => (reads.writeOpenOrders ? reads.writeOpenOrders(owner, -1, enough) : reads.openOrders(owner, -1))
   const out: EmergencyCancelResult = { account: owner, markets: [], writes: [], failures: [], remaining: [] }
   const cancelled = new Set<number>()
   let open = await read((orders) => orders.length > 0)
-  let signer: Awaited<ReturnType<typeof tradingSignerFor>> | null = null
   for (let round = 0; round < 2; round++) {
     const marketIds = new Set<number>()
     for (const o of open.orders) if (o.marketId !== null && !cancelled.has(o.marketId)) marketIds.add(o.marketId)
@@ -210,19 +257,11 @@ export async function emergencyCancelAll(ctx: OrdersContext, req: { account: str
     }
     const markets = [...marketIds].sort((a, b) => a - b)
     if (markets.length === 0) break
-    signer ??= await tradingSignerFor(ctx, owner)
     for (let i = 0; i < markets.length; i += 10) {
       const chunk = markets.slice(i, i + 10)
-      const items: BatchItem[] = chunk.map((m) => ({ type: 'cancelAll', market_id: String(m) }))
       try {
-        const r = await ctx.submitter.submit({
-          account: owner as Address,
-          signer: signer.ref,
-          agentEpoch: signer.agentEpoch,
-          action: items.length === 1 ? items[0]! : { type: 'batch', items },
-          summary: `emergency cancel-all in markets ${chunk.join(', ')} (${short(owner)})`,
-        })
-        out.writes.push({ markets: chunk, outcome: outcomeOf(r), leaves: r.leaves })
+        const r = requireSubmitted(await run(cancelAllWrite(ctx, owner, chunk, (m) => `emergency cancel-all in markets ${m} (${short(owner)})`)))
+        out.writes.push({ markets: chunk, outcome: r.outcome, leaves: r.leaves })
         for (const m of chunk) cancelled.add(m)
       } catch (e) {
         if (!(e instanceof DeskError)) throw e

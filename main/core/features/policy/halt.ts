@@ -4,12 +4,15 @@ import { DeskError } from '../../errors/desk-error'
 import type { Journal } from '../../journal'
 import type { PolicyBook } from '../../policy'
 import { unlockedWriteSide, type SessionSource, type WriteAccess } from '../../session'
+import type { WritePipeline } from '../../writes'
 import { emergencyCancelAll } from '../orders'
 
 export interface HaltDeps extends WriteAccess {
   sessions: SessionSource
   journal: Journal
   policy: PolicyBook
+  /** The halt's cancels are writes like any other: they walk the write pipeline (open while halted). */
+  pipeline: WritePipeline
   /** Every account in the vault (with its name and whether it has an owner key). */
   accounts(): { address: string; label: string; watchOnly: boolean }[]
 }
@@ -39,7 +42,7 @@ export async function haltAll(d: HaltDeps): Promise<HaltResult> {
     const base = { account: a.address as Address, label: a.label }
     if (!ctx) return { ...base, verifiedZero: false, cancelledMarkets: [], remaining: [], error: ctxError }
     try {
-      const r = await emergencyCancelAll(ctx, { account: a.address })
+      const r = await emergencyCancelAll(ctx, d.pipeline.run, { account: a.address })
       const failure = r.failures[0]
       const zero = r.remaining.length === 0
       return {

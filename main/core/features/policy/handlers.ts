@@ -53,7 +53,7 @@ export function policyHandlers(d: PolicyDeps): Pick<HandlerTable, PolicyChannels
       const w = await unlockedWriteSide(d)
       const read = async () => agentsFor(await d.sessions.current(), d.keys).slots(owner, 'operator')
       for (const s of (await w.ctx.reads.agents(owner)).filter((x) => x.agent !== null)) {
-        await revokeAgent(w.ctx, { owner, slot: s.slotId })
+        await revokeAgent(w.ctx, d.pipeline.run, { owner, slot: s.slotId })
       }
       return read()
     },

@@ -3,13 +3,14 @@ import { DeskError } from '../../errors/desk-error'
 import type { SettleAction, RepayAction } from '../../wire'
 import { parseDecimal } from '../../money/decimal'
 import type { AssetInfo } from '../../session/account-reads'
-import { checkAddress, fmt, outcomeOf, parsePositiveAmount, requireOwnerKey, resolveAsset, short, type WriteContext, type WriteOutcome } from '../../session/write-context'
+import { checkAddress, fmt, parsePositiveAmount, requireOwnerKey, resolveAsset, short, type WriteContext } from '../../session/write-context'
+import type { DescribedWrite, WriteSpec } from '../../writes'
 
 /**
  * Settle (credit account -> balance-mode cash account, out of a long position) and repay
  * (balance-mode account -> credit account's short). Both are validated against the service's
  * rules before anything is signed, previewed on both accounts, then submitted through the
- * journal; an unknown outcome is reconciled by cloid.
+ * write pipeline (core/writes); an unknown outcome is reconciled by cloid.
  */
 export interface SettleRequest {
   /** The credit account (signer, owner key). */
@@ -133,44 +134,51 @@ export async function previewRepay(ctx: WriteContext, req: RepayRequest): Promis
   }
 }
 
-export interface SettleRepayResult {
-  preview: TransferPreview
-  outcome: WriteOutcome
-}
-
 /**
- * Signs a previewed settle or repay with the owner key of its `from` account (after the vault's
- * confirmation gate) and submits it; the two differ only in the action type and counterparty field.
+ * A previewed settle or repay as the write pipeline takes it: signed with the owner key of its
+ * `from` account (after the vault's confirmation gate); the two differ only in the action type
+ * and counterparty field.
  */
-async function submitPreviewed(ctx: WriteContext, preview: TransferPreview, cloid: string | undefined, role: string): Promise<SettleRepayResult> {
+export function describeSettleRepay(ctx: WriteContext, preview: TransferPreview, cloid: string | undefined): DescribedWrite<TransferPreview> {
   const from = preview.from as Address
-  requireOwnerKey(ctx, from, role)
+  requireOwnerKey(ctx, from, preview.kind === 'settle' ? 'credit account' : 'paying account')
   const common = { asset_id: String(preview.asset.assetId), amount: preview.amountAtoms, ...(cloid ? { cloid } : {}) }
   const action = (preview.kind === 'settle' ? { type: 'settle', ...common, cash_account: preview.to } : { type: 'repay', ...common, margin_account: preview.to }) as SettleAction | RepayAction
   const verb = preview.kind === 'settle' ? 'Settle' : 'Repay'
-  const r = await ctx.submitter.submit({
+  const title = `${verb} ${preview.amount} ${preview.asset.symbol}`
+  const lines = previewLines(preview)
+  return {
     account: from,
-    signer: { owner: from, role: 'owner' },
-    action,
-    summary: `${preview.kind} ${preview.amount} ${preview.asset.symbol} from ${short(preview.from)} to ${short(preview.to)}`,
-    intent: {
-      action: preview.kind,
-      title: `${verb} ${preview.amount} ${preview.asset.symbol}`,
-      summary: previewLines(preview),
-      details: { counterparty: { name: '', address: preview.to }, amount: { units: preview.amount, symbol: preview.asset.symbol, usd: null }, fees: [] },
+    title,
+    preview: lines,
+    moves: { assetId: preview.asset.assetId, atoms: BigInt(preview.amountAtoms) },
+    feature: preview,
+    signing: {
+      channel: 'trade',
+      request: {
+        account: from,
+        signer: { owner: from, role: 'owner' },
+        action,
+        summary: `${preview.kind} ${preview.amount} ${preview.asset.symbol} from ${short(preview.from)} to ${short(preview.to)}`,
+        intent: {
+          action: preview.kind,
+          title,
+          summary: lines,
+          details: { counterparty: { name: '', address: preview.to }, amount: { units: preview.amount, symbol: preview.asset.symbol, usd: null }, fees: [] },
+        },
+      },
     },
-  })
-  return { preview, outcome: outcomeOf(r) }
+  }
 }
 
-/** Validates, previews, asks the operator (vault gate), signs with the credit account's owner key and submits. */
-export async function settle(ctx: WriteContext, req: SettleRequest): Promise<SettleRepayResult> {
-  return submitPreviewed(ctx, await previewSettle(ctx, req), req.cloid, 'credit account')
+/** Settle as a pipeline write: validated and previewed, then signed by the credit account's owner key. */
+export function settleWrite(req: SettleRequest): WriteSpec<TransferPreview> {
+  return { kind: 'settle', describe: async (w) => describeSettleRepay(w.ctx, await previewSettle(w.ctx, req), req.cloid) }
 }
 
 /** The same for repay, signed by the paying balance-mode account. */
-export async function repay(ctx: WriteContext, req: RepayRequest): Promise<SettleRepayResult> {
-  return submitPreviewed(ctx, await previewRepay(ctx, req), req.cloid, 'paying account')
+export function repayWrite(req: RepayRequest): WriteSpec<TransferPreview> {
+  return { kind: 'repay', describe: async (w) => describeSettleRepay(w.ctx, await previewRepay(w.ctx, req), req.cloid) }
 }
 
 /** The lines the confirmation gate shows: exactly what is signed and its predicted effect. */

@@ -2,10 +2,10 @@ import type { Address, PreviewView } from '../../../contract/types'
 import { DeskError } from '../../errors/desk-error'
 import type { Journal } from '../../journal'
 import type { HandlerTable } from '../../ipc/dispatch'
-import { guardTransfer, guardWithdraw, guardWrite, type PolicyBook } from '../../policy'
+import { guardTransfer, guardWithdraw, type PolicyBook } from '../../policy'
 import { fmt, unlockedWriteSide, withDataAge, type WriteAccess } from '../../session'
-import { writeOutcomeView } from '../journal'
-import { activateFor, previewTransfer, transfer, withdraw } from './transfers.service'
+import type { WritePipeline } from '../../writes'
+import { activationWrite, previewTransfer, transferWrite, withdrawWrite } from './transfers.service'
 import { previewWithdraw } from './withdraw-preview'
 
 export type TransfersChannels = 'transfer.preview' | 'transfer.submit' | 'withdraw.preview' | 'withdraw.submit' | 'activate.submit'
@@ -14,6 +14,8 @@ export interface TransfersDeps extends WriteAccess {
   journal: Journal
   /** The operator's guardrails: every write asks it before anything is signed. */
   policy: PolicyBook
+  /** Every write walks it: guardrails, the decision step, signing, journal, send. */
+  pipeline: WritePipeline
   /** the operator's name for an account ('' when it has none) */
   label(address: string): string
 }
@@ -42,12 +44,7 @@ export function transfersHandlers(d: TransfersDeps): Pick<HandlerTable, Transfer
         warnings: [...policy, ...p.warnings.map((x) => `${d.label(p.from) || p.from} has ${x}`)],
       })
     },
-    'transfer.submit': async (a) => {
-      const w = await unlockedWriteSide(d)
-      await guardTransfer(d, w.ctx, { to: a.to, assetId: a.assetId, amount: a.amount })
-      const r = await transfer(w.ctx, { from: a.from, to: a.to, asset: a.assetId, amount: a.amount, ...(a.cloid ? { cloid: a.cloid } : {}) })
-      return writeOutcomeView(d.journal, r.outcome)
-    },
+    'transfer.submit': async (a) => d.pipeline.view(await d.pipeline.run(transferWrite({ from: a.from, to: a.to, asset: a.assetId, amount: a.amount, ...(a.cloid ? { cloid: a.cloid } : {}) }))),
     'withdraw.preview': async (a): Promise<PreviewView> => {
       const w = await unlockedWriteSide(d)
       const p = await previewWithdraw(w.ctx, { account: a.account, asset: a.assetId, amount: a.amount, dstChainId: a.dstChainId, dstAddress: a.dstAddress })
@@ -72,17 +69,8 @@ export function transfersHandlers(d: TransfersDeps): Pick<HandlerTable, Transfer
         warnings: [...policy, ...p.warnings.map((x) => `${d.label(p.account) || p.account}: ${x}`)],
       })
     },
-    'withdraw.submit': async (a) => {
-      const w = await unlockedWriteSide(d)
-      await guardWithdraw(d, w.ctx, { assetId: a.assetId, amount: a.amount, dstAddress: a.dstAddress, dstChainId: a.dstChainId })
-      const r = await withdraw(w.ctx, { account: a.account, asset: a.assetId, amount: a.amount, dstChainId: a.dstChainId, dstAddress: a.dstAddress, ...(a.cloid ? { cloid: a.cloid } : {}) })
-      return writeOutcomeView(d.journal, r.outcome)
-    },
-    'activate.submit': async (a) => {
-      const w = await unlockedWriteSide(d)
-      await guardWrite(d, 'the account activation')
-      const r = await activateFor(w.ctx, { from: a.account, target: a.target, asset: a.feeAssetId, ...(a.cloid ? { cloid: a.cloid } : {}) })
-      return writeOutcomeView(d.journal, r.outcome)
-    },
+    'withdraw.submit': async (a) =>
+      d.pipeline.view(await d.pipeline.run(withdrawWrite({ account: a.account, asset: a.assetId, amount: a.amount, dstChainId: a.dstChainId, dstAddress: a.dstAddress, ...(a.cloid ? { cloid: a.cloid } : {}) }))),
+    'activate.submit': async (a) => d.pipeline.view(await d.pipeline.run(activationWrite({ from: a.account, target: a.target, asset: a.feeAssetId, ...(a.cloid ? { cloid: a.cloid } : {}) }))),
   }
 }

@@ -3,12 +3,15 @@ import { DeskError } from '../../errors/desk-error'
 import { formatAmount } from '../../../contract/format'
 import { parseDecimal } from '../../money/decimal'
 import type { ActivateForAction, TransferAction, WithdrawAction } from '../../wire'
-import { checkAddress, fmt, outcomeOf, parsePositiveAmount, requireOwnerKey, resolveAsset, short, type WriteContext, type WriteOutcome } from '../../session/write-context'
+import type { SubmitRequest } from '../../exchange/trade/submitter'
+import { checkAddress, fmt, parsePositiveAmount, requireOwnerKey, resolveAsset, short, type WriteContext } from '../../session/write-context'
+import type { DescribedWrite, WriteSpec } from '../../writes'
 
 /**
  * Owner-key value moves on the trading service: transfers between balance-mode accounts,
  * withdraws (with a business nonce persisted like the envelope nonce) and `activateFor`.
- * Each is checked against the service's rules before the operator is asked to sign.
+ * Each is checked against the service's rules before the operator is asked to sign; the write
+ * pipeline (core/writes) runs the guardrails, the decision, signing and the send.
  */
 
 async function available(ctx: WriteContext, account: string, assetId: number, decimals: number): Promise<bigint> {
@@ -30,33 +33,48 @@ export interface TransferRequest {
   cloid?: string
 }
 
-export async function transfer(ctx: WriteContext, req: TransferRequest): Promise<{ outcome: WriteOutcome; amountAtoms: string }> {
-  const from = checkAddress(req.from, 'from')
-  const to = checkAddress(req.to, 'to')
-  if (from === to) throw new DeskError('TransferToSelf', 'a transfer needs two different accounts')
-  if (/^0x0{40}$/.test(to)) throw new DeskError('InvalidTransfer', 'the zero address cannot receive a transfer')
-  const asset = await resolveAsset(ctx.reads, req.asset)
-  const amount = parsePositiveAmount(req.amount, asset.decimals)
-  await requireBalanceMode(ctx, from, 'sender')
-  await requireBalanceMode(ctx, to, 'recipient')
-  const avail = await available(ctx, from, asset.assetId, asset.decimals)
-  if (amount > avail) throw new DeskError('InsufficientSpotBalance', `${from} has ${formatAmount(avail, asset)} available`, { available: fmt(avail, asset.decimals) })
-  requireOwnerKey(ctx, from, 'sender')
-  const display = fmt(amount, asset.decimals)
-  const action = { type: 'transfer', to, asset_id: String(asset.assetId), amount: amount.toString(), ...(req.cloid ? { cloid: req.cloid } : {}) } as TransferAction
-  const r = await ctx.submitter.submit({
-    account: from,
-    signer: { owner: from, role: 'owner' },
-    action,
-    summary: `transfer ${display} ${asset.symbol} ${short(from)} -> ${short(to)}`,
-    intent: {
-      action: 'transfer',
-      title: `Transfer ${display} ${asset.symbol}`,
-      summary: [`transfer ${display} ${asset.symbol}`, `from ${from}, signed by its owner key`, `to   ${to}`, `available after: ${formatAmount(avail - amount, asset)}`],
-      details: { counterparty: { name: '', address: to }, amount: { units: display, symbol: asset.symbol, usd: null }, fees: [] },
+/** A transfer as the write pipeline takes it: checked against the service's rules, signed by the sender's owner key. */
+export function transferWrite(req: TransferRequest): WriteSpec<{ amountAtoms: string }> {
+  return {
+    kind: 'transfer',
+    guard: { transfer: { to: req.to, assetId: req.asset, amount: req.amount } },
+    describe: async (w) => {
+      const ctx = w.ctx
+      const from = checkAddress(req.from, 'from')
+      const to = checkAddress(req.to, 'to')
+      if (from === to) throw new DeskError('TransferToSelf', 'a transfer needs two different accounts')
+      if (/^0x0{40}$/.test(to)) throw new DeskError('InvalidTransfer', 'the zero address cannot receive a transfer')
+      const asset = await resolveAsset(ctx.reads, req.asset)
+      const amount = parsePositiveAmount(req.amount, asset.decimals)
+      await requireBalanceMode(ctx, from, 'sender')
+      await requireBalanceMode(ctx, to, 'recipient')
+      const avail = await available(ctx, from, asset.assetId, asset.decimals)
+      if (amount > avail) throw new DeskError('InsufficientSpotBalance', `${from} has ${formatAmount(avail, asset)} available`, { available: fmt(avail, asset.decimals) })
+      requireOwnerKey(ctx, from, 'sender')
+      const display = fmt(amount, asset.decimals)
+      const action = { type: 'transfer', to, asset_id: String(asset.assetId), amount: amount.toString(), ...(req.cloid ? { cloid: req.cloid } : {}) } as TransferAction
+      const title = `Transfer ${display} ${asset.symbol}`
+      const lines = [`transfer ${display} ${asset.symbol}`, `from ${from}, signed by its owner key`, `to   ${to}`, `available after: ${formatAmount(avail - amount, asset)}`]
+      return {
+        account: from,
+        title,
+        preview: lines,
+        moves: { assetId: asset.assetId, atoms: amount },
+        destination: { address: to },
+        feature: { amountAtoms: amount.toString() },
+        signing: {
+          channel: 'trade',
+          request: {
+            account: from,
+            signer: { owner: from, role: 'owner' },
+            action,
+            summary: `transfer ${display} ${asset.symbol} ${short(from)} -> ${short(to)}`,
+            intent: { action: 'transfer', title, summary: lines, details: { counterparty: { name: '', address: to }, amount: { units: display, symbol: asset.symbol, usd: null }, fees: [] } },
+          },
+        },
+      }
     },
-  })
-  return { outcome: outcomeOf(r), amountAtoms: amount.toString() }
+  }
 }
 
 export interface WithdrawRequest {
@@ -68,7 +86,12 @@ export interface WithdrawRequest {
   cloid?: string
 }
 
-export async function withdraw(ctx: WriteContext, req: WithdrawRequest): Promise<{ outcome: WriteOutcome; withdrawNonce: string | null; feeAtoms: string }> {
+/** A withdrawal as the write pipeline takes it: checked against the service's rules, its business nonce allocated at signing. */
+export function withdrawWrite(req: WithdrawRequest): WriteSpec<{ feeAtoms: string }> {
+  return { kind: 'withdraw', guard: { withdraw: { assetId: req.asset, amount: req.amount, dstAddress: req.dstAddress, dstChainId: String(req.dstChainId) } }, describe: (w) => describeWithdraw(w.ctx, req) }
+}
+
+async function describeWithdraw(ctx: WriteContext, req: WithdrawRequest): Promise<DescribedWrite<{ feeAtoms: string }>> {
   const account = checkAddress(req.account, 'account')
   const dst = checkAddress(req.dstAddress, 'destination address')
   const chain = String(req.dstChainId)
@@ -95,7 +118,8 @@ export async function withdraw(ctx: WriteContext, req: WithdrawRequest): Promise
     withdraw_nonce: '0', // replaced by the submitter with a persisted business nonce
     ...(req.cloid ? { cloid: req.cloid } : {}),
   } as WithdrawAction
-  const r = await ctx.submitter.submit({
+  const title = `Withdraw ${display} ${asset.symbol}`
+  const request: SubmitRequest = {
     account,
     signer: { owner: account, role: 'owner' },
     action,
@@ -103,7 +127,7 @@ export async function withdraw(ctx: WriteContext, req: WithdrawRequest): Promise
     summary: `withdraw ${display} ${asset.symbol} to ${short(dst)} on chain ${chain}`,
     intent: {
       action: 'withdraw',
-      title: `Withdraw ${display} ${asset.symbol}`,
+      title,
       summary: [
         `withdraw ${display} ${asset.symbol} from ${account}, signed by its owner key`,
         `to ${dst} on chain ${chain}`,
@@ -115,15 +139,28 @@ export async function withdraw(ctx: WriteContext, req: WithdrawRequest): Promise
         fees: [{ label: 'withdraw fee (recorded, not deducted)', units: fmt(asset.withdrawFeeAtoms, asset.decimals), symbol: asset.symbol, usd: null }],
       },
     },
-  })
-  return { outcome: outcomeOf(r), withdrawNonce: r.submission.businessNonce, feeAtoms: asset.withdrawFeeAtoms.toString() }
+  }
+  return {
+    account,
+    title,
+    preview: request.intent!.summary,
+    moves: { assetId: asset.assetId, atoms: amount },
+    destination: { address: dst, chainId: chain },
+    feature: { feeAtoms: asset.withdrawFeeAtoms.toString() },
+    signing: { channel: 'trade', request },
+  }
 }
 
 /** The protocol's activation fee: exactly 1.0 unit of asset 1 or 2 (8 decimals). */
 export const ACTIVATION_FEE_ATOMS = 100_000_000n
 export const ACTIVATION_FEE_ASSETS = [1, 2] as const
 
-export async function activateFor(ctx: WriteContext, req: { from: string; target: string; asset: string | number; cloid?: string }): Promise<{ outcome: WriteOutcome }> {
+/** `activateFor` as the write pipeline takes it: the payer's owner key pays the 1.0 fee to create `target`. */
+export function activationWrite(req: { from: string; target: string; asset: string | number; cloid?: string }): WriteSpec {
+  return { kind: 'activation', describe: (w) => describeActivation(w.ctx, req) }
+}
+
+async function describeActivation(ctx: WriteContext, req: { from: string; target: string; asset: string | number; cloid?: string }): Promise<DescribedWrite> {
   const from = checkAddress(req.from, 'from') as Address
   const target = checkAddress(req.target, 'target') as Address
   if (/^0x0{40}$/.test(target)) throw new DeskError('InvalidAccountActivation', 'the zero address cannot be activated')
@@ -137,14 +174,20 @@ export async function activateFor(ctx: WriteContext, req: { from: string; target
   if (avail < ACTIVATION_FEE_ATOMS) throw new DeskError('InsufficientSpotBalance', `the activation fee is 1.0 ${asset.symbol}; ${from} has ${fmt(avail, asset.decimals)}`)
   requireOwnerKey(ctx, from, 'paying account')
   const action = { type: 'activateFor', asset_id: String(asset.assetId), target_address: target, ...(req.cloid ? { cloid: req.cloid } : {}) } as ActivateForAction
-  const r = await ctx.submitter.submit({
+  const title = `Activate ${target}`
+  const lines = [`create the account ${target}`, `fee: 1.0 ${asset.symbol} from ${from}`]
+  return {
     account: from,
-    signer: { owner: from, role: 'owner' },
-    action,
-    summary: `activate ${short(target)} paying 1.0 ${asset.symbol}`,
-    intent: { action: 'activateFor', title: `Activate ${target}`, summary: [`create the account ${target}`, `fee: 1.0 ${asset.symbol} from ${from}`] },
-  })
-  return { outcome: outcomeOf(r) }
+    title,
+    preview: lines,
+    moves: { assetId: asset.assetId, atoms: ACTIVATION_FEE_ATOMS },
+    destination: { address: target },
+    feature: undefined,
+    signing: {
+      channel: 'trade',
+      request: { account: from, signer: { owner: from, role: 'owner' }, action, summary: `activate ${short(target)} paying 1.0 ${asset.symbol}`, intent: { action: 'activateFor', title, summary: lines } },
+    },
+  }
 }
 
 export interface TransferPreviewData {
