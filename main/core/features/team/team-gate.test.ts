@@ -12,7 +12,12 @@ import { startPostgres, type PostgresHandle } from '../../../testing/postgres'
 import { TeamErrors, TeamStore, entryDigest, lifecycleEntry, rosterEntry, signedEntry, toStoredRow, verifyStore, type SignedEntry } from '../../team'
 import { ChainBuilder, asMember, operator, type Operator } from '../../team/testing/team-fixture'
 import type { SignedWrite, WriteIntent } from '../../writes/decision'
+import { promises as fs } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Vault, vaultPath } from '../../vault'
 import { TeamGate } from './team-gate'
+import { vaultTeamSigner } from './vault-signer'
 
 let db: PostgresHandle
 const stores: TeamStore[] = []
@@ -251,6 +256,33 @@ describe('TeamGate: proposal, approvals, execution', () => {
     await winner.settled(intent, { state: 'reconciled', finalStatus: 'ok', code: null })
     expect(await loser.takeOver(id)).toMatchObject({ body: writes[won]!.body, nonce: writes[won]!.nonce })
     expect(await loser.signedBytesFor(id)).toMatchObject({ body: writes[won]!.body })
+  })
+
+  it('takes approvals from an identity key held in the vault, and a rejection (reason required) ends the proposal', async () => {
+    const dir = await fs.mkdtemp(join(tmpdir(), 'team-gate-vault-'))
+    try {
+      const vault = await Vault.create({ path: vaultPath(dir), passphrase: 'correct horse battery staple', scrypt: { n: 1024, r: 8, p: 1 }, autoLockMs: null })
+      const eveKey = await vault.createIdentityKey()
+      const state = (await verifyStore(store)).state
+      await store.append(await signedEntry(team.teamId, rosterEntry(state, [{ op: 'add', address: eveKey, name: 'eve', roles: ['approver'] }]), [ann]))
+      const eveDesk = new TeamGate({ store: await openStore(), operator: vaultTeamSigner(vault), deskId: 'eve-desk', now: () => clock })
+      const [danDesk, bobDesk] = await Promise.all([desk(dan), desk(bob)])
+      const first = await proposed(danDesk)
+      await bobDesk.approve(first.id)
+      await eveDesk.approve(first.id)
+      expect(await danDesk.decide(first.intent)).toEqual({ verdict: 'allow', proposalId: first.id })
+
+      const second = await proposed(danDesk)
+      await expect(eveDesk.reject(second.id, '  ')).rejects.toMatchObject({ code: TeamErrors.refused, message: expect.stringMatching(/needs a reason/) })
+      await eveDesk.reject(second.id, 'destination not in the treasury plan')
+      await expect(bobDesk.approve(second.id)).rejects.toMatchObject({ code: TeamErrors.refused, message: expect.stringMatching(/was rejected/) })
+      expect(await danDesk.decide(second.intent)).toMatchObject({ verdict: 'block', code: 'TeamProposalRejected', reason: expect.stringMatching(/destination not in the treasury plan/) })
+      const third = await proposed(danDesk)
+      vault.lock() // the identity key signs only while the vault is unlocked
+      await expect(eveDesk.approve(third.id)).rejects.toMatchObject({ code: 'VaultLocked' })
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true })
+    }
   })
 
   it('says TeamStoreUnreachable when the database stops mid-approval, loses nothing, and carries on after restart', async () => {
