@@ -195,13 +195,17 @@ function earnDriver(core: Awaited<ReturnType<typeof openCore>>): { tick(): Promi
 /** The child: the core over the prepared data dir, unlocked, overview push on; reports memory and resources. */
 async function child(dataDir: string, urls: SandboxUrls, fillUsers: string[]): Promise<void> {
   trackEmitters()
+  const stage = (what: string) => process.env.SOAK_DEBUG && process.stderr.write(`soak child ${new Date().toISOString()}: ${what}\n`)
   const core = await openCore(dataDir, urls, 5000)
+  stage('core open')
   await call(core, 'vault.unlock', { passphrase: BENCH_PASSPHRASE })
+  stage('unlocked')
   let pushes = 0
   core.events.subscribe((event) => {
     if (event === 'state.overview') pushes++
   })
   await call(core, 'portfolio.overview')
+  stage('first overview')
   // Bench-only introspection: the hub keeps its subscribers in a private set.
   const hubSize = () => (core.events as unknown as { listeners: Set<unknown> }).listeners.size
   const earn = earnDriver(core)
@@ -214,7 +218,7 @@ async function child(dataDir: string, urls: SandboxUrls, fillUsers: string[]): P
       for (const f of d?.fills ?? []) got.set(f.tid, { tid: f.tid, px: f.price, sz: f.size, side: f.side ?? '' })
     }
   }
-  await readFills()
+  void readFills()
   const t0 = Date.now()
   const report = () => {
     // A full collection before each sample: what is left is what the core holds on to, so the
