@@ -398,7 +398,7 @@ export class StreamPool {
    * started) for `users` (default: every account) and adds the missing ones, deduplicated on
    * (user, tid). Returns how many were new.
    */
-  async reconcileFills(users?: readonly string[]): Promise<number> {
+  async reconcileFills(users?: readonly string[], lane: 'reconcile' | 'background' = 'reconcile'): Promise<number> {
     const info = this.opts.info
     if (!info) return 0
     let added = 0
@@ -408,7 +408,7 @@ export class StreamPool {
       // behind a later one that did arrive.
       const since = this.verifiedThrough.get(user) ?? this.startedAt - 5 * 60_000
       const issuedAt = this.clock.now()
-      const fills = await info.allFillsSince(user, Math.max(0, since), { lane: 'reconcile' })
+      const fills = await info.allFillsSince(user, Math.max(0, since), { lane })
       this.fillsCheckedAt.set(user, issuedAt)
       added += this.addFills(user, fills.map((f) => fromInfoFill(user, f)))
       const newest = fills.reduce((m, f) => Math.max(m, f.time), since)
@@ -446,7 +446,7 @@ export class StreamPool {
           break
         }
         case 'userFills':
-          await this.reconcileFills([s.user])
+          await this.reconcileFills([s.user], lane)
           break
       }
     }
