@@ -38,6 +38,32 @@ const USER = '0x00000000000000000000000000000000000000aa'
 const client = () => new InfoClient({ baseUrl, scheduler: new RateScheduler({ ratePerSec: 1000 }) })
 
 describe('InfoClient', () => {
+  it('the same read asked again while one waits for the budget shares its answer; one asked after it started gets its own', async () => {
+    handler = () => ({ text: '{"agents":[{"slot_id":0,"agent":null,"epoch":null}]}' })
+    const scheduler = new RateScheduler({ ratePerSec: 1000, burst: 1 })
+    const c = new InfoClient({ baseUrl, scheduler })
+    // One slow read holds the only token, so the next ones queue behind it.
+    let release!: () => void
+    const hold = scheduler.run('operator', () => new Promise<void>((r) => (release = r)))
+    const a = c.userAgents({ user: USER }, { lane: 'operator' })
+    const b = c.userAgents({ user: USER }, { lane: 'operator' })
+    const other = c.userAgents({ user: USER.replace('aa', 'bb') }, { lane: 'operator' })
+    const inWriteLane = c.userAgents({ user: USER }, { lane: 'write' })
+    await new Promise((r) => setImmediate(r))
+    release()
+    await hold
+    const [ra, rb] = await Promise.all([a, b, other, inWriteLane])
+    expect(ra).toEqual(rb)
+    expect(ra).not.toBe(rb)
+    expect(seen.map((x) => [x.type, x.user])).toEqual([
+      ['userAgents', USER],
+      ['userAgents', USER],
+      ['userAgents', USER.replace('aa', 'bb')],
+    ])
+    await c.userAgents({ user: USER }, { lane: 'operator' })
+    expect(seen).toHaveLength(4)
+  })
+
   it('has one typed call per /info type of the spec', () => {
     const c = client() as unknown as Record<string, unknown>
     const types = (Object.values(T) as unknown[])

@@ -55,6 +55,12 @@ export class InfoClient {
   private readonly transientRetries: number
   private readonly maxResponseBytes: number
   readonly scheduler: RateScheduler
+  /**
+   * Reads queued and not started yet, by lane and exact body: the same read asked again while
+   * one waits for its turn shares that one's answer (still read after the ask), so a backed-up
+   * lane holds each distinct read once instead of a refresh's every repeat.
+   */
+  private readonly waiting = new Map<string, Promise<unknown>>()
 
   constructor(opts: InfoClientOptions) {
     this.url = opts.baseUrl.replace(/\/+$/, '') + '/info'
@@ -83,7 +89,7 @@ export class InfoClient {
     let transient = 0
     for (;;) {
       try {
-        const raw = await this.scheduler.run(lane, () => this.post(def.type, body), def.type)
+        const raw = await (rateLimited + transient === 0 ? this.shared(lane, def.type, body) : this.scheduler.run(lane, () => this.post(def.type, body), def.type))
         return this.validate(def, raw) as InfoResult<D>
       } catch (e) {
         if (!(e instanceof InfoError)) throw e
@@ -99,6 +105,28 @@ export class InfoClient {
         throw e
       }
     }
+  }
+
+  /** One request for every identical read asked while it waits for the budget (see `waiting`). */
+  private shared(lane: Lane, infoType: string, body: string): Promise<unknown> {
+    const key = `${lane} ${body}`
+    const queued = this.waiting.get(key)
+    if (queued) return queued
+    const p: Promise<unknown> = this.scheduler.run(
+      lane,
+      () => {
+        // Started: a read asked from now on needs an answer sent after it, so it queues its own.
+        if (this.waiting.get(key) === p) this.waiting.delete(key)
+        return this.post(infoType, body)
+      },
+      infoType,
+    )
+    this.waiting.set(key, p)
+    const forget = () => {
+      if (this.waiting.get(key) === p) this.waiting.delete(key)
+    }
+    p.then(forget, forget)
+    return p
   }
 
   private async post(infoType: string, body: string): Promise<unknown> {
