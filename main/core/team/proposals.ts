@@ -245,7 +245,6 @@ export function applyLifecycleEntry(s: LifecycleState, kind: ProposalEntryKind, 
       if (!quorumMet(p, roster)) bad(`signed without its quorum: ${countingApprovals(p, roster).length} of ${p.needs.count} approvals count`)
       const body = str(payload, 'body', 100_000)
       const nonce = str(payload, 'nonce', 40)
-      if (!body.includes(p.cloid)) bad('the signed body does not carry the proposal\'s cloid')
       return { ...p, signed: { by: signer, body, nonce, seq, at } }
     }
     case 'outcome': {

@@ -120,6 +120,7 @@ describe('TeamGate: proposal, approvals, execution', () => {
   it('turns a large withdrawal into a proposal, allows it once two approvers signed, stores the bytes before sending, and records the outcome', async () => {
     const [danDesk, bobDesk, catDesk] = await Promise.all([desk(dan), desk(bob), desk(cat)])
     expect(await danDesk.decide(withdrawal({ usdAtoms: 999_99999999n }))).toEqual({ verdict: 'allow' }) // the small rule
+    expect(await danDesk.decide(withdrawal({ cloid: '' }))).toMatchObject({ verdict: 'block', code: TeamErrors.refused, reason: expect.stringMatching(/no cloid/) })
     const { intent, id } = await proposed(danDesk)
     expect(await danDesk.decide(intent)).toMatchObject({ verdict: 'propose', proposalId: id, needs: '0 of 2 approval(s) from approver' })
     await bobDesk.approve(id)

@@ -28,6 +28,7 @@ import {
   type ActionKind,
   type OutcomeState,
   type Proposal,
+  type ProposalBody,
   type ProposalEntryKind,
   type SignedEntry,
   type TeamSigner,
@@ -152,7 +153,7 @@ export class TeamGate implements WriteGate {
 
   async decide(intent: WriteIntent): Promise<WriteDecision> {
     const state = await this.sync()
-    const existing = this.proposalFor(state, intent.cloid)
+    const existing = intent.cloid === '' ? undefined : this.proposalFor(state, intent.cloid)
     if (existing) return this.decideExisting(state, existing, intent)
     if (!ACTION_KINDS.includes(intent.kind as ActionKind)) return block(TeamErrors.refused, `the team policy has no action kind ${intent.kind}`)
     if (!state.policy) return block('TeamPolicyBlocks', 'the team has no policy yet: every write is blocked')
@@ -161,6 +162,14 @@ export class TeamGate implements WriteGate {
     const d = evaluate(state.policy.rules, { kind: intent.kind as ActionKind, account: intent.account, usd: intent.usdAtoms ?? 0n, windowUsd, destination })
     if (d.effect === 'allow') return { verdict: 'allow' }
     if (d.effect === 'block') return block('TeamPolicyBlocks', d.rule ? `team policy rule ${d.rule} blocks this write` : 'no team policy rule allows this write')
+    // Approval happens later, so the approved write must be recognisable when it comes back: by its cloid.
+    if (intent.cloid === '') return block(TeamErrors.refused, `rule ${d.rule} needs approvals, but this write carries no cloid to match it when approved`)
+    let action: ProposalBody['action']
+    try {
+      action = JSON.parse(canonicalJson(intent.action))
+    } catch (e) {
+      return block(TeamErrors.refused, `this write cannot be proposed: ${(e as Error).message}`)
+    }
     const at = this.now()
     const policyVersion = state.policy.version
     const body = {
@@ -169,7 +178,7 @@ export class TeamGate implements WriteGate {
       account: intent.account.toLowerCase(),
       signer: intent.signer?.toLowerCase() ?? null,
       kind: intent.kind as ActionKind,
-      action: JSON.parse(canonicalJson(intent.action)),
+      action,
       cloid: intent.cloid,
       title: intent.title,
       preview: [...intent.preview],
@@ -227,7 +236,7 @@ export class TeamGate implements WriteGate {
    */
   async beforeSend(signed: SignedWrite): Promise<void> {
     const state = await this.sync()
-    const p = this.proposalFor(state, signed.intent.cloid)
+    const p = signed.intent.cloid === '' ? undefined : this.proposalFor(state, signed.intent.cloid)
     if (!p) return // allowed by the policy outright: nothing to coordinate
     for (let attempt = 0; ; attempt++) {
       try {
@@ -258,7 +267,7 @@ export class TeamGate implements WriteGate {
 
   async settled(intent: WriteIntent, outcome: { state: string; finalStatus: string | null; code: string | null }): Promise<void> {
     const state = await this.sync()
-    const p = this.proposalFor(state, intent.cloid)
+    const p = intent.cloid === '' ? undefined : this.proposalFor(state, intent.cloid)
     if (!p?.signed) return
     if (!OUTCOME_STATES.includes(outcome.state as OutcomeState) || outcome.state === 'expired') throw refused(`unknown outcome state ${outcome.state}`)
     await this.append('outcome', () => ({ proposal: p.id, state: outcome.state, finalStatus: outcome.finalStatus, code: outcome.code, at: this.now() }))
