@@ -5,12 +5,11 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { AlertView, AssetView, CreditHealthView, OverviewView, PnlReport, PolicyView } from '../../../contract/types'
-import type { TransferPreview } from '../../../core/features/settle-repay'
 import { CliContext } from '../context'
 import type { CliIo } from '../io'
 import { runCli, type CommandGroup } from '../router'
 import { namerFor } from '../support/display'
-import { transferPreviewLines } from '../support/transfer-preview'
+import { transferPreviewLines, type TransferPreview } from '../support/transfer-preview'
 import { earnLines, type EarnOverview } from './earn'
 import { journalListLines } from './journal'
 import { assets } from './markets'
@@ -197,7 +196,7 @@ describe('journal, alerts, policy, earn, pnl, previews', () => {
   })
 
   it('settle preview: both accounts by name, amounts in the asset', () => {
-    const p = {
+    const p: TransferPreview = {
       kind: 'settle',
       from: OPS,
       to: MAIN,
@@ -206,9 +205,8 @@ describe('journal, alerts, policy, earn, pnl, previews', () => {
       amountAtoms: '0',
       creditPosition: { account: OPS, before: '2000', after: '765.5' },
       cashAvailable: { account: MAIN, before: '0', after: '1234.5' },
-      credit: { status: 'active', availableUsdAtoms: null, lastKnownAvailableUsdAtoms: null },
       notes: [],
-    } as TransferPreview
+    }
     expect(transferPreviewLines(p, name)).toEqual([
       'settle 1,234.5 BTC',
       'from Treasury ops (0x2222…2222)',
