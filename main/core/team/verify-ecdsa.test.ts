@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { verifyChain, type StoredRow } from './chain'
 import { entryDigest, entryTypedData, signEntry, unsignedEntry, ZERO_HASH } from './entry'
 import { SignatureVerifier } from './signatures'
-import { KeyTable, verifyWithTable } from './verify-ecdsa'
+import { KeyTable, verifyBatch, verifyWithTable, type BatchItem } from './verify-ecdsa'
 import { asMember, ChainBuilder, operator } from './testing/team-fixture'
 
 const N = secp256k1.CURVE.n
@@ -49,6 +49,16 @@ function tableCheck(a: Author, digest: Hex, signature: Hex): boolean {
   return verifyWithTable(a.table, BigInt(digest), r, s, v === 27 ? 0 : 1)
 }
 
+/** The same case as a batch item, or null when the range, low-s or v checks refuse it before any math. */
+function batchItem(a: Author, digest: Hex, signature: Hex): BatchItem | null {
+  if (!/^0x[0-9a-f]{130}$/i.test(signature)) return null
+  const r = BigInt(`0x${signature.slice(2, 66)}`)
+  const s = BigInt(`0x${signature.slice(66, 130)}`)
+  const v = parseInt(signature.slice(130), 16)
+  if (r <= 0n || r >= N || s <= 0n || s > N >> 1n || (v !== 27 && v !== 28)) return null
+  return { key: a.table, digest: BigInt(digest), r, s, recovery: v === 27 ? 0 : 1 }
+}
+
 /** Invalid variants of a valid signature: each must be refused by both the reference and the fast path. */
 function mutations(digest: Hex, signature: Hex): { what: string; digest: Hex; signature: Hex }[] {
   const s = BigInt(`0x${signature.slice(66, 130)}`)
@@ -73,9 +83,17 @@ describe('table-based ECDSA check (verify-ecdsa.ts)', () => {
     const [ann, bob] = authors as [Author, Author]
     // edge digests: zero, n (reduces to zero), all ones (above n), plus random ones
     const digests: Hex[] = [`0x${hex32(0n)}`, `0x${hex32(N)}`, `0x${'ff'.repeat(32)}`, ...Array.from({ length: 12 }, randomDigest)]
+    const batch: { item: BatchItem; want: boolean; what: string }[] = []
+    const queue = (a: Author, digest: Hex, signature: Hex, want: boolean, what: string) => {
+      const item = batchItem(a, digest, signature)
+      if (item) batch.push({ item, want, what: `${what}: ${digest} ${signature}` })
+      else expect(want, what).toBe(false)
+    }
     for (const digest of digests) {
       for (const a of authors) {
         const signature = await sign({ hash: digest, privateKey: a.key, to: 'hex' })
+        queue(a, digest, signature, true, 'valid')
+        queue(a === ann ? bob : ann, digest, signature, false, 'wrong key')
         const other = a === ann ? bob : ann
         expect(await reference(digest, a.address, signature), `valid ${digest}`).toBe(true)
         expect(tableCheck(a, digest, signature), `valid ${digest} ${signature}`).toBe(true)
@@ -85,9 +103,14 @@ describe('table-based ECDSA check (verify-ecdsa.ts)', () => {
           const want = await reference(m.digest, a.address, m.signature)
           expect(want, `${m.what}: reference`).toBe(false)
           expect(tableCheck(a, m.digest, m.signature), `${m.what}: ${m.digest} ${m.signature}`).toBe(want)
+          queue(a, m.digest, m.signature, want, m.what)
         }
       }
     }
+    // the batched check, all cases shuffled into one batch, decides each the same way
+    batch.sort(() => Math.random() - 0.5)
+    const got = verifyBatch(batch.map((b) => b.item))
+    batch.forEach((b, i) => expect(got[i], `batch ${b.what}`).toBe(b.want))
   })
 
   it('agrees with noble on scalars whose digits carry into the last window', () => {
