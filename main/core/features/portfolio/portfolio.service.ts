@@ -122,9 +122,11 @@ export class PortfolioService {
     // is trusted for `liveMaxAgeMs` and then re-read through /info.
     if (live && this.deps.pool!.usable(user, 'spotState', live.at, this.deps.liveMaxAgeMs)) {
       atoms = liveAtoms(md, live.value)
-      // Streaming state is as of now; a merely recent one is as of its last frame.
-      fetchedAt = this.deps.pool!.isLive(user, 'spotState', live.at) ? this.now() : live.at
-      source = 'stream'
+      // Streaming state is as of now; a merely recent one (a frame before a reconnect, or a
+      // strict-mode /info refresh) is as of its last update, and is not called live.
+      const streaming = this.deps.pool!.isLive(user, 'spotState', live.at)
+      fetchedAt = streaming ? this.now() : live.at
+      source = streaming ? 'stream' : 'info'
     } else {
       const rows = await this.deps.info.userBalances({ user }, { lane })
       atoms = rows.map((r) => {
@@ -165,7 +167,7 @@ export class PortfolioService {
         pendingJournal,
         fetchedAt: fromLive !== undefined && liveCredit ? this.liveAt(ref.address, 'spotCreditState', liveCredit.at) : this.now(),
         stale: credit ? credit.marksStale : false,
-        source: fromLive !== undefined ? 'live' : 'info',
+        source: fromLive !== undefined && liveCredit && this.deps.pool!.isLive(ref.address, 'spotCreditState', liveCredit.at) ? 'live' : 'info',
       }
       return { row, credit }
     }
