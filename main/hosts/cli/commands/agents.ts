@@ -12,10 +12,13 @@ import { NETWORK_OPTION } from '../support/read-side'
 
 type Slot = AgentSlotView['slot']
 
+const SLOTS = new Map<string, Slot>([['0', 0], ['1', 1], ['2', 2], ['3', 3]])
+
 function ownerSlot(ctx: CliContext): { owner: Address; slot: Slot } {
   const owner = addressArg(ctx.positionals[0]!)
-  if (!/^[0-3]$/.test(ctx.positionals[1] ?? '')) throw new UsageError('SLOT must be 0, 1, 2 or 3')
-  return { owner, slot: Number(ctx.positionals[1]) as Slot }
+  const slot = SLOTS.get(ctx.positionals[1] ?? '')
+  if (slot === undefined) throw new UsageError('SLOT must be 0, 1, 2 or 3')
+  return { owner, slot }
 }
 
 /** The selected network's name (what `agents list` has always named). */

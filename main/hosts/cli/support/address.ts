@@ -11,9 +11,11 @@ export function isHexAddress(text: string): boolean {
   return HEX_ADDRESS.test(text.trim())
 }
 
+const isAddress = (t: string): t is Address => HEX_ADDRESS.test(t)
+
 /** The address, lower-case; anything but 0x and 40 hex digits is InvalidAddress. */
 export function addressArg(text: string): Address {
-  const t = text.trim()
-  if (!HEX_ADDRESS.test(t)) throw new DeskError('InvalidAddress', `"${t.slice(0, 60)}" is not a 20-byte 0x address`)
-  return t.toLowerCase() as Address
+  const t = text.trim().toLowerCase()
+  if (!isAddress(t)) throw new DeskError('InvalidAddress', `"${text.trim().slice(0, 60)}" is not a 20-byte 0x address`)
+  return t
 }
