@@ -98,6 +98,19 @@ export function openCore(dataDir: string, urls: SandboxUrls, overviewRefreshMs?:
   })
 }
 
+/**
+ * Approves every owner-key confirmation the core asks for (as the operator would in the dialog),
+ * with the bench passphrase when one is needed: benches that write through the core headless
+ * would otherwise wait on a prompt nobody answers. Returns the unsubscribe.
+ */
+export function approveConfirmations(core: DeskCore): () => void {
+  return core.events.subscribe((event, payload) => {
+    if (event !== 'confirm.request') return
+    const req = payload as { id: string; needsPassphrase: boolean }
+    void core.dispatch('confirm.respond', { id: req.id, approved: true, ...(req.needsPassphrase ? { passphrase: BENCH_PASSPHRASE } : {}) }, { host: 'test' })
+  })
+}
+
 /** Calls a contract channel on the core, throwing its typed error. */
 export async function call<T>(core: DeskCore, channel: string, args?: unknown): Promise<T> {
   const r = await core.dispatch(channel, args, { host: 'test' })

@@ -9,7 +9,7 @@
  *  - frame to screen: Chromium against the loopback web host; a deposit changes one watched
  *    account's balance; from the sandbox's socket send of the spotState frame carrying it to a
  *    MutationObserver seeing the value in the overview DOM (same machine's wall clock); p99 ≤ 50 ms.
- *  - write confirmation to screen: a transfer from a keyed owner to a watched account, through
+ *  - write confirmation to screen: a transfer between two keyed owners, through
  *    the core; from the journal's `accepted` push (the exchange confirmed it) to the new balance
  *    in the overview DOM; p50 ≤ 1 s.
  *  - main-process RSS: this process holds the core and the web host (as the Electron main process
@@ -25,12 +25,12 @@
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
-import type { OverviewView } from '../main/contract/types'
+import type { AccountDetailView, OverviewView } from '../main/contract/types'
 import { startWebHost } from '../main/hosts/web/server'
-import { devOwner } from '../sandbox/scenario/dev-keys'
+import { DEV_OWNER_LABELS, devOwner } from '../sandbox/scenario/dev-keys'
 import { launchBrowser, repoRoot } from '../e2e/harness'
 import { fromPercentile, fromRuns, fromValue, median, percentile, spreadOf, type Figure } from './judge'
-import { BENCH_PASSPHRASE, call, openCore, prepareDataDirOn, setStrictLimits, type Extra, type SandboxUrls } from './desk-fixture'
+import { approveConfirmations, BENCH_PASSPHRASE, call, openCore, prepareDataDirOn, setStrictLimits, type Extra, type SandboxUrls } from './desk-fixture'
 import { startSandboxProcess, type RemoteSandbox } from './sandbox-child'
 import type { BenchResult } from './types'
 
@@ -219,25 +219,22 @@ async function measureSize(n: number): Promise<SizeResult> {
     let frameEnd = 0n
     try {
       await call(core, 'vault.unlock', { passphrase: BENCH_PASSPHRASE })
+      approveConfirmations(core) // a transfer is an owner-key signature: the bench approves as the operator would
       const accepted: number[] = []
       core.events.subscribe((event, payload) => {
         if (event === 'journal.changed' && (payload as { state?: string }).state === 'accepted') accepted.push(Date.now())
       })
       const frameTarget = extra[0]!
-      const writeTarget = extra[1]!
       const sentAt = sandbox.watch(frameTarget.address)
       const page = await browser.context.newPage()
       await page.goto(web.url)
-      // The table is virtualised: filter it down to the first few bench accounts (both targets).
-      const prefix = frameTarget.label.slice(0, -1)
-      await page.getByRole('textbox', { name: 'Filter accounts', exact: true }).fill(prefix, { timeout: 60_000 })
-      await page.getByRole('link', { name: `Open account ${writeTarget.label}` }).waitFor({ timeout: 60_000 })
+      // The table is virtualised: filter it down to the account whose balance will change.
+      await page.getByRole('textbox', { name: 'Filter accounts', exact: true }).fill(frameTarget.label, { timeout: 60_000 })
+      await page.getByRole('link', { name: `Open account ${frameTarget.label}` }).waitFor({ timeout: 60_000 })
       let frameBalance = 4_999n // 5000 deposited less the 1.0 activation fee
-      let writeBalance = 4_999n
       const rowShows = (label: string, v: bigint) =>
         page.waitForFunction(([l, x]) => [...document.querySelectorAll('[data-testid="overview-table"] tr')].some((r) => r.textContent?.includes(l!) && r.textContent.replace(/[\s,]/g, '').includes(x!)), [label, v.toString()], { timeout: 60_000 })
       await rowShows(frameTarget.label, frameBalance)
-      await rowShows(writeTarget.label, writeBalance)
       await installObserver(page)
       const rss0 = rss.length
       for (let i = 0; i < FRAMES + 3; i++) {
@@ -253,16 +250,23 @@ async function measureSize(n: number): Promise<SizeResult> {
         if (i >= 3) frameToScreen.push(seen - sent) // the first three warm the path
         await sleep(30 + ((i * 37) % 120)) // spread the deposits over the block and coalescing phases
       }
-      // Writes: a transfer of 1 USDC from a keyed owner to the watched target, one at a time.
+      // Writes: a transfer of 1 USDC between two keyed owners (a watch-only destination is not
+      // allowed), one at a time; the destination's row is brought on screen by the filter.
       const from = devOwner(0).address
+      const to = devOwner(2).address
+      const toLabel = DEV_OWNER_LABELS[2]!
+      const detail = await call<AccountDetailView>(core, 'account.detail', { address: to })
+      let writeBalance = BigInt((detail.balances.find((b) => b.assetId === 1)?.available ?? '0').split('.')[0]!)
+      await page.getByRole('textbox', { name: 'Filter accounts', exact: true }).fill(toLabel, { timeout: 60_000 })
+      await rowShows(toLabel, writeBalance)
       for (let i = 0; i < WRITES + 2; i++) {
         writeBalance += 1n
         const key = `w${i}`
-        await want(page, key, writeTarget.label, writeBalance.toString())
+        await want(page, key, toLabel, writeBalance.toString())
         const before = accepted.length
         const t0 = Date.now()
         try {
-          await call(core, 'transfer.submit', { from, to: writeTarget.address, assetId: 1, amount: '1' })
+          await call(core, 'transfer.submit', { from, to, assetId: 1, amount: '1' })
         } catch (e) {
           writeFailures.push(e instanceof Error ? e.message.slice(0, 160) : String(e))
           writeBalance -= 1n
