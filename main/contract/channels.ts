@@ -14,7 +14,6 @@ import type {
   AgentSlotsView,
   AppState,
   AssetView,
-  CliOutput,
   JournalRecordDetail,
   JournalRecordView,
   NetworkListing,
@@ -97,6 +96,7 @@ const orderArgs = v.object({
   quantity: decimal,
   /** Knowing override of the price band for this one order: `confirmText` must equal the phrase the refusal gave. */
   override: v.optional(v.object({ priceBand: v.literal(true), confirmText: v.pipe(v.string(), v.maxLength(200)) })),
+  cloid: v.optional(cloid),
 })
 const earnCreateArgs = v.object({ account: address, assetId, amount: decimal, type: v.picklist(['scheduled', 'instant'] as const) })
 const earnOpArgs = v.object({ account: address, operationId })
@@ -134,31 +134,11 @@ const ownerSlot = v.object({ owner: address, slot })
 const cliOnly =
   <R>() =>
   <A extends v.GenericSchema>(kind: 'query' | 'intent', args: A): Channel<A, R> => ({ args, kind, cliOnly: true })
-const cliQuery = <A extends v.GenericSchema>(args: A) => cliOnly<CliOutput>()('query', args)
-const cliIntent = <A extends v.GenericSchema>(args: A) => cliOnly<CliOutput>()('intent', args)
 const text = (max = 200) => v.pipe(v.string(), v.maxLength(max))
 const filePath = v.pipe(v.string(), v.minLength(1), v.maxLength(4096))
 /** A secret main reads from a file the CLI names, or the value typed at the CLI's hidden prompt. */
 const secret = v.union([v.object({ file: filePath }), v.object({ value: passphrase })])
-const net = { network: v.optional(text(40)) }
-/** The vault passphrase, used only when the core's vault is locked (the app's unlock state otherwise). */
-const unlock = { unlock: v.optional(secret) }
 const optText = (max = 200) => v.optional(text(max))
-const optCloid = { cloid: v.optional(text(80)) }
-const ticket = v.object({
-  ...net,
-  ...unlock,
-  ...optCloid,
-  account: text(),
-  market: text(40),
-  side: text(10),
-  quantity: text(80),
-  price: text(80),
-  orderType: text(10),
-  tif: text(10),
-  /** `--override-band PHRASE`: the operator knowingly overrides the price band for this order (journaled). */
-  overrideBand: v.optional(v.pipe(v.string(), v.maxLength(200))),
-})
 /** The journal's records over every network (the desk's journal commands): several types and states, the journal's own state names. */
 const recordFilter = v.object({
   network: v.optional(text(40)),
@@ -174,11 +154,6 @@ const label64 = v.optional(label)
 const cliChannels = {
   /** Reconcile passes (1 s apart) over the selected network's unresolved entries; lists what is still unresolved (journal feature). */
   'journal.reconcile': cliOnly<{ unresolved: { id: number; actionType: string; state: string; key: string }[] }>()('intent', v.object({ passes: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1000)) })),
-  /** Order ticket check: market precision and minimums; signs nothing. */
-  'cli.orders.check': cliQuery(ticket),
-  'cli.orders.place': cliIntent(ticket),
-  /** Earn withdrawal preview: the fee and what the operator receives; signs nothing. */
-  'cli.earn.preview': cliQuery(v.object({ ...net, user: text(), asset: text(40), amount: text(80), type: v.picklist(['scheduled', 'instant'] as const) })),
   /** Creates the vault (locked) with the scrypt cost the desk chose (vault feature); the passphrase is read by main. */
   'vault.init': cliOnly<VaultInitView>()('intent', v.object({ passphrase: secret, scryptN: v.optional(v.pipe(v.number(), v.integer(), v.minValue(2 ** 14), v.maxValue(2 ** 22))) })),
   /** Raw private key import into the unlocked vault (accounts feature): the key is read by main from the named file (or the hidden prompt), never an argument. */
@@ -295,6 +270,8 @@ export const channels = {
   'activate.submit': intent<WriteOutcome>()(activateArgs),
 
   'orders.place': intent<WriteOutcome>()(orderArgs),
+  /** The ticket checked with the market's precision and minimums and the credit gate: the exact action; signs nothing. */
+  'orders.check': query<import('./types').OrderCheckView>()(v.omit(orderArgs, ['override'])),
   'orders.cancel': intent<WriteOutcome>()(v.object({ account: address, marketId: idString, oid: idString })),
   'orders.cancelAll': intent<WriteOutcome>()(v.object({ account: address, marketId: idString })),
   'orders.cancelEverything': intent<WriteOutcome[]>()(v.object({ account: address })),
@@ -314,6 +291,8 @@ export const channels = {
   'earn.deposits': query<EarnPage<EarnDepositView>>()(earnPageArgs),
   'earn.yield': query<EarnPage<EarnYieldView>>()(earnPageArgs),
   'earn.create': intent<EarnWithdrawalView>()(earnCreateArgs),
+  /** A withdrawal request checked against the pool: the fee and what the operator receives; signs nothing. */
+  'earn.preview': query<import('./types').EarnCreatePreviewView>()(earnCreateArgs),
   'earn.claim': intent<EarnWithdrawalView>()(earnOpArgs),
   'earn.cancel': intent<EarnWithdrawalView>()(earnOpArgs),
 

@@ -246,6 +246,32 @@ export interface PreviewView {
   warnings: string[]
 }
 
+/** An order ticket as checked (`orders.check`): the exact action that would be signed, and what may refuse it at execution. */
+export interface OrderCheckView {
+  action: Record<string, unknown>
+  marketId: string
+  priceAtoms: string
+  quantityAtoms: string
+  /** Order value in quote atoms (null when the quote asset is unknown). */
+  notionalQuoteAtoms: string | null
+  warnings: string[]
+}
+
+/** An earn withdrawal request as checked (`earn.preview`): the fee and what the operator receives. */
+export interface EarnCreatePreviewView {
+  user: Address
+  assetId: number
+  symbol: string
+  type: 'scheduled' | 'instant'
+  gross: Decimal
+  grossAtoms: string
+  fee: Decimal
+  feeBps: number
+  net: Decimal
+  /** Seconds until a scheduled withdrawal is claimable; null for instant. */
+  waitSeconds: number | null
+}
+
 export interface WriteOutcome {
   /** With `submission.state` 'proposed' (id ''): what would be signed once approved; nothing was signed or sent. */
   submission: SubmissionView
@@ -490,12 +516,6 @@ export interface HaltResult {
  * value typed at the desk's hidden TTY prompt. Never logged, never echoed back.
  */
 export type CliSecret = { file: string } | { value: string }
-
-/**
- * The result of the `cli.*` channels still to be moved onto the app's (order check and place,
- * earn preview): the JSON document `desk … --json` prints.
- */
-export type CliOutput = object
 
 /** What `portfolio.status` reads: the overview of the named accounts, now, on the selected network. */
 export interface StatusOverviewView extends OverviewView {

@@ -13,7 +13,6 @@ import { SessionHolder } from '../session'
 import { WritePipeline, type WriteGate } from '../writes'
 import { AccountDirectory, AccountMetaStore, accountsHandlers, confirmationContext, keyImportHandlers, type DemoAccount } from '../features/accounts'
 import { agentsHandlers } from '../features/agents'
-import { cliReadHandlers, cliWriteHandlers } from '../features/cli'
 import { creditHandlers } from '../features/credit'
 import { earnHandlers } from '../features/earn'
 import { hostHandlers, type HostServices } from '../features/host'
@@ -123,8 +122,6 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
     reportsHandlers({ sessions, accounts: operatorAccounts }),
     alertsHandlers({ alerts }),
     policyHandlers({ ...writes, keys: agentKeys, accounts: () => (vault.current?.listAccounts() ?? []).map((a) => ({ address: a.address, label: a.label, watchOnly: a.watchOnly })) }),
-    cliReadHandlers({ dataDir: o.dataDir, settings, sessions, vault, journal, accounts }),
-    cliWriteHandlers({ dataDir: o.dataDir, settings, sessions, vault, journal, accounts, policy, pipeline }),
   ])
   // Only the channel name and error code are logged, never arguments (they may hold a passphrase).
   const dispatch = createDispatcher(handlers, { warn: (message, fields) => console.warn(message, JSON.stringify(fields)) })

@@ -1,4 +1,4 @@
-import type { EarnOverviewView } from '../../../contract/types'
+import type { Address, EarnOverviewView } from '../../../contract/types'
 import { DeskError } from '../../errors/desk-error'
 import type { EventHub } from '../../ipc/events'
 import type { HandlerTable } from '../../ipc/dispatch'
@@ -6,10 +6,10 @@ import type { PolicyBook } from '../../policy'
 import { requireSubmitted, type WritePipeline } from '../../writes'
 import { unlockedWriteSide, type WriteAccess } from '../../session'
 import { depositView, yieldView } from './earn-history.views'
-import { earnCancelWrite, earnClaimWrite, earnOverview, earnRequestWrite, withdrawalView } from './earn.service'
+import { earnCancelWrite, earnClaimWrite, earnOverview, earnRequestWrite, previewCreateWithdrawal, withdrawalView } from './earn.service'
 import { earnOverviewView, earnWithdrawalView } from './earn.views'
 
-export type EarnChannels = 'earn.overview' | 'earn.withdrawals' | 'earn.deposits' | 'earn.yield' | 'earn.create' | 'earn.claim' | 'earn.cancel'
+export type EarnChannels = 'earn.overview' | 'earn.withdrawals' | 'earn.deposits' | 'earn.yield' | 'earn.preview' | 'earn.create' | 'earn.claim' | 'earn.cancel'
 
 export interface EarnDeps extends WriteAccess {
   /** The operator's guardrails: create and claim are refused while writes are halted (writes/guardrails.ts; cancel only reduces exposure). */
@@ -59,6 +59,11 @@ export function earnHandlers(d: EarnDeps): Pick<HandlerTable, EarnChannels> {
       const dec = await decimals()
       const page = await (await write()).earn.yieldPage(a.account, paging(a))
       return { items: page.items.map((x) => yieldView(x, dec)), nextBeforeId: next(page.next_before_id) }
+    },
+    'earn.preview': async ({ account, assetId, amount, type }) => {
+      // Signs nothing: checked on the session's reads, locked vault or not.
+      const p = await previewCreateWithdrawal((await d.sessions.current()).write().earnCtx, { user: account, asset: assetId, amount, type })
+      return { user: p.user as Address, assetId: p.assetId, symbol: p.symbol, type: p.type, gross: p.gross, grossAtoms: p.grossAtoms, fee: p.fee, feeBps: p.feeBps, net: p.net, waitSeconds: p.waitSeconds }
     },
     'earn.create': async ({ account, assetId, amount, type }) => {
       const r = requireSubmitted(await d.pipeline.run(earnRequestWrite({ user: account, asset: assetId, amount, type })))

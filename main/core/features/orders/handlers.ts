@@ -6,9 +6,9 @@ import { unlockedWriteSide, type WriteAccess } from '../../session'
 import type { WritePipeline } from '../../writes'
 import { writeOutcomeView } from '../journal'
 import { bookTopsFor, previewOrder } from './order-preview'
-import { cancelAllInMarket, cancelOrder, emergencyCancelAll, orderWrite } from './orders.service'
+import { cancelAllInMarket, cancelOrder, checkOrderTicket, emergencyCancelAll, orderWrite } from './orders.service'
 
-export type OrdersChannels = 'orders.place' | 'orders.cancel' | 'orders.cancelAll' | 'orders.cancelEverything' | 'orders.preview'
+export type OrdersChannels = 'orders.place' | 'orders.check' | 'orders.cancel' | 'orders.cancelAll' | 'orders.cancelEverything' | 'orders.preview'
 
 /**
  * Every order write walks the write pipeline (core/writes): placing passes the operator's policy
@@ -24,8 +24,13 @@ export function ordersHandlers(d: WriteAccess & { journal: Journal; policy: Poli
       const c = session.write().ctx
       return previewOrder(c, { books: bookTopsFor(session), marketData: () => session.market.recent('operator'), now: session.now }, a)
     },
+    'orders.check': async (a) => {
+      // Signs nothing: checked on the session's reads, locked vault or not.
+      const t = await checkOrderTicket((await d.sessions.current()).write().ctx, { account: a.account, market: a.marketId, side: a.side, orderType: a.orderType, tif: a.tif, price: a.price, quantity: a.quantity, ...(a.cloid ? { cloid: a.cloid } : {}) })
+      return { action: { ...t.action }, marketId: String(t.market.marketId), priceAtoms: t.priceAtoms, quantityAtoms: t.quantityAtoms, notionalQuoteAtoms: t.notionalQuoteAtoms, warnings: t.warnings }
+    },
     'orders.place': async (a) => {
-      const t = { account: a.account, market: a.marketId, side: a.side, orderType: a.orderType, tif: a.tif, price: a.price, quantity: a.quantity }
+      const t = { account: a.account, market: a.marketId, side: a.side, orderType: a.orderType, tif: a.tif, price: a.price, quantity: a.quantity, ...(a.cloid ? { cloid: a.cloid } : {}) }
       // The band's reference comes from the book the ticket reads (shared, at most BOOK_WRITE_MAX_AGE_MS old), not a fresh /info read per order.
       const tops = bookTopsFor(await d.sessions.current())
       const book = async (marketId: number) => {

@@ -1,9 +1,8 @@
 /** `desk earn …`: earn pool balances, withdrawals queue, create / claim / cancel. */
 import { DeskError } from '../../../core/errors/desk-error'
-import type { CreateWithdrawalPreview } from '../../../core/features/earn'
 import type { EarnOverviewView, EarnWithdrawalView } from '../../../contract/types'
 import { addressArg } from '../support/address'
-import { journaledOutcome, NETWORK_OPTION, networkArg } from '../desk-write'
+import { journaledOutcome, NETWORK_OPTION } from '../desk-write'
 import type { CliContext } from '../context'
 import { assetArg } from '../support/assets'
 import type { Command, CommandGroup } from '../router'
@@ -114,7 +113,8 @@ const create: Command = {
     const [user, asset, amount, type] = ctx.positionals as [string, string, string, string]
     if (type !== 'scheduled' && type !== 'instant') throw new DeskError('Usage', 'TYPE must be scheduled or instant')
     if (ctx.flag('preview')) {
-      const p = (await ctx.call('cli.earn.preview', { ...networkArg(ctx), user, asset, amount, type })) as CreateWithdrawalPreview
+      const { assetId } = await assetArg(ctx, asset)
+      const p = await ctx.call('earn.preview', { account: addressArg(user), assetId, amount: amount.trim(), type })
       ctx.print(`${p.type} ${inUnits(p.gross, p.symbol)}: fee ${inUnits(p.fee, p.symbol)} (${p.feeBps} bps), you receive ${inUnits(p.net, p.symbol)}`, p)
       return
     }

@@ -1,9 +1,8 @@
 /** `desk orders …`: open orders, the order ticket, cancels, the emergency cancel-all, transfers, withdraw, activateFor. */
 import { DeskError } from '../../../core/errors/desk-error'
-import type { CheckedTicket, OrderResult } from '../../../core/features/orders'
 import type { Address, WriteOutcome } from '../../../contract/types'
 import type { CliContext } from '../context'
-import { cloidArg, NETWORK_OPTION, networkArg, outcomeData, required, writeArgs, type OutcomeData } from '../desk-write'
+import { cloidArg, NETWORK_OPTION, outcomeData, required, type OutcomeData } from '../desk-write'
 import { addressArg } from '../support/address'
 import { assetArg } from '../support/assets'
 import type { Command, CommandGroup, OptionSpec } from '../router'
@@ -51,10 +50,29 @@ function orderResult(o: WriteOutcome) {
   return { outcome: outcomeData(o), leaves: o.leaves }
 }
 
+const SIDES: Record<string, 'bid' | 'ask'> = { buy: 'bid', bid: 'bid', sell: 'ask', ask: 'ask' }
+const ORDER_TYPES = ['limit', 'market'] as const
+const TIFS = ['gtc', 'ioc', 'fok', 'alo'] as const
+
+/** The ticket as the app's order channels take it (SIDE buy/bid or sell/ask; type and tif checked here, the rest in main). */
 function ticket(ctx: CliContext) {
   const [account, market, side, quantity, price] = ctx.positionals as [string, string, string, string, string]
-  const overrideBand = ctx.string('override-band')
-  return { account, market, side, quantity, price, orderType: ctx.string('type') ?? 'limit', tif: ctx.string('tif') ?? 'gtc', ...cloidArg(ctx), ...(overrideBand ? { overrideBand } : {}) }
+  const s = SIDES[side.trim().toLowerCase()]
+  if (!s) throw new DeskError('InvalidSide', 'side must be bid/buy or ask/sell')
+  const orderType = ctx.string('type') ?? 'limit'
+  if (!(ORDER_TYPES as readonly string[]).includes(orderType)) throw new DeskError('InvalidOrderType', 'order type must be limit or market')
+  const tif = ctx.string('tif') ?? 'gtc'
+  if (!(TIFS as readonly string[]).includes(tif)) throw new DeskError('InvalidTif', 'tif must be gtc, ioc, fok or alo')
+  return {
+    account: addressArg(account),
+    marketId: marketArg(market),
+    side: s,
+    quantity: quantity.trim(),
+    price: price.trim(),
+    orderType: orderType as (typeof ORDER_TYPES)[number],
+    tif: tif as (typeof TIFS)[number],
+    ...cloidArg(ctx),
+  }
 }
 
 const TICKET_OPTS = {
@@ -72,8 +90,8 @@ const check: Command = {
   positionals: TICKET_POS,
   options: TICKET_OPTS,
   async run(ctx) {
-    const t = (await ctx.call('cli.orders.check', { ...networkArg(ctx), ...ticket(ctx) })) as CheckedTicket
-    ctx.print([`ok: ${JSON.stringify(t.action, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`, ...t.warnings.map((w) => `warning: ${w}`)], t)
+    const t = await ctx.call('orders.check', ticket(ctx))
+    ctx.print([`ok: ${JSON.stringify(t.action)}`, ...t.warnings.map((w) => `warning: ${w}`)], t)
   },
 }
 
@@ -83,7 +101,10 @@ const place: Command = {
   positionals: TICKET_POS,
   options: TICKET_OPTS,
   async run(ctx) {
-    const r = (await ctx.call('cli.orders.place', { ...(await writeArgs(ctx)), ...ticket(ctx) })) as OrderResult
+    const args = ticket(ctx)
+    const phrase = ctx.string('override-band')
+    await ctx.unlocked()
+    const r = orderResult(await ctx.call('orders.place', { ...args, ...(phrase ? { override: { priceBand: true as const, confirmText: phrase } } : {}) }))
     ctx.print([outcomeLine(r.outcome), ...r.leaves.map((l) => `  ${l.kind}${'oid' in l ? ` oid ${l.oid}` : ''}${l.kind === 'error' ? ` ${l.code}` : ''}`)], r)
   },
 }
