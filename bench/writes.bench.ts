@@ -186,6 +186,8 @@ export default async function run(): Promise<BenchResult> {
     /** /info reads that started between the click and the write's send (what the write waited for). */
     const readsBefore = (t0: number, sentAt: number) => dispatches.filter((d) => d.scheduler.startsWith('info') && d.startedAt >= t0 && d.startedAt <= sentAt).length
     let lastSend = 0
+    /** From the /trade send of each order to its journaled accepted (the exchange's part, and the answer's way back). */
+    const sentToAccepted: number[] = []
     /** When the previous write's answer was journaled (it arrived no later). */
     let lastAnswer = 0
 
@@ -208,7 +210,8 @@ export default async function run(): Promise<BenchResult> {
       lastAnswer = done.at
       // The time that counts: the ticket showing the accepted order (its new oid) to the operator.
       const onScreen = (await within('the ticket showing the order result', 15_000, () => shown)) - t0
-      log(`order ${onScreen} ms on screen (journaled accepted at ${done.at - t0} ms, prepared at ${signed.at - t0} ms, ${readsBefore(t0, lastSend)} /info reads started before its send${onScreen > 1000 ? `: ${lanes(t0)}` : ''})`)
+      log(`order ${onScreen} ms on screen (journaled accepted at ${done.at - t0} ms, prepared at ${signed.at - t0} ms, sent at ${sent ? `${sent.startedAt - t0} ms` : '?'}, ${readsBefore(t0, lastSend)} /info reads started before its send${onScreen > 1000 ? `: ${lanes(t0)}` : ''})`)
+      if (sent) sentToAccepted.push(done.at - sent.startedAt)
       return { ms: onScreen, journalMs: done.at - t0, infoReads: readsBefore(t0, lastSend), preparedMs: signed.at - t0 }
     }
 
@@ -360,6 +363,7 @@ export default async function run(): Promise<BenchResult> {
         order_journaled_accepted_p99_ms: percentile(spacedJournal, 99),
         order_p99_ms: percentile(spaced, 99),
         order_click_to_prepared_p50_ms: percentile(prepared, 50),
+        order_sent_to_journaled_accepted_p50_ms: percentile(sentToAccepted, 50),
         order_back_to_back_ms: b2b.join(' '),
         order_info_reads_before_send_max: Math.max(...spacedReads),
         cancel_p50_ms: percentile(cancelSpaced, 50),
