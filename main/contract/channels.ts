@@ -42,8 +42,15 @@ import type {
   SubmissionView,
   VaultStatus,
   WriteOutcome,
+  TeamEvent,
+  TeamMembersView,
+  TeamPolicyView,
+  TeamProposalDetail,
+  TeamProposalView,
+  TeamStatusView,
+  TeamVerifyView,
 } from './types'
-import { JOURNAL_RECORD_STATES } from './types'
+import { JOURNAL_RECORD_STATES, TEAM_ACTION_KINDS, TEAM_ROLES } from './types'
 
 // ---- argument building blocks ------------------------------------------------------------
 
@@ -101,6 +108,26 @@ const orderArgs = v.object({
 const earnCreateArgs = v.object({ account: address, assetId, amount: decimal, type: v.picklist(['scheduled', 'instant'] as const) })
 const earnOpArgs = v.object({ account: address, operationId })
 const earnPageArgs = v.object({ account: address, assetId: v.optional(assetId), beforeId: v.optional(v.pipe(v.string(), v.maxLength(40))), limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(200))) })
+
+// ---- team mode (issue 23) ----------------------------------------------------------------------
+const proposalId = v.pipe(v.string(), v.regex(/^0x[0-9a-f]{64}$/, 'a proposal id: 0x + 32 bytes hex (lower case)'))
+const teamRoles = v.pipe(v.array(v.picklist(TEAM_ROLES)), v.minLength(1), v.maxLength(4))
+const usdAmount = v.pipe(v.string(), v.maxLength(40), v.regex(/^(0|[1-9][0-9]*)(\.[0-9]{1,8})?$/, 'a USD amount, at most 8 decimals'))
+const teamRule = v.object({
+  id: v.pipe(v.string(), v.minLength(1), v.maxLength(64), v.regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, dot, dash, underscore')),
+  kinds: v.optional(v.pipe(v.array(v.picklist(TEAM_ACTION_KINDS)), v.minLength(1), v.maxLength(TEAM_ACTION_KINDS.length))),
+  accounts: v.optional(v.pipe(v.array(address), v.minLength(1), v.maxLength(200))),
+  minUsd: v.optional(usdAmount),
+  minWindowUsd: v.optional(usdAmount),
+  destinations: v.optional(v.pipe(v.array(address), v.minLength(1), v.maxLength(200))),
+  then: v.variant('effect', [
+    v.object({ effect: v.literal('allow') }),
+    v.object({ effect: v.literal('block') }),
+    v.object({ effect: v.literal('approve'), count: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(20)), roles: teamRoles }),
+  ]),
+})
+const teamConnectionString = v.pipe(v.string(), v.minLength(1), v.maxLength(1000), v.regex(/^postgres(ql)?:\/\/[^\s]+$/, 'a postgresql:// connection string'))
+const memberName = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(64))
 
 /** A channel: its argument schema and (phantom) result type. */
 export interface Channel<A extends v.GenericSchema, R> {
@@ -231,6 +258,8 @@ export const channels = {
       earnUrl: optText(400),
       infoRatePerSec: v.optional(v.number()),
       tradeRatePerSec: v.optional(v.number()),
+      /** Strict limits; only the sandbox may turn them off (main refuses it elsewhere with InvalidNetwork). */
+      strictLimits: v.optional(v.boolean()),
       passphrase: v.optional(passphrase),
     }),
   ),
@@ -358,6 +387,41 @@ export const channels = {
   'withdraw.preview': query<PreviewView>()(withdrawArgs),
   /** The stream pool's status now (a new window shows the panel before the next push). */
   'stream.status': query<StreamStatus>()(v.object({})),
+
+  // ---- team mode (issue 23): a shared PostgreSQL team store, signed roster/policy/proposals -----
+  // No channel returns a secret; the store password is sealed in the vault, never in settings.
+  /** Team mode as this desk sees it now (also pushed as `state.team`). */
+  'team.status': query<TeamStatusView>()(none),
+  /**
+   * Points this desk at a team store: the connection string (TLS per its sslmode) goes to settings,
+   * the password is sealed in the vault (the vault passphrase confirms it). Opens the store and verifies the chain.
+   */
+  'team.configure': intent<TeamStatusView>()(v.object({ connectionString: teamConnectionString, password: v.pipe(v.string(), v.minLength(1), v.maxLength(1024)), passphrase })),
+  /** The first admin: creates this vault's identity key if needed and writes the genesis (this operator, admin, quorum 1). */
+  'team.init': intent<TeamStatusView>()(v.object({ teamName: memberName, name: memberName, passphrase })),
+  /** Creates this vault's identity key if needed and returns its address, for an admin to add with `team.members.add`. */
+  'team.join': intent<{ address: Address }>()(v.object({ passphrase })),
+  'team.members': query<TeamMembersView>()(none),
+  /** Roster changes are signed by this operator (an admin); refused unless the admin quorum is 1. */
+  'team.members.add': intent<TeamMembersView>()(v.object({ address, name: memberName, roles: teamRoles })),
+  'team.members.remove': intent<TeamMembersView>()(v.object({ address })),
+  'team.members.roles': intent<TeamMembersView>()(v.object({ address, roles: teamRoles })),
+  /** The current ordered rules (first match wins, no match blocks) and every version. */
+  'team.policy': query<TeamPolicyView>()(none),
+  /** A new policy version with these rules, signed by this operator (an admin, quorum 1). */
+  'team.policy.set': intent<TeamPolicyView>()(v.object({ rules: v.pipe(v.array(teamRule), v.maxLength(200)) })),
+  /** needsMe: open, this operator may approve; waiting: open, initiated by this operator or waiting on others; history: the rest. */
+  'team.proposals': query<TeamProposalView[]>()(v.object({ view: v.picklist(['needsMe', 'waiting', 'history'] as const), kind: v.optional(v.picklist(TEAM_ACTION_KINDS)), account: v.optional(address) })),
+  /** One proposal: the initiator's preview and this desk's recomputed one side by side, who approved when. */
+  'team.proposal': query<TeamProposalDetail>()(v.object({ id: proposalId })),
+  'team.approve': intent<TeamProposalView>()(v.object({ id: proposalId })),
+  'team.reject': intent<TeamProposalView>()(v.object({ id: proposalId, reason: v.pipe(v.string(), v.trim(), v.minLength(3), v.maxLength(500)) })),
+  /** The desk holding the signing key runs an approved proposal: the same write replayed through the pipeline, signed once. */
+  'team.execute': intent<WriteOutcome>()(v.object({ id: proposalId })),
+  /** Verifies the whole chain from genesis (no trusted head) and names the first bad entry. */
+  'team.verify': query<TeamVerifyView>()(none),
+  /** The team log as CSV, each entry with its hash. */
+  'team.export': query<import('./types').ExportFile>()(none),
 } as const
 
 export type Channels = typeof channels
@@ -380,6 +444,8 @@ export interface Events {
   notify: NotificationEvent
   /** An account's agent slots changed (after an agent write, or a reconcile re-read them). */
   'state.agents': AgentSlotsView
+  /** Team mode: the status, and whether proposals changed (driven by the store's LISTEN/NOTIFY push). */
+  'state.team': TeamEvent
 }
 export type EventName = keyof Events
 export const eventNames: readonly EventName[] = [
@@ -394,6 +460,7 @@ export const eventNames: readonly EventName[] = [
   'confirm.closed',
   'notify',
   'state.agents',
+  'state.team',
 ]
 
 export const channelNames = Object.keys(channels) as ChannelName[]

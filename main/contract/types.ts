@@ -40,6 +40,8 @@ export interface NetworkView {
   earnUrl: string
   infoRatePerSec: number
   tradeRatePerSec: number
+  /** Strict limits in force (one connection, 10 subscriptions, 30 new connections a minute): always on a real network, on the sandbox unless turned off */
+  strictLimits: boolean
   configured: boolean
 }
 
@@ -440,6 +442,15 @@ export interface StreamStatus {
   /** frames dropped as garbage (unreadable, unknown channel, wrong shape) */
   droppedFrames: number
   detail: string
+  /** Strict limits in force: one connection, the rest refreshed through /info in turn (absent: a host that does not stream) */
+  strict?: boolean
+  /** accounts with every channel streaming now */
+  liveAccounts?: number
+  /** the least fresh account's address and when its balances were current (null: never read) */
+  leastFreshUser?: string | null
+  leastFreshAt?: number | null
+  /** subscriptions moved in or out of the live set since start */
+  rotations?: number
 }
 
 // ---- operator policy (guardrails enforced in main) ------------------------------------------
@@ -810,4 +821,161 @@ export interface OverviewRow {
 export interface CreditHealthView {
   /** why `availableUsd` is null, in words (stale mark, oracle down) */
   availableReason?: string | null
+}
+
+// ---- team mode (issue 23): several operators, one PostgreSQL team store, four-eyes approvals ----
+
+export const TEAM_ROLES = ['viewer', 'trader', 'approver', 'admin'] as const
+export type TeamRole = (typeof TEAM_ROLES)[number]
+/** Action kinds a team policy rule can name (core/team/policy.ts ACTION_KINDS). */
+export const TEAM_ACTION_KINDS = [
+  'settle', 'repay', 'transfer', 'withdraw', 'activation', 'agent_approve', 'agent_revoke', 'agent_rotate',
+  'earn_request', 'earn_claim', 'earn_cancel', 'order', 'cancel', 'halt', 'resume', 'address_book', 'limits',
+] as const
+export type TeamActionKind = (typeof TEAM_ACTION_KINDS)[number]
+
+/**
+ * off: no team configured (single operator, as before); connecting: the store is being opened and
+ * the chain verified; live: verified and receiving pushes; unreachable: the store cannot be reached
+ * (team writes refused, nothing lost); tampered: the chain does not verify (`broken` names the first bad entry).
+ */
+export type TeamLinkState = 'off' | 'connecting' | 'live' | 'unreachable' | 'tampered'
+
+export interface TeamStatusView {
+  configured: boolean
+  state: TeamLinkState
+  /** one human sentence about `state` ("team store unreachable since 12:01:04", "entry 17: signature ...") */
+  detail: string
+  /** the first entry that does not verify (state 'tampered'); seq as a decimal string */
+  broken: { seq: string; reason: string } | null
+  /** where the store is (no password): host, port, database, user, sslmode */
+  store: { host: string; port: number; database: string; user: string; sslmode: string } | null
+  teamId: string | null
+  teamName: string | null
+  /** this desk's operator: identity key address (null before one is created), name and roles in the verified roster */
+  me: { address: Address | null; name: string | null; roles: TeamRole[] }
+  /** verified entries and the head's seq/digest */
+  chain: { length: number; headSeq: string | null; headDigest: string | null }
+  policyVersion: number | null
+  /** open proposals this operator may approve now */
+  needsMyApproval: number
+  /** open proposals this operator initiated, waiting on others */
+  waitingOnOthers: number
+}
+
+export interface TeamMemberView {
+  address: Address
+  name: string
+  roles: TeamRole[]
+  /** this desk's operator */
+  me: boolean
+}
+
+export interface TeamMembersView {
+  adminQuorum: number
+  members: TeamMemberView[]
+}
+
+export type TeamEffectView = { effect: 'allow' } | { effect: 'block' } | { effect: 'approve'; count: number; roles: TeamRole[] }
+
+/** A policy rule: first match wins, no match blocks. USD amounts are decimal strings. */
+export interface TeamRuleView {
+  id: string
+  kinds?: TeamActionKind[]
+  accounts?: Address[]
+  /** matches when the write's USD value is at least this */
+  minUsd?: Decimal
+  /** ... or when the rolling-window total including this write is at least this */
+  minWindowUsd?: Decimal
+  destinations?: Address[]
+  then: TeamEffectView
+}
+
+export interface TeamPolicyVersionView {
+  version: number
+  seq: string
+  digest: string
+  rules: TeamRuleView[]
+}
+
+export interface TeamPolicyView {
+  version: number | null
+  rules: TeamRuleView[]
+  /** every version, oldest first */
+  history: TeamPolicyVersionView[]
+}
+
+export type TeamProposalStatus = 'open' | 'approved' | 'rejected' | 'expired' | 'signed' | 'final'
+
+export interface TeamProposalView {
+  /** the proposal entry's digest */
+  id: string
+  seq: string
+  status: TeamProposalStatus
+  network: string
+  account: Address
+  kind: TeamActionKind
+  cloid: string
+  title: string
+  /** USD value at the initiator's marks (decimal string), null when the write moves no value */
+  usd: Decimal | null
+  destination: Address | null
+  initiator: { address: Address; name: string | null }
+  policyVersion: number
+  rule: string
+  needs: { count: number; roles: TeamRole[] }
+  /** every approval in the chain; `counts` false for one that no longer counts (removed member, role gone) */
+  approvals: { address: Address; name: string | null; at: number; counts: boolean }[]
+  rejection: { address: Address; name: string | null; reason: string; at: number } | null
+  signed: { address: Address; name: string | null; at: number } | null
+  /** the latest outcome (journal state or 'expired') */
+  outcome: { state: string; finalStatus: string | null; code: string | null; at: number } | null
+  at: number
+  expiresAt: number
+  /** this operator may approve / reject it now (the chain's own rules) */
+  canApprove: boolean
+  canReject: boolean
+  /** approved, and this desk holds the signing key for its account: `team.execute` may run it */
+  canExecute: boolean
+  /** this operator initiated it */
+  mine: boolean
+}
+
+export interface TeamPreviewView {
+  title: string
+  lines: string[]
+}
+
+export interface TeamProposalDetail extends TeamProposalView {
+  /** the initiator's figures, as signed into the proposal */
+  initiatorPreview: TeamPreviewView
+  /**
+   * The same write recomputed now by this desk from live data (never the initiator's figures alone);
+   * null with `recomputeError` when it cannot be recomputed here (no session, a refused guardrail...).
+   */
+  recomputed: (TeamPreviewView & { computedAt: number; usd: Decimal | null }) | null
+  recomputeError: string | null
+  /** the exact action that will be signed (JSON) */
+  action: Record<string, unknown>
+  /** the channel this write came from (replayed by `team.execute`) */
+  channel: string | null
+  outcomes: { address: Address; state: string; finalStatus: string | null; code: string | null; at: number }[]
+}
+
+export interface TeamVerifyView {
+  ok: boolean
+  /** rows in the store */
+  entries: number
+  /** rows verified from genesis (the prefix before `broken`) */
+  verified: number
+  broken: { seq: string; reason: string } | null
+  headSeq: string | null
+  headDigest: string | null
+}
+
+/** Pushed as `state.team` on every verified change of the chain and every change of the link. */
+export interface TeamEvent {
+  status: TeamStatusView
+  /** proposals, approvals or outcomes changed since the last push: re-read `team.proposals` */
+  proposalsChanged: boolean
 }

@@ -12,9 +12,9 @@ import { ExternalLinkPolicy } from '../security/external-links'
 import { SessionHolder } from '../session'
 import { WritePipeline, type WriteGate } from '../writes'
 import { AccountDirectory, AccountMetaStore, accountsHandlers, confirmationContext, keyImportHandlers, type DemoAccount } from '../features/accounts'
-import { agentsHandlers } from '../features/agents'
-import { creditHandlers } from '../features/credit'
-import { earnHandlers } from '../features/earn'
+import { AgentsLive, agentsHandlers } from '../features/agents'
+import { CreditLive, creditHandlers } from '../features/credit'
+import { EarnLive, earnHandlers } from '../features/earn'
 import { hostHandlers, type HostServices } from '../features/host'
 import { journalHandlers, journalReconcileHandlers, journalRecordsHandlers, pendingCounter, watchJournal, writeOutcomeView } from '../features/journal'
 import { ordersHandlers } from '../features/orders'
@@ -26,6 +26,7 @@ import { transfersHandlers } from '../features/transfers'
 import { VaultHolder, vaultHandlers, vaultKeysHandlers } from '../features/vault'
 import { reportsHandlers } from '../features/reports'
 import { AlertService, alertsHandlers } from '../features/alerts'
+import { TeamService, teamHandlers } from '../features/team'
 
 
 export interface DeskCoreOptions {
@@ -92,7 +93,9 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
     ...(o.startSandbox ? { startSandbox: o.startSandbox } : {}),
   })
   const pendingJournal = pendingCounter(journal)
-  const live = new LiveOverview({ sessions, accounts, agentKeys, settings, events, notify, now, pendingJournal, hasVault: () => vault.current !== null })
+  // Each feature follows its own live state and writes; portfolio keeps account pages and the overview.
+  const [earnLive, agentsLive, creditLive] = [new EarnLive({ sessions, events, now }), new AgentsLive({ sessions, keys: agentKeys, events, now }), new CreditLive({ sessions, settings, events, now })]
+  const live = new LiveOverview({ sessions, accounts, agentKeys, settings, events, notify, now, pendingJournal, hasVault: () => vault.current !== null, agents: agentsLive, credit: creditLive })
   confirm.setContext(confirmationContext(settings, accounts))
 
   const policy = new PolicyBook({ dataDir: o.dataDir, journal, now, verifyPassphrase: (p) => vault.require().verifyPassphrase(p), ownAccounts: () => (vault.current?.listAccounts() ?? []).filter((a) => !a.watchOnly).map((a) => a.address) })
@@ -101,6 +104,7 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
   const writes = { sessions, vault, journal, policy, pipeline }
   const operatorAccounts = () => accounts.refs().map((a) => ({ address: a.address, label: a.label }))
   const alerts = new AlertService({ journal, events, sessions, settings, accounts: operatorAccounts, vaultUnlocked: () => vault.current?.isUnlocked ?? false, now, log: (line) => console.warn(line) })
+  const team = new TeamService()
   const handlers = mergeHandlers([
     settingsHandlers({ settings, sessions, vault, accounts, policy, host: o.host, version: o.version }),
     vaultHandlers({ vault, sessions }),
@@ -109,18 +113,19 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
     keyImportHandlers({ vault }),
     portfolioHandlers({ sessions, accounts, live, events, now, settings, pendingJournal }),
     portfolioStatusHandlers({ sessions, settings, pendingJournal, keys: agentKeys }),
-    creditHandlers({ sessions, settings }),
-    agentsHandlers({ ...writes, keys: agentKeys, events, now }),
+    creditHandlers({ sessions, settings, live: creditLive }),
+    agentsHandlers({ ...writes, keys: agentKeys, events, now, live: agentsLive }),
     settleRepayHandlers(writes),
     transfersHandlers({ ...writes, label: (a) => accounts.label(a) }),
     ordersHandlers(writes),
-    earnHandlers({ ...writes, events, now }),
+    earnHandlers({ ...writes, events, now, live: earnLive }),
     journalHandlers({ journal, settings, now, vault }),
     journalReconcileHandlers({ journal, sessions }),
     journalRecordsHandlers({ journal }),
     hostHandlers({ confirm, services: o.services, links }),
     reportsHandlers({ sessions, accounts: operatorAccounts }),
     alertsHandlers({ alerts }),
+    teamHandlers({ team }),
     policyHandlers({ ...writes, keys: agentKeys, accounts: () => (vault.current?.listAccounts() ?? []).map((a) => ({ address: a.address, label: a.label, watchOnly: a.watchOnly })) }),
   ])
   // Only the channel name and error code are logged, never arguments (they may hold a passphrase).
@@ -147,6 +152,7 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
     close: () =>
       (closing ??= (async () => {
         live.close()
+        for (const l of [earnLive, agentsLive, creditLive]) l.close()
         await alerts.close()
         stopJournalWatch()
         confirm.cancelAll()

@@ -1,3 +1,5 @@
 /** Team mode in the write pipeline: the decision step (TeamGate) on the verified team chain. */
 export { TeamGate, type StoredSignature, type TeamGateOptions } from './team-gate'
 export { vaultTeamSigner } from './vault-signer'
+export { teamHandlers, type TeamChannels } from './handlers'
+export { TeamService } from './service'

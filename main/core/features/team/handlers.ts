@@ -1,0 +1,30 @@
+/** The team channels (issue 23): every one goes through the desk's TeamService (team mode's state in main). */
+import type { HandlerTable } from '../../ipc/dispatch'
+import type { TeamService } from './service'
+
+export type TeamChannels =
+  | 'team.status' | 'team.configure' | 'team.init' | 'team.join' | 'team.members' | 'team.members.add' | 'team.members.remove' | 'team.members.roles'
+  | 'team.policy' | 'team.policy.set' | 'team.proposals' | 'team.proposal' | 'team.approve' | 'team.reject' | 'team.execute' | 'team.verify' | 'team.export'
+
+export function teamHandlers(d: { team: TeamService }): Pick<HandlerTable, TeamChannels> {
+  const t = d.team
+  return {
+    'team.status': () => t.status(),
+    'team.configure': (a) => t.configure(a.connectionString, a.password, a.passphrase),
+    'team.init': (a) => t.init(a.teamName, a.name, a.passphrase),
+    'team.join': (a) => t.join(a.passphrase),
+    'team.members': () => t.members(),
+    'team.members.add': (a) => t.changeRoster([{ op: 'add', address: a.address, name: a.name, roles: a.roles }]),
+    'team.members.remove': (a) => t.changeRoster([{ op: 'remove', address: a.address }]),
+    'team.members.roles': (a) => t.changeRoster([{ op: 'roles', address: a.address, roles: a.roles }]),
+    'team.policy': () => t.policy(),
+    'team.policy.set': (a) => t.setPolicy(a.rules),
+    'team.proposals': (a) => t.proposals(a),
+    'team.proposal': (a) => t.proposal(a.id),
+    'team.approve': (a) => t.approve(a.id),
+    'team.reject': (a) => t.reject(a.id, a.reason),
+    'team.execute': (a) => t.execute(a.id),
+    'team.verify': () => t.verify(),
+    'team.export': () => t.exportCsv(),
+  }
+}
