@@ -6,6 +6,7 @@ import type { PolicyBook } from '../../policy'
 import type { WritePipeline } from '../../writes'
 import { unlockedWriteSide, type SessionSource, type WriteAccess } from '../../session'
 import type { AgentKeyDirectory } from './agents-read.service'
+import type { AgentsLive } from './agents-live'
 import { agentsFor } from './agents-for-session'
 import { approveAgent, revokeAgent, rotateAgent } from './agents-write.service'
 
@@ -17,15 +18,18 @@ export interface AgentsDeps extends WriteAccess {
   /** Approve and rotate are refused while writes are halted (writes/guardrails.ts); revoking only removes access, so it stays open. */
   policy: PolicyBook
   pipeline: WritePipeline
-  /** Slots read for the screen are pushed too (`state.agents`): the live model then follows that owner. */
+  /** Slots read for the screen are pushed too (`state.agents`). */
   events?: EventHub
   now?: () => number
+  /** The agents' live follow-up: an owner whose slots were shown is read again after a reconnect. */
+  live?: AgentsLive
 }
 
 export function agentsHandlers(d: AgentsDeps): Pick<HandlerTable, AgentsChannels> {
   const slots = async (owner: string): Promise<AgentSlotView[]> => {
     const views = await agentsFor(await d.sessions.current(), d.keys).slots(owner, 'operator')
     d.events?.emit('state.agents', { owner: owner.toLowerCase() as Address, slots: views, fetchedAt: (d.now ?? Date.now)() })
+    d.live?.shown(owner)
     return views
   }
   const slot = async (owner: string, n: number) => {

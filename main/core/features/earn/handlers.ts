@@ -7,6 +7,7 @@ import { requireSubmitted, type WritePipeline } from '../../writes'
 import { unlockedWriteSide, type WriteAccess } from '../../session'
 import { depositView, yieldView } from './earn-history.views'
 import { earnCancelWrite, earnClaimWrite, earnOverview, earnRequestWrite, previewCreateWithdrawal, withdrawalView } from './earn.service'
+import type { EarnLive } from './earn-live'
 import { earnOverviewView, earnWithdrawalView } from './earn.views'
 
 export type EarnChannels = 'earn.overview' | 'earn.withdrawals' | 'earn.deposits' | 'earn.yield' | 'earn.preview' | 'earn.create' | 'earn.claim' | 'earn.cancel'
@@ -17,6 +18,8 @@ export interface EarnDeps extends WriteAccess {
   pipeline: WritePipeline
   events: EventHub
   now: () => number
+  /** The earn pool's live follow-up: an overview the screen asked for is followed while on screen. */
+  live?: EarnLive
 }
 
 export function earnHandlers(d: EarnDeps): Pick<HandlerTable, EarnChannels> {
@@ -25,6 +28,7 @@ export function earnHandlers(d: EarnDeps): Pick<HandlerTable, EarnChannels> {
     const w = await write()
     const view = earnOverviewView(await earnOverview(w.earnCtx, account), d.now())
     d.events.emit('state.earn', view)
+    d.live?.shown(view)
     return view
   }
   const withdrawal = async (account: string, operationId: string) => {

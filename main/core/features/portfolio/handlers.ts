@@ -1,5 +1,4 @@
 import type { Address, AssetView, MarketView } from '../../../contract/types'
-import { DeskError } from '../../errors/desk-error'
 import type { EventHub } from '../../ipc/events'
 import type { HandlerTable } from '../../ipc/dispatch'
 import type { SessionSource } from '../../session'
@@ -7,7 +6,7 @@ import type { AccountDirectory } from '../accounts'
 import type { LiveOverview } from './live-overview'
 import type { PortfolioServiceDeps } from './portfolio-for-session'
 
-export type PortfolioChannels = 'markets.list' | 'portfolio.overview' | 'account.detail' | 'credit.health' | 'stream.status'
+export type PortfolioChannels = 'markets.list' | 'portfolio.overview' | 'account.detail' | 'stream.status'
 
 export interface PortfolioDeps extends PortfolioServiceDeps {
   sessions: SessionSource
@@ -36,15 +35,6 @@ export function portfolioHandlers(d: PortfolioDeps): Pick<HandlerTable, Portfoli
       return { markets: views, assets }
     },
     'portfolio.overview': () => d.live.request(),
-    // Credit health from the live model: the account is followed while on screen, and its
-    // credit page is pushed (`state.credit`) whenever its stream or a write moves it.
-    'credit.health': async ({ address }) => {
-      const s = await d.sessions.current()
-      const ref = d.accounts.ref(address) ?? { address: address.toLowerCase() as Address, label: '', group: '', hasKey: false }
-      const view = await d.live.accounts.detail(s, ref, 'operator')
-      if (!view.credit) throw new DeskError('NotCreditAccount', `${address.toLowerCase()} has no credit line on ${s.network.name}`)
-      return view.credit
-    },
     'stream.status': async () => {
       const s = await d.sessions.current()
       return d.live.streamStatusNow(s)

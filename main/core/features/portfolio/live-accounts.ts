@@ -1,4 +1,4 @@
-import type { AccountDetailView, Address, AgentSlotsView, EarnOverviewView, FillView, OpenOrderView } from '../../../contract/types'
+import type { AccountDetailView, Address, FillView, OpenOrderView } from '../../../contract/types'
 import type { Lane } from '../../exchange/scheduler'
 import type { EventHub } from '../../ipc/events'
 import type { Submission } from '../../journal'
@@ -8,8 +8,7 @@ import { fromInfoFill, type StreamFill } from '../../streams/fills'
 import type { LiveOrder } from '../../streams/live-state'
 import type { Subscription } from '../../streams/plan'
 import type { AccountDirectory, AccountRef } from '../accounts'
-import { agentsFor, type AgentKeyDirectory } from '../agents'
-import { earnOverview, earnOverviewView } from '../earn'
+import type { CreditLive } from '../credit'
 import { LeadingBatch } from './leading-batch'
 import { portfolioFor, type PortfolioServiceDeps } from './portfolio-for-session'
 
@@ -17,25 +16,18 @@ export interface LiveAccountsDeps extends PortfolioServiceDeps {
   accounts: AccountDirectory
   events: EventHub
   now: () => number
-  /** The vault's agent keys (agent slot reads after an agent write). */
-  agentKeys?: AgentKeyDirectory
+  /** Credit pages on screen stream first too (strict limits). */
+  credit?: CreditLive
   /** Asks for one full overview push soon (coalesced by the caller). */
   overviewSoon: () => void
   /** After a write: how long the stream gets to bring the new state before /info is asked (default 1.5 s). */
   streamGraceMs?: number
-  /** How often a non-final earn withdrawal is re-read (default 2 s). */
-  earnPollMs?: number
-  /** How often an earn page on screen is re-read when nothing moves (default 10 s; the earn API has no stream). */
-  earnSlowPollMs?: number
   /** How often pages on screen are pushed again so their ages stay current (default 5 s). */
   heartbeatMs?: number
 }
 
 /** A page asked for within this long counts as on screen. */
 const ON_SCREEN_MS = 10 * 60_000
-
-/** Earn withdrawal statuses the pool moves on its own (spec: created → … → completed / claimed). */
-const EARN_MOVING = new Set(['created', 'authorizing', 'authorized', 'transferring'])
 /** Journal states that end a write: the accounts it touched have their final state to show. */
 const FINAL = new Set(['accepted', 'rejected', 'reconciled', 'failed', 'unresolved'])
 /** How far back an account page lists fills. */
@@ -49,8 +41,8 @@ const ADDRESS_IN_TEXT = /0x[0-9a-fA-F]{40}(?![0-9a-fA-F])/g
  * and pushed (`state.account`) whenever that state moves. Writes are followed through the
  * journal: every change of a submission pushes its accounts at once, and when it ends, each
  * touched account gets its final state from the stream or, when no frame came within a short
- * grace, from one /info read of the missing channels. Earn accounts on screen are re-read and
- * pushed (`state.earn`) after their writes and while a withdrawal is moving.
+ * grace, from one /info read of the missing channels (coalesced, in the reconcile lane). Earn,
+ * agent slots and credit health follow their own writes in their features.
  */
 export class LiveAccounts {
   private session: NetworkSession | null = null
@@ -65,29 +57,15 @@ export class LiveAccounts {
     if (!s) return
     for (const u of users) void this.pushAccount(s, u)
   })
-  private readonly earnWatched = new Map<string, { until: number; key: string; onScreenUntil: number; readAt: number }>()
-  private earnTimer: ReturnType<typeof setTimeout> | null = null
-  private earnBusy = false
-  private earnDue = 0
   private closed = false
   /** accounts whose page the operator asked for, and when */
   private readonly onScreen = new Map<string, number>()
   private heartbeatTimer: ReturnType<typeof setTimeout> | null = null
 
   constructor(private readonly d: LiveAccountsDeps) {
-    // Which earn and agent pages are on screen: whoever asked for one got a push of it.
-    this.offs.push(
-      d.events.subscribe((event, payload) => {
-        if (event === 'state.agents' && !this.selfEmit) this.agentsOnScreen.set((payload as AgentSlotsView).owner.toLowerCase(), this.d.now())
-        if (event !== 'state.earn') return
-        this.noteEarn(payload as EarnOverviewView, this.selfEmit)
-      }),
-    )
+    // A credit page opened or closed changes which accounts stream first.
+    if (d.credit) this.offs.push(d.credit.onScreenChange(() => this.prioritise()))
   }
-
-  private selfEmit = false
-  /** owners whose agent slots were shown, and when */
-  private readonly agentsOnScreen = new Map<string, number>()
 
   /** Follows a new session (the previous one's state is dropped with it). */
   attach(s: NetworkSession): void {
@@ -97,7 +75,6 @@ export class LiveAccounts {
     this.onScreen.clear()
     this.fillsRead.clear()
     this.fillsDone.clear()
-    this.earnWatched.clear()
     const pool = s.pool
     if (pool) {
       this.sessionOffs.push(
@@ -118,7 +95,7 @@ export class LiveAccounts {
     this.detach()
     for (const off of this.offs) off()
     this.pushes.close()
-    for (const t of [this.earnTimer, this.heartbeatTimer, this.settleTimer]) if (t) clearTimeout(t)
+    for (const t of [this.heartbeatTimer, this.settleTimer]) if (t) clearTimeout(t)
   }
 
   private readonly sessionOffs: (() => void)[] = []
@@ -137,7 +114,7 @@ export class LiveAccounts {
     this.watched.add(user)
     if (lane === 'operator') {
       this.onScreen.set(user, this.d.now())
-      s.pool?.setPriority('screen', [...this.onScreen.keys()]) // strict limits: pages on screen stream
+      s.pool?.setPriority('screen', this.screen()) // strict limits: pages on screen stream
       this.heartbeat()
     }
     const portfolio = portfolioFor(s, this.d)
@@ -229,11 +206,20 @@ export class LiveAccounts {
       this.heartbeatTimer = null
       const now = this.d.now()
       for (const [u, at] of this.onScreen) if (now - at > ON_SCREEN_MS) this.onScreen.delete(u)
-      this.session?.pool?.setPriority('screen', [...this.onScreen.keys()])
+      this.prioritise()
       if (this.onScreen.size === 0) return
       this.pushSoon([...this.onScreen.keys()])
       this.heartbeat()
     }, this.d.heartbeatMs ?? 5000)
+  }
+
+  /** Account pages and credit pages on screen: the strict plan streams them first. */
+  private screen(): string[] {
+    return [...new Set([...this.onScreen.keys(), ...(this.d.credit?.onScreen() ?? [])])]
+  }
+
+  private prioritise(): void {
+    this.session?.pool?.setPriority('screen', this.screen())
   }
 
   /** Pushes the pages of `users` now, or once a burst is over (one push per account). */
@@ -249,8 +235,6 @@ export class LiveAccounts {
       const view = await this.detail(s, ref, 'background')
       if (s !== this.session || this.closed) return
       this.d.events.emit('state.account', view)
-      // The credit page follows the same live state.
-      if (view.credit) this.d.events.emit('state.credit', view.credit)
     } catch {
       // The next change pushes again; the page keeps its last values with their age.
     }
@@ -273,15 +257,7 @@ export class LiveAccounts {
     for (const u of users) this.watched.add(u)
     this.pushSoon(users)
     this.d.overviewSoon()
-    if (sub.channel === 'earn') {
-      for (const u of users) {
-        const prev = this.earnWatched.get(u)
-        this.earnWatched.set(u, { until: this.d.now() + 30_000, key: prev?.key ?? '', onScreenUntil: prev?.onScreenUntil ?? 0, readAt: prev?.readAt ?? 0 })
-      }
-      this.earnSoon(200)
-    }
     if (!FINAL.has(sub.state) || sub.channel !== 'trade') return
-    if (/agent/i.test(sub.actionType)) this.pushAgents(s, sub.account)
     // An activation creates an account that was not streamed: its status is read again now,
     // and the overview that follows re-plans the streams to include it.
     if (sub.actionType === 'activateFor') {
@@ -312,36 +288,6 @@ export class LiveAccounts {
     }, this.d.streamGraceMs ?? 1500)
   }
 
-  /**
-   * Agent slots are not streamed: one read (it updates last-known state, which the overview's
-   * agent count comes from), pushed as `state.agents`, then the overview again.
-   */
-  pushAgents(s: NetworkSession, owner: string): void {
-    if (!this.d.agentKeys || this.closed) return
-    void agentsFor(s, this.d.agentKeys)
-      .slots(owner, 'background')
-      .then((slots) => {
-        if (s !== this.session || this.closed) return
-        this.selfEmit = true
-        try {
-          this.d.events.emit('state.agents', { owner: owner.toLowerCase() as Address, slots, fetchedAt: this.d.now() })
-        } finally {
-          this.selfEmit = false
-        }
-        this.d.overviewSoon()
-      })
-      .catch(() => {})
-  }
-
-  /** After a reconnect: the slots of every owner whose agents page was open are read again. */
-  reconciled(s: NetworkSession): void {
-    const now = this.d.now()
-    for (const [owner, at] of this.agentsOnScreen) {
-      if (now - at > ON_SCREEN_MS) this.agentsOnScreen.delete(owner)
-      else this.pushAgents(s, owner)
-    }
-  }
-
   /** Reads through /info the channels of `users` that have not moved since `since`, then pushes them. */
   private async settle(s: NetworkSession, due: ReadonlyMap<string, number>): Promise<void> {
     if (this.closed || s !== this.session) return
@@ -363,88 +309,6 @@ export class LiveAccounts {
     this.pushSoon(users)
     this.d.overviewSoon()
   }
-
-  // ---- earn -----------------------------------------------------------------------------------
-
-  /**
-   * An earn overview went to the screen. The earn API has no stream, so an account whose earn
-   * page the operator opened is re-read slowly while on screen (`earnSlowPollMs`) and quickly
-   * while a withdrawal moves on its own or a claim time is near; a change is pushed.
-   */
-  private noteEarn(v: EarnOverviewView, self: boolean): void {
-    const user = v.address.toLowerCase()
-    const now = this.d.now()
-    const key = earnKey(v)
-    const prev = this.earnWatched.get(user)
-    const moving = v.withdrawals.some((w) => EARN_MOVING.has(w.status))
-    const nextClaimable = v.withdrawals.reduce<number | null>((m, w) => (w.status === 'queued' && !w.canClaim && w.claimableAt !== null && w.claimableAt > now ? Math.min(m ?? Infinity, w.claimableAt) : m), null)
-    const until = Math.max(prev?.until ?? 0, moving ? now + 120_000 : 0, nextClaimable !== null && nextClaimable - now < 600_000 ? nextClaimable + 1000 : 0)
-    const onScreenUntil = self ? (prev?.onScreenUntil ?? 0) : now + ON_SCREEN_MS
-    this.earnWatched.set(user, { until, key, onScreenUntil, readAt: self ? now : (prev?.readAt ?? now) })
-    if (until > now) this.earnSoon(this.d.earnPollMs ?? 2000)
-    else if (onScreenUntil > now) this.earnSoon(this.d.earnSlowPollMs ?? 10_000)
-  }
-
-  private earnSoon(ms: number): void {
-    if (this.closed) return
-    const due = this.d.now() + ms
-    if (this.earnTimer) {
-      // Keep the earlier of the two passes.
-      if (due >= this.earnDue) return
-      clearTimeout(this.earnTimer)
-    }
-    this.earnDue = due
-    this.earnTimer = setTimeout(() => {
-      this.earnTimer = null
-      void this.earnPass()
-    }, ms)
-  }
-
-  /** Re-reads the earn accounts still followed and pushes those that changed. */
-  private async earnPass(): Promise<void> {
-    const s = this.session
-    if (!s || this.closed || this.earnBusy) return
-    this.earnBusy = true
-    const slowMs = this.d.earnSlowPollMs ?? 10_000
-    try {
-      let w
-      try {
-        w = s.write()
-      } catch {
-        return // no vault: nothing of the earn pool is shown either
-      }
-      const now = this.d.now()
-      for (const [user, e] of [...this.earnWatched]) {
-        const fast = e.until > now
-        const slow = e.onScreenUntil > now && now - e.readAt >= slowMs - 50
-        if (!fast && !slow) continue
-        try {
-          const view = earnOverviewView(await earnOverview(w.earnCtx, user), this.d.now())
-          const changed = earnKey(view) !== e.key
-          this.selfEmit = true
-          try {
-            // Emitting goes through `noteEarn` (our own subscription), which extends or ends the follow.
-            if (changed) this.d.events.emit('state.earn', view)
-            else this.noteEarn(view, true)
-          } finally {
-            this.selfEmit = false
-          }
-        } catch {
-          // Retried on the next pass while followed.
-        }
-      }
-    } finally {
-      this.earnBusy = false
-      const now = this.d.now()
-      const list = [...this.earnWatched.values()]
-      if (list.some((e) => e.until > now)) this.earnSoon(this.d.earnPollMs ?? 2000)
-      else if (list.some((e) => e.onScreenUntil > now)) this.earnSoon(slowMs)
-    }
-  }
-}
-
-function earnKey(v: EarnOverviewView): string {
-  return JSON.stringify([v.paused, v.assets.map((a) => [a.assetId, a.earnBalance, a.inQueueBalance, a.withdrawLockedBalance]), v.withdrawals.map((w) => [w.operationId, w.status, w.canClaim, w.canCancel])])
 }
 
 function orderView(o: LiveOrder): OpenOrderView {

@@ -7,7 +7,8 @@ import type { Notify } from '../../ipc/notify'
 import type { SessionHolder, NetworkSession } from '../../session'
 import type { StreamPool } from '../../streams/pool'
 import type { AccountDirectory } from '../accounts'
-import { agentsFor, type AgentKeyDirectory } from '../agents'
+import { agentsFor, type AgentKeyDirectory, type AgentsLive } from '../agents'
+import type { CreditLive } from '../credit'
 import { LeadingBatch } from './leading-batch'
 import { LiveAccounts } from './live-accounts'
 import { portfolioFor, type PortfolioServiceDeps } from './portfolio-for-session'
@@ -22,6 +23,10 @@ export interface LiveOverviewDeps extends PortfolioServiceDeps {
   now: () => number
   /** true while a vault exists (reconnects reconcile only then) */
   hasVault: () => boolean
+  /** Agent slots read after a write change the overview's agent count. */
+  agents?: AgentsLive
+  /** Credit pages on screen stream first, as account pages do. */
+  credit?: CreditLive
 }
 
 /**
@@ -48,12 +53,15 @@ export class LiveOverview {
   private lastStreamAt = 0
   private closed = false
 
-  /** Account pages, earn queues and write follow-up from the same live state. */
+  /** Account pages and their write follow-up from the same live state. */
   readonly accounts: LiveAccounts
+  private readonly offAgents: () => void
 
   constructor(private readonly d: LiveOverviewDeps) {
     this.startedAt = d.now()
     this.accounts = new LiveAccounts({ ...d, overviewSoon: () => this.overviewSoon() })
+    // The agents feature re-reads slots after its writes (the read updates last-known state): count them again.
+    this.offAgents = d.agents?.onSlots(() => this.overviewSoon()) ?? (() => {})
   }
 
   /** Attaches to each session the holder opens, and refreshes every `refreshMs` (0: never). */
@@ -114,6 +122,7 @@ export class LiveOverview {
 
   close(): void {
     this.closed = true
+    this.offAgents()
     this.accounts.close()
     this.full.close()
     this.patches.close()
@@ -147,8 +156,6 @@ export class LiveOverview {
     })
     pool.onReconnect(() => {
       this.streamStatus(pool, true)
-      // Agent slots are not streamed: the pages showing them are read again after a gap.
-      this.accounts.reconciled(s)
       if (this.d.hasVault()) s.reconcileSoon()
     })
     // A socket dropping is announced at once (the operator sees values start to age).
