@@ -1,4 +1,4 @@
-export { Journal, openJournal, openJournalFile, openTempJournal, type JournalOptions } from './journal'
+export { Journal, openJournal, openJournalFile, type JournalOptions } from './journal'
 export { NonceConflictError } from './submissions'
 export { submissionsToCsv, submissionsToJson, CSV_COLUMNS } from './export'
 export { JOURNAL_FILE } from './db'

@@ -1,7 +1,4 @@
 import type Database from 'better-sqlite3'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { DeskError } from '../errors/desk-error'
 import { AlertLog } from './alert-log'
 import { CreditHistory } from './credit-history'
@@ -276,11 +273,4 @@ export function openJournal(dataDir: string, opts: JournalOptions = {}): Journal
 /** Opens a journal at an explicit file path (`:memory:` for a throw-away one). */
 export function openJournalFile(file: string, opts: JournalOptions = {}): Journal {
   return new Journal(openDatabase(file), file, opts)
-}
-
-/** A journal in a fresh temporary directory, removed on close (tests, benches). */
-export function openTempJournal(opts: JournalOptions = {}): Journal {
-  const dir = mkdtempSync(join(tmpdir(), 'desk-journal-'))
-  const file = journalPath(dir)
-  return new Journal(openDatabase(file), file, { ...opts, onClose: () => rmSync(dir, { recursive: true, force: true }) })
 }

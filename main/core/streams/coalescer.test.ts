@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ManualClock } from './clock'
+import { ManualClock } from './testing/manual-clock'
 import { Coalescer } from './coalescer'
 
 describe('Coalescer', () => {

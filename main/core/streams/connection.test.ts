@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ManualClock } from './clock'
+import { ManualClock } from './testing/manual-clock'
 import { StreamConnection, type ConnectionOptions } from './connection'
 import type { Frame } from './frames'
 import { fakeSockets } from './testing/fake-socket'

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { RateScheduler } from '../exchange/scheduler'
 import { InfoClient } from '../exchange/info/client'
-import { ManualClock } from './clock'
+import { ManualClock } from './testing/manual-clock'
 import type { StateUpdate } from './live-state'
 import { StreamPool, type StreamPoolOptions } from './pool'
 import { fakeSockets, type FakeSocket } from './testing/fake-socket'

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { RateScheduler } from '../exchange/scheduler'
 import { InfoClient } from '../exchange/info/client'
-import { ManualClock } from './clock'
+import { ManualClock } from './testing/manual-clock'
 import { StreamPool } from './pool'
 import type { StateUpdate } from './live-state'
 import { MockExchange } from './testing/mock-exchange'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ManualClock } from './clock'
+import { ManualClock } from './testing/manual-clock'
 import type { PlanAccount, Subscription } from './plan'
 import { nextRefresh, planStrict, type RefreshCandidate } from './strict-plan'
 
