@@ -66,4 +66,16 @@ describe('networks', () => {
     expect(validateNetwork({ ...sandboxNetwork(), strictLimits: false }).strictLimits).toBe(false)
     expect(() => validateNetwork({ ...sandboxNetwork(), strictLimits: 'no' })).toThrow(expect.objectContaining({ code: 'InvalidNetwork' }))
   })
+
+  it('a real network refuses strict limits off (typed), may say on; the view carries the mode in force', () => {
+    for (const n of builtinNetworks().filter((b) => b.kind !== 'sandbox')) {
+      expect(() => validateNetwork({ ...n, strictLimits: false }), n.name).toThrow(expect.objectContaining({ code: 'InvalidNetwork', details: { path: 'strictLimits' } }))
+      expect(validateNetwork({ ...n, strictLimits: true }).strictLimits).toBe(true)
+    }
+    const custom = { ...builtinNetworks()[1]!, name: 'staging', kind: 'custom' as const, chainId: 77 }
+    expect(() => validateNetwork({ ...custom, strictLimits: false })).toThrow(/only the sandbox can turn them off/)
+    expect(networkView(sandboxNetwork()).strictLimits).toBe(true)
+    expect(networkView({ ...sandboxNetwork(), strictLimits: false }).strictLimits).toBe(false)
+    expect(networkView(builtinNetworks()[2]!).strictLimits).toBe(true)
+  })
 })

@@ -113,6 +113,10 @@ export function validateNetwork(input: unknown): NetworkConfig {
   if (fixed !== undefined && n.chainId !== fixed) {
     throw new DeskError('InvalidNetwork', `the ${n.kind} network signs with chain id ${fixed}, not ${n.chainId}`, { path: 'chainId' })
   }
+  if (n.strictLimits === false && n.kind !== 'sandbox') {
+    // Only the sandbox may stream past the counted limits: a real service may enforce them any day.
+    throw new DeskError('InvalidNetwork', `strict limits stay on for the ${n.kind} network "${n.name}"; only the sandbox can turn them off`, { path: 'strictLimits' })
+  }
   const builtinName = builtinNetworks().find((b) => b.name === n.name)
   if (builtinName && builtinName.kind !== n.kind) {
     throw new DeskError('InvalidNetwork', `"${n.name}" is the name of the built-in ${builtinName.kind} network`, { path: 'name' })
@@ -131,6 +135,7 @@ export function networkView(n: NetworkConfig) {
     earnUrl: n.earnUrl ?? '',
     infoRatePerSec: n.infoRatePerSec,
     tradeRatePerSec: n.tradeRatePerSec,
+    strictLimits: strictLimitsFor(n),
     configured: isConfigured(n),
   }
 }

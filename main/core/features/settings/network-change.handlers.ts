@@ -31,6 +31,8 @@ export function networkChangeHandlers(nets: NetworkChangeDeps, switchSession: ()
           earnUrl: pick(a.earnUrl, existing?.earnUrl),
           infoRatePerSec: a.infoRatePerSec ?? existing?.infoRatePerSec ?? 1,
           tradeRatePerSec: a.tradeRatePerSec ?? existing?.tradeRatePerSec ?? 1,
+          // Kept across other edits (a URL change must not turn strict limits back on or off).
+          ...(a.strictLimits !== undefined ? { strictLimits: a.strictLimits } : existing?.strictLimits !== undefined ? { strictLimits: existing.strictLimits } : {}),
         },
         passphrase,
       )

@@ -20,7 +20,7 @@ export interface NetworkChangeDeps {
 const hosts = (n: NetworkConfig) => (isConfigured(n) ? describeExchange(exchangeIdentity(n)) : 'not configured')
 
 function changes(before: NetworkConfig, after: NetworkConfig): string {
-  const keys = ['kind', 'network', 'chainId', 'tradingUrl', 'wsUrl', 'earnUrl', 'infoRatePerSec', 'tradeRatePerSec'] as const
+  const keys = ['kind', 'network', 'chainId', 'tradingUrl', 'wsUrl', 'earnUrl', 'infoRatePerSec', 'tradeRatePerSec', 'strictLimits'] as const
   const diff = keys.filter((k) => before[k] !== after[k]).map((k) => `${k} ${before[k] ?? 'unset'} -> ${after[k] ?? 'unset'}`)
   return diff.length > 0 ? diff.join(', ') : 'nothing changed'
 }

@@ -87,7 +87,7 @@ describe('SettingsView', () => {
     expect(wrapper.text()).toMatch(/Network not saved/)
     // the passphrase is not kept in the form after a try
     expect(form.get<HTMLInputElement>('input[aria-label="Passphrase to save the network"]').element.value).toBe('')
-    desk.handle('networks.save', (a) => ({ name: a.name, kind: a.kind, chainId: a.chainId, tradingUrl: a.tradingUrl, wsUrl: a.wsUrl, earnUrl: a.earnUrl, infoRatePerSec: a.infoRatePerSec, tradeRatePerSec: a.tradeRatePerSec, configured: true }))
+    desk.handle('networks.save', (a) => ({ name: a.name, kind: a.kind, chainId: a.chainId, tradingUrl: a.tradingUrl, wsUrl: a.wsUrl, earnUrl: a.earnUrl, infoRatePerSec: a.infoRatePerSec, tradeRatePerSec: a.tradeRatePerSec, strictLimits: true, configured: true }))
     await form.get('input[aria-label="Passphrase to save the network"]').setValue('the passphrase')
     await form.trigger('submit')
     await flush()
