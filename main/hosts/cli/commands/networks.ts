@@ -8,7 +8,7 @@ import { UsageError, type Command, type CommandGroup, type OptionSpec } from '..
 function describe(n: NetworkListing, selected: boolean): string {
   const state = n.configured ? '' : '  (not configured)'
   return [
-    `${selected ? '*' : ' '} ${n.name.padEnd(12)} ${n.kind.padEnd(8)} chain ${String(n.chainId).padEnd(8)} info ${n.infoRatePerSec}/s  trade ${n.tradeRatePerSec}/s${state}`,
+    `${selected ? '*' : ' '} ${n.name.padEnd(12)} ${n.kind.padEnd(8)} chain ${String(n.chainId).padEnd(8)} info ${n.infoRatePerSec}/s  trade ${n.tradeRatePerSec}/s  strict limits ${n.strictLimits ? 'on' : 'off'}${state}`,
     `    trading ${n.tradingUrl || '-'}`,
     `    ws      ${n.wsUrl || '-'}`,
     `    earn    ${n.earnUrl || '-'}`,
@@ -46,6 +46,7 @@ const URL_OPTS: Record<string, OptionSpec> = {
   'earn-url': { type: 'string', valueName: 'URL', description: 'earn pool base URL' },
   'info-rate': { type: 'string', valueName: 'N', description: '/info requests per second (default 1)' },
   'trade-rate': { type: 'string', valueName: 'N', description: '/trade requests per second (default 1)' },
+  'strict-limits': { type: 'string', valueName: 'on|off', description: 'keep to every limit the service counts (one connection); only the sandbox can turn it off' },
 }
 
 function num(ctx: CliContext, name: string): number | undefined {
@@ -57,7 +58,7 @@ function num(ctx: CliContext, name: string): number | undefined {
 
 const set: Command = {
   name: 'set',
-  summary: 'add a custom network or change one (URLs, rate budgets)',
+  summary: 'add a custom network or change one (URLs, rate budgets, strict limits on the sandbox)',
   positionals: ['NAME'],
   options: URL_OPTS,
   async run(ctx) {
@@ -81,6 +82,11 @@ const set: Command = {
     if (infoRate !== undefined) args.infoRatePerSec = infoRate
     const tradeRate = num(ctx, 'trade-rate')
     if (tradeRate !== undefined) args.tradeRatePerSec = tradeRate
+    const strict = ctx.string('strict-limits')
+    if (strict !== undefined) {
+      if (strict !== 'on' && strict !== 'off') throw new UsageError('--strict-limits must be on or off')
+      args.strictLimits = strict === 'on'
+    }
     const saved = await ctx.call('networks.update', { ...args, ...(await passphraseArg(ctx)) })
     ctx.print(describe(saved, before.selected === saved.name), saved)
   },

@@ -58,6 +58,19 @@ describe('desk networks / status / agents', () => {
     expect((await desk('networks', 'remove', 'lab')).code).toBe(0)
   })
 
+  it('turns strict limits off and on for the sandbox; a real network refuses off (typed); bad values are usage errors', async () => {
+    const off = await desk('networks', 'set', 'sandbox', '--strict-limits', 'off', '--json')
+    expect(off.err).toBe('')
+    expect(JSON.parse(off.out)).toMatchObject({ name: 'sandbox', strictLimits: false, infoRatePerSec: 50 })
+    expect((await desk('networks', 'list')).out).toMatch(/sandbox .*strict limits off/)
+    const real = await desk('networks', 'set', 'mainnet', '--strict-limits', 'off')
+    expect(real.code).toBe(1)
+    expect(real.err).toMatch(/only the sandbox can turn them off.*\[InvalidNetwork\]/)
+    expect((await desk('networks', 'set', 'sandbox', '--strict-limits', 'maybe')).code).toBe(2)
+    const on = await desk('networks', 'set', 'sandbox', '--strict-limits', 'on', '--json')
+    expect(JSON.parse(on.out)).toMatchObject({ name: 'sandbox', strictLimits: true })
+  })
+
   it('status on an unconfigured network is a clear error, not a crash', async () => {
     const r = await desk('status', 'show', '--network', 'mainnet', '--address', devOwner(0).address)
     expect(r.code).toBe(1)
