@@ -12,6 +12,7 @@ import { ReportsView } from '../features/reports'
 import { UnlockView, useSessionStore } from '../features/session'
 import { SettingsView } from '../features/settings'
 import { SettleView } from '../features/settle-repay'
+import { ApprovalsView, ProposalView, TeamView } from '../features/team'
 
 /**
  * Hash history: the web host puts its token in the fragment as `#token=...`; the router
@@ -32,6 +33,9 @@ export function createDeskRouter(): Router {
       { path: '/journal', name: 'journal', component: JournalView, meta: { title: 'Journal' } },
       { path: '/policy', name: 'policy', component: PolicyView, meta: { title: 'Policy' } },
       { path: '/reports', name: 'reports', component: ReportsView, meta: { title: 'Reports' } },
+      { path: '/team', name: 'team', component: TeamView, meta: { title: 'Team' } },
+      { path: '/approvals', name: 'approvals', component: ApprovalsView, meta: { title: 'Approvals' } },
+      { path: '/approvals/:id', name: 'proposal', component: ProposalView, props: true, meta: { title: 'Proposal' } },
       { path: '/settings', name: 'settings', component: SettingsView, meta: { open: true, title: 'Settings' } },
       // The web host's token fragment ("#token=...") lands here: go to the start screen.
       { path: '/:rest(.*)*', redirect: '/overview' },

@@ -8,6 +8,7 @@ import { useJournalStore } from '../features/journal'
 import { useNotificationsStore } from '../features/notifications'
 import { useOverviewStore } from '../features/overview'
 import { useSessionStore } from '../features/session'
+import { useTeamStore } from '../features/team'
 
 /** Routes every pushed event to the store that owns it. Returns the unsubscribe function. */
 export function wireEvents(): () => void {
@@ -20,6 +21,8 @@ export function wireEvents(): () => void {
     onEvent('state.credit', (v) => useCreditStore().apply(v)),
     onEvent('state.earn', (v) => useEarnStore().apply(v)),
     onEvent('state.agents', (v) => useAgentsStore().apply(v)),
+    // Team mode: the link, the bar's approvals count, and a nudge to re-read open proposal lists.
+    onEvent('state.team', (v) => useTeamStore().apply(v)),
     onEvent('journal.changed', (v) => useJournalStore().apply(v)),
     // main raises the lock notification itself (with its reason: operator, idle, OS)
     onEvent('vault.status', (v) => session.setVault(v)),
@@ -51,5 +54,7 @@ export function wireEvents(): () => void {
       session.stream ??= v
     })
     .catch(() => {})
+  // The approvals count shows from the start, not at the first team push.
+  void useTeamStore().loadStatus()
   return () => offs.forEach((off) => off())
 }

@@ -1,0 +1,50 @@
+import type { TeamRuleView } from '../../../../main/contract/types'
+import { formatUsd } from '../../../../main/contract/format'
+
+/** Action kinds in words, for rules and proposals ("agent_rotate" → "agent rotate"). */
+export const kindText = (k: string): string => k.replace(/_/g, ' ')
+
+/**
+ * What a team policy rule matches, in words; `labelOf` names accounts and destinations.
+ * Every condition listed must hold (the USD ones are "at least").
+ */
+export function ruleMatches(r: TeamRuleView, labelOf: (address: string) => string): string {
+  const parts: string[] = []
+  parts.push(r.kinds?.length ? r.kinds.map(kindText).join(', ') : 'any action')
+  if (r.accounts?.length) parts.push(`on ${r.accounts.map(labelOf).join(', ')}`)
+  if (r.minUsd !== undefined) parts.push(`worth ${formatUsd(r.minUsd)} or more`)
+  if (r.minWindowUsd !== undefined) parts.push(`${formatUsd(r.minWindowUsd)} or more over the window`)
+  if (r.destinations?.length) parts.push(`to ${r.destinations.map(labelOf).join(', ')}`)
+  return parts.join(' ')
+}
+
+/** What a rule does when it matches. */
+export function ruleEffect(r: TeamRuleView): string {
+  const t = r.then
+  if (t.effect === 'allow') return 'allow'
+  if (t.effect === 'block') return 'block'
+  return `needs ${t.count} approval${t.count === 1 ? '' : 's'} from ${t.roles.join(' or ')}`
+}
+
+/** The proposal's status in words. */
+export const STATUS_TEXT: Record<string, string> = {
+  open: 'waiting for approvals',
+  approved: 'approved, not executed yet',
+  rejected: 'rejected',
+  expired: 'expired',
+  signed: 'signed, outcome pending',
+  final: 'done',
+}
+
+/**
+ * The two previews line by line: a line of one that the other does not have is a difference
+ * (figures the initiator saw that this desk does not recompute the same).
+ */
+export function previewDiff(initiator: string[], mine: string[] | null): { initiator: { line: string; differs: boolean }[]; mine: { line: string; differs: boolean }[]; differences: number } {
+  if (mine === null) return { initiator: initiator.map((line) => ({ line, differs: false })), mine: [], differences: 0 }
+  const a = new Set(initiator)
+  const b = new Set(mine)
+  const left = initiator.map((line) => ({ line, differs: !b.has(line) }))
+  const right = mine.map((line) => ({ line, differs: !a.has(line) }))
+  return { initiator: left, mine: right, differences: left.filter((l) => l.differs).length + right.filter((l) => l.differs).length }
+}

@@ -1,0 +1,158 @@
+import { defineStore } from 'pinia'
+import { computed, ref } from 'vue'
+import type { Address, TeamActionKind, TeamEvent, TeamMembersView, TeamPolicyView, TeamProposalDetail, TeamProposalView, TeamRole, TeamRuleView, TeamStatusView, TeamVerifyView, WriteOutcome } from '../../../../main/contract/types'
+import { call } from '../../platform/bridge/desk'
+
+export type ProposalsTab = 'needsMe' | 'waiting' | 'history'
+export interface ProposalFilter {
+  kind?: TeamActionKind
+  account?: Address
+}
+
+/**
+ * Team mode as main verifies it: the link to the team store, the roster, the policy, proposals.
+ * Main decides everything (quorum, roles, expiry, who may execute); this store only shows it and
+ * forwards the operator's choices. The `state.team` push keeps the status (and the bar's count)
+ * live and tells the open screens to re-read their proposals.
+ */
+export const useTeamStore = defineStore('team', () => {
+  const status = ref<TeamStatusView | null>(null)
+  const statusError = ref<unknown>(null)
+  const members = ref<TeamMembersView | null>(null)
+  const policy = ref<TeamPolicyView | null>(null)
+  const proposals = ref<TeamProposalView[]>([])
+  const proposalsError = ref<unknown>(null)
+  const detail = ref<TeamProposalDetail | null>(null)
+  const detailError = ref<unknown>(null)
+  const verifyResult = ref<TeamVerifyView | null>(null)
+
+  /** What the open screens show, so a push re-reads exactly that. */
+  const openList = ref<{ tab: ProposalsTab; filter: ProposalFilter } | null>(null)
+  const openDetail = ref<string | null>(null)
+
+  /** The bar's count: open proposals this operator may approve now (0 when team mode is off). */
+  const needsMe = computed(() => (status.value && status.value.state !== 'off' ? status.value.needsMyApproval : 0))
+  const isAdmin = computed(() => status.value?.me.roles.includes('admin') ?? false)
+  const on = computed(() => !!status.value && status.value.configured && status.value.state !== 'off')
+
+  async function loadStatus(): Promise<void> {
+    try {
+      status.value = await call('team.status')
+      statusError.value = null
+    } catch (e) {
+      statusError.value = e
+    }
+  }
+
+  /** Roster and policy: only a verified chain has them (unreachable or tampered keeps the last ones shown). */
+  async function loadTeam(): Promise<void> {
+    await loadStatus()
+    if (!status.value || status.value.state !== 'live' || !status.value.teamId) return
+    const [m, p] = await Promise.allSettled([call('team.members'), call('team.policy')])
+    if (m.status === 'fulfilled') members.value = m.value
+    if (p.status === 'fulfilled') policy.value = p.value
+  }
+
+  async function loadProposals(tab: ProposalsTab, filter: ProposalFilter = {}): Promise<void> {
+    openList.value = { tab, filter }
+    try {
+      const r = await call('team.proposals', { view: tab, ...filter })
+      // A slower answer for a tab the operator already left must not overwrite the new one.
+      if (openList.value?.tab === tab && openList.value.filter === filter) proposals.value = r
+      proposalsError.value = null
+    } catch (e) {
+      proposalsError.value = e
+    }
+  }
+
+  async function loadDetail(id: string): Promise<void> {
+    openDetail.value = id
+    try {
+      const d = await call('team.proposal', { id })
+      if (openDetail.value === id) detail.value = d
+      detailError.value = null
+    } catch (e) {
+      detailError.value = e
+    }
+  }
+
+  function closeList(): void {
+    openList.value = null
+  }
+  function closeDetail(): void {
+    openDetail.value = null
+    detail.value = null
+    detailError.value = null
+  }
+
+  /** A push: the status at once; proposals (and the roster/policy) re-read where a screen shows them. */
+  function apply(e: TeamEvent): void {
+    const wasLive = status.value?.state === 'live'
+    status.value = e.status
+    statusError.value = null
+    if (e.proposalsChanged) {
+      if (openList.value) void loadProposals(openList.value.tab, openList.value.filter)
+      if (openDetail.value) void loadDetail(openDetail.value)
+    }
+    if (e.status.state === 'live' && (!wasLive || e.proposalsChanged) && (members.value || policy.value)) void loadTeam()
+  }
+
+  async function afterWrite(id: string): Promise<void> {
+    await Promise.allSettled([loadStatus(), openDetail.value === id ? loadDetail(id) : Promise.resolve(), openList.value ? loadProposals(openList.value.tab, openList.value.filter) : Promise.resolve()])
+  }
+
+  async function approve(id: string): Promise<TeamProposalView> {
+    const p = await call('team.approve', { id })
+    await afterWrite(id)
+    return p
+  }
+  async function reject(id: string, reason: string): Promise<TeamProposalView> {
+    const p = await call('team.reject', { id, reason })
+    await afterWrite(id)
+    return p
+  }
+  async function execute(id: string): Promise<WriteOutcome> {
+    const o = await call('team.execute', { id })
+    await afterWrite(id)
+    return o
+  }
+
+  async function configure(connectionString: string, password: string, passphrase: string): Promise<void> {
+    status.value = await call('team.configure', { connectionString, password, passphrase })
+    await loadTeam()
+  }
+  async function init(teamName: string, name: string, passphrase: string): Promise<void> {
+    status.value = await call('team.init', { teamName, name, passphrase })
+    await loadTeam()
+  }
+  const join = (passphrase: string): Promise<{ address: Address }> => call('team.join', { passphrase })
+
+  async function addMember(address: Address, name: string, roles: TeamRole[]): Promise<void> {
+    members.value = await call('team.members.add', { address, name, roles })
+    await loadStatus()
+  }
+  async function removeMember(address: Address): Promise<void> {
+    members.value = await call('team.members.remove', { address })
+    await loadStatus()
+  }
+  async function setRoles(address: Address, roles: TeamRole[]): Promise<void> {
+    members.value = await call('team.members.roles', { address, roles })
+    await loadStatus()
+  }
+  async function setPolicy(rules: TeamRuleView[]): Promise<void> {
+    policy.value = await call('team.policy.set', { rules })
+    await loadStatus()
+  }
+
+  async function verify(): Promise<TeamVerifyView> {
+    verifyResult.value = await call('team.verify')
+    return verifyResult.value
+  }
+  const exportCsv = () => call('team.export')
+
+  return {
+    status, statusError, members, policy, proposals, proposalsError, detail, detailError, verifyResult, needsMe, isAdmin, on,
+    loadStatus, loadTeam, loadProposals, loadDetail, closeList, closeDetail, apply, approve, reject, execute,
+    configure, init, join, addMember, removeMember, setRoles, setPolicy, verify, exportCsv,
+  }
+})

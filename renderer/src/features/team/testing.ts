@@ -1,0 +1,69 @@
+/** Team views for the team screens' tests (fake-desk answers). */
+import type { Address, TeamProposalDetail, TeamProposalView, TeamStatusView } from '../../../../main/contract/types'
+
+export const ME = '0xaaaa00000000000000000000000000000000aaaa' as Address
+export const BOB = '0xbbbb00000000000000000000000000000000bbbb' as Address
+export const CAROL = '0xcccc00000000000000000000000000000000cccc' as Address
+export const PID = `0x${'ab'.repeat(32)}`
+
+export function teamStatus(over: Partial<TeamStatusView> = {}): TeamStatusView {
+  return {
+    configured: true,
+    state: 'live',
+    detail: 'live',
+    broken: null,
+    store: { host: '127.0.0.1', port: 5544, database: 'team', user: 'desk', sslmode: 'disable' },
+    teamId: `0x${'11'.repeat(32)}`,
+    teamName: 'Ops',
+    me: { address: ME, name: 'Alice', roles: ['admin', 'approver'] },
+    chain: { length: 12, headSeq: '11', headDigest: `0x${'22'.repeat(32)}` },
+    policyVersion: 2,
+    needsMyApproval: 1,
+    waitingOnOthers: 0,
+    ...over,
+  }
+}
+
+export function proposal(over: Partial<TeamProposalView> = {}): TeamProposalView {
+  const now = Date.now()
+  return {
+    id: PID,
+    seq: '9',
+    status: 'open',
+    network: 'sandbox',
+    account: '0x1111111111111111111111111111111111111111',
+    kind: 'withdraw',
+    cloid: '0x0123456789abcdef0123456789abcdef',
+    title: 'Withdraw 25,000 USDC to cold-1',
+    usd: '25000',
+    destination: '0x3333333333333333333333333333333333333333',
+    initiator: { address: BOB, name: 'Bob' },
+    policyVersion: 2,
+    rule: 'big-withdrawals',
+    needs: { count: 2, roles: ['approver'] },
+    approvals: [{ address: CAROL, name: 'Carol', at: now - 60_000, counts: true }],
+    rejection: null,
+    signed: null,
+    outcome: null,
+    at: now - 120_000,
+    expiresAt: now + 3_600_000,
+    canApprove: true,
+    canReject: true,
+    canExecute: false,
+    mine: false,
+    ...over,
+  }
+}
+
+export function detail(over: Partial<TeamProposalDetail> = {}): TeamProposalDetail {
+  return {
+    ...proposal(),
+    initiatorPreview: { title: 'Withdraw 25,000 USDC', lines: ['withdraw 25,000 USDC', 'balance after: 75,000 USDC'] },
+    recomputed: { title: 'Withdraw 25,000 USDC', lines: ['withdraw 25,000 USDC', 'balance after: 70,000 USDC'], computedAt: Date.now(), usd: '25000' },
+    recomputeError: null,
+    action: { type: 'withdraw', amount: '25000' },
+    channel: 'withdraw.submit',
+    outcomes: [],
+    ...over,
+  }
+}
