@@ -3,12 +3,12 @@
  * to the running app, or in-process) and the ways to name secrets (a file main reads, else a
  * hidden TTY prompt). Owner-key confirmations pushed by the core for this desk are answered here.
  */
-import { promises as fs } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { ChannelArgs, ChannelName, ChannelResult } from '../../contract/channels'
 import type { CliSecret, ConfirmRequest } from '../../contract/types'
 import { defaultDataDir } from '../../core/config/paths'
 import { DeskError } from '../../core/errors/desk-error'
+import { readSecretFile } from '../../core/vault/secret-file'
 import { formatAccount } from '../../contract/format'
 import { openCoreClient, type CoreClient } from './core-client'
 import { deskVersion } from './version'
@@ -30,9 +30,6 @@ export interface GlobalOptions {
   passphraseFile: string | undefined
   yes: boolean
 }
-
-/** Secret files are small; anything bigger is a mistake (wrong file), not a passphrase. */
-const MAX_SECRET_FILE_BYTES = 64 * 1024
 
 export class CliContext {
   private client: Promise<CoreClient> | null = null
@@ -94,27 +91,10 @@ export class CliContext {
     return this.worstExit
   }
 
-  /** Reads a secret file: its content without one trailing newline. */
-  async readSecretFile(path: string, what: string): Promise<string> {
-    let buf: Buffer
-    try {
-      const st = await fs.stat(path)
-      if (!st.isFile() || st.size > MAX_SECRET_FILE_BYTES) throw new DeskError('SecretFileInvalid', `${what} file ${path} is not a small regular file`)
-      buf = await fs.readFile(path)
-    } catch (e) {
-      if (e instanceof DeskError) throw e
-      throw new DeskError('SecretFileUnreadable', `cannot read the ${what} file ${path}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`)
-    }
-    const text = buf.toString('utf8').replace(/\r?\n$/, '')
-    buf.fill(0)
-    if (text === '') throw new DeskError('SecretFileInvalid', `the ${what} file ${path} is empty`)
-    return text
-  }
-
   /** A secret from `--<option> FILE`, else a hidden prompt (asked twice when `confirm`). */
   async secret(option: string | undefined, prompt: string, what: string, confirm = false, hint = option): Promise<string> {
     const file = option === undefined ? undefined : option === 'passphrase-file' ? this.globals.passphraseFile : this.string(option)
-    if (file !== undefined) return this.readSecretFile(file, what)
+    if (file !== undefined) return readSecretFile(file, what)
     if (!this.io.isInteractive()) throw new DeskError('NoTerminal', `no terminal to ask for the ${what}; use --${hint ?? 'passphrase-file'} FILE`)
     const first = await this.io.promptHidden(prompt)
     if (confirm) {
@@ -184,7 +164,7 @@ export class CliContext {
 
   /** The vault passphrase as text: `--passphrase-file`, else the hidden prompt (channels that take it as an argument). */
   async passphraseText(): Promise<string> {
-    if (this.globals.passphraseFile !== undefined) return this.readSecretFile(this.globals.passphraseFile, 'vault passphrase')
+    if (this.globals.passphraseFile !== undefined) return readSecretFile(this.globals.passphraseFile, 'vault passphrase')
     return this.io.promptHidden('Vault passphrase: ')
   }
 

@@ -1,4 +1,8 @@
-/** Spawns the real `desk` CLI against a temporary data directory, secrets passed in files. */
+/**
+ * `desk keys` against a temporary data directory, secrets passed in files: the commands run in-process
+ * (runCli with a captured CliIo, the path desk.ts takes); one test spawns the real process to prove
+ * exit codes and stderr end to end.
+ */
 import { spawn } from 'node:child_process'
 import { promises as fs, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -7,6 +11,9 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import vectors from '../../../core/vault/testing/geth-v3-test-vectors.json'
 import { DEV_ADDRESS_0, DEV_KEY_0 } from '../../../core/vault/testing/fixtures'
+import { discoverGroups } from '../discover'
+import { runCli, type GroupRef } from '../router'
+import { capturedIo } from '../testing/captured-io'
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url))
 const DESK_TS = join(ROOT, 'main/hosts/cli/desk.ts')
@@ -20,7 +27,15 @@ let dataDir: string
 const f = (name: string) => join(dir, name)
 
 interface Run { code: number | null; stdout: string; stderr: string }
-function desk(args: string[], opts: { bin?: boolean } = {}): Promise<Run> {
+let groups: GroupRef[]
+/** One desk command in this process, as desk.ts runs it (non-interactive: prompts refuse). */
+async function desk(args: string[]): Promise<Run> {
+  const { io, out, err } = capturedIo()
+  const code = await runCli(args, groups, io)
+  return { code, stdout: out(), stderr: err() }
+}
+/** The real process: bin/desk.mjs, or the sources under tsx. */
+function spawnDesk(args: string[], opts: { bin?: boolean } = {}): Promise<Run> {
   const argv = opts.bin ? [BIN, ...args] : ['--import', 'tsx', DESK_TS, ...args]
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TREASURY_DESK_DATA_DIR: join(dir, 'default-must-not-be-used'), DESK_FROM_SOURCE: '1' } })
@@ -43,9 +58,13 @@ function expectFailure(r: Run, code: string): void {
   expect(r.stderr).toMatch(new RegExp(`^desk: [^\\n]*\\[${code}\\]\\n$`))
 }
 
+const savedDefaultDir = process.env.TREASURY_DESK_DATA_DIR
 beforeAll(async () => {
   dir = await fs.mkdtemp(join(tmpdir(), 'desk-cli-'))
   dataDir = join(dir, 'data')
+  // Every command names --data-dir; the default would be a directory the test never looks at.
+  process.env.TREASURY_DESK_DATA_DIR = join(dir, 'default-must-not-be-used')
+  groups = await discoverGroups()
   await fs.writeFile(f('pass'), PASS + '\n')
   await fs.writeFile(f('new-pass'), NEW_PASS + '\n')
   await fs.writeFile(f('wrong-pass'), 'not the passphrase at all\n')
@@ -54,8 +73,12 @@ beforeAll(async () => {
   await fs.writeFile(f('geth31.json'), JSON.stringify(GETH_31.json))
   await fs.writeFile(f('geth31-pass'), GETH_31.password)
   await fs.writeFile(f('export-pass'), 'export keystore passphrase 1\n')
+  await fs.writeFile(f('empty'), '\n')
+  await fs.writeFile(f('too-big'), 'x'.repeat(64 * 1024 + 1))
 })
 afterAll(async () => {
+  if (savedDefaultDir === undefined) delete process.env.TREASURY_DESK_DATA_DIR
+  else process.env.TREASURY_DESK_DATA_DIR = savedDefaultDir
   await fs.rm(dir, { recursive: true, force: true })
 })
 
@@ -95,6 +118,13 @@ describe('desk keys', { timeout: 120_000 }, () => {
     expectFailure(await desk(['keys', 'import-key', ...common(), '--key-file', f('bad-key')]), 'InvalidHex')
     expectFailure(await desk(['keys', 'import-key', ...common(), '--key-file', f('key')]), 'AccountExists')
     expectFailure(await desk(['keys', 'import-keystore', f('geth31.json'), ...common(), '--keystore-passphrase-file', f('pass')]), 'KeystoreMacMismatch')
+    // Secret files, read by main (--passphrase-file of a write) or by the desk itself (--new-passphrase-file):
+    // the one reader, the same typed refusals.
+    expectFailure(await desk(['keys', 'generate', '--data-dir', dataDir, '--passphrase-file', f('empty')]), 'SecretFileInvalid')
+    expectFailure(await desk(['keys', 'change-passphrase', ...common(), '--new-passphrase-file', f('empty')]), 'SecretFileInvalid')
+    expectFailure(await desk(['keys', 'change-passphrase', ...common(), '--new-passphrase-file', f('too-big')]), 'SecretFileInvalid')
+    expectFailure(await desk(['keys', 'generate', '--data-dir', dataDir, '--passphrase-file', f('missing')]), 'SecretFileUnreadable')
+    expectFailure(await desk(['keys', 'change-passphrase', ...common(), '--new-passphrase-file', f('missing')]), 'SecretFileUnreadable')
     // No TTY and no file: refuse rather than hang.
     expectFailure(await desk(['keys', 'generate', '--data-dir', dataDir]), 'NoTerminal')
     // A key is never accepted as an argument.
@@ -118,7 +148,7 @@ describe('desk keys', { timeout: 120_000 }, () => {
     const second = join(dir, 'second')
     json(await desk(['keys', 'init', '--data-dir', second, '--passphrase-file', f('new-pass'), '--scrypt-n', '16384', '--json']))
     const imported = json<{ address: string }>(
-      await desk(['keys', 'import-keystore', out, '--data-dir', second, '--passphrase-file', f('new-pass'), '--keystore-passphrase-file', f('export-pass'), '--json'], { bin: true }),
+      await desk(['keys', 'import-keystore', out, '--data-dir', second, '--passphrase-file', f('new-pass'), '--keystore-passphrase-file', f('export-pass'), '--json']),
     )
     expect(imported.address).toBe(DEV_ADDRESS_0)
   })
@@ -133,5 +163,18 @@ describe('desk keys', { timeout: 120_000 }, () => {
     const g = await desk(['keys', 'generate', '--data-dir', dataDir, '--passphrase-file', f('new-pass')])
     expect(g.code).toBe(0)
     expect(g.stdout).toMatch(/^generated 0x[0-9a-fA-F]{40}\n$/)
+  })
+
+  it('the real process (bin/desk.mjs and the sources under tsx): exit 0 with JSON, 1 with one stderr line, 2 on usage', async () => {
+    const [listed, missing, usage] = await Promise.all([
+      spawnDesk(['keys', 'list', '--data-dir', dataDir, '--json'], { bin: true }),
+      spawnDesk(['keys', 'list', '--data-dir', join(dir, 'no-vault-here')], { bin: true }),
+      spawnDesk(['keys', 'import-key', DEV_KEY_0, ...common()]),
+    ])
+    expect(json<Listing>(listed).accounts.map((a) => a.label)).toContain('fresh')
+    expectFailure(missing, 'VaultNotFound')
+    expect(usage.code).toBe(2)
+    expect(usage.stderr).toMatch(/^desk: .*\[Usage\]\n$/)
+    expect(usage.stderr).not.toContain(DEV_KEY_0)
   })
 })
