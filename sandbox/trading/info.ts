@@ -409,8 +409,6 @@ const handlers: Record<string, (ctx: InfoCtx, b: Obj) => HttpResult> = {
   },
 }
 
-export const INFO_TYPES = Object.keys(handlers)
-
 export const MAX_INFO_BODY_BYTES = 64 * 1024
 
 /** Parses (when given text) and dispatches one /info body. Rate limiting is the caller's. */

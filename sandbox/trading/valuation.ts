@@ -19,10 +19,6 @@ export function baseAtoms(state: ChainState, m: MarketConfig, qty: bigint): bigi
   return qty * pow10(bDec - m.base_quantity_decimals)
 }
 
-export function quoteDecimals(state: ChainState, m: MarketConfig): number {
-  return state.assets.get(m.quote_asset_id)!.balance_decimals
-}
-
 /** What a resting order holds: the asset and atoms (bid: quote at its limit; ask: base). */
 export function orderHold(state: ChainState, o: Order): { assetId: number; atoms: bigint } {
   const m = state.markets.get(o.marketId)!

@@ -170,8 +170,3 @@ export class SettingsStore {
 function order(n: NetworkConfig): number {
   return { sandbox: 0, testnet: 1, mainnet: 2, custom: 3 }[n.kind]
 }
-
-/** What the UI shows and edits (contract `SettingsView`). */
-export function settingsView(s: Settings): { autoLockMinutes: number; passphraseWindowMinutes: number; warningThresholds: { watchPct: number; warningPct: number; criticalPct: number }; theme: 'dark' | 'light' } {
-  return { autoLockMinutes: s.autoLockMinutes, passphraseWindowMinutes: s.passphraseWindowMinutes, warningThresholds: { ...s.warningThresholds }, theme: s.theme }
-}

@@ -29,7 +29,3 @@ export function checkDestination(value: string, field = 'address'): Address {
   if (BURN.has(value.toLowerCase())) throw new DeskError('BurnAddress', `${field} ${value} is a zero or burn address: funds sent there are lost`, { field })
   return getAddress(value)
 }
-
-export function isBurnAddress(value: string): boolean {
-  return BURN.has(value.toLowerCase())
-}

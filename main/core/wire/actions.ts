@@ -177,8 +177,6 @@ export type TradeAction = LegacyAction | Eip712Action
 export type TradeActionType = TradeAction['type']
 
 export const LEGACY_ACTION_TYPES = ['order', 'cancel', 'cancelAll', 'modify', 'batch'] as const
-export const EIP712_ACTION_TYPES = ['transfer', 'activateFor', 'withdraw', 'settle', 'repay', 'approveAgent', 'revokeAgent'] as const
-export const ACTION_TYPES: readonly TradeActionType[] = [...LEGACY_ACTION_TYPES, ...EIP712_ACTION_TYPES]
 
 export type AuthScheme = 'legacy' | 'eip712'
 

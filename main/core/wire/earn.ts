@@ -153,7 +153,6 @@ export const WITHDRAWAL_STATUSES = [
   'manual_review',
 ] as const
 export type WithdrawalStatus = (typeof WITHDRAWAL_STATUSES)[number]
-export const TERMINAL_WITHDRAWAL_STATUSES: readonly WithdrawalStatus[] = ['claimed', 'completed', 'cancelled']
 
 /** Paging cursor: the sandbox uses integers; accepted as an opaque number or digit string. */
 export type EarnCursor = number | string
@@ -304,7 +303,6 @@ export interface EarnPage<T> {
   next_before_id: EarnCursor | null
 }
 
-export const EARN_CODES = { ok: 0, unavailable: 131002, invalid: 131004, timeout: 131006, rateLimited: 201005 } as const
 export type EarnErrorCode = 131002 | 131004 | 131006 | 201005
 
 /** Success envelope: `code` 0 with `data` and `message`; failure: nonzero `code` and `message`, no `data` key. */

@@ -3,7 +3,7 @@
  * the vault passphrase when the core's vault is locked, and the preview/submit pair of a
  * settle-like write. Every command is a client of the contract (`cli.*` channels).
  */
-import type { CliSecret, SubmissionView, WriteOutcome } from '../../contract/types'
+import type { SubmissionView, WriteOutcome } from '../../contract/types'
 import type { CliContext } from './context'
 import { addressArg } from './support/address'
 import { assetArg } from './support/assets'
@@ -19,11 +19,6 @@ export const NETWORK_OPTION: Record<string, OptionSpec> = {
 export function networkArg(ctx: CliContext): { network?: string } {
   const n = ctx.string('network')
   return n !== undefined ? { network: n } : {}
-}
-
-/** What a write sends besides its own fields: the network and, if the core's vault is locked, the passphrase. */
-export async function writeArgs(ctx: CliContext): Promise<{ network?: string; unlock?: CliSecret }> {
-  return { ...networkArg(ctx), ...(await ctx.unlockRef()) }
 }
 
 export function required(ctx: CliContext, name: string): string {

@@ -2,8 +2,6 @@ import type { AlertKind, AlertSettingsView } from '../../../contract/types'
 import { DeskError } from '../../errors/desk-error'
 import type { AlertLog } from '../../journal'
 
-export const ALERT_KINDS: readonly AlertKind[] = ['funds-received', 'ltv', 'order-filled', 'earn-claimable', 'agent-slot-empty', 'write-unresolved']
-
 /** Settings as stored: the view plus when alerts were first armed (events before it never alert). */
 export interface StoredAlertSettings extends AlertSettingsView {
   armedSinceMs: number

@@ -7,10 +7,6 @@ import { DeskError } from '../../../core/errors/desk-error'
 
 const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/
 
-export function isHexAddress(text: string): boolean {
-  return HEX_ADDRESS.test(text.trim())
-}
-
 const isAddress = (t: string): t is Address => HEX_ADDRESS.test(t)
 
 /** The address, lower-case; anything but 0x and 40 hex digits is InvalidAddress. */
