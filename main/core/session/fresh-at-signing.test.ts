@@ -1,6 +1,7 @@
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterEach, describe, expect, it } from 'vitest'
-import { localTradeSigner, type TradeSigner } from '../exchange/trade/signer'
+import type { TradeSigner } from '../exchange/trade/signer'
+import { localTradeSigner } from '../exchange/trade/testing/local-signer'
 import { TradeSubmitter } from '../exchange/trade/submitter'
 import { openJournalFile, type Journal } from '../journal'
 import type { InfoClient } from '../exchange/info/client'

@@ -9,7 +9,7 @@ import { InfoClient } from '../info/client'
 import { RateScheduler } from '../scheduler'
 import { infoTradeReads, queryHeightFloor } from './info-reads'
 import { TradeReconciler } from './reconciler'
-import { localTradeSigner } from './signer'
+import { localTradeSigner } from './testing/local-signer'
 import { TradeSubmitter } from './submitter'
 
 /**

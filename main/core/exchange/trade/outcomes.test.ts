@@ -4,7 +4,7 @@ import { openJournalFile, type Journal } from '../../journal'
 import { classifyTradeAnswer } from './classify'
 import { TradeFailedError } from './errors'
 import type { HttpAnswer, HttpPoster } from './http-post'
-import { localTradeSigner } from './signer'
+import { localTradeSigner } from './testing/local-signer'
 import { TradeSubmitter, type SchedulerLike } from './submitter'
 
 const owner = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d')

@@ -39,20 +39,3 @@ export function vaultTradeSigner(vault: VaultSigningSurface): TradeSigner {
     sign: (ref, req, intent) => (req.scheme === 'legacy' ? vault.signLegacy(ref, req.payload) : vault.signTypedData(ref, req.typedData, intent)),
   }
 }
-
-/** Local viem accounts keyed by signer (tests, benches, the sandbox scenario). */
-export interface LocalAccountLike {
-  address: Address
-  sign: (args: { hash: Hex }) => Promise<Hex>
-  signTypedData: (td: TypedDataDefinition) => Promise<Hex>
-}
-
-export function localTradeSigner(resolve: (ref: SignerRef) => LocalAccountLike): TradeSigner {
-  return {
-    authority: async (ref) => resolve(ref).address,
-    sign: (ref, req) => {
-      const acct = resolve(ref)
-      return req.scheme === 'legacy' ? acct.sign({ hash: req.digest }) : acct.signTypedData(req.typedData)
-    },
-  }
-}

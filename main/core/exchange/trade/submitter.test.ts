@@ -4,7 +4,7 @@ import { openJournalFile, type Journal } from '../../journal'
 import { recoverAuthority, type TradeEnvelope } from '../../wire'
 import type { HttpAnswer, HttpPoster } from './http-post'
 import { TransportFailure } from './http-post'
-import { localTradeSigner } from './signer'
+import { localTradeSigner } from './testing/local-signer'
 import { TradeSubmitter, type SchedulerLike } from './submitter'
 
 const CHAIN = 424242
