@@ -53,12 +53,14 @@ export const useTeamStore = defineStore('team', () => {
     if (p.status === 'fulfilled') policy.value = p.value
   }
 
+  let listRequest = 0
   async function loadProposals(tab: ProposalsTab, filter: ProposalFilter = {}): Promise<void> {
     openList.value = { tab, filter }
+    const mine = ++listRequest
     try {
       const r = await call('team.proposals', { view: tab, ...filter })
-      // A slower answer for a tab the operator already left must not overwrite the new one.
-      if (openList.value?.tab === tab && openList.value.filter === filter) proposals.value = r
+      // A slower answer for a tab or filter the operator already left must not overwrite the new one.
+      if (mine === listRequest) proposals.value = r
       proposalsError.value = null
     } catch (e) {
       proposalsError.value = e

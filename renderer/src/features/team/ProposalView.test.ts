@@ -1,0 +1,180 @@
+// @vitest-environment happy-dom
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { seriousA11yViolations } from '../../testing/axe'
+import { flush, installFakeDesk, type FakeDesk } from '../../testing/fake-desk'
+import { submission } from '../../testing/fixtures'
+import { mountScreen } from '../../testing/mount'
+import { CAROL, ME, PID, detail, teamStatus } from './testing'
+import ProposalView from './ProposalView.vue'
+
+let desk: FakeDesk
+beforeEach(() => {
+  desk = installFakeDesk()
+  desk.handle('accounts.list', () => [])
+  desk.handle('team.status', () => teamStatus())
+  document.body.innerHTML = ''
+})
+afterEach(() => {
+  document.body.innerHTML = ''
+})
+const button = (label: string) => document.querySelector<HTMLButtonElement>(`button[aria-label="${label}"]`)
+const mountDetail = () => mountScreen(ProposalView, { path: `/approvals/${PID}`, props: { id: PID } })
+
+describe('ProposalView', () => {
+  it("shows the initiator's preview beside this desk's, marks the lines that differ, and who approved when", async () => {
+    desk.handle('team.proposal', () => detail())
+    const { wrapper } = await mountDetail()
+    await flush()
+    expect(desk.callsTo('team.proposal')).toEqual([{ id: PID }])
+    expect(wrapper.get('h2').text()).toBe('Withdraw 25,000 USDC to cold-1')
+    expect(wrapper.get('[data-testid="preview-differs"]').attributes('role')).toBe('alert')
+    const marked = (label: string) => wrapper.findAll(`ul[aria-label="${label}"] li.differs`).map((l) => l.text())
+    expect(marked("Initiator's preview lines")).toEqual(['balance after: 75,000 USDC (differs)'])
+    expect(marked("This desk's preview lines")).toEqual(['balance after: 70,000 USDC (differs)'])
+    const trail = wrapper.get('table[aria-label="Who approved when"] tbody').text()
+    expect(trail).toMatch(/approved\s*Carol/)
+    expect(trail).toMatch(/approved\s*Carol0xcccc…cccc\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(.+ ago\)/)
+    wrapper.unmount()
+  })
+
+  it('says when the figures match, and warns when this desk could not recompute them', async () => {
+    desk.handle('team.proposal', () => detail({ recomputed: { title: 't', lines: ['withdraw 25,000 USDC', 'balance after: 75,000 USDC'], computedAt: Date.now(), usd: '25000' } }))
+    const first = await mountDetail()
+    await flush()
+    expect(first.wrapper.find('[data-testid="preview-differs"]').exists()).toBe(false)
+    expect(first.wrapper.get('[data-testid="preview-same"]').text()).toBe('This desk recomputed the same figures.')
+    first.wrapper.unmount()
+    desk.handle('team.proposal', () => detail({ recomputed: null, recomputeError: 'no live session for sandbox' }))
+    const second = await mountDetail()
+    await flush()
+    expect(second.wrapper.get('[data-testid="recompute-error"]').text()).toMatch(/Not recomputed here: no live session for sandbox\. Do not approve on the initiator's figures alone\./)
+    second.wrapper.unmount()
+  })
+
+  it('approves: main records it and the detail is read again', async () => {
+    let approved = false
+    desk.handle('team.proposal', () => (approved ? detail({ approvals: [...detail().approvals, { address: ME, name: 'Alice', at: Date.now(), counts: true }], status: 'approved', canApprove: false, canReject: false }) : detail()))
+    desk.handle('team.approve', () => {
+      approved = true
+      return detail({ status: 'approved' })
+    })
+    const { wrapper } = await mountDetail()
+    await flush()
+    button('Approve the proposal')!.click()
+    await flush()
+    expect(desk.callsTo('team.approve')).toEqual([{ id: PID }])
+    expect(wrapper.get('[data-testid="proposal-done"]').text()).toBe('Approved: your approval is in the team log.')
+    expect(wrapper.get('[data-testid="proposal-status"]').attributes('data-status')).toBe('approved')
+    expect(wrapper.get('table[aria-label="Who approved when"] tbody').text()).toMatch(/Alice/)
+    expect(button('Approve the proposal')).toBeNull()
+    wrapper.unmount()
+  })
+
+  it('shows main refusing an approval (store unreachable) with its code', async () => {
+    desk.handle('team.proposal', () => detail())
+    desk.fail('team.approve', { code: 'TeamStoreUnreachable', message: 'the team store cannot be reached' })
+    const { wrapper } = await mountDetail()
+    await flush()
+    button('Approve the proposal')!.click()
+    await flush()
+    expect(wrapper.get('[role="alert"].error-notice').text()).toMatch(/TeamStoreUnreachable/)
+    wrapper.unmount()
+  })
+
+  it('rejecting requires a reason: the dialog refuses to send without one, then sends it', async () => {
+    desk.handle('team.proposal', () => detail())
+    desk.handle('team.reject', () => detail({ status: 'rejected' }))
+    const { wrapper } = await mountDetail()
+    await flush()
+    const opener = button('Reject: give a reason')!
+    opener.focus()
+    opener.click()
+    await flush()
+    const dialog = document.querySelector<HTMLElement>('[role="dialog"]')!
+    expect(dialog.getAttribute('aria-modal')).toBe('true')
+    expect(dialog.querySelector('h2')!.textContent).toBe('Reject: Withdraw 25,000 USDC to cold-1')
+    const reason = dialog.querySelector<HTMLTextAreaElement>('textarea[aria-label="Reason for rejecting"]')!
+    expect(document.activeElement).toBe(reason)
+    const send = button('Reject the proposal')!
+    expect(send.disabled).toBe(true)
+    // Submitting the form with no reason sends nothing.
+    dialog.querySelector('form')!.dispatchEvent(new Event('submit', { cancelable: true }))
+    await flush()
+    expect(desk.callsTo('team.reject')).toEqual([])
+    reason.value = '  '
+    reason.dispatchEvent(new Event('input'))
+    await flush()
+    expect(button('Reject the proposal')!.disabled).toBe(true)
+    reason.value = 'destination not in the cold list'
+    reason.dispatchEvent(new Event('input'))
+    await flush()
+    expect(button('Reject the proposal')!.disabled).toBe(false)
+    button('Reject the proposal')!.click()
+    await flush()
+    expect(desk.callsTo('team.reject')).toEqual([{ id: PID, reason: 'destination not in the cold list' }])
+    expect(document.querySelector('[role="dialog"]')).toBeNull()
+    expect(wrapper.get('[data-testid="proposal-done"]').text()).toBe('Rejected: the proposal is closed.')
+    wrapper.unmount()
+  })
+
+  it('Escape closes the reject dialog without rejecting, and focus returns to the opener', async () => {
+    desk.handle('team.proposal', () => detail())
+    const { wrapper } = await mountDetail()
+    await flush()
+    const opener = button('Reject: give a reason')!
+    opener.focus()
+    opener.click()
+    await flush()
+    document.querySelector<HTMLElement>('[role="dialog"]')!.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true, cancelable: true }))
+    await flush()
+    expect(document.querySelector('[role="dialog"]')).toBeNull()
+    expect(document.activeElement).toBe(opener)
+    expect(desk.callsTo('team.reject')).toEqual([])
+    wrapper.unmount()
+  })
+
+  it('executes an approved proposal when this desk holds the key, and shows the outcome', async () => {
+    let executed = false
+    const approved = detail({ status: 'approved', canApprove: false, canReject: false, canExecute: true, approvals: [{ address: CAROL, name: 'Carol', at: Date.now() - 5000, counts: true }, { address: ME, name: 'Alice', at: Date.now() - 1000, counts: true }] })
+    desk.handle('team.proposal', () => (executed ? { ...approved, status: 'final', canExecute: false, outcome: { state: 'accepted', finalStatus: 'success', code: null, at: Date.now() }, outcomes: [{ address: ME, state: 'accepted', finalStatus: 'success', code: null, at: Date.now() }] } : approved))
+    desk.handle('team.execute', () => {
+      executed = true
+      return { submission: submission({ state: 'accepted', outcome: 'success' }), proposalId: PID, leaves: [] }
+    })
+    const { wrapper } = await mountDetail()
+    await flush()
+    expect(button('Approve the proposal')).toBeNull()
+    button('Execute the approved proposal')!.click()
+    await flush()
+    expect(desk.callsTo('team.execute')).toEqual([{ id: PID }])
+    expect(wrapper.get('[data-testid="proposal-done"]').text()).toBe('Executed: accepted.')
+    expect(wrapper.get('[data-testid="proposal-status"]').text()).toMatch(/done — outcome: accepted \(success\)/)
+    expect(button('Execute the approved proposal')).toBeNull()
+    wrapper.unmount()
+  })
+
+  it('offers no Execute without the key, and says why nothing is offered on my own open proposal', async () => {
+    desk.handle('team.proposal', () => detail({ mine: true, canApprove: false, canReject: true, canExecute: false }))
+    const { wrapper } = await mountDetail()
+    await flush()
+    expect(button('Execute the approved proposal')).toBeNull()
+    expect(button('Approve the proposal')).toBeNull()
+    desk.handle('team.proposal', () => detail({ mine: true, canApprove: false, canReject: false, canExecute: false }))
+    wrapper.unmount()
+    const again = await mountDetail()
+    await flush()
+    expect(again.wrapper.text()).toContain('Waiting on others: you cannot approve your own proposal.')
+    again.wrapper.unmount()
+  })
+
+  it('has no critical or serious accessibility violation, with the reject dialog open too', async () => {
+    desk.handle('team.proposal', () => detail({ rejection: null }))
+    await mountDetail()
+    await flush()
+    expect(await seriousA11yViolations()).toEqual([])
+    button('Reject: give a reason')!.click()
+    await flush()
+    expect(document.querySelector('[role="dialog"]')).not.toBeNull()
+    expect(await seriousA11yViolations()).toEqual([])
+  })
+})
