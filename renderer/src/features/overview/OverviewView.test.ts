@@ -6,6 +6,7 @@ import { flush, installFakeDesk, type FakeDesk } from '../../testing/fake-desk'
 import { CASH, CREDIT, account } from '../../testing/fixtures'
 import { seriousA11yViolations } from '../../testing/axe'
 import { mountScreen } from '../../testing/mount'
+import { useSessionStore } from '../session'
 import OverviewViewScreen from './OverviewView.vue'
 
 let desk: FakeDesk
@@ -39,6 +40,41 @@ afterEach(() => {
 })
 
 describe('OverviewView', () => {
+  it('strict mode: says how fresh the least fresh account is (name, short address, age) and which rows are live or refreshed in turn', async () => {
+    desk.handle('portfolio.overview', () =>
+      view([row(CASH, 'cash-1', { source: 'live', fetchedAt: Date.now() - 5 * 60_000 }), row(CREDIT, 'credit-1', { source: 'info', fetchedAt: Date.now() - 42_000 })]),
+    )
+    const { wrapper } = await mountScreen(OverviewViewScreen, { path: '/overview', props: { virtual: false } })
+    const session = useSessionStore()
+    session.stream = {
+      connected: true, connections: 1, connectionLimit: 1, neededConnections: 2, subscriptions: 10, lastMessageAt: Date.now(), reconnects: 0, droppedFrames: 0, detail: '',
+      strict: true, liveAccounts: 1, leastFreshUser: CREDIT.toUpperCase().replace('0X', '0x'), leastFreshAt: Date.now() - 42_000, rotations: 2,
+    }
+    await flush()
+    expect(wrapper.get('[data-testid="least-fresh"]').text()).toMatch(/^Least fresh: credit-1 \(0x1111…1111\), [0-9]+s ago · 1 account live, 1 refreshed in turn$/)
+    const cells = wrapper.findAll('[data-testid="overview-table"] tbody tr').map((tr) => tr.text())
+    // a streaming row reads 'live' whatever the time of its last change; the polled one reads its age and 'in turn'
+    expect(cells.find((t) => t.includes('cash-1'))).toMatch(/live$/)
+    expect(cells.find((t) => t.includes('credit-1'))).toMatch(/[0-9]+s ago · in turn$/)
+    expect(await seriousA11yViolations()).toEqual([])
+    // the stream drops: nothing says live any more, the age as read shows instead
+    session.stream = { ...session.stream, connected: false }
+    await flush()
+    const after = wrapper.findAll('[data-testid="overview-table"] tbody tr').map((tr) => tr.text())
+    expect(after.find((t) => t.includes('cash-1'))).toMatch(/5m [0-9]+s ago$/)
+    expect(wrapper.get('[data-testid="overview-table"]').text()).not.toMatch(/\blive\b/)
+    wrapper.unmount()
+  })
+
+  it('without strict limits the least fresh line names the account and says nothing about turns', async () => {
+    desk.handle('portfolio.overview', () => view([row(CASH, 'cash-1', { source: 'live' })]))
+    const { wrapper } = await mountScreen(OverviewViewScreen, { path: '/overview', props: { virtual: false } })
+    useSessionStore().stream = { connected: true, connections: 2, connectionLimit: 1, neededConnections: 2, subscriptions: 12, lastMessageAt: Date.now(), reconnects: 0, droppedFrames: 0, detail: '', strict: false, liveAccounts: 1, leastFreshUser: CASH, leastFreshAt: null, rotations: 0 }
+    await flush()
+    expect(wrapper.get('[data-testid="least-fresh"]').text()).toBe('Least fresh: cash-1 (0x2222…2222), not read yet')
+    wrapper.unmount()
+  })
+
   it('shows unknown and stale values as such, never as zero', async () => {
     desk.handle('portfolio.overview', () =>
       view([row(CASH, 'cash-1', { totalUsd: null, stale: true, fetchedAt: Date.now() - 90_000 }), row(CREDIT, 'credit-1', { totalUsd: null, available: [], fetchedAt: null })], {

@@ -97,4 +97,34 @@ describe('SettingsView', () => {
     expect(await seriousA11yViolations()).toEqual([])
     wrapper.unmount()
   })
+
+  it('Strict limits: the sandbox switch asks main (networks.update, with the passphrase), shows the new mode, and shows main refusing', async () => {
+    let strict = true
+    desk.handle('networks.list', () => ({ selected: 'sandbox', networks: [{ ...appState().network!, strictLimits: strict, network: 'sandbox' }] }))
+    desk.handle('networks.update', (a) => {
+      strict = a.strictLimits ?? strict
+      return { ...appState().network!, strictLimits: strict, network: 'sandbox' }
+    })
+    const { wrapper } = await mountScreen(SettingsView, { path: '/settings' })
+    await flush()
+    const form = wrapper.get('form[aria-label="Strict limits on the sandbox"]')
+    expect(wrapper.get('.strict-note').text()).toMatch(/^Strict limits on sandbox: on\./)
+    expect(wrapper.get('table[aria-label="Networks"]').text()).toContain('strict')
+    await form.get('input[aria-label="Passphrase to change strict limits"]').setValue('the passphrase')
+    await form.trigger('submit')
+    await flush()
+    expect(desk.callsTo('networks.update')).toEqual([{ name: 'sandbox', strictLimits: false, passphrase: 'the passphrase' }])
+    expect(wrapper.get('.strict-note').text()).toMatch(/^Strict limits on sandbox: off\./)
+    expect(wrapper.get('table[aria-label="Networks"]').text()).toContain('strict off')
+    expect(form.get('button').text()).toBe('Turn strict limits on')
+    expect(wrapper.text()).toContain('Strict limits off for sandbox')
+    expect(await seriousA11yViolations()).toEqual([])
+    desk.fail('networks.update', { code: 'PassphraseIncorrect', message: 'wrong vault passphrase: changing network "sandbox" was not done' })
+    await form.trigger('submit')
+    await flush()
+    expect(wrapper.text()).toContain('Strict limits not changed')
+    expect(wrapper.get('[data-testid="error-code"]').text()).toBe('PassphraseIncorrect')
+    expect(wrapper.get('.strict-note').text()).toMatch(/: off\./)
+    wrapper.unmount()
+  })
 })

@@ -45,7 +45,7 @@ describe('StreamStatus', () => {
     const text = await open(w)
     expect(text).toContain('1 connection of the 1 the service counts; 10 of 10 subscriptions; 3 accounts live, 17 refreshed in turn.')
     expect(text).toContain('the rest are refreshed through /info in turn, oldest first (4 moves in or out of the live set so far)')
-    expect(text).toMatch(/Least fresh account: 0xabcd…ef01, 4[0-9]s ago./)
+    expect(text).toMatch(/Least fresh account: 0xabcd…ef01, [0-9]+s ago\./)
     expect(await seriousA11yViolations()).toEqual([])
   })
 
