@@ -15,12 +15,6 @@ export const NETWORK_OPTION: Record<string, OptionSpec> = {
   network: { type: 'string', valueName: 'NAME', description: 'network to use (default: the selected one, as in the app)' },
 }
 
-/** `{ network }` when --network was given. */
-export function networkArg(ctx: CliContext): { network?: string } {
-  const n = ctx.string('network')
-  return n !== undefined ? { network: n } : {}
-}
-
 export function required(ctx: CliContext, name: string): string {
   const v = ctx.string(name)
   if (v === undefined || v === '') throw new UsageError(`--${name} is required`)
