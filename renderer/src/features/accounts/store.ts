@@ -1,7 +1,7 @@
 import { defineStore } from 'pinia'
 import { computed, ref } from 'vue'
 import type { AccountView, Address, AssetView, MarketView } from '../../../../main/contract/types'
-import { formatAccount, shortAddress } from '../../../../main/contract/format'
+import { formatAccount } from '../../../../main/contract/format'
 import { call } from '../../platform/bridge/desk'
 
 /** Known accounts, markets and assets (precision comes from here). */
@@ -73,6 +73,3 @@ export const useAccountsStore = defineStore('accounts', () => {
 
   return { importSandboxKeys, chooseKeystoreFile, accounts, markets, assets, loaded, creditAccounts, balanceAccounts, signable, account, asset, labelOf, load, loadMarkets, upsert, generate, watch, importKeystore, update }
 })
-
-/** 0x1234…abcd */
-export const short = shortAddress
