@@ -46,9 +46,9 @@ export function streamWords(s: StreamStatus, accounts: number | null): StreamWor
   }
   if (s.connections > s.connectionLimit) {
     if (s.strict === false) {
-      return { tone: 'warn', short: `Limits off: ${plural(s.connections, 'connection')}`, meaning: `strict limits off on this sandbox: ${plural(s.connections, 'connection')}, the service counts ${s.connectionLimit} — not enforced yet; ${subs}` }
+      return { tone: 'warn', short: 'Limits off', meaning: `strict limits off on this sandbox: ${plural(s.connections, 'connection')}, the service counts ${s.connectionLimit} — not enforced yet; ${subs}` }
     }
-    return { tone: 'warn', short: `${plural(s.connections, 'connection')}, ${s.connectionLimit} counted`, meaning: `${facts}; more connections than the service counts` }
+    return { tone: 'warn', short: `${s.connections} connections`, meaning: `${facts}; more connections than the service counts` }
   }
   return { tone: 'ok', short: 'Live', meaning: facts }
 }
