@@ -33,7 +33,7 @@ describe('top bar and toasts at 1280 px on the default setup', () => {
     expect(box.height).toBeLessThan(50)
     const links = page.getByRole('navigation', { name: 'Main', exact: true }).getByRole('link')
     const n = await links.count()
-    expect(n).toBe(9)
+    expect(n).toBe(11) // Approvals and Team included (team mode)
     for (let i = 0; i < n; i++) {
       const b = (await links.nth(i).boundingBox())!
       expect(b.height, `${await links.nth(i).innerText()} wraps`).toBeLessThan(40)
