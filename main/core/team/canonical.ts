@@ -32,7 +32,33 @@ export function canonicalJson(value: unknown, path = '$'): string {
   }
 }
 
-/** Parses a stored payload and checks it is exactly its canonical form. */
+/**
+ * True when a value straight from JSON.parse serializes canonically in the order JSON.parse gave
+ * its keys: every object's keys already sorted, every number a safe integer. Then canonicalJson
+ * (which only sorts keys and checks numbers) and JSON.stringify produce the same text.
+ */
+function inCanonicalOrder(v: unknown): boolean {
+  if (typeof v === 'number') return Number.isSafeInteger(v)
+  if (typeof v !== 'object' || v === null) return true
+  if (Array.isArray(v)) {
+    for (const x of v) if (!inCanonicalOrder(x)) return false
+    return true
+  }
+  let last: string | null = null
+  for (const key of Object.keys(v)) {
+    if (last !== null && !(last < key)) return false
+    last = key
+    if (!inCanonicalOrder((v as Record<string, unknown>)[key])) return false
+  }
+  return true
+}
+
+/**
+ * Parses a stored payload and checks it is exactly its canonical form. The common case (a
+ * canonical text) is decided by the native JSON.stringify plus a walk over keys and numbers;
+ * anything that fails that test (including keys JSON.parse reorders, such as "10" before "9") gets
+ * the full canonicalJson comparison, so the accepted set is exactly canonicalJson's.
+ */
 export function parseCanonical(text: string): Canonical {
   let value: unknown
   try {
@@ -40,6 +66,7 @@ export function parseCanonical(text: string): Canonical {
   } catch {
     throw teamBadInput('payload is not JSON')
   }
+  if (inCanonicalOrder(value) && JSON.stringify(value) === text) return value as Canonical
   if (canonicalJson(value) !== text) throw teamBadInput('payload is not in canonical form')
   return value as Canonical
 }

@@ -7,7 +7,7 @@
  */
 import type { Address, Hex } from 'viem'
 import { parseCanonical, type Canonical } from './canonical'
-import { ENTRY_KINDS, ZERO_HASH, entryDigest, type EntryKind, type EntrySignature, type SignedEntry } from './entry'
+import { ENTRY_KINDS, ZERO_HASH, entryDigest, keccakReady, type EntryKind, type EntrySignature, type SignedEntry } from './entry'
 import { isDeskError } from '../errors/desk-error'
 import { policyFromPayload, type Policy } from './policy'
 import { applyLifecycleEntry, isProposalEntryKind, type Proposal, type ProposalEntryKind } from './proposals'
@@ -34,6 +34,7 @@ export interface PolicyVersion {
 export interface TeamState {
   roster: Roster | null
   policy: Policy | null
+  /** appended in place as policy entries verify (like `proposals`), never copied per entry */
   policyHistory: PolicyVersion[]
   head: { seq: bigint; digest: Hex } | null
   /** by proposal id (its entry digest); the map is updated in place as entries verify */
@@ -61,6 +62,14 @@ export interface VerifyOptions {
 }
 
 class Refused extends Error {}
+
+/** A roster's admins, computed once per roster object (rosters are never mutated once built). */
+const adminSets = new WeakMap<Roster, Set<string>>()
+function admins(r: Roster): Set<string> {
+  let a = adminSets.get(r)
+  if (!a) adminSets.set(r, (a = adminsOf(r)))
+  return a
+}
 const refuse = (reason: string): never => {
   throw new Refused(reason)
 }
@@ -105,6 +114,7 @@ export class ChainVerifier {
   async add(rows: readonly StoredRow[]): Promise<ChainReport> {
     // Every signature the rows carry is checked in one batch first (signatures.ts); the loop
     // below still asks for each one, in order, and gets this process's own verdict.
+    await keccakReady
     const pinned = this.opts.trustedHead
     if (!this.broken) await this.sigs.prefetch(pinned ? rows.filter((r) => r.seq > pinned.seq) : rows)
     for (const row of rows) {
@@ -145,10 +155,10 @@ export class ChainVerifier {
     if (pinned && row.seq === pinned.seq && digest !== pinned.digest.toLowerCase()) refuse('differs from the entry this desk verified before (the chain was rewritten)')
     const skipEcdsa = pinned !== undefined && row.seq <= pinned.seq
     if (isProposalEntryKind(kind)) return this.verifyLifecycleRow(row, kind, payload, digest, skipEcdsa)
-    const admins = adminsOf(authority)
+    const authors = admins(authority)
     const signatures = parseSignatures(row.signatures)
     for (const sig of signatures) {
-      if (!admins.has(sig.signer)) refuse(`signed by ${sig.signer}, who is not an admin ${authority.members.has(sig.signer) ? '' : '(or not a member) '}at this point`)
+      if (!authors.has(sig.signer)) refuse(`signed by ${sig.signer}, who is not an admin ${authority.members.has(sig.signer) ? '' : '(or not a member) '}at this point`)
       if (!skipEcdsa && !(await this.sigs.verify(digest, sig.signer, sig.signature))) refuse(`signature of ${sig.signer} does not verify`)
     }
     if (signatures.length < authority.adminQuorum) refuse(`${signatures.length} admin signature(s), the quorum is ${authority.adminQuorum}`)
@@ -161,7 +171,9 @@ export class ChainVerifier {
         return { ...s, roster: applyRosterChanges(authority, payload), head }
       case 'policy': {
         const policy = policyFromPayload(payload, s.policy?.version ?? 0)
-        return { ...s, policy, policyHistory: [...s.policyHistory, { version: policy.version, seq: row.seq, digest, policy }], head }
+        // Every check has passed: appended in place (a copy per entry made the chain quadratic).
+        s.policyHistory.push({ version: policy.version, seq: row.seq, digest, policy })
+        return { ...s, policy, head }
       }
     }
   }

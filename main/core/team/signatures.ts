@@ -10,11 +10,13 @@
  * `prefetch` runs the table check for a whole batch of rows up front (verifyBatch shares the field
  * inversions, ~1.7x cheaper per signature); its verdicts live in memory only, keyed by the exact
  * digest, signer and signature, and `verify` consumes them as the chain verifier asks for each
- * signature in order. Nothing is skipped: every signature asked for was checked by this process.
+ * signature in order. Nothing is skipped: every signature asked for was checked by this process
+ * (large batches partly on its worker threads, verify-worker.ts, running the same code).
  */
 import { publicKeyToAddress } from 'viem/accounts'
 import { recoverPublicKey, type Address, type Hex } from 'viem'
-import { KeyTable, onCurve, verifyBatch, verifyWithTable, type BatchItem } from './verify-ecdsa'
+import { KeyTable, onCurve, verifyWithTable, type BatchItem } from './verify-ecdsa'
+import { verifyBatchSplit } from './verify-worker'
 
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
 const HALF_N = N >> 1n
@@ -42,6 +44,8 @@ const verdictKey = (digest: string, who: string, signature: string) => `${digest
 export class SignatureVerifier {
   private readonly authors = new Map<string, Author>()
   private verdicts = new Map<string, boolean>()
+  /** the workers' part of the last prefetch, until it is in `verdicts` */
+  private pending: Promise<void> | null = null
 
   /**
    * Checks every signature the rows carry (their stored digest and signature list, as read), so
@@ -49,6 +53,7 @@ export class SignatureVerifier {
    */
   async prefetch(rows: readonly { digest: string; signatures: string }[]): Promise<void> {
     this.verdicts = new Map()
+    this.pending = null
     const batch: BatchItem[] = []
     const keys: string[] = []
     let recoveryFailed = false
@@ -87,13 +92,19 @@ export class SignatureVerifier {
         keys.push(key)
       }
     }
-    const ok = verifyBatch(batch)
-    keys.forEach((k, i) => this.verdicts.set(k, ok[i]!))
+    // Part here, the later part on worker threads (verify-worker.ts); `verify` waits for those
+    // verdicts only when it asks for one that is not in yet. They go into this prefetch's map, so
+    // a batch still running when `forget` is called lands in a map nobody reads.
+    const verdicts = this.verdicts
+    const { local, rest } = verifyBatchSplit(batch)
+    local.forEach((ok, i) => verdicts.set(keys[i]!, ok))
+    this.pending = rest.then((ok) => ok.forEach((v, i) => verdicts.set(keys[local.length + i]!, v)))
   }
 
   /** Drops the verdicts `prefetch` left unused (rows after a broken link). */
   forget(): void {
     this.verdicts = new Map()
+    this.pending = null
   }
 
   /** True when `signature` is `signer`'s over `digest`. Never throws on malformed input. */
@@ -102,6 +113,10 @@ export class SignatureVerifier {
     if (!p) return false
     const who = signer.toLowerCase()
     const key = verdictKey(digest, who, signature)
+    if (this.pending && !this.verdicts.has(key)) {
+      await this.pending
+      this.pending = null
+    }
     const ready = this.verdicts.get(key)
     if (ready !== undefined) {
       this.verdicts.delete(key)
