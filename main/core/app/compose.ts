@@ -104,7 +104,8 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
   const writes = { sessions, vault, journal, policy, pipeline }
   const operatorAccounts = () => accounts.refs().map((a) => ({ address: a.address, label: a.label }))
   const alerts = new AlertService({ journal, events, sessions, settings, accounts: operatorAccounts, vaultUnlocked: () => vault.current?.isUnlocked ?? false, now, log: (line) => console.warn(line) })
-  const team = new TeamService()
+  // Team mode: with a team configured, its gate (or a refusing one while the store is not open) replaces ALLOW_ALL.
+  const team = new TeamService({ dataDir: o.dataDir, vault, events, notify, setGate: (g) => pipeline.setGate(g), now })
   const handlers = mergeHandlers([
     settingsHandlers({ settings, sessions, vault, accounts, policy, host: o.host, version: o.version }),
     vaultHandlers({ vault, sessions }),
@@ -129,7 +130,10 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
     policyHandlers({ ...writes, keys: agentKeys, accounts: () => (vault.current?.listAccounts() ?? []).map((a) => ({ address: a.address, label: a.label, watchOnly: a.watchOnly })) }),
   ])
   // Only the channel name and error code are logged, never arguments (they may hold a passphrase).
-  const dispatch = createDispatcher(handlers, { warn: (message, fields) => console.warn(message, JSON.stringify(fields)) })
+  const dispatchOnly = createDispatcher(handlers, { warn: (message, fields) => console.warn(message, JSON.stringify(fields)) })
+  // A write's channel and arguments are known to team mode's decision step (a proposal stores them to replay the same write).
+  const dispatch: Dispatch = (channel, args, ctx) => team.withCall(channel, args, () => dispatchOnly(channel, args, ctx))
+  team.setDispatch(dispatch)
 
   await vault.open()
   const stopJournalWatch = watchJournal(journal, events, notify)

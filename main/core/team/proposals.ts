@@ -55,6 +55,8 @@ export interface ProposalBody {
   /** ms since epoch, as signed by the initiator */
   at: number
   expiresAt: number
+  /** what the desk replays to run the same write once approved: the channel and its arguments (with the fixed cloid) */
+  replay?: { channel: string; args: { [key: string]: Canonical } }
 }
 
 export interface Proposal extends ProposalBody {
@@ -119,7 +121,8 @@ const proposalRef = (o: Obj) => {
 export function parseProposalBody(payload: Canonical): ProposalBody {
   if (!isObj(payload)) return bad('a proposal payload must be an object')
   const o = payload
-  keys(o, ['network', 'exchange', 'account', 'signer', 'kind', 'action', 'cloid', 'title', 'preview', 'usd', 'windowUsd', 'destination', 'policyVersion', 'rule', 'needs', 'at', 'expiresAt'])
+  keys(o, ['network', 'exchange', 'account', 'signer', 'kind', 'action', 'cloid', 'title', 'preview', 'usd', 'windowUsd', 'destination', 'policyVersion', 'rule', 'needs', 'at', 'expiresAt'], ['replay'])
+  if (o.replay !== undefined && !(isObj(o.replay) && typeof o.replay.channel === 'string' && /^[a-z][a-zA-Z.]{1,60}$/.test(o.replay.channel) && isObj(o.replay.args) && Object.keys(o.replay).length === 2)) bad('replay must be {channel, args}')
   if (!ACTION_KINDS.includes(o.kind as ActionKind)) bad(`unknown action kind ${String(o.kind)}`)
   if (!isObj(o.action)) bad('action must be an object')
   if (!Array.isArray(o.preview) || o.preview.length > 50 || o.preview.some((l) => typeof l !== 'string' || l.length > 500)) bad('preview must be at most 50 lines of text')
@@ -147,6 +150,7 @@ export function parseProposalBody(payload: Canonical): ProposalBody {
     needs: { count: count as number, roles: needs.roles as Role[] },
     at: time(o, 'at'),
     expiresAt: time(o, 'expiresAt'),
+    ...(o.replay !== undefined ? { replay: o.replay as { channel: string; args: Obj } } : {}),
   }
 }
 

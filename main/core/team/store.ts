@@ -80,15 +80,22 @@ export class TeamStore {
   private async withClient<T>(what: string, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
     if (this.closed) throw new DeskError(TeamErrors.storeFailed, 'the team store is closed')
     let client: pg.PoolClient | undefined
+    // A checked-out client whose server goes away between queries (a lease transaction waiting on a
+    // signature) emits 'error' with no query to fail: without a listener that would crash the process.
+    // The next query on it fails and is reported typed.
+    const ignore = () => {}
     try {
       client = await this.pool.connect()
+      client.on('error', ignore)
       return await fn(client)
     } catch (e) {
       // A client whose connection failed is thrown away, not returned to the pool.
+      client?.off('error', ignore)
       client?.release(e instanceof Error ? e : true)
       client = undefined
       throw toTeamError(e, what)
     } finally {
+      client?.off('error', ignore)
       client?.release()
     }
   }

@@ -133,8 +133,8 @@ export class WritePipeline {
   }
 
   private async trade(w: WriteSide, intent: WriteIntent, request: SubmitRequest): Promise<{ outcome: WriteOutcome; leaves: Leaf[] }> {
-    const entry = await w.submitter.prepare(request)
-    await this.beforeSend(intent, entry)
+    const prepared = await w.submitter.prepare(request)
+    const entry = (await this.beforeSend(intent, prepared)) ?? prepared
     try {
       const r = await w.submitter.send(entry, request.lane ?? 'operator')
       const outcome = outcomeOfEntry(r.submission)
@@ -164,18 +164,32 @@ export class WritePipeline {
     return { outcome: outcomeOfEntry(r.submission), leaves: [], earn: r }
   }
 
-  /** The decision step's last word before the bytes leave; a refusal leaves a fresh entry journaled as never sent. */
-  private async beforeSend(intent: WriteIntent, entry: Submission): Promise<void> {
+  /**
+   * The decision step's last word before the bytes leave; a refusal leaves a fresh entry journaled as
+   * never sent. When the team store already holds signed bytes for this write (another desk, or this
+   * one before a crash, signed it: TeamAlreadySigned), those same bytes are what is sent (returned as
+   * the entry to send), never this new signature: the exchange's nonce rules refuse a duplicate.
+   */
+  private async beforeSend(intent: WriteIntent, entry: Submission): Promise<Submission | void> {
     if (!this.gate.beforeSend) return
     const signed: SignedWrite = { intent, journalId: entry.id, body: entry.body, nonce: entry.nonce ?? '' }
     try {
       await this.gate.beforeSend(signed)
     } catch (e) {
+      if (e instanceof DeskError && e.code === 'TeamAlreadySigned' && entry.channel === 'trade' && typeof e.details?.body === 'string') return this.storedBytes(entry, e.details.body, String(e.details.nonce ?? ''))
       const reason = e instanceof Error ? e.message : String(e)
       // Only an entry this call signed is provably unsent; a resent one (already `sent`) is left to the reconciler.
       if (entry.state === 'signed') this.d.journal.update(entry.id, { state: 'reconciled', finalStatus: 'notsent', note: `stopped before sending: ${reason}` })
       throw new DeskError('WriteNotSent', `${intent.title}: signed but not sent (${reason}); the journal records it as never sent.`, { journalId: entry.id, cloid: entry.key })
     }
+  }
+
+  /** The journal entry that carries the team store's signed bytes (this desk's own, if it already journaled them). */
+  private storedBytes(fresh: Submission, body: string, nonce: string): Submission {
+    if (fresh.state === 'signed') this.d.journal.update(fresh.id, { state: 'reconciled', finalStatus: 'notsent', note: 'not sent: the proposal was already signed; its stored bytes are sent instead' })
+    const own = this.d.journal.list({ network: fresh.network, key: fresh.key }).find((s) => s.body === body)
+    if (own) return own
+    return this.d.journal.record({ channel: 'trade', key: fresh.key, network: fresh.network, account: fresh.account, signer: fresh.signer, actionType: fresh.actionType, summary: fresh.summary, nonce, businessNonce: fresh.businessNonce, body, submitHeight: fresh.submitHeight })
   }
 
   private async settled(intent: WriteIntent, s: Submission): Promise<void> {

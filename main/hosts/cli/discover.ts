@@ -28,6 +28,7 @@ export const COMMAND_GROUPS: readonly LazyGroup[] = [
   lazy('resume', 'lift the halt (passphrase)', () => import('./commands/policy').then((m) => m.resume)),
   lazy('settle', 'settle a credit account long into a cash account', () => import('./commands/settle').then((m) => m.default)),
   lazy('status', 'portfolio and credit health of your accounts (`desk status` = `desk status show`)', () => import('./commands/status').then((m) => m.default)),
+  lazy('team', 'team mode: shared team store, roster, policy, approvals (init, join, members, policy, proposals, approve, reject, verify)', () => import('./commands/team').then((m) => m.default)),
 ]
 
 export async function discoverGroups(): Promise<LazyGroup[]> {

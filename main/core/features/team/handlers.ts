@@ -23,7 +23,7 @@ export function teamHandlers(d: { team: TeamService }): Pick<HandlerTable, TeamC
     'team.proposal': (a) => t.proposal(a.id),
     'team.approve': (a) => t.approve(a.id),
     'team.reject': (a) => t.reject(a.id, a.reason),
-    'team.execute': (a) => t.execute(a.id),
+    'team.execute': (a, ctx) => t.execute(a.id, ctx),
     'team.verify': () => t.verify(),
     'team.export': () => t.exportCsv(),
   }

@@ -54,6 +54,8 @@ export interface TeamGateOptions {
   now?: () => number
   /** USD moved over the policy's rolling window, this write included (USD atoms); default: this write's value */
   windowUsd?: (intent: WriteIntent) => Promise<bigint>
+  /** what to store in a new proposal so the approved write can be replayed (the channel and its arguments, cloid fixed) */
+  replayOf?: (intent: WriteIntent) => ProposalBody['replay'] | undefined
 }
 
 export interface StoredSignature {
@@ -92,6 +94,11 @@ export class TeamGate implements WriteGate {
 
   get operatorAddress(): string {
     return this.o.operator.address.toLowerCase()
+  }
+
+  /** The chain as last verified (no read): the roster, policy and proposals; `broken` names the first bad entry. */
+  report(): ReturnType<ChainVerifier['report']> {
+    return this.verifier.report()
   }
 
   /** Reads and verifies every entry after the last verified one; a broken chain throws TeamChainTampered. */
@@ -190,6 +197,10 @@ export class TeamGate implements WriteGate {
       needs: { count: d.count, roles: d.roles },
       at,
       expiresAt: at + (this.o.proposalTtlMs ?? 24 * 3600_000),
+      ...(() => {
+        const replay = this.o.replayOf?.(intent)
+        return replay ? { replay } : {}
+      })(),
     }
     let entry: SignedEntry
     try {

@@ -1,0 +1,92 @@
+/**
+ * Test support for team mode: several desks (each its own data directory and vault) on ONE sandbox,
+ * and a real PostgreSQL team store (testing/postgres.ts). `startDeskOnSandbox` starts a sandbox per
+ * desk; here the desks share the exchange, so the sandbox's ground truth is the one both act on.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { SandboxHandle } from '../../sandbox'
+import { createDeskCore, type DeskCore } from '../core/app/compose'
+import { sandboxNetwork } from '../core/config/networks'
+import { SettingsStore } from '../core/config/settings'
+import { headlessHostServices } from '../core/features/host'
+import { exchangeIdentity, exchangeKey, exchangePolicyPath, exchangeTag } from '../core/policy'
+import { demoAccounts } from '../hosts/dev'
+import { TEST_PASSPHRASE } from './desk-on-sandbox'
+
+export interface SharedSandboxDesk {
+  core: DeskCore
+  dataDir: string
+  call<T = unknown>(channel: string, args?: unknown): Promise<T>
+  /** Approves every confirmation request (with the passphrase when asked). Returns the unsubscribe. */
+  autoConfirm(passphrase?: string): () => void
+  /** Resolves with the first pushed event payload that `match` accepts (rejects after `timeoutMs`). */
+  nextEvent<T = unknown>(event: string, match: (payload: T) => boolean, timeoutMs?: number): Promise<T>
+  close(): Promise<void>
+}
+
+/** A desk core over a fresh data directory, its selected network the already running `sandbox`. */
+export async function startDeskOnSharedSandbox(sandbox: SandboxHandle, opts: { dataDir?: string } = {}): Promise<SharedSandboxDesk> {
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'desk-team-'))
+  const settings = new SettingsStore(dataDir)
+  settings.saveNetwork({ ...sandboxNetwork({ trading: Number(new URL(sandbox.tradingUrl).port), earn: Number(new URL(sandbox.earnUrl).port) }), infoRatePerSec: 200, tradeRatePerSec: 200, strictLimits: false })
+  const core = await createDeskCore({
+    dataDir,
+    host: 'web',
+    version: '0.0.0-test',
+    services: headlessHostServices,
+    startSandbox: async () => ({ tradingUrl: sandbox.tradingUrl, wsUrl: sandbox.wsUrl, earnUrl: sandbox.earnUrl, chainId: sandbox.chainId, stop: async () => {} }),
+    demoAccounts,
+    alerts: false,
+    overviewRefreshMs: 0,
+    scryptN: 2 ** 12,
+  })
+  const call = async <T,>(channel: string, args?: unknown): Promise<T> => {
+    const r = await core.dispatch(channel, args, { host: 'test' })
+    if (!r.ok) throw Object.assign(new Error(`${r.error.code}: ${r.error.message}`), { code: r.error.code, details: r.error.details })
+    return r.value as T
+  }
+  return {
+    core,
+    dataDir,
+    call,
+    autoConfirm(passphrase = TEST_PASSPHRASE) {
+      return core.events.subscribe((event, payload) => {
+        if (event !== 'confirm.request') return
+        const req = payload as { id: string; needsPassphrase: boolean }
+        void core.dispatch('confirm.respond', { id: req.id, approved: true, ...(req.needsPassphrase ? { passphrase } : {}) }, { host: 'test' })
+      })
+    },
+    nextEvent<T>(event: string, match: (payload: T) => boolean, timeoutMs = 5000) {
+      return new Promise<T>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          off()
+          reject(new Error(`no ${event} event matched within ${timeoutMs} ms`))
+        }, timeoutMs)
+        const off = core.events.subscribe((e, payload) => {
+          if (e !== event || !match(payload as T)) return
+          clearTimeout(timer)
+          off()
+          resolve(payload as T)
+        })
+      })
+    },
+    async close() {
+      await core.close()
+      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/**
+ * The sandbox exchange's policy file with a matured 1.5 s cooling-off, so an address-book entry
+ * added now is usable in this run (as the engine persists it). Call before `addresses.add`, then wait 1.6 s.
+ */
+export function shortCoolingOff(desk: SharedSandboxDesk, sandbox: SandboxHandle): void {
+  const ex = exchangeIdentity({ chainId: sandbox.chainId, tradingUrl: sandbox.tradingUrl, earnUrl: sandbox.earnUrl })
+  writeFileSync(
+    exchangePolicyPath(desk.dataDir, exchangeTag(ex)),
+    JSON.stringify({ version: 1, network: exchangeKey(ex), rules: { 'cooling-off': '1500' }, pending: [], addresses: [], halted: null, exchange: { ...ex, kind: 'sandbox' }, aliases: ['sandbox'] }),
+  )
+}
