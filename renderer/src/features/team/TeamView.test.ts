@@ -1,10 +1,11 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import type { TeamMembersView, TeamPolicyView } from '../../../../main/contract/types'
+import type { Address, TeamMembersView, TeamPolicyView } from '../../../../main/contract/types'
 import { seriousA11yViolations } from '../../testing/axe'
 import { flush, installFakeDesk, type FakeDesk } from '../../testing/fake-desk'
 import { mountScreen } from '../../testing/mount'
-import { BOB, ME, teamStatus } from './testing'
+import { wireEvents } from '../../app/store'
+import { BOB, CAROL, ME, teamStatus } from './testing'
 import TeamView from './TeamView.vue'
 
 let desk: FakeDesk
@@ -136,7 +137,7 @@ describe('TeamView set-up', () => {
 describe('TeamView roster, policy and audit', () => {
   it('lists members with names, addresses and roles; an admin adds, re-roles and removes (after a second click)', async () => {
     live()
-    desk.handle('team.members.add', (a) => ({ adminQuorum: 1, members: [...members().members, { address: a.address, name: a.name, roles: a.roles, me: false }] }))
+    desk.handle('team.members.add', (a) => ({ adminQuorum: 1, members: [...members().members, { address: a.address as Address, name: a.name, roles: a.roles, me: false }] }))
     desk.handle('team.members.roles', (a) => ({ adminQuorum: 1, members: members().members.map((m) => (m.address === a.address ? { ...m, roles: a.roles } : m)) }))
     desk.handle('team.members.remove', (a) => ({ adminQuorum: 1, members: members().members.filter((m) => m.address !== a.address) }))
     const { wrapper } = await mountScreen(TeamView, { path: '/team' })
@@ -148,7 +149,7 @@ describe('TeamView roster, policy and audit', () => {
 
     await type('New member identity address', '0xcccc00000000000000000000000000000000cccc')
     await type('New member name', 'Carol')
-    button('Add the member')!.click()
+    button('Add member to the team')!.click()
     await flush()
     expect(desk.callsTo('team.members.add')).toEqual([{ address: '0xcccc00000000000000000000000000000000cccc', name: 'Carol', roles: ['approver'] }])
 
@@ -165,9 +166,28 @@ describe('TeamView roster, policy and audit', () => {
     button('Remove Bob from the team')!.click()
     await flush()
     expect(desk.callsTo('team.members.remove')).toEqual([])
-    button('Confirm removing Bob from the team')!.click()
+    button('Yes, remove Bob from the team')!.click()
     await flush()
     expect(desk.callsTo('team.members.remove')).toEqual([{ address: BOB }])
+    wrapper.unmount()
+  })
+
+  it('a pushed roster change (a new verified entry) shows without a click; a push that changes nothing reads nothing', async () => {
+    live()
+    const unwire = wireEvents()
+    const { wrapper } = await mountScreen(TeamView, { path: '/team' })
+    await flush()
+    const names = () => wrapper.findAll('table[aria-label="Team members"] tbody tr td:first-child').map((c) => c.text())
+    expect(names()).toEqual(['Alice (me)', 'Bob'])
+    const reads = desk.callsTo('team.members').length
+    desk.emit('state.team', { status: teamStatus(), proposalsChanged: false })
+    await flush()
+    expect(desk.callsTo('team.members').length).toBe(reads)
+    desk.handle('team.members', () => ({ ...members(), members: [...members().members, { address: CAROL, name: 'Carol', roles: ['approver'], me: false }] }))
+    desk.emit('state.team', { status: teamStatus({ chain: { length: 13, headSeq: '12', headDigest: null } }), proposalsChanged: false })
+    await flush()
+    expect(names()).toEqual(['Alice (me)', 'Bob', 'Carol'])
+    unwire()
     wrapper.unmount()
   })
 
@@ -178,7 +198,7 @@ describe('TeamView roster, policy and audit', () => {
     await flush()
     button('Remove Bob from the team')!.click()
     await flush()
-    button('Confirm removing Bob from the team')!.click()
+    button('Yes, remove Bob from the team')!.click()
     await flush()
     expect(wrapper.text()).toContain('The roster change was refused')
     expect(wrapper.text()).toContain('TeamQuorumNeeded')
@@ -221,10 +241,10 @@ describe('TeamView roster, policy and audit', () => {
     try {
       const { wrapper } = await mountScreen(TeamView, { path: '/team' })
       await flush()
-      button('Verify the team log')!.click()
+      button('Verify chain: check every entry of the team log')!.click()
       await flush()
       expect(wrapper.get('[data-testid="team-verify"]').text()).toBe('Tampering: 6 of 12 entries verify; the first broken link is entry 6: hash link broken.')
-      button('Export the team log as CSV')!.click()
+      button('Export CSV of the team log')!.click()
       await flush()
       expect(clicks).toEqual(['team-log.csv'])
       expect(await created[0]!.text()).toBe('seq,hash\n')
@@ -248,7 +268,7 @@ describe('TeamView accessibility', () => {
     await mountScreen(TeamView, { path: '/team' })
     await flush()
     button('Change the roles of Bob')!.click()
-    button('Verify the team log')!.click()
+    button('Verify chain: check every entry of the team log')!.click()
     await flush()
     expect(await seriousA11yViolations()).toEqual([])
   })

@@ -29,6 +29,8 @@ export const useTeamStore = defineStore('team', () => {
   /** What the open screens show, so a push re-reads exactly that. */
   const openList = ref<{ tab: ProposalsTab; filter: ProposalFilter } | null>(null)
   const openDetail = ref<string | null>(null)
+  /** The Team screen is open: a push re-reads its roster and policy. */
+  const openTeam = ref(false)
 
   /** The bar's count: open proposals this operator may approve now (0 when team mode is off). */
   const needsMe = computed(() => (status.value && status.value.state !== 'off' ? status.value.needsMyApproval : 0))
@@ -89,14 +91,16 @@ export const useTeamStore = defineStore('team', () => {
 
   /** A push: the status at once; proposals (and the roster/policy) re-read where a screen shows them. */
   function apply(e: TeamEvent): void {
-    const wasLive = status.value?.state === 'live'
+    const was = status.value
     status.value = e.status
     statusError.value = null
     if (e.proposalsChanged) {
       if (openList.value) void loadProposals(openList.value.tab, openList.value.filter)
       if (openDetail.value) void loadDetail(openDetail.value)
     }
-    if (e.status.state === 'live' && (!wasLive || e.proposalsChanged) && (members.value || policy.value)) void loadTeam()
+    // A new verified entry (a roster or policy change among them), or the link back: re-read what the Team screen shows.
+    const moved = was?.state !== 'live' || was.chain.headSeq !== e.status.chain.headSeq || was.teamId !== e.status.teamId
+    if (e.status.state === 'live' && moved && (members.value || policy.value || openTeam.value)) void loadTeam()
   }
 
   async function afterWrite(id: string): Promise<void> {
@@ -153,6 +157,7 @@ export const useTeamStore = defineStore('team', () => {
   const exportCsv = () => call('team.export')
 
   return {
+    openTeam,
     status, statusError, members, policy, proposals, proposalsError, detail, detailError, verifyResult, needsMe, isAdmin, on,
     loadStatus, loadTeam, loadProposals, loadDetail, closeList, closeDetail, apply, approve, reject, execute,
     configure, init, join, addMember, removeMember, setRoles, setPolicy, verify, exportCsv,
