@@ -1,0 +1,212 @@
+/**
+ * Team mode in the browser, end to end: two desks (two data directories, two vaults) on one
+ * sandbox and one real PostgreSQL. Desk A starts the team and adds desk B's operator as an
+ * approver; a withdrawal proposed on A's account page waits for B, B approves it on its Approvals
+ * screen (its own recomputed preview beside A's), A executes it, and both desks show the final
+ * outcome by push. The exchange's ground truth holds exactly one withdrawal. axe-core finds no
+ * critical or serious violation on the Team, Approvals and proposal screens.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { devOwner } from '../../sandbox/scenario/dev-keys'
+import { createDeskCore, type DeskCore } from '../../main/core/app/compose'
+import { sandboxNetwork } from '../../main/core/config/networks'
+import { SettingsStore } from '../../main/core/config/settings'
+import { headlessHostServices } from '../../main/core/features/host'
+import { startWebHost, type WebHost } from '../../main/hosts/web/server'
+import { demoAccounts } from '../../main/testing/desk-on-sandbox'
+import { startPostgres, type PostgresHandle } from '../../main/testing/postgres'
+import { launchBrowser, openDesk, openPages, repoRoot, type DeskSession } from '../harness'
+import { PASSPHRASE, approveUntil, choose, firstRun, seedCoolingOff } from './helpers'
+
+const COLD = '0x52908400098527886E0F7030069857D2E4169EE7' // nobody in the scenario owns it
+const owner = (i: number) => devOwner(i).address
+const axePath = createRequire(import.meta.url).resolve('axe-core')
+
+async function violations(page: Page): Promise<string[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(readFileSync(axePath, 'utf8'))
+  await page.waitForTimeout(300)
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: typeof import('axe-core') }).axe
+    const r = await axe.run(document, { resultTypes: ['violations'] })
+    return r.violations.filter((v) => v.impact === 'critical' || v.impact === 'serious').flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${n.target.join(' ')} — ${n.failureSummary ?? ''}`))
+  })
+}
+
+interface SecondDesk {
+  core: DeskCore
+  web: WebHost
+  page: Page
+  dataDir: string
+  close(): Promise<void>
+}
+
+/** A second desk (own data directory and vault) on the first desk's sandbox, in its own browser. */
+async function openSecondDesk(first: DeskSession): Promise<SecondDesk> {
+  const sandbox = first.desk.sandbox
+  const dataDir = mkdtempSync(join(tmpdir(), 'desk-e2e-b-'))
+  new SettingsStore(dataDir).saveNetwork({ ...sandboxNetwork({ trading: Number(new URL(sandbox.tradingUrl).port), earn: Number(new URL(sandbox.earnUrl).port) }), infoRatePerSec: 200, tradeRatePerSec: 200, strictLimits: false })
+  const core = await createDeskCore({
+    dataDir,
+    host: 'web',
+    version: '0.0.0-test',
+    services: headlessHostServices,
+    startSandbox: async () => ({ tradingUrl: sandbox.tradingUrl, wsUrl: sandbox.wsUrl, earnUrl: sandbox.earnUrl, chainId: sandbox.chainId, stop: async () => {} }),
+    demoAccounts,
+    alerts: false,
+    overviewRefreshMs: 1000,
+    scryptN: 2 ** 12,
+  })
+  const web = await startWebHost({ core, rendererRoot: join(repoRoot, 'out/renderer-web') })
+  const browser = await launchBrowser()
+  const page = await browser.context.newPage()
+  openPages.add(page)
+  page.on('close', () => openPages.delete(page))
+  await page.goto(web.url)
+  return {
+    core,
+    web,
+    page,
+    dataDir,
+    async close() {
+      await browser.close()
+      await web.close()
+      await core.close()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+const go = (page: Page, name: 'Team' | 'Approvals') => page.getByRole('navigation', { name: 'Main', exact: true }).getByRole('link', { name: new RegExp(`^${name}`) }).click()
+
+/** Points a desk at the team store through its Team screen. */
+async function connect(page: Page, db: PostgresHandle): Promise<void> {
+  await go(page, 'Team')
+  await page.getByRole('textbox', { name: 'Connection string', exact: true }).fill(db.connectionString)
+  await page.getByRole('textbox', { name: 'Database password', exact: true }).fill(db.password)
+  await page.getByRole('textbox', { name: 'Vault passphrase to seal the password', exact: true }).fill(PASSPHRASE)
+  await page.getByRole('button', { name: 'Connect to the team store', exact: true }).click()
+}
+
+describe('team mode: proposal on one desk, approval on another, execution and the outcome on both', () => {
+  let db: PostgresHandle
+  let a: DeskSession
+  let b: SecondDesk
+  let proposalPath = ''
+  const withdrawals = () => a.desk.sandbox.trading.groundTruth().filter((t) => t.actionType === 'withdraw').length
+
+  beforeAll(async () => {
+    db = await startPostgres()
+    a = await openDesk()
+    await firstRun(a.page)
+    b = await openSecondDesk(a)
+    await firstRun(b.page)
+    seedCoolingOff(a, 1500)
+    seedCoolingOff({ ...a, dataDir: b.dataDir }, 1500)
+    for (const core of [a.core, b.core]) {
+      const r = await core.dispatch('addresses.add', { label: 'cold', address: COLD, chainId: '1', passphrase: PASSPHRASE }, { host: 'test' })
+      expect(r.ok).toBe(true)
+    }
+  }, 240_000)
+  afterAll(async () => {
+    await b?.close()
+    await a?.close()
+    await db?.stop()
+  })
+
+  it('desk A starts the team; desk B joins with its identity address; A adds B as an approver', async () => {
+    await connect(a.page, db)
+    await a.page.getByRole('button', { name: 'Start the team as first admin', exact: true }).waitFor({ timeout: 30_000 })
+    await a.page.getByRole('textbox', { name: 'Team name', exact: true }).fill('Ops')
+    await a.page.getByRole('textbox', { name: 'Your name in the team', exact: true }).fill('Alice')
+    await a.page.getByRole('textbox', { name: 'Vault passphrase to start the team', exact: true }).fill(PASSPHRASE)
+    await a.page.getByRole('button', { name: 'Start the team as first admin', exact: true }).click()
+    await a.page.getByRole('table', { name: 'Team members', exact: true }).waitFor({ timeout: 30_000 })
+
+    await connect(b.page, db)
+    await b.page.getByRole('textbox', { name: 'Vault passphrase to join', exact: true }).fill(PASSPHRASE)
+    await b.page.getByRole('button', { name: 'Show my identity address', exact: true }).click()
+    const idText = await b.page.getByTestId('my-identity').innerText({ timeout: 30_000 })
+    const bAddress = /0x[0-9a-fA-F]{40}/.exec(idText)![0]
+
+    await a.page.getByRole('textbox', { name: 'New member identity address', exact: true }).fill(bAddress)
+    await a.page.getByRole('textbox', { name: 'New member name', exact: true }).fill('Bob')
+    await a.page.getByRole('button', { name: 'Add member to the team', exact: true }).click()
+    await expect.poll(() => a.page.getByRole('table', { name: 'Team members', exact: true }).innerText(), { timeout: 15_000 }).toMatch(/Bob[\s\S]*approver/)
+    expect(await violations(a.page)).toEqual([])
+    // B sees itself in the verified roster by push.
+    await expect.poll(() => b.page.getByRole('table', { name: 'Team members', exact: true }).innerText().catch(() => ''), { timeout: 15_000 }).toMatch(/Bob \(me\)/)
+
+    // Withdrawals need one approver; everything else is allowed (the policy is signed by A, the only admin).
+    const set = await a.core.dispatch('team.policy.set', { rules: [{ id: 'withdrawals', kinds: ['withdraw'], then: { effect: 'approve', count: 1, roles: ['approver'] } }, { id: 'rest', then: { effect: 'allow' } }] }, { host: 'test' })
+    expect(set.ok).toBe(true)
+    await expect.poll(() => b.page.getByRole('table', { name: 'Team policy rules', exact: true }).innerText().catch(() => ''), { timeout: 15_000 }).toMatch(/withdrawals[\s\S]*needs 1 approval from approver/)
+    expect(await violations(b.page)).toEqual([])
+  }, 180_000)
+
+  it('a withdrawal proposed on A waits for B; B approves on its Approvals screen; A executes; both show the outcome', async () => {
+    const before = withdrawals()
+    // A proposes from the account page, as any withdrawal.
+    await a.page.evaluate((acct) => {
+      location.hash = '#/overview'
+      location.hash = `#/account/${acct}`
+    }, owner(0))
+    await a.page.getByRole('tab', { name: 'Withdraw', exact: true }).click()
+    await choose(a.page, 'Withdraw asset', /\(#1\)/)
+    await a.page.getByRole('textbox', { name: 'Withdraw amount', exact: true }).fill('10')
+    await choose(a.page, 'Destination chain', 'chain 1')
+    await choose(a.page, 'Destination', 'cold')
+    await expect
+      .poll(
+        async () => {
+          await a.page.getByRole('button', { name: 'Preview withdrawal', exact: true }).click()
+          return a.page.getByRole('button', { name: 'Sign and submit withdrawal', exact: true }).isEnabled({ timeout: 3000 }).catch(() => false)
+        },
+        { timeout: 60_000, interval: 1500 },
+      )
+      .toBe(true)
+    await a.page.getByRole('button', { name: 'Sign and submit withdrawal', exact: true }).click()
+
+    // B: the count in its bar, then the queue, then the proposal.
+    const link = b.page.getByRole('navigation', { name: 'Main', exact: true }).getByRole('link', { name: /^Approvals/ })
+    await expect.poll(() => link.innerText(), { timeout: 15_000 }).toMatch(/Approvals\s*1/)
+    await link.click()
+    const row = b.page.getByRole('table', { name: 'Needs my approval', exact: true }).getByRole('link', { name: /^Open proposal: / })
+    await row.first().waitFor({ timeout: 15_000 })
+    expect(await violations(b.page)).toEqual([])
+    proposalPath = (await row.first().getAttribute('href'))!.replace(/^#/, '')
+    await row.first().click()
+    await b.page.getByRole('list', { name: "Initiator's preview lines", exact: true }).waitFor()
+    await b.page.getByRole('list', { name: "This desk's preview lines", exact: true }).waitFor({ timeout: 15_000 })
+    expect(await violations(b.page)).toEqual([])
+    // Nothing reached the exchange while the proposal waited.
+    expect(withdrawals()).toBe(before)
+    await b.page.getByRole('button', { name: 'Approve the proposal', exact: true }).click()
+    await expect.poll(() => b.page.getByTestId('proposal-status').getAttribute('data-status'), { timeout: 15_000 }).toBe('approved')
+    await expect.poll(() => link.innerText(), { timeout: 15_000 }).toBe('Approvals')
+
+    // A: the approved proposal, executed by the desk that holds the key.
+    await a.page.evaluate((p) => (location.hash = `#${p}`), proposalPath)
+    const execute = a.page.getByRole('button', { name: 'Execute the approved proposal', exact: true })
+    await execute.waitFor({ timeout: 15_000 })
+    await execute.click()
+    const finalA = a.page.getByTestId('proposal-status').and(a.page.locator('[data-status="final"]'))
+    await approveUntil(a.page, finalA, 60_000)
+    await expect.poll(() => a.page.getByTestId('proposal-status').innerText(), { timeout: 30_000 }).toMatch(/outcome: accepted/)
+    // B follows by push, without a click.
+    await expect.poll(() => b.page.getByTestId('proposal-status').innerText(), { timeout: 15_000 }).toMatch(/done — outcome: accepted/)
+    expect(await b.page.getByRole('table', { name: 'Who approved when', exact: true }).innerText()).toMatch(/approved[\s\S]*Bob[\s\S]*signed[\s\S]*Alice/)
+    expect(withdrawals()).toBe(before + 1)
+    // History on both desks.
+    for (const page of [a.page, b.page]) {
+      await go(page, 'Approvals')
+      await page.getByRole('tab', { name: 'History' }).click()
+      await expect.poll(() => page.getByRole('table', { name: 'History', exact: true }).innerText(), { timeout: 15_000 }).toMatch(/done — accepted/)
+    }
+    expect(await violations(a.page)).toEqual([])
+  }, 240_000)
+})
