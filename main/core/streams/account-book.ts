@@ -1,0 +1,408 @@
+import type { OpenOrder as InfoOpenOrder } from '../exchange/info/types/open-orders'
+import type { Clock } from './clock'
+import { Coalescer } from './coalescer'
+import { FillBook, fromWsFillLower, type StreamFill } from './fills'
+import type { Frame } from './frames'
+import type { LiveAccountState, LiveBalance, LiveCredit, LiveOrder, StateUpdate } from './live-state'
+
+/** Per-account bookkeeping beside the public state. */
+interface Entry {
+  state: LiveAccountState
+  topics: { balances: string; credit: string; openOrders: string; fills: string }
+  /** New fills seen so far (any source): a state change with no new fill since the last one hints at a lost frame. */
+  fillSeq: number
+  fillSeqAtBalances: number
+  fillSeqAtCredit: number
+  fillSeqAtOrders: number
+  /** Latest frame text per snapshot kind, for `skipRepeat`. */
+  texts: Partial<Record<SnapshotKind, string>>
+  /** oid -> when a cancel of it was accepted (see `dropOrders`) */
+  cancelled: Map<bigint, number>
+  /** Whether the balances held came from a frame (not /info) */
+  balancesFromStream: boolean
+  /** When the latest openOrders frame arrived (repeats included) */
+  ordersFrameAt: number
+}
+
+/** A cancelled oid is kept this long: far beyond the age of any snapshot still in flight. */
+const CANCELLED_KEEP_MS = 10 * 60_000
+
+type SnapshotKind = 'balances' | 'credit' | 'openOrders'
+
+/** What the book needs from the pool around it. */
+export interface AccountBookHooks {
+  /** Whether `user`'s snapshot channel streams now, so state received at `at` is still current. */
+  isLive(user: string, channel: 'openOrders', at: number): boolean
+  /** A streamed state change came with no new fill since the previous one: a fill's frame may be lost. */
+  suspectGap(user: string, reason: string): void
+  /** An account gained its first or lost its last open order. */
+  noteHasOrders(user: string, has: boolean): void
+}
+
+/**
+ * The pool's per-account live state: balances, credit state, open orders and fills
+ * (deduplicated on (user, tid)), what frames and /info answers change in them, the orders a
+ * cancel removed, and the coalesced updates consumers receive.
+ */
+export class AccountBook {
+  private readonly entries = new Map<string, Entry>()
+  /** Latest snapshot texts -> their topic (see `skipRepeat`). */
+  private readonly repeats = new Map<string, { e: Entry; kind: SnapshotKind }>()
+  /** How many remembered texts have each length: most new texts are ruled out without hashing. */
+  private readonly repeatLengths = new Map<number, number>()
+  private readonly book = new FillBook()
+  private readonly coalescer: Coalescer<StateUpdate>
+
+  /** `coalesce`: per topic, at most `burst` deliveries per `ms`; the rest merged into one at the window's end. */
+  constructor(
+    private readonly clock: Clock,
+    coalesce: { ms: number; burst: number },
+    deliver: (u: StateUpdate) => void,
+    private readonly hooks: AccountBookHooks,
+  ) {
+    this.coalescer = new Coalescer<StateUpdate>(
+      this.clock,
+      coalesce.ms,
+      (_t, u) => deliver(u),
+      (prev, next) => {
+        if (prev.kind !== 'fills' || next.kind !== 'fills') return next
+        // Pending values belong to the coalescer until delivered: append in place (no copying per frame).
+        for (const f of next.value) prev.value.push(f)
+        prev.at = next.at
+        return prev
+      },
+      coalesce.burst,
+    )
+  }
+
+  /** Delivers every update still held by the coalescer. */
+  flush(): void {
+    this.coalescer.flushAll()
+  }
+
+  /** Every account seen so far (lowercase). */
+  users(): string[] {
+    return [...this.entries.keys()]
+  }
+
+  state(user: string): LiveAccountState {
+    return this.entryOf(user).state
+  }
+
+  fills(user: string): StreamFill[] {
+    return this.book.list(user)
+  }
+
+  /** New fills seen so far for `user`: unchanged across a state change hints at a lost fill frame. */
+  fillSeq(user: string): number {
+    return this.entryOf(user).fillSeq
+  }
+
+  /**
+   * A cross-market /info `openOrders` answer read by someone else (a write's check or its
+   * verification) becomes the live state, so every screen shows what that read proved (after a
+   * halt, the orders it cancelled are gone from the account page at once, not at the next frame).
+   */
+  noteOpenOrders(
+    user: string,
+    r: { orders: readonly InfoOpenOrder[]; truncated: boolean },
+    at = this.clock.now(),
+    issuedAt?: number,
+  ): void {
+    const e = this.entryOf(user)
+    // A frame received after the read was sent is at least as recent as what the read saw, and
+    // a streaming channel brings every later change: the answer would only set the page back.
+    if (issuedAt !== undefined && e.ordersFrameAt > issuedAt && this.hooks.isLive(e.state.user, 'openOrders', e.ordersFrameAt)) return
+    const orders: LiveOrder[] = r.orders.map((o) => ({
+      marketId: o.market_id === undefined || o.market_id === null ? null : String(o.market_id),
+      oid: o.oid,
+      cloid: o.cloid ?? null,
+      side: o.side ?? null,
+      price: o.price ?? null,
+      origSz: o.original_qty,
+      sz: o.remaining_qty,
+      timestamp: o.timestamp_ms ?? null,
+    }))
+    this.setOrders(user.toLowerCase(), orders, r.truncated, at)
+  }
+
+  /**
+   * A /info balances answer read by a write's check or a preview becomes the live state, so the
+   * next read uses it instead of asking /info again while the account stays quiet (no frame
+   * comes after a write the stream reported before the desk journaled it). `issuedAt` is when
+   * the read was sent: the state is dated then, and a frame received since wins.
+   */
+  noteBalances(user: string, rows: readonly { assetId: number; available: string; locked: string }[], issuedAt: number): void {
+    const e = this.entryOf(user)
+    const cur = e.state.balances
+    if (cur && cur.at > issuedAt) return
+    this.setBalances(
+      e.state.user,
+      rows.map((r) => ({
+        assetId: r.assetId,
+        coin: cur?.value.find((b) => b.assetId === r.assetId)?.coin ?? null,
+        total: null,
+        locked: r.locked,
+        available: r.available,
+      })),
+      issuedAt,
+    )
+  }
+
+  /**
+   * Orders the exchange answered as cancelled (an accepted cancel) leave the live state at once:
+   * every screen stops listing them without waiting for the next frame or a follow-up read.
+   * They are remembered: an oid never opens again, so a snapshot older than the cancel (a /info
+   * answer sent before it, a frame already in flight) cannot bring them back. Nothing but a
+   * touch of the account would correct such a snapshot, and a quiet account is not touched.
+   * A market's cancel covers the orders of that market known now.
+   */
+  dropOrders(user: string, what: { oids?: readonly (string | bigint)[]; marketIds?: readonly (number | string)[] }): void {
+    const e = this.entryOf(user)
+    const now = this.clock.now()
+    for (const [oid, at] of e.cancelled) if (now - at > CANCELLED_KEEP_MS) e.cancelled.delete(oid)
+    for (const oid of what.oids ?? []) {
+      try {
+        e.cancelled.set(BigInt(oid), now)
+      } catch {
+        // not an oid: nothing listed can match it
+      }
+    }
+    const cur = e.state.openOrders
+    if (!cur) return
+    const markets = new Set((what.marketIds ?? []).map(String))
+    for (const o of cur.value) if (o.marketId !== null && markets.has(o.marketId)) e.cancelled.set(o.oid, now)
+    const left = cur.value.filter((o) => !e.cancelled.has(o.oid))
+    if (left.length !== cur.value.length) this.setOrders(e.state.user, left, cur.truncated, now)
+  }
+
+  /** `user` need not be lowercase; frames' users are, and hit the map at once. */
+  private entryOf(user: string): Entry {
+    let e = this.entries.get(user)
+    if (e) return e
+    const k = user.toLowerCase()
+    e = this.entries.get(k)
+    if (!e) {
+      e = {
+        state: { user: k, balances: null, credit: null, openOrders: null },
+        topics: { balances: `balances:${k}`, credit: `credit:${k}`, openOrders: `openOrders:${k}`, fills: `fills:${k}` },
+        fillSeq: 0,
+        fillSeqAtBalances: 0,
+        fillSeqAtCredit: 0,
+        fillSeqAtOrders: 0,
+        texts: {},
+        cancelled: new Map(),
+        ordersFrameAt: -Infinity,
+        balancesFromStream: false,
+      }
+      this.entries.set(k, e)
+    }
+    return e
+  }
+
+  /**
+   * The throttled snapshot channels push whenever an account is touched, so the same frame
+   * often comes again. An exact repeat of a topic's latest text changes nothing but the age:
+   * refresh that and skip parse and validation (the eager path would drop it as unchanged
+   * anyway, after the work). Keyed by the text itself, so nothing is guessed from its layout.
+   */
+  skipRepeat(text: string): boolean {
+    // Cheap rejections first: hashing a long text costs more than these.
+    if (this.repeatLengths.get(text.length) === undefined || text.startsWith('{"channel":"userFills"')) return false
+    const hit = this.repeats.get(text)
+    if (hit === undefined) return false
+    const slot = hit.e.state[hit.kind]
+    if (slot === null) return false
+    slot.at = this.clock.now()
+    if (hit.kind === 'openOrders') hit.e.ordersFrameAt = slot.at
+    return true
+  }
+
+  private rememberText(e: Entry, kind: SnapshotKind, text: string | undefined): void {
+    const prev = e.texts[kind]
+    if (prev !== undefined) {
+      this.repeats.delete(prev)
+      const n = this.repeatLengths.get(prev.length)!
+      if (n <= 1) this.repeatLengths.delete(prev.length)
+      else this.repeatLengths.set(prev.length, n - 1)
+    }
+    e.texts[kind] = undefined
+    // Large open-order lists are not worth keeping twice.
+    if (text === undefined || text.length > 65_536) return
+    e.texts[kind] = text
+    this.repeats.set(text, { e, kind })
+    this.repeatLengths.set(text.length, (this.repeatLengths.get(text.length) ?? 0) + 1)
+  }
+
+  /** One parsed frame into the state (`text`: its raw form, remembered for `skipRepeat`). */
+  onFrame(f: Frame, text?: string): void {
+    const at = this.clock.now()
+    switch (f.channel) {
+      case 'userFills': {
+        // The parser lowercased the user once for the frame.
+        const user = f.data.user
+        const ws = f.data.fills
+        const fills = new Array<StreamFill>(ws.length)
+        for (let i = 0; i < ws.length; i++) fills[i] = fromWsFillLower(user, ws[i]!)
+        this.addFillsAt(user, fills, at)
+        break
+      }
+      case 'spotState': {
+        const bs = f.data.balances
+        const value = new Array<LiveBalance>(bs.length)
+        for (let i = 0; i < bs.length; i++) {
+          const b = bs[i]!
+          value[i] = { assetId: b.token, coin: b.coin, total: b.total, locked: b.hold, available: null }
+        }
+        this.setBalances(f.data.user, value, at, true)
+        this.rememberText(this.entryOf(f.data.user), 'balances', text)
+        break
+      }
+      case 'spotCreditState':
+        this.setCredit(
+          f.data.user,
+          {
+            authorized: f.data.authorized,
+            status: f.data.status ?? null,
+            creditUsdAtoms: f.data.creditUsdAtoms ?? null,
+            positions: f.data.positions,
+          },
+          at,
+          true,
+        )
+        this.rememberText(this.entryOf(f.data.user), 'credit', text)
+        break
+      case 'openOrders': {
+        const os = f.data.orders
+        const value = new Array<LiveOrder>(os.length)
+        for (let i = 0; i < os.length; i++) {
+          const o = os[i]!
+          value[i] = {
+            marketId: o.coin,
+            oid: o.oid,
+            cloid: o.cloid ?? null,
+            side: o.side,
+            price: o.limitPx,
+            origSz: o.origSz,
+            sz: o.sz,
+            timestamp: o.timestamp ?? null,
+          }
+        }
+        this.entryOf(f.data.user).ordersFrameAt = at
+        this.setOrders(f.data.user, value, false, at, true)
+        this.rememberText(this.entryOf(f.data.user), 'openOrders', text)
+        break
+      }
+      default:
+        break
+    }
+  }
+
+  /** Adds fills (of lowercase `user`) with dedupe; returns how many were new. */
+  addFillsAt(user: string, fills: StreamFill[], at: number): number {
+    const added = this.book.add(fills)
+    if (added.length > 0) {
+      const e = this.entryOf(user)
+      e.fillSeq += added.length
+      this.coalescer.push(e.topics.fills, { kind: 'fills', user: e.state.user, at, value: added })
+    }
+    return added.length
+  }
+
+  setBalances(user: string, value: LiveBalance[], at: number, fromStream = false): void {
+    const e = this.entryOf(user)
+    const s = e.state
+    const prev = s.balances
+    // State from /info replaces the stream's: a later repeat of the old frame is news again.
+    if (!fromStream) this.rememberText(e, 'balances', undefined)
+    s.balances = { value, at }
+    // (After a /info answer the next frame differs in form, not in substance: no gap is suspected.)
+    const prevFromStream = e.balancesFromStream
+    e.balancesFromStream = fromStream
+    // Repeated identical frames are normal (throttled channels push on touch): they refresh
+    // the age but are not news, and must not use up the coalescer's leading edge.
+    if (prev !== null && sameBalances(prev.value, value)) return
+    if (fromStream && prevFromStream && prev !== null && e.fillSeq === e.fillSeqAtBalances)
+      this.hooks.suspectGap(s.user, 'a balance change without a fill')
+    e.fillSeqAtBalances = e.fillSeq
+    this.coalescer.push(e.topics.balances, { kind: 'balances', user: s.user, at, value })
+  }
+
+  setCredit(user: string, value: LiveCredit, at: number, fromStream = false): void {
+    const e = this.entryOf(user)
+    const s = e.state
+    const prev = s.credit
+    // State from /info replaces the stream's: a later repeat of the old frame is news again.
+    if (!fromStream) this.rememberText(e, 'credit', undefined)
+    s.credit = { value, at }
+    if (prev !== null && sameCredit(prev.value, value)) return
+    if (fromStream && prev !== null && e.fillSeq === e.fillSeqAtCredit && !samePositions(prev.value, value))
+      this.hooks.suspectGap(s.user, 'a position change without a fill')
+    e.fillSeqAtCredit = e.fillSeq
+    this.coalescer.push(e.topics.credit, { kind: 'credit', user: s.user, at, value })
+  }
+
+  private setOrders(user: string, value: LiveOrder[], truncated: boolean, at: number, fromStream = false): void {
+    const e = this.entryOf(user)
+    const s = e.state
+    const prev = s.openOrders
+    // State from /info replaces the stream's: a later repeat of the old frame is news again.
+    if (!fromStream) this.rememberText(e, 'openOrders', undefined)
+    // A snapshot from before an accepted cancel still lists its orders: they stay gone.
+    if (e.cancelled.size > 0 && value.some((o) => e.cancelled.has(o.oid))) value = value.filter((o) => !e.cancelled.has(o.oid))
+    s.openOrders = { value, at, truncated }
+    this.hooks.noteHasOrders(s.user, value.length > 0)
+    if (prev !== null && prev.truncated === truncated && sameOrders(prev.value, value)) return
+    if (fromStream && prev !== null && e.fillSeq === e.fillSeqAtOrders && anyPartiallyFilled(prev.value, value))
+      this.hooks.suspectGap(s.user, 'an order filled without a fill')
+    e.fillSeqAtOrders = e.fillSeq
+    this.coalescer.push(e.topics.openOrders, { kind: 'openOrders', user: s.user, at, value })
+  }
+}
+
+function sameBalances(a: readonly LiveBalance[], b: readonly LiveBalance[]): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!
+    const y = b[i]!
+    if (x.assetId !== y.assetId || x.total !== y.total || x.locked !== y.locked || x.available !== y.available || x.coin !== y.coin)
+      return false
+  }
+  return true
+}
+
+function samePositions(a: LiveCredit, b: LiveCredit): boolean {
+  if (a.positions.length !== b.positions.length) return false
+  for (let i = 0; i < a.positions.length; i++) {
+    const x = a.positions[i]!
+    const y = b.positions[i]!
+    if (x.asset_id !== y.asset_id || x.actual_qty !== y.actual_qty || x.pending_exposure_qty !== y.pending_exposure_qty) return false
+  }
+  return true
+}
+
+function sameCredit(a: LiveCredit, b: LiveCredit): boolean {
+  return a.authorized === b.authorized && a.status === b.status && a.creditUsdAtoms === b.creditUsdAtoms && samePositions(a, b)
+}
+
+function sameOrders(a: readonly LiveOrder[], b: readonly LiveOrder[]): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!
+    const y = b[i]!
+    if (x.oid !== y.oid || x.sz !== y.sz || x.price !== y.price || x.origSz !== y.origSz || x.cloid !== y.cloid) return false
+  }
+  return true
+}
+
+/** Some order resting in both snapshots with a different remaining size: it traded. */
+function anyPartiallyFilled(prev: readonly LiveOrder[], next: readonly LiveOrder[]): boolean {
+  if (prev.length === 0 || next.length === 0) return false
+  const before = new Map<bigint, string>()
+  for (const o of prev) before.set(o.oid, o.sz)
+  for (const o of next) {
+    const sz = before.get(o.oid)
+    if (sz !== undefined && sz !== o.sz) return true
+  }
+  return false
+}
