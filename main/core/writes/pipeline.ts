@@ -189,7 +189,14 @@ export class WritePipeline {
     if (fresh.state === 'signed') this.d.journal.update(fresh.id, { state: 'reconciled', finalStatus: 'notsent', note: 'not sent: the proposal was already signed; its stored bytes are sent instead' })
     const own = this.d.journal.list({ network: fresh.network, key: fresh.key }).find((s) => s.body === body)
     if (own) return own
-    return this.d.journal.record({ channel: 'trade', key: fresh.key, network: fresh.network, account: fresh.account, signer: fresh.signer, actionType: fresh.actionType, summary: fresh.summary, nonce, businessNonce: fresh.businessNonce, body, submitHeight: fresh.submitHeight })
+    try {
+      return this.d.journal.record({ channel: 'trade', key: fresh.key, network: fresh.network, account: fresh.account, signer: fresh.signer, actionType: fresh.actionType, summary: fresh.summary, nonce, businessNonce: fresh.businessNonce, body, submitHeight: fresh.submitHeight })
+    } catch (e) {
+      // This journal already used a higher nonce for the key (it just signed one): the stored bytes
+      // cannot be journaled here, so this desk sends nothing; the desk that stored them sends (or a takeover does).
+      if (e instanceof DeskError && e.code === 'NonceConflict') throw new DeskError('TeamAlreadySigned', `${fresh.summary}: another desk already signed this proposal; its stored bytes are sent by that desk, this desk sent nothing`, { journalId: fresh.id, cloid: fresh.key })
+      throw e
+    }
   }
 
   private async settled(intent: WriteIntent, s: Submission): Promise<void> {

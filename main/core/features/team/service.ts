@@ -316,6 +316,8 @@ export class TeamService {
     }
     const gate = this.gate
     if (!gate) return base
+    // Fresh when the store answers (a push may still be on its way); the last verified state otherwise.
+    if (this.link === 'live') await gate.sync().catch(() => undefined)
     const r = gate.report()
     const s = r.state
     const member = me ? s.roster?.members.get(me.toLowerCase()) : undefined

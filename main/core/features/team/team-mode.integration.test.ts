@@ -177,6 +177,36 @@ describe('team mode: two desks, one PostgreSQL, one sandbox', () => {
     expect(truth()).toHaveLength(before + 1)
   })
 
+  it('two desks holding the same key race to execute one approved proposal: exactly one transaction', async () => {
+    const c = await startDeskOnSharedSandbox(sandbox)
+    const stopC = c.autoConfirm()
+    try {
+      await c.call('vault.create', { passphrase: TEST_PASSPHRASE })
+      await c.call('accounts.importSandboxKeys')
+      shortCoolingOff(c, sandbox)
+      await c.call('addresses.add', { label: 'cold', address: DEST, chainId: '1', passphrase: TEST_PASSPHRASE })
+      await c.call('team.configure', { connectionString: db.connectionString, password: db.password, passphrase: TEST_PASSPHRASE })
+      const { address: cat } = await c.call<{ address: string }>('team.join', { passphrase: TEST_PASSPHRASE })
+      await a.call('team.members.add', { address: cat, name: 'Cat', roles: ['trader'] })
+      await new Promise((r) => setTimeout(r, 1600))
+      const out = await a.call<WriteOutcome>('withdraw.submit', { ...WITHDRAW, amount: '2' })
+      const id = out.proposalId!
+      await b.call('team.approve', { id })
+      await expect.poll(async () => (await c.call<TeamProposalView[]>('team.proposals', { view: 'waiting' })).find((p) => p.id === id)?.status, { timeout: 3000, interval: 50 }).toBe('approved')
+      const before = truth().length
+      const results = await Promise.allSettled([a.call<WriteOutcome>('team.execute', { id }), c.call<WriteOutcome>('team.execute', { id })])
+      expect(truth().filter((x) => x.cloid === out.submission.cloid)).toHaveLength(1)
+      expect(truth()).toHaveLength(before + 1)
+      // At least one desk saw it accepted; the other either re-sent the same bytes (the exchange refuses a
+      // duplicate) or was told it was already signed: never a second signature.
+      expect(results.some((r) => r.status === 'fulfilled' && r.value.submission.state === 'accepted')).toBe(true)
+      for (const r of results) if (r.status === 'rejected') expect((r.reason as { code: string }).code).toMatch(/WriteBlocked|TeamAlreadySigned|TeamLeaseHeld|WriteNotSent/)
+    } finally {
+      stopC()
+      await c.close()
+    }
+  })
+
   it('locking the vault releases the store; a configured desk refuses writes until it is open again', async () => {
     await a.call('vault.lock')
     expect((await a.call<TeamStatusView>('team.status')).state).toBe('connecting')
