@@ -16,7 +16,7 @@
 import { publicKeyToAddress } from 'viem/accounts'
 import { recoverPublicKey, type Address, type Hex } from 'viem'
 import { KeyTable, onCurve, verifyWithTable, type BatchItem } from './verify-ecdsa'
-import { verifyBatchSplit } from './verify-worker'
+import { verifyBatchSplit, warmUp } from './verify-worker'
 
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
 const HALF_N = N >> 1n
@@ -54,6 +54,7 @@ export class SignatureVerifier {
   async prefetch(rows: readonly { digest: string; signatures: string }[]): Promise<void> {
     this.verdicts = new Map()
     this.pending = null
+    warmUp(rows.length)
     const batch: BatchItem[] = []
     const keys: string[] = []
     let recoveryFailed = false

@@ -21,6 +21,7 @@ const WORKER_SOURCE = `'use strict'
 const { parentPort } = require('node:worker_threads')
 const __name = (f) => f
 const kit = (${ecdsaKit.toString()})()
+kit.verifyBatch([]) // builds G's tables now, while the caller is still busy with its own work
 const tables = new Map()
 parentPort.on('message', (m) => {
   let reply
@@ -151,6 +152,14 @@ function workers(n: number): (BatchWorker | null)[] {
     }
   }
   return Array.from({ length: n }, (_, i) => pool[i] ?? null)
+}
+
+/**
+ * Starts the workers a batch of `count` signatures will use, so their start-up (and G's tables)
+ * overlaps with the caller's own work before the batch (parsing rows, first recoveries).
+ */
+export function warmUp(count: number): void {
+  if (threads >= 1 && count >= parallelMin) workers(threads)
 }
 
 /**
