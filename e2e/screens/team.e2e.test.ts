@@ -141,9 +141,12 @@ describe('team mode: proposal on one desk, approval on another, execution and th
     // B sees itself in the verified roster by push.
     await expect.poll(() => b.page.getByRole('table', { name: 'Team members', exact: true }).innerText().catch(() => ''), { timeout: 15_000 }).toMatch(/Bob \(me\)/)
 
-    // Withdrawals need one approver; everything else is allowed (the policy is signed by A, the only admin).
-    const set = await a.core.dispatch('team.policy.set', { rules: [{ id: 'withdrawals', kinds: ['withdraw'], then: { effect: 'approve', count: 1, roles: ['approver'] } }, { id: 'rest', then: { effect: 'allow' } }] }, { host: 'test' })
-    expect(set.ok).toBe(true)
+    // Withdrawals need one approver; everything else is allowed (a new version signed by A, the only admin, on its Team screen).
+    await a.page.getByRole('button', { name: 'Change the rules: write a new policy version', exact: true }).click()
+    const rules = [{ id: 'withdrawals', kinds: ['withdraw'], then: { effect: 'approve', count: 1, roles: ['approver'] } }, { id: 'rest', then: { effect: 'allow' } }]
+    await a.page.getByRole('textbox', { name: 'Team policy rules as JSON', exact: true }).fill(JSON.stringify(rules))
+    await a.page.getByRole('button', { name: 'Save rules as a new policy version', exact: true }).click()
+    await a.page.getByText(/Policy version \d+ is in force\./).waitFor({ timeout: 15_000 })
     await expect.poll(() => b.page.getByRole('table', { name: 'Team policy rules', exact: true }).innerText().catch(() => ''), { timeout: 15_000 }).toMatch(/withdrawals[\s\S]*needs 1 approval from approver/)
     expect(await violations(b.page)).toEqual([])
   }, 180_000)
