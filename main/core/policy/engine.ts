@@ -1,18 +1,25 @@
 import type { Address } from 'viem'
-import { formatDurationWords, formatPercent, formatTime, formatUsd } from '../../contract/format'
+import { formatDurationWords, formatPercent, formatUsd } from '../../contract/format'
 import { DeskError } from '../errors/desk-error'
 import type { Journal } from '../journal'
-import { formatAtoms, parseDecimal } from '../money/decimal'
+import { requireTransferDestination, requireWithdrawDestination, type AddressBookView } from './address-book'
 import { checkDestination } from './destination'
 import { describeExchange, exchangeIdentity, exchangeKey, exchangeTag, type ExchangeIdentity, type PolicyNetwork } from './exchange'
 import { DeskHaltFile, PolicyFile, deskHaltPath, exchangePolicyPath, type AddressEntry, type DeskHalt, type PolicyDoc } from './policy-file'
-import { DAY_MS, USD_RULES, canonicalValue, isTightening, ruleSpec, scaled, unitsToAtoms, valueWithSource, type ValueSource } from './rules'
+import {
+  at,
+  checkMove,
+  checkOrderValue,
+  checkPriceBand,
+  overridePhrase,
+  type Move,
+  type MoveKind,
+  type OrderBandCheck,
+  type PriceBandOverride,
+  type Valuer,
+} from './limits'
+import { USD_RULES, canonicalValue, isTightening, ruleSpec, valueWithSource, type ValueSource } from './rules'
 import { journalUsage, type UsageEntry } from './usage'
-
-/** USD figures use the spec's usd_atoms scale (10^8). */
-const USD = 8
-
-export type MoveKind = 'transfer' | 'withdraw'
 
 export type { PolicyNetwork } from './exchange'
 
@@ -57,36 +64,7 @@ export interface PolicyState {
   addresses: AddressView[]
 }
 
-/** A value move to check against the limits. */
-export interface Move {
-  assetId: number
-  symbol: string
-  decimals: number
-  amountAtoms: bigint
-}
-
-/** USD atoms of an amount at the current mark; throws `MarkUnavailable` when the mark is missing or stale. */
-export type Valuer = (assetId: number, atoms: bigint) => bigint
-
-export interface OrderBandCheck {
-  marketId: number
-  side: 'bid' | 'ask'
-  /** The limit (or protection) price as typed, and in atoms at the market's price decimals. */
-  price: string
-  priceAtoms: bigint
-  priceDecimals: number
-  /** The far side of the book (best ask for a buy, best bid for a sell), else the mark; null if neither is known. */
-  reference: { atoms: bigint; source: string } | null
-}
-
-export interface PriceBandOverride {
-  priceBand: true
-  confirmText: string
-}
-
-const usd = (atoms: bigint): string => formatAtoms(atoms, USD)
-/** A time in an error message: the host's zone, named (never an ISO stamp); screens show their own with the age. */
-const at = (ms: number): string => formatTime(ms, { zone: true })
+export { freesAt, type Move, type MoveKind, type OrderBandCheck, type PriceBandOverride, type Valuer } from './limits'
 
 /**
  * The operator's guardrails for the exchange a network talks to (its signing chain id and service
@@ -148,7 +126,13 @@ export class PolicyEngine {
     const next: PolicyDoc = { ...doc, rules: { ...doc.rules }, pending: doc.pending.filter((p) => p.effectiveAt > t) }
     for (const p of due) next.rules[p.name] = p.value
     this.file.save(next)
-    for (const p of due) this.log('policy.applied', `${p.name} is now ${this.show(p.name, p.value)} (the cooling-off is over)`, { name: p.name, value: p.value, requestedAt: p.requestedAt, times: { requestedAt: p.requestedAt } })
+    for (const p of due)
+      this.log('policy.applied', `${p.name} is now ${this.show(p.name, p.value)} (the cooling-off is over)`, {
+        name: p.name,
+        value: p.value,
+        requestedAt: p.requestedAt,
+        times: { requestedAt: p.requestedAt },
+      })
     return next
   }
 
@@ -195,7 +179,16 @@ export class PolicyEngine {
   /** A value as the operator reads it, saying where it comes from when it is not the operator's own. */
   private show(name: string, value: string | null, source: ValueSource = 'set'): string {
     const k = ruleSpec(name).kind
-    const text = value === null ? 'off' : k === 'duration' ? formatDurationWords(Number(value)) : k === 'usd' ? formatUsd(value) : k === 'percent' ? formatPercent(value) : value
+    const text =
+      value === null
+        ? 'off'
+        : k === 'duration'
+          ? formatDurationWords(Number(value))
+          : k === 'usd'
+            ? formatUsd(value)
+            : k === 'percent'
+              ? formatPercent(value)
+              : value
     return source === 'default' ? `${text} (default)` : source === 'global' ? `${text} (the global band)` : text
   }
 
@@ -209,7 +202,12 @@ export class PolicyEngine {
     const names = new Set<string>([...USD_RULES, 'price-band', 'cooling-off', ...Object.keys(doc.rules), ...doc.pending.map((p) => p.name)])
     const rules = [...names].sort().map((name): RuleState => {
       const p = doc.pending.find((x) => x.name === name)
-      return { name, value: this.valueIn(doc, name), unit: ruleSpec(name).unit, pending: p ? { value: p.value, requestedAt: p.requestedAt, effectiveAt: p.effectiveAt } : null }
+      return {
+        name,
+        value: this.valueIn(doc, name),
+        unit: ruleSpec(name).unit,
+        pending: p ? { value: p.value, requestedAt: p.requestedAt, effectiveAt: p.effectiveAt } : null,
+      }
     })
     const x = this.exchange
     return {
@@ -224,14 +222,22 @@ export class PolicyEngine {
   }
 
   private addressView(a: AddressEntry, t: number): AddressView {
-    return { label: a.label, address: a.address as Address, chainId: a.chainId, addedAt: a.addedAt, usableAt: a.usableAt, usable: a.usableAt <= t }
+    return {
+      label: a.label,
+      address: a.address as Address,
+      chainId: a.chainId,
+      addedAt: a.addedAt,
+      usableAt: a.usableAt,
+      usable: a.usableAt <= t,
+    }
   }
 
   // ---- changes (journaled) ---------------------------------------------------------------------
 
   private async requirePassphrase(passphrase: string | undefined, what: string): Promise<void> {
     if (passphrase === undefined || passphrase === '') throw new DeskError('PassphraseRequired', `${what} needs the vault passphrase`)
-    if (!(await this.o.verifyPassphrase(passphrase))) throw new DeskError('PassphraseIncorrect', `wrong vault passphrase: ${what} was not done`)
+    if (!(await this.o.verifyPassphrase(passphrase)))
+      throw new DeskError('PassphraseIncorrect', `wrong vault passphrase: ${what} was not done`)
   }
 
   /**
@@ -253,23 +259,36 @@ export class PolicyEngine {
       if (name === 'cooling-off') await this.requirePassphrase(passphrase, 'changing the cooling-off')
       const next: PolicyDoc = { ...doc, rules: { ...doc.rules, [name]: value }, pending: doc.pending.filter((p) => p.name !== name) }
       this.file.save(next)
-      this.log('policy.set', `${name}: ${from} -> ${this.show(name, value)} (tightened, in force now)`, { name, from: current, fromSource: source, to: value, tightening: true })
+      this.log('policy.set', `${name}: ${from} -> ${this.show(name, value)} (tightened, in force now)`, {
+        name,
+        from: current,
+        fromSource: source,
+        to: value,
+        tightening: true,
+      })
       return { applied: true, effectiveAt: t }
     }
     await this.requirePassphrase(passphrase, `loosening ${name}`)
     const coolingOff = this.coolingOffIn(doc)
     const effectiveAt = t + coolingOff
-    const next: PolicyDoc = { ...doc, pending: [...doc.pending.filter((p) => p.name !== name), { name, value, requestedAt: t, effectiveAt }] }
+    const next: PolicyDoc = {
+      ...doc,
+      pending: [...doc.pending.filter((p) => p.name !== name), { name, value, requestedAt: t, effectiveAt }],
+    }
     this.file.save(next)
-    this.log('policy.pending', `${name}: ${from} -> ${this.show(name, value)} (loosened; in force after the ${this.coolingOffNote(coolingOff, doc)} cooling-off)`, {
-      name,
-      from: current,
-      fromSource: source,
-      to: value,
-      tightening: false,
-      effectiveAt,
-      times: { effectiveAt },
-    })
+    this.log(
+      'policy.pending',
+      `${name}: ${from} -> ${this.show(name, value)} (loosened; in force after the ${this.coolingOffNote(coolingOff, doc)} cooling-off)`,
+      {
+        name,
+        from: current,
+        fromSource: source,
+        to: value,
+        tightening: false,
+        effectiveAt,
+        times: { effectiveAt },
+      },
+    )
     if (effectiveAt <= t) this.doc() // no cooling-off: applies (and is journaled) now
     return { applied: effectiveAt <= t, effectiveAt }
   }
@@ -285,18 +304,24 @@ export class PolicyEngine {
     const t = this.now()
     const old = doc.addresses.find((a) => a.label.toLowerCase() === label.toLowerCase())
     const same = old && old.address === address && old.chainId === req.chainId
-    const entry: AddressEntry = same ? { ...old, label } : { label, address, chainId: req.chainId, addedAt: t, usableAt: t + this.coolingOffIn(doc) }
+    const entry: AddressEntry = same
+      ? { ...old, label }
+      : { label, address, chainId: req.chainId, addedAt: t, usableAt: t + this.coolingOffIn(doc) }
     const next: PolicyDoc = { ...doc, addresses: [...doc.addresses.filter((a) => a !== old), entry] }
     this.file.save(next)
     const wait = entry.usableAt - t
-    this.log(old ? 'address.edit' : 'address.add', `${old ? 'edited' : 'added'} "${label}": ${address} on chain ${req.chainId}, ${wait > 0 ? `usable after the ${formatDurationWords(wait)} cooling-off` : 'usable now'}`, {
-      label,
-      address,
-      chainId: req.chainId,
-      usableAt: entry.usableAt,
-      times: { usableAt: entry.usableAt },
-      ...(old ? { previous: { address: old.address, chainId: old.chainId } } : {}),
-    })
+    this.log(
+      old ? 'address.edit' : 'address.add',
+      `${old ? 'edited' : 'added'} "${label}": ${address} on chain ${req.chainId}, ${wait > 0 ? `usable after the ${formatDurationWords(wait)} cooling-off` : 'usable now'}`,
+      {
+        label,
+        address,
+        chainId: req.chainId,
+        usableAt: entry.usableAt,
+        times: { usableAt: entry.usableAt },
+        ...(old ? { previous: { address: old.address, chainId: old.chainId } } : {}),
+      },
+    )
     return this.addressView(entry, t)
   }
 
@@ -306,7 +331,11 @@ export class PolicyEngine {
     if (!old) throw new DeskError('AddressNotListed', `no address-book entry is labelled "${req.label.slice(0, 64)}"`)
     await this.requirePassphrase(req.passphrase, 'changing the address book')
     this.file.save({ ...doc, addresses: doc.addresses.filter((a) => a !== old) })
-    this.log('address.remove', `removed "${old.label}": ${old.address} on chain ${old.chainId}`, { label: old.label, address: old.address, chainId: old.chainId })
+    this.log('address.remove', `removed "${old.label}": ${old.address} on chain ${old.chainId}`, {
+      label: old.label,
+      address: old.address,
+      chainId: old.chainId,
+    })
     return { removed: old.label }
   }
 
@@ -319,7 +348,12 @@ export class PolicyEngine {
     const cur = this.haltFile.load()
     if (cur) return cur
     const halted = this.raiseHalt(this.now())
-    this.log('halt', `writes halted on every network (asked on ${this.network}): every open order is being cancelled; nothing is signed until resume`, { ...halted, network: this.network, times: { since: halted.since } }, DESK_EVENTS)
+    this.log(
+      'halt',
+      `writes halted on every network (asked on ${this.network}): every open order is being cancelled; nothing is signed until resume`,
+      { ...halted, network: this.network, times: { since: halted.since } },
+      DESK_EVENTS,
+    )
     return halted
   }
 
@@ -329,7 +363,12 @@ export class PolicyEngine {
     if (!h) throw new DeskError('NotHalted', 'writes are not halted')
     await this.requirePassphrase(passphrase, 'resuming writes')
     this.haltFile.save(null)
-    this.log('resume', `writes resumed on every network after a halt of ${formatDurationWords(Math.max(0, this.now() - h.since))}`, { haltedSince: h.since, network: this.network, times: { haltedSince: h.since } }, DESK_EVENTS)
+    this.log(
+      'resume',
+      `writes resumed on every network after a halt of ${formatDurationWords(Math.max(0, this.now() - h.since))}`,
+      { haltedSince: h.since, network: this.network, times: { haltedSince: h.since } },
+      DESK_EVENTS,
+    )
   }
 
   // ---- checks (before anything is signed) ------------------------------------------------------
@@ -338,111 +377,43 @@ export class PolicyEngine {
   requireWritable(what: string): void {
     this.doc() // a damaged policy file refuses too
     const h = this.haltFile.load()
-    if (h) throw new DeskError('WritesHalted', `writes are halted on every network since ${at(h.since)}: ${what} was refused. Resume with the passphrase first.`, { code: 'WritesHalted', since: h.since })
+    if (h)
+      throw new DeskError(
+        'WritesHalted',
+        `writes are halted on every network since ${at(h.since)}: ${what} was refused. Resume with the passphrase first.`,
+        { code: 'WritesHalted', since: h.since },
+      )
   }
 
-  private destinationUsable(e: AddressEntry, what: string): void {
-    const t = this.now()
-    if (e.usableAt > t) {
-      throw new DeskError(
-        'DestinationCoolingOff',
-        `"${e.label}" (${e.address}) was added to the address book at ${at(e.addedAt)} and is usable from ${at(e.usableAt)} (cooling-off ${this.coolingOffNote(e.usableAt - e.addedAt, this.doc())}): ${what} refused`,
-        { code: 'DestinationCoolingOff', label: e.label, usableAt: e.usableAt },
-      )
-    }
+  private addressBook(): AddressBookView {
+    const doc = this.doc()
+    return { entries: doc.addresses, now: () => this.now(), coolingOffNote: (ms) => this.coolingOffNote(ms, this.doc()) }
   }
 
   /** A withdrawal goes only to an address-book entry for its chain, past its cooling-off. */
   requireWithdrawDestination(address: string, chainId: string): void {
-    const a = checkDestination(address, 'destination address')
-    const doc = this.doc()
-    const entries = doc.addresses.filter((e) => e.address.toLowerCase() === a.toLowerCase())
-    const e = entries.find((x) => x.chainId === chainId)
-    if (!e) {
-      const other = entries.length > 0 ? ` (it is listed for chain ${entries.map((x) => x.chainId).join(', ')}, not ${chainId})` : ''
-      throw new DeskError('DestinationNotAllowed', `${a} on chain ${chainId} is not in the address book${other}: withdrawals go only to address-book entries. Add it (passphrase) and wait for its cooling-off.`, {
-        code: 'DestinationNotAllowed',
-        address: a,
-        chainId,
-      })
-    }
-    this.destinationUsable(e, 'the withdrawal')
+    requireWithdrawDestination(() => this.addressBook(), address, chainId)
   }
 
   /** A transfer goes only to the operator's own accounts or an address-book entry (any chain) past its cooling-off. */
   requireTransferDestination(to: string, ownAccounts: readonly string[]): void {
-    const a = checkDestination(to, 'recipient')
-    if (ownAccounts.some((x) => x.toLowerCase() === a.toLowerCase())) return
-    const e = this.doc().addresses.find((x) => x.address.toLowerCase() === a.toLowerCase())
-    if (!e) {
-      throw new DeskError('DestinationNotAllowed', `${a} is neither one of your accounts nor in the address book: transfers go only there. Add it (passphrase) and wait for its cooling-off.`, {
-        code: 'DestinationNotAllowed',
-        address: a,
-      })
-    }
-    this.destinationUsable(e, 'the transfer')
+    requireTransferDestination(() => this.addressBook(), to, ownAccounts)
   }
 
   /** Per-transaction and rolling-24 h limits, in USD at current marks and in asset units where set. */
   checkMove(kind: MoveKind, m: Move, value: Valuer): void {
     const doc = this.doc()
-    const t = this.now()
-    const what = `${kind} of ${formatAtoms(m.amountAtoms, m.decimals)} ${m.symbol}`
-    const perAsset = this.valueIn(doc, `${kind}-asset-limit:${m.assetId}`)
-    if (perAsset !== null) {
-      const limit = unitsToAtoms(perAsset, m.decimals, `${kind}-asset-limit:${m.assetId}`)
-      if (m.amountAtoms > limit) this.refuseLimit(`${kind}-asset-limit:${m.assetId}`, `${what} exceeds the per-transaction limit of ${perAsset} ${m.symbol}`, perAsset, '0', formatAtoms(m.amountAtoms, m.decimals), null)
-    }
-    const perTx = this.valueIn(doc, `${kind}-limit-usd`)
-    let amountUsd: bigint | null = null
-    if (perTx !== null) {
-      amountUsd = value(m.assetId, m.amountAtoms)
-      const limit = parseDecimal(perTx, USD)
-      if (amountUsd > limit) this.refuseLimit(`${kind}-limit-usd`, `${what} (${usd(amountUsd)} USD at the current mark) exceeds the per-transaction limit of ${perTx} USD`, perTx, '0', usd(amountUsd), null)
-    }
-    const dailyAsset = this.valueIn(doc, `${kind}-asset-daily-limit:${m.assetId}`)
-    const dailyUsd = this.valueIn(doc, `${kind}-daily-limit-usd`)
-    if (dailyAsset === null && dailyUsd === null) return
-    const since = t - DAY_MS
-    const used = this.usage(kind, since).filter((e) => e.at > since)
-    if (dailyAsset !== null) {
-      const name = `${kind}-asset-daily-limit:${m.assetId}`
-      const limit = unitsToAtoms(dailyAsset, m.decimals, name)
-      const mine = used.filter((e) => e.assetId === m.assetId).map((e) => ({ at: e.at, v: e.amountAtoms }))
-      const total = mine.reduce((s, e) => s + e.v, 0n)
-      if (total + m.amountAtoms > limit) {
-        this.refuseLimit(name, `${what} would exceed the rolling 24 h limit of ${dailyAsset} ${m.symbol}`, dailyAsset, formatAtoms(total, m.decimals), formatAtoms(m.amountAtoms, m.decimals), freesAt(mine, total, m.amountAtoms, limit))
-      }
-    }
-    if (dailyUsd !== null) {
-      const name = `${kind}-daily-limit-usd`
-      amountUsd ??= value(m.assetId, m.amountAtoms)
-      const limit = parseDecimal(dailyUsd, USD)
-      const valued = used.map((e) => ({ at: e.at, v: value(e.assetId, e.amountAtoms) }))
-      const total = valued.reduce((s, e) => s + e.v, 0n)
-      if (total + amountUsd > limit) {
-        this.refuseLimit(name, `${what} (${usd(amountUsd)} USD at the current mark) would exceed the rolling 24 h limit of ${dailyUsd} USD`, dailyUsd, usd(total), usd(amountUsd), freesAt(valued, total, amountUsd, limit))
-      }
-    }
-  }
-
-  private refuseLimit(rule: string, head: string, limit: string, used: string, amount: string, frees: number | null): never {
-    const window = rule.includes('daily') ? `; already used in the last 24 h: ${used}` : ''
-    const when = rule.includes('daily') ? (frees === null ? '; this amount alone is over the limit, so waiting frees no room' : `; room for it frees up at ${at(frees)}`) : ''
-    throw new DeskError('LimitExceeded', `${head}${window}${when}. Nothing was signed.`, { code: 'LimitExceeded', rule, limit, used, amount, freesAt: frees })
+    checkMove({ rule: (name) => this.valueIn(doc, name), now: this.now(), usage: (k, since) => this.usage(k, since) }, kind, m, value)
   }
 
   /** Maximum order value in USD (notional at the quote asset's current mark). */
   checkOrderValue(notionalUsd: () => bigint): void {
-    const max = this.valueIn(this.doc(), 'max-order-usd')
-    if (max === null) return
-    const v = notionalUsd()
-    if (v > parseDecimal(max, USD)) this.refuseLimit('max-order-usd', `the order's value ${usd(v)} USD at the current mark exceeds the maximum order value of ${max} USD`, max, '0', usd(v), null)
+    checkOrderValue(this.valueIn(this.doc(), 'max-order-usd'), notionalUsd)
   }
 
   /** The phrase the operator types to place one order outside the band. */
   static overridePhrase(o: Pick<OrderBandCheck, 'side' | 'marketId' | 'price'>): string {
-    return `${o.side === 'bid' ? 'BUY' : 'SELL'} MARKET ${o.marketId} AT ${o.price}`
+    return overridePhrase(o)
   }
 
   /**
@@ -450,49 +421,8 @@ export class PolicyEngine {
    * else the mark), unless this order carries the knowing override (the exact phrase), which is journaled.
    */
   checkPriceBand(o: OrderBandCheck, override?: PriceBandOverride): { overridden: boolean } {
-    const doc = this.doc()
     // A market's own band, else the global band in force (rules.valueWithSource).
-    const band = this.valueIn(doc, `price-band:${o.marketId}`)
-    if (band === null) return { overridden: false }
-    const phrase = PolicyEngine.overridePhrase(o)
-    let reason: string | null = null
-    if (o.reference === null) {
-      reason = `there is no reference price for market ${o.marketId} (no ${o.side === 'bid' ? 'ask' : 'bid'} in the book and no fresh mark), so the ${formatPercent(band)} band cannot be checked`
-    } else {
-      // price vs reference * (100 ± band) / 100, exactly (percent at 18 decimals)
-      const hundred = scaled('100')
-      const b = scaled(band)
-      const ref = o.reference.atoms
-      const outside = o.side === 'bid' ? o.priceAtoms * hundred > ref * (hundred + b) : o.priceAtoms * hundred < ref * (hundred - b)
-      if (outside) {
-        const refText = formatAtoms(ref, o.priceDecimals)
-        reason = `a ${o.side === 'bid' ? 'buy' : 'sell'} at ${o.price} is more than ${formatPercent(band)} ${o.side === 'bid' ? 'above' : 'below'} the reference ${refText} (${o.reference.source}) in market ${o.marketId}`
-      }
-    }
-    if (reason === null) return { overridden: false }
-    if (override?.priceBand === true && override.confirmText === phrase) {
-      this.log('override.priceBand', `price band overridden for one order: ${reason}`, { marketId: o.marketId, side: o.side, price: o.price, band, reference: o.reference ? { atoms: o.reference.atoms.toString(), source: o.reference.source } : null })
-      return { overridden: true }
-    }
-    const mismatch = override ? ' The confirmation text given does not match.' : ''
-    throw new DeskError('PriceOutsideBand', `${reason}: refused before signing.${mismatch} To place it anyway, confirm knowingly by typing: ${phrase}`, {
-      code: 'PriceOutsideBand',
-      band,
-      marketId: o.marketId,
-      reference: o.reference ? formatAtoms(o.reference.atoms, o.priceDecimals) : null,
-      referenceSource: o.reference?.source ?? null,
-      confirmText: phrase,
-    })
+    const band = this.valueIn(this.doc(), `price-band:${o.marketId}`)
+    return checkPriceBand(band, o, override, (kind, summary, detail) => this.log(kind, summary, detail))
   }
-}
-
-/** When enough of the window's oldest usage leaves the 24 h window for `amount` to fit. */
-export function freesAt(entries: { at: number; v: bigint }[], used: bigint, amount: bigint, limit: bigint): number | null {
-  if (amount > limit) return null
-  let u = used
-  for (const e of [...entries].sort((a, b) => a.at - b.at)) {
-    u -= e.v
-    if (u + amount <= limit) return e.at + DAY_MS
-  }
-  return null
 }
