@@ -1,21 +1,20 @@
-import { formatAccount, formatAmount, formatEarnWithdrawal, formatPercent, formatUsdCents, shortAddress } from '../../../contract/format'
-import type { AgentSlotView, AlertKind, AlertNotificationEvent, AlertSettingsView, AlertView, CreditHealthView, NotificationEvent } from '../../../contract/types'
+import type { AlertKind, AlertNotificationEvent, AlertSettingsView, AlertView, NotificationEvent } from '../../../contract/types'
 import type { SettingsStore } from '../../config/settings'
 import { DeskError } from '../../errors/desk-error'
 import type { EventHub } from '../../ipc/events'
-import type { AlertRecord, Journal, NewAlert, Submission } from '../../journal'
-import { formatAtoms, parseDecimal } from '../../money/decimal'
-import type { AssetMeta, MarketData, NetworkSession, SessionSource } from '../../session'
-import { fromInfoFill, type StreamFill } from '../../streams/fills'
-import { creditFor } from '../credit'
-import { earnOverview } from '../earn'
+import type { AlertRecord, Journal, NewAlert } from '../../journal'
+import type { AssetMeta, NetworkSession, SessionSource } from '../../session'
 import { applyPatch, loadAlertSettings, settingsView, type AlertSettingsPatch, type StoredAlertSettings } from './alert-settings'
 import { inQuietHours } from './quiet-hours'
+import { checkAgents } from './rules/agent-slot-empty'
+import type { AlertAccount, MarketLabel, RuleContext, SessionState } from './rules/context'
+import { checkEarn } from './rules/earn-claimable'
+import { checkFunds } from './rules/funds-received'
+import { checkLtv } from './rules/ltv'
+import { checkFills } from './rules/order-filled'
+import { unresolvedAlert } from './rules/write-unresolved'
 
-export interface AlertAccount {
-  address: string
-  label: string
-}
+export type { AlertAccount } from './rules/context'
 
 export interface AlertsDeps {
   journal: Journal
@@ -43,63 +42,9 @@ const NOTIFY_KIND: Record<AlertKind, NotificationEvent['kind']> = {
   'write-unresolved': 'rejection',
 }
 
-/** Fills and writes this long before a balance rise explain it; fills this far behind the stored check are re-examined after a restart. */
-const FILLS_OVERLAP_MS = 60_000
 const FIRED_KEEP_MS = 90 * 24 * 3600_000
-/** A rise a fill or a write of the desk explains reads `deposits` at most this often per account (a deposit beside trading is still reported). */
-const EXPLAINED_DEPOSITS_EVERY_MS = 5 * 60_000
-/** An account without live credit state is asked through /info at most this often (the stream normally brings it within seconds). */
-const CREDIT_FALLBACK_EVERY_MS = 60_000
-/** Accounts /info says have no credit line are not asked again for this long. */
-const NOT_CREDIT_RECHECK_MS = 10 * 60_000
-/** The earn API has no stream: each account's earn state is read at most this often. */
-const EARN_EVERY_MS = 5 * 60_000
-/**
- * The overview reads every account's agent slots once per session (saved as last-known state):
- * an account still without a known slot read this long after the session opened is read here.
- */
-const AGENTS_WAIT_MS = 60_000
 /** Markets change rarely: read once per session and kept this long. */
 const MARKETS_TTL_MS = 30 * 60_000
-/**
- * The pool's own backfill covers fills from 5 minutes before it started (its sweep) plus the
- * stream's snapshot; a stored check older than this at start leaves a gap read once.
- */
-const CATCH_UP_GAP_MS = 4 * 60_000
-
-/** An account as every alert names it: "Name (0x12ab…cdef)" (the shared format; the full address is in `account`). */
-const who = (a: { address: string; label: string }) => formatAccount(a).text
-
-interface MarketLabel {
-  symbol: string
-  baseSymbol: string
-  quoteSymbol: string
-  quantityDecimals: number
-}
-
-/** What the alert service keeps about one network session (dropped with it). */
-interface SessionState {
-  s: NetworkSession
-  attachedAt: number
-  offs: (() => void)[]
-  /** per account: fill tids already examined this session */
-  seen: Map<string, Set<bigint>>
-  /** per account: the fills check stored by the previous run (null: none), read at first sight */
-  storedCheck: Map<string, number | null>
-  /** per account: when a balance rise was first seen, while it waits for its fill frame */
-  pendingRise: Map<string, number>
-  depositsReadAt: Map<string, number>
-  creditFallbackAt: Map<string, number>
-  /** agent slots read here because no slot read was known yet (once per account and session) */
-  agentsRead: Map<string, { at: number; slots: { slot: number; agent: string | null }[] } | null>
-  earnReadAt: Map<string, number>
-  /**
-   * per balances key: when this session took its funds baseline (the live state at that time).
-   * Balances and deposits already there at start are in the baseline: never announced as new.
-   */
-  fundsBaselineAt: Map<string, number>
-  markets: { at: number; value: Promise<Map<number, MarketLabel>> } | null
-}
 
 export function alertView(r: AlertRecord): AlertView {
   return {
@@ -149,10 +94,24 @@ export class AlertService {
   private dirtyTimer: ReturnType<typeof setTimeout> | undefined
   private dirtyDue = 0
 
+  /** What the rules (rules/) use of this service. */
+  private readonly ctx: RuleContext
+
   constructor(private readonly d: AlertsDeps) {
     this.settingsCache = loadAlertSettings(d.journal.alerts, d.now())
+    this.ctx = {
+      d,
+      settings: () => this.settingsCache,
+      closed: () => this.closed,
+      fire: (network, key, a) => this.fire(network, key, a),
+      soon: (user, ms) => this.soon(user, ms),
+      assets: (s) => this.assets(s),
+      marketLabels: (st) => this.marketLabels(st),
+      notCredit: this.notCredit,
+    }
     this.offJournal = d.journal.onChange((s) => {
-      if (s.state === 'unresolved' && s.acknowledgedAt === null && this.settingsCache.rules['write-unresolved']) this.unresolvedAlert(s)
+      if (s.state === 'unresolved' && s.acknowledgedAt === null && this.settingsCache.rules['write-unresolved'])
+        unresolvedAlert(this.ctx, s)
     })
   }
 
@@ -186,7 +145,12 @@ export class AlertService {
   }
 
   list(opts: { sinceMs?: number | undefined; limit?: number | undefined }): AlertView[] {
-    return this.d.journal.alerts.list({ ...(opts.sinceMs !== undefined ? { sinceMs: opts.sinceMs } : {}), ...(opts.limit !== undefined ? { limit: opts.limit } : {}) }).map(alertView)
+    return this.d.journal.alerts
+      .list({
+        ...(opts.sinceMs !== undefined ? { sinceMs: opts.sinceMs } : {}),
+        ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
+      })
+      .map(alertView)
   }
 
   acknowledge(id: string): AlertView {
@@ -276,7 +240,9 @@ export class AlertService {
       this.dirtyTimer = undefined
       const users = new Set(this.dirty)
       this.dirty.clear()
-      void this.serial(() => this.pass(users)).catch((e: unknown) => this.d.log?.(`alerts: evaluation failed: ${e instanceof Error ? e.message : String(e)}`))
+      void this.serial(() => this.pass(users)).catch((e: unknown) =>
+        this.d.log?.(`alerts: evaluation failed: ${e instanceof Error ? e.message : String(e)}`),
+      )
     }, ms)
     ;(this.dirtyTimer as { unref?: () => void }).unref?.()
   }
@@ -294,7 +260,11 @@ export class AlertService {
     const accounts = this.d.accounts().filter((a) => full || users.has(a.address.toLowerCase()))
     if (accounts.length === 0 && !full) return
     // Strict limits: the LTV alert watches every credit line, so their credit state streams first among the rest.
-    if (full && s.pool) s.pool.setPriority('alerts', rules.ltv ? accounts.filter((a) => s.pool!.state(a.address).credit?.value.authorized === true).map((a) => a.address) : [])
+    if (full && s.pool)
+      s.pool.setPriority(
+        'alerts',
+        rules.ltv ? accounts.filter((a) => s.pool!.state(a.address).credit?.value.authorized === true).map((a) => a.address) : [],
+      )
     // Marks: the shared cache (one fetch serves the overview too); a stream-triggered pass never fetches.
     let md = s.market.peek()
     if (full && rules.ltv && accounts.length > 0) md = await s.market.get('background').catch(() => s.market.peek())
@@ -307,297 +277,18 @@ export class AlertService {
           this.d.log?.(`alerts: ${name} check for ${a.address} failed: ${e instanceof Error ? e.message : String(e)}`)
         }
       }
-      if (rules['order-filled'] || rules['funds-received']) await step('fills', () => this.checkFills(st, a, rules['order-filled']))
-      if (rules['funds-received']) await step('funds', () => this.checkFunds(st, a))
-      if (full && rules['agent-slot-empty']) await step('agents', () => this.checkAgents(st, a))
-      if (rules.ltv) await step('ltv', () => this.checkLtv(st, a, md, full))
-      if (full && rules['earn-claimable'] && this.d.vaultUnlocked()) await step('earn', () => this.checkEarn(st, a))
+      if (rules['order-filled'] || rules['funds-received']) await step('fills', () => checkFills(this.ctx, st, a, rules['order-filled']))
+      if (rules['funds-received']) await step('funds', () => checkFunds(this.ctx, st, a))
+      if (full && rules['agent-slot-empty']) await step('agents', () => checkAgents(this.ctx, st, a))
+      if (rules.ltv) await step('ltv', () => checkLtv(this.ctx, st, a, md, full))
+      if (full && rules['earn-claimable'] && this.d.vaultUnlocked()) await step('earn', () => checkEarn(this.ctx, st, a))
     }
     if (!full) return
-    if (rules['write-unresolved']) for (const sub of this.d.journal.unacknowledged(s.name)) this.unresolvedAlert(sub)
+    if (rules['write-unresolved']) for (const sub of this.d.journal.unacknowledged(s.name)) unresolvedAlert(this.ctx, sub)
     this.d.journal.alerts.pruneFired(this.d.now() - FIRED_KEEP_MS)
   }
 
   // ---- rules ----------------------------------------------------------------------------------
-
-  /**
-   * New fills in the pool's book (deduplicated on (user, tid) whatever brought them: frame,
-   * reconnect backfill, sweep), one alert per order per pass. After a restart, fills since the
-   * previous run's last check that the pool's own backfill does not reach are read once.
-   */
-  private async checkFills(st: SessionState, a: AlertAccount, alert: boolean): Promise<void> {
-    const pool = st.s.pool
-    if (!pool) return
-    const log = this.d.journal.alerts
-    const net = st.s.name
-    const user = a.address.toLowerCase()
-    const armed = this.settingsCache.armedSinceMs
-    const checkKey = `fills-checked:${user}`
-    let stored = st.storedCheck.get(user)
-    if (stored === undefined) {
-      const raw = log.getState(net, checkKey)
-      stored = raw === null ? null : Number(raw)
-      st.storedCheck.set(user, stored)
-      if (stored !== null && stored < st.attachedAt - CATCH_UP_GAP_MS) this.catchUp(st, user, Math.max(armed, stored - FILLS_OVERLAP_MS))
-    }
-    // Fills older than the previous run's check (less the overlap for late blocks) were examined then.
-    const floor = Math.max(armed, stored === null ? armed : stored - FILLS_OVERLAP_MS)
-    let seen = st.seen.get(user)
-    if (!seen || seen.size > 50_000) st.seen.set(user, (seen = new Set()))
-    const fresh: StreamFill[] = []
-    for (const f of pool.fills(user)) {
-      if (seen.has(f.tid)) continue
-      seen.add(f.tid)
-      if (f.time < floor || log.getState(net, `fill:${user}:${f.tid}`) !== null) continue
-      log.setState(net, `fill:${user}:${f.tid}`, '1')
-      fresh.push(f)
-    }
-    log.setState(net, checkKey, String(this.d.now()))
-    if (!alert || fresh.length === 0) return
-    const byOrder = new Map<string, StreamFill[]>()
-    for (const f of fresh) {
-      const k = f.oid !== null ? `oid ${f.oid}` : `tid ${f.tid}`
-      byOrder.set(k, [...(byOrder.get(k) ?? []), f])
-    }
-    const markets = await this.marketLabels(st).catch(() => new Map<number, MarketLabel>())
-    for (const [k, group] of byOrder) {
-      const first = group[0]!
-      const m = first.coin === null ? undefined : markets.get(Number(first.coin))
-      const side = first.side === 'B' ? 'Bought' : first.side === 'A' ? 'Sold' : 'Traded'
-      let text: string
-      if (m) {
-        let qty = 0n
-        for (const f of group) qty += parseDecimal(f.sz ?? '0', m.quantityDecimals)
-        const prices = [...new Set(group.map((f) => f.px ?? '?'))].map((p) => formatAmount(p, { symbol: m.quoteSymbol })).join(', ')
-        text = `${side} ${formatAmount(qty, { symbol: m.baseSymbol, decimals: m.quantityDecimals })} at ${prices} on ${m.symbol} for ${who(a)} (${group.length} fill${group.length > 1 ? 's' : ''}, ${k}).`
-      } else {
-        text = `${side} on market ${String(first.coin ?? '?')} for ${who(a)} (${group.length} fill${group.length > 1 ? 's' : ''}, ${k}).`
-      }
-      this.fire(net, `fills:${user}:${first.tid}`, { kind: 'order-filled', level: 'success', title: `Order filled: ${who(a)}`, message: text, account: a.address })
-    }
-  }
-
-  /** Fills of the gap a restart left, read once into the pool's book (its update triggers a pass). */
-  private catchUp(st: SessionState, user: string, since: number): void {
-    const pool = st.s.pool
-    if (!pool) return
-    st.s.info.allFillsSince(user, since, { lane: 'background' }).then(
-      (fills) => pool.addFills(user, fills.map((f) => fromInfoFill(user, f))),
-      (e: unknown) => this.d.log?.(`alerts: fills since the last run for ${user} could not be read: ${e instanceof Error ? e.message : String(e)}`),
-    )
-  }
-
-  /**
-   * Funds received: a new deposit record, or a rise of an asset's total balance that neither a
-   * deposit, a fill of this account nor one of the desk's own journaled writes touching this
-   * address explains (a transfer from someone else, a payout...). Balances are the streamed
-   * ones (a credit account's collateral: its positions); `deposits` is read only when one rose,
-   * once the fill frame that may explain it had time to arrive.
-   */
-  private async checkFunds(st: SessionState, a: AlertAccount): Promise<void> {
-    const pool = st.s.pool
-    if (!pool) return
-    const log = this.d.journal.alerts
-    const net = st.s.name
-    const user = a.address.toLowerCase()
-    const live = pool.state(user)
-    const creditMode = live.credit?.value.authorized === true
-    const totals: Record<string, string> = {}
-    if (creditMode) {
-      for (const p of live.credit!.value.positions) totals[String(p.asset_id)] = String(p.actual_qty)
-    } else if (live.balances) {
-      const assets = await this.assets(st.s)
-      for (const b of live.balances.value) {
-        const asset = assets.get(b.assetId)
-        if (!asset) continue
-        totals[String(b.assetId)] = String(b.total !== null ? parseDecimal(b.total, asset.decimals) : parseDecimal(b.available ?? '0', asset.decimals) + parseDecimal(b.locked, asset.decimals))
-      }
-    } else return // no live state yet: the first frame (or the pool's poll) brings it
-    const key = creditMode ? `positions:${user}` : `balances:${user}`
-    const now = this.d.now()
-    const prevRaw = log.getState(net, key)
-    const save = () => {
-      log.setState(net, key, JSON.stringify(totals))
-      log.setState(net, `funds-checked:${user}`, String(now))
-    }
-    // First sight in this session: the state at start is the baseline, whatever an earlier run
-    // stored (balances that moved while the desk was closed are not funds received now).
-    const baselineAt = st.fundsBaselineAt.get(key)
-    if (baselineAt === undefined || prevRaw === null) {
-      st.fundsBaselineAt.set(key, (creditMode ? live.credit?.at : live.balances?.at) ?? now)
-      return save()
-    }
-    const prev = JSON.parse(prevRaw) as Record<string, string>
-    const rose = Object.entries(totals).filter(([id, v]) => BigInt(v) > BigInt(prev[id] ?? '0'))
-    if (rose.length === 0) {
-      st.pendingRise.delete(user)
-      if (prevRaw !== JSON.stringify(totals)) save()
-      return
-    }
-    // The balance frame may come before the fill frame that explains it: give that a moment.
-    const grace = this.d.fundsGraceMs ?? 2000
-    const firstSeen = st.pendingRise.get(user) ?? now
-    st.pendingRise.set(user, firstSeen)
-    if (now - firstSeen < grace) return this.soon(user, grace - (now - firstSeen) + 50)
-    st.pendingRise.delete(user)
-    const since = firstSeen - FILLS_OVERLAP_MS
-    const hadFills = pool.fills(user).some((f) => f.time >= since)
-    const ownWrite = this.d.journal.list({ network: net, since, order: 'newest', limit: 500 }).some((x) => x.updatedAt >= since && x.body.toLowerCase().includes(user.slice(2)))
-    const explained = hadFills || ownWrite
-    const depositedAssets = new Set<number>()
-    if (!explained || now - (st.depositsReadAt.get(user) ?? -Infinity) >= EXPLAINED_DEPOSITS_EVERY_MS) {
-      const deps = await st.s.info.deposits({ user: a.address }, { lane: 'background' })
-      st.depositsReadAt.set(user, now)
-      const assets = await this.assets(st.s)
-      for (const raw of deps.deposits) {
-        const r = raw as Record<string, unknown>
-        const time = typeof r.time_ms === 'number' ? r.time_ms : null
-        const assetId = typeof r.asset_id === 'number' ? r.asset_id : null
-        // A deposit the baseline already holds was there at start: not new.
-        if (time === null || assetId === null || time < this.settingsCache.armedSinceMs || time <= baselineAt) continue
-        const asset = assets.get(assetId)
-        const amount = asset && typeof r.amount === 'string' ? formatAmount(r.amount, asset) : `an amount of asset ${assetId}`
-        // A deposit first seen now explains its asset's balance rise (no second alert for it).
-        const fresh = this.fire(net, `deposit:${user}:${String(r.deposit_id ?? `${time}:${assetId}`)}`, {
-          kind: 'funds-received',
-          level: 'success',
-          title: `Deposit received: ${who(a)}`,
-          message: `${amount} deposited to ${who(a)}.`,
-          account: a.address,
-        })
-        if (fresh) depositedAssets.add(assetId)
-      }
-    }
-    save()
-    // A credit account's positions move with its credit trading: only deposit records alert for it.
-    if (creditMode || explained) return
-    const assets = await this.assets(st.s)
-    for (const [id, now2] of rose) {
-      if (depositedAssets.has(Number(id))) continue
-      const before = BigInt(prev[id] ?? '0')
-      const after = BigInt(now2)
-      const asset = assets.get(Number(id))!
-      this.fire(net, `balance-up:${user}:${id}:${after}:${now}`, {
-        kind: 'funds-received',
-        level: 'info',
-        title: `Funds received: ${who(a)}`,
-        message: `${asset.symbol} balance of ${who(a)} rose by ${formatAmount(after - before, asset)} (to ${formatAmount(after, asset)}) with no deposit record, fill or write of this desk to explain it.`,
-        account: a.address,
-      })
-    }
-  }
-
-  /**
-   * A slot that held an agent (as seen before) is empty now: once per lost agent. Slots come
-   * from the last slot read (saved as last-known state by the agents read model, which the desk
-   * refreshes after agent writes and reconnects); an account still never read a minute into the
-   * session gets one background read here.
-   */
-  private async checkAgents(st: SessionState, a: AlertAccount): Promise<void> {
-    const log = this.d.journal.alerts
-    const user = a.address.toLowerCase()
-    const known = st.s.lastKnown.load<AgentSlotView[]>(user, 'agents')
-    let slots: { slot: number; agent: string | null }[] | null = known && Array.isArray(known.value) ? known.value.map((v) => ({ slot: v.slot, agent: v.agent })) : null
-    let own = st.agentsRead.get(user)
-    if (own === undefined && slots === null) {
-      if (this.d.now() - st.attachedAt < AGENTS_WAIT_MS) return
-      st.agentsRead.set(user, null) // once per session, even when it fails
-      const r = await st.s.info.userAgents({ user }, { lane: 'background' })
-      st.agentsRead.set(user, (own = { at: this.d.now(), slots: r.agents.map((x) => ({ slot: x.slot_id, agent: x.agent ?? null })) }))
-    }
-    if (own && (slots === null || own.at > (known?.fetchedAt ?? -Infinity))) slots = own.slots
-    for (const slot of slots ?? []) {
-      const key = `agent:${user}:${slot.slot}`
-      const had = log.getState(st.s.name, key)
-      if (slot.agent) {
-        if (had !== slot.agent.toLowerCase()) log.setState(st.s.name, key, slot.agent.toLowerCase())
-        continue
-      }
-      if (had === null) continue
-      log.setState(st.s.name, key, null)
-      this.fire(st.s.name, `agent-empty:${user}:${slot.slot}:${had}`, {
-        kind: 'agent-slot-empty',
-        level: 'warning',
-        title: `Agent slot ${slot.slot} empty: ${who(a)}`,
-        message: `Slot ${slot.slot} of ${who(a)} no longer holds agent ${shortAddress(had)}. Orders signed by that agent are refused until a new agent is approved.`,
-        account: a.address,
-      })
-    }
-  }
-
-  /**
-   * Credit line in use past each threshold: once per upward crossing (re-armed when it drops
-   * back below). From the streamed credit state and the cached marks; /info (background lane,
-   * at most once a minute) only for an account with no live credit state yet that may be a
-   * credit account, never for one known not to be.
-   */
-  private async checkLtv(st: SessionState, a: AlertAccount, md: MarketData | undefined, full: boolean): Promise<void> {
-    const user = a.address.toLowerCase()
-    const now = this.d.now()
-    const skipUntil = this.notCredit.get(user)
-    if (skipUntil !== undefined && skipUntil > now) return
-    const live = st.s.pool?.state(user)
-    let h: CreditHealthView | null | undefined
-    if (live?.credit) {
-      if (!live.credit.value.authorized) return
-      h = creditFor(st.s, this.d.settings).healthLive(user, md)
-      if (h === undefined) return // no marks yet, or the line's figures not streamed yet
-    } else if (live?.balances && live.balances.value.length > 0) {
-      return // held balances: a balance account (a credit account's balance list is empty)
-    } else {
-      if (!full || now - (st.creditFallbackAt.get(user) ?? -Infinity) < CREDIT_FALLBACK_EVERY_MS) return
-      st.creditFallbackAt.set(user, now)
-      h = await creditFor(st.s, this.d.settings).health(a.address, 'background')
-    }
-    if (!h) {
-      this.notCredit.set(user, now + NOT_CREDIT_RECHECK_MS)
-      return
-    }
-    const credit = parseDecimal(h.creditUsd, 8)
-    const availableText = h.availableUsd ?? h.lastKnownAvailableUsd
-    if (availableText === null || credit <= 0n) return
-    const available = availableText.startsWith('-') ? -parseDecimal(availableText.slice(1), 8) : parseDecimal(availableText, 8)
-    const usedBp = ((credit - available) * 10_000n) / credit
-    const used = formatAtoms(usedBp, 2)
-    const log = this.d.journal.alerts
-    const thresholds = this.settingsCache.ltvThresholdsPct
-    const top = Math.max(...thresholds)
-    for (const t of thresholds) {
-      const key = `ltv:${user}:${t}`
-      const above = usedBp >= BigInt(Math.round(t * 100))
-      const armed = log.getState(st.s.name, key) === null
-      if (above && armed) {
-        log.setState(st.s.name, key, String(now))
-        this.fire(st.s.name, `ltv:${user}:${t}:${now}`, {
-          kind: 'ltv',
-          level: t === top ? 'error' : 'warning',
-          // the threshold in the title: two thresholds crossed in one pass are two distinct alerts
-          title: `Credit line ${formatPercent(used)} in use, past ${formatPercent(String(t))}: ${who(a)}`,
-          message: `${who(a)} uses ${formatPercent(used)} of its ${formatUsdCents(h.creditUsd)} credit line (threshold ${formatPercent(String(t))}); available ${formatUsdCents(availableText)}${h.availableUsd === null ? ' (last known: marks are stale)' : ''}.`,
-          account: a.address,
-        })
-      } else if (!above && !armed) log.setState(st.s.name, key, null)
-    }
-  }
-
-  /** The earn API has no stream: each account is read at most every few minutes (or every pass, when passes are slower). */
-  private async checkEarn(st: SessionState, a: AlertAccount): Promise<void> {
-    const user = a.address.toLowerCase()
-    const now = this.d.now()
-    if (now - (st.earnReadAt.get(user) ?? -Infinity) < Math.max(EARN_EVERY_MS, this.settingsCache.checkIntervalSec * 1000) - 50) return
-    st.earnReadAt.set(user, now)
-    const o = await earnOverview(st.s.write().earnCtx, a.address)
-    for (const w of o.withdrawals) {
-      if (!w.claimable) continue
-      this.fire(st.s.name, `earn-claimable:${w.operationId}`, {
-        kind: 'earn-claimable',
-        level: 'info',
-        title: `Earn withdrawal claimable: ${who(a)}`,
-        message: `${formatAmount(w.net, { symbol: w.symbol })} of ${who(a)} can be claimed now (${formatEarnWithdrawal(w)}).`,
-        account: a.address,
-      })
-    }
-  }
 
   // ---- reference data ---------------------------------------------------------------------------
 
@@ -617,7 +308,12 @@ export class AlertService {
         const base = assets.get(m.base_asset_id)
         const quote = assets.get(m.quote_asset_id)
         if (!base || !quote) continue
-        out.set(m.market_id, { symbol: m.symbol ?? `${base.symbol}/${quote.symbol}`, baseSymbol: base.symbol, quoteSymbol: quote.symbol, quantityDecimals: m.base_quantity_decimals })
+        out.set(m.market_id, {
+          symbol: m.symbol ?? `${base.symbol}/${quote.symbol}`,
+          baseSymbol: base.symbol,
+          quoteSymbol: quote.symbol,
+          quantityDecimals: m.base_quantity_decimals,
+        })
       }
       return out
     })
@@ -627,18 +323,6 @@ export class AlertService {
       if (st.markets === entry) st.markets = null
     })
     return value
-  }
-
-  private unresolvedAlert(sub: Submission): void {
-    if (this.closed || this.d.journal.isClosed) return
-    const label = this.d.accounts().find((x) => x.address.toLowerCase() === sub.account.toLowerCase())?.label ?? ''
-    this.fire(sub.network, `unresolved:${sub.id}`, {
-      kind: 'write-unresolved',
-      level: 'error',
-      title: `Write unresolved: ${sub.actionType}`,
-      message: `${sub.summary} (${who({ address: sub.account, label })}, cloid ${shortAddress(sub.key)}). ${sub.advice ?? 'Check the exchange, then acknowledge it in the journal before any new attempt.'}`,
-      account: sub.account,
-    })
   }
 
   // ---- recording and pushing --------------------------------------------------------------------
