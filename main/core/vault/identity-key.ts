@@ -5,7 +5,8 @@
  * data), in an optional `team` section that vaults without team mode never carry. Nothing here
  * returns the identity key; the password is returned in main only, for the team store connection.
  */
-import type { Address } from 'viem'
+import { bytesToHex, hashTypedData, type Address, type Hex, type TypedDataDefinition } from 'viem'
+import { sign } from 'viem/accounts'
 import type { DocChange, VaultBody } from './account-edits'
 import { vaultError } from './errors'
 import { lc, type KeyRing } from './key-ring'
@@ -39,10 +40,14 @@ export function putIdentityKey(doc: VaultBody, master: Buffer, now: () => number
 
 export function putTeamSecret(doc: VaultBody, master: Buffer, name: TeamSecretName, value: string): DocChange<void> {
   if (!TEAM_SECRETS.includes(name)) throw vaultError('InvalidTeamSecret', `unknown team secret ${String(name)}`)
-  if (typeof value !== 'string' || value === '' || value.length > 1024) throw vaultError('InvalidTeamSecret', 'a team secret is 1 to 1024 characters')
+  if (typeof value !== 'string' || value === '' || value.length > 1024)
+    throw vaultError('InvalidTeamSecret', 'a team secret is 1 to 1024 characters')
   const team = teamOf(doc)
   const sealed = sealRecord(master, Buffer.from(value, 'utf8'), teamAad.secret(name))
-  doc.team = { ...team, secrets: [...team.secrets.filter((s) => s.name !== name), { name, value: sealed }].sort((a, b) => (a.name < b.name ? -1 : 1)) }
+  doc.team = {
+    ...team,
+    secrets: [...team.secrets.filter((s) => s.name !== name), { name, value: sealed }].sort((a, b) => (a.name < b.name ? -1 : 1)),
+  }
   return { doc, value: undefined }
 }
 
@@ -78,4 +83,18 @@ export function resealTeam(doc: VaultBody, keys: KeyRing, oldMaster: Buffer, new
     }
   })
   doc.team = { identity: nextIdentity, secrets: nextSecrets }
+}
+
+/** EIP-712 signature by the identity key `address` from the unlocked keys (undefined: locked). */
+export async function signAsIdentityKey(keys: KeyRing | undefined, address: Address, typedData: TypedDataDefinition): Promise<Hex> {
+  if (!keys) throw vaultError('VaultLocked', 'the vault is locked; unlock it to sign')
+  let digest: Hex
+  try {
+    digest = hashTypedData(typedData)
+  } catch (e) {
+    throw vaultError('InvalidTypedData', `the typed data cannot be encoded: ${(e as Error).message.split('\n')[0]}`)
+  }
+  const key = keys.get(lc(address))
+  if (!key) throw vaultError('VaultCorrupt', `the identity key ${address} is missing from the unlocked vault`)
+  return sign({ hash: digest, privateKey: bytesToHex(key), to: 'hex' })
 }

@@ -26,7 +26,7 @@ import {
   type VaultBody,
 } from './account-edits'
 import { removeStaleTemps, writeFileAtomic, type AtomicWriteHooks } from './atomic-write'
-import { openTeamSecret, putIdentityKey, putTeamSecret, resealTeam, type TeamSecretName } from './identity-key'
+import { openTeamSecret, putIdentityKey, putTeamSecret, resealTeam, signAsIdentityKey, type TeamSecretName } from './identity-key'
 import { vaultError } from './errors'
 import { IdleTimer } from './idle-timer'
 import { DEFAULT_SCRYPT, checkScryptParams, type ScryptParams } from './kdf'
@@ -420,17 +420,7 @@ export class Vault {
   async signAsIdentity(typedData: TypedDataDefinition): Promise<Hex> {
     const address = this.identityAddress()
     if (!address) throw vaultError('IdentityKeyMissing', 'this vault has no operator identity key yet')
-    const keys = this.unlocked?.keys
-    if (!keys) throw vaultError('VaultLocked', 'the vault is locked; unlock it to sign')
-    let digest: Hex
-    try {
-      digest = hashTypedData(typedData)
-    } catch (e) {
-      throw vaultError('InvalidTypedData', `the typed data cannot be encoded: ${(e as Error).message.split('\n')[0]}`)
-    }
-    const key = keys.get(lc(address))
-    if (!key) throw vaultError('VaultCorrupt', `the identity key ${address} is missing from the unlocked vault`)
-    return sign({ hash: digest, privateKey: bytesToHex(key), to: 'hex' })
+    return signAsIdentityKey(this.unlocked?.keys, address, typedData)
   }
 
   /** Keeps a team secret (the team store password) sealed in the vault, never in settings. */
