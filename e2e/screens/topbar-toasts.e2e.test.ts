@@ -34,9 +34,14 @@ describe('top bar and toasts at 1280 px on the default setup', () => {
     const links = page.getByRole('navigation', { name: 'Main', exact: true }).getByRole('link')
     const n = await links.count()
     expect(n).toBe(11) // Approvals and Team included (team mode)
+    const navBox = (await page.getByRole('navigation', { name: 'Main', exact: true }).boundingBox())!
     for (let i = 0; i < n; i++) {
       const b = (await links.nth(i).boundingBox())!
-      expect(b.height, `${await links.nth(i).innerText()} wraps`).toBeLessThan(40)
+      const name = await links.nth(i).innerText()
+      expect(b.height, `${name} wraps`).toBeLessThan(40)
+      // Every screen's link is in view, on the one row of links (none scrolled or clipped away).
+      expect(b.x + b.width, `${name} is cut off`).toBeLessThanOrEqual(1280)
+      expect(b.y + b.height, `${name} is on a second row`).toBeLessThanOrEqual(navBox.y + 40)
     }
     for (const name of ['Lock the vault', 'Halt trading']) {
       const b = (await page.getByRole('button', { name, exact: true }).boundingBox())!
