@@ -1,5 +1,6 @@
 import js from '@eslint/js'
 import pluginVue from 'eslint-plugin-vue'
+import eslintConfigPrettier from 'eslint-config-prettier'
 import globals from 'globals'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -15,12 +16,21 @@ const rule = {
   electron: { paths: [{ name: 'electron', message: 'Only the Electron entry (main/index.ts) and the preload import electron.' }] },
   hosts: { regex: '(^|/)hosts/', message: 'The core never imports a host; hosts sit on top of it.' },
   sandbox: { regex: '(^|/)sandbox(/|$)', message: 'Only main/hosts/dev imports the sandbox; the core gets it as a port.' },
-  testing: { regex: '(^|/)(testing|testdata)(/|$)|test-support', message: 'Test-only code (testing/, testdata/) is imported only by tests, e2e and benches.' },
+  testing: {
+    regex: '(^|/)(testing|testdata)(/|$)|test-support',
+    message: 'Test-only code (testing/, testdata/) is imported only by tests, e2e and benches.',
+  },
   entry: { regex: '(^|/)main/index$|^\\.\\./index$', message: 'Nothing imports the Electron entry.' },
-  mainOutsideContract: { regex: '(^|/)main/(?!contract(/|$))', message: 'The renderer and preload talk to main only through the typed contract (main/contract).' },
+  mainOutsideContract: {
+    regex: '(^|/)main/(?!contract(/|$))',
+    message: 'The renderer and preload talk to main only through the typed contract (main/contract).',
+  },
   leaveContract: { regex: '^\\.\\./', message: 'The contract is self-contained (valibot only).' },
   webHost: { regex: '(^|/)hosts/web(/|$)', message: 'The Electron bundle contains no web-host code.' },
-  sandboxCore: { regex: '(^|/)main/(?!core/(wire|money)(/|$))', message: 'The sandbox imports from main only the wire profile (and money); see docs/sandbox.md.' },
+  sandboxCore: {
+    regex: '(^|/)main/(?!core/(wire|money)(/|$))',
+    message: 'The sandbox imports from main only the wire profile (and money); see docs/sandbox.md.',
+  },
 }
 const boundary = (files, ignores, parts, electronAllowed = false) => ({
   files,
@@ -63,9 +73,48 @@ export const CORE_LAYERS = [
   // The one write pipeline every write kind walks (decision step included: team mode plugs in there).
   ['writes', ['contract', 'errors', 'money', 'wire', 'config', 'vault', 'journal', 'exchange', 'streams', 'ipc', 'session', 'policy']],
   // Features use each other only through their index (checked below); everything under them is theirs.
-  ['features', ['contract', 'errors', 'money', 'wire', 'config', 'vault', 'journal', 'team', 'security', 'exchange', 'streams', 'ipc', 'session', 'policy', 'writes']],
+  [
+    'features',
+    [
+      'contract',
+      'errors',
+      'money',
+      'wire',
+      'config',
+      'vault',
+      'journal',
+      'team',
+      'security',
+      'exchange',
+      'streams',
+      'ipc',
+      'session',
+      'policy',
+      'writes',
+    ],
+  ],
   // The composition root.
-  ['app', ['contract', 'errors', 'money', 'wire', 'config', 'vault', 'journal', 'team', 'security', 'exchange', 'streams', 'ipc', 'session', 'policy', 'writes', 'features']],
+  [
+    'app',
+    [
+      'contract',
+      'errors',
+      'money',
+      'wire',
+      'config',
+      'vault',
+      'journal',
+      'team',
+      'security',
+      'exchange',
+      'streams',
+      'ipc',
+      'session',
+      'policy',
+      'writes',
+      'features',
+    ],
+  ],
 ]
 const MAY_IMPORT = new Map(CORE_LAYERS.map(([layer, allowed]) => [layer, allowed]))
 CORE_LAYERS.forEach(([layer, allowed], rank) => {
@@ -85,7 +134,8 @@ function placeOf(relPath) {
   const core = /^main\/core\/([^/]+)(?:\/(.*))?$/.exec(p)
   if (core) {
     const [, layer, rest = ''] = core
-    if (layer === 'contract' || !MAY_IMPORT.has(layer)) return { outside: `main/core/${layer} is not a layer of the core: add it to CORE_LAYERS (eslint.config.js) with what it may import.` }
+    if (layer === 'contract' || !MAY_IMPORT.has(layer))
+      return { outside: `main/core/${layer} is not a layer of the core: add it to CORE_LAYERS (eslint.config.js) with what it may import.` }
     if (layer !== 'features') return { layer }
     const [feature = '', ...inner] = rest.split('/')
     return { layer, feature, inner: inner.join('/') }
@@ -111,14 +161,20 @@ const coreLayersRule = {
       if (to.layer === 'features') {
         if (from.layer === 'features' && from.feature === to.feature) return
         if (to.inner && !/^index(\.ts)?$/.test(to.inner)) {
-          return context.report({ node, message: `${here}: a feature is used only through its index (import '…/features/${to.feature}', not '${spec}').` })
+          return context.report({
+            node,
+            message: `${here}: a feature is used only through its index (import '…/features/${to.feature}', not '${spec}').`,
+          })
         }
         if (from.layer === 'features') return
       }
       const allowed = MAY_IMPORT.get(from.layer)
       if (!allowed.includes(to.layer)) {
         const target = to.layer === 'contract' ? 'main/contract' : `main/core/${to.layer}`
-        context.report({ node, message: `${here} may not import ${target} ('${spec}'): main/core/${from.layer} may import only ${allowed.join(', ') || 'itself'} (CORE_LAYERS in eslint.config.js, docs/architecture.md).` })
+        context.report({
+          node,
+          message: `${here} may not import ${target} ('${spec}'): main/core/${from.layer} may import only ${allowed.join(', ') || 'itself'} (CORE_LAYERS in eslint.config.js, docs/architecture.md).`,
+        })
       }
     }
     return {
@@ -147,13 +203,18 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       '@typescript-eslint/no-explicit-any': 'error',
       'no-restricted-imports': ['error', rule.electron],
-      'no-restricted-globals': ['error', { name: 'parseFloat', message: 'Money is parsed exactly (main/core/money/decimal.ts), never as a float.' }],
+      'no-restricted-globals': [
+        'error',
+        { name: 'parseFloat', message: 'Money is parsed exactly (main/core/money/decimal.ts), never as a float.' },
+      ],
       'vue/multi-word-component-names': 'off',
       'vue/max-attributes-per-line': 'off',
       'vue/singleline-html-element-content-newline': 'off',
       'vue/html-self-closing': 'off',
     },
   },
+  // Layout is Prettier's (checked by `npm run lint`): the style rules it owns are off.
+  eslintConfigPrettier,
   // The core's production files: every relative import is judged by the layer table (default-deny);
   // electron stays forbidden by the base block's no-restricted-imports.
   {

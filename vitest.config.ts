@@ -6,7 +6,14 @@ export default defineConfig({
   // Renderer component tests import .vue files.
   plugins: [vue()],
   test: {
-    include: ['tests/**/*.test.ts', 'main/**/*.test.ts', 'preload/**/*.test.ts', 'sandbox/**/*.test.ts', 'renderer/**/*.test.ts', 'bin/**/*.test.ts'],
+    include: [
+      'tests/**/*.test.ts',
+      'main/**/*.test.ts',
+      'preload/**/*.test.ts',
+      'sandbox/**/*.test.ts',
+      'renderer/**/*.test.ts',
+      'bin/**/*.test.ts',
+    ],
     exclude: ['node_modules', 'out', 'dist'],
     environment: 'node',
     testTimeout: 30_000,

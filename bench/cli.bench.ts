@@ -100,7 +100,9 @@ function deskToExit(entry: string, args: readonly string[], dataDir: string): Pr
     let err = ''
     child.stderr.on('data', (b: Buffer) => (err += b.toString()))
     child.on('error', reject)
-    child.on('exit', (code) => (code === 0 ? resolve(performance.now() - t0) : reject(new Error(`desk ${args.join(' ')} exited ${code}: ${err.slice(0, 300)}`))))
+    child.on('exit', (code) =>
+      code === 0 ? resolve(performance.now() - t0) : reject(new Error(`desk ${args.join(' ')} exited ${code}: ${err.slice(0, 300)}`)),
+    )
   })
 }
 
@@ -117,9 +119,14 @@ const B = '0x' + '2'.repeat(40)
 
 function classes(passFile: string): CommandClass[] {
   return [
-    { name: 'first_request_markets', what: 'desk markets (a read of the network\'s lists)', args: ['markets'], until: 'first request' },
+    { name: 'first_request_markets', what: "desk markets (a read of the network's lists)", args: ['markets'], until: 'first request' },
     { name: 'first_request_status', what: 'desk status (the portfolio read)', args: ['status'], until: 'first request' },
-    { name: 'first_request_settle_preview', what: 'desk settle preview (a read through the network session and write side)', args: ['settle', 'preview', A, B, 'USDC', '1'], until: 'first request' },
+    {
+      name: 'first_request_settle_preview',
+      what: 'desk settle preview (a read through the network session and write side)',
+      args: ['settle', 'preview', A, B, 'USDC', '1'],
+      until: 'first request',
+    },
     {
       name: 'first_request_settle_submit',
       what: 'desk settle submit --passphrase-file --yes (a write: vault unlock at scrypt N=2^18 beside its first /info read)',
@@ -143,12 +150,30 @@ async function commandFigures(entry: string): Promise<{ cls: CommandClass; ratio
     const base = `http://127.0.0.1:${port}`
     const passFile = join(dataDir, 'passphrase')
     writeFileSync(passFile, 'correct horse battery staple 42!\n', { mode: 0o600 })
-    output([entry, 'networks', 'set', 'bench', '--kind', 'custom', '--chain-id', '31337', '--trading-url', base, '--ws-url', `ws://127.0.0.1:${port}/ws`, '--earn-url', base, '--data-dir', dataDir])
+    output([
+      entry,
+      'networks',
+      'set',
+      'bench',
+      '--kind',
+      'custom',
+      '--chain-id',
+      '31337',
+      '--trading-url',
+      base,
+      '--ws-url',
+      `ws://127.0.0.1:${port}/ws`,
+      '--earn-url',
+      base,
+      '--data-dir',
+      dataDir,
+    ])
     output([entry, 'networks', 'select', 'bench', '--data-dir', dataDir])
     // A vault at the default KDF cost (scrypt N=2^18), so the submit's unlock costs what it costs an operator.
     output([entry, 'keys', 'init', '--passphrase-file', passFile, '--data-dir', dataDir])
     output([entry, 'keys', 'watch', A, '--label', 'Bench A', '--passphrase-file', passFile, '--data-dir', dataDir])
-    const measure = (c: CommandClass) => (c.until === 'exit' ? deskToExit(entry, c.args, dataDir) : deskFirstRequest(entry, c.args, dataDir, server))
+    const measure = (c: CommandClass) =>
+      c.until === 'exit' ? deskToExit(entry, c.args, dataDir) : deskFirstRequest(entry, c.args, dataDir, server)
     const all = classes(passFile)
     const out = all.map((cls) => ({ cls, ratios: [] as number[], desk: [] as number[], bare: [] as number[] }))
     for (const c of all) await measure(c) // warm the page cache; a failing command fails the bench here
@@ -199,9 +224,29 @@ export default async function run(): Promise<BenchResult> {
   return {
     description: `\`node ${entry} --help\` (${entry === 'bin/desk.mjs' ? 'the tsx launcher: out/cli/desk.mjs is not built' : 'the bundled CLI'}) against \`node -e 0\`, ${RUNS} interleaved pairs, timed by bash \`time\``,
     figures: [
-      fromRuns({ name: 'help_vs_bare_node', what: `node ${entry} --help over node -e 0, CPU time (user + system, children included) per interleaved pair`, unit: 'x', goal: GOAL, better: 'lower', clock: 'cpu' }, cpu),
+      fromRuns(
+        {
+          name: 'help_vs_bare_node',
+          what: `node ${entry} --help over node -e 0, CPU time (user + system, children included) per interleaved pair`,
+          unit: 'x',
+          goal: GOAL,
+          better: 'lower',
+          clock: 'cpu',
+        },
+        cpu,
+      ),
       ...commands.map((c) =>
-        fromRuns({ name: `${c.cls.name}_vs_bare_node`, what: `${c.cls.what}: spawn to its ${c.cls.until}${c.cls.until === 'first request' ? ' at a loopback server' : ''}, over spawn to exit of node -e 0, wall time per interleaved pair`, unit: 'x', goal: GOAL, better: 'lower', clock: 'wall' }, c.ratios),
+        fromRuns(
+          {
+            name: `${c.cls.name}_vs_bare_node`,
+            what: `${c.cls.what}: spawn to its ${c.cls.until}${c.cls.until === 'first request' ? ' at a loopback server' : ''}, over spawn to exit of node -e 0, wall time per interleaved pair`,
+            unit: 'x',
+            goal: GOAL,
+            better: 'lower',
+            clock: 'wall',
+          },
+          c.ratios,
+        ),
       ),
     ],
     metrics: {

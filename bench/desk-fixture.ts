@@ -42,8 +42,19 @@ export function startLiveSandbox(opts: StartSandboxOptions = {}): Promise<Sandbo
 }
 
 /** Writes settings and a vault for 20 accounts (or `accounts`) into a new data dir; funds the extra ones on the sandbox. */
-export function prepareDataDir(sandbox: SandboxHandle, dataDir?: string, accounts = ACCOUNTS, watch: readonly Extra[] = []): Promise<{ dataDir: string; extra: Extra[] }> {
-  return prepareDataDirOn(urlsOf(sandbox), async (address, assetId, atoms) => void sandbox.trading.deposit(address, assetId, atoms), dataDir, accounts, watch)
+export function prepareDataDir(
+  sandbox: SandboxHandle,
+  dataDir?: string,
+  accounts = ACCOUNTS,
+  watch: readonly Extra[] = [],
+): Promise<{ dataDir: string; extra: Extra[] }> {
+  return prepareDataDirOn(
+    urlsOf(sandbox),
+    async (address, assetId, atoms) => void sandbox.trading.deposit(address, assetId, atoms),
+    dataDir,
+    accounts,
+    watch,
+  )
 }
 
 /** The same for a sandbox reached by its URLs (e.g. in another process), funding through `deposit`. */
@@ -58,7 +69,10 @@ export async function prepareDataDirOn(
 ): Promise<{ dataDir: string; extra: Extra[] }> {
   const settings = new SettingsStore(dataDir)
   // The figures "without strict mode" (issue 25); the sandbox would otherwise run strict by default.
-  settings.saveNetwork({ ...sandboxNetwork({ trading: Number(new URL(urls.tradingUrl).port), earn: Number(new URL(urls.earnUrl).port) }), strictLimits: false })
+  settings.saveNetwork({
+    ...sandboxNetwork({ trading: Number(new URL(urls.tradingUrl).port), earn: Number(new URL(urls.earnUrl).port) }),
+    strictLimits: false,
+  })
   const vault = await Vault.create({ path: vaultPath(dataDir), passphrase: BENCH_PASSPHRASE, scrypt: { n: 2 ** 14, r: 8, p: 1 } })
   for (const o of DEV_OWNERS) await vault.importPrivateKey(o.privateKey, DEV_OWNER_LABELS[o.index])
   // Labels sort in creation order and none is a prefix of another (Bench 01 … Bench 14; Bench 001 … Bench 194).
@@ -107,7 +121,11 @@ export function approveConfirmations(core: DeskCore): () => void {
   return core.events.subscribe((event, payload) => {
     if (event !== 'confirm.request') return
     const req = payload as { id: string; needsPassphrase: boolean }
-    void core.dispatch('confirm.respond', { id: req.id, approved: true, ...(req.needsPassphrase ? { passphrase: BENCH_PASSPHRASE } : {}) }, { host: 'test' })
+    void core.dispatch(
+      'confirm.respond',
+      { id: req.id, approved: true, ...(req.needsPassphrase ? { passphrase: BENCH_PASSPHRASE } : {}) },
+      { host: 'test' },
+    )
   })
 }
 

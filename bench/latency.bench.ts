@@ -45,7 +45,14 @@ export default async function run(): Promise<BenchResult> {
     await page.getByRole('textbox', { name: 'Filter accounts', exact: true }).fill(target.label, { timeout: 60_000 })
     await page.getByRole('link', { name: `Open account ${target.label}` }).waitFor({ timeout: 60_000 })
     let balance = 4_999n // 5000 deposited less the 1.0 activation fee
-    await page.waitForFunction(([label, v]) => [...document.querySelectorAll('[data-testid="overview-table"] tr')].some((r) => r.textContent?.includes(label!) && r.textContent.replace(/[\s,]/g, '').includes(v!)), [target.label, balance.toString()], { timeout: 60_000 })
+    await page.waitForFunction(
+      ([label, v]) =>
+        [...document.querySelectorAll('[data-testid="overview-table"] tr')].some(
+          (r) => r.textContent?.includes(label!) && r.textContent.replace(/[\s,]/g, '').includes(v!),
+        ),
+      [target.label, balance.toString()],
+      { timeout: 60_000 },
+    )
     // The observer: first wall-clock time each awaited value shows in the target's row.
     // (A string, not a function: tsx's name-keeping helper does not exist in the page.)
     await page.evaluate(`(() => {
@@ -74,7 +81,10 @@ export default async function run(): Promise<BenchResult> {
       await page.evaluate((v) => (window as unknown as { __want: Set<string> }).__want.add(v), expected)
       const d0 = Date.now()
       await sandbox.deposit(target.address, 1, add * 10n ** 8n)
-      await page.waitForFunction((v) => v in (window as unknown as { __seen: Record<string, number> }).__seen, expected, { timeout: 30_000, polling: 20 })
+      await page.waitForFunction((v) => v in (window as unknown as { __seen: Record<string, number> }).__seen, expected, {
+        timeout: 30_000,
+        polling: 20,
+      })
       const seen = await page.evaluate((v) => (window as unknown as { __seen: Record<string, number> }).__seen[v]!, expected)
       // The sandbox process reports its send over IPC, which may trail the page by a moment.
       for (let w = 0; w < 100 && !sentAt.has(expected); w++) await new Promise((r) => setTimeout(r, 10))
@@ -93,9 +103,21 @@ export default async function run(): Promise<BenchResult> {
     // to cash), repay (cash toward the credit short) and transfer (between balance accounts),
     // interleaved so each sees the same load.
     const kinds = [
-      { name: 'settle', channel: 'settle.preview', args: { creditAccount: devOwner(3).address, cashAccount: devOwner(0).address, assetId: 3, amount: '0.1' } },
-      { name: 'repay', channel: 'repay.preview', args: { cashAccount: devOwner(0).address, creditAccount: devOwner(3).address, assetId: 1, amount: '100' } },
-      { name: 'transfer', channel: 'transfer.preview', args: { from: devOwner(0).address, to: devOwner(1).address, assetId: 1, amount: '10' } },
+      {
+        name: 'settle',
+        channel: 'settle.preview',
+        args: { creditAccount: devOwner(3).address, cashAccount: devOwner(0).address, assetId: 3, amount: '0.1' },
+      },
+      {
+        name: 'repay',
+        channel: 'repay.preview',
+        args: { cashAccount: devOwner(0).address, creditAccount: devOwner(3).address, assetId: 1, amount: '100' },
+      },
+      {
+        name: 'transfer',
+        channel: 'transfer.preview',
+        args: { from: devOwner(0).address, to: devOwner(1).address, assetId: 1, amount: '10' },
+      },
     ] as const
     for (const k of kinds) await call(core, k.channel, k.args) // warm-up
     const previews: Record<string, number[]> = { settle: [], repay: [], transfer: [] }
@@ -109,9 +131,27 @@ export default async function run(): Promise<BenchResult> {
     }
     const previewFigure = (kind: string, sample: number[]) =>
       sample.length >= 20
-        ? fromPercentile({ name: `${kind}_preview_p99`, what: `${kind}.preview through the core with live data, p99`, unit: 'ms', goal: PREVIEW_GOAL_MS, better: 'lower', clock: 'wall' }, sample, 99)
+        ? fromPercentile(
+            {
+              name: `${kind}_preview_p99`,
+              what: `${kind}.preview through the core with live data, p99`,
+              unit: 'ms',
+              goal: PREVIEW_GOAL_MS,
+              better: 'lower',
+              clock: 'wall',
+            },
+            sample,
+            99,
+          )
         : fromValue(
-            { name: `${kind}_preview_p99`, what: `${kind}.preview through the core with live data: only ${sample.length} previews fit the ${PREVIEW_BOX_MS / 1000} s box, so the slowest stands for p99`, unit: 'ms', goal: PREVIEW_GOAL_MS, better: 'lower', clock: 'wall' },
+            {
+              name: `${kind}_preview_p99`,
+              what: `${kind}.preview through the core with live data: only ${sample.length} previews fit the ${PREVIEW_BOX_MS / 1000} s box, so the slowest stands for p99`,
+              unit: 'ms',
+              goal: PREVIEW_GOAL_MS,
+              better: 'lower',
+              clock: 'wall',
+            },
             Math.max(...sample),
             1.4826 * spreadOf(sample).mad,
             `1.4826 x MAD of ${sample.length} time-boxed previews`,
@@ -121,7 +161,18 @@ export default async function run(): Promise<BenchResult> {
     return {
       description: `Chromium + web host + core + live sandbox in its own process (moving marks, bot trading, default 1 req/s limits), 20 accounts: ${SAMPLES} balance changes from the sandbox's socket send to the DOM (MutationObserver, same wall clock); ${PREVIEWS} each of settle, repay and transfer previews through the core, interleaved`,
       figures: [
-        fromPercentile({ name: 'frame_to_screen_p99', what: 'spotState frame sent by the sandbox to the new balance in the overview DOM, p99', unit: 'ms', goal: FRAME_GOAL_MS, better: 'lower', clock: 'wall' }, frameToScreen, 99),
+        fromPercentile(
+          {
+            name: 'frame_to_screen_p99',
+            what: 'spotState frame sent by the sandbox to the new balance in the overview DOM, p99',
+            unit: 'ms',
+            goal: FRAME_GOAL_MS,
+            better: 'lower',
+            clock: 'wall',
+          },
+          frameToScreen,
+          99,
+        ),
         ...kinds.map((k) => previewFigure(k.name, previews[k.name]!)),
       ],
       metrics: {
@@ -131,7 +182,12 @@ export default async function run(): Promise<BenchResult> {
         frame_to_screen_max_ms: Math.max(...frameToScreen),
         deposit_to_screen_p50_ms: percentile(depositToScreen, 50),
         deposit_to_screen_p99_ms: percentile(depositToScreen, 99),
-        ...Object.fromEntries(kinds.flatMap((k) => [[`${k.name}_preview_p50_ms`, r1(percentile(previews[k.name]!, 50))], [`${k.name}_preview_p99_ms`, r1(percentile(previews[k.name]!, 99))]])),
+        ...Object.fromEntries(
+          kinds.flatMap((k) => [
+            [`${k.name}_preview_p50_ms`, r1(percentile(previews[k.name]!, 50))],
+            [`${k.name}_preview_p99_ms`, r1(percentile(previews[k.name]!, 99))],
+          ]),
+        ),
         samples: frameToScreen.length,
         previews_each: previews.settle!.length,
       },

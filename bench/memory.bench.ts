@@ -27,10 +27,17 @@ export default async function run(): Promise<BenchResult> {
       overview_pushes: r.pushes,
       deposits: r.deposits,
       executed_transactions: r.bot_fills,
-      resources_ref_to_end: Object.entries(r.resources).map(([k, v]) => `${k} ${v.ref}->${v.end}`).join(', '),
+      resources_ref_to_end: Object.entries(r.resources)
+        .map(([k, v]) => `${k} ${v.ref}->${v.end}`)
+        .join(', '),
       resources_grown: r.grown.join(', ') || 'none',
       earn_requested_claimed_failed: `${r.earn.created}/${r.earn.claimed}/${r.earn.failed}`,
-      fills_vs_ground_truth: r.fills.map((x) => `${x.user.slice(0, 10)}: sandbox ${x.sandbox}, desk ${x.desk}, missing ${x.missing}, extra ${x.extra}, different ${x.different}`).join('; '),
+      fills_vs_ground_truth: r.fills
+        .map(
+          (x) =>
+            `${x.user.slice(0, 10)}: sandbox ${x.sandbox}, desk ${x.desk}, missing ${x.missing}, extra ${x.extra}, different ${x.different}`,
+        )
+        .join('; '),
       fills_exact: String(r.fillsExact),
     },
     verdict: `RSS ${r.figure.value}x over the minute (goal <= ${r.figure.goal}x), fitted trend ${r.projection.value}x, collected heap ${r.heapFigure.value}x, with ${r.pushes} overview pushes, ${r.deposits} deposits and ${r.bot_fills} executed transactions on the sandbox`,

@@ -45,7 +45,10 @@ for (const f of files) {
     if (!Array.isArray(r.figures) || r.figures.length === 0) failures.push(`${name}: produced no figures`)
     for (const fig of r.figures) {
       process.stderr.write(describeFigure(name, fig) + '\n')
-      if (fig.verdict === 'MISSED') failures.push(`${name}.${fig.name}: ${fig.value} ${fig.unit} misses its goal ${fig.better === 'lower' ? '<=' : '>='} ${fig.goal} by more than its noise ±${fig.noise}`)
+      if (fig.verdict === 'MISSED')
+        failures.push(
+          `${name}.${fig.name}: ${fig.value} ${fig.unit} misses its goal ${fig.better === 'lower' ? '<=' : '>='} ${fig.goal} by more than its noise ±${fig.noise}`,
+        )
     }
     process.stderr.write(`  (${seconds} s)\n`)
   } catch (e) {
@@ -58,7 +61,14 @@ for (const f of files) {
 if (files.length === 0) failures.push(`no benchmark matches ${only.join(' ')}`)
 const totalSeconds = Number(((performance.now() - t0) / 1000 + buildSeconds).toFixed(1))
 const total = fromValue(
-  { name: 'total_seconds', what: `the whole bench run${buildSeconds ? `, ${buildSeconds} s of build included` : ''}${only.length ? ` (only: ${only.join(' ')})` : ''}`, unit: 's', goal: TOTAL_GOAL_S, better: 'lower', clock: 'wall' },
+  {
+    name: 'total_seconds',
+    what: `the whole bench run${buildSeconds ? `, ${buildSeconds} s of build included` : ''}${only.length ? ` (only: ${only.join(' ')})` : ''}`,
+    unit: 's',
+    goal: TOTAL_GOAL_S,
+    better: 'lower',
+    clock: 'wall',
+  },
   totalSeconds,
   0,
   'one run (no noise allowance)',
@@ -67,7 +77,14 @@ const total = fromValue(
 process.stderr.write(describeFigure('bench', total) + '\n')
 if (total.verdict === 'MISSED') failures.push(`bench.total_seconds: ${totalSeconds} s exceeds ${TOTAL_GOAL_S} s`)
 const summary = {
-  machine: { node: process.version, platform: process.platform, arch: process.arch, cpus: cpus().length, loadavg_1m_start: load0, loadavg_1m_end: loadavg()[0] },
+  machine: {
+    node: process.version,
+    platform: process.platform,
+    arch: process.arch,
+    cpus: cpus().length,
+    loadavg_1m_start: load0,
+    loadavg_1m_end: loadavg()[0],
+  },
   total_seconds: totalSeconds,
   build_seconds: buildSeconds,
   total,
@@ -77,5 +94,9 @@ const summary = {
 }
 process.stdout.write(JSON.stringify(summary, null, 2) + '\n')
 for (const line of failures) process.stderr.write(`BENCH FAILED: ${line}\n`)
-process.stderr.write(failures.length === 0 ? `bench passed: every figure meets its goal or misses it by less than its noise (${totalSeconds} s)\n` : `bench FAILED: ${failures.length} figure(s) (${totalSeconds} s)\n`)
+process.stderr.write(
+  failures.length === 0
+    ? `bench passed: every figure meets its goal or misses it by less than its noise (${totalSeconds} s)\n`
+    : `bench FAILED: ${failures.length} figure(s) (${totalSeconds} s)\n`,
+)
 process.exit(failures.length === 0 ? 0 : 1)

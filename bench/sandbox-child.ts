@@ -11,8 +11,16 @@ import { WebSocket } from 'ws'
 import type { HttpResult } from '../sandbox/trading/types'
 import { startLiveSandbox, urlsOf, type SandboxUrls } from './desk-fixture'
 
-type ToChild = { type: 'deposit'; id: number; address: string; assetId: number; atoms: string } | { type: 'watch'; user: string } | { type: 'requests'; id: number } | { type: 'stop' }
-type FromChild = { type: 'ready'; urls: SandboxUrls } | { type: 'deposited'; id: number } | { type: 'sent'; whole: string; at: number } | { type: 'requests'; id: number; log: ServiceRequest[] }
+type ToChild =
+  | { type: 'deposit'; id: number; address: string; assetId: number; atoms: string }
+  | { type: 'watch'; user: string }
+  | { type: 'requests'; id: number }
+  | { type: 'stop' }
+type FromChild =
+  | { type: 'ready'; urls: SandboxUrls }
+  | { type: 'deposited'; id: number }
+  | { type: 'sent'; whole: string; at: number }
+  | { type: 'requests'; id: number; log: ServiceRequest[] }
 
 /** One /info or /trade request as the sandbox answered it (its own record, not the desk's view). */
 export interface ServiceRequest {
@@ -27,8 +35,12 @@ export interface ServiceRequest {
 }
 
 /** Records every /info and /trade answer of `trading` (HTTP and WebSocket `post` alike call these two). */
-function recordRequests(trading: { handleInfo: (...a: never[]) => Promise<HttpResult>; handleTrade: (...a: never[]) => Promise<HttpResult> }, log: ServiceRequest[]): void {
-  const wrap = <A extends unknown[]>(api: 'info' | 'trade', fn: (...a: A) => Promise<HttpResult>, ipOf: (a: A) => string) =>
+function recordRequests(
+  trading: { handleInfo: (...a: never[]) => Promise<HttpResult>; handleTrade: (...a: never[]) => Promise<HttpResult> },
+  log: ServiceRequest[],
+): void {
+  const wrap =
+    <A extends unknown[]>(api: 'info' | 'trade', fn: (...a: A) => Promise<HttpResult>, ipOf: (a: A) => string) =>
     async (...a: A): Promise<HttpResult> => {
       const at = Date.now()
       const r = await fn(...a)
@@ -37,7 +49,10 @@ function recordRequests(trading: { handleInfo: (...a: never[]) => Promise<HttpRe
       log.push({ api, ip: ipOf(a), at, status: r.status, ...(code ? { code } : {}) })
       return r
     }
-  const t = trading as unknown as { handleInfo: (body: unknown, ip: string) => Promise<HttpResult>; handleTrade: (body: string, h: Record<string, string | undefined>, ip: string) => Promise<HttpResult> }
+  const t = trading as unknown as {
+    handleInfo: (body: unknown, ip: string) => Promise<HttpResult>
+    handleTrade: (body: string, h: Record<string, string | undefined>, ip: string) => Promise<HttpResult>
+  }
   t.handleInfo = wrap('info', t.handleInfo.bind(t), (a) => a[1])
   t.handleTrade = wrap('trade', t.handleTrade.bind(t), (a) => a[2])
 }
@@ -55,7 +70,8 @@ async function child(): Promise<void> {
       const at = Date.now()
       try {
         const f = JSON.parse(data) as { channel: string; data?: { user?: string; balances?: { token: number; total: string }[] } }
-        const usdc = f.channel === 'spotState' && f.data?.user?.toLowerCase() === watched ? f.data.balances?.find((b) => b.token === 1) : undefined
+        const usdc =
+          f.channel === 'spotState' && f.data?.user?.toLowerCase() === watched ? f.data.balances?.find((b) => b.token === 1) : undefined
         if (usdc) {
           const whole = usdc.total.split('.')[0]!
           if (!reported.has(whole)) {
@@ -96,7 +112,10 @@ export interface RemoteSandbox {
 }
 
 export function startSandboxProcess(): Promise<RemoteSandbox> {
-  const proc: ChildProcess = fork(fileURLToPath(import.meta.url), ['--child'], { execArgv: process.execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+  const proc: ChildProcess = fork(fileURLToPath(import.meta.url), ['--child'], {
+    execArgv: process.execArgv,
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  })
   const waiting = new Map<number, () => void>()
   const sentAt = new Map<string, number>()
   const answers = new Map<number, (log: ServiceRequest[]) => void>()

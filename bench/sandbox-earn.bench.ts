@@ -37,7 +37,13 @@ export default async function bench(): Promise<BenchResult> {
   const deadline = Date.now() + 3_600_000
   const bodies: string[][] = []
   for (let n = 0; n < pairs; n++) {
-    const create = await s.create({ user_nonce: n, withdraw_type: 'scheduled', asset_id: 1, amount: '100000000', deadline_unix_ms: deadline })
+    const create = await s.create({
+      user_nonce: n,
+      withdraw_type: 'scheduled',
+      asset_id: 1,
+      amount: '100000000',
+      deadline_unix_ms: deadline,
+    })
     const cancel = await s.cancel(`withdraw:${s.address.toLowerCase()}:${n}`, deadline)
     bodies.push([JSON.stringify(create), JSON.stringify(cancel)])
   }
@@ -64,11 +70,19 @@ export default async function bench(): Promise<BenchResult> {
   const barePerS = Math.max(bare1, await bare())
 
   return {
-    description: 'Earn pool: 400 sequential `account` reads over loopback HTTP; 300 signed writes (create+cancel) through the handler in process vs bare EIP-712 recovery of the same signatures.',
+    description:
+      'Earn pool: 400 sequential `account` reads over loopback HTTP; 300 signed writes (create+cancel) through the handler in process vs bare EIP-712 recovery of the same signatures.',
     figures: [
       fromPercentile(
         // The sandbox stands in for the service in the latency benches, whose goals are 150-250 ms: a read must cost it a few ms at most.
-        { name: 'account_read_p50', what: 'earn `account` read over loopback HTTP, p50 of sequential reads (p99 on this shared machine is the load, reported in metrics) (the sandbox must not distort the latency benches)', unit: 'ms', goal: 5, better: 'lower', clock: 'wall' },
+        {
+          name: 'account_read_p50',
+          what: 'earn `account` read over loopback HTTP, p50 of sequential reads (p99 on this shared machine is the load, reported in metrics) (the sandbox must not distort the latency benches)',
+          unit: 'ms',
+          goal: 5,
+          better: 'lower',
+          clock: 'wall',
+        },
         lat,
         50,
       ),

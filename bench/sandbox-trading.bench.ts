@@ -40,7 +40,14 @@ export default async function bench(): Promise<BenchResult> {
     const side = i % 2 === 0 ? 'ask' : 'bid'
     const price = String(65000 + (i % 7) * (side === 'ask' ? 1 : -1) + (i % 3 === 0 ? (side === 'ask' ? -4 : 4) : 0))
     envelopes.push(
-      await signEnvelope(accounts[i % accounts.length]!, { action: { type: 'order', market_id: '1', side, order_type: 'limit', tif: 'gtc', price, quantity: '0.01' }, nonce: base + BigInt(i) }, chainId),
+      await signEnvelope(
+        accounts[i % accounts.length]!,
+        {
+          action: { type: 'order', market_id: '1', side, order_type: 'limit', tif: 'gtc', price, quantity: '0.01' },
+          nonce: base + BigInt(i),
+        },
+        chainId,
+      ),
     )
   }
   const bodies = envelopes.map((e) => JSON.stringify(e))
@@ -91,7 +98,14 @@ export default async function bench(): Promise<BenchResult> {
     figures: [
       fromPercentile(
         // The sandbox stands in for the service in the latency benches, whose goals are 150-250 ms: a read must cost it a few ms at most.
-        { name: 'info_p50', what: '/info handling (l2Book, openOrders, userFills, userBalances) on a populated book, p50 of sequential reads (p99 on this shared machine is the load, reported in metrics)', unit: 'ms', goal: 5, better: 'lower', clock: 'wall' },
+        {
+          name: 'info_p50',
+          what: '/info handling (l2Book, openOrders, userFills, userBalances) on a populated book, p50 of sequential reads (p99 on this shared machine is the load, reported in metrics)',
+          unit: 'ms',
+          goal: 5,
+          better: 'lower',
+          clock: 'wall',
+        },
         lat,
         50,
       ),

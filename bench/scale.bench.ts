@@ -30,7 +30,16 @@ import { startWebHost } from '../main/hosts/web/server'
 import { DEV_OWNER_LABELS, devOwner } from '../sandbox/scenario/dev-keys'
 import { launchBrowser, repoRoot } from '../e2e/harness'
 import { describeFigure, fromPercentile, fromRuns, fromValue, median, percentile, spreadOf, type Figure } from './judge'
-import { approveConfirmations, BENCH_PASSPHRASE, call, openCore, prepareDataDirOn, setStrictLimits, type Extra, type SandboxUrls } from './desk-fixture'
+import {
+  approveConfirmations,
+  BENCH_PASSPHRASE,
+  call,
+  openCore,
+  prepareDataDirOn,
+  setStrictLimits,
+  type Extra,
+  type SandboxUrls,
+} from './desk-fixture'
 import { startSandboxProcess, type RemoteSandbox } from './sandbox-child'
 import type { BenchResult } from './types'
 
@@ -55,7 +64,13 @@ const MB = 1024 * 1024
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** Core start (unlock included) to the first overview with all `n` rows read in this run and fresh. */
-async function freshStart(dataDir: string, urls: SandboxUrls, n: number, pauseMs: number, boxMs: number): Promise<{ ms: number; lacking: string }> {
+async function freshStart(
+  dataDir: string,
+  urls: SandboxUrls,
+  n: number,
+  pauseMs: number,
+  boxMs: number,
+): Promise<{ ms: number; lacking: string }> {
   await sleep(pauseMs)
   const t0 = performance.now()
   const startedAt = Date.now()
@@ -63,7 +78,14 @@ async function freshStart(dataDir: string, urls: SandboxUrls, n: number, pauseMs
   const fresh = (o: OverviewView) =>
     o.rows.length === n &&
     o.source !== 'cache' &&
-    o.rows.every((r) => !r.stale && r.fetchedAt !== null && r.source !== 'cache' && r.fetchedAt >= startedAt && (r.account.kind !== 'credit' || r.credit !== null))
+    o.rows.every(
+      (r) =>
+        !r.stale &&
+        r.fetchedAt !== null &&
+        r.source !== 'cache' &&
+        r.fetchedAt >= startedAt &&
+        (r.account.kind !== 'credit' || r.credit !== null),
+    )
   let fullAt = 0
   let last: OverviewView | null = null
   const done = new Promise<void>((resolve) => {
@@ -112,7 +134,8 @@ async function installObserver(page: Page): Promise<void> {
 }
 
 type Win = { __want: Map<string, { label: string; value: string }>; __seen: Record<string, number> }
-const want = (page: Page, key: string, label: string, value: string) => page.evaluate(([k, l, v]) => (window as unknown as Win).__want.set(k!, { label: l!, value: v! }), [key, label, value])
+const want = (page: Page, key: string, label: string, value: string) =>
+  page.evaluate(([k, l, v]) => (window as unknown as Win).__want.set(k!, { label: l!, value: v! }), [key, label, value])
 async function seenAt(page: Page, key: string, timeoutMs = 30_000): Promise<number> {
   await page.waitForFunction((k) => k in (window as unknown as Win).__seen, key, { timeout: timeoutMs, polling: 20 })
   return page.evaluate((k) => (window as unknown as Win).__seen[k]!, key)
@@ -124,7 +147,13 @@ async function seenAt(page: Page, key: string, timeoutMs = 30_000): Promise<numb
  * STRICT_WINDOW_MS: every 2 s, the age of every row of the last overview pushed (now − fetchedAt:
  * what the screen shows); meanwhile deposits into `target`, frame sent to the DOM.
  */
-async function strictPhase(dataDir: string, sandbox: RemoteSandbox, browser: Awaited<ReturnType<typeof launchBrowser>>, target: Extra, startBalance: bigint): Promise<{ ages: number[]; live: number[]; missed: number; status: string }> {
+async function strictPhase(
+  dataDir: string,
+  sandbox: RemoteSandbox,
+  browser: Awaited<ReturnType<typeof launchBrowser>>,
+  target: Extra,
+  startBalance: bigint,
+): Promise<{ ages: number[]; live: number[]; missed: number; status: string }> {
   setStrictLimits(dataDir, sandbox.urls, true)
   const core = await openCore(dataDir, sandbox.urls)
   const web = await startWebHost({ core, rendererRoot: join(repoRoot, 'out/renderer-web'), log: () => {} })
@@ -235,7 +264,14 @@ async function measureSize(n: number): Promise<SizeResult> {
       await page.getByRole('link', { name: `Open account ${frameTarget.label}` }).waitFor({ timeout: 60_000 })
       let frameBalance = 4_999n // 5000 deposited less the 1.0 activation fee
       const rowShows = (label: string, v: bigint) =>
-        page.waitForFunction(([l, x]) => [...document.querySelectorAll('[data-testid="overview-table"] tr')].some((r) => r.textContent?.includes(l!) && r.textContent.replace(/[\s,]/g, '').includes(x!)), [label, v.toString()], { timeout: 60_000 })
+        page.waitForFunction(
+          ([l, x]) =>
+            [...document.querySelectorAll('[data-testid="overview-table"] tr')].some(
+              (r) => r.textContent?.includes(l!) && r.textContent.replace(/[\s,]/g, '').includes(x!),
+            ),
+          [label, v.toString()],
+          { timeout: 60_000 },
+        )
       await rowShows(frameTarget.label, frameBalance)
       await installObserver(page)
       const rss0 = rss.length
@@ -248,7 +284,8 @@ async function measureSize(n: number): Promise<SizeResult> {
         const seen = await seenAt(page, key)
         for (let w = 0; w < 100 && !sentAt.has(frameBalance.toString()); w++) await sleep(10)
         const sent = sentAt.get(frameBalance.toString())
-        if (sent === undefined) throw new Error(`${n} accounts: the value ${frameBalance} reached the screen without a spotState frame carrying it`)
+        if (sent === undefined)
+          throw new Error(`${n} accounts: the value ${frameBalance} reached the screen without a spotState frame carrying it`)
         if (i >= 3) frameToScreen.push(seen - sent) // the first three warm the path
         await sleep(30 + ((i * 37) % 120)) // spread the deposits over the block and coalescing phases
       }
@@ -306,7 +343,10 @@ async function measureSize(n: number): Promise<SizeResult> {
         await page.goto(web2.url)
         const painted = await page
           .waitForFunction(
-            () => [...document.querySelectorAll('[data-testid="overview-table"] tr')].some((r) => /Bench|Treasury/.test(r.textContent || '') && /\d/.test(r.textContent || '') && /ago/.test(r.textContent || '')),
+            () =>
+              [...document.querySelectorAll('[data-testid="overview-table"] tr')].some(
+                (r) => /Bench|Treasury/.test(r.textContent || '') && /\d/.test(r.textContent || '') && /ago/.test(r.textContent || ''),
+              ),
             undefined,
             { timeout: i === 0 ? 15_000 : 5_000, polling: 'raf' },
           )
@@ -315,7 +355,12 @@ async function measureSize(n: number): Promise<SizeResult> {
             () => false,
           )
         if (i > 0) paints.push(painted ? performance.now() - p0 : Infinity) // the first load warms Chromium's caches
-        if (painted && !ageText) ageText = ((await page.locator('[data-testid="overview-table"] tr', { hasText: 'ago' }).first().innerText()).match(/[^\n]*ago[^\n]*/)?.[0] ?? '').trim()
+        if (painted && !ageText)
+          ageText = (
+            (await page.locator('[data-testid="overview-table"] tr', { hasText: 'ago' }).first().innerText()).match(
+              /[^\n]*ago[^\n]*/,
+            )?.[0] ?? ''
+          ).trim()
         await page.close()
       }
     } finally {
@@ -327,21 +372,77 @@ async function measureSize(n: number): Promise<SizeResult> {
     const rssMax = Math.max(...rssFigureSample)
     const writeFigure =
       writeToScreen.length >= 20
-        ? fromPercentile({ name: `write_confirmed_to_screen_p50_${n}`, what: `${n} accounts: a transfer's accepted push (journal.changed) to the destination's new balance in the overview DOM, p50`, unit: 'ms', goal: WRITE_GOAL_MS, better: 'lower', clock: 'wall' }, writeToScreen, 50)
+        ? fromPercentile(
+            {
+              name: `write_confirmed_to_screen_p50_${n}`,
+              what: `${n} accounts: a transfer's accepted push (journal.changed) to the destination's new balance in the overview DOM, p50`,
+              unit: 'ms',
+              goal: WRITE_GOAL_MS,
+              better: 'lower',
+              clock: 'wall',
+            },
+            writeToScreen,
+            50,
+          )
         : fromValue(
-            { name: `write_confirmed_to_screen_p50_${n}`, what: `${n} accounts: a transfer's accepted push to the new balance in the overview DOM, p50 of only ${writeToScreen.length} writes (${writeFailures.length} refused)`, unit: 'ms', goal: WRITE_GOAL_MS, better: 'lower', clock: 'wall' },
+            {
+              name: `write_confirmed_to_screen_p50_${n}`,
+              what: `${n} accounts: a transfer's accepted push to the new balance in the overview DOM, p50 of only ${writeToScreen.length} writes (${writeFailures.length} refused)`,
+              unit: 'ms',
+              goal: WRITE_GOAL_MS,
+              better: 'lower',
+              clock: 'wall',
+            },
             writeToScreen.length ? median(writeToScreen) : Infinity,
             writeToScreen.length ? 1.4826 * spreadOf(writeToScreen).mad : 0,
             `1.4826 x MAD of ${writeToScreen.length} writes`,
             writeToScreen.length ? writeToScreen : [Infinity],
           )
     const figures: Figure[] = [
-      fromRuns({ name: `fresh_overview_${n}_accounts`, what: `core start of a desk that ran before (unlock included) to the first overview with all ${n} rows read in this run and fresh, live sandbox at 1 /info per second, no strict mode`, unit: 'ms', goal: FRESH_GOAL_MS, better: 'lower', clock: 'wall' }, restarts),
-      fromRuns({ name: `first_paint_from_cache_${n}`, what: `${n} accounts: page navigation to cached rows painted with their age, network down, per page load`, unit: 'ms', goal: PAINT_GOAL_MS, better: 'lower', clock: 'wall' }, paints),
-      fromPercentile({ name: `frame_to_screen_p99_${n}`, what: `${n} accounts: spotState frame sent by the sandbox to the new balance in the overview DOM in Chromium, p99`, unit: 'ms', goal: FRAME_GOAL_MS, better: 'lower', clock: 'wall' }, frameToScreen, 99),
+      fromRuns(
+        {
+          name: `fresh_overview_${n}_accounts`,
+          what: `core start of a desk that ran before (unlock included) to the first overview with all ${n} rows read in this run and fresh, live sandbox at 1 /info per second, no strict mode`,
+          unit: 'ms',
+          goal: FRESH_GOAL_MS,
+          better: 'lower',
+          clock: 'wall',
+        },
+        restarts,
+      ),
+      fromRuns(
+        {
+          name: `first_paint_from_cache_${n}`,
+          what: `${n} accounts: page navigation to cached rows painted with their age, network down, per page load`,
+          unit: 'ms',
+          goal: PAINT_GOAL_MS,
+          better: 'lower',
+          clock: 'wall',
+        },
+        paints,
+      ),
+      fromPercentile(
+        {
+          name: `frame_to_screen_p99_${n}`,
+          what: `${n} accounts: spotState frame sent by the sandbox to the new balance in the overview DOM in Chromium, p99`,
+          unit: 'ms',
+          goal: FRAME_GOAL_MS,
+          better: 'lower',
+          clock: 'wall',
+        },
+        frameToScreen,
+        99,
+      ),
       writeFigure,
       fromValue(
-        { name: `main_rss_${n}`, what: `${n} accounts: RSS of the process holding the core and the web host (and the Playwright client: an upper bound), max over the live browser phases, sampled each second`, unit: 'MB', goal: RSS_GOAL_MB, better: 'lower', clock: 'rss' },
+        {
+          name: `main_rss_${n}`,
+          what: `${n} accounts: RSS of the process holding the core and the web host (and the Playwright client: an upper bound), max over the live browser phases, sampled each second`,
+          unit: 'MB',
+          goal: RSS_GOAL_MB,
+          better: 'lower',
+          clock: 'rss',
+        },
         rssMax,
         1.4826 * spreadOf(rssFigureSample).mad,
         `1.4826 x MAD of ${rssFigureSample.length} one-second samples`,
@@ -351,11 +452,40 @@ async function measureSize(n: number): Promise<SizeResult> {
     if (strict) {
       const agesFinite = strict.ages.length >= 20 ? strict.ages : [...strict.ages, ...Array(20 - strict.ages.length).fill(Infinity)]
       figures.push(
-        fromPercentile({ name: `strict_balance_age_p99_${n}`, what: `${n} accounts, strict mode: age of every row's balances in the overview pushed (now − fetchedAt), sampled every 2 s over the second half of a ${STRICT_WINDOW_MS / 1000} s window, p99`, unit: 's', goal: STRICT_AGE_GOAL_S, better: 'lower', clock: 'wall' }, agesFinite, 99),
+        fromPercentile(
+          {
+            name: `strict_balance_age_p99_${n}`,
+            what: `${n} accounts, strict mode: age of every row's balances in the overview pushed (now − fetchedAt), sampled every 2 s over the second half of a ${STRICT_WINDOW_MS / 1000} s window, p99`,
+            unit: 's',
+            goal: STRICT_AGE_GOAL_S,
+            better: 'lower',
+            clock: 'wall',
+          },
+          agesFinite,
+          99,
+        ),
         strict.live.length >= 20
-          ? fromPercentile({ name: `strict_live_set_p99_${n}`, what: `${n} accounts, strict mode: the account on screen (filtered, so in the live set): spotState frame sent to the DOM, p99`, unit: 'ms', goal: STRICT_LIVE_GOAL_MS, better: 'lower', clock: 'wall' }, strict.live, 99)
+          ? fromPercentile(
+              {
+                name: `strict_live_set_p99_${n}`,
+                what: `${n} accounts, strict mode: the account on screen (filtered, so in the live set): spotState frame sent to the DOM, p99`,
+                unit: 'ms',
+                goal: STRICT_LIVE_GOAL_MS,
+                better: 'lower',
+                clock: 'wall',
+              },
+              strict.live,
+              99,
+            )
           : fromValue(
-              { name: `strict_live_set_p99_${n}`, what: `${n} accounts, strict mode: the account on screen, frame sent to the DOM; only ${strict.live.length} samples (${strict.missed} not on screen within 20 s), the slowest stands for p99`, unit: 'ms', goal: STRICT_LIVE_GOAL_MS, better: 'lower', clock: 'wall' },
+              {
+                name: `strict_live_set_p99_${n}`,
+                what: `${n} accounts, strict mode: the account on screen, frame sent to the DOM; only ${strict.live.length} samples (${strict.missed} not on screen within 20 s), the slowest stands for p99`,
+                unit: 'ms',
+                goal: STRICT_LIVE_GOAL_MS,
+                better: 'lower',
+                clock: 'wall',
+              },
               strict.live.length && strict.missed === 0 ? Math.max(...strict.live) : Infinity,
               0,
               'too few samples for a noise estimate',
@@ -368,7 +498,9 @@ async function measureSize(n: number): Promise<SizeResult> {
       figures,
       metrics: {
         [`n${n}_prepare_seconds`]: Number(prepSeconds.toFixed(1)),
-        [`n${n}_first_ever_start_ms`]: Number.isFinite(first.ms) ? Math.round(first.ms) : `not within ${Math.max(60, n * 0.6)} s (${first.lacking})`,
+        [`n${n}_first_ever_start_ms`]: Number.isFinite(first.ms)
+          ? Math.round(first.ms)
+          : `not within ${Math.max(60, n * 0.6)} s (${first.lacking})`,
         [`n${n}_fresh_overview_per_restart_ms`]: restarts.map(r0).join(' / '),
         [`n${n}_fresh_overview_state_at_30s`]: lacking || 'full every time',
         [`n${n}_frame_to_screen_p50_ms`]: percentile(frameToScreen, 50),
@@ -380,8 +512,14 @@ async function measureSize(n: number): Promise<SizeResult> {
         [`n${n}_rss_median_mb`]: Number(median(rssFigureSample).toFixed(1)),
         [`n${n}_first_paint_per_load_ms`]: paints.map(r0).join(' / '),
         [`n${n}_cached_row_age_shown`]: ageText,
-        [`n${n}_strict_balance_age_p50_p99_max_s`]: strict && strict.ages.length ? `${percentile(strict.ages, 50).toFixed(1)} / ${percentile(strict.ages, 99).toFixed(1)} / ${Math.max(...strict.ages).toFixed(1)}` : 'not measured',
-        [`n${n}_strict_live_set_p50_p99_ms`]: strict && strict.live.length ? `${percentile(strict.live, 50)} / ${percentile(strict.live, 99)} (${strict.live.length} samples, ${strict.missed} missed)` : 'not measured',
+        [`n${n}_strict_balance_age_p50_p99_max_s`]:
+          strict && strict.ages.length
+            ? `${percentile(strict.ages, 50).toFixed(1)} / ${percentile(strict.ages, 99).toFixed(1)} / ${Math.max(...strict.ages).toFixed(1)}`
+            : 'not measured',
+        [`n${n}_strict_live_set_p50_p99_ms`]:
+          strict && strict.live.length
+            ? `${percentile(strict.live, 50)} / ${percentile(strict.live, 99)} (${strict.live.length} samples, ${strict.missed} missed)`
+            : 'not measured',
         [`n${n}_strict_status`]: strict?.status ?? 'not measured',
       },
       line: `${n} accounts: fresh overview ${r0(median(restarts))} ms, first paint ${r0(median(paints))} ms, frame to screen p99 ${percentile(frameToScreen, 99)} ms, write to screen p50 ${writeToScreen.length ? percentile(writeToScreen, 50) : 'n/a'} ms, RSS max ${rssMax.toFixed(0)} MB`,
@@ -399,7 +537,8 @@ export default async function run(): Promise<BenchResult> {
   const metrics: Record<string, number | string> = {}
   const lines: string[] = []
   for (const n of SIZES) {
-    if (!Number.isInteger(n) || n < 8) throw new Error(`SCALE_BENCH_ACCOUNTS: ${n} is not a size (at least 8: six owners and two watched targets)`)
+    if (!Number.isInteger(n) || n < 8)
+      throw new Error(`SCALE_BENCH_ACCOUNTS: ${n} is not a size (at least 8: six owners and two watched targets)`)
     process.stderr.write(`  scale: ${n} accounts…\n`)
     const r = await measureSize(n)
     // Each size's figures as soon as they are measured (a long run stopped later keeps them).

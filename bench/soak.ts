@@ -29,7 +29,19 @@ import { WebSocket } from 'ws'
 import type { AccountDetailView, EarnPage, EarnWithdrawalView } from '../main/contract/types'
 import { devBot, devOwner } from '../sandbox/scenario/dev-keys'
 import { fromValue, median, type Figure } from './judge'
-import { ACCOUNTS, approveConfirmations, BENCH_PASSPHRASE, call, openCore, prepareDataDir, setStrictLimits, startLiveSandbox, urlsOf, type Extra, type SandboxUrls } from './desk-fixture'
+import {
+  ACCOUNTS,
+  approveConfirmations,
+  BENCH_PASSPHRASE,
+  call,
+  openCore,
+  prepareDataDir,
+  setStrictLimits,
+  startLiveSandbox,
+  urlsOf,
+  type Extra,
+  type SandboxUrls,
+} from './desk-fixture'
 
 const SAMPLE_MS = 2000
 export const GROWTH_GOAL = 1.1
@@ -231,7 +243,15 @@ async function child(dataDir: string, urls: SandboxUrls, fillUsers: string[]): P
     // series shows a leak instead of where the collector happened to be in its cycle.
     ;(globalThis as { gc?: () => void }).gc?.()
     const m = process.memoryUsage()
-    process.send?.({ type: 'sample', t: Date.now() - t0, rss: m.rss, heap: m.heapUsed, pushes, earn: { ...earn.stats }, ...resources(hubSize()) })
+    process.send?.({
+      type: 'sample',
+      t: Date.now() - t0,
+      rss: m.rss,
+      heap: m.heapUsed,
+      pushes,
+      earn: { ...earn.stats },
+      ...resources(hubSize()),
+    })
   }
   report()
   setInterval(report, SAMPLE_MS)
@@ -247,7 +267,9 @@ async function child(dataDir: string, urls: SandboxUrls, fillUsers: string[]): P
   loop(FILLS_POLL_MS, readFills)
   process.on('message', (m) => {
     if (m === 'fills') {
-      void readFills().then(() => process.send?.({ type: 'fills', fills: Object.fromEntries([...fills].map(([u, g]) => [u, [...g.values()]])) }))
+      void readFills().then(() =>
+        process.send?.({ type: 'fills', fills: Object.fromEntries([...fills].map(([u, g]) => [u, [...g.values()]])) }),
+      )
     }
     if (m === 'stop') void core.close().finally(() => process.exit(0))
   })
@@ -278,7 +300,12 @@ export function linearFit(xs: readonly number[], ys: readonly number[]): { slope
 const canon = (d: string) => (d.includes('.') ? d.replace(/0+$/, '').replace(/\.$/, '') : d)
 
 /** Runs the soak for `minutes` over `accounts` accounts and judges growth. */
-export async function soak(minutes: number, log: (line: string) => void = (l) => process.stderr.write(l + '\n'), accounts = ACCOUNTS, strict = false): Promise<SoakReport> {
+export async function soak(
+  minutes: number,
+  log: (line: string) => void = (l) => process.stderr.write(l + '\n'),
+  accounts = ACCOUNTS,
+  strict = false,
+): Promise<SoakReport> {
   const sandbox = await startLiveSandbox({ earnPendingSeconds: EARN_PENDING_S })
   const { dataDir, extra } = await prepareDataDir(sandbox, undefined, accounts, BOT_WATCH)
   // The sandbox network's own default is strict limits; the soak runs without them unless asked.
@@ -289,7 +316,10 @@ export async function soak(minutes: number, log: (line: string) => void = (l) =>
   let coreUpAt = 0
   let deskFills: Record<string, FillKey[]> = {}
   const fillUsers = BOT_WATCH.map((w) => w.address)
-  const proc = fork(fileURLToPath(import.meta.url), ['--child', dataDir, JSON.stringify(urlsOf(sandbox)), JSON.stringify(fillUsers)], { execArgv: [...process.execArgv, '--expose-gc'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+  const proc = fork(fileURLToPath(import.meta.url), ['--child', dataDir, JSON.stringify(urlsOf(sandbox)), JSON.stringify(fillUsers)], {
+    execArgv: [...process.execArgv, '--expose-gc'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  })
   try {
     const durationMs = minutes * 60_000
     await new Promise<void>((resolve, reject) => {
@@ -371,7 +401,15 @@ export async function soak(minutes: number, log: (line: string) => void = (l) =>
     // is in the sandbox's full list) or one the sandbox never made (an error).
     const all = new Set(sandbox.trading.recentFills(user as Address, 1_000_000).map((f) => String(f.tid)))
     const extraFills = deskInWindow.filter((f) => !all.has(f.tid)).length
-    return { user, sandbox: truth.length, desk: [...mine.values()].filter((f) => truthTids.has(f.tid)).length, missing, extra: extraFills, different, examples }
+    return {
+      user,
+      sandbox: truth.length,
+      desk: [...mine.values()].filter((f) => truthTids.has(f.tid)).length,
+      missing,
+      extra: extraFills,
+      different,
+      examples,
+    }
   })
   const fillsExact = fills.every((f) => f.missing === 0 && f.extra === 0 && f.different === 0 && f.sandbox > 0)
   const end = samples[samples.length - 1]!
@@ -391,13 +429,23 @@ export async function soak(minutes: number, log: (line: string) => void = (l) =>
   const endRss = median(tail.map((s) => s.rss))
   // Noise: the scatter of RSS around a straight line fitted through the steady samples. A steady
   // leak is the line's slope, not scatter, so it cannot widen its own allowance.
-  const fit = linearFit(steady.map((s) => s.t), steady.map((s) => s.rss))
+  const fit = linearFit(
+    steady.map((s) => s.t),
+    steady.map((s) => s.rss),
+  )
   const resid = steady.map((s) => (s.rss - (fit.intercept + fit.slope * s.t)) / ref)
   const m = median(resid)
   const scatter = 1.4826 * median(resid.map((x) => Math.abs(x - m)))
   const comparison = `median RSS of the last ${tail.length} samples (${(durationMs - span) / 1000}-${durationMs / 1000} s) over the median of the first ${refSet.length} after a ${warmMs / 1000} s warm-up`
   const figure = fromValue(
-    { name: `rss_growth_${minutes}min`, what: `child core RSS growth under a live sandbox (moving marks, bot trading, ${accounts} accounts${strict ? ', strict limits' : ''}, a deposit a second, earn withdrawals requested and claimed, overview push on): ${comparison}`, unit: 'x', goal: GROWTH_GOAL, better: 'lower', clock: 'rss' },
+    {
+      name: `rss_growth_${minutes}min`,
+      what: `child core RSS growth under a live sandbox (moving marks, bot trading, ${accounts} accounts${strict ? ', strict limits' : ''}, a deposit a second, earn withdrawals requested and claimed, overview push on): ${comparison}`,
+      unit: 'x',
+      goal: GROWTH_GOAL,
+      better: 'lower',
+      clock: 'rss',
+    },
     endRss / ref,
     scatter,
     `1.4826 x MAD of the steady samples' residuals around a fitted line, relative to the reference (${steady.length} samples every ${SAMPLE_MS / 1000} s)`,
@@ -408,7 +456,14 @@ export async function soak(minutes: number, log: (line: string) => void = (l) =>
   // twice the slope's standard error over the same window.
   const windowMs = durationMs - warmMs
   const projection = fromValue(
-    { name: `rss_trend_${minutes}min`, what: `RSS growth along the line fitted through the steady samples (${((fit.slope * 60_000) / MB).toFixed(2)} MB/min) across the ${windowMs / 1000} s after the warm-up, relative to the reference`, unit: 'x', goal: GROWTH_GOAL, better: 'lower', clock: 'rss' },
+    {
+      name: `rss_trend_${minutes}min`,
+      what: `RSS growth along the line fitted through the steady samples (${((fit.slope * 60_000) / MB).toFixed(2)} MB/min) across the ${windowMs / 1000} s after the warm-up, relative to the reference`,
+      unit: 'x',
+      goal: GROWTH_GOAL,
+      better: 'lower',
+      clock: 'rss',
+    },
     1 + (fit.slope * windowMs) / ref,
     (2 * fit.slopeSe * windowMs) / ref,
     `2 x the slope's standard error over the window (${steady.length} samples)`,
@@ -419,11 +474,21 @@ export async function soak(minutes: number, log: (line: string) => void = (l) =>
   // collected heap is what the core's objects hold, judged the same way.
   const heapRef = median(refSet.map((s) => s.heap))
   const heapEnd = median(tail.map((s) => s.heap))
-  const heapFit = linearFit(steady.map((s) => s.t), steady.map((s) => s.heap))
+  const heapFit = linearFit(
+    steady.map((s) => s.t),
+    steady.map((s) => s.heap),
+  )
   const heapResid = steady.map((s) => (s.heap - (heapFit.intercept + heapFit.slope * s.t)) / heapRef)
   const hm = median(heapResid)
   const heapFigure = fromValue(
-    { name: `heap_growth_${minutes}min`, what: `child core JS heap after a full collection, same windows: ${comparison}`, unit: 'x', goal: GROWTH_GOAL, better: 'lower', clock: 'rss' },
+    {
+      name: `heap_growth_${minutes}min`,
+      what: `child core JS heap after a full collection, same windows: ${comparison}`,
+      unit: 'x',
+      goal: GROWTH_GOAL,
+      better: 'lower',
+      clock: 'rss',
+    },
     heapEnd / heapRef,
     1.4826 * median(heapResid.map((x) => Math.abs(x - hm))),
     `1.4826 x MAD of the steady heap samples' residuals around a fitted line, relative to the reference (${steady.length} samples)`,
@@ -434,7 +499,16 @@ export async function soak(minutes: number, log: (line: string) => void = (l) =>
   // socket in flight at one sample is jitter, a level the reference never reached is a leak.
   const keys: (keyof Resources)[] = ['hub', 'listeners', 'wsListeners', 'wsSockets', 'handles', 'timers', 'sockets', 'fds']
   const resources = Object.fromEntries(
-    keys.map((k) => [k, { ref: median(refSet.map((s) => s[k])), refMax: Math.max(...refSet.map((s) => s[k])), end: median(tail.map((s) => s[k])), max: Math.max(...steady.map((s) => s[k])), series: thin(samples.map((s) => s[k])) }]),
+    keys.map((k) => [
+      k,
+      {
+        ref: median(refSet.map((s) => s[k])),
+        refMax: Math.max(...refSet.map((s) => s[k])),
+        end: median(tail.map((s) => s[k])),
+        max: Math.max(...steady.map((s) => s[k])),
+        series: thin(samples.map((s) => s[k])),
+      },
+    ]),
   ) as SoakReport['resources']
   const grown = keys.filter((k) => resources[k].end > resources[k].refMax)
   return {
@@ -474,7 +548,9 @@ if (isMain) {
     const j = args.indexOf('--accounts')
     const accounts = j >= 0 ? Number(args[j + 1]) : ACCOUNTS
     if (!Number.isFinite(minutes) || minutes <= 0 || !Number.isInteger(accounts) || accounts < 7) {
-      process.stderr.write('usage: soak --minutes N [--accounts A] [--strict] (N > 0, A >= 7: the six development owners and at least one funded account)\n')
+      process.stderr.write(
+        'usage: soak --minutes N [--accounts A] [--strict] (N > 0, A >= 7: the six development owners and at least one funded account)\n',
+      )
       process.exit(2)
     }
     const quiet = args.includes('--json-only')
@@ -482,13 +558,25 @@ if (isMain) {
     const f = r.figure
     const p = r.projection
     if (!quiet) {
-      process.stderr.write(`soak: ${f.value}x (goal <= ${f.goal}x, noise ±${f.noise}) ${f.verdict}: ${r.comparison}; ${r.pushes} overview pushes, ${r.deposits} deposits, ${r.bot_fills} executed transactions\n`)
-      process.stderr.write(`soak: heap ${r.heapFigure.value}x (goal <= ${r.heapFigure.goal}x, noise ±${r.heapFigure.noise}) ${r.heapFigure.verdict}\n`)
+      process.stderr.write(
+        `soak: ${f.value}x (goal <= ${f.goal}x, noise ±${f.noise}) ${f.verdict}: ${r.comparison}; ${r.pushes} overview pushes, ${r.deposits} deposits, ${r.bot_fills} executed transactions\n`,
+      )
+      process.stderr.write(
+        `soak: heap ${r.heapFigure.value}x (goal <= ${r.heapFigure.goal}x, noise ±${r.heapFigure.noise}) ${r.heapFigure.verdict}\n`,
+      )
       process.stderr.write(`soak: trend ${p.value}x (goal <= ${p.goal}x, noise ±${p.noise}) ${p.verdict}: ${p.what}\n`)
-      const res = Object.entries(r.resources).map(([k, v]) => `${k} ${v.ref}->${v.end} (max ${v.max})`).join(', ')
-      process.stderr.write(`soak: resources (reference -> end median): ${res}; ${r.grown.length ? `GREW: ${r.grown.join(', ')}` : 'none grew'}\n`)
-      process.stderr.write(`soak: earn ${r.earn.created} requested, ${r.earn.claimed} claimed, ${r.earn.failed} failed${r.earn.lastError ? ` (last: ${r.earn.lastError})` : ''}\n`)
-      process.stderr.write(`soak: fills ${r.fillsExact ? 'exact' : 'NOT exact'}: ${r.fills.map((x) => `${x.user.slice(0, 10)} sandbox ${x.sandbox}, desk ${x.desk}, missing ${x.missing}, extra ${x.extra}, different ${x.different}${x.examples.length ? ` (${x.examples.join('; ')})` : ''}`).join('; ')}\n`)
+      const res = Object.entries(r.resources)
+        .map(([k, v]) => `${k} ${v.ref}->${v.end} (max ${v.max})`)
+        .join(', ')
+      process.stderr.write(
+        `soak: resources (reference -> end median): ${res}; ${r.grown.length ? `GREW: ${r.grown.join(', ')}` : 'none grew'}\n`,
+      )
+      process.stderr.write(
+        `soak: earn ${r.earn.created} requested, ${r.earn.claimed} claimed, ${r.earn.failed} failed${r.earn.lastError ? ` (last: ${r.earn.lastError})` : ''}\n`,
+      )
+      process.stderr.write(
+        `soak: fills ${r.fillsExact ? 'exact' : 'NOT exact'}: ${r.fills.map((x) => `${x.user.slice(0, 10)} sandbox ${x.sandbox}, desk ${x.desk}, missing ${x.missing}, extra ${x.extra}, different ${x.different}${x.examples.length ? ` (${x.examples.join('; ')})` : ''}`).join('; ')}\n`,
+      )
     }
     process.stdout.write(JSON.stringify(r) + '\n')
     process.exit([f, p, r.heapFigure].some((x) => x.verdict === 'MISSED') || r.grown.length > 0 || !r.fillsExact ? 1 : 0)

@@ -27,7 +27,10 @@ const RESTARTS = 5
 
 function full(o: OverviewView): boolean {
   // An unfunded account is fresh with no balances; a credit account needs its credit line.
-  return o.rows.length === ACCOUNTS && o.rows.every((r) => !r.stale && r.fetchedAt !== null && (r.account.kind !== 'credit' || r.credit !== null))
+  return (
+    o.rows.length === ACCOUNTS &&
+    o.rows.every((r) => !r.stale && r.fetchedAt !== null && (r.account.kind !== 'credit' || r.credit !== null))
+  )
 }
 
 /**
@@ -39,7 +42,8 @@ async function freshStart(dataDir: string, sandbox: SandboxHandle, pauseMs: numb
   const t0 = performance.now()
   const startedAt = Date.now()
   const core = await openCore(dataDir, urlsOf(sandbox))
-  const fresh = (o: OverviewView) => full(o) && o.source !== 'cache' && o.rows.every((r) => r.source !== 'cache' && (r.fetchedAt ?? 0) >= startedAt)
+  const fresh = (o: OverviewView) =>
+    full(o) && o.source !== 'cache' && o.rows.every((r) => r.source !== 'cache' && (r.fetchedAt ?? 0) >= startedAt)
   let fullAt = 0
   let last: OverviewView | null = null
   const done = new Promise<void>((resolve) => {
@@ -58,8 +62,16 @@ async function freshStart(dataDir: string, sandbox: SandboxHandle, pauseMs: numb
     if (!fullAt && fresh(firstView)) fullAt = performance.now()
     await Promise.race([done, new Promise((r) => setTimeout(r, 30_000))])
     const seen: OverviewView = last ?? firstView
-    const lacking = seen.rows.filter((r) => r.stale || r.fetchedAt === null || r.source === 'cache' || (r.account.kind === 'credit' && r.credit === null))
-    const text = `${seen.rows.length} rows, ${lacking.length} not fresh: ${lacking.slice(0, 4).map((r) => `${r.account.label} (kind ${r.account.kind}, stale ${r.stale}, source ${r.source}, credit ${r.credit ? 'yes' : 'no'}, balances ${r.available.length})`).join('; ')}`
+    const lacking = seen.rows.filter(
+      (r) => r.stale || r.fetchedAt === null || r.source === 'cache' || (r.account.kind === 'credit' && r.credit === null),
+    )
+    const text = `${seen.rows.length} rows, ${lacking.length} not fresh: ${lacking
+      .slice(0, 4)
+      .map(
+        (r) =>
+          `${r.account.label} (kind ${r.account.kind}, stale ${r.stale}, source ${r.source}, credit ${r.credit ? 'yes' : 'no'}, balances ${r.available.length})`,
+      )
+      .join('; ')}`
     await new Promise((r) => setTimeout(r, 500)) // let the last-known writes settle
     return { ms: fullAt ? fullAt - t0 : Infinity, lacking: text }
   } finally {
@@ -99,22 +111,42 @@ export default async function run(): Promise<BenchResult> {
         const p0 = performance.now()
         await page.goto(web.url)
         // Painted: a cached row of ours shows a number and its age ("… ago"). (No named helpers inside: tsx's name-keeping helper does not exist in the page.)
-        const painted = await page.waitForFunction(
-          () => [...document.querySelectorAll('[data-testid="overview-table"] tr')].some((r) => /Bench|Treasury/.test(r.textContent || '') && /\d/.test(r.textContent || '') && /ago/.test(r.textContent || '')),
-          undefined,
-          { timeout: i === 0 ? 15_000 : 5_000, polling: 'raf' },
-        ).then(() => true, () => false)
+        const painted = await page
+          .waitForFunction(
+            () =>
+              [...document.querySelectorAll('[data-testid="overview-table"] tr')].some(
+                (r) => /Bench|Treasury/.test(r.textContent || '') && /\d/.test(r.textContent || '') && /ago/.test(r.textContent || ''),
+              ),
+            undefined,
+            { timeout: i === 0 ? 15_000 : 5_000, polling: 'raf' },
+          )
+          .then(
+            () => true,
+            () => false,
+          )
         // Nothing painted: an infinite figure (a miss), with what the screen showed instead.
         const ms = painted ? performance.now() - p0 : Infinity
         if (!painted) {
-          screenAtMiss = (await page.locator('main').innerText().catch(() => '(no main)')).replace(/\s+/g, ' ').slice(0, 300)
+          screenAtMiss = (
+            await page
+              .locator('main')
+              .innerText()
+              .catch(() => '(no main)')
+          )
+            .replace(/\s+/g, ' ')
+            .slice(0, 300)
           if (i > 0) paints.push(ms)
           await page.close()
-          if (i >= 1 && paints.length >= 1) { while (paints.length < PAINTS) paints.push(Infinity); break }
+          if (i >= 1 && paints.length >= 1) {
+            while (paints.length < PAINTS) paints.push(Infinity)
+            break
+          }
           continue
         }
         if (i > 0) paints.push(ms) // the first load warms Chromium's caches
-        ageText = (await page.locator('[data-testid="overview-table"] tr', { hasText: 'ago' }).first().innerText()).match(/[^\n]*ago[^\n]*/)?.[0] ?? ''
+        ageText =
+          (await page.locator('[data-testid="overview-table"] tr', { hasText: 'ago' }).first().innerText()).match(/[^\n]*ago[^\n]*/)?.[0] ??
+          ''
         await page.close()
       }
     } finally {
@@ -124,8 +156,28 @@ export default async function run(): Promise<BenchResult> {
     return {
       description: `20 accounts (6 keyed, ${extra.length} watch-only) on a live sandbox at the default 1 /info request per second: core start to a full overview; then, with the sandbox stopped, web-host page load to the cached overview painted with its age in Chromium (${PAINTS} loads)`,
       figures: [
-        fromRuns({ name: 'fresh_overview_20_accounts', what: 'core start of a desk that ran before (unlock included) to the first overview pushed with all 20 rows read in this run and fresh, live sandbox at 1 /info per second', unit: 'ms', goal: FRESH_GOAL_MS, better: 'lower', clock: 'wall' }, restarts),
-        fromRuns({ name: 'first_paint_from_cache', what: 'page navigation to cached rows painted with their age, network down, per page load', unit: 'ms', goal: PAINT_GOAL_MS, better: 'lower', clock: 'wall' }, paints),
+        fromRuns(
+          {
+            name: 'fresh_overview_20_accounts',
+            what: 'core start of a desk that ran before (unlock included) to the first overview pushed with all 20 rows read in this run and fresh, live sandbox at 1 /info per second',
+            unit: 'ms',
+            goal: FRESH_GOAL_MS,
+            better: 'lower',
+            clock: 'wall',
+          },
+          restarts,
+        ),
+        fromRuns(
+          {
+            name: 'first_paint_from_cache',
+            what: 'page navigation to cached rows painted with their age, network down, per page load',
+            unit: 'ms',
+            goal: PAINT_GOAL_MS,
+            better: 'lower',
+            clock: 'wall',
+          },
+          paints,
+        ),
       ],
       metrics: {
         fresh_overview_per_restart_ms: restarts.map((x) => (Number.isFinite(x) ? Math.round(x) : 'not within 30 s')).join(' / '),

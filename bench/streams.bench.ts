@@ -22,15 +22,23 @@ function frames(n: number, vary = false): string[] {
       for (let j = 0; j < 3; j++) {
         // one fill in ten is a replay of an earlier tid (snapshot overlap, backfill)
         const t = j === 2 && i % 10 === 0 ? tid - 5n : ++tid
-        fills.push(`{"coin":"1","px":"65010.5","sz":"0.02","side":"B","time":${1_700_000_000_000 + i},"oid":${100000 + i},"crossed":true,"fee":"0.0000004","feeToken":"3","tid":${t},"cloid":null}`)
+        fills.push(
+          `{"coin":"1","px":"65010.5","sz":"0.02","side":"B","time":${1_700_000_000_000 + i},"oid":${100000 + i},"crossed":true,"fee":"0.0000004","feeToken":"3","tid":${t},"cloid":null}`,
+        )
       }
       out.push(`{"channel":"userFills","data":{"user":"${user}","fills":[${fills.join(',')}]}}`)
     } else if (k === 1) {
-      out.push(`{"channel":"spotState","data":{"user":"${user}","balances":[{"coin":"USDC","token":1,"total":"${vary ? 250000 + i : 250000}.12345678","hold":"3050"},{"coin":"BTC","token":3,"total":"2.5","hold":"0"},{"coin":"ETH","token":4,"total":"40","hold":"1.5"}]}}`)
+      out.push(
+        `{"channel":"spotState","data":{"user":"${user}","balances":[{"coin":"USDC","token":1,"total":"${vary ? 250000 + i : 250000}.12345678","hold":"3050"},{"coin":"BTC","token":3,"total":"2.5","hold":"0"},{"coin":"ETH","token":4,"total":"40","hold":"1.5"}]}}`,
+      )
     } else if (k === 2) {
-      out.push(`{"channel":"spotCreditState","data":{"user":"${user}","authorized":true,"status":"active","creditUsdAtoms":"5000000000000","positions":[{"asset_id":3,"symbol":"BTC","actual_display":"0.3","actual_qty":"30000000","pending_exposure_display":"0","pending_exposure_qty":"0"},{"asset_id":1,"symbol":"USDC","actual_display":"-${vary ? 12000 + i : 12000}","actual_qty":"-${vary ? 12000 + i : 12000}00000000","pending_exposure_display":"-61","pending_exposure_qty":"-6100000000"}]}}`)
+      out.push(
+        `{"channel":"spotCreditState","data":{"user":"${user}","authorized":true,"status":"active","creditUsdAtoms":"5000000000000","positions":[{"asset_id":3,"symbol":"BTC","actual_display":"0.3","actual_qty":"30000000","pending_exposure_display":"0","pending_exposure_qty":"0"},{"asset_id":1,"symbol":"USDC","actual_display":"-${vary ? 12000 + i : 12000}","actual_qty":"-${vary ? 12000 + i : 12000}00000000","pending_exposure_display":"-61","pending_exposure_qty":"-6100000000"}]}}`,
+      )
     } else {
-      out.push(`{"channel":"openOrders","data":{"user":"${user}","orders":[{"coin":"1","side":"B","limitPx":"61000","sz":"0.05","oid":${i},"timestamp":1700000000000,"origSz":"0.05","cloid":"0x000000000000000000000000005eed01"}]}}`)
+      out.push(
+        `{"channel":"openOrders","data":{"user":"${user}","orders":[{"coin":"1","side":"B","limitPx":"61000","sz":"0.05","oid":${i},"timestamp":1700000000000,"origSz":"0.05","cloid":"0x000000000000000000000000005eed01"}]}}`,
+      )
     }
   }
   return out
@@ -139,8 +147,16 @@ export default async function streamsBench(): Promise<BenchResult> {
   return {
     description: `ingest of ${N} frames (userFills with 3 fills and 10% replays, spotState and spotCreditState repeating identically per account as throttled channels do, openOrders; 20 accounts) through lossless parse, validation, dedupe on (user, tid) and 250 ms coalescing; ratios are bare JSON.parse time over pipeline time, CPU time, ${PAIRS} interleaved pairs; "changing_" = the same mix with every snapshot frame different`,
     figures: [
-      figure('ingest_vs_json_parse', repeats, 'stream ingest speed over a bare JSON.parse loop on the service-like frame mix (repeated snapshots skipped), CPU time per interleaved pair'),
-      figure('ingest_changing_vs_json_parse', changing, 'the same with every snapshot frame different (nothing to skip), CPU time per interleaved pair'),
+      figure(
+        'ingest_vs_json_parse',
+        repeats,
+        'stream ingest speed over a bare JSON.parse loop on the service-like frame mix (repeated snapshots skipped), CPU time per interleaved pair',
+      ),
+      figure(
+        'ingest_changing_vs_json_parse',
+        changing,
+        'the same with every snapshot frame different (nothing to skip), CPU time per interleaved pair',
+      ),
     ],
     metrics: {
       frames_per_cpu_s: Math.round(fullFps),

@@ -31,8 +31,15 @@ function signDigest(key: Hex, digest: Hex): Hex {
 function buildChain(): SignedEntry[] {
   const keys = Array.from({ length: ADMINS }, () => newIdentityKey())
   const admins = keys.map((k) => identitySigner(k).address.toLowerCase() as Hex)
-  const { teamId, entry } = genesisEntry({ teamName: 'bench', adminQuorum: 1, members: admins.map((a, i) => ({ address: a, name: `admin ${i}`, roles: ['admin'] })) })
-  const seal = (e: typeof entry, i: number) => sealEntry(teamId, e, [{ signer: admins[i % ADMINS]! as `0x${string}`, signature: signDigest(keys[i % ADMINS]!, entryDigest(teamId, e)) }])
+  const { teamId, entry } = genesisEntry({
+    teamName: 'bench',
+    adminQuorum: 1,
+    members: admins.map((a, i) => ({ address: a, name: `admin ${i}`, roles: ['admin'] })),
+  })
+  const seal = (e: typeof entry, i: number) =>
+    sealEntry(teamId, e, [
+      { signer: admins[i % ADMINS]! as `0x${string}`, signature: signDigest(keys[i % ADMINS]!, entryDigest(teamId, e)) },
+    ])
   const out = [seal(entry, 0)]
   let version = 0
   for (let seq = 1n; seq < BigInt(ENTRIES); seq++) {
@@ -41,8 +48,18 @@ function buildChain(): SignedEntry[] {
     // Mostly policy versions (the largest payloads), with roster changes between them.
     const e =
       i % 10 === 0
-        ? unsignedEntry(seq, prev, 'roster', { changes: [{ op: 'add', address: `0x${i.toString(16).padStart(40, '0')}`, name: `operator ${i}`, roles: ['trader', 'approver'] }] })
-        : unsignedEntry(seq, prev, 'policy', { version: ++version, rules: [{ id: `r${i}`, kinds: ['withdraw'], minUsd: '10000', then: { effect: 'approve', count: 2, roles: ['approver'] } }, { id: 'rest', then: { effect: 'allow' } }] })
+        ? unsignedEntry(seq, prev, 'roster', {
+            changes: [
+              { op: 'add', address: `0x${i.toString(16).padStart(40, '0')}`, name: `operator ${i}`, roles: ['trader', 'approver'] },
+            ],
+          })
+        : unsignedEntry(seq, prev, 'policy', {
+            version: ++version,
+            rules: [
+              { id: `r${i}`, kinds: ['withdraw'], minUsd: '10000', then: { effect: 'approve', count: 2, roles: ['approver'] } },
+              { id: 'rest', then: { effect: 'allow' } },
+            ],
+          })
     out.push(seal(e, i))
   }
   return out
@@ -62,7 +79,14 @@ export default async function bench(): Promise<BenchResult> {
       const rows = chain.slice(i, i + 1000).map(toStoredRow)
       await c.query(
         'INSERT INTO team_log (seq, prev, kind, payload, digest, signatures) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])',
-        [rows.map((r) => r.seq.toString()), rows.map((r) => r.prev), rows.map((r) => r.kind), rows.map((r) => r.payload), rows.map((r) => r.digest), rows.map((r) => r.signatures)],
+        [
+          rows.map((r) => r.seq.toString()),
+          rows.map((r) => r.prev),
+          rows.map((r) => r.kind),
+          rows.map((r) => r.payload),
+          rows.map((r) => r.digest),
+          rows.map((r) => r.signatures),
+        ],
       )
     }
     await c.end()
@@ -73,7 +97,7 @@ export default async function bench(): Promise<BenchResult> {
     const r0 = performance.now()
     const rows = await store.readLog()
     const readS = (performance.now() - r0) / 1000
-    const load0 = loadavg()[0]
+    const load0 = loadavg()[0] ?? 0
     const remote0 = workerStats.remote
     const verifier = new ChainVerifier()
     const chunkWall: number[] = []
@@ -89,7 +113,7 @@ export default async function bench(): Promise<BenchResult> {
       if (!report.ok) throw new Error(`chain did not verify: ${report.broken?.reason}`)
     }
     const onWorkers = workerStats.remote - remote0
-    const load1 = loadavg()[0]
+    const load1 = loadavg()[0] ?? 0
     const final = verifier.report()
     if (final.verified !== ENTRIES) throw new Error(`verified ${final.verified} of ${ENTRIES}`)
     // A desk's start-up with the head it verified last time kept locally: ECDSA skipped up to it.
@@ -109,8 +133,34 @@ export default async function bench(): Promise<BenchResult> {
     return {
       description: `A chain of ${ENTRIES} signed entries (genesis, roster changes, policy versions; ${ADMINS} admins, quorum 1) in a real PostgreSQL 15 started for the bench; one desk reads the whole log and verifies it from genesis (hash links, EIP-712 digests, every signature, quorum, roster and policy rules), timed per batch of ${size}.`,
       figures: [
-        fromValue({ name: 'verify_10k_chain_wall', what: `wall time to read ${ENTRIES} rows and verify them from genesis`, unit: 's', goal: GOAL_S, better: 'lower', clock: 'wall' }, wallS, noiseOf(chunkWall), method, chunkWall),
-        fromValue({ name: 'verify_10k_chain_cpu', what: `CPU time (user + system) of this process, its worker threads included, verifying ${ENTRIES} entries (the database's work excluded)`, unit: 's', goal: GOAL_S, better: 'lower', clock: 'cpu' }, cpuS, noiseOf(chunkCpu), method, chunkCpu),
+        fromValue(
+          {
+            name: 'verify_10k_chain_wall',
+            what: `wall time to read ${ENTRIES} rows and verify them from genesis`,
+            unit: 's',
+            goal: GOAL_S,
+            better: 'lower',
+            clock: 'wall',
+          },
+          wallS,
+          noiseOf(chunkWall),
+          method,
+          chunkWall,
+        ),
+        fromValue(
+          {
+            name: 'verify_10k_chain_cpu',
+            what: `CPU time (user + system) of this process, its worker threads included, verifying ${ENTRIES} entries (the database's work excluded)`,
+            unit: 's',
+            goal: GOAL_S,
+            better: 'lower',
+            clock: 'cpu',
+          },
+          cpuS,
+          noiseOf(chunkCpu),
+          method,
+          chunkCpu,
+        ),
       ],
       metrics: {
         entries: ENTRIES,

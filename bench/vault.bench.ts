@@ -77,7 +77,9 @@ export default async function bench(): Promise<BenchResult> {
     created.lock()
 
     const bareScrypt = () =>
-      new Promise<Buffer>((res, rej) => scrypt(PASS, Buffer.alloc(32, 1), 32, { N: 2 ** 18, r: 8, p: 1, maxmem: 300 * 1024 * 1024 }, (e, k) => (e ? rej(e) : res(k))))
+      new Promise<Buffer>((res, rej) =>
+        scrypt(PASS, Buffer.alloc(32, 1), 32, { N: 2 ** 18, r: 8, p: 1, maxmem: 300 * 1024 * 1024 }, (e, k) => (e ? rej(e) : res(k))),
+      )
     const unlockMs: number[] = []
     const stallMs: number[] = []
     const bareScryptMs: number[] = []
@@ -133,13 +135,50 @@ export default async function bench(): Promise<BenchResult> {
     return {
       description: `Vault unlock with scrypt N=2^18 r=8 p=1 (2 keys, self-test included), ${UNLOCK_RUNS} runs interleaved with node's own async scrypt, with the longest event-loop stall seen by a 1 ms timer; ${SIGN_ROUNDS} interleaved rounds of ${SIGNS_PER_ROUND} signatures each of a ${LEGACY_ORDER_PAYLOAD.length}-byte legacy payload (agent key) and a settle-shaped EIP-712 value (owner key, auto-approving confirmer) against bare viem.`,
       figures: [
-        fromRuns({ name: 'unlock_vs_node_scrypt', what: 'vault unlock over node:crypto scrypt with the same cost, CPU time (all threads) per interleaved pair', unit: 'x', goal: UNLOCK_GOAL, better: 'lower', clock: 'cpu' }, unlockCpuRatio),
         fromRuns(
-          { name: 'unlock_stall_over_scrypt_stall', what: "longest gap between 1 ms timer ticks during each unlock less the same during node's scrypt in its pair (the KDF runs in the libuv pool; what is left is the vault's own synchronous work)", unit: 'ms', goal: STALL_GOAL_MS, better: 'lower', clock: 'wall' },
+          {
+            name: 'unlock_vs_node_scrypt',
+            what: 'vault unlock over node:crypto scrypt with the same cost, CPU time (all threads) per interleaved pair',
+            unit: 'x',
+            goal: UNLOCK_GOAL,
+            better: 'lower',
+            clock: 'cpu',
+          },
+          unlockCpuRatio,
+        ),
+        fromRuns(
+          {
+            name: 'unlock_stall_over_scrypt_stall',
+            what: "longest gap between 1 ms timer ticks during each unlock less the same during node's scrypt in its pair (the KDF runs in the libuv pool; what is left is the vault's own synchronous work)",
+            unit: 'ms',
+            goal: STALL_GOAL_MS,
+            better: 'lower',
+            clock: 'wall',
+          },
           stallMs.map((s, i) => s - bareStallMs[i]!),
         ),
-        fromRuns({ name: 'sign_legacy_vs_viem', what: 'legacy payload signing through the vault over bare viem sign(keccak256), CPU time per interleaved round', unit: 'x', goal: SIGN_GOAL, better: 'lower', clock: 'cpu' }, legacyRatio),
-        fromRuns({ name: 'sign_eip712_vs_viem', what: 'EIP-712 settle signing through the vault (confirmation gate included) over bare viem signTypedData, CPU time per interleaved round', unit: 'x', goal: SIGN_GOAL, better: 'lower', clock: 'cpu' }, typedRatio),
+        fromRuns(
+          {
+            name: 'sign_legacy_vs_viem',
+            what: 'legacy payload signing through the vault over bare viem sign(keccak256), CPU time per interleaved round',
+            unit: 'x',
+            goal: SIGN_GOAL,
+            better: 'lower',
+            clock: 'cpu',
+          },
+          legacyRatio,
+        ),
+        fromRuns(
+          {
+            name: 'sign_eip712_vs_viem',
+            what: 'EIP-712 settle signing through the vault (confirmation gate included) over bare viem signTypedData, CPU time per interleaved round',
+            unit: 'x',
+            goal: SIGN_GOAL,
+            better: 'lower',
+            clock: 'cpu',
+          },
+          typedRatio,
+        ),
       ],
       metrics: {
         unlock_p50_ms: round(p50(unlockMs), 1),

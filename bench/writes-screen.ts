@@ -44,7 +44,9 @@ export async function shownNew(page: Page, what: string, before: string, timeout
 
 function find(w: string): { text: string } | null {
   let el: Element | null
-  if (w.endsWith(' >> status')) el = document.querySelector(w.slice(0, -' >> status'.length))?.closest('.panel')?.querySelector('[aria-label="Submission status"]') ?? null
+  if (w.endsWith(' >> status'))
+    el =
+      document.querySelector(w.slice(0, -' >> status'.length))?.closest('.panel')?.querySelector('[aria-label="Submission status"]') ?? null
   else el = document.querySelector(w)
   return el ? { text: el.textContent ?? '' } : null
 }
@@ -55,12 +57,20 @@ function find(w: string): { text: string } | null {
  */
 export function readAside(url: string, body: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', localAddress: '127.0.0.2', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
-      res.on('error', reject)
-    })
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        localAddress: '127.0.0.2',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (c: Buffer) => chunks.push(c))
+        res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+        res.on('error', reject)
+      },
+    )
     req.on('error', reject)
     req.end(body)
   })

@@ -102,7 +102,8 @@ export default async function run(): Promise<BenchResult> {
   const offEvents = core.events.subscribe((event, payload) => {
     if (event === 'journal.changed') pushes.push({ at: Date.now(), s: payload as JournalPush })
     const view = payload as { account?: { address?: string }; openOrders?: { oid: string }[] }
-    if (event === 'state.account' && view.account?.address?.toLowerCase() === trader) pages.push({ at: Date.now(), oids: (view.openOrders ?? []).map((o) => o.oid) })
+    if (event === 'state.account' && view.account?.address?.toLowerCase() === trader)
+      pages.push({ at: Date.now(), oids: (view.openOrders ?? []).map((o) => o.oid) })
   })
   const second = devOwner(1).address.toLowerCase()
   try {
@@ -117,7 +118,10 @@ export default async function run(): Promise<BenchResult> {
         n.set(k, { count: cur.count + 1, waitedMs: Math.max(cur.waitedMs, d.startedAt - d.queuedAt) })
       }
       // How many, and the longest any of them waited for its turn (a lane that waits seconds is saturated).
-      return [...n].sort((a, b) => b[1].count - a[1].count).map(([k, v]) => `${k}=${v.count}${v.waitedMs >= 1000 ? ` (waited up to ${(v.waitedMs / 1000).toFixed(1)} s)` : ''}`).join(' ')
+      return [...n]
+        .sort((a, b) => b[1].count - a[1].count)
+        .map(([k, v]) => `${k}=${v.count}${v.waitedMs >= 1000 ? ` (waited up to ${(v.waitedMs / 1000).toFixed(1)} s)` : ''}`)
+        .join(' ')
     }
     const log = (line: string) => process.stderr.write(`  writes: ${line}\n`)
     /**
@@ -130,7 +134,10 @@ export default async function run(): Promise<BenchResult> {
       try {
         return await wait(timeoutMs)
       } catch (e) {
-        throw new Error(`${what}: not within ${timeoutMs} ms (${e instanceof Error ? e.message.split('\n')[0] : String(e)}); /info reads started meanwhile: ${lanes(since) || 'none'}`, { cause: e })
+        throw new Error(
+          `${what}: not within ${timeoutMs} ms (${e instanceof Error ? e.message.split('\n')[0] : String(e)}); /info reads started meanwhile: ${lanes(since) || 'none'}`,
+          { cause: e },
+        )
       }
     }
     /** Polls `cond` every `everyMs` until true, or gives up after `timeoutMs` (false). */
@@ -146,9 +153,14 @@ export default async function run(): Promise<BenchResult> {
     const tab = async (route: string): Promise<Page> => {
       const p = await ctx.newPage()
       await p.goto(web.url)
-      await p.getByRole('navigation', { name: 'Main', exact: true }).waitFor({ timeout: 60_000 }).catch((e: unknown) => {
-        throw new Error(`tab ${route}: the main navigation not shown within 60 s (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`)
-      })
+      await p
+        .getByRole('navigation', { name: 'Main', exact: true })
+        .waitFor({ timeout: 60_000 })
+        .catch((e: unknown) => {
+          throw new Error(
+            `tab ${route}: the main navigation not shown within 60 s (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`,
+          )
+        })
       for (let i = 0; i < 20 && (await p.evaluate(() => location.hash)) !== `#${route}`; i++) {
         await p.evaluate((r) => (location.hash = r), `#${route}`)
         await p.waitForTimeout(250)
@@ -156,25 +168,42 @@ export default async function run(): Promise<BenchResult> {
       return p
     }
     const overview = await tab('/overview')
-    await within('the overview listing accounts', 60_000, (timeout) => overview.getByRole('link', { name: /^Open account / }).first().waitFor({ timeout }))
+    await within('the overview listing accounts', 60_000, (timeout) =>
+      overview
+        .getByRole('link', { name: /^Open account / })
+        .first()
+        .waitFor({ timeout }),
+    )
     await tab('/journal')
     const alerts = await tab('/overview')
-    await within('the notifications button', 30_000, (timeout) => alerts.getByRole('button', { name: /^Notifications, / }).click({ timeout }))
-    await within('the notifications drawer', 30_000, (timeout) => alerts.getByRole('dialog', { name: 'Notifications', exact: true }).waitFor({ timeout }))
+    await within('the notifications button', 30_000, (timeout) =>
+      alerts.getByRole('button', { name: /^Notifications, / }).click({ timeout }),
+    )
+    await within('the notifications drawer', 30_000, (timeout) =>
+      alerts.getByRole('dialog', { name: 'Notifications', exact: true }).waitFor({ timeout }),
+    )
     const page = await tab(`/account/${trader}`)
-    await within('the account page\'s order ticket tab', 30_000, (timeout) => page.getByRole('tab', { name: 'Order ticket', exact: true }).click({ timeout }))
+    await within("the account page's order ticket tab", 30_000, (timeout) =>
+      page.getByRole('tab', { name: 'Order ticket', exact: true }).click({ timeout }),
+    )
     const market = page.getByRole('combobox', { name: 'Market', exact: true })
-    if (!(await poll(30_000, async () => (await market.locator('option', { hasText: '(#2)' }).count()) > 0, 250))) throw new Error(`the ticket's market list without market #2 after 30 s; /info reads so far: ${lanes(0)}`)
+    if (!(await poll(30_000, async () => (await market.locator('option', { hasText: '(#2)' }).count()) > 0, 250)))
+      throw new Error(`the ticket's market list without market #2 after 30 s; /info reads so far: ${lanes(0)}`)
     await market.selectOption({ label: (await market.locator('option', { hasText: '(#2)' }).first().innerText()).trim() })
     const facts = page.getByRole('region', { name: 'Order preview', exact: true })
-    if (!(await poll(30_000, async () => /×/.test(await facts.getByTestId('best-bid').innerText({ timeout: 5_000 })), 250))) throw new Error(`the ticket shows no best bid after 30 s: ${await facts.innerText().catch(() => '?')}`)
+    if (!(await poll(30_000, async () => /×/.test(await facts.getByTestId('best-bid').innerText({ timeout: 5_000 })), 250)))
+      throw new Error(`the ticket shows no best bid after 30 s: ${await facts.innerText().catch(() => '?')}`)
     const bid = Number((await facts.getByTestId('best-bid').innerText()).split(' ')[0]!.replace(/,/g, ''))
     const price = String(Math.floor(bid * 0.8))
     await page.getByRole('textbox', { name: 'Limit price', exact: true }).fill(price)
     const place = page.getByRole('button', { name: 'Place order', exact: true })
 
     /** The first push after `since` matching `pred`. */
-    const waitPush = async (since: number, pred: (s: JournalPush) => boolean, timeoutMs = 60_000): Promise<{ at: number; s: JournalPush }> => {
+    const waitPush = async (
+      since: number,
+      pred: (s: JournalPush) => boolean,
+      timeoutMs = 60_000,
+    ): Promise<{ at: number; s: JournalPush }> => {
       const until = Date.now() + timeoutMs
       for (;;) {
         const hit = pushes.find((p) => p.at >= since && pred(p.s))
@@ -184,7 +213,8 @@ export default async function run(): Promise<BenchResult> {
       }
     }
     /** /info reads that started between the click and the write's send (what the write waited for). */
-    const readsBefore = (t0: number, sentAt: number) => dispatches.filter((d) => d.scheduler.startsWith('info') && d.startedAt >= t0 && d.startedAt <= sentAt).length
+    const readsBefore = (t0: number, sentAt: number) =>
+      dispatches.filter((d) => d.scheduler.startsWith('info') && d.startedAt >= t0 && d.startedAt <= sentAt).length
     let lastSend = 0
     /** From the /trade send of each order to its journaled accepted (the exchange's part, and the answer's way back). */
     const sentToAccepted: number[] = []
@@ -193,7 +223,8 @@ export default async function run(): Promise<BenchResult> {
 
     const placeOne = async (spaced: boolean): Promise<{ ms: number; journalMs: number; infoReads: number; preparedMs: number }> => {
       await page.getByRole('textbox', { name: 'Quantity', exact: true }).fill('0.01')
-      if (!(await poll(10_000, async () => !(await place.isDisabled())))) throw new Error(`"Place order" still disabled 10 s after the quantity was typed: ${await facts.innerText().catch(() => '?')}`)
+      if (!(await poll(10_000, async () => !(await place.isDisabled()))))
+        throw new Error(`"Place order" still disabled 10 s after the quantity was typed: ${await facts.innerText().catch(() => '?')}`)
       if (spaced) {
         const wait = lastAnswer + SPACING_MS - Date.now()
         if (wait > 0) await page.waitForTimeout(wait)
@@ -210,7 +241,9 @@ export default async function run(): Promise<BenchResult> {
       lastAnswer = done.at
       // The time that counts: the ticket showing the accepted order (its new oid) to the operator.
       const onScreen = (await within('the ticket showing the order result', 15_000, () => shown)) - t0
-      log(`order ${onScreen} ms on screen (journaled accepted at ${done.at - t0} ms, prepared at ${signed.at - t0} ms, sent at ${sent ? `${sent.startedAt - t0} ms` : '?'}, ${readsBefore(t0, lastSend)} /info reads started before its send${onScreen > 1000 ? `: ${lanes(t0)}` : ''})`)
+      log(
+        `order ${onScreen} ms on screen (journaled accepted at ${done.at - t0} ms, prepared at ${signed.at - t0} ms, sent at ${sent ? `${sent.startedAt - t0} ms` : '?'}, ${readsBefore(t0, lastSend)} /info reads started before its send${onScreen > 1000 ? `: ${lanes(t0)}` : ''})`,
+      )
       if (sent) sentToAccepted.push(done.at - sent.startedAt)
       return { ms: onScreen, journalMs: done.at - t0, infoReads: readsBefore(t0, lastSend), preparedMs: signed.at - t0 }
     }
@@ -235,8 +268,16 @@ export default async function run(): Promise<BenchResult> {
     const orders = page.getByRole('table', { name: 'Open orders', exact: true })
     const cancelOne = async (spacedCancel: boolean): Promise<{ ms: number; infoReads: number }> => {
       // The first order listed, passing over any the page kept listing after its cancel (counted below).
-      const names = async () => (await orders.getByRole('button', { name: /^Cancel order \d+$/ }).evaluateAll((bs) => bs.map((b) => b.getAttribute('aria-label') ?? ''))).filter((n) => !stuck.includes(n))
-      if (!(await poll(30_000, async () => (await names()).length > 0, 50))) throw new Error(`no order left to cancel in the account page's list after 30 s (still listed after their cancel: ${stuck.join(', ') || 'none'})`)
+      const names = async () =>
+        (
+          await orders
+            .getByRole('button', { name: /^Cancel order \d+$/ })
+            .evaluateAll((bs) => bs.map((b) => b.getAttribute('aria-label') ?? ''))
+        ).filter((n) => !stuck.includes(n))
+      if (!(await poll(30_000, async () => (await names()).length > 0, 50)))
+        throw new Error(
+          `no order left to cancel in the account page's list after 30 s (still listed after their cancel: ${stuck.join(', ') || 'none'})`,
+        )
       const btn = orders.getByRole('button', { name: (await names())[0]!, exact: true })
       if (!(await poll(10_000, async () => !(await btn.isDisabled())))) throw new Error('"Cancel order" still disabled after 10 s')
       if (spacedCancel) {
@@ -257,17 +298,22 @@ export default async function run(): Promise<BenchResult> {
       const onScreen = (await within('the account page showing the cancel accepted', 15_000, () => shown)) - t0
       // The page lists the exchange's state before the next click: the cancelled order is gone.
       const left = await within('the cancelled order leaving the page', GONE_WAIT_MS + 5_000, () =>
-        orders.getByRole('button', { name, exact: true }).waitFor({ state: 'detached', timeout: GONE_WAIT_MS }).then(
-          () => true,
-          () => false,
-        ),
+        orders
+          .getByRole('button', { name, exact: true })
+          .waitFor({ state: 'detached', timeout: GONE_WAIT_MS })
+          .then(
+            () => true,
+            () => false,
+          ),
       )
       if (left) gone.push(Date.now() - done.at)
       else {
         stuck.push(name)
         log(`cancel of ${name}: still listed ${GONE_WAIT_MS} ms after accepted; ${await diagnose(name.replace(/\D+/g, ''), done.s)}`)
       }
-      log(`cancel ${onScreen} ms on screen (journaled accepted at ${done.at - t0} ms, ${readsBefore(t0, lastSend)} /info reads started before its send)`)
+      log(
+        `cancel ${onScreen} ms on screen (journaled accepted at ${done.at - t0} ms, ${readsBefore(t0, lastSend)} /info reads started before its send)`,
+      )
       return { ms: onScreen, infoReads: readsBefore(t0, lastSend) }
     }
     /** From a cancel accepted to its order gone from the account page. */
@@ -276,11 +322,22 @@ export default async function run(): Promise<BenchResult> {
     const stuck: string[] = []
     /** Where an order the page kept listing after its cancel is listed: the exchange, the core's account page, the cancel's answer. */
     const diagnose = async (oid: string, s: JournalPush): Promise<string> => {
-      const exchange = await deadline('the exchange\'s open orders', 10_000, readAside(`${sandbox.urls.tradingUrl}/info`, JSON.stringify({ type: 'openOrders', user: trader, market_id: -1 })))
+      const exchange = await deadline(
+        "the exchange's open orders",
+        10_000,
+        readAside(`${sandbox.urls.tradingUrl}/info`, JSON.stringify({ type: 'openOrders', user: trader, market_id: -1 })),
+      )
         .then((t) => (new RegExp(`"oid":"?${oid}"?[,}]`).test(t) ? 'listed by the exchange' : 'not listed by the exchange'))
         .catch((e: unknown) => `exchange not read (${e instanceof Error ? e.message : String(e)})`)
-      const desk = await deadline('the core\'s account page', 10_000, call<{ openOrders: { oid: string }[]; ages: Record<string, number | null> }>(core, 'account.detail', { address: trader }))
-        .then((d) => `${d.openOrders.some((o) => o.oid === oid) ? 'listed' : 'not listed'} in the core's account page (open orders as of ${d.ages.openOrders == null ? 'never' : `${Date.now() - d.ages.openOrders} ms ago`})`)
+      const desk = await deadline(
+        "the core's account page",
+        10_000,
+        call<{ openOrders: { oid: string }[]; ages: Record<string, number | null> }>(core, 'account.detail', { address: trader }),
+      )
+        .then(
+          (d) =>
+            `${d.openOrders.some((o) => o.oid === oid) ? 'listed' : 'not listed'} in the core's account page (open orders as of ${d.ages.openOrders == null ? 'never' : `${Date.now() - d.ages.openOrders} ms ago`})`,
+        )
         .catch((e: unknown) => `core not read (${e instanceof Error ? e.message : String(e)})`)
       const since = pages.filter((p) => p.at >= (pushes.find((x) => x.s.id === s.id && x.s.state === 'accepted')?.at ?? Infinity))
       const pushed = `${since.length} page push(es) since accepted, ${since.filter((p) => p.oids.includes(oid)).length} listing it${since.length ? `, the last ${Date.now() - since[since.length - 1]!.at} ms ago` : ''}`
@@ -301,7 +358,11 @@ export default async function run(): Promise<BenchResult> {
     // Halt: two accounts with resting orders in both markets.
     const bookBid = async (account: string, marketId: string) => {
       const t = Date.now()
-      const p = await deadline(`the preview of a bid in market ${marketId}`, 30_000, call<{ book: { bid: { price: string } | null } }>(core, 'orders.preview', { account, marketId, side: 'bid' })).catch((e: unknown) => {
+      const p = await deadline(
+        `the preview of a bid in market ${marketId}`,
+        30_000,
+        call<{ book: { bid: { price: string } | null } }>(core, 'orders.preview', { account, marketId, side: 'bid' }),
+      ).catch((e: unknown) => {
         throw new Error(`${e instanceof Error ? e.message : String(e)}; /info reads meanwhile: ${lanes(t)}`, { cause: e })
       })
       return Number(p.book.bid?.price ?? '0')
@@ -312,12 +373,18 @@ export default async function run(): Promise<BenchResult> {
         ['2', '0.01'],
       ] as const) {
         const px = String(Math.floor((await bookBid(account, marketId)) * 0.8))
-        await deadline(`an order of ${account} in market ${marketId}`, 30_000, call(core, 'orders.place', { account, marketId, side: 'bid', orderType: 'limit', tif: 'gtc', price: px, quantity: qty }))
+        await deadline(
+          `an order of ${account} in market ${marketId}`,
+          30_000,
+          call(core, 'orders.place', { account, marketId, side: 'bid', orderType: 'limit', tif: 'gtc', price: px, quantity: qty }),
+        )
       }
     }
     await page.waitForTimeout(1500) // the /trade budget refills; the streams bring the new orders
     const policy = await tab('/policy')
-    await within('the policy page\'s "Halt trading" button', 30_000, (timeout) => policy.getByRole('button', { name: 'Halt trading', exact: true }).click({ timeout }))
+    await within('the policy page\'s "Halt trading" button', 30_000, (timeout) =>
+      policy.getByRole('button', { name: 'Halt trading', exact: true }).click({ timeout }),
+    )
     const haltBtn = policy.getByRole('button', { name: 'Halt and cancel every open order', exact: true })
     await within('the halt confirmation', 15_000, (timeout) => haltBtn.waitFor({ timeout }))
     const h0 = Date.now()
@@ -341,21 +408,121 @@ export default async function run(): Promise<BenchResult> {
     const pct = (name: string, what: string, goal: number, sample: number[], p: number) =>
       sample.length >= 20
         ? fromPercentile({ name, what, unit: 'ms', goal, better: 'lower', clock: 'wall' }, sample, p)
-        : fromValue({ name, what: `${what} (a shortened run: nearest-rank percentile of ${sample.length})`, unit: 'ms', goal, better: 'lower', clock: 'wall' }, percentile(sample, p), 1.4826 * spreadOf(sample).mad, `1.4826 x MAD of ${sample.length} writes`, sample)
-    const maxFig = (name: string, what: string, sample: number[]) => fromValue({ name, what, unit: 'ms', goal: EACH_GOAL_MS, better: 'lower', clock: 'wall' }, Math.max(...sample), 1.4826 * spreadOf(sample).mad, `1.4826 x MAD of the ${sample.length} writes`, sample)
+        : fromValue(
+            {
+              name,
+              what: `${what} (a shortened run: nearest-rank percentile of ${sample.length})`,
+              unit: 'ms',
+              goal,
+              better: 'lower',
+              clock: 'wall',
+            },
+            percentile(sample, p),
+            1.4826 * spreadOf(sample).mad,
+            `1.4826 x MAD of ${sample.length} writes`,
+            sample,
+          )
+    const maxFig = (name: string, what: string, sample: number[]) =>
+      fromValue(
+        { name, what, unit: 'ms', goal: EACH_GOAL_MS, better: 'lower', clock: 'wall' },
+        Math.max(...sample),
+        1.4826 * spreadOf(sample).mad,
+        `1.4826 x MAD of the ${sample.length} writes`,
+        sample,
+      )
     return {
       description: `Chromium + web host + core + live sandbox in its own process (moving marks, bot trading, default 1 req/s /info and /trade budgets), 20 accounts, tabs open on the overview, an account page, the journal and the notifications drawer: ${SPACED} spaced and ${BACK_TO_BACK} back-to-back orders and cancels clicked in the account page (click to the accepted result shown in the page), then a halt of 2 accounts with orders in both markets (click to every account verified zero)`,
       figures: [
-        pct('order_click_to_accepted_p50', 'click on Place order to the ticket showing the order accepted, spaced orders, p50', P50_GOAL_MS, spaced, 50),
-        pct('order_click_to_accepted_p99', 'click on Place order to the ticket showing the order accepted, spaced orders, p99', P99_GOAL_MS, spaced, 99),
-        maxFig('order_back_to_back_max', 'ten orders placed back to back (each clicked when the previous shows its result): the slowest click to accepted', b2b),
-        pct('cancel_click_to_accepted_p50', 'click on Cancel order to the account page showing the cancel accepted, spaced cancels, p50', P50_GOAL_MS, cancelSpaced, 50),
-        pct('cancel_click_to_accepted_p99', 'click on Cancel order to the account page showing the cancel accepted, spaced cancels, p99', P99_GOAL_MS, cancelSpaced, 99),
+        pct(
+          'order_click_to_accepted_p50',
+          'click on Place order to the ticket showing the order accepted, spaced orders, p50',
+          P50_GOAL_MS,
+          spaced,
+          50,
+        ),
+        pct(
+          'order_click_to_accepted_p99',
+          'click on Place order to the ticket showing the order accepted, spaced orders, p99',
+          P99_GOAL_MS,
+          spaced,
+          99,
+        ),
+        maxFig(
+          'order_back_to_back_max',
+          'ten orders placed back to back (each clicked when the previous shows its result): the slowest click to accepted',
+          b2b,
+        ),
+        pct(
+          'cancel_click_to_accepted_p50',
+          'click on Cancel order to the account page showing the cancel accepted, spaced cancels, p50',
+          P50_GOAL_MS,
+          cancelSpaced,
+          50,
+        ),
+        pct(
+          'cancel_click_to_accepted_p99',
+          'click on Cancel order to the account page showing the cancel accepted, spaced cancels, p99',
+          P99_GOAL_MS,
+          cancelSpaced,
+          99,
+        ),
         maxFig('cancel_back_to_back_max', 'ten cancels back to back: the slowest click to accepted', cancelB2b),
-        fromValue({ name: 'halt_click_to_verified', what: 'halt of 2 accounts with resting orders in 2 markets each (20 accounts in the vault): click to the result table with every account verified zero', unit: 'ms', goal: HALT_GOAL_MS, better: 'lower', clock: 'wall' }, haltMs, 0, 'one halt (no noise allowance)', [haltMs]),
-        fromValue({ name: 'halt_accounts_not_verified', what: 'accounts of the halt whose result row does not read verified zero', unit: 'accounts', goal: 0, better: 'lower', clock: 'wall' }, rows.length - verified, 0, 'a count (no noise allowance)', [rows.length - verified]),
-        fromValue({ name: 'cancelled_orders_still_listed', what: `cancelled orders the account page still listed ${GONE_WAIT_MS / 1000} s after the cancel was accepted`, unit: 'orders', goal: 0, better: 'lower', clock: 'wall' }, stuck.length, 0, 'a count (no noise allowance)', [stuck.length]),
-        fromValue({ name: 'rate_limited_answers', what: 'RateLimited answers the service gave the desk during the whole run, counted by the sandbox (/info and /trade)', unit: 'answers', goal: 0, better: 'lower', clock: 'wall' }, rateLimited, 0, 'a count (no noise allowance)', [rateLimited]),
+        fromValue(
+          {
+            name: 'halt_click_to_verified',
+            what: 'halt of 2 accounts with resting orders in 2 markets each (20 accounts in the vault): click to the result table with every account verified zero',
+            unit: 'ms',
+            goal: HALT_GOAL_MS,
+            better: 'lower',
+            clock: 'wall',
+          },
+          haltMs,
+          0,
+          'one halt (no noise allowance)',
+          [haltMs],
+        ),
+        fromValue(
+          {
+            name: 'halt_accounts_not_verified',
+            what: 'accounts of the halt whose result row does not read verified zero',
+            unit: 'accounts',
+            goal: 0,
+            better: 'lower',
+            clock: 'wall',
+          },
+          rows.length - verified,
+          0,
+          'a count (no noise allowance)',
+          [rows.length - verified],
+        ),
+        fromValue(
+          {
+            name: 'cancelled_orders_still_listed',
+            what: `cancelled orders the account page still listed ${GONE_WAIT_MS / 1000} s after the cancel was accepted`,
+            unit: 'orders',
+            goal: 0,
+            better: 'lower',
+            clock: 'wall',
+          },
+          stuck.length,
+          0,
+          'a count (no noise allowance)',
+          [stuck.length],
+        ),
+        fromValue(
+          {
+            name: 'rate_limited_answers',
+            what: 'RateLimited answers the service gave the desk during the whole run, counted by the sandbox (/info and /trade)',
+            unit: 'answers',
+            goal: 0,
+            better: 'lower',
+            clock: 'wall',
+          },
+          rateLimited,
+          0,
+          'a count (no noise allowance)',
+          [rateLimited],
+        ),
       ],
       metrics: {
         order_p50_ms: percentile(spaced, 50),
@@ -394,7 +561,9 @@ export default async function run(): Promise<BenchResult> {
       ['the browser', () => browser.close()],
       ['the sandbox', () => sandbox.stop()],
     ] as const) {
-      await deadline(`closing ${what}`, 15_000, stop()).catch((e: unknown) => process.stderr.write(`  writes: ${e instanceof Error ? e.message : String(e)}\n`))
+      await deadline(`closing ${what}`, 15_000, stop()).catch((e: unknown) =>
+        process.stderr.write(`  writes: ${e instanceof Error ? e.message : String(e)}\n`),
+      )
     }
     rmSync(dataDir, { recursive: true, force: true })
   }

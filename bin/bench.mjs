@@ -55,5 +55,7 @@ if (stale) {
 } else process.stderr.write('bench: out/ is newer than every source; not rebuilding\n')
 const buildSeconds = ((performance.now() - t0) / 1000).toFixed(1)
 
-const r = run(process.execPath, ['--import', import.meta.resolve('tsx'), join(root, 'bench/run.ts'), ...process.argv.slice(2)], { env: { ...process.env, BENCH_BUILD_SECONDS: buildSeconds } })
+const r = run(process.execPath, ['--import', import.meta.resolve('tsx'), join(root, 'bench/run.ts'), ...process.argv.slice(2)], {
+  env: { ...process.env, BENCH_BUILD_SECONDS: buildSeconds },
+})
 process.exit(r.status ?? 1)

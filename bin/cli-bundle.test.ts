@@ -14,7 +14,12 @@ const write = (file: string, text = 'x') => {
 }
 const mtime = (file: string) => statSync(join(base, file)).mtimeMs
 function record(inputs: string[]) {
-  const meta = { version: '1.0.0', packageJson: mtime('package.json'), lock: null, inputs: Object.fromEntries(inputs.map((f) => [f, mtime(f)])) }
+  const meta = {
+    version: '1.0.0',
+    packageJson: mtime('package.json'),
+    lock: null,
+    inputs: Object.fromEntries(inputs.map((f) => [f, mtime(f)])),
+  }
   write('out/cli/desk.meta.json', JSON.stringify(meta))
 }
 

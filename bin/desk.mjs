@@ -36,7 +36,9 @@ if (runBundle) {
       process.stderr.write(`desk: the CLI bundle is out of date (${stale}); rebuilding it\n`)
       await buildBundle()
     } catch (e) {
-      process.stderr.write(`desk: cannot rebuild the CLI bundle (${e instanceof Error ? e.message.split('\n')[0] : String(e)}); running the sources under tsx (slower start)\n`)
+      process.stderr.write(
+        `desk: cannot rebuild the CLI bundle (${e instanceof Error ? e.message.split('\n')[0] : String(e)}); running the sources under tsx (slower start)\n`,
+      )
       runBundle = false
     }
   }

@@ -59,7 +59,12 @@ export function electronBinaryProblem(root, require, env = process.env, install 
 }
 
 function defaultInstall(electronDir, env) {
-  const r = spawnSync(process.execPath, [join(electronDir, 'install.js')], { cwd: electronDir, env, encoding: 'utf8', timeout: 10 * 60_000 })
+  const r = spawnSync(process.execPath, [join(electronDir, 'install.js')], {
+    cwd: electronDir,
+    env,
+    encoding: 'utf8',
+    timeout: 10 * 60_000,
+  })
   return { status: r.status, output: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}` }
 }
 
@@ -107,7 +112,11 @@ export function runElectronRebuild(root, require, version, env = process.env) {
   // An npm `nodedir` (set for offline Node builds) would make node-gyp compile against Node's
   // headers and call the result an Electron build: Electron's headers only.
   const clean = Object.fromEntries(Object.entries(env).filter(([k]) => k.toLowerCase() !== 'npm_config_nodedir'))
-  const r = spawnSync(process.execPath, [electronRebuildCli(require), '--force', '--only', 'better-sqlite3', '--version', version], { cwd: root, env: clean, encoding: 'utf8' })
+  const r = spawnSync(process.execPath, [electronRebuildCli(require), '--force', '--only', 'better-sqlite3', '--version', version], {
+    cwd: root,
+    env: clean,
+    encoding: 'utf8',
+  })
   if (r.status === 0) return null
   const log = writeLog(root, 'electron-rebuild.log', `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}`)
   return `${commandName(env)}: rebuilding better-sqlite3 for Electron ${version} failed (details in ${log}); ${WEB_HINT}`

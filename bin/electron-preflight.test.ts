@@ -74,14 +74,17 @@ describe('npm start without Electron', () => {
     expect(nativeTarget()).toBe(before)
   })
 
-  it.runIf(electronExecutable(electronDir) === null)('on this machine (no Electron binary): the same for npm start and npm run dist', () => {
-    for (const script of [['start'], ['run', 'dist']]) {
-      const r = npm(script, { ELECTRON_MIRROR: `${closedUrl}/` })
-      expect(r.status).not.toBe(0)
-      expectOneLine(r.out, new RegExp(`^npm ${script.join(' ')}: Electron's binary is missing`))
-      expect(nativeTarget()).toMatch(/^node-/)
-    }
-  })
+  it.runIf(electronExecutable(electronDir) === null)(
+    'on this machine (no Electron binary): the same for npm start and npm run dist',
+    () => {
+      for (const script of [['start'], ['run', 'dist']]) {
+        const r = npm(script, { ELECTRON_MIRROR: `${closedUrl}/` })
+        expect(r.status).not.toBe(0)
+        expectOneLine(r.out, new RegExp(`^npm ${script.join(' ')}: Electron's binary is missing`))
+        expect(nativeTarget()).toMatch(/^node-/)
+      }
+    },
+  )
 
   it.runIf(!headersCached && !electronBuildCached)('with the binary but no reachable headers: one line, Node build untouched', () => {
     const dist = temp('fake-electron-')
@@ -89,12 +92,19 @@ describe('npm start without Electron', () => {
     const before = nativeTarget()
     const r = npm(['start'], { ELECTRON_OVERRIDE_DIST_PATH: dist, ELECTRON_REBUILD_DIST_URL: closedUrl })
     expect(r.status).not.toBe(0)
-    expectOneLine(r.out, new RegExp(`^npm start: cannot build better-sqlite3 for Electron ${electronVersion.replace(/\./g, '\\.')}: its headers could not be downloaded from ${closedUrl} \\(ECONNREFUSED\\)`))
+    expectOneLine(
+      r.out,
+      new RegExp(
+        `^npm start: cannot build better-sqlite3 for Electron ${electronVersion.replace(/\./g, '\\.')}: its headers could not be downloaded from ${closedUrl} \\(ECONNREFUSED\\)`,
+      ),
+    )
     expect(nativeTarget()).toBe(before)
   })
 
   it.runIf(!headersCached)('the headers check answers null only when they can be had', async () => {
-    expect(await electronHeadersProblem(electronVersion, { ELECTRON_REBUILD_DIST_URL: closedUrl })).toMatch(/headers could not be downloaded/)
+    expect(await electronHeadersProblem(electronVersion, { ELECTRON_REBUILD_DIST_URL: closedUrl })).toMatch(
+      /headers could not be downloaded/,
+    )
   })
 })
 
@@ -109,11 +119,21 @@ describe('@electron/rebuild', () => {
   // The environment keeps npm's `nodedir` (this machine's ~/.npmrc sets one): the rebuild must not build against Node's headers.
   it.runIf(!headersCached)('runs, and a failed rebuild is one line with its log kept (on a copy of better-sqlite3)', () => {
     const app = temp('rebuild-')
-    cpSync(dirname(require.resolve('better-sqlite3/package.json')), join(app, 'node_modules', 'better-sqlite3'), { recursive: true, filter: (src) => !/[\\/]build([\\/]|$)/.test(src.slice(root.length)) })
+    cpSync(dirname(require.resolve('better-sqlite3/package.json')), join(app, 'node_modules', 'better-sqlite3'), {
+      recursive: true,
+      filter: (src) => !/[\\/]build([\\/]|$)/.test(src.slice(root.length)),
+    })
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', dependencies: { 'better-sqlite3': '*' } }))
-    const line = runElectronRebuild(app, require, electronVersion, { ...process.env, npm_config_nodedir: dirname(dirname(process.execPath)), ELECTRON_REBUILD_DIST_URL: closedUrl, npm_lifecycle_event: 'start' }) as string | null
+    const line = runElectronRebuild(app, require, electronVersion, {
+      ...process.env,
+      npm_config_nodedir: dirname(dirname(process.execPath)),
+      ELECTRON_REBUILD_DIST_URL: closedUrl,
+      npm_lifecycle_event: 'start',
+    }) as string | null
     expect(typeof line).toBe('string')
-    expect(line).toMatch(new RegExp(`^npm start: rebuilding better-sqlite3 for Electron .* failed \\(details in .tmp[\\\\/]electron-rebuild.log\\); ${WEB}$`))
+    expect(line).toMatch(
+      new RegExp(`^npm start: rebuilding better-sqlite3 for Electron .* failed \\(details in .tmp[\\\\/]electron-rebuild.log\\); ${WEB}$`),
+    )
     expect(readFileSync(join(app, '.tmp', 'electron-rebuild.log'), 'utf8')).toMatch(/Rebuild Failed/)
   })
 })

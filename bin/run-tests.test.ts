@@ -20,12 +20,26 @@ const node = process.execPath
 const exit = (code: number) => [node, '-e', `process.exit(${code})`]
 /** A stand-in vitest step: writes its JSON report like vitest does, then exits. */
 function vitest(report: string, counts: { passed: number; failed: number; skipped?: number }, code: number) {
-  const json = JSON.stringify({ numPassedTests: counts.passed, numFailedTests: counts.failed, numFailedTestSuites: 0, numPendingTests: counts.skipped ?? 0, numTodoTests: 0 })
-  return [node, '-e', `require('fs').writeFileSync(${JSON.stringify(join(dir, `${report}.json`))}, ${JSON.stringify(json)}); process.exit(${code})`]
+  const json = JSON.stringify({
+    numPassedTests: counts.passed,
+    numFailedTests: counts.failed,
+    numFailedTestSuites: 0,
+    numPendingTests: counts.skipped ?? 0,
+    numTodoTests: 0,
+  })
+  return [
+    node,
+    '-e',
+    `require('fs').writeFileSync(${JSON.stringify(join(dir, `${report}.json`))}, ${JSON.stringify(json)}); process.exit(${code})`,
+  ]
 }
 
 function run(steps: unknown[]) {
-  const r = spawnSync(node, [join(root, 'bin', 'run-tests.mjs')], { cwd: root, env: { ...process.env, DESK_TEST_STEPS: JSON.stringify(steps), DESK_TEST_RESULTS: dir }, encoding: 'utf8' })
+  const r = spawnSync(node, [join(root, 'bin', 'run-tests.mjs')], {
+    cwd: root,
+    env: { ...process.env, DESK_TEST_STEPS: JSON.stringify(steps), DESK_TEST_RESULTS: dir },
+    encoding: 'utf8',
+  })
   const lines = r.stdout.trimEnd().split('\n')
   return { status: r.status, last: lines.at(-1), steps: lines.at(-2), err: r.stderr }
 }
@@ -58,7 +72,11 @@ describe('npm test runner', () => {
         { status: 'passed', assertionResults: [{ status: 'passed' }] },
       ],
     }
-    const write = [node, '-e', `require('fs').writeFileSync(${JSON.stringify(join(dir, 'unit.json'))}, ${JSON.stringify(JSON.stringify(report))}); process.exit(1)`]
+    const write = [
+      node,
+      '-e',
+      `require('fs').writeFileSync(${JSON.stringify(join(dir, 'unit.json'))}, ${JSON.stringify(JSON.stringify(report))}); process.exit(1)`,
+    ]
     const r = run([{ name: 'unit', command: write, report: 'unit' }])
     expect(r.status).toBe(1)
     expect(r.steps).toBe('unit 970 passed, 2 failed')
@@ -80,7 +98,10 @@ describe('npm test runner', () => {
   })
 
   it('a test step that exits red without a report counts as a failure', () => {
-    const r = run([{ name: 'unit', command: exit(1), report: 'unit' }, { name: 'e2e', command: vitest('e2e', { passed: 4, failed: 0 }, 0), report: 'e2e' }])
+    const r = run([
+      { name: 'unit', command: exit(1), report: 'unit' },
+      { name: 'e2e', command: vitest('e2e', { passed: 4, failed: 0 }, 0), report: 'e2e' },
+    ])
     expect(r.status).toBe(1)
     expect(r.steps).toBe('unit failed (no report); e2e 4 passed, 0 failed')
     expect(r.last).toBe('Tests: 4 passed, 1 failed, 0 skipped')

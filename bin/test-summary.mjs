@@ -49,7 +49,11 @@ export function summarize(dir, steps) {
       continue
     }
     const r = JSON.parse(readFileSync(file, 'utf8'))
-    const s = { passed: r.numPassedTests ?? 0, failed: (r.numFailedTests ?? 0) + filesFailedWithoutTest(r), skipped: (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0) }
+    const s = {
+      passed: r.numPassedTests ?? 0,
+      failed: (r.numFailedTests ?? 0) + filesFailedWithoutTest(r),
+      skipped: (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0),
+    }
     // A red exit with nothing failed in the report (a crash, a coverage or config error) still counts.
     if (!step.ok && s.failed === 0) s.failed = 1
     passed += s.passed

@@ -22,6 +22,9 @@ const step = (cmd, argv) => {
 }
 step(process.execPath, [join(root, 'bin/ensure-native.mjs'), 'node'])
 step(process.platform === 'win32' ? 'npx.cmd' : 'npx', ['electron-vite', 'build'])
-const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), join(root, 'main/hosts/web/cli.ts'), ...args], { cwd: root, stdio: 'inherit' })
+const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), join(root, 'main/hosts/web/cli.ts'), ...args], {
+  cwd: root,
+  stdio: 'inherit',
+})
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal))
 child.on('exit', (code, signal) => process.exit(signal ? 1 : (code ?? 1)))

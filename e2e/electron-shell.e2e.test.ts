@@ -35,7 +35,13 @@ describe('Electron main entry under a stub electron module', () => {
     // The app starts its in-process sandbox at launch: let the OS pick its ports here.
     new SettingsStore(join(dir, 'userdata')).saveNetwork(sandboxNetwork({ trading: 0, earn: 0 }))
     const run = spawnSync(process.execPath, ['--import', join(root, 'e2e/stub-electron/register.mjs'), join(root, 'out/main/index.js')], {
-      env: { ...process.env, STUB_ELECTRON_REPORT: reportPath, STUB_USER_DATA: join(dir, 'userdata'), STUB_CHANNELS: JSON.stringify(channelNames), TREASURY_DESK_DATA_DIR: join(dir, 'userdata') },
+      env: {
+        ...process.env,
+        STUB_ELECTRON_REPORT: reportPath,
+        STUB_USER_DATA: join(dir, 'userdata'),
+        STUB_CHANNELS: JSON.stringify(channelNames),
+        TREASURY_DESK_DATA_DIR: join(dir, 'userdata'),
+      },
       encoding: 'utf8',
       timeout: 60_000,
     })
@@ -48,7 +54,14 @@ describe('Electron main entry under a stub electron module', () => {
   it('creates the window with every hardening preference', () => {
     expect(report.windows).toHaveLength(1)
     const prefs = report.windows[0]!.webPreferences
-    expect(prefs).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true, webviewTag: false, allowRunningInsecureContent: false })
+    expect(prefs).toMatchObject({
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webSecurity: true,
+      webviewTag: false,
+      allowRunningInsecureContent: false,
+    })
     expect(String(prefs.preload)).toMatch(/preload[\\/]index\.cjs$/)
     expect(report.calls).toContain('app.enableSandbox')
   })
@@ -109,18 +122,35 @@ describe('Electron main entry under a stub electron module', () => {
   it('runs the bundled desk CLI on its own runtime with --desk-cli: no window, its output and exit code', () => {
     const cliDir = mkdtempSync(join(tmpdir(), 'desk-stub-cli-'))
     try {
-      const env = { ...process.env, STUB_ELECTRON_REPORT: join(cliDir, 'report.json'), STUB_USER_DATA: join(cliDir, 'userdata'), STUB_CHANNELS: '[]' }
+      const env = {
+        ...process.env,
+        STUB_ELECTRON_REPORT: join(cliDir, 'report.json'),
+        STUB_USER_DATA: join(cliDir, 'userdata'),
+        STUB_CHANNELS: '[]',
+      }
       const entry = [join(root, 'out/main/index.js'), '--desk-cli']
-      const help = spawnSync(process.execPath, ['--import', join(root, 'e2e/stub-electron/register.mjs'), ...entry, '--help'], { env, encoding: 'utf8', timeout: 60_000 })
+      const help = spawnSync(process.execPath, ['--import', join(root, 'e2e/stub-electron/register.mjs'), ...entry, '--help'], {
+        env,
+        encoding: 'utf8',
+        timeout: 60_000,
+      })
       expect(help.status, help.stderr).toBe(0)
       expect(help.stdout).toMatch(/usage: desk <group> <command>/)
-      const cliReport = JSON.parse(readFileSync(join(cliDir, 'report.json'), 'utf8')) as { calls: string[]; windows: unknown[]; ipcHandlers: string[] }
+      const cliReport = JSON.parse(readFileSync(join(cliDir, 'report.json'), 'utf8')) as {
+        calls: string[]
+        windows: unknown[]
+        ipcHandlers: string[]
+      }
       expect(cliReport.windows).toEqual([])
       expect(cliReport.ipcHandlers).toEqual([])
       expect(cliReport.calls).not.toContain('app.requestSingleInstanceLock')
       expect(cliReport.calls).toContain('app.exit 0')
       expect(cliReport.calls).toContain('app.disableHardwareAcceleration') // no GPU: runs without a display
-      const bad = spawnSync(process.execPath, ['--import', join(root, 'e2e/stub-electron/register.mjs'), ...entry, 'nosuchgroup'], { env, encoding: 'utf8', timeout: 60_000 })
+      const bad = spawnSync(process.execPath, ['--import', join(root, 'e2e/stub-electron/register.mjs'), ...entry, 'nosuchgroup'], {
+        env,
+        encoding: 'utf8',
+        timeout: 60_000,
+      })
       expect(bad.status).toBe(2)
       expect(bad.stderr).toMatch(/\[Usage\]/)
     } finally {

@@ -60,7 +60,10 @@ export const openPages = new Set<Page>()
 
 export async function screenshotOpenPages(testName: string): Promise<void> {
   mkdirSync(artifactsDir, { recursive: true })
-  const base = testName.replace(/[^a-z0-9]+/gi, '-').toLowerCase().slice(0, 80)
+  const base = testName
+    .replace(/[^a-z0-9]+/gi, '-')
+    .toLowerCase()
+    .slice(0, 80)
   let i = 0
   for (const page of openPages) {
     await page.screenshot({ path: join(artifactsDir, `${base}-${i++}.png`), fullPage: true }).catch(() => {})
@@ -96,10 +99,18 @@ export interface OpenDeskOptions {
  */
 export async function openDesk(opts: OpenDeskOptions = {}): Promise<DeskSession> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'desk-e2e-'))
-  const desk = await startDeskOnSandbox({ dataDir, overviewRefreshMs: opts.overviewRefreshMs ?? 1000, ...(opts.sandbox ? { sandbox: opts.sandbox } : {}) })
+  const desk = await startDeskOnSandbox({
+    dataDir,
+    overviewRefreshMs: opts.overviewRefreshMs ?? 1000,
+    ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
+  })
   const core = desk.core
   const messages: string[] = []
-  const web = await startWebHost({ core, rendererRoot: join(repoRoot, 'out/renderer-web'), tap: (dir, text) => messages.push(`${dir} ${text}`) })
+  const web = await startWebHost({
+    core,
+    rendererRoot: join(repoRoot, 'out/renderer-web'),
+    tap: (dir, text) => messages.push(`${dir} ${text}`),
+  })
   const browser = await launchBrowser()
   const page = await browser.context.newPage()
   openPages.add(page)

@@ -63,7 +63,11 @@ describe('no private key ever crosses IPC', () => {
     for (const acct of vault.listAccounts()) {
       for (const address of [acct.address, ...acct.agents.map((a) => a.address)]) {
         if (acct.watchOnly && address === acct.address) continue
-        const ks = await vault.exportKeystore(address, { vaultPassphrase: TEST_PASSPHRASE, keystorePassphrase: exportPass, kdf: { kdf: 'pbkdf2', iterations: 1024 } })
+        const ks = await vault.exportKeystore(address, {
+          vaultPassphrase: TEST_PASSPHRASE,
+          keystorePassphrase: exportPass,
+          kdf: { kdf: 'pbkdf2', iterations: 1024 },
+        })
         keys.add(bytesToHex((await decryptKeystore(ks, exportPass)).key).slice(2))
       }
     }

@@ -17,7 +17,10 @@ import { repoRoot } from './harness'
 // electron-builder's own dependencies (no types shipped): loaded by path, typed here.
 const require = createRequire(import.meta.url)
 const yaml = require('js-yaml') as { load(text: string): unknown; dump(value: unknown): string }
-const asar = require('@electron/asar') as { listPackage(path: string, opts?: unknown): string[]; extractFile(path: string, file: string): Buffer }
+const asar = require('@electron/asar') as {
+  listPackage(path: string, opts?: unknown): string[]
+  extractFile(path: string, file: string): Buffer
+}
 const builder = require('electron-builder') as {
   build(opts: { projectDir: string; targets: unknown; config: string; publish: 'never' }): Promise<string[]>
   Platform: { LINUX: { createTarget(types: string[], ...archs: number[]): unknown } }
@@ -40,8 +43,16 @@ beforeAll(async () => {
   const output = join(work, 'dist')
   // A config file of its own (an object would be merged with electron-builder.yml, doubling lists).
   const configPath = join(work, 'electron-builder.yml')
-  writeFileSync(configPath, yaml.dump({ ...config, electronDist, electronVersion: '45.4.1', directories: { ...(config.directories as object), output } }))
-  await builder.build({ projectDir: repoRoot, targets: builder.Platform.LINUX.createTarget(['dir'], builder.Arch.x64), config: configPath, publish: 'never' })
+  writeFileSync(
+    configPath,
+    yaml.dump({ ...config, electronDist, electronVersion: '45.4.1', directories: { ...(config.directories as object), output } }),
+  )
+  await builder.build({
+    projectDir: repoRoot,
+    targets: builder.Platform.LINUX.createTarget(['dir'], builder.Arch.x64),
+    config: configPath,
+    publish: 'never',
+  })
   appDir = join(output, 'linux-unpacked')
 }, 300_000)
 
@@ -58,9 +69,14 @@ describe('the packaged app (Linux, unpacked)', () => {
     expect(files).not.toContain('/out/cli/desk.meta.json') // the checkout's build record stays home
     expect(files.some((f) => f.endsWith('.map'))).toBe(false)
     // The renderer's libraries are bundled into out/renderer; they do not ship a second time.
-    for (const lib of ['vue', 'naive-ui', 'pinia', 'vue-router', 'uplot']) expect(files.some((f) => f.startsWith(`/node_modules/${lib}/`))).toBe(false)
-    for (const lib of ['better-sqlite3', 'viem', 'ws', 'valibot']) expect(files.some((f) => f.startsWith(`/node_modules/${lib}/`))).toBe(true)
-    const pkg = JSON.parse(asar.extractFile(join(appDir, 'resources/app.asar'), 'package.json').toString('utf8')) as { main: string; version: string }
+    for (const lib of ['vue', 'naive-ui', 'pinia', 'vue-router', 'uplot'])
+      expect(files.some((f) => f.startsWith(`/node_modules/${lib}/`))).toBe(false)
+    for (const lib of ['better-sqlite3', 'viem', 'ws', 'valibot'])
+      expect(files.some((f) => f.startsWith(`/node_modules/${lib}/`))).toBe(true)
+    const pkg = JSON.parse(asar.extractFile(join(appDir, 'resources/app.asar'), 'package.json').toString('utf8')) as {
+      main: string
+      version: string
+    }
     const own = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }
     expect(pkg.main).toBe('out/main/index.js')
     // The CLI is the app's own bundle: same version as the app.
@@ -78,7 +94,14 @@ describe('the packaged app (Linux, unpacked)', () => {
     delete env.APPIMAGE
     const r = spawnSync(sh, ['status', '--json', 'two words'], { encoding: 'utf8', env })
     // The launcher ran the packaged app's binary in CLI mode with every argument intact.
-    expect(r.stdout.split('\n').filter(Boolean)).toEqual(['--ozone-platform=headless', '--disable-gpu', '--desk-cli', 'status', '--json', 'two words'])
+    expect(r.stdout.split('\n').filter(Boolean)).toEqual([
+      '--ozone-platform=headless',
+      '--disable-gpu',
+      '--desk-cli',
+      'status',
+      '--json',
+      'two words',
+    ])
     expect(r.status).toBe(5)
   })
 

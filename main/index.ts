@@ -5,7 +5,18 @@
  */
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { app, BrowserWindow, dialog, ipcMain, Notification, powerMonitor, protocol, session, shell, type IpcMainInvokeEvent } from 'electron'
+import {
+  app,
+  BrowserWindow,
+  dialog,
+  ipcMain,
+  Notification,
+  powerMonitor,
+  protocol,
+  session,
+  shell,
+  type IpcMainInvokeEvent,
+} from 'electron'
 import { EVENT_CHANNEL, INVOKE_CHANNEL } from './contract/bridge'
 import type { NotificationEvent } from './contract/types'
 // The core and the hosts load in start() (dynamic import): `desk` (--desk-cli below) never
@@ -99,12 +110,8 @@ if (cliMode) {
 
 async function start(): Promise<void> {
   refuseAllPermissions(session.defaultSession, APP_ORIGIN)
-  const [{ createDeskCore }, { acquireDataDirLock, startAttachServer }, { sandboxPorts }, { readStaticFile, securityHeaders }] = await Promise.all([
-    import('./core/app/compose'),
-    import('./hosts/attach'),
-    import('./hosts/dev'),
-    import('./hosts/static-files'),
-  ])
+  const [{ createDeskCore }, { acquireDataDirLock, startAttachServer }, { sandboxPorts }, { readStaticFile, securityHeaders }] =
+    await Promise.all([import('./core/app/compose'), import('./hosts/attach'), import('./hosts/dev'), import('./hosts/static-files')])
   protocol.handle(APP_PROTOCOL, async (request) => {
     const url = new URL(request.url)
     if (url.host !== 'desk') return new Response('not found', { status: 404 })
@@ -156,7 +163,9 @@ async function start(): Promise<void> {
       return { ok: false, error: { code: 'ForbiddenSender', message: 'Requests are only accepted from the app window.' } }
     }
     core?.touch()
-    return core ? core.dispatch(channel, args, { host: 'electron' }) : { ok: false, error: { code: 'ShuttingDown', message: 'The app is shutting down.' } }
+    return core
+      ? core.dispatch(channel, args, { host: 'electron' })
+      : { ok: false, error: { code: 'ShuttingDown', message: 'The app is shutting down.' } }
   })
 
   core.events.subscribe((name, payload) => {
@@ -187,7 +196,6 @@ function createWindow(): void {
   })
   void mainWindow.loadURL(`${APP_ORIGIN}/index.html`)
 }
-
 
 /** Alerts and outcomes that need the operator reach the desktop, except in quiet hours (`desktop: false`). */
 function desktopNotification(n: NotificationEvent): void {

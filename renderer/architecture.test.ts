@@ -40,7 +40,12 @@ const featureOf = (p: string) => /^features\/([^/]+)\//.exec(rel(p))?.[1] ?? nul
 
 describe('renderer layering', () => {
   it('only stores (and the app event router, itself a store) import the bridge', () => {
-    const offenders = files.filter((f) => !/(^|\/)store\.ts$/.test(rel(f)) && !rel(f).startsWith('platform/') && importsOf(f).some((i) => rel(i).startsWith('platform/bridge/')))
+    const offenders = files.filter(
+      (f) =>
+        !/(^|\/)store\.ts$/.test(rel(f)) &&
+        !rel(f).startsWith('platform/') &&
+        importsOf(f).some((i) => rel(i).startsWith('platform/bridge/')),
+    )
     expect(offenders.map(rel)).toEqual([])
   })
 

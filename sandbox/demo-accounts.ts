@@ -18,5 +18,7 @@ export interface DemoAccount {
 
 /** Owners 0–2 balance-mode, 3 credit with a long and a short, 4 credit near its limit, 5 unfunded. */
 export const DEMO_ACCOUNTS: readonly DemoAccount[] = Object.freeze(
-  DEV_OWNERS.map((k, i) => Object.freeze({ index: k.index, address: k.address, privateKey: k.privateKey, label: DEV_OWNER_LABELS[i] ?? `Demo ${k.index}` })),
+  DEV_OWNERS.map((k, i) =>
+    Object.freeze({ index: k.index, address: k.address, privateKey: k.privateKey, label: DEV_OWNER_LABELS[i] ?? `Demo ${k.index}` }),
+  ),
 )

@@ -85,7 +85,9 @@ export function createRouter(deps: RouteDeps): (req: IncomingMessage, res: Serve
         const body = await readBody(req, EARN_BODY_CAP)
         if (!body.ok) {
           // The pool answers HTTP 200 with a code, always (earn-api §4).
-          return send(res, 200, toJson({ code: 131004, message: `request body exceeds ${EARN_BODY_CAP} bytes` }), { trace_id: cryptoTrace() })
+          return send(res, 200, toJson({ code: 131004, message: `request body exceeds ${EARN_BODY_CAP} bytes` }), {
+            trace_id: cryptoTrace(),
+          })
         }
         const out = await deps.earn.handle(body.text, ip(req))
         return send(res, out.status, out.body, out.headers)
@@ -94,7 +96,8 @@ export function createRouter(deps: RouteDeps): (req: IncomingMessage, res: Serve
         if (path === '/info') {
           if (req.method !== 'POST') return send(res, 405, toJson({ error: { code: 'InvalidInfoRequest', message: 'use POST' } }))
           const body = await readBody(req, INFO_BODY_CAP)
-          if (!body.ok) return send(res, 413, toJson({ error: { code: 'PayloadTooLarge', message: `request body exceeds ${INFO_BODY_CAP} bytes` } }))
+          if (!body.ok)
+            return send(res, 413, toJson({ error: { code: 'PayloadTooLarge', message: `request body exceeds ${INFO_BODY_CAP} bytes` } }))
           const out = await deps.trading.handleInfo(body.text, ip(req))
           return send(res, out.status, toJson(out.body), out.headers)
         }
@@ -102,17 +105,22 @@ export function createRouter(deps: RouteDeps): (req: IncomingMessage, res: Serve
           // every /trade answer carries x-trace-id, HTTP errors included (trading-api §4)
           const trace = validTrace(req.headers['x-trace-id']) ?? cryptoTrace()
           if (req.method !== 'POST') {
-            return send(res, 405, toJson({ submission_status: 'rejected', error: { code: 'InvalidJson' } }), { 'x-trace-id': trace, allow: 'POST' })
+            return send(res, 405, toJson({ submission_status: 'rejected', error: { code: 'InvalidJson' } }), {
+              'x-trace-id': trace,
+              allow: 'POST',
+            })
           }
           const body = await readBody(req, TRADE_BODY_CAP)
-          if (!body.ok) return send(res, 413, toJson({ submission_status: 'rejected', error: { code: 'RequestTooLarge' } }), { 'x-trace-id': trace })
+          if (!body.ok)
+            return send(res, 413, toJson({ submission_status: 'rejected', error: { code: 'RequestTooLarge' } }), { 'x-trace-id': trace })
           const headers: Record<string, string | undefined> = {}
           for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v[0] : v
           const out = await deps.trading.handleTrade(body.text, headers, ip(req))
           return send(res, out.status, toJson(out.body), out.headers)
         }
         if (path === '/sandbox/deposit' || path.startsWith('/admin/') || path === '/admin') {
-          if (!isLoopbackAddress(req.socket.remoteAddress)) return send(res, 403, toJson({ error: { code: 'Forbidden', message: 'loopback only' } }))
+          if (!isLoopbackAddress(req.socket.remoteAddress))
+            return send(res, 403, toJson({ error: { code: 'Forbidden', message: 'loopback only' } }))
           let parsed: unknown = undefined
           if (req.method === 'POST') {
             const body = await readBody(req, ADMIN_BODY_CAP)
@@ -133,7 +141,8 @@ export function createRouter(deps: RouteDeps): (req: IncomingMessage, res: Serve
       }
       return send(res, 404, toJson({ error: { code: 'NotFound', message: `no route ${req.method} ${path}` } }))
     } catch {
-      const extra: Record<string, string> = path === '/trade' && deps.serveTrading ? { 'x-trace-id': validTrace(req.headers['x-trace-id']) ?? cryptoTrace() } : {}
+      const extra: Record<string, string> =
+        path === '/trade' && deps.serveTrading ? { 'x-trace-id': validTrace(req.headers['x-trace-id']) ?? cryptoTrace() } : {}
       return send(res, 500, toJson({ error: { code: 'Internal', message: 'sandbox internal error' } }), extra)
     }
   }
@@ -148,7 +157,11 @@ function cryptoTrace(): string {
 }
 
 /** Creates and binds a server; refuses any host but loopback. */
-export async function listenLoopback(handler: (req: IncomingMessage, res: ServerResponse) => void, host: string, port: number): Promise<{ server: Server; port: number }> {
+export async function listenLoopback(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+  host: string,
+  port: number,
+): Promise<{ server: Server; port: number }> {
   if (host !== '127.0.0.1' && host !== '::1' && host !== 'localhost') {
     throw new Error(`the sandbox binds to loopback only (127.0.0.1); refused host ${host}`)
   }

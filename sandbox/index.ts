@@ -130,7 +130,8 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
   if (opts.blockMs !== undefined) tradingOpts.blockMs = opts.blockMs
   if (opts.tradeWaitBudgetMs !== undefined) tradingOpts.waitBudgetMs = opts.tradeWaitBudgetMs
   if (limits === false) tradingOpts.rateLimits = false
-  else if (limits) tradingOpts.rateLimits = { infoPerSec: limits.infoPerSec, tradePerSec: limits.tradePerSec, signerPerSec: limits.signerPerSec }
+  else if (limits)
+    tradingOpts.rateLimits = { infoPerSec: limits.infoPerSec, tradePerSec: limits.tradePerSec, signerPerSec: limits.signerPerSec }
   if (opts.dataDir) tradingOpts.dataDir = opts.dataDir
   const trading = createTradingService(tradingOpts)
 
@@ -166,7 +167,13 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
     for (const t of b.transfers) {
       if (t.to.toLowerCase() !== vault) continue
       try {
-        earn.deposit({ user: t.from, assetId: t.assetId, amount: t.atoms, type: 'direct_transfer', at: { height: t.height, txIndex: t.txIndex, eventIndex: t.eventIndex } })
+        earn.deposit({
+          user: t.from,
+          assetId: t.assetId,
+          amount: t.atoms,
+          type: 'direct_transfer',
+          at: { height: t.height, txIndex: t.txIndex, eventIndex: t.eventIndex },
+        })
       } catch (err) {
         log(`earn: direct transfer from ${t.from} not credited: ${err instanceof Error ? err.message : String(err)}`)
       }
@@ -223,7 +230,11 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
 
   const servers: Server[] = []
   const separateEarn = opts.earnPort !== undefined
-  const main = await listenLoopback(createRouter({ trading, earn: earnHandler, ws, admin, serveEarn: !separateEarn, serveTrading: true }), host, opts.port ?? 0)
+  const main = await listenLoopback(
+    createRouter({ trading, earn: earnHandler, ws, admin, serveEarn: !separateEarn, serveTrading: true }),
+    host,
+    opts.port ?? 0,
+  )
   servers.push(main.server)
   tradingPort = main.port
   earnPortBound = main.port
@@ -234,7 +245,11 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
   })
   if (separateEarn) {
     try {
-      const e = await listenLoopback(createRouter({ trading, earn: earnHandler, ws, admin, serveEarn: true, serveTrading: false }), host, opts.earnPort ?? 0)
+      const e = await listenLoopback(
+        createRouter({ trading, earn: earnHandler, ws, admin, serveEarn: true, serveTrading: false }),
+        host,
+        opts.earnPort ?? 0,
+      )
       servers.push(e.server)
       earnPortBound = e.port
     } catch (err) {
@@ -255,7 +270,13 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
   } else if (opts.seed && opts.botIntervalMs !== 0) {
     const spec: ScenarioSpec = typeof opts.seed === 'string' ? await loadScenarioFile(opts.seed) : DEFAULT_SCENARIO
     if (spec.marketMaker) {
-      bot = createMarketMaker(trading, { maker: devBot(0), taker: devBot(1), markets: spec.marketMaker.markets, intervalMs: opts.botIntervalMs ?? spec.marketMaker.intervalMs, now })
+      bot = createMarketMaker(trading, {
+        maker: devBot(0),
+        taker: devBot(1),
+        markets: spec.marketMaker.markets,
+        intervalMs: opts.botIntervalMs ?? spec.marketMaker.intervalMs,
+        now,
+      })
     }
   }
 

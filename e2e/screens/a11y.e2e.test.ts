@@ -61,9 +61,15 @@ describe('accessibility of every screen and dialog (axe-core, Chromium)', () => 
 
   it('overview and account', async () => {
     const { page } = desk
-    await page.getByRole('link', { name: /^Open account / }).first().waitFor()
+    await page
+      .getByRole('link', { name: /^Open account / })
+      .first()
+      .waitFor()
     expect(await violations(page)).toEqual([])
-    await page.getByRole('link', { name: /^Open account / }).first().click()
+    await page
+      .getByRole('link', { name: /^Open account / })
+      .first()
+      .click()
     await page.getByRole('button', { name: 'Refresh account', exact: true }).waitFor()
     expect(await violations(page)).toEqual([])
   })
@@ -72,7 +78,10 @@ describe('accessibility of every screen and dialog (axe-core, Chromium)', () => 
     const { page } = desk
     await nav(page, 'Credit health')
     await choose(page, 'Credit account', credit).catch(() => undefined)
-    await page.getByTestId('credit-warning').waitFor({ timeout: 30_000 }).catch(() => undefined)
+    await page
+      .getByTestId('credit-warning')
+      .waitFor({ timeout: 30_000 })
+      .catch(() => undefined)
     expect(await violations(page)).toEqual([])
     await nav(page, 'Agents')
     await page.getByRole('button', { name: /^(Rotate agent|Approve a new agent) in slot 0$/ }).waitFor()
@@ -157,8 +166,14 @@ describe('accessibility of every screen and dialog (axe-core, Chromium)', () => 
     expect(await violations(page)).toEqual([])
     await dialog.getByRole('textbox', { name: 'Confirmation passphrase', exact: true }).fill(PASSPHRASE)
     await dialog.getByRole('button', { name: 'Approve and sign', exact: true }).click()
-    await page.getByTestId('error-code').filter({ hasText: /BadNonce|TradeRejected/ }).waitFor({ timeout: 30_000 })
-    await page.getByRole('button', { name: /^Dismiss Rejected: settle/ }).first().waitFor({ timeout: 15_000 })
+    await page
+      .getByTestId('error-code')
+      .filter({ hasText: /BadNonce|TradeRejected/ })
+      .waitFor({ timeout: 30_000 })
+    await page
+      .getByRole('button', { name: /^Dismiss Rejected: settle/ })
+      .first()
+      .waitFor({ timeout: 15_000 })
     expect(await violations(page)).toEqual([])
   })
 
@@ -168,9 +183,23 @@ describe('accessibility of every screen and dialog (axe-core, Chromium)', () => 
     // signer of its own so the operator's nonce sequences are untouched.
     const j = openJournal(desk.dataDir)
     const owner = devOwner(0).address.toLowerCase()
-    const s = j.record({ channel: 'trade', key: `0x${'ab'.repeat(16)}`, network: 'sandbox', account: owner, signer: '0x000000000000000000000000000000000000a11e', actionType: 'transfer', summary: 'transfer 1 USDC (a11y fixture)', nonce: '1', body: '{}' })
+    const s = j.record({
+      channel: 'trade',
+      key: `0x${'ab'.repeat(16)}`,
+      network: 'sandbox',
+      account: owner,
+      signer: '0x000000000000000000000000000000000000a11e',
+      actionType: 'transfer',
+      summary: 'transfer 1 USDC (a11y fixture)',
+      nonce: '1',
+      body: '{}',
+    })
     j.update(s.id, { state: 'sent' })
-    j.update(s.id, { state: 'unresolved', evidence: JSON.stringify({ txStatusByCloid: { found: false } }), advice: 'Check the balances of both accounts on the exchange' })
+    j.update(s.id, {
+      state: 'unresolved',
+      evidence: JSON.stringify({ txStatusByCloid: { found: false } }),
+      advice: 'Check the balances of both accounts on the exchange',
+    })
     await j.close()
     await nav(page, 'Journal')
     const section = page.getByRole('region', { name: 'Unresolved writes needing your check', exact: true })

@@ -41,7 +41,10 @@ describe('agents and journal', () => {
   it('lists the submissions and exports the journal as CSV and JSON', async () => {
     const { page } = desk
     await nav(page, 'Journal')
-    await page.getByRole('status').filter({ hasText: /\d+ entries/ }).waitFor()
+    await page
+      .getByRole('status')
+      .filter({ hasText: /\d+ entries/ })
+      .waitFor()
     expect(await page.locator('main').innerText()).toMatch(/approveAgent|approve/i)
     await shot(page, 'journal')
     const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV', exact: true }).click()])
@@ -49,7 +52,10 @@ describe('agents and journal', () => {
     const csvText = readFileSync((await csv.path())!, 'utf8')
     expect(csvText.split('\n')[0]).toMatch(/state/)
     expect(csvText).toMatch(/0x[0-9a-f]{32}/)
-    const [json] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export JSON', exact: true }).click()])
+    const [json] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export JSON', exact: true }).click(),
+    ])
     expect(json.suggestedFilename()).toMatch(/\.json$/)
     const parsed = JSON.parse(readFileSync((await json.path())!, 'utf8')) as unknown
     expect(JSON.stringify(parsed)).toMatch(/0x[0-9a-f]{32}/)

@@ -23,7 +23,11 @@ describe('earn withdrawals', () => {
   const result = (re: RegExp) => desk.page.getByRole('status').filter({ hasText: re })
   /** The result line about one operation: it names the withdrawal by type, amount and time; the id is only in its attributes. */
   const resultOf = (id: string, re: RegExp) => desk.page.locator(`[role="status"][data-operation="${id}"]`).filter({ hasText: re })
-  const queueRow = (id: string) => desk.page.getByRole('table', { name: 'Withdrawal queue', exact: true }).locator('tbody tr').filter({ has: desk.page.getByRole('button', { name: `Claim ${id}`, exact: true }) })
+  const queueRow = (id: string) =>
+    desk.page
+      .getByRole('table', { name: 'Withdrawal queue', exact: true })
+      .locator('tbody tr')
+      .filter({ has: desk.page.getByRole('button', { name: `Claim ${id}`, exact: true }) })
 
   async function create(type: 'scheduled' | 'instant', amount: string): Promise<string> {
     const { page } = desk

@@ -54,7 +54,10 @@ describe('first run and unlock', () => {
     expect(await page.getByTestId('error-advice').innerText()).toMatch(/Type it again/)
     await page.getByRole('textbox', { name: 'Vault passphrase', exact: true }).fill(PASSPHRASE)
     await page.getByRole('button', { name: 'Unlock', exact: true }).click()
-    await page.getByRole('link', { name: /^Open account / }).first().waitFor()
+    await page
+      .getByRole('link', { name: /^Open account / })
+      .first()
+      .waitFor()
     await nav(page, 'Settings')
     await page.getByRole('table', { name: 'Networks', exact: true }).waitFor()
     await shot(page, 'settings')

@@ -33,7 +33,10 @@ export async function firstRun(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Add the sandbox demo accounts', exact: true }).click()
   await page.getByText(/sandbox accounts added/).waitFor()
   await page.getByRole('button', { name: 'Continue to overview', exact: true }).click()
-  await page.getByRole('link', { name: /^Open account / }).first().waitFor()
+  await page
+    .getByRole('link', { name: /^Open account / })
+    .first()
+    .waitFor()
 }
 
 /** Answers the confirmation dialog main raises before signing; returns its summary text. */
@@ -47,7 +50,10 @@ export async function approve(page: Page, passphrase = PASSPHRASE): Promise<stri
   // Done when the dialog closes or shows the next request (multi-step flows ask again at once).
   for (let i = 0; i < 150; i++) {
     if (!(await dialog.isVisible())) break
-    const now = await dialog.getByRole('list', { name: 'What will be signed', exact: true }).innerText({ timeout: 300 }).catch(() => '')
+    const now = await dialog
+      .getByRole('list', { name: 'What will be signed', exact: true })
+      .innerText({ timeout: 300 })
+      .catch(() => '')
     if (now !== summary) break
     await page.waitForTimeout(200)
   }
@@ -55,7 +61,10 @@ export async function approve(page: Page, passphrase = PASSPHRASE): Promise<stri
 }
 
 /** Goes to a screen through the main navigation. */
-export async function nav(page: Page, name: 'Overview' | 'Credit health' | 'Agents' | 'Settle and repay' | 'Earn' | 'Journal' | 'Policy' | 'Reports' | 'Settings'): Promise<void> {
+export async function nav(
+  page: Page,
+  name: 'Overview' | 'Credit health' | 'Agents' | 'Settle and repay' | 'Earn' | 'Journal' | 'Policy' | 'Reports' | 'Settings',
+): Promise<void> {
   await page.getByRole('navigation', { name: 'Main', exact: true }).getByRole('link', { name }).click()
 }
 
@@ -115,7 +124,10 @@ export async function sandboxAdmin(desk: DeskSession, route: string, body?: unkn
   const base = networks.find((n) => n.name === selected)?.tradingUrl
   if (!base) throw new Error('no trading URL for the selected network')
   // No body: a GET (ground truth); with a body: a POST (faults, fast-forwards).
-  const res = await fetch(new URL(`/admin/${route}`, base), body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const res = await fetch(
+    new URL(`/admin/${route}`, base),
+    body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+  )
   if (!res.ok) throw new Error(`admin ${route}: HTTP ${res.status} ${await res.text()}`)
   return res.json()
 }
@@ -150,6 +162,15 @@ export function seedCoolingOff(desk: DeskSession, ms: number): void {
   const x = exchangeIdentity({ chainId: 424242, tradingUrl: desk.desk.sandbox.tradingUrl, earnUrl: desk.desk.sandbox.earnUrl })
   writeFileSync(
     exchangePolicyPath(desk.dataDir, exchangeTag(x)),
-    JSON.stringify({ version: 1, network: exchangeKey(x), rules: { 'cooling-off': String(ms) }, pending: [], addresses: [], halted: null, exchange: { ...x, kind: 'sandbox' }, aliases: ['sandbox'] }),
+    JSON.stringify({
+      version: 1,
+      network: exchangeKey(x),
+      rules: { 'cooling-off': String(ms) },
+      pending: [],
+      addresses: [],
+      halted: null,
+      exchange: { ...x, kind: 'sandbox' },
+      aliases: ['sandbox'],
+    }),
   )
 }

@@ -19,10 +19,21 @@ describe('journal search and filters', () => {
     const dispatch = async (channel: string, args?: unknown) => desk.core.dispatch(channel, args, { host: 'test' })
     const owner = devOwner(0).address
     // A resting bid (well under the book), placed as the ticket does.
-    const p = (await dispatch('orders.preview', { account: owner, marketId: '2', side: 'bid' })) as { ok: boolean; value?: { book: { bid: { price: string } | null } } }
+    const p = (await dispatch('orders.preview', { account: owner, marketId: '2', side: 'bid' })) as {
+      ok: boolean
+      value?: { book: { bid: { price: string } | null } }
+    }
     expect(p.ok).toBe(true)
     const bid = Number(p.value!.book.bid?.price ?? '3000')
-    const r = await dispatch('orders.place', { account: owner, marketId: '2', side: 'bid', orderType: 'limit', tif: 'gtc', price: String(Math.floor(bid * 0.8)), quantity: '0.5' })
+    const r = await dispatch('orders.place', {
+      account: owner,
+      marketId: '2',
+      side: 'bid',
+      orderType: 'limit',
+      tif: 'gtc',
+      price: String(Math.floor(bid * 0.8)),
+      quantity: '0.5',
+    })
     if (!r.ok) throw new Error(`orders.place: ${r.error.code} ${r.error.message}`)
     placed = r.value as WriteOutcome
     // A second kind of write for the type filter.
@@ -45,7 +56,9 @@ describe('journal search and filters', () => {
     const oid = placed.leaves.find((l) => l.oid)?.oid
     expect(oid).toMatch(/^[0-9]+$/)
     await nav(page, 'Journal')
-    await status(page).filter({ hasText: /\d+ entries/ }).waitFor()
+    await status(page)
+      .filter({ hasText: /\d+ entries/ })
+      .waitFor()
     await search(page, oid!)
     expect(await status(page).innerText()).toMatch(/^1 entries match/)
     await expect.poll(() => table(page).innerText()).toContain(placed.submission.cloid)
@@ -73,7 +86,10 @@ describe('journal search and filters', () => {
       return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`
     }
     // From tomorrow: nothing; from an hour ago to tomorrow: both writes.
-    await page.getByRole('textbox', { name: 'From', exact: true }).fill(local(Date.now() + 86_400_000)).catch(async () => page.getByLabel('From', { exact: true }).fill(local(Date.now() + 86_400_000)))
+    await page
+      .getByRole('textbox', { name: 'From', exact: true })
+      .fill(local(Date.now() + 86_400_000))
+      .catch(async () => page.getByLabel('From', { exact: true }).fill(local(Date.now() + 86_400_000)))
     await page.getByRole('button', { name: 'Apply filters', exact: true }).click()
     await expect.poll(() => status(page).innerText()).toMatch(/^0 entries/)
     await page.getByLabel('From', { exact: true }).fill(local(Date.now() - 3_600_000))

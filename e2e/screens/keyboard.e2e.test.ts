@@ -77,7 +77,9 @@ describe('keyboard only', () => {
     await page.getByRole('searchbox', { name: 'Search the journal', exact: true }).focus()
     await kb.type(oid)
     await kb.press('Enter') // applies at once (the search also runs as one types)
-    await expect.poll(() => page.locator('.summary[role="status"]').innerText(), { timeout: 10_000 }).toMatch(new RegExp(`^1 entries match "${oid}"`))
+    await expect
+      .poll(() => page.locator('.summary[role="status"]').innerText(), { timeout: 10_000 })
+      .toMatch(new RegExp(`^1 entries match "${oid}"`))
   })
 
   it('focus returns to the control that opened the confirmation, after approving from the keyboard', async () => {
@@ -92,7 +94,9 @@ describe('keyboard only', () => {
     const pick = page.getByRole('combobox', { name: 'Account to activate', exact: true })
     await pick.focus()
     // The operator's own account not activated yet (Spare (unfunded)) is offered first.
-    await expect.poll(async () => (await pick.locator('option:checked').innerText()).trim(), { timeout: 30_000 }).toMatch(/Spare \(unfunded\)/)
+    await expect
+      .poll(async () => (await pick.locator('option:checked').innerText()).trim(), { timeout: 30_000 })
+      .toMatch(/Spare \(unfunded\)/)
     const sign = page.getByRole('button', { name: 'Sign and submit activation', exact: true })
     await sign.focus()
     await kb.press('Enter')
@@ -119,4 +123,3 @@ describe('keyboard only', () => {
     expect(await waitForSubmission(page, /accepted|reconciled/)).toMatch(/accepted|reconciled/)
   })
 })
-

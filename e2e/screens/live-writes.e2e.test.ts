@@ -40,7 +40,10 @@ describe('live screens follow repay, withdraw, activation, agents and earn witho
     return p
   }
 
-  async function write(channel: string, args: unknown): Promise<{ submission?: { state: string; cloid: string }; operationId?: string; status?: string; agent?: string | null }> {
+  async function write(
+    channel: string,
+    args: unknown,
+  ): Promise<{ submission?: { state: string; cloid: string }; operationId?: string; status?: string; agent?: string | null }> {
     const r = await desk.core.dispatch(channel, args, { host: 'test' })
     if (!r.ok) throw new Error(`${channel}: ${r.error.code} ${r.error.message}`)
     return r.value as never
@@ -53,10 +56,26 @@ describe('live screens follow repay, withdraw, activation, agents and earn witho
   }
   const num = (text: string) => (/-?[0-9][0-9,]*(\.[0-9]+)?/.exec(text)?.[0] ?? '').replace(/,/g, '')
   const balanceCell = (p: Page, symbol: string, col = 1) =>
-    p.getByRole('table', { name: 'Balances', exact: true }).locator('tbody tr').filter({ has: p.locator('td:first-child', { hasText: new RegExp(`^${symbol}$`) }) }).locator('td').nth(col)
-  const positionCell = (p: Page, symbol: string) => p.getByRole('table', { name: 'Credit positions', exact: true }).locator('tbody tr').filter({ hasText: new RegExp(`^${symbol}`) }).locator('td').nth(1)
-  const overviewRow = (p: Page, a: string) => p.getByTestId('overview-table').locator('tr').filter({ hasText: shortRe(a) })
-  const journalText = (p: Page) => p.getByRole('table', { name: 'Submissions' }).or(p.locator('[aria-label="Submissions"]')).first().innerText()
+    p
+      .getByRole('table', { name: 'Balances', exact: true })
+      .locator('tbody tr')
+      .filter({ has: p.locator('td:first-child', { hasText: new RegExp(`^${symbol}$`) }) })
+      .locator('td')
+      .nth(col)
+  const positionCell = (p: Page, symbol: string) =>
+    p
+      .getByRole('table', { name: 'Credit positions', exact: true })
+      .locator('tbody tr')
+      .filter({ hasText: new RegExp(`^${symbol}`) })
+      .locator('td')
+      .nth(1)
+  const overviewRow = (p: Page, a: string) =>
+    p
+      .getByTestId('overview-table')
+      .locator('tr')
+      .filter({ hasText: shortRe(a) })
+  const journalText = (p: Page) =>
+    p.getByRole('table', { name: 'Submissions' }).or(p.locator('[aria-label="Submissions"]')).first().innerText()
   /** The journal row of `cloid` reached a final state (no pending step left). */
   const journalFinal = async (p: Page, cloid: string) => {
     const t = await journalText(p)
@@ -66,17 +85,36 @@ describe('live screens follow repay, withdraw, activation, agents and earn witho
   }
 
   it('repay: cash account page, credit account page, credit health page, overview and journal', async () => {
-    const [cash, creditAcct, creditPage, overview, journal] = [await tab(`/account/${owner(0)}`), await tab(`/account/${owner(3)}`), await tab(`/credit/${owner(3)}`), await tab('/overview'), await tab('/journal')]
+    const [cash, creditAcct, creditPage, overview, journal] = [
+      await tab(`/account/${owner(0)}`),
+      await tab(`/account/${owner(3)}`),
+      await tab(`/credit/${owner(3)}`),
+      await tab('/overview'),
+      await tab('/journal'),
+    ]
     await balanceCell(cash, 'USDC').waitFor()
     await positionCell(creditAcct, 'USDC').waitFor()
-    const contrib = creditPage.getByRole('table', { name: 'Asset contributions', exact: true }).locator('tbody tr').filter({ hasText: /^USDC/ }).locator('td').nth(1)
+    const contrib = creditPage
+      .getByRole('table', { name: 'Asset contributions', exact: true })
+      .locator('tbody tr')
+      .filter({ hasText: /^USDC/ })
+      .locator('td')
+      .nth(1)
     await contrib.waitFor()
     await overviewRow(overview, owner(3)).waitFor()
-    const before = { cash: num(await balanceCell(cash, 'USDC').innerText()), pos: num(await positionCell(creditAcct, 'USDC').innerText()), page: num(await contrib.innerText()) }
+    const before = {
+      cash: num(await balanceCell(cash, 'USDC').innerText()),
+      pos: num(await positionCell(creditAcct, 'USDC').innerText()),
+      page: num(await contrib.innerText()),
+    }
     expect(before.pos).toBe(before.page)
     const out = await write('repay.submit', { cashAccount: owner(0), creditAccount: owner(3), assetId: 1, amount: '12.5' })
-    await expect.poll(async () => num(await balanceCell(cash, 'USDC').innerText()), { timeout: 15_000 }).toBe(subDecimal(before.cash, '12.5'))
-    await expect.poll(async () => num(await positionCell(creditAcct, 'USDC').innerText()), { timeout: 15_000 }).toBe(addDecimal(before.pos, '12.5'))
+    await expect
+      .poll(async () => num(await balanceCell(cash, 'USDC').innerText()), { timeout: 15_000 })
+      .toBe(subDecimal(before.cash, '12.5'))
+    await expect
+      .poll(async () => num(await positionCell(creditAcct, 'USDC').innerText()), { timeout: 15_000 })
+      .toBe(addDecimal(before.pos, '12.5'))
     // the credit health page, opened before the write, follows by push
     await expect.poll(async () => num(await contrib.innerText()), { timeout: 15_000 }).toBe(addDecimal(before.pos, '12.5'))
     await expect.poll(() => journalFinal(journal, out.submission!.cloid), { timeout: 15_000 }).not.toBeNull()
@@ -85,7 +123,11 @@ describe('live screens follow repay, withdraw, activation, agents and earn witho
   })
 
   it('withdraw: previewed, then the account page, overview and journal', async () => {
-    const r = await desk.core.dispatch('addresses.add', { label: 'cold', address: COLD, chainId: '1', passphrase: PASSPHRASE }, { host: 'test' })
+    const r = await desk.core.dispatch(
+      'addresses.add',
+      { label: 'cold', address: COLD, chainId: '1', passphrase: PASSPHRASE },
+      { host: 'test' },
+    )
     expect(r.ok).toBe(true)
     const [page, overview, journal] = [await tab(`/account/${owner(1)}`), await tab('/overview'), await tab('/journal')]
     await balanceCell(page, 'USDC').waitFor()
@@ -110,7 +152,12 @@ describe('live screens follow repay, withdraw, activation, agents and earn witho
       .toBe('clean')
     out = await write('withdraw.submit', args)
     await expect.poll(async () => num(await balanceCell(page, 'USDC').innerText()), { timeout: 15_000 }).toBe(subDecimal(before, '10'))
-    await expect.poll(async () => num(/([0-9][0-9,.]*) USDC/.exec(await overviewRow(overview, owner(1)).locator('td').nth(4).innerText())?.[1] ?? ''), { timeout: 15_000 }).toBe(subDecimal(before, '10'))
+    await expect
+      .poll(
+        async () => num(/([0-9][0-9,.]*) USDC/.exec(await overviewRow(overview, owner(1)).locator('td').nth(4).innerText())?.[1] ?? ''),
+        { timeout: 15_000 },
+      )
+      .toBe(subDecimal(before, '10'))
     await expect.poll(() => journalFinal(journal, out!.submission!.cloid), { timeout: 15_000 }).not.toBeNull()
   }, 120_000)
 
@@ -158,7 +205,11 @@ describe('live screens follow repay, withdraw, activation, agents and earn witho
     await row.waitFor({ timeout: 15_000 })
     await write('earn.cancel', { account: owner(2), operationId: w.operationId })
     // a cancelled withdrawal leaves the queue (or shows cancelled there) and shows in the history
-    await expect.poll(async () => ((await row.count()) === 0 ? 'gone' : /cancel/.test(await row.innerText()) ? 'gone' : 'queued'), { timeout: 20_000 }).toBe('gone')
+    await expect
+      .poll(async () => ((await row.count()) === 0 ? 'gone' : /cancel/.test(await row.innerText()) ? 'gone' : 'queued'), {
+        timeout: 20_000,
+      })
+      .toBe('gone')
     const history = page.getByRole('region', { name: 'Withdrawal history', exact: true })
     await expect.poll(() => history.innerText(), { timeout: 20_000 }).toMatch(/cancel/)
     const balancesBefore = await balances.innerText()

@@ -36,7 +36,10 @@ describe('live screens follow every write without a click', () => {
     return p
   }
 
-  async function write(channel: string, args: unknown): Promise<{ submission?: { state: string; cloid: string }; leaves?: { oid: string | null }[]; operationId?: string }> {
+  async function write(
+    channel: string,
+    args: unknown,
+  ): Promise<{ submission?: { state: string; cloid: string }; leaves?: { oid: string | null }[]; operationId?: string }> {
     const r = await desk.core.dispatch(channel, args, { host: 'test' })
     if (!r.ok) throw new Error(`${channel}: ${r.error.code} ${r.error.message}`)
     return r.value as never
@@ -45,12 +48,32 @@ describe('live screens follow every write without a click', () => {
   /** The number in a balances-table cell ("1,234.5 USDC" -> "1234.5"). */
   const num = (text: string) => (/-?[0-9][0-9,]*(\.[0-9]+)?/.exec(text)?.[0] ?? '').replace(/,/g, '')
   const balanceCell = (p: Page, symbol: string, col = 1) =>
-    p.getByRole('table', { name: 'Balances', exact: true }).locator('tbody tr').filter({ has: p.locator('td:first-child', { hasText: new RegExp(`^${symbol}$`) }) }).locator('td').nth(col)
-  const overviewRow = (p: Page, a: string) => p.getByTestId('overview-table').locator('tr').filter({ hasText: shortRe(a) })
-  const journalHas = (p: Page, re: RegExp) => p.getByRole('table', { name: 'Submissions' }).or(p.locator('[aria-label="Submissions"]')).first().innerText().then((t) => re.test(t))
+    p
+      .getByRole('table', { name: 'Balances', exact: true })
+      .locator('tbody tr')
+      .filter({ has: p.locator('td:first-child', { hasText: new RegExp(`^${symbol}$`) }) })
+      .locator('td')
+      .nth(col)
+  const overviewRow = (p: Page, a: string) =>
+    p
+      .getByTestId('overview-table')
+      .locator('tr')
+      .filter({ hasText: shortRe(a) })
+  const journalHas = (p: Page, re: RegExp) =>
+    p
+      .getByRole('table', { name: 'Submissions' })
+      .or(p.locator('[aria-label="Submissions"]'))
+      .first()
+      .innerText()
+      .then((t) => re.test(t))
 
   it('transfer: sender page, recipient page, overview and journal', async () => {
-    const [sender, recipient, overview, journal] = [await tab(`/account/${owner(0)}`), await tab(`/account/${owner(2)}`), await tab('/overview'), await tab('/journal')]
+    const [sender, recipient, overview, journal] = [
+      await tab(`/account/${owner(0)}`),
+      await tab(`/account/${owner(2)}`),
+      await tab('/overview'),
+      await tab('/journal'),
+    ]
     await balanceCell(sender, 'USDC').waitFor()
     // The recipient (Payments) holds no USDC yet: its row appears with the transfer.
     await recipient.getByRole('table', { name: 'Balances', exact: true }).locator('tbody tr').first().waitFor()
@@ -59,21 +82,44 @@ describe('live screens follow every write without a click', () => {
     const before = { s: await usdc(sender), r: await usdc(recipient) }
     const out = await write('transfer.submit', { from: owner(0), to: owner(2), assetId: 1, amount: '7.25' })
     expect(out.submission!.state).toBe('accepted')
-    await expect.poll(async () => num(await balanceCell(sender, 'USDC').innerText()), { timeout: 15_000 }).toBe(subDecimal(before.s, '7.25'))
+    await expect
+      .poll(async () => num(await balanceCell(sender, 'USDC').innerText()), { timeout: 15_000 })
+      .toBe(subDecimal(before.s, '7.25'))
     await expect.poll(() => usdc(recipient), { timeout: 15_000 }).toBe(addDecimal(before.r, '7.25'))
-    await expect.poll(async () => num(/([0-9][0-9,.]*) USDC/.exec(await overviewRow(overview, owner(2)).locator('td').nth(4).innerText())?.[1] ?? ''), { timeout: 15_000 }).toBe(addDecimal(before.r, '7.25'))
-    await expect.poll(() => journalHas(journal, new RegExp(`${out.submission!.cloid.slice(0, 10)}[\\s\\S]*?accepted|accepted[\\s\\S]*?${out.submission!.cloid.slice(0, 10)}`)), { timeout: 15_000 }).toBe(true)
+    await expect
+      .poll(
+        async () => num(/([0-9][0-9,.]*) USDC/.exec(await overviewRow(overview, owner(2)).locator('td').nth(4).innerText())?.[1] ?? ''),
+        { timeout: 15_000 },
+      )
+      .toBe(addDecimal(before.r, '7.25'))
+    await expect
+      .poll(
+        () =>
+          journalHas(
+            journal,
+            new RegExp(`${out.submission!.cloid.slice(0, 10)}[\\s\\S]*?accepted|accepted[\\s\\S]*?${out.submission!.cloid.slice(0, 10)}`),
+          ),
+        { timeout: 15_000 },
+      )
+      .toBe(true)
   })
 
   it('settle: the credit account page (positions) and the cash account page', async () => {
     const [credit, cash] = [await tab(`/account/${owner(3)}`), await tab(`/account/${owner(0)}`)]
-    const btcPos = credit.getByRole('table', { name: 'Credit positions', exact: true }).locator('tbody tr').filter({ hasText: /^BTC/ }).locator('td').nth(1)
+    const btcPos = credit
+      .getByRole('table', { name: 'Credit positions', exact: true })
+      .locator('tbody tr')
+      .filter({ hasText: /^BTC/ })
+      .locator('td')
+      .nth(1)
     await btcPos.waitFor()
     await balanceCell(cash, 'BTC').waitFor()
     const before = { pos: num(await btcPos.innerText()), cash: num(await balanceCell(cash, 'BTC').innerText()) }
     await write('settle.submit', { creditAccount: owner(3), cashAccount: owner(0), assetId: 3, amount: '0.05' })
     await expect.poll(async () => num(await btcPos.innerText()), { timeout: 15_000 }).toBe(subDecimal(before.pos, '0.05'))
-    await expect.poll(async () => num(await balanceCell(cash, 'BTC').innerText()), { timeout: 15_000 }).toBe(addDecimal(before.cash, '0.05'))
+    await expect
+      .poll(async () => num(await balanceCell(cash, 'BTC').innerText()), { timeout: 15_000 })
+      .toBe(addDecimal(before.cash, '0.05'))
   })
 
   it('orders: a placed order appears on the account page with its locked funds; a cancel removes it', async () => {
@@ -82,11 +128,21 @@ describe('live screens follow every write without a click', () => {
     await orders.waitFor()
     await balanceCell(page, 'USDC').waitFor()
     const lockedBefore = num(await balanceCell(page, 'USDC', 2).innerText())
-    const placed = await write('orders.place', { account: owner(1), marketId: '2', side: 'bid', orderType: 'limit', tif: 'gtc', price: '3000', quantity: '0.01' })
+    const placed = await write('orders.place', {
+      account: owner(1),
+      marketId: '2',
+      side: 'bid',
+      orderType: 'limit',
+      tif: 'gtc',
+      price: '3000',
+      quantity: '0.01',
+    })
     const oid = placed.leaves![0]!.oid!
     const cancelBtn = orders.getByRole('button', { name: `Cancel order ${oid}`, exact: true })
     await cancelBtn.waitFor({ timeout: 15_000 })
-    await expect.poll(async () => compareDecimal(num(await balanceCell(page, 'USDC', 2).innerText()), lockedBefore), { timeout: 15_000 }).toBe(1)
+    await expect
+      .poll(async () => compareDecimal(num(await balanceCell(page, 'USDC', 2).innerText()), lockedBefore), { timeout: 15_000 })
+      .toBe(1)
     await write('orders.cancel', { account: owner(1), marketId: '2', oid })
     await expect.poll(() => cancelBtn.count(), { timeout: 15_000 }).toBe(0)
     await expect.poll(async () => num(await balanceCell(page, 'USDC', 2).innerText()), { timeout: 15_000 }).toBe(lockedBefore)

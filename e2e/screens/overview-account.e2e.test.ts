@@ -17,7 +17,11 @@ describe('overview, account and credit health', () => {
     await desk?.close()
   })
 
-  const row = (page = desk.page, address = from) => page.getByTestId('overview-table').locator('tr').filter({ hasText: shortRe(address) })
+  const row = (page = desk.page, address = from) =>
+    page
+      .getByTestId('overview-table')
+      .locator('tr')
+      .filter({ hasText: shortRe(address) })
 
   it('shows every account with totals, and updates live when a balance changes elsewhere', async () => {
     const { page } = desk
@@ -39,13 +43,21 @@ describe('overview, account and credit health', () => {
   it('opens an account with balances, open orders and fills, and cancels an order', async () => {
     const { page } = desk
     await nav(page, 'Overview')
-    await row().getByRole('link', { name: /^Open account / }).click()
+    await row()
+      .getByRole('link', { name: /^Open account / })
+      .click()
     const orders = page.getByRole('table', { name: 'Open orders', exact: true })
     await page.getByRole('table', { name: 'Balances', exact: true }).waitFor()
-    await orders.getByRole('button', { name: /^Cancel order / }).first().waitFor()
+    await orders
+      .getByRole('button', { name: /^Cancel order / })
+      .first()
+      .waitFor()
     await shot(page, 'account')
     const count = await orders.getByRole('button', { name: /^Cancel order / }).count()
-    await orders.getByRole('button', { name: /^Cancel order / }).first().click()
+    await orders
+      .getByRole('button', { name: /^Cancel order / })
+      .first()
+      .click()
     // Cancels may be signed by an agent without asking; approve if main asks.
     await approveUntil(page, page.getByTestId('submission-state'), 30_000)
     await waitForSubmission(page, /accepted|reconciled/)

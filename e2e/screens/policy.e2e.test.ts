@@ -23,7 +23,9 @@ async function violations(page: Page): Promise<string[]> {
   return page.evaluate(async () => {
     const axe = (window as unknown as { axe: typeof import('axe-core') }).axe
     const r = await axe.run(document, { resultTypes: ['violations'] })
-    return r.violations.filter((v) => v.impact === 'critical' || v.impact === 'serious').flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${n.target.join(' ')} — ${n.failureSummary ?? ''}`))
+    return r.violations
+      .filter((v) => v.impact === 'critical' || v.impact === 'serious')
+      .flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${n.target.join(' ')} — ${n.failureSummary ?? ''}`))
   })
 }
 
@@ -41,7 +43,8 @@ describe('operator guardrails (policy screen, refusals, override, halt)', () => 
     await desk?.close()
   })
 
-  const goPolicy = (page: Page) => page.getByRole('navigation', { name: 'Main', exact: true }).getByRole('link', { name: 'Policy', exact: true }).click()
+  const goPolicy = (page: Page) =>
+    page.getByRole('navigation', { name: 'Main', exact: true }).getByRole('link', { name: 'Policy', exact: true }).click()
   async function openAccount(page: Page, address: string, tab: 'Order ticket' | 'Transfer' | 'Withdraw'): Promise<void> {
     await page.evaluate((a) => {
       location.hash = `#/overview`
@@ -128,7 +131,9 @@ describe('operator guardrails (policy screen, refusals, override, halt)', () => 
     await page.getByRole('textbox', { name: 'Transfer amount', exact: true }).fill('10.0')
     await page.getByRole('button', { name: 'Preview transfer', exact: true }).click()
     await page.getByTestId('sign-blocked').waitFor()
-    expect(await page.getByTestId('sign-blocked').innerText()).toMatch(/Cannot sign: Refused by policy \(LimitExceeded\).*already used in the last 24 h: 12\.5.*frees up at/)
+    expect(await page.getByTestId('sign-blocked').innerText()).toMatch(
+      /Cannot sign: Refused by policy \(LimitExceeded\).*already used in the last 24 h: 12\.5.*frees up at/,
+    )
     await shot(page, 'limit-refused')
     expect(await page.getByRole('button', { name: 'Sign and submit transfer', exact: true }).isDisabled()).toBe(true)
     expect(truth()).toBe(before)
@@ -189,7 +194,15 @@ describe('operator guardrails (policy screen, refusals, override, halt)', () => 
     await page.getByRole('textbox', { name: 'Quantity', exact: true }).fill('0.01')
     expect(await page.getByRole('button', { name: 'Place order', exact: true }).isDisabled()).toBe(true)
     const t0 = truth()
-    const refused = await dispatch('orders.place', { account: owner(1), marketId: '2', side: 'bid', orderType: 'limit', tif: 'gtc', price: '3300', quantity: '0.01' })
+    const refused = await dispatch('orders.place', {
+      account: owner(1),
+      marketId: '2',
+      side: 'bid',
+      orderType: 'limit',
+      tif: 'gtc',
+      price: '3300',
+      quantity: '0.01',
+    })
     expect(!refused.ok && refused.error.code).toBe('WritesHalted')
     expect(truth()).toBe(t0)
 

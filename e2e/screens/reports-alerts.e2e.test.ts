@@ -118,7 +118,8 @@ describe('reports and alerts', () => {
     // owner 1 rests a bid and later an ask, owner 0 takes both: fees on both sides, a closed lot for owner 1
     const s0 = actionSender(desk.sandbox.trading, devOwner(0).privateKey, 'e2e-reports-0')
     const s1 = actionSender(desk.sandbox.trading, devOwner(1).privateKey, 'e2e-reports-1')
-    const order = (side: 'bid' | 'ask', price: string, quantity: string, tif: 'gtc' | 'ioc') => ({ type: 'order', market_id: '1', side, order_type: 'limit', tif, price, quantity }) as TradeAction
+    const order = (side: 'bid' | 'ask', price: string, quantity: string, tif: 'gtc' | 'ioc') =>
+      ({ type: 'order', market_id: '1', side, order_type: 'limit', tif, price, quantity }) as TradeAction
     for (const [s, a] of [
       [s1, order('bid', '64000', '0.02', 'gtc')],
       [s0, order('ask', '64000', '0.02', 'ioc')],
@@ -132,7 +133,15 @@ describe('reports and alerts', () => {
     desk.sandbox.trading.deposit(o2 as `0x${string}`, 1, 12_345_000_000n) // 123.45 USDC
     await new Promise((r) => setTimeout(r, 400))
     const s2 = actionSender(desk.sandbox.trading, devOwner(2).privateKey, 'e2e-reports-2')
-    const wd = await s2.send({ type: 'withdraw', asset_id: '1', amount: '500000000', dst_chain_id: '1', dst_address: o0, withdraw_nonce: String(Date.now()), cloid: `0x${'cd'.repeat(16)}` } as TradeAction)
+    const wd = await s2.send({
+      type: 'withdraw',
+      asset_id: '1',
+      amount: '500000000',
+      dst_chain_id: '1',
+      dst_address: o0,
+      withdraw_nonce: String(Date.now()),
+      cloid: `0x${'cd'.repeat(16)}`,
+    } as TradeAction)
     expect(accepted(wd), JSON.stringify(wd.body)).toBe(true)
     await new Promise((r) => setTimeout(r, 400))
 
@@ -144,7 +153,10 @@ describe('reports and alerts', () => {
 
     // fills, all accounts, USD
     await page.getByRole('combobox', { name: 'Report', exact: true }).selectOption('fills')
-    const [fillsDl] = await Promise.all([page.waitForEvent('download'), form.getByRole('button', { name: 'Export CSV', exact: true }).click()])
+    const [fillsDl] = await Promise.all([
+      page.waitForEvent('download'),
+      form.getByRole('button', { name: 'Export CSV', exact: true }).click(),
+    ])
     expect(fillsDl.suggestedFilename()).toMatch(/^fills-all-accounts-.*\.csv$/)
     const fills = records(readFileSync((await fillsDl.path())!, 'utf8'))
     const mine = fills.filter((r) => r.account === o0 || r.account === o1)
@@ -156,16 +168,47 @@ describe('reports and alerts', () => {
       expect(r.value_currency).toBe('USD')
     }
     // amounts in units (not atoms): 0.02 BTC at 64000, notional 1280 USDC; taker fee 3.5 bp of it
-    expect(mine.find((r) => r.account === o0 && r.side === 'sell')).toMatchObject({ price: '64000', quantity: '0.02', notional: '1280', quote_asset: 'USDC', role: 'taker', fee: '0.448', fee_asset: 'USDC' })
-    await page.getByRole('status').filter({ hasText: /^Exported fills-all-accounts-.*\(\d+ rows?\)$/ }).waitFor()
+    expect(mine.find((r) => r.account === o0 && r.side === 'sell')).toMatchObject({
+      price: '64000',
+      quantity: '0.02',
+      notional: '1280',
+      quote_asset: 'USDC',
+      role: 'taker',
+      fee: '0.448',
+      fee_asset: 'USDC',
+    })
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Exported fills-all-accounts-.*\(\d+ rows?\)$/ })
+      .waitFor()
 
     // transfers and withdrawals, owner 2 only
     await page.getByRole('combobox', { name: 'Report', exact: true }).selectOption('transfers')
-    await page.getByRole('combobox', { name: 'Account', exact: true }).selectOption({ label: (await page.getByRole('combobox', { name: 'Account', exact: true }).locator('option').filter({ hasText: `(${o2.slice(0, 6)}…${o2.slice(-4)})` }).innerText()).trim() })
+    await page.getByRole('combobox', { name: 'Account', exact: true }).selectOption({
+      label: (
+        await page
+          .getByRole('combobox', { name: 'Account', exact: true })
+          .locator('option')
+          .filter({ hasText: `(${o2.slice(0, 6)}…${o2.slice(-4)})` })
+          .innerText()
+      ).trim(),
+    })
     const [trDl] = await Promise.all([page.waitForEvent('download'), form.getByRole('button', { name: 'Export CSV', exact: true }).click()])
     const transfers = records(readFileSync((await trDl.path())!, 'utf8'))
-    expect(transfers.find((r) => r.kind === 'deposit' && r.amount === '123.45')).toMatchObject({ account: o2, amount: '123.45', asset: 'USDC', source: 'exchange' })
-    expect(transfers.find((r) => r.kind === 'withdrawal')).toMatchObject({ account: o2, amount: '5', asset: 'USDC', fee: '1', fee_asset: 'USDC', fee_note: 'recorded, not deducted' })
+    expect(transfers.find((r) => r.kind === 'deposit' && r.amount === '123.45')).toMatchObject({
+      account: o2,
+      amount: '123.45',
+      asset: 'USDC',
+      source: 'exchange',
+    })
+    expect(transfers.find((r) => r.kind === 'withdrawal')).toMatchObject({
+      account: o2,
+      amount: '5',
+      asset: 'USDC',
+      fee: '1',
+      fee_asset: 'USDC',
+      fee_note: 'recorded, not deducted',
+    })
 
     // realised PnL, all accounts: owner 1 bought 0.02 @ 64000 and sold 0.01 @ 65000 → +10 USDC gross
     await page.getByRole('combobox', { name: 'Account', exact: true }).selectOption({ label: 'All accounts' })
@@ -185,7 +228,12 @@ describe('reports and alerts', () => {
 
   it('an alert raised by main is in the notification panel after a reload, and is acknowledged there', async () => {
     // the deposit of the first test raised "funds received" for owner 2
-    await expect.poll(async () => (await alerts()).filter((a) => a.kind === 'funds-received' && a.account?.toLowerCase() === o2.toLowerCase()).length, { timeout: 30_000 }).toBeGreaterThan(0)
+    await expect
+      .poll(
+        async () => (await alerts()).filter((a) => a.kind === 'funds-received' && a.account?.toLowerCase() === o2.toLowerCase()).length,
+        { timeout: 30_000 },
+      )
+      .toBeGreaterThan(0)
     const alert = (await alerts()).find((a) => a.kind === 'funds-received' && /^123\.45 USDC deposited to /.test(a.message))!
     expect(alert).toBeDefined()
 
@@ -210,7 +258,10 @@ describe('reports and alerts', () => {
     await expect.poll(async () => (await alerts()).find((a) => a.id === alert.id)?.acknowledgedAt ?? null).not.toBeNull()
     const shown = (await alerts()).map((a) => a.id)
     await panel.getByRole('button', { name: 'Acknowledge all alerts', exact: true }).click()
-    await panel.getByRole('status').filter({ hasText: /alerts? acknowledged$/ }).waitFor()
+    await panel
+      .getByRole('status')
+      .filter({ hasText: /alerts? acknowledged$/ })
+      .waitFor()
     await expect.poll(async () => (await alerts()).filter((a) => shown.includes(a.id)).every((a) => a.acknowledgedAt !== null)).toBe(true)
     await panel.getByRole('button', { name: 'Close notifications', exact: true }).click()
   })
@@ -225,7 +276,10 @@ describe('reports and alerts', () => {
     await form.getByRole('button', { name: 'Save alert settings', exact: true }).click()
     await form.getByRole('status').filter({ hasText: 'Alert settings saved' }).waitFor()
     const r = await desk.core.dispatch('alerts.settings.get', undefined, { host: 'test' })
-    expect(r.ok && (r.value as AlertSettingsView)).toMatchObject({ quietHours: { start: '22:15', end: '06:45' }, ltvThresholdsPct: [85, 92.5] })
+    expect(r.ok && (r.value as AlertSettingsView)).toMatchObject({
+      quietHours: { start: '22:15', end: '06:45' },
+      ltvThresholdsPct: [85, 92.5],
+    })
     await dismissToasts(page)
     await form.scrollIntoViewIfNeeded()
     await shot(page, 'settings-alerts')

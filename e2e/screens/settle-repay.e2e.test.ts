@@ -53,7 +53,9 @@ describe('settle and repay', () => {
     const now = page.getByRole('region', { name: 'Balances now', exact: true })
     await now.waitFor()
     // The predicted "after" figures are what the accounts now hold.
-    const after = (await preview.getByRole('table', { name: 'Predicted balances', exact: true }).locator('tbody tr td:nth-child(5)').allInnerTexts()).map((s) => s.trim())
+    const after = (
+      await preview.getByRole('table', { name: 'Predicted balances', exact: true }).locator('tbody tr td:nth-child(5)').allInnerTexts()
+    ).map((s) => s.trim())
     const nowText = await now.innerText()
     for (const a of after) expect(nowText).toContain(a)
     await shot(page, 'settle-accepted')
@@ -80,7 +82,11 @@ describe('settle and repay', () => {
       await sign.click()
       await approve(page).catch(() => {})
     }
-    await page.getByTestId('error-code').or(page.getByTestId('submission-state').filter({ hasText: 'rejected' })).first().waitFor()
+    await page
+      .getByTestId('error-code')
+      .or(page.getByTestId('submission-state').filter({ hasText: 'rejected' }))
+      .first()
+      .waitFor()
     const text = await page.locator('main').innerText()
     expect(text).toMatch(/InvalidSettle|InsufficientSpotCredit|invalidsettle/)
     await shot(page, 'settle-rejected')

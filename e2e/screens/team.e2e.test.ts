@@ -33,7 +33,9 @@ async function violations(page: Page): Promise<string[]> {
   return page.evaluate(async () => {
     const axe = (window as unknown as { axe: typeof import('axe-core') }).axe
     const r = await axe.run(document, { resultTypes: ['violations'] })
-    return r.violations.filter((v) => v.impact === 'critical' || v.impact === 'serious').flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${n.target.join(' ')} — ${n.failureSummary ?? ''}`))
+    return r.violations
+      .filter((v) => v.impact === 'critical' || v.impact === 'serious')
+      .flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${n.target.join(' ')} — ${n.failureSummary ?? ''}`))
   })
 }
 
@@ -49,13 +51,24 @@ interface SecondDesk {
 async function openSecondDesk(first: DeskSession): Promise<SecondDesk> {
   const sandbox = first.desk.sandbox
   const dataDir = mkdtempSync(join(tmpdir(), 'desk-e2e-b-'))
-  new SettingsStore(dataDir).saveNetwork({ ...sandboxNetwork({ trading: Number(new URL(sandbox.tradingUrl).port), earn: Number(new URL(sandbox.earnUrl).port) }), infoRatePerSec: 200, tradeRatePerSec: 200, strictLimits: false })
+  new SettingsStore(dataDir).saveNetwork({
+    ...sandboxNetwork({ trading: Number(new URL(sandbox.tradingUrl).port), earn: Number(new URL(sandbox.earnUrl).port) }),
+    infoRatePerSec: 200,
+    tradeRatePerSec: 200,
+    strictLimits: false,
+  })
   const core = await createDeskCore({
     dataDir,
     host: 'web',
     version: '0.0.0-test',
     services: headlessHostServices,
-    startSandbox: async () => ({ tradingUrl: sandbox.tradingUrl, wsUrl: sandbox.wsUrl, earnUrl: sandbox.earnUrl, chainId: sandbox.chainId, stop: async () => {} }),
+    startSandbox: async () => ({
+      tradingUrl: sandbox.tradingUrl,
+      wsUrl: sandbox.wsUrl,
+      earnUrl: sandbox.earnUrl,
+      chainId: sandbox.chainId,
+      stop: async () => {},
+    }),
     demoAccounts,
     alerts: false,
     overviewRefreshMs: 1000,
@@ -81,7 +94,11 @@ async function openSecondDesk(first: DeskSession): Promise<SecondDesk> {
   }
 }
 
-const go = (page: Page, name: 'Team' | 'Approvals') => page.getByRole('navigation', { name: 'Main', exact: true }).getByRole('link', { name: new RegExp(`^${name}`) }).click()
+const go = (page: Page, name: 'Team' | 'Approvals') =>
+  page
+    .getByRole('navigation', { name: 'Main', exact: true })
+    .getByRole('link', { name: new RegExp(`^${name}`) })
+    .click()
 
 /** Points a desk at the team store through its Team screen. */
 async function connect(page: Page, db: PostgresHandle): Promise<void> {
@@ -108,7 +125,11 @@ describe('team mode: proposal on one desk, approval on another, execution and th
     seedCoolingOff(a, 1500)
     seedCoolingOff({ ...a, dataDir: b.dataDir }, 1500)
     for (const core of [a.core, b.core]) {
-      const r = await core.dispatch('addresses.add', { label: 'cold', address: COLD, chainId: '1', passphrase: PASSPHRASE }, { host: 'test' })
+      const r = await core.dispatch(
+        'addresses.add',
+        { label: 'cold', address: COLD, chainId: '1', passphrase: PASSPHRASE },
+        { host: 'test' },
+      )
       expect(r.ok).toBe(true)
     }
   }, 240_000)
@@ -136,18 +157,41 @@ describe('team mode: proposal on one desk, approval on another, execution and th
     await a.page.getByRole('textbox', { name: 'New member identity address', exact: true }).fill(bAddress)
     await a.page.getByRole('textbox', { name: 'New member name', exact: true }).fill('Bob')
     await a.page.getByRole('button', { name: 'Add member to the team', exact: true }).click()
-    await expect.poll(() => a.page.getByRole('table', { name: 'Team members', exact: true }).innerText(), { timeout: 15_000 }).toMatch(/Bob[\s\S]*approver/)
+    await expect
+      .poll(() => a.page.getByRole('table', { name: 'Team members', exact: true }).innerText(), { timeout: 15_000 })
+      .toMatch(/Bob[\s\S]*approver/)
     expect(await violations(a.page)).toEqual([])
     // B sees itself in the verified roster by push.
-    await expect.poll(() => b.page.getByRole('table', { name: 'Team members', exact: true }).innerText().catch(() => ''), { timeout: 15_000 }).toMatch(/Bob \(me\)/)
+    await expect
+      .poll(
+        () =>
+          b.page
+            .getByRole('table', { name: 'Team members', exact: true })
+            .innerText()
+            .catch(() => ''),
+        { timeout: 15_000 },
+      )
+      .toMatch(/Bob \(me\)/)
 
     // Withdrawals need one approver; everything else is allowed (a new version signed by A, the only admin, on its Team screen).
     await a.page.getByRole('button', { name: 'Change the rules: write a new policy version', exact: true }).click()
-    const rules = [{ id: 'withdrawals', kinds: ['withdraw'], then: { effect: 'approve', count: 1, roles: ['approver'] } }, { id: 'rest', then: { effect: 'allow' } }]
+    const rules = [
+      { id: 'withdrawals', kinds: ['withdraw'], then: { effect: 'approve', count: 1, roles: ['approver'] } },
+      { id: 'rest', then: { effect: 'allow' } },
+    ]
     await a.page.getByRole('textbox', { name: 'Team policy rules as JSON', exact: true }).fill(JSON.stringify(rules))
     await a.page.getByRole('button', { name: 'Save rules as a new policy version', exact: true }).click()
     await a.page.getByText(/Policy version \d+ is in force\./).waitFor({ timeout: 15_000 })
-    await expect.poll(() => b.page.getByRole('table', { name: 'Team policy rules', exact: true }).innerText().catch(() => ''), { timeout: 15_000 }).toMatch(/withdrawals[\s\S]*needs 1 approval from approver/)
+    await expect
+      .poll(
+        () =>
+          b.page
+            .getByRole('table', { name: 'Team policy rules', exact: true })
+            .innerText()
+            .catch(() => ''),
+        { timeout: 15_000 },
+      )
+      .toMatch(/withdrawals[\s\S]*needs 1 approval from approver/)
     expect(await violations(b.page)).toEqual([])
   }, 180_000)
 
@@ -167,7 +211,10 @@ describe('team mode: proposal on one desk, approval on another, execution and th
       .poll(
         async () => {
           await a.page.getByRole('button', { name: 'Preview withdrawal', exact: true }).click()
-          return a.page.getByRole('button', { name: 'Sign and submit withdrawal', exact: true }).isEnabled({ timeout: 3000 }).catch(() => false)
+          return a.page
+            .getByRole('button', { name: 'Sign and submit withdrawal', exact: true })
+            .isEnabled({ timeout: 3000 })
+            .catch(() => false)
         },
         { timeout: 60_000, interval: 1500 },
       )
@@ -202,13 +249,17 @@ describe('team mode: proposal on one desk, approval on another, execution and th
     await expect.poll(() => a.page.getByTestId('proposal-status').innerText(), { timeout: 30_000 }).toMatch(/outcome: accepted/)
     // B follows by push, without a click.
     await expect.poll(() => b.page.getByTestId('proposal-status').innerText(), { timeout: 15_000 }).toMatch(/done — outcome: accepted/)
-    expect(await b.page.getByRole('table', { name: 'Who approved when', exact: true }).innerText()).toMatch(/approved[\s\S]*Bob[\s\S]*signed[\s\S]*Alice/)
+    expect(await b.page.getByRole('table', { name: 'Who approved when', exact: true }).innerText()).toMatch(
+      /approved[\s\S]*Bob[\s\S]*signed[\s\S]*Alice/,
+    )
     expect(withdrawals()).toBe(before + 1)
     // History on both desks.
     for (const page of [a.page, b.page]) {
       await go(page, 'Approvals')
       await page.getByRole('tab', { name: 'History' }).click()
-      await expect.poll(() => page.getByRole('table', { name: 'History', exact: true }).innerText(), { timeout: 15_000 }).toMatch(/done — accepted/)
+      await expect
+        .poll(() => page.getByRole('table', { name: 'History', exact: true }).innerText(), { timeout: 15_000 })
+        .toMatch(/done — accepted/)
     }
     expect(await violations(a.page)).toEqual([])
   }, 240_000)

@@ -37,7 +37,9 @@ describe('order ticket, signer in confirmations, declines, activation', () => {
     await openAccount(page, owner(0), 'Order ticket')
     await choose(page, 'Market', /\(#2\)/)
     const facts = page.getByRole('region', { name: 'Order preview', exact: true })
-    await expect.poll(() => facts.getByTestId('best-bid').innerText(), { timeout: 30_000 }).toMatch(/^[0-9,]+(\.[0-9]+)? \S+ × [0-9.,]+ \S+$/)
+    await expect
+      .poll(() => facts.getByTestId('best-bid').innerText(), { timeout: 30_000 })
+      .toMatch(/^[0-9,]+(\.[0-9]+)? \S+ × [0-9.,]+ \S+$/)
     expect(await facts.getByTestId('best-ask').innerText()).toMatch(/^[0-9,]+(\.[0-9]+)? \S+ × /)
     expect(await facts.getByTestId('book-age').innerText()).toMatch(/s ago/)
     expect(await facts.getByTestId('tick-size').innerText()).toMatch(/^0\.0*1 \S+$/)
@@ -52,10 +54,15 @@ describe('order ticket, signer in confirmations, declines, activation', () => {
     const price = String(Math.max(1, Math.floor(Number(bid) * 0.8)))
     await page.getByRole('textbox', { name: 'Limit price', exact: true }).fill(price)
     await page.getByRole('textbox', { name: 'Quantity', exact: true }).fill('0.5')
-    await expect.poll(() => facts.getByTestId('order-value').innerText()).toMatch(new RegExp(`^${Number(price) / 2 >= 1000 ? '[0-9]{1,3}(,[0-9]{3})+' : '[0-9]+'}(\\.5)? \\S+$`))
+    await expect
+      .poll(() => facts.getByTestId('order-value').innerText())
+      .toMatch(new RegExp(`^${Number(price) / 2 >= 1000 ? '[0-9]{1,3}(,[0-9]{3})+' : '[0-9]+'}(\\.5)? \\S+$`))
     await shot(page, 'order-ticket')
     await page.getByRole('button', { name: 'Place order', exact: true }).click()
-    await page.getByRole('list', { name: 'Order result', exact: true }).filter({ hasText: /open oid \d+/ }).waitFor({ timeout: 30_000 })
+    await page
+      .getByRole('list', { name: 'Order result', exact: true })
+      .filter({ hasText: /open oid \d+/ })
+      .waitFor({ timeout: 30_000 })
     // The write's outcome names the key that signed it, as the ticket said it would.
     expect(await page.getByTestId('outcome-signer').last().innerText()).toMatch(/Treasury main \(owner key\)|API key of Treasury main/)
   })
@@ -95,7 +102,9 @@ describe('order ticket, signer in confirmations, declines, activation', () => {
     await openAccount(page, owner(0), 'Activate for')
     const pick = page.getByRole('combobox', { name: 'Account to activate', exact: true })
     // Owner 5 ("Spare (unfunded)") has no account on the service yet.
-    await expect.poll(async () => (await pick.locator('option').allInnerTexts()).join('|'), { timeout: 30_000 }).toMatch(/Spare \(unfunded\).*not activated/)
+    await expect
+      .poll(async () => (await pick.locator('option').allInnerTexts()).join('|'), { timeout: 30_000 })
+      .toMatch(/Spare \(unfunded\).*not activated/)
     await choose(page, 'Account to activate', /Spare \(unfunded\)/)
     expect(await page.getByTestId('activation-fee').innerText()).toMatch(/Activation fee: 1 \S+, fixed by the protocol/)
     expect(await page.locator('form[aria-label="Activate account"]').innerText()).not.toContain('1.0')

@@ -39,7 +39,10 @@ describe('an injected timeout', () => {
     await shot(page, 'timeout-reconciled')
 
     await nav(page, 'Journal')
-    await page.getByRole('status').filter({ hasText: /\d+ entries/ }).waitFor()
+    await page
+      .getByRole('status')
+      .filter({ hasText: /\d+ entries/ })
+      .waitFor()
     const repays = page.getByRole('table').filter({ hasText: 'repay' })
     expect(await repays.innerText()).toMatch(/unknown → reconciled|reconciled/)
   })

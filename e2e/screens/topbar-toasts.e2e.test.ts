@@ -72,7 +72,14 @@ describe('top bar and toasts at 1280 px on the default setup', () => {
 
   it('toasts step aside while the notifications drawer is open, and come back when it closes', async () => {
     for (let i = 0; i < 3; i++) {
-      const e: NotificationEvent = { id: `t-${i}`, kind: 'rejection', level: 'error', title: `Test rejection ${i}`, message: 'An error stays until dismissed, so it would sit over the drawer.', atMs: Date.now() }
+      const e: NotificationEvent = {
+        id: `t-${i}`,
+        kind: 'rejection',
+        level: 'error',
+        title: `Test rejection ${i}`,
+        message: 'An error stays until dismissed, so it would sit over the drawer.',
+        atMs: Date.now(),
+      }
       desk.core.events.emit('notify', e)
     }
     const toasts = page.getByTestId('toasts')
@@ -82,10 +89,17 @@ describe('top bar and toasts at 1280 px on the default setup', () => {
     await drawer.waitFor()
     await page.waitForTimeout(400) // the drawer's slide-in
     const d = (await drawer.boundingBox())!
-    const visible = await toasts.locator('.toast').evaluateAll((els) => els.filter((el) => (el as HTMLElement).offsetParent !== null).map((el) => el.getBoundingClientRect().toJSON() as Box))
+    const visible = await toasts
+      .locator('.toast')
+      .evaluateAll((els) =>
+        els.filter((el) => (el as HTMLElement).offsetParent !== null).map((el) => el.getBoundingClientRect().toJSON() as Box),
+      )
     for (const t of visible) expect(overlaps(t, d), `a toast at ${JSON.stringify(t)} covers the drawer at ${JSON.stringify(d)}`).toBe(false)
     // whatever is at the drawer's bottom-right corner belongs to the drawer, not to a toast
-    const owner = await page.evaluate(([x, y]) => document.elementFromPoint(x!, y!)?.closest('[role="dialog"]')?.getAttribute('aria-label') ?? null, [d.x + d.width - 30, d.y + d.height - 30])
+    const owner = await page.evaluate(
+      ([x, y]) => document.elementFromPoint(x!, y!)?.closest('[role="dialog"]')?.getAttribute('aria-label') ?? null,
+      [d.x + d.width - 30, d.y + d.height - 30],
+    )
     expect(owner).toBe('Notifications')
     await drawer.getByRole('button', { name: 'Close notifications', exact: true }).click()
     await expect.poll(() => toasts.isVisible()).toBe(true)

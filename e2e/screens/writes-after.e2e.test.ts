@@ -34,7 +34,12 @@ describe('writes go first, and every screen shows what they did', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'desk-e2e-writes-'))
-    desk = await startDeskOnSandbox({ dataDir, overviewRefreshMs: 1000, ratePerSec: 1, sandbox: { rateLimits: { infoPerSec: 1, tradePerSec: 1, signerPerSec: 1000 } } })
+    desk = await startDeskOnSandbox({
+      dataDir,
+      overviewRefreshMs: 1000,
+      ratePerSec: 1,
+      sandbox: { rateLimits: { infoPerSec: 1, tradePerSec: 1, signerPerSec: 1000 } },
+    })
     web = await startWebHost({ core: desk.core, rendererRoot: join(repoRoot, 'out/renderer-web') })
     browser = await launchBrowser()
     page = await browser.context.newPage()
@@ -70,7 +75,9 @@ describe('writes go first, and every screen shows what they did', () => {
     }, account)
     await p.getByRole('tab', { name: 'Order ticket', exact: true }).click()
     await choose(p, 'Market', new RegExp(`\\(#${marketId}\\)`))
-    await expect.poll(() => p.getByRole('region', { name: 'Order preview', exact: true }).getByTestId('best-bid').innerText(), { timeout: 60_000 }).toMatch(/×/)
+    await expect
+      .poll(() => p.getByRole('region', { name: 'Order preview', exact: true }).getByTestId('best-bid').innerText(), { timeout: 60_000 })
+      .toMatch(/×/)
   }
 
   it("an order's /trade send is not preceded by any screen's /info read after the click", async () => {
@@ -81,7 +88,10 @@ describe('writes go first, and every screen shows what they did', () => {
     await page.getByRole('textbox', { name: 'Limit price', exact: true }).fill('2000')
     await page.getByRole('textbox', { name: 'Quantity', exact: true }).fill('0.01')
     await page.getByRole('button', { name: 'Place order', exact: true }).click()
-    await page.getByRole('list', { name: 'Order result', exact: true }).filter({ hasText: /open oid \d+/ }).waitFor({ timeout: 60_000 })
+    await page
+      .getByRole('list', { name: 'Order result', exact: true })
+      .filter({ hasText: /open oid \d+/ })
+      .waitFor({ timeout: 60_000 })
     for (let n = 0; n < 3; n++) {
       await page.getByRole('textbox', { name: 'Quantity', exact: true }).fill('0.01')
       const place = page.getByRole('button', { name: 'Place order', exact: true })
@@ -90,13 +100,23 @@ describe('writes go first, and every screen shows what they did', () => {
       const t0 = Date.now()
       await place.click()
       let send: DispatchEvent | undefined
-      await expect.poll(() => (send = events.slice(from).find((e) => e.scheduler.startsWith('trade') && e.label.startsWith('order'))), { timeout: 60_000 }).toBeDefined()
+      await expect
+        .poll(() => (send = events.slice(from).find((e) => e.scheduler.startsWith('trade') && e.label.startsWith('order'))), {
+          timeout: 60_000,
+        })
+        .toBeDefined()
       // Causality, from the budget's own dispatch events (the screens keep reading meanwhile):
       // the reads an order used to wait for before its send (signer slots, height, open orders,
       // the account's mode), queued in the operator lane behind every screen's read, are not
       // made outside the write lane between the click and the send.
-      const between = events.slice(from).filter((e) => e.scheduler.startsWith('info') && e.startedAt >= t0 && e.startedAt <= send!.startedAt && e.lane !== 'write')
-      expect(between.filter((e) => ['userAgents', 'queryStatus', 'openOrders'].includes(e.label) && e.queuedAt >= t0).map((e) => `${e.lane}:${e.label}`)).toEqual([])
+      const between = events
+        .slice(from)
+        .filter((e) => e.scheduler.startsWith('info') && e.startedAt >= t0 && e.startedAt <= send!.startedAt && e.lane !== 'write')
+      expect(
+        between
+          .filter((e) => ['userAgents', 'queryStatus', 'openOrders'].includes(e.label) && e.queuedAt >= t0)
+          .map((e) => `${e.lane}:${e.label}`),
+      ).toEqual([])
       // The send itself waited only for the /trade budget, not for a read's answer.
       expect(send!.queuedAt).toBeGreaterThanOrEqual(t0)
       await page.waitForTimeout(1100) // the /trade budget refills between orders
@@ -109,7 +129,8 @@ describe('writes go first, and every screen shows what they did', () => {
     const acct = await tab(`/account/${owner(1)}`)
     const rows = acct.getByRole('table', { name: 'Open orders', exact: true }).getByRole('button', { name: /^Cancel order \d+$/ })
     await expect.poll(() => rows.count(), { timeout: 60_000 }).toBeGreaterThan(0)
-    const listed = async () => (await rows.evaluateAll((bs) => bs.map((b) => b.getAttribute('aria-label') ?? ''))).map((l) => l.replace('Cancel order ', ''))
+    const listed = async () =>
+      (await rows.evaluateAll((bs) => bs.map((b) => b.getAttribute('aria-label') ?? ''))).map((l) => l.replace('Cancel order ', ''))
     const before = await listed()
     const policy = await tab('/policy')
     await policy.getByRole('button', { name: 'Halt trading', exact: true }).click()
@@ -151,8 +172,13 @@ describe('writes go first, and every screen shows what they did', () => {
     const both = () =>
       page.evaluate(() => {
         const digits = (t: string | null | undefined) => (t ?? '').replace(/[^0-9.]/g, '')
-        const row = [...document.querySelectorAll('table[aria-label="Balances"] tbody tr')].find((r) => r.querySelector('td')?.textContent?.trim() === 'USDC')
-        return { table: digits(row?.querySelectorAll('td')[1]?.textContent), ticket: digits(document.querySelector('[data-testid="available"]')?.textContent) }
+        const row = [...document.querySelectorAll('table[aria-label="Balances"] tbody tr')].find(
+          (r) => r.querySelector('td')?.textContent?.trim() === 'USDC',
+        )
+        return {
+          table: digits(row?.querySelectorAll('td')[1]?.textContent),
+          ticket: digits(document.querySelector('[data-testid="available"]')?.textContent),
+        }
       })
     const start = await both()
     expect(start.table).not.toBe('')

@@ -164,7 +164,11 @@ async function scenario() {
     sessionHandlers.get('will-download')?.({ preventDefault: () => (p = true) }, { getURL: () => url })
     return p
   }
-  c.downloadPrevented = { appExport: download('blob:app://desk/5e0c7d1a'), remote: download('https://evil.example/x.exe'), otherBlob: download('blob:https://evil.example/1') }
+  c.downloadPrevented = {
+    appExport: download('blob:app://desk/5e0c7d1a'),
+    remote: download('https://evil.example/x.exe'),
+    otherBlob: download('blob:https://evil.example/1'),
+  }
 
   const invoke = ipcHandlers.get('desk:invoke')
   c.foreignFrame = await invoke(fakeEvent('https://evil.example/'), 'app.state', undefined)

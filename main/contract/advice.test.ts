@@ -7,37 +7,101 @@ import { adviceFor, adviceForCode, BENIGN_CLOSE_CODES } from './advice'
  * §7 /info and /trade; earn-api.md §7 numeric codes as the journal keeps them).
  */
 const SPEC_CODES = {
-  tradeTable: ['RateLimited', 'TooManyPending', 'PlaceOrderSuspended', 'Unavailable', 'NodeUnreachable', 'ExpiredTx', 'QueryLagBackpressure', 'RequestTooLarge'],
+  tradeTable: [
+    'RateLimited',
+    'TooManyPending',
+    'PlaceOrderSuspended',
+    'Unavailable',
+    'NodeUnreachable',
+    'ExpiredTx',
+    'QueryLagBackpressure',
+    'RequestTooLarge',
+  ],
   rejected: [
-    'InvalidJson', 'AmbiguousAuthFields', 'SignaturesNotAllowedForAction', 'InvalidQuantityPrecision', 'EncodeLengthOverflow', 'MissingOidOrCloid', 'WrongChainId',
-    'DirectSignerIsActiveAgent', 'AgentEpochMismatch', 'UnknownAgent', 'InsufficientSpotBalance', 'MinTradeSpotNtl',
+    'InvalidJson',
+    'AmbiguousAuthFields',
+    'SignaturesNotAllowedForAction',
+    'InvalidQuantityPrecision',
+    'EncodeLengthOverflow',
+    'MissingOidOrCloid',
+    'WrongChainId',
+    'DirectSignerIsActiveAgent',
+    'AgentEpochMismatch',
+    'UnknownAgent',
+    'InsufficientSpotBalance',
+    'MinTradeSpotNtl',
   ],
   envelopeExecution: ['BadNonce', 'BadSignature', 'ExpiredTx', 'MalformedTx', 'InvalidBatchLength', 'FeatureDisabled'],
   actions: [
-    'ActionNotAllowedForSpotCreditAccount', 'AccountNotFound', 'TransferToSelf', 'InvalidTransfer', 'InsufficientSpotBalance',
-    'InvalidActivationFeeAsset', 'AccountAlreadyActivated', 'AddressIsAgent', 'InvalidAccountActivation',
-    'WithdrawDuplicateNonce', 'MissingCloid', 'InvalidCloid',
-    'InvalidCashAccount', 'InvalidAssetId', 'InvalidSettle', 'SpotCreditAccountFrozen', 'OracleMarkPriceMissing', 'InsufficientSpotCredit',
-    'InvalidMarginAccount', 'InvalidRepay',
-    'InvalidAgentSlot', 'InvalidAgent', 'LegacySignatureNotAccepted', 'Eip712AgentEpochNotAllowed',
+    'ActionNotAllowedForSpotCreditAccount',
+    'AccountNotFound',
+    'TransferToSelf',
+    'InvalidTransfer',
+    'InsufficientSpotBalance',
+    'InvalidActivationFeeAsset',
+    'AccountAlreadyActivated',
+    'AddressIsAgent',
+    'InvalidAccountActivation',
+    'WithdrawDuplicateNonce',
+    'MissingCloid',
+    'InvalidCloid',
+    'InvalidCashAccount',
+    'InvalidAssetId',
+    'InvalidSettle',
+    'SpotCreditAccountFrozen',
+    'OracleMarkPriceMissing',
+    'InsufficientSpotCredit',
+    'InvalidMarginAccount',
+    'InvalidRepay',
+    'InvalidAgentSlot',
+    'InvalidAgent',
+    'LegacySignatureNotAccepted',
+    'Eip712AgentEpochNotAllowed',
   ],
   leaves: [
-    'insufficientspotbalance', 'mintradespotntl', 'tick', 'lotsize', 'badalopx', 'missingorder', 'marketnotfound', 'accountopenorderlimit', 'maxfillsexceeded',
-    'ioccancel', 'fokcancel', 'selftradepreventioncancel', 'marketordernoliquidity', 'insufficientspotcredit', 'invalidsettle', 'invalidrepay',
+    'insufficientspotbalance',
+    'mintradespotntl',
+    'tick',
+    'lotsize',
+    'badalopx',
+    'missingorder',
+    'marketnotfound',
+    'accountopenorderlimit',
+    'maxfillsexceeded',
+    'ioccancel',
+    'fokcancel',
+    'selftradepreventioncancel',
+    'marketordernoliquidity',
+    'insufficientspotcredit',
+    'invalidsettle',
+    'invalidrepay',
   ],
   txStatus: ['failed'],
-  info: ['InvalidInfoRequest', 'UnsupportedInfoType', 'InvalidMultisigScope', 'InvalidFillsQuery', 'HistoryWindowExceeded', 'InvalidOrderStatusQuery', 'InvalidMarketId', 'InvalidCloid', 'RateLimited'],
+  info: [
+    'InvalidInfoRequest',
+    'UnsupportedInfoType',
+    'InvalidMultisigScope',
+    'InvalidFillsQuery',
+    'HistoryWindowExceeded',
+    'InvalidOrderStatusQuery',
+    'InvalidMarketId',
+    'InvalidCloid',
+    'RateLimited',
+  ],
   earn: ['131002', '131004', '131006', '201005'],
 }
 
 describe('the advice table', () => {
   it('has advice for every error code of the spec the desk can surface', () => {
-    const missing = Object.entries(SPEC_CODES).flatMap(([table, codes]) => codes.filter((c) => adviceForCode(c) === null).map((c) => `${table}: ${c}`))
+    const missing = Object.entries(SPEC_CODES).flatMap(([table, codes]) =>
+      codes.filter((c) => adviceForCode(c) === null).map((c) => `${table}: ${c}`),
+    )
     expect(missing).toEqual([])
   })
 
   it('says a benign close (fill-or-kill, IOC, self-trade, no liquidity) may have traded, as the spec does', () => {
-    for (const code of BENIGN_CLOSE_CODES) expect(adviceForCode(code), code).toMatch(/may (still )?have traded|fills before that point are real/)
+    for (const code of BENIGN_CLOSE_CODES)
+      expect(adviceForCode(code), code).toMatch(/may (still )?have traded|fills before that point are real/)
     expect(adviceFor('fokcancel')).not.toMatch(/nothing traded/i)
   })
 })

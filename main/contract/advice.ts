@@ -56,16 +56,20 @@ const ADVICE: Readonly<Record<string, string>> = Object.freeze({
   InvalidQuantityPrecision: 'The quantity has more decimals than the market allows; it is never rounded. Fix the quantity.',
   InvalidDecimals: 'The amount has more decimals than the asset allows; it is never rounded.',
   // Settlement and balances (trading-api §4 actions)
-  StaleData: 'The account data behind this is older than the limit and could not be refreshed (the stream or the service is not answering); nothing was signed. Wait for the stream to reconnect, then preview again.',
+  StaleData:
+    'The account data behind this is older than the limit and could not be refreshed (the stream or the service is not answering); nothing was signed. Wait for the stream to reconnect, then preview again.',
   InsufficientSpotBalance: 'Not enough available balance on the paying account. Lower the amount or fund the account first.',
   InsufficientSpotCredit: 'The credit line does not cover this. Lower the amount, or repay or add collateral first.',
-  InvalidSettle: 'Settle refused: the signer must be an active credit account with a settleable long, the cash account a balance-mode account, and the amount no more than the long.',
-  InvalidRepay: 'Repay refused: the payer must be a balance-mode account and the margin account a credit account with a short at least this large.',
+  InvalidSettle:
+    'Settle refused: the signer must be an active credit account with a settleable long, the cash account a balance-mode account, and the amount no more than the long.',
+  InvalidRepay:
+    'Repay refused: the payer must be a balance-mode account and the margin account a credit account with a short at least this large.',
   InvalidCashAccount: 'The cash account must be an existing balance-mode account.',
   InvalidMarginAccount: 'The margin account must be an existing credit account.',
   InvalidAssetId: 'The asset is not known to the service. Pick another asset.',
   SpotCreditAccountFrozen: 'The credit account is frozen. Repay to reduce the short; settle is blocked until it is unfrozen.',
-  OracleMarkPriceMissing: 'A fresh mark is missing for an asset left on the account. Wait for the oracle, or settle the full position to zero.',
+  OracleMarkPriceMissing:
+    'A fresh mark is missing for an asset left on the account. Wait for the oracle, or settle the full position to zero.',
   ActionNotAllowedForSpotCreditAccount: 'Credit accounts cannot send or receive transfers, or activate others. Use settle or repay.',
   AccountNotFound: 'The account is not registered on the service. Activate it first (activateFor).',
   TransferToSelf: 'The source and the destination are the same account. Pick another destination.',
@@ -87,7 +91,8 @@ const ADVICE: Readonly<Record<string, string>> = Object.freeze({
   BadNonce: 'The nonce was refused (duplicate or outside the window). The desk picks a fresh one; submit again.',
   ExpiredTx: 'The envelope expired before it executed; nothing happened. Submit again.',
   LegacySignatureNotAccepted: 'This action must be signed as EIP-712 by the owner key. Nothing executed; report this.',
-  Eip712AgentEpochNotAllowed: 'Agent approval and revocation are signed by the owner without an agent epoch. Nothing executed; report this.',
+  Eip712AgentEpochNotAllowed:
+    'Agent approval and revocation are signed by the owner without an agent epoch. Nothing executed; report this.',
   // Envelopes the desk built and the service refused (nothing executed)
   MalformedTx: 'The desk built a request the service could not parse. Report this; nothing executed.',
   InvalidJson: 'The service could not parse the request envelope. Nothing executed; report this.',
@@ -104,7 +109,8 @@ const ADVICE: Readonly<Record<string, string>> = Object.freeze({
   fokcancel: 'Fill-or-kill closed without completing; it may still have traded. Check its fills before placing it again.',
   selftradepreventioncancel: 'Closed when it met your own resting order; fills before that point are real. Check its fills.',
   marketordernoliquidity: 'The market order found no liquidity and closed; it may have traded partly. Check its fills.',
-  missingorder: 'The order was no longer open (it may have filled or been cancelled already): the cancel did nothing. Check the order status and fills.',
+  missingorder:
+    'The order was no longer open (it may have filled or been cancelled already): the cancel did nothing. Check the order status and fills.',
   marketnotfound: 'The market does not exist. Nothing was placed or cancelled.',
   tick: 'The price is not on the market tick. Nothing was placed; fix the price.',
   lotsize: 'The quantity is not on the market lot size. Nothing was placed; fix the quantity.',
@@ -114,15 +120,19 @@ const ADVICE: Readonly<Record<string, string>> = Object.freeze({
   mintradespotntl: 'The order notional is below the market minimum. Nothing was placed.',
   accountopenorderlimit: 'The account has 1000 open orders in this market. Cancel some first.',
   maxfillsexceeded: 'The order hit the 100-fills limit; the filled part is real. Check its fills.',
-  invalidsettle: 'The settle executed and failed (for example it would over-settle the long). Nothing moved; check the position before settling again.',
-  invalidrepay: 'The repay executed and failed (for example it would over-repay the short). Nothing moved; check the short before repaying again.',
+  invalidsettle:
+    'The settle executed and failed (for example it would over-settle the long). Nothing moved; check the position before settling again.',
+  invalidrepay:
+    'The repay executed and failed (for example it would over-repay the short). Nothing moved; check the short before repaying again.',
   failed: 'The transaction executed and failed without a single error code. Check balances and the order status before trying again.',
   // Desk write outcomes (the submitter's failure kinds)
   TradeNeverSent: 'Nothing reached the service: it is safe to try again.',
   TradeRejected: 'The service refused it; nothing executed. Fix the cause, then try again.',
-  TradeOutcomeUnknown: 'Outcome unknown: it may have executed. The desk is reconciling by cloid \u2014 do not resubmit; watch the submission below.',
+  TradeOutcomeUnknown:
+    'Outcome unknown: it may have executed. The desk is reconciling by cloid \u2014 do not resubmit; watch the submission below.',
   // Desk service codes
-  WaitBudgetTimeout: 'Outcome unknown: the service did not answer within its wait budget. The desk is reconciling by cloid; do not resubmit.',
+  WaitBudgetTimeout:
+    'Outcome unknown: the service did not answer within its wait budget. The desk is reconciling by cloid; do not resubmit.',
   UnreadableAnswer: 'Outcome unknown: the answer could not be read. The desk is reconciling by cloid; do not resubmit.',
   CloidInFlight: 'A submission with this cloid is still in flight. Wait for it to resolve in the journal.',
   OwnerKeyMissing: 'The owner key for this account is not in the vault. Import its keystore first.',
@@ -169,7 +179,10 @@ const ADVICE: Readonly<Record<string, string>> = Object.freeze({
 
 /** Earn 131004 refusals (the pool reports them by message under one code, earn-api §7). */
 const EARN_MESSAGES: readonly (readonly [RegExp, string])[] = [
-  [/already has an active withdrawal/i, 'One withdrawal per account and asset: wait for the active one to finish, or cancel it if it is scheduled.'],
+  [
+    /already has an active withdrawal/i,
+    'One withdrawal per account and asset: wait for the active one to finish, or cancel it if it is scheduled.',
+  ],
   [/insufficient earn balance/i, 'The gross amount exceeds the earn balance. Lower it.'],
   [/below minimum/i, 'The gross amount is below the pool minimum for this asset. Raise it.'],
   [/exceeds maximum/i, 'The gross amount is above the pool maximum for one withdrawal. Split it or lower it.'],
@@ -206,4 +219,9 @@ export function adviceFor(code: string, message = ''): string {
 }
 
 /** Codes that close an order without the action failing (trading-api §3 "benign cancel codes"). */
-export const BENIGN_CLOSE_CODES: ReadonlySet<string> = new Set(['ioccancel', 'fokcancel', 'selftradepreventioncancel', 'marketordernoliquidity'])
+export const BENIGN_CLOSE_CODES: ReadonlySet<string> = new Set([
+  'ioccancel',
+  'fokcancel',
+  'selftradepreventioncancel',
+  'marketordernoliquidity',
+])

@@ -63,17 +63,36 @@ const slot = v.picklist([0, 1, 2, 3] as const)
 const label = v.pipe(v.string(), v.maxLength(64))
 const passphrase = v.pipe(v.string(), v.minLength(1), v.maxLength(1024))
 const cloid = v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{32}$/, 'must be 0x + 16 bytes hex'))
-const operationId = v.pipe(v.string(), v.maxLength(200), v.regex(/^withdraw:0x[0-9a-fA-F]{40}:[0-9]+$/, 'must be withdraw:<address>:<nonce>'))
+const operationId = v.pipe(
+  v.string(),
+  v.maxLength(200),
+  v.regex(/^withdraw:0x[0-9a-fA-F]{40}:[0-9]+$/, 'must be withdraw:<address>:<nonce>'),
+)
 const none = v.optional(v.undefined())
 const timeMs = v.pipe(v.number(), v.integer(), v.minValue(0))
-const networkName = v.pipe(v.string(), v.minLength(1), v.maxLength(40), v.regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and dashes'))
+const networkName = v.pipe(
+  v.string(),
+  v.minLength(1),
+  v.maxLength(40),
+  v.regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and dashes'),
+)
 const url = v.pipe(v.string(), v.maxLength(400), v.regex(/^(https?|wss?):\/\/[^\s]+$/, 'must be an http(s) or ws(s) URL'))
 const rate = v.pipe(v.number(), v.minValue(0.1), v.maxValue(1000))
 const pct = v.pipe(v.number(), v.minValue(0), v.maxValue(100))
 /** An export's value currency: 'USD' or an asset symbol; main checks it is listed and has a live mark. */
 /** A credit-line threshold in percent: 0 to 100, at most 2 decimals (75.25). */
-const ltvPct = v.pipe(v.number(), v.minValue(0), v.maxValue(100), v.check((x) => /^[0-9]{1,3}(\.[0-9]{1,2})?$/.test(String(x)), 'a percent from 0 to 100 with at most 2 decimals'))
-const reportCurrency = v.pipe(v.string(), v.minLength(1), v.maxLength(16), v.regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'USD or an asset symbol'))
+const ltvPct = v.pipe(
+  v.number(),
+  v.minValue(0),
+  v.maxValue(100),
+  v.check((x) => /^[0-9]{1,3}(\.[0-9]{1,2})?$/.test(String(x)), 'a percent from 0 to 100 with at most 2 decimals'),
+)
+const reportCurrency = v.pipe(
+  v.string(),
+  v.minLength(1),
+  v.maxLength(16),
+  v.regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'USD or an asset symbol'),
+)
 
 const journalFilter = v.object({
   account: v.optional(address),
@@ -91,7 +110,14 @@ const journalFilter = v.object({
 const settleArgs = v.object({ creditAccount: address, cashAccount: address, assetId, amount: decimal, cloid: v.optional(cloid) })
 const repayArgs = v.object({ cashAccount: address, creditAccount: address, assetId, amount: decimal, cloid: v.optional(cloid) })
 const transferArgs = v.object({ from: address, to: address, assetId, amount: decimal, cloid: v.optional(cloid) })
-const withdrawArgs = v.object({ account: address, assetId, amount: decimal, dstChainId: idString, dstAddress: address, cloid: v.optional(cloid) })
+const withdrawArgs = v.object({
+  account: address,
+  assetId,
+  amount: decimal,
+  dstChainId: idString,
+  dstAddress: address,
+  cloid: v.optional(cloid),
+})
 const activateArgs = v.object({ account: address, target: address, feeAssetId: assetId, cloid: v.optional(cloid) })
 const orderArgs = v.object({
   account: address,
@@ -107,14 +133,24 @@ const orderArgs = v.object({
 })
 const earnCreateArgs = v.object({ account: address, assetId, amount: decimal, type: v.picklist(['scheduled', 'instant'] as const) })
 const earnOpArgs = v.object({ account: address, operationId })
-const earnPageArgs = v.object({ account: address, assetId: v.optional(assetId), beforeId: v.optional(v.pipe(v.string(), v.maxLength(40))), limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(200))) })
+const earnPageArgs = v.object({
+  account: address,
+  assetId: v.optional(assetId),
+  beforeId: v.optional(v.pipe(v.string(), v.maxLength(40))),
+  limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(200))),
+})
 
 // ---- team mode (issue 23) ----------------------------------------------------------------------
 const proposalId = v.pipe(v.string(), v.regex(/^0x[0-9a-f]{64}$/, 'a proposal id: 0x + 32 bytes hex (lower case)'))
 const teamRoles = v.pipe(v.array(v.picklist(TEAM_ROLES)), v.minLength(1), v.maxLength(4))
 const usdAmount = v.pipe(v.string(), v.maxLength(40), v.regex(/^(0|[1-9][0-9]*)(\.[0-9]{1,8})?$/, 'a USD amount, at most 8 decimals'))
 const teamRule = v.object({
-  id: v.pipe(v.string(), v.minLength(1), v.maxLength(64), v.regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, dot, dash, underscore')),
+  id: v.pipe(
+    v.string(),
+    v.minLength(1),
+    v.maxLength(64),
+    v.regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, dot, dash, underscore'),
+  ),
   kinds: v.optional(v.pipe(v.array(v.picklist(TEAM_ACTION_KINDS)), v.minLength(1), v.maxLength(TEAM_ACTION_KINDS.length))),
   accounts: v.optional(v.pipe(v.array(address), v.minLength(1), v.maxLength(200))),
   minUsd: v.optional(usdAmount),
@@ -126,7 +162,12 @@ const teamRule = v.object({
     v.object({ effect: v.literal('approve'), count: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(20)), roles: teamRoles }),
   ]),
 })
-const teamConnectionString = v.pipe(v.string(), v.minLength(1), v.maxLength(1000), v.regex(/^postgres(ql)?:\/\/[^\s]+$/, 'a postgresql:// connection string'))
+const teamConnectionString = v.pipe(
+  v.string(),
+  v.minLength(1),
+  v.maxLength(1000),
+  v.regex(/^postgres(ql)?:\/\/[^\s]+$/, 'a postgresql:// connection string'),
+)
 const memberName = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(64))
 
 /** A channel: its argument schema and (phantom) result type. */
@@ -180,13 +221,22 @@ const label64 = v.optional(label)
 
 const cliChannels = {
   /** Reconcile passes (1 s apart) over the selected network's unresolved entries; lists what is still unresolved (journal feature). */
-  'journal.reconcile': cliOnly<{ unresolved: { id: number; actionType: string; state: string; key: string }[] }>()('intent', v.object({ passes: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1000)) })),
+  'journal.reconcile': cliOnly<{ unresolved: { id: number; actionType: string; state: string; key: string }[] }>()(
+    'intent',
+    v.object({ passes: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1000)) }),
+  ),
   /** Creates the vault (locked) with the scrypt cost the desk chose (vault feature); the passphrase is read by main. */
-  'vault.init': cliOnly<VaultInitView>()('intent', v.object({ passphrase: secret, scryptN: v.optional(v.pipe(v.number(), v.integer(), v.minValue(2 ** 14), v.maxValue(2 ** 22))) })),
+  'vault.init': cliOnly<VaultInitView>()(
+    'intent',
+    v.object({ passphrase: secret, scryptN: v.optional(v.pipe(v.number(), v.integer(), v.minValue(2 ** 14), v.maxValue(2 ** 22))) }),
+  ),
   /** Raw private key import into the unlocked vault (accounts feature): the key is read by main from the named file (or the hidden prompt), never an argument. */
   'accounts.importKey': cliOnly<{ address: Address }>()('intent', v.object({ key: secret, label: label64 })),
   /** Keystore import into the unlocked vault (accounts feature), its passphrase read by main from the named file (or the hidden prompt). */
-  'accounts.importKeystoreFile': cliOnly<{ address: Address }>()('intent', v.object({ file: filePath, keystorePassphrase: secret, label: label64 })),
+  'accounts.importKeystoreFile': cliOnly<{ address: Address }>()(
+    'intent',
+    v.object({ file: filePath, keystorePassphrase: secret, label: label64 }),
+  ),
   /** Keystore export (vault feature): main writes the v3 file (0600) itself; no key material crosses the channel. */
   'vault.exportKeystore': cliOnly<{ address: string; file: string }>()(
     'intent',
@@ -196,7 +246,10 @@ const cliChannels = {
       force: v.boolean(),
       vaultPassphrase: secret,
       keystorePassphrase: secret,
-      kdf: v.union([v.object({ kdf: v.literal('scrypt'), n: v.pipe(v.number(), v.integer(), v.minValue(2 ** 14), v.maxValue(2 ** 22)) }), v.object({ kdf: v.literal('pbkdf2') })]),
+      kdf: v.union([
+        v.object({ kdf: v.literal('scrypt'), n: v.pipe(v.number(), v.integer(), v.minValue(2 ** 14), v.maxValue(2 ** 22)) }),
+        v.object({ kdf: v.literal('pbkdf2') }),
+      ]),
     }),
   ),
 } as const
@@ -215,7 +268,9 @@ export const channels = {
   'accounts.generate': intent<AccountView>()(v.object({ label })),
   'accounts.watch': intent<AccountView>()(v.object({ address, label })),
   /** Imports a keystore file by path (chosen through the host's file dialog); the file never crosses IPC. */
-  'accounts.importKeystore': intent<AccountView>()(v.object({ path: v.pipe(v.string(), v.minLength(1), v.maxLength(4096)), passphrase, label })),
+  'accounts.importKeystore': intent<AccountView>()(
+    v.object({ path: v.pipe(v.string(), v.minLength(1), v.maxLength(4096)), passphrase, label }),
+  ),
   /**
    * Sandbox only: adds the sandbox scenario's public development owner keys (never real
    * funds) to the vault, so a new user sees every screen working. Main refuses it with
@@ -328,9 +383,17 @@ export const channels = {
   // Operator policy: guardrails main enforces on every write (the renderer and CLI only display them).
   'policy.show': query<PolicyView>()(none),
   /** Tightening applies at once; loosening needs the passphrase and applies after the cooling-off. `value` null turns a rule off. */
-  'policy.set': intent<PolicyView>()(v.object({ name: v.pipe(v.string(), v.minLength(1), v.maxLength(64), v.regex(/^[a-z][a-z0-9-]*(:[0-9]{1,10})?$/, 'a policy name')), value: v.nullable(v.pipe(v.string(), v.maxLength(40))), passphrase: v.optional(passphrase) })),
+  'policy.set': intent<PolicyView>()(
+    v.object({
+      name: v.pipe(v.string(), v.minLength(1), v.maxLength(64), v.regex(/^[a-z][a-z0-9-]*(:[0-9]{1,10})?$/, 'a policy name')),
+      value: v.nullable(v.pipe(v.string(), v.maxLength(40))),
+      passphrase: v.optional(passphrase),
+    }),
+  ),
   'addresses.list': query<AddressBookEntryView[]>()(none),
-  'addresses.add': intent<AddressBookEntryView>()(v.object({ label: v.pipe(label, v.minLength(1)), address, chainId: idString, passphrase })),
+  'addresses.add': intent<AddressBookEntryView>()(
+    v.object({ label: v.pipe(label, v.minLength(1)), address, chainId: idString, passphrase }),
+  ),
   'addresses.remove': intent<{ removed: string }>()(v.object({ label: v.pipe(label, v.minLength(1)), passphrase })),
   'policy.halt': intent<HaltResult>()(none),
   'policy.resume': intent<PolicyView>()(v.object({ passphrase })),
@@ -338,7 +401,9 @@ export const channels = {
   'agents.revokeAll': intent<AgentSlotView[]>()(v.object({ owner: address })),
 
   'journal.query': query<SubmissionView[]>()(journalFilter),
-  'journal.export': query<{ filename: string; mime: string; content: string }>()(v.object({ format: v.picklist(['csv', 'json'] as const), filter: journalFilter })),
+  'journal.export': query<{ filename: string; mime: string; content: string }>()(
+    v.object({ format: v.picklist(['csv', 'json'] as const), filter: journalFilter }),
+  ),
   'journal.get': query<SubmissionView>()(v.object({ cloid })),
   /** Action types present in the journal of the selected network (the type filter's choices). */
   'journal.actionTypes': query<string[]>()(none),
@@ -347,11 +412,20 @@ export const channels = {
   /** One record with its exact signed body, raw answer and state history. */
   'journal.record': query<JournalRecordDetail>()(v.object({ id: v.pipe(v.number(), v.integer(), v.minValue(1)) })),
   /** The records a filter selects, as CSV or JSON text (no default limit). */
-  'journal.records.export': query<{ format: 'csv' | 'json'; content: string }>()(v.object({ filter: recordFilter, format: v.picklist(['csv', 'json'] as const) })),
+  'journal.records.export': query<{ format: 'csv' | 'json'; content: string }>()(
+    v.object({ filter: recordFilter, format: v.picklist(['csv', 'json'] as const) }),
+  ),
   /** The operator checked an unresolved write on the exchange; journaled, it frees the cloid for a new attempt. */
-  'journal.acknowledge': intent<SubmissionView>()(v.object({ id: v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,15}$/)), note: v.pipe(v.string(), v.trim(), v.minLength(3), v.maxLength(500)) })),
+  'journal.acknowledge': intent<SubmissionView>()(
+    v.object({
+      id: v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,15}$/)),
+      note: v.pipe(v.string(), v.trim(), v.minLength(3), v.maxLength(500)),
+    }),
+  ),
 
-  'confirm.respond': intent<{ accepted: boolean }>()(v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)), approved: v.boolean(), passphrase: v.optional(passphrase) })),
+  'confirm.respond': intent<{ accepted: boolean }>()(
+    v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)), approved: v.boolean(), passphrase: v.optional(passphrase) }),
+  ),
   /** Asks the host for a file path (Electron: native dialog; web host: null, the UI asks for a path). */
   'dialog.openFile': query<{ path: string | null }>()(v.object({ purpose: v.picklist(['keystore'] as const) })),
   'shell.openExternal': intent<{ opened: boolean }>()(v.object({ url })),
@@ -362,23 +436,54 @@ export const channels = {
 
   // ---- reports and alerts (issue 14): computed in main from the exchange's data -------------
   /** CSV of fills in [fromMs, toMs) for one account or all of the operator's accounts, with fees and a USD value column. */
-  'reports.fillsCsv': query<import('./types').ExportFile>()(v.object({ account: v.optional(address), fromMs: timeMs, toMs: timeMs, currency: v.optional(reportCurrency) })),
+  'reports.fillsCsv': query<import('./types').ExportFile>()(
+    v.object({ account: v.optional(address), fromMs: timeMs, toMs: timeMs, currency: v.optional(reportCurrency) }),
+  ),
   /** CSV of deposits, withdrawals and journaled transfers / settles / repays in [fromMs, toMs). */
-  'reports.transfersCsv': query<import('./types').ExportFile>()(v.object({ account: v.optional(address), fromMs: timeMs, toMs: timeMs, currency: v.optional(reportCurrency) })),
+  'reports.transfersCsv': query<import('./types').ExportFile>()(
+    v.object({ account: v.optional(address), fromMs: timeMs, toMs: timeMs, currency: v.optional(reportCurrency) }),
+  ),
   /** Realised PnL per (account, market) from fills, FIFO, exact decimals. */
-  'reports.pnl': query<import('./types').PnlReport>()(v.optional(v.object({ account: v.optional(address), fromMs: v.optional(timeMs), toMs: v.optional(timeMs) }), {})),
-  'alerts.list': query<import('./types').AlertView[]>()(v.optional(v.object({ sinceMs: v.optional(timeMs), limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(500))) }), {})),
+  'reports.pnl': query<import('./types').PnlReport>()(
+    v.optional(v.object({ account: v.optional(address), fromMs: v.optional(timeMs), toMs: v.optional(timeMs) }), {}),
+  ),
+  'alerts.list': query<import('./types').AlertView[]>()(
+    v.optional(
+      v.object({ sinceMs: v.optional(timeMs), limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(500))) }),
+      {},
+    ),
+  ),
   'alerts.settings.get': query<import('./types').AlertSettingsView>()(none),
   'alerts.settings.update': intent<import('./types').AlertSettingsView>()(
     v.object({
-      rules: v.optional(v.partial(v.object({ 'funds-received': v.boolean(), ltv: v.boolean(), 'order-filled': v.boolean(), 'earn-claimable': v.boolean(), 'agent-slot-empty': v.boolean(), 'write-unresolved': v.boolean() }))),
+      rules: v.optional(
+        v.partial(
+          v.object({
+            'funds-received': v.boolean(),
+            ltv: v.boolean(),
+            'order-filled': v.boolean(),
+            'earn-claimable': v.boolean(),
+            'agent-slot-empty': v.boolean(),
+            'write-unresolved': v.boolean(),
+          }),
+        ),
+      ),
       ltvThresholdsPct: v.optional(v.pipe(v.array(ltvPct), v.maxLength(5))),
-      quietHours: v.optional(v.nullable(v.object({ start: v.pipe(v.string(), v.regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/, 'HH:MM')), end: v.pipe(v.string(), v.regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/, 'HH:MM')) }))),
+      quietHours: v.optional(
+        v.nullable(
+          v.object({
+            start: v.pipe(v.string(), v.regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/, 'HH:MM')),
+            end: v.pipe(v.string(), v.regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/, 'HH:MM')),
+          }),
+        ),
+      ),
       checkIntervalSec: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(3600))),
       desktopNotifications: v.optional(v.boolean()),
     }),
   ),
-  'alerts.acknowledge': intent<import('./types').AlertView>()(v.object({ id: v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,15}$/, 'an alert id')) })),
+  'alerts.acknowledge': intent<import('./types').AlertView>()(
+    v.object({ id: v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,15}$/, 'an alert id')) }),
+  ),
   /** Acknowledges every alert not yet acknowledged (the newest 500 kept); returns how many. */
   'alerts.acknowledgeAll': intent<{ acknowledged: number }>()(none),
   /** The currencies an export may use now: USD, and every listed asset whose mark is live (with that mark and its time). */
@@ -396,7 +501,9 @@ export const channels = {
    * Points this desk at a team store: the connection string (TLS per its sslmode) goes to settings,
    * the password is sealed in the vault (the vault passphrase confirms it). Opens the store and verifies the chain.
    */
-  'team.configure': intent<TeamStatusView>()(v.object({ connectionString: teamConnectionString, password: v.pipe(v.string(), v.minLength(1), v.maxLength(1024)), passphrase })),
+  'team.configure': intent<TeamStatusView>()(
+    v.object({ connectionString: teamConnectionString, password: v.pipe(v.string(), v.minLength(1), v.maxLength(1024)), passphrase }),
+  ),
   /** The first admin: creates this vault's identity key if needed and writes the genesis (this operator, admin, quorum 1). */
   'team.init': intent<TeamStatusView>()(v.object({ teamName: memberName, name: memberName, passphrase })),
   /** Creates this vault's identity key if needed and returns its address, for an admin to add with `team.members.add`. */
@@ -411,11 +518,19 @@ export const channels = {
   /** A new policy version with these rules, signed by this operator (an admin, quorum 1). */
   'team.policy.set': intent<TeamPolicyView>()(v.object({ rules: v.pipe(v.array(teamRule), v.maxLength(200)) })),
   /** needsMe: open, this operator may approve; waiting: open, initiated by this operator or waiting on others; history: the rest. */
-  'team.proposals': query<TeamProposalView[]>()(v.object({ view: v.picklist(['needsMe', 'waiting', 'history'] as const), kind: v.optional(v.picklist(TEAM_ACTION_KINDS)), account: v.optional(address) })),
+  'team.proposals': query<TeamProposalView[]>()(
+    v.object({
+      view: v.picklist(['needsMe', 'waiting', 'history'] as const),
+      kind: v.optional(v.picklist(TEAM_ACTION_KINDS)),
+      account: v.optional(address),
+    }),
+  ),
   /** One proposal: the initiator's preview and this desk's recomputed one side by side, who approved when. */
   'team.proposal': query<TeamProposalDetail>()(v.object({ id: proposalId })),
   'team.approve': intent<TeamProposalView>()(v.object({ id: proposalId })),
-  'team.reject': intent<TeamProposalView>()(v.object({ id: proposalId, reason: v.pipe(v.string(), v.trim(), v.minLength(3), v.maxLength(500)) })),
+  'team.reject': intent<TeamProposalView>()(
+    v.object({ id: proposalId, reason: v.pipe(v.string(), v.trim(), v.minLength(3), v.maxLength(500)) }),
+  ),
   /** The desk holding the signing key runs an approved proposal: the same write replayed through the pipeline, signed once. */
   'team.execute': intent<WriteOutcome>()(v.object({ id: proposalId })),
   /** Verifies the whole chain from genesis (no trusted head) and names the first bad entry. */

@@ -187,10 +187,14 @@ describe('formatUsdCents (headlines and tables; the exact value goes on hover an
 describe('report currency options and earn withdrawals', () => {
   it('reads like a treasury tool: the mark at cents and its age', () => {
     expect(formatCurrencyOption({ code: 'USD', markUsd: null, markTimeMs: null }, 0)).toBe('USD')
-    expect(formatCurrencyOption({ code: 'BTC', markUsd: '64974.2', markTimeMs: 1_000_000 }, 1_125_000)).toBe('BTC — mark $64,974.20, 2m 5s ago')
+    expect(formatCurrencyOption({ code: 'BTC', markUsd: '64974.2', markTimeMs: 1_000_000 }, 1_125_000)).toBe(
+      'BTC — mark $64,974.20, 2m 5s ago',
+    )
   })
   it('names an earn withdrawal by type, amount and created time, never by its operation id', () => {
     const at = Date.UTC(2026, 10, 25, 8, 0, 0)
-    expect(formatEarnWithdrawal({ symbol: 'USDC', type: 'scheduled', gross: '1000', createdAt: at }, { timeZone: 'UTC' })).toBe('scheduled withdrawal of 1,000 USDC, created 2026-11-25 08:00:00')
+    expect(formatEarnWithdrawal({ symbol: 'USDC', type: 'scheduled', gross: '1000', createdAt: at }, { timeZone: 'UTC' })).toBe(
+      'scheduled withdrawal of 1,000 USDC, created 2026-11-25 08:00:00',
+    )
   })
 })

@@ -68,7 +68,11 @@ export interface AssetUnits {
  * the asset's decimals), a string a decimal in units. Trailing zeros are trimmed unless
  * `minDecimals` pads them (aligned columns). Null/undefined → UNKNOWN.
  */
-export function formatAmount(value: string | bigint | null | undefined, asset: AssetUnits | { symbol: string }, opts: { minDecimals?: number } = {}): string {
+export function formatAmount(
+  value: string | bigint | null | undefined,
+  asset: AssetUnits | { symbol: string },
+  opts: { minDecimals?: number } = {},
+): string {
   if (value === null || value === undefined) return UNKNOWN
   let decimal: string
   if (typeof value === 'bigint') {
@@ -169,7 +173,9 @@ export function formatDurationWords(ms: number): string {
   const word = (n: number | string, unit: string) => `${n} ${unit}${n === 1 || n === '1' ? '' : 's'}`
   if (ms < 60_000 && ms % 1000 !== 0) {
     // Seconds with the exact milliseconds as decimals (integer arithmetic, no float text).
-    const frac = String(ms % 1000).padStart(3, '0').replace(/0+$/, '')
+    const frac = String(ms % 1000)
+      .padStart(3, '0')
+      .replace(/0+$/, '')
     return word(`${Math.floor(ms / 1000)}.${frac}`, 'second')
   }
   const units: [number, string][] = [
@@ -255,7 +261,10 @@ export function formatCurrencyOption(c: { code: string; markUsd: string | null; 
  * "scheduled withdrawal of 1,000 USDC, created 2026-11-25 08:00:00". Its operation id stays
  * out of the text (a title or the export carries it).
  */
-export function formatEarnWithdrawal(w: { symbol: string; type: string; gross: string; createdAt: number | null }, opts: { timeZone?: string } = {}): string {
+export function formatEarnWithdrawal(
+  w: { symbol: string; type: string; gross: string; createdAt: number | null },
+  opts: { timeZone?: string } = {},
+): string {
   const created = w.createdAt === null ? '' : `, created ${formatTime(w.createdAt, opts)}`
   return `${w.type} withdrawal of ${formatAmount(w.gross, { symbol: w.symbol })}${created}`
 }

@@ -202,7 +202,8 @@ export interface RotationStep {
 // ---- writes -------------------------------------------------------------------------------
 
 /** 'proposed': the write waits for team approvals (WriteOutcome.proposalId); nothing was signed or journaled. */
-export type SubmissionState = 'prepared' | 'sent' | 'accepted' | 'rejected' | 'unknown' | 'reconciled' | 'failed' | 'unresolved' | 'proposed'
+export type SubmissionState =
+  'prepared' | 'sent' | 'accepted' | 'rejected' | 'unknown' | 'reconciled' | 'failed' | 'unresolved' | 'proposed'
 
 /** A write's outcome as every host shows it (core/journal/outcome.ts decides it from the journal). */
 export type OutcomeKind = 'pending' | 'success' | 'rejected' | 'notexecuted' | 'failed' | 'unresolved'
@@ -593,7 +594,13 @@ export interface JournalRecordDetail extends JournalRecordView {
 /** The vault's accounts and key addresses (never key material), as `desk keys list` prints them. */
 export interface VaultKeysView {
   path: string
-  accounts: { address: Address; label: string; watchOnly: boolean; createdAt: string; agents: { slot: 0 | 1 | 2 | 3; address: Address; createdAt: string }[] }[]
+  accounts: {
+    address: Address
+    label: string
+    watchOnly: boolean
+    createdAt: string
+    agents: { slot: 0 | 1 | 2 | 3; address: Address; createdAt: string }[]
+  }[]
   retiredAgents: { owner: Address; slot: 0 | 1 | 2 | 3; address: Address; retiredAt: string }[]
 }
 
@@ -829,8 +836,23 @@ export const TEAM_ROLES = ['viewer', 'trader', 'approver', 'admin'] as const
 export type TeamRole = (typeof TEAM_ROLES)[number]
 /** Action kinds a team policy rule can name (core/team/policy.ts ACTION_KINDS). */
 export const TEAM_ACTION_KINDS = [
-  'settle', 'repay', 'transfer', 'withdraw', 'activation', 'agent_approve', 'agent_revoke', 'agent_rotate',
-  'earn_request', 'earn_claim', 'earn_cancel', 'order', 'cancel', 'halt', 'resume', 'address_book', 'limits',
+  'settle',
+  'repay',
+  'transfer',
+  'withdraw',
+  'activation',
+  'agent_approve',
+  'agent_revoke',
+  'agent_rotate',
+  'earn_request',
+  'earn_claim',
+  'earn_cancel',
+  'order',
+  'cancel',
+  'halt',
+  'resume',
+  'address_book',
+  'limits',
 ] as const
 export type TeamActionKind = (typeof TEAM_ACTION_KINDS)[number]
 

@@ -41,7 +41,8 @@ describe('putting desk on the PATH', () => {
     let stored = 'C:\\Windows;%USERPROFILE%\\bin'
     const exec: ExecFn = (file, args, env) => {
       calls.push({ file, args, ...(env ? { env } : {}) })
-      if (file === 'reg' && args[0] === 'query') return { status: 0, stdout: `\r\nHKEY_CURRENT_USER\\Environment\r\n    Path    REG_EXPAND_SZ    ${stored}\r\n\r\n` }
+      if (file === 'reg' && args[0] === 'query')
+        return { status: 0, stdout: `\r\nHKEY_CURRENT_USER\\Environment\r\n    Path    REG_EXPAND_SZ    ${stored}\r\n\r\n` }
       if (file === 'reg' && args[0] === 'add') {
         stored = args[args.indexOf('/d') + 1]!
         return { status: 0, stdout: '' }
@@ -52,9 +53,21 @@ describe('putting desk on the PATH', () => {
     const r = installCliOnPath({ platform: 'win32', resourcesPath, home, pathVar: 'C:\\Windows', exec })
     expect(r).toMatchObject({ installed: true, onPath: true, path: 'C:\\Program Files\\Treasury Desk\\resources\\cli\\desk.cmd' })
     const add = calls.find((c) => c.args[0] === 'add')!
-    expect(add.args).toEqual(['add', 'HKCU\\Environment', '/v', 'Path', '/t', 'REG_EXPAND_SZ', '/d', 'C:\\Windows;%USERPROFILE%\\bin;C:\\Program Files\\Treasury Desk\\resources\\cli', '/f'])
+    expect(add.args).toEqual([
+      'add',
+      'HKCU\\Environment',
+      '/v',
+      'Path',
+      '/t',
+      'REG_EXPAND_SZ',
+      '/d',
+      'C:\\Windows;%USERPROFILE%\\bin;C:\\Program Files\\Treasury Desk\\resources\\cli',
+      '/f',
+    ])
     // Running programs are told the environment changed (a .NET user-variable write), with the folder passed in the environment, not the command line.
-    expect(calls.find((c) => c.file === 'powershell.exe')?.env).toEqual({ DESK_CLI_DIR: 'C:\\Program Files\\Treasury Desk\\resources\\cli' })
+    expect(calls.find((c) => c.file === 'powershell.exe')?.env).toEqual({
+      DESK_CLI_DIR: 'C:\\Program Files\\Treasury Desk\\resources\\cli',
+    })
     // Again: already there (any case, trailing backslash), nothing written.
     calls.length = 0
     stored = stored.toUpperCase() + '\\'
@@ -74,7 +87,7 @@ describe('putting desk on the PATH', () => {
   })
 
   it('for an AppImage writes a script that runs the AppImage file (its mount is transient), and replaces it on re-install', () => {
-    const appImage = join(dir, "Treasury Desk-0.1.0.AppImage")
+    const appImage = join(dir, 'Treasury Desk-0.1.0.AppImage')
     const r = installCliOnPath({ platform: 'linux', resourcesPath: '/tmp/.mount_TreasuXYZ/resources', home, pathVar: '', appImage })
     expect(r).toMatchObject({ installed: true, path: join(home, '.local/bin/desk') })
     const script = readFileSync(join(home, '.local/bin/desk'), 'utf8')
@@ -95,6 +108,9 @@ describe('putting desk on the PATH', () => {
 
   it('reports a broken installation instead of linking nothing', () => {
     rmSync(join(resources, 'cli/desk'))
-    expect(installCliOnPath({ platform: 'linux', resourcesPath: resources, home, pathVar: '' })).toMatchObject({ installed: false, path: null })
+    expect(installCliOnPath({ platform: 'linux', resourcesPath: resources, home, pathVar: '' })).toMatchObject({
+      installed: false,
+      path: null,
+    })
   })
 })

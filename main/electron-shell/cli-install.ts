@@ -31,7 +31,12 @@ export interface CliInstallEnv {
 }
 
 const defaultExec: ExecFn = (file, args, env) => {
-  const r = spawnSync(file, args, { encoding: 'utf8', windowsHide: true, timeout: 15_000, ...(env ? { env: { ...process.env, ...env } } : {}) })
+  const r = spawnSync(file, args, {
+    encoding: 'utf8',
+    windowsHide: true,
+    timeout: 15_000,
+    ...(env ? { env: { ...process.env, ...env } } : {}),
+  })
   return { status: r.status, stdout: r.stdout ?? '' }
 }
 
@@ -52,7 +57,9 @@ export function installCliOnPath(env: CliInstallEnv): CliInstallView {
     installed: true,
     path: link,
     onPath,
-    message: onPath ? `desk is installed at ${link}.` : `desk is installed at ${link}; add ${binDir} to your PATH (e.g. in ~/.profile) and open a new terminal.`,
+    message: onPath
+      ? `desk is installed at ${link}.`
+      : `desk is installed at ${link}; add ${binDir} to your PATH (e.g. in ~/.profile) and open a new terminal.`,
   })
   let existing: { kind: 'link'; target: string } | { kind: 'ours' } | { kind: 'foreign' } | null
   try {
@@ -62,7 +69,13 @@ export function installCliOnPath(env: CliInstallEnv): CliInstallView {
   } catch {
     existing = null
   }
-  if (existing?.kind === 'foreign') return { installed: false, path: link, onPath: false, message: `${link} exists and is not a link to Treasury Desk; remove it first, or run the desk launcher directly.` }
+  if (existing?.kind === 'foreign')
+    return {
+      installed: false,
+      path: link,
+      onPath: false,
+      message: `${link} exists and is not a link to Treasury Desk; remove it first, or run the desk launcher directly.`,
+    }
 
   if (env.platform === 'linux' && env.appImage) {
     mkdirSync(binDir, { recursive: true, mode: 0o755 })
@@ -73,7 +86,13 @@ export function installCliOnPath(env: CliInstallEnv): CliInstallView {
   }
 
   const launcher = join(env.resourcesPath, 'cli', 'desk')
-  if (!existsSync(launcher)) return { installed: false, path: null, onPath: false, message: `The launcher is missing from this installation (${launcher}); reinstall the app.` }
+  if (!existsSync(launcher))
+    return {
+      installed: false,
+      path: null,
+      onPath: false,
+      message: `The launcher is missing from this installation (${launcher}); reinstall the app.`,
+    }
   mkdirSync(binDir, { recursive: true, mode: 0o755 })
   if (!(existing?.kind === 'link' && existing.target === launcher)) {
     if (existing) unlinkSync(link)
@@ -97,7 +116,8 @@ export function readUserPath(exec: ExecFn): { value: string; type: string } | nu
   return { value: '', type: 'REG_EXPAND_SZ' }
 }
 
-const samePath = (a: string, b: string) => win32.normalize(a).replace(/\\+$/, '').toLowerCase() === win32.normalize(b).replace(/\\+$/, '').toLowerCase()
+const samePath = (a: string, b: string) =>
+  win32.normalize(a).replace(/\\+$/, '').toLowerCase() === win32.normalize(b).replace(/\\+$/, '').toLowerCase()
 
 function installOnWindows(env: CliInstallEnv): CliInstallView {
   const exec = env.exec ?? defaultExec
@@ -106,14 +126,25 @@ function installOnWindows(env: CliInstallEnv): CliInstallView {
   const manual = `Add ${dir} to your user PATH (Settings > System > About > Advanced system settings > Environment Variables), then open a new terminal.`
   const inProcess = env.pathVar.split(';').some((p) => p !== '' && samePath(p, dir))
   const stored = readUserPath(exec)
-  if (!stored) return { installed: inProcess, path, onPath: inProcess, message: inProcess ? 'desk is on your PATH.' : `The user PATH could not be read. ${manual}` }
+  if (!stored)
+    return {
+      installed: inProcess,
+      path,
+      onPath: inProcess,
+      message: inProcess ? 'desk is on your PATH.' : `The user PATH could not be read. ${manual}`,
+    }
   const entries = stored.value.split(';').filter((p) => p !== '')
-  if (entries.some((p) => samePath(p, dir))) return { installed: true, path, onPath: true, message: `desk is on your PATH (${dir}); open a new terminal if it is not found.` }
+  if (entries.some((p) => samePath(p, dir)))
+    return { installed: true, path, onPath: true, message: `desk is on your PATH (${dir}); open a new terminal if it is not found.` }
   const next = [...entries, dir].join(';')
   const w = exec('reg', ['add', ENV_KEY, '/v', 'Path', '/t', stored.type, '/d', next, '/f'])
   if (w.status !== 0) return { installed: false, path, onPath: false, message: `The user PATH could not be changed. ${manual}` }
   // Setting a user variable through .NET broadcasts WM_SETTINGCHANGE: Explorer re-reads the
   // environment, so terminals opened from now on find desk. Best effort: the PATH is written.
-  exec('powershell.exe', ['-NoProfile', '-NonInteractive', '-Command', "[Environment]::SetEnvironmentVariable('TREASURY_DESK_CLI', $env:DESK_CLI_DIR, 'User')"], { DESK_CLI_DIR: dir })
+  exec(
+    'powershell.exe',
+    ['-NoProfile', '-NonInteractive', '-Command', "[Environment]::SetEnvironmentVariable('TREASURY_DESK_CLI', $env:DESK_CLI_DIR, 'User')"],
+    { DESK_CLI_DIR: dir },
+  )
   return { installed: true, path, onPath: true, message: `Added ${dir} to your user PATH; open a new terminal and run desk --help.` }
 }

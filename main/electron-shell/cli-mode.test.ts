@@ -21,12 +21,14 @@ function slowStream(lagMs: number) {
 }
 
 describe('the app started as desk (--desk-cli)', () => {
-  it('hands the CLI every argument after --desk-cli (Chromium switches before it are the launcher\'s)', () => {
-    expect(deskCliArgv(['/opt/app/treasury-desk', '--ozone-platform=headless', '--disable-gpu', '--desk-cli', 'status', '--json', 'two words'])).toEqual(['/opt/app/treasury-desk', 'desk', 'status', '--json', 'two words'])
+  it("hands the CLI every argument after --desk-cli (Chromium switches before it are the launcher's)", () => {
+    expect(
+      deskCliArgv(['/opt/app/treasury-desk', '--ozone-platform=headless', '--disable-gpu', '--desk-cli', 'status', '--json', 'two words']),
+    ).toEqual(['/opt/app/treasury-desk', 'desk', 'status', '--json', 'two words'])
     expect(deskCliArgv(['/opt/app/treasury-desk'])).toBeNull()
   })
 
-  it('imports the bundle by file URL, waits for piped output to drain, then exits with the CLI\'s code', async () => {
+  it("imports the bundle by file URL, waits for piped output to drain, then exits with the CLI's code", async () => {
     const stdout = slowStream(30)
     const stderr = slowStream(10)
     const events: string[] = []
@@ -49,7 +51,14 @@ describe('the app started as desk (--desk-cli)', () => {
   it('a bundle that fails to load is one line on stderr and exit 1', async () => {
     const stderr = slowStream(0)
     let code = -1
-    await runDeskCli({ bundle: '/nope/desk.mjs', importModule: () => Promise.reject(new Error('Cannot find module')), stdout: slowStream(0) as never, stderr: stderr as never, exitCode: () => undefined, exit: (c) => (code = c) })
+    await runDeskCli({
+      bundle: '/nope/desk.mjs',
+      importModule: () => Promise.reject(new Error('Cannot find module')),
+      stdout: slowStream(0) as never,
+      stderr: stderr as never,
+      exitCode: () => undefined,
+      exit: (c) => (code = c),
+    })
     expect(code).toBe(1)
     expect(stderr.written[0]).toBe('desk: Cannot find module\n')
   })

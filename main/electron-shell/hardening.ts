@@ -30,7 +30,10 @@ interface EventLike {
 /** The subset of WebContents the hardening touches. */
 export interface WebContentsLike {
   setWindowOpenHandler(handler: (details: { url: string }) => { action: 'deny' }): void
-  on(event: 'will-navigate' | 'will-redirect' | 'will-attach-webview' | 'will-frame-navigate', listener: (event: EventLike, ...args: unknown[]) => void): unknown
+  on(
+    event: 'will-navigate' | 'will-redirect' | 'will-attach-webview' | 'will-frame-navigate',
+    listener: (event: EventLike, ...args: unknown[]) => void,
+  ): unknown
 }
 export interface SessionLike {
   setPermissionRequestHandler(handler: (wc: unknown, permission: string, callback: (granted: boolean) => void) => void): void

@@ -65,7 +65,9 @@ describe('packaging: Electron fuses', () => {
     expect(fuseProblems({ ...base, electronFuses: undefined })).toEqual(['electronFuses is missing'])
     for (const name of Object.keys(REQUIRED_FUSES)) {
       const { [name]: _dropped, ...without } = fuses
-      expect(fuseProblems({ ...base, electronFuses: without })).toEqual([`${name} is undefined, must be ${REQUIRED_FUSES[name as keyof typeof REQUIRED_FUSES]}`])
+      expect(fuseProblems({ ...base, electronFuses: without })).toEqual([
+        `${name} is undefined, must be ${REQUIRED_FUSES[name as keyof typeof REQUIRED_FUSES]}`,
+      ])
       expect(fuseProblems({ ...base, electronFuses: { ...fuses, [name]: !fuses[name] } })).toHaveLength(1)
       expect(fuseProblems({ ...base, electronFuses: { ...fuses, [name]: String(fuses[name]) } })).toHaveLength(1)
     }

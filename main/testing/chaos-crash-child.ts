@@ -75,7 +75,13 @@ const post: HttpPoster = async (url, body, opts) => {
   if (c.step === 'afterSend') {
     // The whole request goes to the kernel, the answer is never read, then the process dies.
     const u = new URL(url)
-    const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } })
+    const req = request({
+      host: u.hostname,
+      port: u.port,
+      path: u.pathname,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    })
     req.on('error', () => {})
     req.on('finish', () => setTimeout(die, 30))
     req.end(body)
@@ -104,7 +110,15 @@ const vault = new DevVault()
 const [owner] = c.keys.map((k) => vault.addOwner(k))
 const network = { ...sandboxNetwork(), tradingUrl: env.TRADING_URL!, wsUrl: env.WS_URL!, earnUrl: env.EARN_URL! } as ResolvedNetwork
 const info = new InfoClient({ baseUrl: network.tradingUrl, scheduler: new RateScheduler({ ratePerSec: 1000 }) })
-const ws = new WriteSide({ network, journal, vault, info, post, tradeScheduler: new RateScheduler({ ratePerSec: 1000 }), expiresInMs: 3000 })
+const ws = new WriteSide({
+  network,
+  journal,
+  vault,
+  info,
+  post,
+  tradeScheduler: new RateScheduler({ ratePerSec: 1000 }),
+  expiresInMs: 3000,
+})
 const ctx = ws.ctx
 const p = c.params
 const o = owner!

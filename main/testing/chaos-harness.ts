@@ -26,7 +26,12 @@ export function infoFor(sb: SandboxHandle): InfoClient {
   return new InfoClient({ baseUrl: sb.tradingUrl, scheduler: new RateScheduler({ ratePerSec: 2000 }) })
 }
 
-export function writeSideFor(sb: SandboxHandle, journal: Journal, vault: DevVault, o: Partial<WriteSideOptions> & { post?: HttpPoster } = {}): WriteSide {
+export function writeSideFor(
+  sb: SandboxHandle,
+  journal: Journal,
+  vault: DevVault,
+  o: Partial<WriteSideOptions> & { post?: HttpPoster } = {},
+): WriteSide {
   return new WriteSide({
     network: sandboxNet(sb),
     journal,
@@ -205,16 +210,24 @@ export function judge(
       problems.push(`lost: ${v.actionType} ${v.key} ran ${v.ran}x but the journal says ${v.journal}`)
     }
     if (v.ran > 1) problems.push(`duplicate: ${v.actionType} ${v.key} ran ${v.ran} times`)
-    if (v.wrong) problems.push(`wrong status: ${v.actionType} ${v.key}: journal ${v.journal}, ground truth ${v.truth} (${v.entries.map((x) => `${x.state}/${x.finalStatus}/${x.code}`).join('; ')})`)
+    if (v.wrong)
+      problems.push(
+        `wrong status: ${v.actionType} ${v.key}: journal ${v.journal}, ground truth ${v.truth} (${v.entries.map((x) => `${x.state}/${x.finalStatus}/${x.code}`).join('; ')})`,
+      )
     if (v.journal === 'pending') problems.push(`not final: ${v.actionType} ${v.key} (${v.entries.map((x) => x.state).join(',')})`)
   }
   // Duplicates also as the same cloid executed under two envelopes.
   const cloidRuns = new Map<string, number>()
-  for (const t of txs) if (t.cloid && OWN_CLOID.has(t.actionType) && (mine.has(t.owner.toLowerCase()) || mine.has(t.authority.toLowerCase()))) cloidRuns.set(t.cloid, (cloidRuns.get(t.cloid) ?? 0) + 1)
+  for (const t of txs)
+    if (t.cloid && OWN_CLOID.has(t.actionType) && (mine.has(t.owner.toLowerCase()) || mine.has(t.authority.toLowerCase())))
+      cloidRuns.set(t.cloid, (cloidRuns.get(t.cloid) ?? 0) + 1)
   const dupCloids = [...cloidRuns.values()].filter((n) => n > 1).length
   if (dupCloids > 0) problems.push(`duplicate: ${dupCloids} cloid(s) executed more than once`)
 
-  const ttf = entries.filter((e) => e.resolvedAt !== null).map((e) => e.resolvedAt! - e.createdAt).sort((a, b) => a - b)
+  const ttf = entries
+    .filter((e) => e.resolvedAt !== null)
+    .map((e) => e.resolvedAt! - e.createdAt)
+    .sort((a, b) => a - b)
   const figures: ChaosFigures = {
     scenario,
     writes: verdicts.length,

@@ -26,7 +26,13 @@ const post: HttpPoster = async (url, body, opts) => {
     // Hand the whole request to the kernel, never read the answer, and die: however slow this
     // machine is, the journal cannot have recorded an outcome.
     const u = new URL(url)
-    const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } })
+    const req = request({
+      host: u.hostname,
+      port: u.port,
+      path: u.pathname,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    })
     req.on('error', () => {})
     req.on('finish', () => setTimeout(die, 20))
     req.end(body)
@@ -45,7 +51,15 @@ const vault = new DevVault()
 const owner = vault.addOwner(env.OWNER_KEY as Hex)
 const network = { ...sandboxNetwork(), tradingUrl: env.TRADING_URL!, wsUrl: env.WS_URL!, earnUrl: env.EARN_URL! } as ResolvedNetwork
 const info = new InfoClient({ baseUrl: network.tradingUrl, scheduler: new RateScheduler({ ratePerSec: 1000 }) })
-const session = new WriteSide({ network, journal, vault, info, post, tradeScheduler: new RateScheduler({ ratePerSec: 1000 }), expiresInMs: 3000 })
+const session = new WriteSide({
+  network,
+  journal,
+  vault,
+  info,
+  post,
+  tradeScheduler: new RateScheduler({ ratePerSec: 1000 }),
+  expiresInMs: 3000,
+})
 
 const req = {
   account: owner,

@@ -29,7 +29,14 @@ export interface DeskOnSandbox {
 
 export async function startDeskOnSandbox(
   /** `strictLimits`: the suites written for a desk streaming every account run without it (default false); strict mode has suites of its own (core/streams). */
-  opts: { sandbox?: StartSandboxOptions; ratePerSec?: number; overviewRefreshMs?: number; dataDir?: string; alerts?: boolean; strictLimits?: boolean } = {},
+  opts: {
+    sandbox?: StartSandboxOptions
+    ratePerSec?: number
+    overviewRefreshMs?: number
+    dataDir?: string
+    alerts?: boolean
+    strictLimits?: boolean
+  } = {},
 ): Promise<DeskOnSandbox> {
   // Marks stay fresh but constant (markStepBps 0) so tests can assert exact values; a test may make them move.
   const sandbox = await startSandbox({ port: 0, seed: true, rateLimits: false, botIntervalMs: 0, markStepBps: 0, ...opts.sandbox })
@@ -37,21 +44,32 @@ export async function startDeskOnSandbox(
   const tradingPort = Number(new URL(sandbox.tradingUrl).port)
   const earnPort = Number(new URL(sandbox.earnUrl).port)
   const settings = new SettingsStore(dataDir)
-  settings.saveNetwork({ ...sandboxNetwork({ trading: tradingPort, earn: earnPort }), infoRatePerSec: opts.ratePerSec ?? 200, tradeRatePerSec: opts.ratePerSec ?? 200, strictLimits: opts.strictLimits ?? false })
+  settings.saveNetwork({
+    ...sandboxNetwork({ trading: tradingPort, earn: earnPort }),
+    infoRatePerSec: opts.ratePerSec ?? 200,
+    tradeRatePerSec: opts.ratePerSec ?? 200,
+    strictLimits: opts.strictLimits ?? false,
+  })
   const core = await createDeskCore({
     dataDir,
     host: 'web',
     version: '0.0.0-test',
     services: headlessHostServices,
     // The sandbox is already running: hand its URLs over instead of starting another one.
-    startSandbox: async () => ({ tradingUrl: sandbox.tradingUrl, wsUrl: sandbox.wsUrl, earnUrl: sandbox.earnUrl, chainId: sandbox.chainId, stop: async () => {} }),
+    startSandbox: async () => ({
+      tradingUrl: sandbox.tradingUrl,
+      wsUrl: sandbox.wsUrl,
+      earnUrl: sandbox.earnUrl,
+      chainId: sandbox.chainId,
+      stop: async () => {},
+    }),
     demoAccounts,
     // Alert rules fire on the seeded scenario at once; only the tests about them turn them on.
     alerts: opts.alerts ?? false,
     overviewRefreshMs: opts.overviewRefreshMs ?? 0,
     scryptN: 2 ** 12,
   })
-  const call = async <T,>(channel: string, args?: unknown): Promise<T> => {
+  const call = async <T>(channel: string, args?: unknown): Promise<T> => {
     const r = await core.dispatch(channel, args, { host: 'test' })
     if (!r.ok) throw Object.assign(new Error(`${r.error.code}: ${r.error.message}`), { code: r.error.code })
     return r.value as T
@@ -65,7 +83,11 @@ export async function startDeskOnSandbox(
       return core.events.subscribe((event, payload) => {
         if (event !== 'confirm.request') return
         const req = payload as { id: string; needsPassphrase: boolean }
-        void core.dispatch('confirm.respond', { id: req.id, approved: true, ...(req.needsPassphrase ? { passphrase } : {}) }, { host: 'test' })
+        void core.dispatch(
+          'confirm.respond',
+          { id: req.id, approved: true, ...(req.needsPassphrase ? { passphrase } : {}) },
+          { host: 'test' },
+        )
       })
     },
     async close() {

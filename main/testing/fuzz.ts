@@ -16,33 +16,82 @@ export function rng(seed: number): () => number {
   }
 }
 
-const FIELDS = ['address', 'owner', 'account', 'from', 'to', 'cashAccount', 'creditAccount', 'assetId', 'amount', 'price', 'quantity', 'slot', 'passphrase', 'name', 'label', 'url', 'cloid', 'oid', 'marketId', 'operationId', 'format', 'kind', 'side', 'id', 'approved', 'path']
+const FIELDS = [
+  'address',
+  'owner',
+  'account',
+  'from',
+  'to',
+  'cashAccount',
+  'creditAccount',
+  'assetId',
+  'amount',
+  'price',
+  'quantity',
+  'slot',
+  'passphrase',
+  'name',
+  'label',
+  'url',
+  'cloid',
+  'oid',
+  'marketId',
+  'operationId',
+  'format',
+  'kind',
+  'side',
+  'id',
+  'approved',
+  'path',
+]
 
 export function fuzzValue(r: () => number, depth = 0): unknown {
   const pick = Math.floor(r() * 22)
   switch (pick) {
-    case 0: return undefined
-    case 1: return null
-    case 2: return NaN
-    case 3: return -1
-    case 4: return Number.MAX_SAFE_INTEGER + 2
-    case 5: return 'x'.repeat(100_000)
-    case 6: return '-1.5'
-    case 7: return '0.123456789012345678901234567890'
-    case 8: return '1e9'
-    case 9: return '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD' // bad EIP-55 checksum (last letter's case flipped)
-    case 10: return '0x0000000000000000000000000000000000000000'
-    case 11: return '0x000000000000000000000000000000000000dEaD'
-    case 12: return 'javascript:alert(1)'
-    case 13: return 'http://evil.example/'
-    case 14: return '../../../../etc/passwd'
-    case 15: return true
-    case 16: return []
-    case 17: return { __proto__: { polluted: true }, constructor: { prototype: { polluted: true } } }
-    case 18: return '\u0000\ud800'
-    case 19: return depth < 2 ? fuzzObject(r, depth + 1) : {}
-    case 20: return Infinity
-    default: return String(Math.floor(r() * 1e6))
+    case 0:
+      return undefined
+    case 1:
+      return null
+    case 2:
+      return NaN
+    case 3:
+      return -1
+    case 4:
+      return Number.MAX_SAFE_INTEGER + 2
+    case 5:
+      return 'x'.repeat(100_000)
+    case 6:
+      return '-1.5'
+    case 7:
+      return '0.123456789012345678901234567890'
+    case 8:
+      return '1e9'
+    case 9:
+      return '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD' // bad EIP-55 checksum (last letter's case flipped)
+    case 10:
+      return '0x0000000000000000000000000000000000000000'
+    case 11:
+      return '0x000000000000000000000000000000000000dEaD'
+    case 12:
+      return 'javascript:alert(1)'
+    case 13:
+      return 'http://evil.example/'
+    case 14:
+      return '../../../../etc/passwd'
+    case 15:
+      return true
+    case 16:
+      return []
+    case 17:
+      return { __proto__: { polluted: true }, constructor: { prototype: { polluted: true } } }
+    case 18:
+      return '\u0000\ud800'
+    case 19:
+      return depth < 2 ? fuzzObject(r, depth + 1) : {}
+    case 20:
+      return Infinity
+    default:
+      return String(Math.floor(r() * 1e6))
   }
 }
 
@@ -76,4 +125,3 @@ export function filesUnder(dir: string): string[] {
   }
   return out
 }
-

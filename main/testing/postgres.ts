@@ -54,7 +54,10 @@ export function postgresBinDir(): string {
   const versions = existsSync(debian) ? readdirSync(debian).filter((v) => /^\d+$/.test(v)) : []
   for (const v of versions.sort((a, b) => Number(b) - Number(a))) candidates.push(join(debian, v, 'bin'))
   const found = candidates.find((d) => existsSync(join(d, 'initdb')) && existsSync(join(d, 'pg_ctl')))
-  if (!found) throw new Error(`PostgreSQL server binaries not found (looked in ${candidates.join(', ')}); install Debian's postgresql package or set PG_BIN`)
+  if (!found)
+    throw new Error(
+      `PostgreSQL server binaries not found (looked in ${candidates.join(', ')}); install Debian's postgresql package or set PG_BIN`,
+    )
   return found
 }
 
@@ -114,7 +117,11 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Po
   if (fresh) {
     try {
       // Local socket: trust (only the server's own user and root reach it); TCP: scram-sha-256 passwords.
-      run(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync'], 'initdb')
+      run(
+        join(bin, 'initdb'),
+        ['-D', data, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync'],
+        'initdb',
+      )
     } catch (e) {
       if (owned) rmSync(dir, { recursive: true, force: true })
       else rmSync(data, { recursive: true, force: true })
@@ -126,7 +133,9 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Po
     `listen_addresses = '127.0.0.1'`,
     `unix_socket_directories = '${dir}'`,
     `password_encryption = 'scram-sha-256'`,
-    ...(opts.durable ? [] : ['fsync = off', 'synchronous_commit = off', 'full_page_writes = off', 'shared_buffers = 16MB', 'max_connections = 100']),
+    ...(opts.durable
+      ? []
+      : ['fsync = off', 'synchronous_commit = off', 'full_page_writes = off', 'shared_buffers = 16MB', 'max_connections = 100']),
   ]
   // Later lines win in postgresql.conf: a kept cluster may be started on another port next time.
   appendFileSync(join(data, 'postgresql.conf'), `\n# startPostgres ${new Date().toISOString()}\n${settings.join('\n')}\n`)
@@ -153,7 +162,13 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Po
     }
   }
   const emergency = () => {
-    if (running) spawnSync(asRoot ? 'runuser' : join(bin, 'pg_ctl'), asRoot ? ['-u', 'postgres', '--', join(bin, 'pg_ctl'), '-D', data, '-m', 'immediate', 'stop'] : ['-D', data, '-m', 'immediate', 'stop'])
+    if (running)
+      spawnSync(
+        asRoot ? 'runuser' : join(bin, 'pg_ctl'),
+        asRoot
+          ? ['-u', 'postgres', '--', join(bin, 'pg_ctl'), '-D', data, '-m', 'immediate', 'stop']
+          : ['-D', data, '-m', 'immediate', 'stop'],
+      )
     running = false
     if (owned) rmSync(dir, { recursive: true, force: true })
   }
@@ -200,4 +215,3 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Po
     },
   }
 }
-

@@ -30,19 +30,30 @@ export interface SharedSandboxDesk {
 export async function startDeskOnSharedSandbox(sandbox: SandboxHandle, opts: { dataDir?: string } = {}): Promise<SharedSandboxDesk> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'desk-team-'))
   const settings = new SettingsStore(dataDir)
-  settings.saveNetwork({ ...sandboxNetwork({ trading: Number(new URL(sandbox.tradingUrl).port), earn: Number(new URL(sandbox.earnUrl).port) }), infoRatePerSec: 200, tradeRatePerSec: 200, strictLimits: false })
+  settings.saveNetwork({
+    ...sandboxNetwork({ trading: Number(new URL(sandbox.tradingUrl).port), earn: Number(new URL(sandbox.earnUrl).port) }),
+    infoRatePerSec: 200,
+    tradeRatePerSec: 200,
+    strictLimits: false,
+  })
   const core = await createDeskCore({
     dataDir,
     host: 'web',
     version: '0.0.0-test',
     services: headlessHostServices,
-    startSandbox: async () => ({ tradingUrl: sandbox.tradingUrl, wsUrl: sandbox.wsUrl, earnUrl: sandbox.earnUrl, chainId: sandbox.chainId, stop: async () => {} }),
+    startSandbox: async () => ({
+      tradingUrl: sandbox.tradingUrl,
+      wsUrl: sandbox.wsUrl,
+      earnUrl: sandbox.earnUrl,
+      chainId: sandbox.chainId,
+      stop: async () => {},
+    }),
     demoAccounts,
     alerts: false,
     overviewRefreshMs: 0,
     scryptN: 2 ** 12,
   })
-  const call = async <T,>(channel: string, args?: unknown): Promise<T> => {
+  const call = async <T>(channel: string, args?: unknown): Promise<T> => {
     const r = await core.dispatch(channel, args, { host: 'test' })
     if (!r.ok) throw Object.assign(new Error(`${r.error.code}: ${r.error.message}`), { code: r.error.code, details: r.error.details })
     return r.value as T
@@ -55,7 +66,11 @@ export async function startDeskOnSharedSandbox(sandbox: SandboxHandle, opts: { d
       return core.events.subscribe((event, payload) => {
         if (event !== 'confirm.request') return
         const req = payload as { id: string; needsPassphrase: boolean }
-        void core.dispatch('confirm.respond', { id: req.id, approved: true, ...(req.needsPassphrase ? { passphrase } : {}) }, { host: 'test' })
+        void core.dispatch(
+          'confirm.respond',
+          { id: req.id, approved: true, ...(req.needsPassphrase ? { passphrase } : {}) },
+          { host: 'test' },
+        )
       })
     },
     nextEvent<T>(event: string, match: (payload: T) => boolean, timeoutMs = 5000) {
@@ -87,6 +102,15 @@ export function shortCoolingOff(desk: SharedSandboxDesk, sandbox: SandboxHandle)
   const ex = exchangeIdentity({ chainId: sandbox.chainId, tradingUrl: sandbox.tradingUrl, earnUrl: sandbox.earnUrl })
   writeFileSync(
     exchangePolicyPath(desk.dataDir, exchangeTag(ex)),
-    JSON.stringify({ version: 1, network: exchangeKey(ex), rules: { 'cooling-off': '1500' }, pending: [], addresses: [], halted: null, exchange: { ...ex, kind: 'sandbox' }, aliases: ['sandbox'] }),
+    JSON.stringify({
+      version: 1,
+      network: exchangeKey(ex),
+      rules: { 'cooling-off': '1500' },
+      pending: [],
+      addresses: [],
+      halted: null,
+      exchange: { ...ex, kind: 'sandbox' },
+      aliases: ['sandbox'],
+    }),
   )
 }

@@ -4,7 +4,13 @@
  * and every earn operation. Amounts in bodies are atoms as decimal strings.
  */
 import type { Address } from 'viem'
-import { ENVELOPE_FAILURE_CODES, type EnvelopeFailureCode, type OracleReasonCode, type TradingFaults, type TradingService } from '../trading/types'
+import {
+  ENVELOPE_FAILURE_CODES,
+  type EnvelopeFailureCode,
+  type OracleReasonCode,
+  type TradingFaults,
+  type TradingService,
+} from '../trading/types'
 import { noFaults } from '../trading/fault-injection'
 import type { MarkWalker } from '../trading/mark-walk'
 import type { EarnPool, EarnFaults } from '../earn/earn-pool'
@@ -82,7 +88,8 @@ const TRADING_FAULT_KEYS: (keyof TradingFaults)[] = [
 ]
 
 function intIn(v: unknown, field: string, min: number, max: number): number {
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) throw bad(`${field} must be an integer from ${min} to ${max}`)
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max)
+    throw bad(`${field} must be an integer from ${min} to ${max}`)
   return v
 }
 
@@ -104,7 +111,8 @@ function failTxRule(v: unknown): TradingFaults['failTx'] {
 function envelopeFailureRule(v: unknown): TradingFaults['envelopeFailure'] {
   if (v === null) return null
   const r = obj(v)
-  if (!ENVELOPE_FAILURE_CODES.includes(r.code as EnvelopeFailureCode)) throw bad(`envelopeFailure.code must be one of ${ENVELOPE_FAILURE_CODES.join(', ')}`)
+  if (!ENVELOPE_FAILURE_CODES.includes(r.code as EnvelopeFailureCode))
+    throw bad(`envelopeFailure.code must be one of ${ENVELOPE_FAILURE_CODES.join(', ')}`)
   const { code: _c, ...rule } = r
   for (const k of Object.keys(rule)) if (k !== 'count' && k !== 'probability') throw bad(`unknown envelopeFailure field: ${k}`)
   const parsed = faultRule(rule, 'envelopeFailure', false) as { count?: number; probability?: number }
@@ -160,7 +168,8 @@ function applyTradingFaults(faults: TradingFaults, patch: Record<string, unknown
         f[k] = v
         break
       case 'oracleUnavailable':
-        if (v !== null && !ORACLE_REASONS.includes(v as OracleReasonCode)) throw bad(`oracleUnavailable must be null or one of ${ORACLE_REASONS.join(', ')}`)
+        if (v !== null && !ORACLE_REASONS.includes(v as OracleReasonCode))
+          throw bad(`oracleUnavailable must be null or one of ${ORACLE_REASONS.join(', ')}`)
         f[k] = v
         break
     }
@@ -233,7 +242,8 @@ export function createAdminApi(deps: AdminDeps): AdminApi {
         const e = obj(b.earn)
         for (const [k, v] of Object.entries(e)) {
           if (!['unavailable', 'manualReview', 'timeout', 'paused'].includes(k)) throw bad(`unknown earn fault: ${k}`)
-          if (k === 'timeout' ? v !== null && v !== 'executed' && v !== 'not-executed' : typeof v !== 'boolean') throw bad(`earn.${k} has a bad value`)
+          if (k === 'timeout' ? v !== null && v !== 'executed' && v !== 'not-executed' : typeof v !== 'boolean')
+            throw bad(`earn.${k} has a bad value`)
         }
       }
       if (b.trading !== undefined) applyTradingFaults(trading.faults, obj(b.trading))
@@ -269,7 +279,11 @@ export function createAdminApi(deps: AdminDeps): AdminApi {
     },
     'POST mark': (body) => {
       const b = obj(body)
-      trading.setMark(int(b.asset_id, 'asset_id'), atoms(b.usd_atoms, 'usd_atoms'), b.source_ts_ms === undefined ? undefined : int(b.source_ts_ms, 'source_ts_ms'))
+      trading.setMark(
+        int(b.asset_id, 'asset_id'),
+        atoms(b.usd_atoms, 'usd_atoms'),
+        b.source_ts_ms === undefined ? undefined : int(b.source_ts_ms, 'source_ts_ms'),
+      )
       return { ok: true }
     },
     'POST oracle': (body) => {
@@ -305,14 +319,18 @@ export function createAdminApi(deps: AdminDeps): AdminApi {
     'POST earn/hold-failure': (body) => {
       const b = obj(body)
       if (typeof b.operation_id !== 'string') throw bad('operation_id must be a string')
-      if (typeof b.failure_code !== 'string' || !FAILURE_CODE.test(b.failure_code)) throw bad('failure_code must be a lowercase code ([a-z][a-z0-9_]*, at most 64 chars)')
-      if (b.failure_message !== undefined && (typeof b.failure_message !== 'string' || b.failure_message.length > 500)) throw bad('failure_message must be a string of at most 500 chars')
+      if (typeof b.failure_code !== 'string' || !FAILURE_CODE.test(b.failure_code))
+        throw bad('failure_code must be a lowercase code ([a-z][a-z0-9_]*, at most 64 chars)')
+      if (b.failure_message !== undefined && (typeof b.failure_message !== 'string' || b.failure_message.length > 500))
+        throw bad('failure_message must be a string of at most 500 chars')
       return earn.holdWithFailure(b.operation_id, b.failure_code, typeof b.failure_message === 'string' ? b.failure_message : undefined)
     },
     'GET ground-truth': (_b, q) => {
       const cloid = q.get('cloid')?.toLowerCase()
       const user = q.get('user')?.toLowerCase()
-      const txs = trading.groundTruth().filter((t) => (!cloid || t.cloid?.toLowerCase() === cloid) && (!user || t.authority === user || t.owner === user))
+      const txs = trading
+        .groundTruth()
+        .filter((t) => (!cloid || t.cloid?.toLowerCase() === cloid) && (!user || t.authority === user || t.owner === user))
       return { transactions: txs, earn: earn.groundTruth() }
     },
     'POST faucet': (body) => {
@@ -360,7 +378,11 @@ export function createAdminApi(deps: AdminDeps): AdminApi {
   return {
     async handle(method, route, body, query) {
       const fn = routes[`${method} ${route}`]
-      if (!fn) return { status: 404, body: { error: { code: 'NotFound', message: `no admin route ${method} ${route}`, routes: Object.keys(routes) } } }
+      if (!fn)
+        return {
+          status: 404,
+          body: { error: { code: 'NotFound', message: `no admin route ${method} ${route}`, routes: Object.keys(routes) } },
+        }
       try {
         return { status: 200, body: await fn(body, query) }
       } catch (e) {

@@ -73,7 +73,12 @@ describe('admin fault controls', () => {
     expect((await admin('GET', 'state')).body.faults.trading.placeOrderSuspended).toBe(false)
 
     const ok = await admin('POST', 'faults', {
-      trading: { failTx: { cloid: `0x${'AB'.repeat(16)}` }, envelopeFailure: { code: 'InvalidBatchLength' }, feesInactive: true, vaultPayoutsInactive: true },
+      trading: {
+        failTx: { cloid: `0x${'AB'.repeat(16)}` },
+        envelopeFailure: { code: 'InvalidBatchLength' },
+        feesInactive: true,
+        vaultPayoutsInactive: true,
+      },
     })
     expect(ok.status).toBe(200)
     expect(ok.body.faults.trading).toMatchObject({
@@ -83,7 +88,12 @@ describe('admin fault controls', () => {
       vaultPayoutsInactive: true,
     })
     const reset = await admin('POST', 'faults/reset')
-    expect(reset.body.faults.trading).toMatchObject({ failTx: null, envelopeFailure: null, feesInactive: false, vaultPayoutsInactive: false })
+    expect(reset.body.faults.trading).toMatchObject({
+      failTx: null,
+      envelopeFailure: null,
+      feesInactive: false,
+      vaultPayoutsInactive: false,
+    })
   })
 })
 
@@ -121,7 +131,14 @@ describe('earn: on its own, and held records', () => {
   const user = devOwner(2).address
 
   it('an instant withdrawal pays out through its stages without any read or admin call', async () => {
-    const rec = sb.earn.createWithdrawal({ user, userNonce: sb.earn.nextNonce(user), type: 'instant', assetId: 1, gross: 100_000_000n, deadline: Date.now() + 60_000 })
+    const rec = sb.earn.createWithdrawal({
+      user,
+      userNonce: sb.earn.nextNonce(user),
+      type: 'instant',
+      assetId: 1,
+      gross: 100_000_000n,
+      deadline: Date.now() + 60_000,
+    })
     expect(rec.status).toBe('created')
     const statusNow = () => (sb.earn.snapshot().withdrawals as Json[]).find((w) => w.operationId === rec.operation_id).status
     // the snapshot does not advance the pool: only its own timer moves the record (polled, the machine may be loaded)
@@ -131,13 +148,24 @@ describe('earn: on its own, and held records', () => {
   })
 
   it('a non-final record can carry failure_code and then does not move; resolve pays it out', async () => {
-    const rec = sb.earn.createWithdrawal({ user, userNonce: sb.earn.nextNonce(user), type: 'instant', assetId: 1, gross: 100_000_000n, deadline: Date.now() + 60_000 })
+    const rec = sb.earn.createWithdrawal({
+      user,
+      userNonce: sb.earn.nextNonce(user),
+      type: 'instant',
+      assetId: 1,
+      gross: 100_000_000n,
+      deadline: Date.now() + 60_000,
+    })
     // Held in-process at once: the pool advances instant withdrawals every 40 ms on its own, faster
     // than an admin round trip on a loaded machine. The admin route is then checked on the held record.
     sb.earn.holdWithFailure(rec.operation_id, 'payout_delayed', 'bridge congested')
     expect((await admin('POST', 'earn/hold-failure', { operation_id: rec.operation_id, failure_code: 'Bad Code' })).status).toBe(400)
     expect((await admin('POST', 'earn/hold-failure', { operation_id: rec.operation_id })).status).toBe(400)
-    const held = await admin('POST', 'earn/hold-failure', { operation_id: rec.operation_id, failure_code: 'payout_delayed', failure_message: 'bridge congested' })
+    const held = await admin('POST', 'earn/hold-failure', {
+      operation_id: rec.operation_id,
+      failure_code: 'payout_delayed',
+      failure_message: 'bridge congested',
+    })
     expect(held.status).toBe(200)
     expect(held.body).toMatchObject({ status: 'created', failure_code: 'payout_delayed', failure_message: 'bridge congested' })
     await sleep(300)

@@ -26,7 +26,14 @@ describe('stale marks', () => {
   it('settle needs fresh marks; freezing the feed past 60 s makes them stale for real', async () => {
     const credit = actionSender(sb.trading, devOwner(3).privateKey, 'test', () => clock.t)
     let n = 0
-    const settle = (): TradeAction => ({ type: 'settle', asset_id: '3', amount: '100000', cash_account: devOwner(0).address, cloid: `0x${(++n).toString(16).padStart(32, '0')}` }) as TradeAction
+    const settle = (): TradeAction =>
+      ({
+        type: 'settle',
+        asset_id: '3',
+        amount: '100000',
+        cash_account: devOwner(0).address,
+        cloid: `0x${(++n).toString(16).padStart(32, '0')}`,
+      }) as TradeAction
     const user = devOwner(3).address
 
     await admin('marks/step')
@@ -53,7 +60,14 @@ describe('stale marks', () => {
   })
 
   it('the staleMarks fault stops the feed, so the timestamps of the marks age; clearing it resumes publishing', async () => {
-    const post = async (body: unknown) => (await (await fetch(`${sb.adminUrl}/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as { marks_frozen: boolean }
+    const post = async (body: unknown) =>
+      (await (
+        await fetch(`${sb.adminUrl}/faults`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+      ).json()) as { marks_frozen: boolean }
     const marks = async () => (await (await fetch(`${sb.adminUrl}/marks`)).json()) as { frozen: boolean; marks: { source_ts_ms: number }[] }
     expect((await post({ trading: { staleMarks: true } })).marks_frozen).toBe(true)
     const before = (await marks()).marks.map((m) => m.source_ts_ms)

@@ -61,7 +61,13 @@ describe('every 131004 message', () => {
     await refused({ type: 'account' }, 'user_address is required')
     await refused({ type: 'account', user_address: '0xZZ' }, 'user_address must be 0x + 40 hex chars')
     await refused({ type: 'yieldHistory', user_address: devOwner(0).address, limit: 500 }, 'limit exceeds max 200')
-    const body = await signer(2).create({ user_nonce: 0, withdraw_type: 'scheduled', asset_id: 1, amount: String(ONE), deadline_unix_ms: deadline() })
+    const body = await signer(2).create({
+      user_nonce: 0,
+      withdraw_type: 'scheduled',
+      asset_id: 1,
+      amount: String(ONE),
+      deadline_unix_ms: deadline(),
+    })
     await refused({ ...body, user_signature: '0xabcd' }, 'user_signature must be 0x + 130 hex chars (65 bytes)')
     await refused({ ...body, deadline_unix_ms: Date.now() - 1000 }, 'deadline_unix_ms must be in the future')
     await refused({ ...body, user_signature: body.user_signature.slice(0, 130) + '1d' }, 'invalid signature recovery id')
@@ -75,18 +81,48 @@ describe('every 131004 message', () => {
     expect(usdc.active_withdraw_operation_id).toMatch(/^withdraw:0x[0-9a-f]{40}:0$/)
     const queued = usdc.active_withdraw_operation_id
     const n0 = acct0.next_user_nonce
-    await refused(await o0.create({ user_nonce: n0, withdraw_type: 'scheduled', asset_id: 1, amount: String(ONE), deadline_unix_ms: deadline() }), 'user asset already has an active withdrawal')
+    await refused(
+      await o0.create({ user_nonce: n0, withdraw_type: 'scheduled', asset_id: 1, amount: String(ONE), deadline_unix_ms: deadline() }),
+      'user asset already has an active withdrawal',
+    )
     await refused(await o0.claim(queued, deadline()), 'withdrawal is not claimable')
 
     const o2 = signer(2)
-    await refused(await o2.create({ user_nonce: 0, withdraw_type: 'scheduled', asset_id: 1, amount: String(10n ** 15n + 1n), deadline_unix_ms: deadline() }), 'withdrawal amount exceeds maximum')
-    await refused(await o2.create({ user_nonce: 0, withdraw_type: 'scheduled', asset_id: 1, amount: '5', deadline_unix_ms: deadline() }), 'withdrawal amount is below minimum')
-    await refused(await o2.create({ user_nonce: 0, withdraw_type: 'scheduled', asset_id: 1, amount: String(9000n * ONE), deadline_unix_ms: deadline() }), 'insufficient earn balance')
-    await refused(await o2.create({ user_nonce: 0, withdraw_type: 'instant', asset_id: 2, amount: String(ONE), deadline_unix_ms: deadline() }), 'withdrawal type is disabled for asset')
+    await refused(
+      await o2.create({
+        user_nonce: 0,
+        withdraw_type: 'scheduled',
+        asset_id: 1,
+        amount: String(10n ** 15n + 1n),
+        deadline_unix_ms: deadline(),
+      }),
+      'withdrawal amount exceeds maximum',
+    )
+    await refused(
+      await o2.create({ user_nonce: 0, withdraw_type: 'scheduled', asset_id: 1, amount: '5', deadline_unix_ms: deadline() }),
+      'withdrawal amount is below minimum',
+    )
+    await refused(
+      await o2.create({
+        user_nonce: 0,
+        withdraw_type: 'scheduled',
+        asset_id: 1,
+        amount: String(9000n * ONE),
+        deadline_unix_ms: deadline(),
+      }),
+      'insufficient earn balance',
+    )
+    await refused(
+      await o2.create({ user_nonce: 0, withdraw_type: 'instant', asset_id: 2, amount: String(ONE), deadline_unix_ms: deadline() }),
+      'withdrawal type is disabled for asset',
+    )
     await refused({ type: 'withdrawal', user_address: o2.address, operation_id: queued }, 'withdrawal not found')
 
     expect((await admin('faults', { earn: { paused: true } })).status).toBe(200)
-    await refused(await o2.create({ user_nonce: 0, withdraw_type: 'scheduled', asset_id: 1, amount: String(ONE), deadline_unix_ms: deadline() }), 'withdrawals are paused')
+    await refused(
+      await o2.create({ user_nonce: 0, withdraw_type: 'scheduled', asset_id: 1, amount: String(ONE), deadline_unix_ms: deadline() }),
+      'withdrawals are paused',
+    )
     // cancelling is unaffected by the pause
     const cancelled = await ok(await o0.cancel(queued, deadline()))
     expect(cancelled.status).toBe('cancelled')
@@ -123,7 +159,15 @@ describe('claim binding and payout', () => {
     const o2 = signer(2)
     await admin('faults', { earn: { manualReview: true } })
     const nonce = (await ok({ type: 'account', user_address: o2.address })).next_user_nonce
-    const rec = await ok(await o2.create({ user_nonce: nonce, withdraw_type: 'instant', asset_id: 1, amount: String(10n * ONE), deadline_unix_ms: deadline() }))
+    const rec = await ok(
+      await o2.create({
+        user_nonce: nonce,
+        withdraw_type: 'instant',
+        asset_id: 1,
+        amount: String(10n * ONE),
+        deadline_unix_ms: deadline(),
+      }),
+    )
     let r: any
     for (let i = 0; i < 100; i++) {
       r = await ok({ type: 'withdrawal', user_address: o2.address, operation_id: rec.operation_id })
@@ -145,7 +189,11 @@ describe('claim binding and payout', () => {
     await admin('faults', { earn: { unavailable: false, timeout: 'executed' } })
     const o2 = signer(2)
     const nonce = (await ok({ type: 'account', user_address: o2.address })).next_user_nonce
-    await refused(await o2.create({ user_nonce: nonce, withdraw_type: 'scheduled', asset_id: 1, amount: String(ONE), deadline_unix_ms: deadline() }), 'upstream timeout', 131006)
+    await refused(
+      await o2.create({ user_nonce: nonce, withdraw_type: 'scheduled', asset_id: 1, amount: String(ONE), deadline_unix_ms: deadline() }),
+      'upstream timeout',
+      131006,
+    )
     await admin('faults/reset', {})
     expect((await ok({ type: 'account', user_address: o2.address })).next_user_nonce).toBe(nonce + 1)
   })

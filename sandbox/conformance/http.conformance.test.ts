@@ -70,7 +70,13 @@ describe('faucet and admin', () => {
     const who = '0x' + 'ab'.repeat(20)
     const r = await postJson(`${sb.tradingUrl}/sandbox/deposit`, { address: who, asset_id: 1, amount: '500000000' })
     expect(r.status).toBe(200)
-    const e = await postJson(`${sb.tradingUrl}/sandbox/deposit`, { target: 'earn', address: who, asset_id: 1, amount: '500000000', deposit_type: 'direct_transfer' })
+    const e = await postJson(`${sb.tradingUrl}/sandbox/deposit`, {
+      target: 'earn',
+      address: who,
+      asset_id: 1,
+      amount: '500000000',
+      deposit_type: 'direct_transfer',
+    })
     expect(e.body.deposit).toMatchObject({ deposit_type: 'direct_transfer', status: 'credited' })
     const bad = await postJson(`${sb.tradingUrl}/sandbox/deposit`, { address: who, asset_id: 1, amount: '1.5' })
     expect(bad.status).toBe(400)
@@ -82,7 +88,16 @@ describe('faucet and admin', () => {
 })
 
 describe('/trade faults and ground truth', () => {
-  const order = (cloid: string) => ({ type: 'order', market_id: '1', side: 'ask', order_type: 'limit', tif: 'gtc', price: '90000', quantity: '0.001', cloid })
+  const order = (cloid: string) => ({
+    type: 'order',
+    market_id: '1',
+    side: 'ask',
+    order_type: 'limit',
+    tif: 'gtc',
+    price: '90000',
+    quantity: '0.001',
+    cloid,
+  })
   const truth = async (cloid: string) => (await getJson(`${sb.adminUrl}/ground-truth?cloid=${cloid}`)).body.transactions as unknown[]
   const waitTruth = async (cloid: string) => {
     for (let i = 0; i < 100; i++) {

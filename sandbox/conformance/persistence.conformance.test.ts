@@ -22,7 +22,13 @@ describe('restart persistence', () => {
     const o2 = earnSigner(devOwner(2).privateKey, { domain: cfg.eip712_domain, chainId: cfg.native_chain_id })
     const created = await postJson(
       url,
-      await o2.create({ user_nonce: 0, withdraw_type: 'scheduled', asset_id: 1, amount: '100000000', deadline_unix_ms: Date.now() + 60_000 }),
+      await o2.create({
+        user_nonce: 0,
+        withdraw_type: 'scheduled',
+        asset_id: 1,
+        amount: '100000000',
+        deadline_unix_ms: Date.now() + 60_000,
+      }),
     )
     expect(created.body.code).toBe(0)
     const before = (await postJson(url, { type: 'account', user_address: o2.address })).body.data

@@ -54,7 +54,9 @@ describe('subscriptions against the seeded sandbox', () => {
     await s.request({ method: 'subscribe', subscription: { type: 'openOrders', user: O0.toUpperCase().replace('0X', '0x') } })
     const oo = await s.channel('openOrders')
     expect(oo.data.isSnapshot).toBe(true)
-    expect(oo.data.orders.map((o: any) => o.cloid)).toEqual(expect.arrayContaining(['0x000000000000000000000000005eed01', '0x000000000000000000000000005eed02']))
+    expect(oo.data.orders.map((o: any) => o.cloid)).toEqual(
+      expect.arrayContaining(['0x000000000000000000000000005eed01', '0x000000000000000000000000005eed02']),
+    )
 
     await s.request({ method: 'subscribe', subscription: { type: 'spotState', user: O0 } })
     const ss = await s.channel('spotState')
@@ -82,7 +84,16 @@ describe('subscriptions against the seeded sandbox', () => {
     const cloid = newCloid()
     const res = await postRaw(
       `${sb.tradingUrl}/trade`,
-      await buyer.body({ type: 'order', market_id: '2', side: 'bid', order_type: 'limit', tif: 'ioc', price: '3450.5', quantity: '0.5', cloid }),
+      await buyer.body({
+        type: 'order',
+        market_id: '2',
+        side: 'bid',
+        order_type: 'limit',
+        tif: 'ioc',
+        price: '3450.5',
+        quantity: '0.5',
+        cloid,
+      }),
     )
     expect(res.status).toBe(200)
     expect(res.body.submission_status).toBe('accepted')
@@ -107,7 +118,10 @@ describe('throttled channels push when touched', () => {
     await s.request({ method: 'subscribe', subscription: { type: 'openOrders', user: O1 } })
     await s.channel('openOrders')
     const o1 = tradeSigner(devOwner(1).privateKey, sb.chainId)
-    const r = await postRaw(`${sb.tradingUrl}/trade`, await o1.body({ type: 'order', market_id: '1', side: 'bid', order_type: 'limit', tif: 'gtc', price: '40000', quantity: '0.01' }))
+    const r = await postRaw(
+      `${sb.tradingUrl}/trade`,
+      await o1.body({ type: 'order', market_id: '1', side: 'bid', order_type: 'limit', tif: 'gtc', price: '40000', quantity: '0.01' }),
+    )
     expect(r.body.submission_status).toBe('accepted')
     const book = await s.channel('l2Book')
     expect(book.data.levels[0].some((l: any) => l.px === '40000')).toBe(true)
@@ -127,7 +141,9 @@ describe('post over the socket', () => {
     expect(info.data.response.payload.found).toBe(true)
 
     const seller = tradeSigner(devOwner(0).privateKey, sb.chainId)
-    const order = JSON.parse(await seller.body({ type: 'order', market_id: '1', side: 'bid', order_type: 'limit', tif: 'gtc', price: '60000', quantity: '0.01' }))
+    const order = JSON.parse(
+      await seller.body({ type: 'order', market_id: '1', side: 'bid', order_type: 'limit', tif: 'gtc', price: '60000', quantity: '0.01' }),
+    )
     const first = s.next((f) => f.channel === 'post' && f.data.id === 2)
     s.send({ method: 'post', id: 2, request: { type: 'action', payload: order } })
     const second = await s.request({ method: 'post', id: 3, request: { type: 'info', payload: { type: 'markets' } } }, ['post'])

@@ -67,7 +67,13 @@ describe('earn request validation (131004 messages)', () => {
   })
 
   it('checks signature shape, deadline, recovery id and signer', async () => {
-    const body = await alice.create({ user_nonce: 0, withdraw_type: 'scheduled', asset_id: 1, amount: String(10n * ONE), deadline_unix_ms: deadline() })
+    const body = await alice.create({
+      user_nonce: 0,
+      withdraw_type: 'scheduled',
+      asset_id: 1,
+      amount: String(10n * ONE),
+      deadline_unix_ms: deadline(),
+    })
     await fails({ ...body, user_signature: '0x1234' }, 'user_signature must be 0x + 130 hex chars (65 bytes)')
     await fails({ ...body, deadline_unix_ms: clock - 1 }, 'deadline_unix_ms must be in the future')
     await fails({ ...body, user_signature: body.user_signature.slice(0, 130) + '05' }, 'invalid signature recovery id')
@@ -84,16 +90,31 @@ describe('scheduled withdrawals', () => {
   it('queue, claim after the wait, payout stages, lifetime identity', async () => {
     const acct0 = await account()
     expect(acct0.next_user_nonce).toBe(0)
-    const rec = await ok(await alice.create({ user_nonce: 0, withdraw_type: 'scheduled', asset_id: 1, amount: String(100n * ONE), deadline_unix_ms: deadline() }))
+    const rec = await ok(
+      await alice.create({
+        user_nonce: 0,
+        withdraw_type: 'scheduled',
+        asset_id: 1,
+        amount: String(100n * ONE),
+        deadline_unix_ms: deadline(),
+      }),
+    )
     expect(rec).toMatchObject({ status: 'queued', fee_amount: '0', user_amount: String(100n * ONE), claimable_at_unix_ms: clock + 120_000 })
     expect(rec.operation_id).toBe(`withdraw:${alice.address.toLowerCase()}:0`)
     expect('core_tx_hash' in rec).toBe(false)
     let b = await balance()
-    expect(b).toMatchObject({ earn_balance: String(900n * ONE), in_queue_balance: String(100n * ONE), active_withdraw_operation_id: rec.operation_id })
+    expect(b).toMatchObject({
+      earn_balance: String(900n * ONE),
+      in_queue_balance: String(100n * ONE),
+      active_withdraw_operation_id: rec.operation_id,
+    })
     expect(identityHolds(b)).toBe(true)
     expect((await account()).next_user_nonce).toBe(1)
 
-    await fails(await alice.create({ user_nonce: 1, withdraw_type: 'scheduled', asset_id: 1, amount: String(ONE), deadline_unix_ms: deadline() }), 'user asset already has an active withdrawal')
+    await fails(
+      await alice.create({ user_nonce: 1, withdraw_type: 'scheduled', asset_id: 1, amount: String(ONE), deadline_unix_ms: deadline() }),
+      'user asset already has an active withdrawal',
+    )
     // spec §5: this first (too early) claim attempt binds its digest; only its bytes can claim later
     const claimBody = await alice.claim(rec.operation_id, clock + 300_000)
     await fails(claimBody, 'withdrawal is not claimable')
@@ -119,7 +140,12 @@ describe('scheduled withdrawals', () => {
     expect('core_tx_hash' in detail).toBe(false)
     clock += 1000
     b = await balance()
-    expect(b).toMatchObject({ in_queue_balance: '0', lifetime_withdraw: String(100n * ONE), active_withdraw_operation_id: '', active_withdrawal: null })
+    expect(b).toMatchObject({
+      in_queue_balance: '0',
+      lifetime_withdraw: String(100n * ONE),
+      active_withdraw_operation_id: '',
+      active_withdrawal: null,
+    })
     expect(identityHolds(b)).toBe(true)
     const done = await ok({ type: 'withdrawal', user_address: alice.address, operation_id: rec.operation_id })
     expect(done.status).toBe('claimed')
@@ -127,24 +153,42 @@ describe('scheduled withdrawals', () => {
   })
 
   it('cancel inside the window returns the amount and touches no lifetime counter', async () => {
-    const rec = await ok(await alice.create({ user_nonce: 0, withdraw_type: 'scheduled', asset_id: 1, amount: String(5n * ONE), deadline_unix_ms: deadline() }))
+    const rec = await ok(
+      await alice.create({
+        user_nonce: 0,
+        withdraw_type: 'scheduled',
+        asset_id: 1,
+        amount: String(5n * ONE),
+        deadline_unix_ms: deadline(),
+      }),
+    )
     pool.paused = true // pause blocks create and claim, not cancel
     const c = await ok(await alice.cancel(rec.operation_id, deadline()))
     expect(c.status).toBe('cancelled')
     expect(c.cancelled_at_unix_ms).toBe(clock)
     const b = await balance()
-    expect(b).toMatchObject({ earn_balance: String(1000n * ONE), in_queue_balance: '0', lifetime_withdraw: '0', active_withdraw_operation_id: '' })
+    expect(b).toMatchObject({
+      earn_balance: String(1000n * ONE),
+      in_queue_balance: '0',
+      lifetime_withdraw: '0',
+      active_withdraw_operation_id: '',
+    })
     await fails(await alice.cancel(rec.operation_id, deadline()), 'withdrawal is not cancelable')
   })
 
   it('withdrawal of another address is not found; paused blocks create and claim', async () => {
     pool.deposit({ user: bob.address, assetId: 1, amount: 10n * ONE })
-    const rec = await ok(await bob.create({ user_nonce: 0, withdraw_type: 'scheduled', asset_id: 1, amount: String(2n * ONE), deadline_unix_ms: deadline() }))
+    const rec = await ok(
+      await bob.create({ user_nonce: 0, withdraw_type: 'scheduled', asset_id: 1, amount: String(2n * ONE), deadline_unix_ms: deadline() }),
+    )
     await fails({ type: 'withdrawal', user_address: alice.address, operation_id: rec.operation_id }, 'withdrawal not found')
     await fails(await alice.cancel(rec.operation_id, deadline()), 'withdrawal not found')
     pool.paused = true
     expect((await ok({ type: 'config' })).withdrawal_paused).toBe(true)
-    await fails(await alice.create({ user_nonce: 0, withdraw_type: 'scheduled', asset_id: 1, amount: String(ONE), deadline_unix_ms: deadline() }), 'withdrawals are paused')
+    await fails(
+      await alice.create({ user_nonce: 0, withdraw_type: 'scheduled', asset_id: 1, amount: String(ONE), deadline_unix_ms: deadline() }),
+      'withdrawals are paused',
+    )
     clock += 120_000
     await fails(await bob.claim(rec.operation_id, deadline()), 'withdrawals are paused')
   })
@@ -152,8 +196,22 @@ describe('scheduled withdrawals', () => {
 
 describe('instant withdrawals and limits', () => {
   it('charges the fee on the gross, cannot be cancelled, completes', async () => {
-    const rec = await ok(await alice.create({ user_nonce: 0, withdraw_type: 'instant', asset_id: 1, amount: String(100n * ONE), deadline_unix_ms: deadline() }))
-    expect(rec).toMatchObject({ status: 'created', fee_bps_snapshot: 30, fee_amount: String(30n * 1_000_000n), user_amount: String(100n * ONE - 30_000_000n), claimable_at_unix_ms: null })
+    const rec = await ok(
+      await alice.create({
+        user_nonce: 0,
+        withdraw_type: 'instant',
+        asset_id: 1,
+        amount: String(100n * ONE),
+        deadline_unix_ms: deadline(),
+      }),
+    )
+    expect(rec).toMatchObject({
+      status: 'created',
+      fee_bps_snapshot: 30,
+      fee_amount: String(30n * 1_000_000n),
+      user_amount: String(100n * ONE - 30_000_000n),
+      claimable_at_unix_ms: null,
+    })
     expect((await balance()).withdraw_locked_balance).toBe(String(100n * ONE))
     await fails(await alice.cancel(rec.operation_id, deadline()), 'withdrawal is not cancelable')
     await fails(await alice.claim(rec.operation_id, deadline()), 'withdrawal is not claimable')
@@ -167,7 +225,9 @@ describe('instant withdrawals and limits', () => {
 
   it('manual_review holds the payout and does not resolve on its own', async () => {
     pool.faults.manualReview = true
-    const rec = await ok(await alice.create({ user_nonce: 0, withdraw_type: 'instant', asset_id: 1, amount: String(10n * ONE), deadline_unix_ms: deadline() }))
+    const rec = await ok(
+      await alice.create({ user_nonce: 0, withdraw_type: 'instant', asset_id: 1, amount: String(10n * ONE), deadline_unix_ms: deadline() }),
+    )
     clock += 60_000
     const r = await ok({ type: 'withdrawal', user_address: alice.address, operation_id: rec.operation_id })
     expect(r).toMatchObject({ status: 'manual_review', failure_code: 'payout_transfer_failed' })
@@ -250,7 +310,13 @@ describe('faults and rate limit', () => {
     await fails({ type: 'config' }, 'backend unavailable', 131002)
     pool.faults.unavailable = false
     pool.faults.timeout = 'not-executed'
-    const body = await alice.create({ user_nonce: 0, withdraw_type: 'scheduled', asset_id: 1, amount: String(ONE), deadline_unix_ms: deadline() })
+    const body = await alice.create({
+      user_nonce: 0,
+      withdraw_type: 'scheduled',
+      asset_id: 1,
+      amount: String(ONE),
+      deadline_unix_ms: deadline(),
+    })
     await fails(body, 'upstream timeout', 131006)
     expect((await account()).next_user_nonce).toBe(0)
     pool.faults.timeout = 'executed'
@@ -268,7 +334,9 @@ describe('faults and rate limit', () => {
   })
 
   it('a claim applied behind a 131006 is bound: the identical resend succeeds, a re-signed claim does not', async () => {
-    const rec = await ok(await alice.create({ user_nonce: 0, withdraw_type: 'scheduled', asset_id: 1, amount: String(ONE), deadline_unix_ms: deadline() }))
+    const rec = await ok(
+      await alice.create({ user_nonce: 0, withdraw_type: 'scheduled', asset_id: 1, amount: String(ONE), deadline_unix_ms: deadline() }),
+    )
     clock += 120_000
     const claim = await alice.claim(rec.operation_id, deadline())
     pool.faults.timeout = 'executed'
@@ -279,7 +347,9 @@ describe('faults and rate limit', () => {
   })
 
   it('the first claim attempt binds even when it fails (deadline passed); a second, different claim is refused', async () => {
-    const rec = await ok(await alice.create({ user_nonce: 0, withdraw_type: 'scheduled', asset_id: 1, amount: String(ONE), deadline_unix_ms: deadline() }))
+    const rec = await ok(
+      await alice.create({ user_nonce: 0, withdraw_type: 'scheduled', asset_id: 1, amount: String(ONE), deadline_unix_ms: deadline() }),
+    )
     clock += 120_000
     const late = await alice.claim(rec.operation_id, clock + 1_000)
     clock += 2_000
@@ -290,7 +360,9 @@ describe('faults and rate limit', () => {
   })
 
   it('a claim attempt that never reached the pool (131006 not executed) binds nothing', async () => {
-    const other = await ok(await alice.create({ user_nonce: 0, withdraw_type: 'scheduled', asset_id: 1, amount: String(ONE), deadline_unix_ms: deadline() }))
+    const other = await ok(
+      await alice.create({ user_nonce: 0, withdraw_type: 'scheduled', asset_id: 1, amount: String(ONE), deadline_unix_ms: deadline() }),
+    )
     clock += 120_000
     pool.faults.timeout = 'not-executed'
     await fails(await alice.claim(other.operation_id, deadline()), 'upstream timeout', 131006)
@@ -299,7 +371,9 @@ describe('faults and rate limit', () => {
   })
 
   it('survives a snapshot round trip', async () => {
-    await ok(await alice.create({ user_nonce: 0, withdraw_type: 'scheduled', asset_id: 1, amount: String(ONE), deadline_unix_ms: deadline() }))
+    await ok(
+      await alice.create({ user_nonce: 0, withdraw_type: 'scheduled', asset_id: 1, amount: String(ONE), deadline_unix_ms: deadline() }),
+    )
     const snap = JSON.parse(JSON.stringify(pool.snapshot()))
     const again = new EarnPool(settings, () => clock)
     again.restore(snap)

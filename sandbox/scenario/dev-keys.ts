@@ -46,4 +46,11 @@ export function devBot(i: number): DevKey {
 }
 
 /** Labels the desk gives the development owners when it imports them (sandbox first run). */
-export const DEV_OWNER_LABELS: readonly string[] = ['Treasury main', 'Treasury ops', 'Payments', 'Credit desk', 'Credit (near limit)', 'Spare (unfunded)']
+export const DEV_OWNER_LABELS: readonly string[] = [
+  'Treasury main',
+  'Treasury ops',
+  'Payments',
+  'Credit desk',
+  'Credit (near limit)',
+  'Spare (unfunded)',
+]

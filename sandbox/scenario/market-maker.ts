@@ -85,7 +85,16 @@ export function createMarketMaker(trading: TradingService, opts: MarketMakerOpti
     const m = markets.get(spec.market_id)
     if (!m) throw new Error(`market-maker: unknown market ${spec.market_id}`)
     const mid = parseDecimal(spec.mid, m.price_decimals)
-    return { spec, baseAssetId: m.base_asset_id, quoteAssetId: m.quote_asset_id, priceDecimals: m.price_decimals, mid, initialMid: mid, step: parseDecimal(spec.step, m.price_decimals), size: spec.size }
+    return {
+      spec,
+      baseAssetId: m.base_asset_id,
+      quoteAssetId: m.quote_asset_id,
+      priceDecimals: m.price_decimals,
+      mid,
+      initialMid: mid,
+      step: parseDecimal(spec.step, m.price_decimals),
+      size: spec.size,
+    }
   })
   // One sender per key (nonces are per signer); one peer id per market and role, so each stays
   // within the per-IP /trade budget.
@@ -123,8 +132,24 @@ export function createMarketMaker(trading: TradingService, opts: MarketMakerOpti
     }
     const items: TradeAction[] = [{ type: 'cancelAll', market_id: q.spec.market_id }]
     for (let k = 1n; k <= 4n; k++) {
-      items.push({ type: 'order', market_id: q.spec.market_id, side: 'bid', order_type: 'limit', tif: 'gtc', price: px(q, q.mid - k * q.step), quantity: q.size })
-      items.push({ type: 'order', market_id: q.spec.market_id, side: 'ask', order_type: 'limit', tif: 'gtc', price: px(q, q.mid + k * q.step), quantity: q.size })
+      items.push({
+        type: 'order',
+        market_id: q.spec.market_id,
+        side: 'bid',
+        order_type: 'limit',
+        tif: 'gtc',
+        price: px(q, q.mid - k * q.step),
+        quantity: q.size,
+      })
+      items.push({
+        type: 'order',
+        market_id: q.spec.market_id,
+        side: 'ask',
+        order_type: 'limit',
+        tif: 'gtc',
+        price: px(q, q.mid + k * q.step),
+        quantity: q.size,
+      })
     }
     await maker.send({ type: 'batch', items } as TradeAction, undefined, `internal:mm:${q.spec.market_id}`)
     if (random() < (opts.takeProbability ?? 0.5)) {

@@ -10,7 +10,8 @@ import { join } from 'node:path'
 import * as v from 'valibot'
 
 let sb: SandboxHandle
-const info = async (body: unknown) => (await fetch(`${sb.tradingUrl}/info`, { method: 'POST', body: JSON.stringify(body) })).json() as Promise<any>
+const info = async (body: unknown) =>
+  (await fetch(`${sb.tradingUrl}/info`, { method: 'POST', body: JSON.stringify(body) })).json() as Promise<any>
 
 beforeAll(async () => {
   // bot runs on manual cycles here (huge interval), so the test drives it
@@ -37,7 +38,10 @@ describe('default scenario', () => {
       await writeFile(good, JSON.stringify(DEFAULT_SCENARIO))
       expect(await loadScenarioFile(good)).toEqual(DEFAULT_SCENARIO)
       const bad = join(dir, 'bad.json')
-      await writeFile(bad, JSON.stringify({ ...DEFAULT_SCENARIO, orders: [{ owner: 0, market_id: '1', side: 'bid', price: '1.5e3', quantity: '1' }] }))
+      await writeFile(
+        bad,
+        JSON.stringify({ ...DEFAULT_SCENARIO, orders: [{ owner: 0, market_id: '1', side: 'bid', price: '1.5e3', quantity: '1' }] }),
+      )
       await expect(loadScenarioFile(bad)).rejects.toThrow(/bad\.json: orders\.0\.price/)
       await expect(loadScenarioFile(join(dir, 'missing.json'))).rejects.toThrow(/missing\.json/)
     } finally {

@@ -30,7 +30,14 @@ export const ScenarioSchema = v.strictObject({
   ),
   agents: v.array(v.strictObject({ owner: idx, slot: v.pipe(idx, v.maxValue(3)), agent: idx })),
   orders: v.array(
-    v.strictObject({ owner: idx, market_id: v.string(), side: v.picklist(['bid', 'ask']), price: dec, quantity: dec, cloid: v.optional(v.string()) }),
+    v.strictObject({
+      owner: idx,
+      market_id: v.string(),
+      side: v.picklist(['bid', 'ask']),
+      price: dec,
+      quantity: dec,
+      cloid: v.optional(v.string()),
+    }),
   ),
   earn: v.array(
     v.strictObject({
@@ -39,7 +46,9 @@ export const ScenarioSchema = v.strictObject({
       deposit: dec,
       direct_transfer: v.optional(dec),
       rejected_deposit: v.optional(dec),
-      withdrawal: v.optional(v.strictObject({ type: v.picklist(['scheduled', 'instant']), amount: dec, claimable: v.optional(v.boolean()) })),
+      withdrawal: v.optional(
+        v.strictObject({ type: v.picklist(['scheduled', 'instant']), amount: dec, claimable: v.optional(v.boolean()) }),
+      ),
     }),
   ),
   marketMaker: v.optional(
@@ -55,13 +64,40 @@ export type ScenarioSpec = v.InferOutput<typeof ScenarioSchema>
 /** The default scenario shown to a new user. */
 export const DEFAULT_SCENARIO: ScenarioSpec = {
   balanceAccounts: [
-    { owner: 0, deposits: [{ asset_id: 1, amount: '250000' }, { asset_id: 3, amount: '2.5' }, { asset_id: 4, amount: '40' }] },
-    { owner: 1, deposits: [{ asset_id: 1, amount: '80000' }, { asset_id: 2, amount: '30000' }, { asset_id: 4, amount: '12' }] },
-    { owner: 2, deposits: [{ asset_id: 2, amount: '15000' }, { asset_id: 3, amount: '0.4' }] },
+    {
+      owner: 0,
+      deposits: [
+        { asset_id: 1, amount: '250000' },
+        { asset_id: 3, amount: '2.5' },
+        { asset_id: 4, amount: '40' },
+      ],
+    },
+    {
+      owner: 1,
+      deposits: [
+        { asset_id: 1, amount: '80000' },
+        { asset_id: 2, amount: '30000' },
+        { asset_id: 4, amount: '12' },
+      ],
+    },
+    {
+      owner: 2,
+      deposits: [
+        { asset_id: 2, amount: '15000' },
+        { asset_id: 3, amount: '0.4' },
+      ],
+    },
   ],
   creditAccounts: [
     // a long and a short
-    { owner: 3, credit_usd: '50000', positions: [{ asset_id: 3, qty: '0.3' }, { asset_id: 1, qty: '-12000' }] },
+    {
+      owner: 3,
+      credit_usd: '50000',
+      positions: [
+        { asset_id: 3, qty: '0.3' },
+        { asset_id: 1, qty: '-12000' },
+      ],
+    },
     // near its credit limit
     { owner: 4, credit_usd: '10000', positions: [{ asset_id: 4, qty: '-2.9' }] },
   ],
@@ -117,7 +153,12 @@ export interface AppliedScenario {
 }
 
 /** Applies a scenario to a fresh sandbox. Throws (with the step) when a seeded action is refused. */
-export async function applyScenario(trading: TradingService, earn: EarnPool, spec: ScenarioSpec, opts: { now?: () => number; startBot?: boolean; earn?: boolean } = {}): Promise<AppliedScenario> {
+export async function applyScenario(
+  trading: TradingService,
+  earn: EarnPool,
+  spec: ScenarioSpec,
+  opts: { now?: () => number; startBot?: boolean; earn?: boolean } = {},
+): Promise<AppliedScenario> {
   const now = opts.now ?? Date.now
   const decimals = new Map(trading.listAssets().map((a) => [a.asset_id, a.balance_decimals]))
   const dOf = (assetId: number) => {
@@ -136,13 +177,19 @@ export async function applyScenario(trading: TradingService, earn: EarnPool, spe
   }
   for (const c of spec.creditAccounts) {
     const who = devOwner(c.owner).address
-    trading.createCreditAccount(who, parseDecimal(c.credit_usd, 8), c.whitelisted_market_ids ? { whitelistedMarketIds: c.whitelisted_market_ids } : undefined)
+    trading.createCreditAccount(
+      who,
+      parseDecimal(c.credit_usd, 8),
+      c.whitelisted_market_ids ? { whitelistedMarketIds: c.whitelisted_market_ids } : undefined,
+    )
     for (const p of c.positions) trading.setCreditPosition(who, p.asset_id, parseSignedDecimal(p.qty, dOf(p.asset_id)))
   }
   const mm = spec.marketMaker
   if (mm) {
     for (const bot of [devBot(0), devBot(1)]) {
-      mm.funds.forEach((f, i) => trading.deposit(bot.address, f.asset_id, parseDecimal(f.amount, dOf(f.asset_id)) + (i === 0 ? activationFee : 0n)))
+      mm.funds.forEach((f, i) =>
+        trading.deposit(bot.address, f.asset_id, parseDecimal(f.amount, dOf(f.asset_id)) + (i === 0 ? activationFee : 0n)),
+      )
     }
   }
 
@@ -164,10 +211,21 @@ export async function applyScenario(trading: TradingService, earn: EarnPool, spe
     if (err) throw new Error(`scenario: ${what} failed with ${err[1]}`)
   }
   for (const a of spec.agents) {
-    await expect(`approveAgent owner ${a.owner} slot ${a.slot}`, sender(a.owner).send({ type: 'approveAgent', slot_id: a.slot, agent: devAgent(a.agent).address } as TradeAction))
+    await expect(
+      `approveAgent owner ${a.owner} slot ${a.slot}`,
+      sender(a.owner).send({ type: 'approveAgent', slot_id: a.slot, agent: devAgent(a.agent).address } as TradeAction),
+    )
   }
   for (const o of spec.orders) {
-    const action: Record<string, unknown> = { type: 'order', market_id: o.market_id, side: o.side, order_type: 'limit', tif: 'gtc', price: o.price, quantity: o.quantity }
+    const action: Record<string, unknown> = {
+      type: 'order',
+      market_id: o.market_id,
+      side: o.side,
+      order_type: 'limit',
+      tif: 'gtc',
+      price: o.price,
+      quantity: o.quantity,
+    }
     if (o.cloid) action.cloid = o.cloid
     await expect(`order of owner ${o.owner} on market ${o.market_id}`, sender(o.owner).send(action as TradeAction))
   }
@@ -176,7 +234,8 @@ export async function applyScenario(trading: TradingService, earn: EarnPool, spe
   for (const e of opts.earn === false ? [] : spec.earn) {
     const who = devOwner(e.owner).address as Address
     earn.deposit({ user: who, assetId: e.asset_id, amount: parseDecimal(e.deposit, 8) })
-    if (e.direct_transfer) earn.deposit({ user: who, assetId: e.asset_id, amount: parseDecimal(e.direct_transfer, 8), type: 'direct_transfer' })
+    if (e.direct_transfer)
+      earn.deposit({ user: who, assetId: e.asset_id, amount: parseDecimal(e.direct_transfer, 8), type: 'direct_transfer' })
     if (e.rejected_deposit) earn.deposit({ user: who, assetId: e.asset_id, amount: parseDecimal(e.rejected_deposit, 8), reject: true })
     if (e.withdrawal) {
       const rec = earn.createWithdrawal({

@@ -15,7 +15,12 @@ export interface ActionSender {
 }
 
 /** `ip` is the peer id the service rate-limits on: fixed, or chosen per action. */
-export function actionSender(trading: TradingService, privateKey: Hex, ip: string | (() => string), now: () => number = Date.now): ActionSender {
+export function actionSender(
+  trading: TradingService,
+  privateKey: Hex,
+  ip: string | (() => string),
+  now: () => number = Date.now,
+): ActionSender {
   const account = privateKeyToAccount(privateKey)
   const signer = {
     sign: (args: { hash: Hex }) => account.sign(args),

@@ -22,7 +22,10 @@ export const KEYS = {
 
 export type Who = keyof typeof KEYS
 
-export const wallets = Object.fromEntries(Object.entries(KEYS).map(([k, v]) => [k, privateKeyToAccount(v)])) as Record<Who, PrivateKeyAccount>
+export const wallets = Object.fromEntries(Object.entries(KEYS).map(([k, v]) => [k, privateKeyToAccount(v)])) as Record<
+  Who,
+  PrivateKeyAccount
+>
 
 export function addr(who: Who): Address {
   return wallets[who].address.toLowerCase() as Address
@@ -51,10 +54,19 @@ export interface SignOpts {
 }
 
 export async function sign(who: Who, action: TradeAction, o: SignOpts = {}): Promise<TradeEnvelope> {
-  return signEnvelope(wallets[who], { action, nonce: o.nonce ?? nextNonce(), agentEpoch: o.agentEpoch, expiresAfterMs: o.expiresAfterMs }, o.chainId ?? CHAIN)
+  return signEnvelope(
+    wallets[who],
+    { action, nonce: o.nonce ?? nextNonce(), agentEpoch: o.agentEpoch, expiresAfterMs: o.expiresAfterMs },
+    o.chainId ?? CHAIN,
+  )
 }
 
-export async function send(svc: TradingService, body: TradeEnvelope | string, headers: Record<string, string> = {}, ip = '127.0.0.1'): Promise<HttpResult & { body: TradeResponse }> {
+export async function send(
+  svc: TradingService,
+  body: TradeEnvelope | string,
+  headers: Record<string, string> = {},
+  ip = '127.0.0.1',
+): Promise<HttpResult & { body: TradeResponse }> {
   const raw = typeof body === 'string' ? body : JSON.stringify(body)
   return (await svc.handleTrade(raw, headers, ip)) as HttpResult & { body: TradeResponse }
 }

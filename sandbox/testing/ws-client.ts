@@ -11,7 +11,12 @@ export interface Frame {
 
 export class TestSocket {
   readonly frames: Frame[] = []
-  private waiters: { pred: (f: Frame) => boolean; resolve: (f: Frame) => void; reject: (e: Error) => void; timer: ReturnType<typeof setTimeout> }[] = []
+  private waiters: {
+    pred: (f: Frame) => boolean
+    resolve: (f: Frame) => void
+    reject: (e: Error) => void
+    timer: ReturnType<typeof setTimeout>
+  }[] = []
   private cursor = 0
   closed: { code: number; reason: string } | null = null
   private closeWaiters: ((c: { code: number; reason: string }) => void)[] = []

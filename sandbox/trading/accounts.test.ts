@@ -13,13 +13,20 @@ function fresh(): TradingService {
   fund(s, 'bob')
   return s
 }
-const avail = (s: TradingService, who: Parameters<typeof addr>[0], asset: number) => s.balances(addr(who)).find((b) => b.assetId === asset)?.available ?? 0n
+const avail = (s: TradingService, who: Parameters<typeof addr>[0], asset: number) =>
+  s.balances(addr(who)).find((b) => b.assetId === asset)?.available ?? 0n
 const ZERO = '0x0000000000000000000000000000000000000000'
 
 describe('account creation', () => {
   it('the first deposit creates the account and pays the 1.0 activation fee', async () => {
     const s = fresh()
-    expect((await info(s, { type: 'accountStatus', user: addr('carol') })).body).toEqual({ user: addr('carol'), found: false, status: null, account_index: null, account_type: null })
+    expect((await info(s, { type: 'accountStatus', user: addr('carol') })).body).toEqual({
+      user: addr('carol'),
+      found: false,
+      status: null,
+      account_index: null,
+      account_type: null,
+    })
     s.deposit(addr('carol'), USDC, 5n * ONE)
     expect(avail(s, 'carol', USDC)).toBe(4n * ONE)
     const st = (await info(s, { type: 'accountStatus', user: addr('carol') })).body
@@ -38,12 +45,21 @@ describe('account creation', () => {
       { asset_id: USDC, symbol: 'USDC', available: '1000000', locked: '0', available_atoms: '100000000000000', locked_atoms: '0' },
       { asset_id: BTC, symbol: 'BTC', available: '99', locked: '1', available_atoms: '9900000000', locked_atoms: '100000000' },
     ])
-    expect(await info(s, { type: 'userBalances', user: 'nobody' })).toMatchObject({ status: 400, body: { error: { code: 'InvalidInfoRequest' } } })
+    expect(await info(s, { type: 'userBalances', user: 'nobody' })).toMatchObject({
+      status: 400,
+      body: { error: { code: 'InvalidInfoRequest' } },
+    })
   })
 })
 
 describe('transfer', () => {
-  const t = (to: string, amount: string, asset = '1', n = 1) => ({ type: 'transfer' as const, to, asset_id: asset, amount, cloid: cloid(n) })
+  const t = (to: string, amount: string, asset = '1', n = 1) => ({
+    type: 'transfer' as const,
+    to,
+    asset_id: asset,
+    amount,
+    cloid: cloid(n),
+  })
 
   it('moves available balance between existing balance-mode accounts', async () => {
     const s = fresh()
@@ -51,7 +67,11 @@ describe('transfer', () => {
     expect(r).toMatchObject({ submission_status: 'accepted', response: { type: 'default' } })
     expect(avail(s, 'bob', USDC)).toBe(1_000_005n * ONE)
     expect(avail(s, 'alice', USDC)).toBe(999_995n * ONE)
-    expect((await info(s, { type: 'txStatusByCloid', user: addr('alice'), cloid: cloid(77) })).body).toMatchObject({ found: true, status: 'success', action_type: 'transfer' })
+    expect((await info(s, { type: 'txStatusByCloid', user: addr('alice'), cloid: cloid(77) })).body).toMatchObject({
+      found: true,
+      status: 'success',
+      action_type: 'transfer',
+    })
   })
 
   it('reports every transfer error', async () => {
@@ -96,7 +116,15 @@ describe('activateFor', () => {
 })
 
 describe('withdraw', () => {
-  const w = (amount: string, wn: string, asset = '1') => ({ type: 'withdraw' as const, asset_id: asset, amount, dst_chain_id: '1', dst_address: addr('alice'), withdraw_nonce: wn, cloid: cloid(5) })
+  const w = (amount: string, wn: string, asset = '1') => ({
+    type: 'withdraw' as const,
+    asset_id: asset,
+    amount,
+    dst_chain_id: '1',
+    dst_address: addr('alice'),
+    withdraw_nonce: wn,
+    cloid: cloid(5),
+  })
 
   it('debits the amount, records the fee without deducting it, lists the record', async () => {
     const s = fresh()
@@ -105,7 +133,13 @@ describe('withdraw', () => {
     expect(avail(s, 'alice', USDC)).toBe(999_990n * ONE)
     const list = (await info(s, { type: 'withdraws', user: addr('alice') })).body
     expect(list.withdraws).toHaveLength(1)
-    expect(list.withdraws[0]).toMatchObject({ asset_id: USDC, amount_atoms: '1000000000', withdraw_fee_atoms: '100000000', withdraw_nonce: '1700000000000', vault_address: expect.stringMatching(/^0x/) })
+    expect(list.withdraws[0]).toMatchObject({
+      asset_id: USDC,
+      amount_atoms: '1000000000',
+      withdraw_fee_atoms: '100000000',
+      withdraw_nonce: '1700000000000',
+      vault_address: expect.stringMatching(/^0x/),
+    })
     expect(await info(s, { type: 'withdraws' })).toMatchObject({ status: 400 })
   })
 
@@ -130,7 +164,16 @@ describe('snapshot and restore', () => {
   it('a restored service has the same balances, books, orders, agents, nonces and fills, through a JSON round trip', async () => {
     const s = fresh()
     await trade(s, 'alice', { type: 'approveAgent', slot_id: 2, agent: addr('agent1') })
-    await trade(s, 'alice', { type: 'order', market_id: '1', side: 'ask', order_type: 'limit', tif: 'gtc', price: '65000', quantity: '0.5', cloid: cloid(90) })
+    await trade(s, 'alice', {
+      type: 'order',
+      market_id: '1',
+      side: 'ask',
+      order_type: 'limit',
+      tif: 'gtc',
+      price: '65000',
+      quantity: '0.5',
+      cloid: cloid(90),
+    })
     await trade(s, 'bob', { type: 'order', market_id: '1', side: 'bid', order_type: 'limit', tif: 'gtc', price: '65000', quantity: '0.2' })
     const nonce = BigInt(Date.now()) + 5n
     await trade(s, 'bob', { type: 'cancelAll', market_id: '1' }, { nonce })
@@ -143,7 +186,10 @@ describe('snapshot and restore', () => {
     for (const who of ['alice', 'bob'] as const) expect(r.balances(addr(who))).toEqual(s.balances(addr(who)))
     expect(r.l2Book('1')).toEqual(s.l2Book('1'))
     expect(r.head().height).toBe(s.head().height)
-    expect((await info(r, { type: 'orderStatus', user: addr('alice'), market_id: 1, cloid: cloid(90) })).body).toMatchObject({ status: 'partiallyfilledresting', filled_qty: '0.2' })
+    expect((await info(r, { type: 'orderStatus', user: addr('alice'), market_id: 1, cloid: cloid(90) })).body).toMatchObject({
+      status: 'partiallyfilledresting',
+      filled_qty: '0.2',
+    })
     expect((await info(r, { type: 'userAgents', user: addr('alice') })).body.agents[2].agent).toBe(addr('agent1'))
     expect(r.recentFills(addr('bob'))).toEqual(s.recentFills(addr('bob')))
     expect((await trade(r, 'bob', { type: 'cancelAll', market_id: '1' }, { nonce })).error?.code).toBe('BadNonce')

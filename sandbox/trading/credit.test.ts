@@ -19,8 +19,17 @@ function fresh(credit = 10_000n * USD): TradingService {
   s.createCreditAccount(addr('dave'), credit)
   return s
 }
-const bid = (price: string, quantity: string, market = '1') => ({ type: 'order' as const, market_id: market, side: 'bid' as const, order_type: 'limit' as const, tif: 'gtc' as const, price, quantity })
-const avail = (s: TradingService, who: Parameters<typeof addr>[0], asset: number) => s.balances(addr(who)).find((b) => b.assetId === asset)?.available ?? 0n
+const bid = (price: string, quantity: string, market = '1') => ({
+  type: 'order' as const,
+  market_id: market,
+  side: 'bid' as const,
+  order_type: 'limit' as const,
+  tif: 'gtc' as const,
+  price,
+  quantity,
+})
+const avail = (s: TradingService, who: Parameters<typeof addr>[0], asset: number) =>
+  s.balances(addr(who)).find((b) => b.assetId === asset)?.available ?? 0n
 
 describe('credit account reads', () => {
   it('spotCreditAccount: credit line, available with LTV haircuts, whitelist; no line reports found false', async () => {
@@ -74,7 +83,9 @@ describe('credit account reads', () => {
     expect((await info(s, { type: 'markPrices' })).body.marks).toHaveLength(4)
     expect((await info(s, { type: 'oracleStatus' })).body).toEqual({ oracle_status: { status: 'available' } })
     s.faults.oracleUnavailable = 'ProviderError'
-    expect((await info(s, { type: 'oracleStatus' })).body).toEqual({ oracle_status: { status: 'unavailable', reason_code: 'ProviderError' } })
+    expect((await info(s, { type: 'oracleStatus' })).body).toEqual({
+      oracle_status: { status: 'unavailable', reason_code: 'ProviderError' },
+    })
   })
 })
 
@@ -84,14 +95,37 @@ describe('credit trading', () => {
     const r = await trade(s, 'dave', bid('65000', '0.1'))
     expect(r.response).toMatchObject({ status: { open: {} } })
     const pos = (await info(s, { type: 'spotCreditPositions', user: addr('dave') })).body.positions
-    expect(pos).toEqual([{ asset_id: USDC, symbol: 'USDC', actual_display: '0', actual_qty: '0', pending_exposure_display: '-6500', pending_exposure_qty: String(-6_500n * ONE) }])
+    expect(pos).toEqual([
+      {
+        asset_id: USDC,
+        symbol: 'USDC',
+        actual_display: '0',
+        actual_qty: '0',
+        pending_exposure_display: '-6500',
+        pending_exposure_qty: String(-6_500n * ONE),
+      },
+    ])
     expect((await info(s, { type: 'spotCreditAccount', user: addr('dave') })).body.available_usd_atoms).toBe(String(3_500n * USD))
     await trade(s, 'bob', { ...bid('65000', '0.1'), side: 'ask' })
     const after = (await info(s, { type: 'spotCreditPositions', user: addr('dave') })).body.positions
     // dave was the maker: 1 bps maker fee taken from the BTC he received
     expect(after).toEqual([
-      { asset_id: USDC, symbol: 'USDC', actual_display: '-6500', actual_qty: String(-6_500n * ONE), pending_exposure_display: '0', pending_exposure_qty: '0' },
-      { asset_id: BTC, symbol: 'BTC', actual_display: '0.09999', actual_qty: '9999000', pending_exposure_display: '0', pending_exposure_qty: '0' },
+      {
+        asset_id: USDC,
+        symbol: 'USDC',
+        actual_display: '-6500',
+        actual_qty: String(-6_500n * ONE),
+        pending_exposure_display: '0',
+        pending_exposure_qty: '0',
+      },
+      {
+        asset_id: BTC,
+        symbol: 'BTC',
+        actual_display: '0.09999',
+        actual_qty: '9999000',
+        pending_exposure_display: '0',
+        pending_exposure_qty: '0',
+      },
     ])
     const fills = (await info(s, { type: 'userFills', user: addr('dave'), limit: 5 })).body.fills
     expect(fills[0]).toMatchObject({ side: 'B', fee_mode: 'credit', fee_asset_id: BTC, fee: '0.00001' })
@@ -101,7 +135,10 @@ describe('credit trading', () => {
     const s = fresh()
     const r = await trade(s, 'dave', { ...bid('65000', '1'), cloid: cloid(30) })
     expect(r).toMatchObject({ submission_status: 'accepted', response: { status: { error: 'insufficientspotcredit' } } })
-    expect((await info(s, { type: 'orderStatus', user: addr('dave'), market_id: 1, cloid: cloid(30) })).body).toMatchObject({ found: true, status: 'insufficientspotcredit' })
+    expect((await info(s, { type: 'orderStatus', user: addr('dave'), market_id: 1, cloid: cloid(30) })).body).toMatchObject({
+      found: true,
+      status: 'insufficientspotcredit',
+    })
   })
 
   it('market gate: credit_trading false refuses, unless the market is whitelisted for the account', async () => {
@@ -129,7 +166,13 @@ describe('credit trading', () => {
 })
 
 describe('settle', () => {
-  const settle = (amount: bigint, cash: string, asset = BTC, n = 40) => ({ type: 'settle' as const, asset_id: String(asset), amount: String(amount), cash_account: cash, cloid: cloid(n) })
+  const settle = (amount: bigint, cash: string, asset = BTC, n = 40) => ({
+    type: 'settle' as const,
+    asset_id: String(asset),
+    amount: String(amount),
+    cash_account: cash,
+    cloid: cloid(n),
+  })
 
   it('moves a long position into the cash account', async () => {
     const s = fresh()
@@ -138,7 +181,11 @@ describe('settle', () => {
     expect(r).toMatchObject({ submission_status: 'accepted', response: { type: 'default' } })
     expect(avail(s, 'carol', BTC)).toBe(100n * ONE + ONE / 2n)
     expect(s.spotCreditState(addr('dave')).positions.find((p) => p.asset_id === BTC)?.actual_qty).toBe(String(ONE / 2n))
-    expect((await info(s, { type: 'txStatusByCloid', user: addr('dave'), cloid: cloid(40) })).body).toMatchObject({ found: true, action_type: 'settle', status: 'success' })
+    expect((await info(s, { type: 'txStatusByCloid', user: addr('dave'), cloid: cloid(40) })).body).toMatchObject({
+      found: true,
+      action_type: 'settle',
+      status: 'success',
+    })
     expect((await info(s, { type: 'txStatusByCloid', user: addr('carol'), cloid: cloid(40) })).body.found).toBe(false)
   })
 
@@ -183,13 +230,26 @@ describe('settle', () => {
     while (s.pendingCount() < 2) await new Promise((r) => setTimeout(r, 1))
     s.produceBlock()
     expect((await first).body).toMatchObject({ submission_status: 'accepted', response: { type: 'default' } })
-    expect((await second).body).toMatchObject({ submission_status: 'accepted', response: { type: 'default', status: { error: 'invalidsettle' } } })
-    expect((await info(s, { type: 'txStatusByCloid', user: addr('dave'), cloid: cloid(51) })).body).toMatchObject({ found: true, status: 'invalidsettle', action_type: 'settle' })
+    expect((await second).body).toMatchObject({
+      submission_status: 'accepted',
+      response: { type: 'default', status: { error: 'invalidsettle' } },
+    })
+    expect((await info(s, { type: 'txStatusByCloid', user: addr('dave'), cloid: cloid(51) })).body).toMatchObject({
+      found: true,
+      status: 'invalidsettle',
+      action_type: 'settle',
+    })
   })
 })
 
 describe('repay', () => {
-  const repay = (amount: bigint, margin: string, asset = USDC, n = 60) => ({ type: 'repay' as const, asset_id: String(asset), amount: String(amount), margin_account: margin, cloid: cloid(n) })
+  const repay = (amount: bigint, margin: string, asset = USDC, n = 60) => ({
+    type: 'repay' as const,
+    asset_id: String(asset),
+    amount: String(amount),
+    margin_account: margin,
+    cloid: cloid(n),
+  })
 
   it('spends available balance to reduce a short, also on a frozen account (which stays frozen)', async () => {
     const s = fresh()
@@ -200,7 +260,10 @@ describe('repay', () => {
     expect(s.spotCreditState(addr('dave'))).toMatchObject({ status: 'frozen' })
     expect(s.spotCreditState(addr('dave')).positions[0]).toMatchObject({ asset_id: USDC, actual_qty: String(-300n * ONE) })
     expect(avail(s, 'carol', USDC)).toBe(1_000_000n * ONE - 200n * ONE)
-    expect((await info(s, { type: 'txStatusByCloid', user: addr('carol'), cloid: cloid(60) })).body).toMatchObject({ found: true, action_type: 'repay' })
+    expect((await info(s, { type: 'txStatusByCloid', user: addr('carol'), cloid: cloid(60) })).body).toMatchObject({
+      found: true,
+      action_type: 'repay',
+    })
     expect((await info(s, { type: 'txStatusByCloid', user: addr('dave'), cloid: cloid(60) })).body.found).toBe(false)
   })
 

@@ -5,15 +5,51 @@ import type { AssetConfig, MarketConfig } from './types'
  * assets), BTC and ETH, and two USDC markets. Scenarios can add more with addAsset/addMarket.
  */
 export const DEFAULT_ASSETS: AssetConfig[] = [
-  { asset_id: 1, symbol: 'USDC', balance_decimals: 8, withdraw_fee_atoms: 100_000_000n, credit_ltv: 100, min_quote_notional_atoms: 1_000_000_000n, min_withdraw_atoms: 200_000_000n },
-  { asset_id: 2, symbol: 'USDT', balance_decimals: 8, withdraw_fee_atoms: 100_000_000n, credit_ltv: 95, min_quote_notional_atoms: 1_000_000_000n, min_withdraw_atoms: 200_000_000n },
+  {
+    asset_id: 1,
+    symbol: 'USDC',
+    balance_decimals: 8,
+    withdraw_fee_atoms: 100_000_000n,
+    credit_ltv: 100,
+    min_quote_notional_atoms: 1_000_000_000n,
+    min_withdraw_atoms: 200_000_000n,
+  },
+  {
+    asset_id: 2,
+    symbol: 'USDT',
+    balance_decimals: 8,
+    withdraw_fee_atoms: 100_000_000n,
+    credit_ltv: 95,
+    min_quote_notional_atoms: 1_000_000_000n,
+    min_withdraw_atoms: 200_000_000n,
+  },
   { asset_id: 3, symbol: 'BTC', balance_decimals: 8, withdraw_fee_atoms: 2_000n, credit_ltv: 80, min_withdraw_atoms: 10_000n },
   { asset_id: 4, symbol: 'ETH', balance_decimals: 8, withdraw_fee_atoms: 50_000n, credit_ltv: 75, min_withdraw_atoms: 200_000n },
 ]
 
 export const DEFAULT_MARKETS: MarketConfig[] = [
-  { market_id: 1, base_asset_id: 3, quote_asset_id: 1, price_decimals: 2, max_price_sig_figs: 6, base_quantity_decimals: 5, maker_fee_milli_bps: 1_000, taker_fee_milli_bps: 3_500, credit_trading: true },
-  { market_id: 2, base_asset_id: 4, quote_asset_id: 1, price_decimals: 2, max_price_sig_figs: 6, base_quantity_decimals: 4, maker_fee_milli_bps: 1_000, taker_fee_milli_bps: 3_500, credit_trading: false },
+  {
+    market_id: 1,
+    base_asset_id: 3,
+    quote_asset_id: 1,
+    price_decimals: 2,
+    max_price_sig_figs: 6,
+    base_quantity_decimals: 5,
+    maker_fee_milli_bps: 1_000,
+    taker_fee_milli_bps: 3_500,
+    credit_trading: true,
+  },
+  {
+    market_id: 2,
+    base_asset_id: 4,
+    quote_asset_id: 1,
+    price_decimals: 2,
+    max_price_sig_figs: 6,
+    base_quantity_decimals: 4,
+    maker_fee_milli_bps: 1_000,
+    taker_fee_milli_bps: 3_500,
+    credit_trading: false,
+  },
 ]
 
 /** Marks (usd_atoms per whole unit, scale 1e8) seeded with the defaults. */

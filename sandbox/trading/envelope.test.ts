@@ -67,7 +67,9 @@ describe('/trade envelope strictness', () => {
     expect(await codeOf({ type: 'repay', asset_id: '1', amount: '1', margin_account: 'bob', cloid: cloid(1) })).toBe('InvalidMarginAccount')
     expect(await codeOf({ type: 'approveAgent', slot_id: 4, agent: addr('agent1') })).toBe('InvalidAgentSlot')
     expect(await codeOf({ type: 'approveAgent', slot_id: 1, agent: '0xnope' })).toBe('InvalidAgent')
-    expect(await codeOf({ type: 'order', market_id: '1', side: 'up', order_type: 'limit', tif: 'gtc', price: '1', quantity: '1' })).toBe('InvalidJson')
+    expect(await codeOf({ type: 'order', market_id: '1', side: 'up', order_type: 'limit', tif: 'gtc', price: '1', quantity: '1' })).toBe(
+      'InvalidJson',
+    )
   })
 
   it('refuses a batch outside 1..10 items with EncodeLengthOverflow and no tx_hash', async () => {
@@ -176,7 +178,10 @@ describe('agents', () => {
   it('approve -> epoch in userAgents -> agent trades with that epoch; wrong epoch, direct signing and revoked keys fail', async () => {
     const s = makeService()
     fund(s, 'dave')
-    expect(await trade(s, 'dave', { type: 'approveAgent', slot_id: 1, agent: addr('agent1') })).toMatchObject({ submission_status: 'accepted', response: { type: 'default' } })
+    expect(await trade(s, 'dave', { type: 'approveAgent', slot_id: 1, agent: addr('agent1') })).toMatchObject({
+      submission_status: 'accepted',
+      response: { type: 'default' },
+    })
     const agents = (await info(s, { type: 'userAgents', user: addr('dave') })).body
     expect(agents.agents).toHaveLength(4)
     expect(agents.agents[0]).toEqual({ slot_id: 0, agent: null, epoch: null })
@@ -192,7 +197,19 @@ describe('agents', () => {
     expect((await trade(s, 'agent1', cancelAll1)).error?.code).toBe('DirectSignerIsActiveAgent')
     expect((await trade(s, 'agent2', cancelAll1, { agentEpoch: 1n })).error?.code).toBe('UnknownAgent')
     // an agent can never move funds: owner actions signed by it are refused
-    expect((await trade(s, 'agent1', { type: 'withdraw', asset_id: '1', amount: '500000000', dst_chain_id: '1', dst_address: addr('dave'), withdraw_nonce: '1', cloid: cloid(9) })).error?.code).toBe('DirectSignerIsActiveAgent')
+    expect(
+      (
+        await trade(s, 'agent1', {
+          type: 'withdraw',
+          asset_id: '1',
+          amount: '500000000',
+          dst_chain_id: '1',
+          dst_address: addr('dave'),
+          withdraw_nonce: '1',
+          cloid: cloid(9),
+        })
+      ).error?.code,
+    ).toBe('DirectSignerIsActiveAgent')
 
     expect((await trade(s, 'dave', { type: 'revokeAgent', slot_id: 1 })).submission_status).toBe('accepted')
     expect((await trade(s, 'agent1', cancelAll1, { agentEpoch: epoch })).error?.code).toBe('UnknownAgent')
@@ -204,7 +221,9 @@ describe('agents', () => {
   it('refuses an agent that is the owner, an account or the zero address (InvalidAgent)', async () => {
     expect((await trade(svc, 'alice', { type: 'approveAgent', slot_id: 0, agent: addr('alice') })).error?.code).toBe('InvalidAgent')
     expect((await trade(svc, 'alice', { type: 'approveAgent', slot_id: 0, agent: addr('bob') })).error?.code).toBe('InvalidAgent')
-    expect((await trade(svc, 'alice', { type: 'approveAgent', slot_id: 0, agent: '0x0000000000000000000000000000000000000000' })).error?.code).toBe('InvalidAgent')
+    expect(
+      (await trade(svc, 'alice', { type: 'approveAgent', slot_id: 0, agent: '0x0000000000000000000000000000000000000000' })).error?.code,
+    ).toBe('InvalidAgent')
   })
 })
 
@@ -247,7 +266,10 @@ describe('rate limits and faults', () => {
       expect(r.body.error?.retry_after_ms).toBeGreaterThan(0)
       expect((await trade(svc, 'alice', { type: 'batch', items: [cancelAll1, ask() as never] })).error?.code).toBe('PlaceOrderSuspended')
       expect((await trade(svc, 'alice', cancelAll1)).submission_status).toBe('accepted')
-      expect((await trade(svc, 'alice', { type: 'batch', items: [cancelAll1, { type: 'cancel', market_id: '1', oid: '999999' }] })).submission_status).toBe('accepted')
+      expect(
+        (await trade(svc, 'alice', { type: 'batch', items: [cancelAll1, { type: 'cancel', market_id: '1', oid: '999999' }] }))
+          .submission_status,
+      ).toBe('accepted')
     } finally {
       svc.faults.placeOrderSuspended = false
     }
@@ -269,7 +291,11 @@ describe('rate limits and faults', () => {
     const n = await send(s, await sign('alice', ask('70001', '0.1', { cloid: cloid(502) })))
     expect(n.status).toBe(504)
     expect(n.body).toMatchObject({ submission_status: 'timeout', error: { code: 'NodeUnreachable' } })
-    expect((await info(s, { type: 'txStatusByCloid', user: addr('alice'), cloid: cloid(502) })).body).toMatchObject({ found: true, status: 'success', action_type: 'order' })
+    expect((await info(s, { type: 'txStatusByCloid', user: addr('alice'), cloid: cloid(502) })).body).toMatchObject({
+      found: true,
+      status: 'success',
+      action_type: 'order',
+    })
 
     s.faults.tradeTimeout = { count: 1, executed: false }
     const t = await send(s, await sign('alice', ask('70002', '0.1', { cloid: cloid(503) })))
@@ -284,8 +310,13 @@ describe('rate limits and faults', () => {
   it('rate-limited fault answers 429 on both routes', async () => {
     const s = makeService()
     s.faults.rateLimited = { count: 2, retryAfterMs: 250 }
-    expect((await s.handleInfo('{"type":"markets"}', 'x')).body).toEqual({ error: { code: 'RateLimited', message: 'Rate limited, retry after 250ms' } })
-    expect((await s.handleTrade('{}', {}, 'x')).body).toEqual({ submission_status: 'rejected', error: { code: 'RateLimited', retry_after_ms: 250 } })
+    expect((await s.handleInfo('{"type":"markets"}', 'x')).body).toEqual({
+      error: { code: 'RateLimited', message: 'Rate limited, retry after 250ms' },
+    })
+    expect((await s.handleTrade('{}', {}, 'x')).body).toEqual({
+      submission_status: 'rejected',
+      error: { code: 'RateLimited', retry_after_ms: 250 },
+    })
     await s.stop()
   })
 })
@@ -302,7 +333,6 @@ describe('wait budget', () => {
     expect(s.groundTruth()[0]).toMatchObject({ authority: addr('alice'), actionType: 'cancelAll', status: 'success' })
     await s.stop()
   })
-
 })
 
 describe('pending queue', () => {
@@ -310,7 +340,15 @@ describe('pending queue', () => {
     const s = createTradingService({ chainId: CHAIN_IDS.sandbox, blockMs: 0, rateLimits: false, waitBudgetMs: 5, maxPending: 2 })
     s.deposit(addr('alice'), 1, 1000n * 100_000_000n)
     const nonce = nextNonce()
-    const w = (wn: string) => ({ type: 'withdraw' as const, asset_id: '1', amount: '500000000', dst_chain_id: '1', dst_address: addr('alice'), withdraw_nonce: wn, cloid: cloid(70) })
+    const w = (wn: string) => ({
+      type: 'withdraw' as const,
+      asset_id: '1',
+      amount: '500000000',
+      dst_chain_id: '1',
+      dst_address: addr('alice'),
+      withdraw_nonce: wn,
+      cloid: cloid(70),
+    })
     expect((await send(s, await sign('alice', cancelAll1, { nonce }))).body.submission_status).toBe('timeout')
     expect((await send(s, await sign('alice', cancelAll1, { nonce }))).body.error?.code).toBe('BadNonce')
     expect((await send(s, await sign('alice', w('42')))).body.submission_status).toBe('timeout')

@@ -27,7 +27,10 @@ const U64_MAX = (1n << 64n) - 1n
 const U128_MAX = (1n << 128n) - 1n
 
 export class ShapeError extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message)
   }
 }
@@ -54,12 +57,14 @@ function only(o: Obj, keys: string[], what: string): void {
 }
 
 function u64(x: unknown, field: string, code = 'InvalidJson'): string {
-  if (typeof x !== 'string' || !DECIMAL_U64.test(x) || BigInt(x) > U64_MAX) throw new ShapeError(code, `${field} must be a decimal u64 string`)
+  if (typeof x !== 'string' || !DECIMAL_U64.test(x) || BigInt(x) > U64_MAX)
+    throw new ShapeError(code, `${field} must be a decimal u64 string`)
   return x
 }
 
 function u128(x: unknown, field: string): string {
-  if (typeof x !== 'string' || !DECIMAL_U64.test(x) || BigInt(x) > U128_MAX) throw new ShapeError('InvalidJson', `${field} must be a decimal integer string`)
+  if (typeof x !== 'string' || !DECIMAL_U64.test(x) || BigInt(x) > U128_MAX)
+    throw new ShapeError('InvalidJson', `${field} must be a decimal integer string`)
   return x
 }
 
@@ -69,7 +74,8 @@ function address(x: unknown, field: string, code = 'InvalidJson'): `0x${string}`
 }
 
 function pick<T extends string>(x: unknown, values: readonly T[], field: string): T {
-  if (typeof x !== 'string' || !(values as readonly string[]).includes(x)) throw new ShapeError('InvalidJson', `${field} must be one of ${values.join(', ')}`)
+  if (typeof x !== 'string' || !(values as readonly string[]).includes(x))
+    throw new ShapeError('InvalidJson', `${field} must be one of ${values.join(', ')}`)
   return x as T
 }
 
@@ -90,7 +96,8 @@ function reqCloid(x: unknown): string {
 }
 
 function slot(x: unknown): number {
-  if (typeof x !== 'number' || !Number.isInteger(x) || x < 0 || x > 3) throw new ShapeError('InvalidAgentSlot', 'slot_id must be an integer 0 to 3')
+  if (typeof x !== 'number' || !Number.isInteger(x) || x < 0 || x > 3)
+    throw new ShapeError('InvalidAgentSlot', 'slot_id must be an integer 0 to 3')
   return x
 }
 
@@ -153,7 +160,8 @@ export function parseAction(a: unknown): TradeAction {
     case 'batch': {
       only(a, ['type', 'items'], 'batch')
       if (!Array.isArray(a.items)) throw new ShapeError('InvalidJson', 'items must be an array')
-      if (a.items.length < 1 || a.items.length > 10) throw new ShapeError('EncodeLengthOverflow', `batch must hold 1 to 10 items, got ${a.items.length}`)
+      if (a.items.length < 1 || a.items.length > 10)
+        throw new ShapeError('EncodeLengthOverflow', `batch must hold 1 to 10 items, got ${a.items.length}`)
       return {
         type: 'batch',
         items: a.items.map((it) => {
@@ -164,10 +172,21 @@ export function parseAction(a: unknown): TradeAction {
     }
     case 'transfer':
       only(a, ['type', 'to', 'asset_id', 'amount', 'cloid'], 'transfer')
-      return { type: 'transfer', cloid: reqCloid(a.cloid), to: address(a.to, 'to'), asset_id: u64(a.asset_id, 'asset_id', 'InvalidAssetId'), amount: u128(a.amount, 'amount') }
+      return {
+        type: 'transfer',
+        cloid: reqCloid(a.cloid),
+        to: address(a.to, 'to'),
+        asset_id: u64(a.asset_id, 'asset_id', 'InvalidAssetId'),
+        amount: u128(a.amount, 'amount'),
+      }
     case 'activateFor':
       only(a, ['type', 'asset_id', 'target_address', 'cloid'], 'activateFor')
-      return { type: 'activateFor', cloid: reqCloid(a.cloid), asset_id: u64(a.asset_id, 'asset_id', 'InvalidAssetId'), target_address: address(a.target_address, 'target_address') }
+      return {
+        type: 'activateFor',
+        cloid: reqCloid(a.cloid),
+        asset_id: u64(a.asset_id, 'asset_id', 'InvalidAssetId'),
+        target_address: address(a.target_address, 'target_address'),
+      }
     case 'withdraw':
       only(a, ['type', 'asset_id', 'amount', 'dst_chain_id', 'dst_address', 'withdraw_nonce', 'cloid'], 'withdraw')
       return {
@@ -239,7 +258,8 @@ export function parseEnvelope(raw: string, state: ChainState, chainId: number): 
   const hasSigs = body.signatures !== undefined
   if (hasSig === hasSigs) throw new ShapeError('AmbiguousAuthFields', 'exactly one of signature and signatures is required')
   if (hasSigs) throw new ShapeError('SignaturesNotAllowedForAction', 'signatures (multisig) is not allowed for public actions')
-  if (body.auth_scheme !== undefined && body.auth_scheme !== 'legacy' && body.auth_scheme !== 'eip712') throw new ShapeError('InvalidJson', 'auth_scheme must be legacy or eip712')
+  if (body.auth_scheme !== undefined && body.auth_scheme !== 'legacy' && body.auth_scheme !== 'eip712')
+    throw new ShapeError('InvalidJson', 'auth_scheme must be legacy or eip712')
 
   let nonce: bigint
   if (typeof body.nonce === 'number') {
@@ -254,13 +274,17 @@ export function parseEnvelope(raw: string, state: ChainState, chainId: number): 
   const action = parseAction(body.action)
   const required = schemeFor(action.type)
   const scheme = (body.auth_scheme as 'legacy' | 'eip712' | undefined) ?? 'legacy'
-  if (required === 'eip712' && scheme !== 'eip712') throw new ShapeError('LegacySignatureNotAccepted', `${action.type} must be signed with auth_scheme eip712`)
-  if (required === 'legacy' && scheme !== 'legacy') throw new ShapeError('MalformedTx', `${action.type} must be signed with the legacy scheme`)
-  if (required === 'eip712' && agentEpoch !== undefined) throw new ShapeError('Eip712AgentEpochNotAllowed', 'eip712 actions are owner-signed and carry no agent_epoch')
+  if (required === 'eip712' && scheme !== 'eip712')
+    throw new ShapeError('LegacySignatureNotAccepted', `${action.type} must be signed with auth_scheme eip712`)
+  if (required === 'legacy' && scheme !== 'legacy')
+    throw new ShapeError('MalformedTx', `${action.type} must be signed with the legacy scheme`)
+  if (required === 'eip712' && agentEpoch !== undefined)
+    throw new ShapeError('Eip712AgentEpochNotAllowed', 'eip712 actions are owner-signed and carry no agent_epoch')
   if (action.type === 'batch') action.items.forEach((it) => checkPrecision(state, it))
   else if (action.type === 'order' || action.type === 'modify') checkPrecision(state, action)
 
-  if (typeof body.signature !== 'string' || !/^0x[0-9a-fA-F]{130}$/.test(body.signature)) throw new ShapeError('BadSignature', 'signature must be 0x + 65 bytes hex')
+  if (typeof body.signature !== 'string' || !/^0x[0-9a-fA-F]{130}$/.test(body.signature))
+    throw new ShapeError('BadSignature', 'signature must be 0x + 65 bytes hex')
   const signature = body.signature as Hex
 
   const payload = encodeLegacyPayload({ action, nonce, agentEpoch, expiresAfterMs, chainId })

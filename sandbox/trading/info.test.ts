@@ -32,13 +32,32 @@ describe('reference data', () => {
     const r = (await info(svc, { type: 'assets' })).body
     expect(r.query_height).toEqual(expect.any(Number))
     expect(r.app_hash).toMatch(/^0x[0-9a-f]{64}$/)
-    expect(r.assets[0]).toEqual({ asset_id: 1, symbol: 'USDC', balance_decimals: 8, withdraw_fee: '1', withdraw_fee_atoms: '100000000', issuer: '0x0000000000000000000000000000000000000000', credit_ltv: 100, credit_ltv_setting: null })
+    expect(r.assets[0]).toEqual({
+      asset_id: 1,
+      symbol: 'USDC',
+      balance_decimals: 8,
+      withdraw_fee: '1',
+      withdraw_fee_atoms: '100000000',
+      issuer: '0x0000000000000000000000000000000000000000',
+      credit_ltv: 100,
+      credit_ltv_setting: null,
+    })
   })
 
   it('markets: sorted by market_id with the spec fields', async () => {
     const r = (await info(svc, { type: 'markets' })).body
     expect(r.markets.map((m: { market_id: number }) => m.market_id)).toEqual([1, 2])
-    expect(r.markets[0]).toMatchObject({ price_decimals: 2, max_price_sig_figs: 6, base_quantity_decimals: 5, quote_balance_decimals: 8, maker_fee_milli_bps: 1000, taker_fee_milli_bps: 3500, fee_setting: null, credit_trading: true, credit_trading_setting: null })
+    expect(r.markets[0]).toMatchObject({
+      price_decimals: 2,
+      max_price_sig_figs: 6,
+      base_quantity_decimals: 5,
+      quote_balance_decimals: 8,
+      maker_fee_milli_bps: 1000,
+      taker_fee_milli_bps: 3500,
+      fee_setting: null,
+      credit_trading: true,
+      credit_trading_setting: null,
+    })
   })
 
   it('quoteAssets, accountingWithdrawTokens, accountingDepositContracts are sorted as specified', async () => {
@@ -57,7 +76,10 @@ describe('reference data', () => {
 
   it('multisigPolicy: only scope 2 is queryable', async () => {
     expect((await info(svc, { type: 'multisigPolicy', scope: 2 })).body).toEqual({ found: false, scope: 2, scope_name: 'accounting' })
-    expect(await info(svc, { type: 'multisigPolicy', scope: 1 })).toMatchObject({ status: 400, body: { error: { code: 'InvalidMultisigScope' } } })
+    expect(await info(svc, { type: 'multisigPolicy', scope: 1 })).toMatchObject({
+      status: 400,
+      body: { error: { code: 'InvalidMultisigScope' } },
+    })
     expect(await info(svc, { type: 'multisigPolicy' })).toMatchObject({ status: 400, body: { error: { code: 'InvalidMultisigScope' } } })
   })
 
@@ -67,7 +89,13 @@ describe('reference data', () => {
     expect(Object.values(before).every((v) => v === null)).toBe(true)
     s.produceBlock()
     s.produceBlock()
-    expect((await info(s, { type: 'queryStatus' })).body).toMatchObject({ query_height: 2, earliest_retained_height: 1, latest_retained_height: 2, retained_window_blocks: 10000, query_time_ms: expect.any(Number) })
+    expect((await info(s, { type: 'queryStatus' })).body).toMatchObject({
+      query_height: 2,
+      earliest_retained_height: 1,
+      latest_retained_height: 2,
+      retained_window_blocks: 10000,
+      query_time_ms: expect.any(Number),
+    })
   })
 })
 
@@ -76,19 +104,34 @@ describe('l2Book', () => {
     const r = (await info(svc, { type: 'l2Book', market_id: 77 })).body
     expect(r.found).toBe(false)
     expect('bids' in r || 'asks' in r).toBe(false)
-    expect(await info(svc, { type: 'l2Book', market_id: 'btc' })).toMatchObject({ status: 400, body: { error: { code: 'InvalidMarketId' } } })
+    expect(await info(svc, { type: 'l2Book', market_id: 'btc' })).toMatchObject({
+      status: 400,
+      body: { error: { code: 'InvalidMarketId' } },
+    })
   })
 
   it('depth defaults to 20 and is capped at 100 levels', async () => {
     const s = makeService()
     fund(s, 'alice')
     for (let b = 0; b < 12; b++) {
-      const items = Array.from({ length: 10 }, (_, i) => ({ type: 'order' as const, market_id: '1', side: 'ask' as const, order_type: 'limit' as const, tif: 'gtc' as const, price: String(65000 + b * 10 + i), quantity: '0.001' }))
+      const items = Array.from({ length: 10 }, (_, i) => ({
+        type: 'order' as const,
+        market_id: '1',
+        side: 'ask' as const,
+        order_type: 'limit' as const,
+        tif: 'gtc' as const,
+        price: String(65000 + b * 10 + i),
+        quantity: '0.001',
+      }))
       await trade(s, 'alice', { type: 'batch', items })
     }
     expect((await info(s, { type: 'l2Book', market_id: 1 })).body.asks).toHaveLength(20)
     expect((await info(s, { type: 'l2Book', market_id: 1, depth: 500 })).body.asks).toHaveLength(100)
-    expect((await info(s, { type: 'l2Book', market_id: 1, depth: 5 })).body.asks[4]).toEqual({ price: '65004', quantity: '0.001', order_count: 1 })
+    expect((await info(s, { type: 'l2Book', market_id: 1, depth: 5 })).body.asks[4]).toEqual({
+      price: '65004',
+      quantity: '0.001',
+      order_count: 1,
+    })
     expect(s.l2Book('1')?.levels[1]).toHaveLength(10)
     await s.stop()
   })
@@ -105,8 +148,14 @@ describe('fills queries', () => {
     const zero = await info(svc, { type: 'userFills', user: u, limit: 0 })
     expect(zero).toMatchObject({ status: 200, body: { fills: [], error: { code: 'InvalidFillsQuery' } } })
     const h = svc.head().height
-    expect((await info(svc, { type: 'userFills', user: u, limit: 5, from_height: h, to_height: h - 1 })).body).toMatchObject({ fills: [], error: { code: 'InvalidFillsQuery' } })
-    expect((await info(svc, { type: 'userFills', user: u, limit: 5, from_height: 1, to_height: 20_000 })).body).toMatchObject({ fills: [], error: { code: 'HistoryWindowExceeded' } })
+    expect((await info(svc, { type: 'userFills', user: u, limit: 5, from_height: h, to_height: h - 1 })).body).toMatchObject({
+      fills: [],
+      error: { code: 'InvalidFillsQuery' },
+    })
+    expect((await info(svc, { type: 'userFills', user: u, limit: 5, from_height: 1, to_height: 20_000 })).body).toMatchObject({
+      fills: [],
+      error: { code: 'HistoryWindowExceeded' },
+    })
     const capped = (await info(svc, { type: 'userFills', user: u, limit: 9000 })).body
     expect(capped).toMatchObject({ limit: 500, requested_limit: 9000, max_limit: 500, fills: [] })
   })
@@ -115,11 +164,22 @@ describe('fills queries', () => {
     const s = makeService()
     fund(s, 'alice')
     fund(s, 'bob')
-    const ask = { type: 'order' as const, market_id: '1', side: 'ask' as const, order_type: 'limit' as const, tif: 'gtc' as const, price: '65000', quantity: '0.01' }
+    const ask = {
+      type: 'order' as const,
+      market_id: '1',
+      side: 'ask' as const,
+      order_type: 'limit' as const,
+      tif: 'gtc' as const,
+      price: '65000',
+      quantity: '0.01',
+    }
     await trade(s, 'alice', { type: 'batch', items: [ask, ask, ask] })
     await trade(s, 'bob', { ...ask, side: 'bid', quantity: '0.02' })
     await trade(s, 'bob', { ...ask, side: 'bid', quantity: '0.01' })
-    expect(await info(s, { type: 'userFillsByTime', user: addr('bob') })).toMatchObject({ status: 400, body: { error: { code: 'InvalidFillsQuery' } } })
+    expect(await info(s, { type: 'userFillsByTime', user: addr('bob') })).toMatchObject({
+      status: 400,
+      body: { error: { code: 'InvalidFillsQuery' } },
+    })
     const all = (await info(s, { type: 'userFillsByTime', user: addr('bob'), start_time_ms: 0 })).body.fills
     expect(all).toHaveLength(3)
     expect(all.map((f: { tid: number }) => f.tid)).toEqual([...all.map((f: { tid: number }) => f.tid)].sort((a, b) => a - b))
@@ -142,7 +202,10 @@ describe('allMids and bbo snapshots', () => {
     expect(s.allMids().mids).toEqual({})
     await trade(s, 'alice', { ...o, side: 'bid', price: '64000' })
     expect(s.allMids().mids).toEqual({ '1': '64500.250' })
-    expect(s.bbo('1')?.bbo).toEqual([{ px: '64000', sz: '0.01', n: 1 }, { px: '65000.5', sz: '0.01', n: 1 }])
+    expect(s.bbo('1')?.bbo).toEqual([
+      { px: '64000', sz: '0.01', n: 1 },
+      { px: '65000.5', sz: '0.01', n: 1 },
+    ])
     expect(s.bbo('2')?.bbo).toEqual([null, null])
     expect(s.bbo('9')).toBeNull()
     expect(s.marketExists('1')).toBe(true)
@@ -151,4 +214,3 @@ describe('allMids and bbo snapshots', () => {
     await s.stop()
   })
 })
-

@@ -26,7 +26,10 @@ export interface InfoCtx {
 type Obj = Record<string, unknown>
 
 class InfoError extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message)
   }
 }
@@ -38,7 +41,8 @@ export function infoError(status: number, code: string, message: string): HttpRe
 const ok = (body: unknown): HttpResult => ({ status: 200, body })
 
 function user(x: unknown, field = 'user'): Address {
-  if (typeof x !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(x)) throw new InfoError('InvalidInfoRequest', `${field} must be a 0x-prefixed 20-byte address`)
+  if (typeof x !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(x))
+    throw new InfoError('InvalidInfoRequest', `${field} must be a 0x-prefixed 20-byte address`)
   return x.toLowerCase() as Address
 }
 
@@ -122,7 +126,13 @@ function orderStatusBody(state: ChainState, o: Order, status: string, timeMs: nu
 function lookupOrder(state: ChainState, oid: number) {
   for (const book of state.books.values()) {
     const o = book.byOid.get(oid)
-    if (o) return orderStatusBody(state, o, o.filled > 0n ? 'partiallyfilledresting' : 'open', state.statusByOid.get(oid)?.timeMs ?? o.timestampMs)
+    if (o)
+      return orderStatusBody(
+        state,
+        o,
+        o.filled > 0n ? 'partiallyfilledresting' : 'open',
+        state.statusByOid.get(oid)?.timeMs ?? o.timestampMs,
+      )
   }
   const rec: OrderStatusRecord | undefined = state.statusByOid.get(oid)
   if (rec && rec.height >= earliest(state)) return orderStatusBody(state, rec.order, rec.status, rec.timeMs)
@@ -150,7 +160,14 @@ const handlers: Record<string, (ctx: InfoCtx, b: Obj) => HttpResult> = {
 
   queryStatus: ({ state }) => {
     if (state.height === 0) {
-      return ok({ query_height: null, query_time_ms: null, app_hash: null, earliest_retained_height: null, latest_retained_height: null, retained_window_blocks: null })
+      return ok({
+        query_height: null,
+        query_time_ms: null,
+        app_hash: null,
+        earliest_retained_height: null,
+        latest_retained_height: null,
+        retained_window_blocks: null,
+      })
     }
     return ok({
       query_height: state.height,
@@ -167,7 +184,12 @@ const handlers: Record<string, (ctx: InfoCtx, b: Obj) => HttpResult> = {
       quote_assets: [...state.assets.values()]
         .filter((a) => a.min_quote_notional_atoms !== undefined)
         .sort((a, b) => a.asset_id - b.asset_id)
-        .map((a) => ({ asset_id: a.asset_id, symbol: a.symbol, min_quantity: formatAtoms(a.min_quote_notional_atoms!, a.balance_decimals), min_quantity_atoms: a.min_quote_notional_atoms!.toString() })),
+        .map((a) => ({
+          asset_id: a.asset_id,
+          symbol: a.symbol,
+          min_quantity: formatAtoms(a.min_quote_notional_atoms!, a.balance_decimals),
+          min_quantity_atoms: a.min_quote_notional_atoms!.toString(),
+        })),
     }),
 
   accountingWithdrawTokens: ({ state }) => {
@@ -175,7 +197,13 @@ const handlers: Record<string, (ctx: InfoCtx, b: Obj) => HttpResult> = {
     for (const chain of [...WITHDRAW_CHAINS].sort((a, b) => a - b)) {
       for (const a of [...state.assets.values()].sort((x, y) => x.asset_id - y.asset_id)) {
         const min = a.min_withdraw_atoms ?? 0n
-        rows.push({ chain_id: chain, asset_id: a.asset_id, symbol: a.symbol, min_withdraw_atoms: min.toString(), min_withdraw_amt: formatAtoms(min, a.balance_decimals) })
+        rows.push({
+          chain_id: chain,
+          asset_id: a.asset_id,
+          symbol: a.symbol,
+          min_withdraw_atoms: min.toString(),
+          min_withdraw_amt: formatAtoms(min, a.balance_decimals),
+        })
       }
     }
     return ok({ withdraw_tokens: rows })
@@ -220,7 +248,10 @@ const handlers: Record<string, (ctx: InfoCtx, b: Obj) => HttpResult> = {
     }
     const book = state.books.get(id)
     if (!book || !state.markets.has(id)) return ok({ market_id: id, found: false, query_time_ms: state.timeMs })
-    const lv = (side: 'bid' | 'ask') => book.depth(side, depth).map((l) => ({ price: fmtPrice(state, id, l.price), quantity: fmtQty(state, id, l.qty), order_count: l.count }))
+    const lv = (side: 'bid' | 'ask') =>
+      book
+        .depth(side, depth)
+        .map((l) => ({ price: fmtPrice(state, id, l.price), quantity: fmtQty(state, id, l.qty), order_count: l.count }))
     return ok({
       market_id: id,
       found: true,
@@ -277,23 +308,32 @@ const handlers: Record<string, (ctx: InfoCtx, b: Obj) => HttpResult> = {
   userBalances: ({ state }, b) => {
     const u = user(b[OWNER_PARAM], OWNER_PARAM)
     const acct = state.accounts.get(u)
-    const balances = acct && acct.kind === 'balance'
-      ? [...acct.balances].sort((x, y) => x[0] - y[0]).map(([id, bal]) => ({
-          asset_id: id,
-          symbol: state.assets.get(id)?.symbol ?? String(id),
-          available: fmtAsset(state, id, bal.available),
-          locked: fmtAsset(state, id, bal.locked),
-          available_atoms: bal.available.toString(),
-          locked_atoms: bal.locked.toString(),
-        }))
-      : []
+    const balances =
+      acct && acct.kind === 'balance'
+        ? [...acct.balances]
+            .sort((x, y) => x[0] - y[0])
+            .map(([id, bal]) => ({
+              asset_id: id,
+              symbol: state.assets.get(id)?.symbol ?? String(id),
+              available: fmtAsset(state, id, bal.available),
+              locked: fmtAsset(state, id, bal.locked),
+              available_atoms: bal.available.toString(),
+              locked_atoms: bal.locked.toString(),
+            }))
+        : []
     return ok({ user: u, balances })
   },
 
   accountStatus: ({ state }, b) => {
     const u = user(b[OWNER_PARAM], OWNER_PARAM)
     const acct = state.accounts.get(u)
-    return ok({ user: u, found: !!acct, status: acct?.status ?? null, account_index: acct?.index ?? null, account_type: acct ? acct.kind : null })
+    return ok({
+      user: u,
+      found: !!acct,
+      status: acct?.status ?? null,
+      account_index: acct?.index ?? null,
+      account_type: acct ? acct.kind : null,
+    })
   },
 
   spotCreditAccount: ({ state, nowMs, staleMarks }, b) => {
@@ -368,11 +408,22 @@ const handlers: Record<string, (ctx: InfoCtx, b: Obj) => HttpResult> = {
     if (to === null || from === null) return infoError(400, 'InvalidFillsQuery', 'from_height and to_height must be integers')
     if (from > to) return inBand('InvalidFillsQuery', 'from_height is above to_height')
     if (to - from + 1 > RETAINED_BLOCKS || from < earliest(state)) {
-      return inBand('HistoryWindowExceeded', `the window is the ${RETAINED_BLOCKS} most recent blocks (${earliest(state)}..${state.height})`)
+      return inBand(
+        'HistoryWindowExceeded',
+        `the window is the ${RETAINED_BLOCKS} most recent blocks (${earliest(state)}..${state.height})`,
+      )
     }
     const limit = Math.min(requested, 500)
     const fills = (state.fills.get(u) ?? []).filter((f) => f.height >= from && f.height <= to).slice(0, limit)
-    return ok({ user: u, from_height: from, to_height: to, limit, requested_limit: requested, max_limit: 500, fills: fills.map((f) => httpFill(state, f)) })
+    return ok({
+      user: u,
+      from_height: from,
+      to_height: to,
+      limit,
+      requested_limit: requested,
+      max_limit: 500,
+      fills: fills.map((f) => httpFill(state, f)),
+    })
   },
 
   userFillsByTime: ({ state }, b) => {
@@ -405,7 +456,17 @@ const handlers: Record<string, (ctx: InfoCtx, b: Obj) => HttpResult> = {
     const c = cloidParam(b.cloid)
     const tx = state.txByCloid.get(`${u}:${c}`)
     if (!tx || tx.height < earliest(state)) return ok({ user: u, cloid: c, found: false, status: null, action_type: null })
-    return ok({ user: u, cloid: c, found: true, status: tx.status, action_type: tx.actionType, tx_hash: tx.txHash, block_height: tx.height, tx_index: tx.txIndex, nonce: tx.nonce })
+    return ok({
+      user: u,
+      cloid: c,
+      found: true,
+      status: tx.status,
+      action_type: tx.actionType,
+      tx_hash: tx.txHash,
+      block_height: tx.height,
+      tx_index: tx.txIndex,
+      nonce: tx.nonce,
+    })
   },
 }
 
@@ -422,7 +483,8 @@ export function dispatchInfo(ctx: InfoCtx, body: unknown): HttpResult {
       return infoError(400, 'InvalidInfoRequest', 'body is not valid JSON')
     }
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return infoError(400, 'InvalidInfoRequest', 'body must be a JSON object')
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    return infoError(400, 'InvalidInfoRequest', 'body must be a JSON object')
   const b = parsed as Obj
   if (typeof b.type !== 'string') return infoError(400, 'InvalidInfoRequest', 'type must be a string')
   const h = Object.prototype.hasOwnProperty.call(handlers, b.type) ? handlers[b.type] : undefined
@@ -434,4 +496,3 @@ export function dispatchInfo(ctx: InfoCtx, body: unknown): HttpResult {
     throw e
   }
 }
-

@@ -28,10 +28,12 @@ describe('mark walk', () => {
     expect(walk(42, 200)).toEqual(walk(42, 200))
     expect(walk(42, 200)).not.toEqual(walk(43, 200))
     const r = prng(7)
-    expect([r(), r(), r()]).toEqual((() => {
-      const q = prng(7)
-      return [q(), q(), q()]
-    })())
+    expect([r(), r(), r()]).toEqual(
+      (() => {
+        const q = prng(7)
+        return [q(), q(), q()]
+      })(),
+    )
   })
 
   it('over three hours of 1 s publications every mark moves, stays in its band, on its tick, fresh', () => {

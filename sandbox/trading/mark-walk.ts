@@ -61,7 +61,13 @@ export function markTick(trading: TradingService, assetId: number): bigint {
 }
 
 /** One walk step, integer-only: reversion + bounded noise, clamped to the band, on the tick. */
-export function nextMark(cur: bigint, anchor: bigint, tick: bigint, r: number, o: { stepBps: number; bandBps: number; reversion: number }): bigint {
+export function nextMark(
+  cur: bigint,
+  anchor: bigint,
+  tick: bigint,
+  r: number,
+  o: { stepBps: number; bandBps: number; reversion: number },
+): bigint {
   const stepTicks = (anchor * BigInt(o.stepBps)) / 10_000n / tick
   const span = stepTicks < 1n && o.stepBps > 0 ? 1n : stepTicks
   const noise = span === 0n ? 0n : (BigInt(r) % (2n * span + 1n)) - span
@@ -77,9 +83,12 @@ export function createMarkWalker(trading: TradingService, opts: MarkWalkOptions 
   const now = opts.now ?? Date.now
   const rnd = prng(opts.seed ?? 1)
   const cfg = { stepBps: opts.stepBps ?? 5, bandBps: opts.bandBps ?? 300, reversion: opts.reversion ?? 20 }
-  if (!Number.isSafeInteger(cfg.stepBps) || cfg.stepBps < 0 || cfg.stepBps > 1000) throw new SandboxError('InvalidMarkWalk', 'mark walk: stepBps must be an integer from 0 to 1000')
-  if (!Number.isSafeInteger(cfg.bandBps) || cfg.bandBps < 0 || cfg.bandBps > 5000) throw new SandboxError('InvalidMarkWalk', 'mark walk: bandBps must be an integer from 0 to 5000')
-  if (!Number.isSafeInteger(cfg.reversion) || cfg.reversion < 1) throw new SandboxError('InvalidMarkWalk', 'mark walk: reversion must be a positive integer')
+  if (!Number.isSafeInteger(cfg.stepBps) || cfg.stepBps < 0 || cfg.stepBps > 1000)
+    throw new SandboxError('InvalidMarkWalk', 'mark walk: stepBps must be an integer from 0 to 1000')
+  if (!Number.isSafeInteger(cfg.bandBps) || cfg.bandBps < 0 || cfg.bandBps > 5000)
+    throw new SandboxError('InvalidMarkWalk', 'mark walk: bandBps must be an integer from 0 to 5000')
+  if (!Number.isSafeInteger(cfg.reversion) || cfg.reversion < 1)
+    throw new SandboxError('InvalidMarkWalk', 'mark walk: reversion must be a positive integer')
   const intervalMs = opts.intervalMs ?? 1000
   /** per asset: the anchor and the last value this feed published (to notice admin overrides) */
   const walks = new Map<number, { anchor: bigint; last: bigint; tick: bigint }>()

@@ -156,8 +156,28 @@ function executeTrade(ctx: BlockCtx, m: MarketConfig, taker: Order, maker: Order
   }
   const tid = s.nextTid++
   const common = { tid, height: ctx.height, timeMs: ctx.timeMs, marketId: m.market_id, price: p, qty: q }
-  addFill(ctx, { ...common, user: buyer.address, side: 'B', crossed: buyerOrder === taker, oid: buyerOrder.oid, cloid: buyerOrder.cloid, fee: buyerFee, feeAssetId: feesActive ? m.base_asset_id : null, feeMode: feesActive ? buyer.kind : null })
-  addFill(ctx, { ...common, user: seller.address, side: 'A', crossed: sellerOrder === taker, oid: sellerOrder.oid, cloid: sellerOrder.cloid, fee: sellerFee, feeAssetId: feesActive ? m.quote_asset_id : null, feeMode: feesActive ? seller.kind : null })
+  addFill(ctx, {
+    ...common,
+    user: buyer.address,
+    side: 'B',
+    crossed: buyerOrder === taker,
+    oid: buyerOrder.oid,
+    cloid: buyerOrder.cloid,
+    fee: buyerFee,
+    feeAssetId: feesActive ? m.base_asset_id : null,
+    feeMode: feesActive ? buyer.kind : null,
+  })
+  addFill(ctx, {
+    ...common,
+    user: seller.address,
+    side: 'A',
+    crossed: sellerOrder === taker,
+    oid: sellerOrder.oid,
+    cloid: sellerOrder.cloid,
+    fee: sellerFee,
+    feeAssetId: feesActive ? m.quote_asset_id : null,
+    feeMode: feesActive ? seller.kind : null,
+  })
   ctx.events.trades.push({
     coin: String(m.market_id),
     side: taker.side === 'bid' ? 'B' : 'A',
@@ -202,7 +222,13 @@ function openCount(ctx: BlockCtx, owner: Address, marketId: number): number {
  * Order validation before an oid exists (no status record on failure): lowercase leaf code
  * or null. `credit` covers the market gate of credit accounts.
  */
-export function validateOrder(ctx: BlockCtx, acct: Account, m: MarketConfig, req: PlaceRequest, releasedHold?: { assetId: number; atoms: bigint }): string | null {
+export function validateOrder(
+  ctx: BlockCtx,
+  acct: Account,
+  m: MarketConfig,
+  req: PlaceRequest,
+  releasedHold?: { assetId: number; atoms: bigint },
+): string | null {
   if (req.price <= 0n || significantFigures(req.price) > m.max_price_sig_figs) return 'tick'
   if (req.qty <= 0n) return 'lotsize'
   if (openCount(ctx, acct.address, m.market_id) >= MAX_OPEN_ORDERS_PER_MARKET) return 'accountopenorderlimit'
@@ -339,7 +365,12 @@ export function placeOrder(ctx: BlockCtx, acct: Account, m: MarketConfig, req: P
 }
 
 /** The owner's open order in a market by oid (preferred) or cloid. */
-export function findOpen(state: ChainState, owner: Address, marketId: number, target: { oid?: number | undefined; cloid?: string | undefined }): Order | undefined {
+export function findOpen(
+  state: ChainState,
+  owner: Address,
+  marketId: number,
+  target: { oid?: number | undefined; cloid?: string | undefined },
+): Order | undefined {
   const book = state.books.get(marketId)
   if (!book) return undefined
   if (target.oid !== undefined) {
@@ -365,7 +396,12 @@ function cancelResting(ctx: BlockCtx, acct: Account, o: Order): OrderLeaf {
   return { cancelled: { oid: o.oid, cloid: o.cloid } }
 }
 
-export function cancelOrder(ctx: BlockCtx, acct: Account, marketId: number, target: { oid?: number | undefined; cloid?: string | undefined }): OrderLeaf {
+export function cancelOrder(
+  ctx: BlockCtx,
+  acct: Account,
+  marketId: number,
+  target: { oid?: number | undefined; cloid?: string | undefined },
+): OrderLeaf {
   if (!ctx.state.markets.has(marketId)) return { error: 'marketnotfound' }
   const o = findOpen(ctx.state, acct.address, marketId, target)
   if (!o) return { error: 'missingorder' }

@@ -35,7 +35,10 @@ describe('placement and matching', () => {
   it('rests a gtc order (leaf open), locks its funds and shows it in the book and openOrders', async () => {
     const s = fresh()
     const r = await trade(s, 'alice', order('ask', '65000', '0.5', { cloid: cloid(1) }))
-    expect(r).toMatchObject({ submission_status: 'accepted', response: { type: 'order', status: { open: { oid: expect.any(Number), cloid: cloid(1) } } } })
+    expect(r).toMatchObject({
+      submission_status: 'accepted',
+      response: { type: 'order', status: { open: { oid: expect.any(Number), cloid: cloid(1) } } },
+    })
     expect(r.tx_hash).toMatch(/^0x[0-9a-f]{64}$/)
     expect(bal(s, 'alice', BTC)).toEqual({ assetId: BTC, available: 100n * ONE - 50_000_000n, locked: 50_000_000n })
     const book = (await info(s, { type: 'l2Book', market_id: '1' })).body
@@ -43,7 +46,13 @@ describe('placement and matching', () => {
     expect(book.last_update_height).toBeGreaterThan(0)
     const oo = (await info(s, { type: 'openOrders', user: addr('alice'), market_id: 1 })).body
     expect(oo).toMatchObject({ market_id: 1, truncated: false })
-    expect(oo.orders[0]).toMatchObject({ cloid: cloid(1), original_qty: '0.5', filled_qty: '0', remaining_qty: '0.5', owner_index: expect.any(Number) })
+    expect(oo.orders[0]).toMatchObject({
+      cloid: cloid(1),
+      original_qty: '0.5',
+      filled_qty: '0',
+      remaining_qty: '0.5',
+      owner_index: expect.any(Number),
+    })
     expect(oo.orders[0].tif).toBeUndefined()
   })
 
@@ -64,12 +73,27 @@ describe('placement and matching', () => {
     expect(s.balances(s.feeAccount).find((b) => b.assetId === BTC)?.available).toBe(7_000n)
 
     const st = (await info(s, { type: 'orderStatus', oid: makerOid })).body
-    expect(st).toMatchObject({ found: true, status: 'partiallyfilledresting', filled_qty: '0.2', remaining_qty: '0.3', tif: 'gtc', order_type: 'limit' })
+    expect(st).toMatchObject({
+      found: true,
+      status: 'partiallyfilledresting',
+      filled_qty: '0.2',
+      remaining_qty: '0.3',
+      tif: 'gtc',
+      order_type: 'limit',
+    })
 
     const bobFills = (await info(s, { type: 'userFills', user: addr('bob'), limit: 10 })).body
     const aliceFills = (await info(s, { type: 'userFills', user: addr('alice'), limit: 10 })).body
     expect(bobFills.fills).toHaveLength(1)
-    expect(bobFills.fills[0]).toMatchObject({ side: 'B', fee_asset_id: BTC, fee: '0.00007', fee_mode: 'balance', crossed: true, px: '65000', sz: '0.2' })
+    expect(bobFills.fills[0]).toMatchObject({
+      side: 'B',
+      fee_asset_id: BTC,
+      fee: '0.00007',
+      fee_mode: 'balance',
+      crossed: true,
+      px: '65000',
+      sz: '0.2',
+    })
     expect(aliceFills.fills[0]).toMatchObject({ side: 'A', fee_asset_id: USDC, fee: '1.3', fee_mode: 'balance', crossed: false })
     expect(aliceFills.fills[0].tid).toBe(bobFills.fills[0].tid)
     expect(bobFills).toMatchObject({ limit: 10, requested_limit: 10, max_limit: 500 })
@@ -83,7 +107,12 @@ describe('placement and matching', () => {
     const takerUpdate = block.orderUpdates.find((u) => u.user === addr('bob'))!
     expect(takerUpdate.update).toMatchObject({ status: 'filled', order: { sz: '0', origSz: '0.2' } })
     expect(block.touchedMarkets.has('1')).toBe(true)
-    expect(s.spotState(addr('alice')).balances.find((b) => b.token === BTC)).toEqual({ coin: 'BTC', token: BTC, total: '99.8', hold: '0.3' })
+    expect(s.spotState(addr('alice')).balances.find((b) => b.token === BTC)).toEqual({
+      coin: 'BTC',
+      token: BTC,
+      total: '99.8',
+      hold: '0.3',
+    })
   })
 
   it('walks the book best price first and reports the average price', async () => {
@@ -124,7 +153,9 @@ describe('placement and matching', () => {
 
   it('market orders: no liquidity gives marketordernoliquidity; otherwise fill up to the protection price', async () => {
     const s = fresh()
-    expect((await trade(s, 'bob', order('bid', '66000', '0.1', { order_type: 'market', tif: 'ioc' }))).response).toMatchObject({ status: { error: 'marketordernoliquidity' } })
+    expect((await trade(s, 'bob', order('bid', '66000', '0.1', { order_type: 'market', tif: 'ioc' }))).response).toMatchObject({
+      status: { error: 'marketordernoliquidity' },
+    })
     await trade(s, 'alice', order('ask', '65000', '0.1'))
     await trade(s, 'alice', order('ask', '67000', '0.1'))
     const r = await trade(s, 'bob', order('bid', '66000', '0.2', { order_type: 'market', tif: 'ioc' }))
@@ -159,7 +190,13 @@ describe('order validation', () => {
     expect(r).toMatchObject({ submission_status: 'rejected', error: { code: 'MinTradeSpotNtl' } })
     expect(r.tx_hash).toBeDefined()
     const b = await trade(s, 'alice', { type: 'batch', items: [order('ask', '65000', '0.0001'), order('ask', '65000', '0.01')] })
-    expect(b.response).toMatchObject({ type: 'batch', statuses: [{ type: 'order', status: { error: 'mintradespotntl' } }, { type: 'order', status: { open: {} } }] })
+    expect(b.response).toMatchObject({
+      type: 'batch',
+      statuses: [
+        { type: 'order', status: { error: 'mintradespotntl' } },
+        { type: 'order', status: { open: {} } },
+      ],
+    })
   })
 
   it('insufficient balance: InsufficientSpotBalance at admission, insufficientspotbalance inside a batch', async () => {
@@ -171,7 +208,9 @@ describe('order validation', () => {
 
   it('unknown market: marketnotfound leaf', async () => {
     const s = fresh()
-    expect((await trade(s, 'alice', { ...order('ask', '1', '1'), market_id: '99' })).response).toMatchObject({ status: { error: 'marketnotfound' } })
+    expect((await trade(s, 'alice', { ...order('ask', '1', '1'), market_id: '99' })).response).toMatchObject({
+      status: { error: 'marketnotfound' },
+    })
   })
 
   it('refuses a cloid already used by an open order of the owner in that market (DuplicateCloid)', async () => {
@@ -211,12 +250,17 @@ describe('cancel, cancelAll, modify, batch', () => {
     const s = fresh()
     const a = await trade(s, 'alice', order('ask', '65000', '0.1', { cloid: cloid(10) }))
     const oid = (a.response as { status: { open: { oid: number } } }).status.open.oid
-    expect((await trade(s, 'bob', { type: 'cancel', market_id: '1', oid: String(oid) })).response).toMatchObject({ type: 'cancel', status: { error: 'missingorder' } })
+    expect((await trade(s, 'bob', { type: 'cancel', market_id: '1', oid: String(oid) })).response).toMatchObject({
+      type: 'cancel',
+      status: { error: 'missingorder' },
+    })
     const c = await trade(s, 'alice', { type: 'cancel', market_id: '1', cloid: cloid(10) })
     expect(c.response).toEqual({ type: 'cancel', status: { cancelled: { oid, cloid: cloid(10) } } })
     expect(bal(s, 'alice', BTC).locked).toBe(0n)
     expect((await info(s, { type: 'orderStatus', oid })).body).toMatchObject({ status: 'cancelled', remaining_qty: '0' })
-    expect((await trade(s, 'alice', { type: 'cancel', market_id: '1', oid: String(oid) })).response).toMatchObject({ status: { error: 'missingorder' } })
+    expect((await trade(s, 'alice', { type: 'cancel', market_id: '1', oid: String(oid) })).response).toMatchObject({
+      status: { error: 'missingorder' },
+    })
   })
 
   it('cancelAll: one leaf per cancelled order, empty for none, marketnotfound for an unknown market; other markets untouched', async () => {
@@ -229,7 +273,10 @@ describe('cancel, cancelAll, modify, batch', () => {
     const r = await trade(s, 'alice', { type: 'cancelAll', market_id: '1' })
     expect(r.response).toMatchObject({ type: 'cancelAll', statuses: [{ cancelled: {} }, { cancelled: {} }] })
     expect((await trade(s, 'alice', { type: 'cancelAll', market_id: '1' })).response).toEqual({ type: 'cancelAll', statuses: [] })
-    expect((await trade(s, 'alice', { type: 'cancelAll', market_id: '99' })).response).toEqual({ type: 'cancelAll', statuses: [{ error: 'marketnotfound' }] })
+    expect((await trade(s, 'alice', { type: 'cancelAll', market_id: '99' })).response).toEqual({
+      type: 'cancelAll',
+      statuses: [{ error: 'marketnotfound' }],
+    })
     expect((await info(s, { type: 'openOrders', user: addr('alice'), market_id: 2 })).body.orders).toHaveLength(1)
     expect((await info(s, { type: 'openOrders', user: addr('bob'), market_id: 1 })).body.orders).toHaveLength(1)
   })
@@ -238,16 +285,35 @@ describe('cancel, cancelAll, modify, batch', () => {
     const s = fresh()
     const a = await trade(s, 'alice', order('ask', '65000', '0.1', { cloid: cloid(11) }))
     const oid = (a.response as { status: { open: { oid: number } } }).status.open.oid
-    const m = await trade(s, 'alice', { type: 'modify', market_id: '1', oid: String(oid), replacement: { side: 'ask', order_type: 'limit', tif: 'gtc', price: '66000', quantity: '0.2', cloid: cloid(12) } })
+    const m = await trade(s, 'alice', {
+      type: 'modify',
+      market_id: '1',
+      oid: String(oid),
+      replacement: { side: 'ask', order_type: 'limit', tif: 'gtc', price: '66000', quantity: '0.2', cloid: cloid(12) },
+    })
     expect(m.response).toMatchObject({ type: 'modify', status: { open: { cloid: cloid(12) } } })
     expect((await info(s, { type: 'orderStatus', oid })).body.status).toBe('cancelled')
     expect((await info(s, { type: 'l2Book', market_id: 1 })).body.asks).toEqual([{ price: '66000', quantity: '0.2', order_count: 1 }])
     expect(bal(s, 'alice', BTC).locked).toBe(20_000_000n)
     // a replacement failing validation leaves the old order in place
-    const bad = await trade(s, 'alice', { type: 'modify', market_id: '1', cloid: cloid(12), replacement: { side: 'ask', order_type: 'limit', tif: 'gtc', price: '66000', quantity: '500' } })
+    const bad = await trade(s, 'alice', {
+      type: 'modify',
+      market_id: '1',
+      cloid: cloid(12),
+      replacement: { side: 'ask', order_type: 'limit', tif: 'gtc', price: '66000', quantity: '500' },
+    })
     expect(bad.response).toMatchObject({ status: { error: 'insufficientspotbalance' } })
     expect((await info(s, { type: 'l2Book', market_id: 1 })).body.asks).toEqual([{ price: '66000', quantity: '0.2', order_count: 1 }])
-    expect((await trade(s, 'alice', { type: 'modify', market_id: '1', oid: '424242', replacement: { side: 'ask', order_type: 'limit', tif: 'gtc', price: '1', quantity: '1' } })).response).toMatchObject({ status: { error: 'missingorder' } })
+    expect(
+      (
+        await trade(s, 'alice', {
+          type: 'modify',
+          market_id: '1',
+          oid: '424242',
+          replacement: { side: 'ask', order_type: 'limit', tif: 'gtc', price: '1', quantity: '1' },
+        })
+      ).response,
+    ).toMatchObject({ status: { error: 'missingorder' } })
   })
 
   it('batch: one sub-response per item in order; cancelAll nests bare leaves', async () => {
@@ -255,7 +321,12 @@ describe('cancel, cancelAll, modify, batch', () => {
     await trade(s, 'alice', order('ask', '65000', '0.1'))
     const r = await trade(s, 'alice', {
       type: 'batch',
-      items: [{ type: 'cancelAll', market_id: '1' }, order('ask', '65500', '0.1', { cloid: cloid(13) }), { type: 'cancel', market_id: '1', cloid: cloid(13) }, { type: 'cancel', market_id: '1', oid: '999' }],
+      items: [
+        { type: 'cancelAll', market_id: '1' },
+        order('ask', '65500', '0.1', { cloid: cloid(13) }),
+        { type: 'cancel', market_id: '1', cloid: cloid(13) },
+        { type: 'cancel', market_id: '1', oid: '999' },
+      ],
     })
     expect(r.response).toMatchObject({
       type: 'batch',
@@ -273,9 +344,18 @@ describe('orderStatus and txStatusByCloid queries', () => {
   it('parameter errors: InvalidOrderStatusQuery, InvalidMarketId, InvalidCloid (400)', async () => {
     const s = fresh()
     expect(await info(s, { type: 'orderStatus' })).toMatchObject({ status: 400, body: { error: { code: 'InvalidOrderStatusQuery' } } })
-    expect(await info(s, { type: 'orderStatus', oid: 'abc' })).toMatchObject({ status: 400, body: { error: { code: 'InvalidOrderStatusQuery' } } })
-    expect(await info(s, { type: 'orderStatus', user: addr('alice'), market_id: 'x', cloid: cloid(1) })).toMatchObject({ status: 400, body: { error: { code: 'InvalidMarketId' } } })
-    expect(await info(s, { type: 'orderStatus', user: addr('alice'), market_id: 1, cloid: '0x1' })).toMatchObject({ status: 400, body: { error: { code: 'InvalidCloid' } } })
+    expect(await info(s, { type: 'orderStatus', oid: 'abc' })).toMatchObject({
+      status: 400,
+      body: { error: { code: 'InvalidOrderStatusQuery' } },
+    })
+    expect(await info(s, { type: 'orderStatus', user: addr('alice'), market_id: 'x', cloid: cloid(1) })).toMatchObject({
+      status: 400,
+      body: { error: { code: 'InvalidMarketId' } },
+    })
+    expect(await info(s, { type: 'orderStatus', user: addr('alice'), market_id: 1, cloid: '0x1' })).toMatchObject({
+      status: 400,
+      body: { error: { code: 'InvalidCloid' } },
+    })
     expect((await info(s, { type: 'orderStatus', oid: 123456 })).body).toEqual({ found: false, status: null })
   })
 
@@ -285,6 +365,9 @@ describe('orderStatus and txStatusByCloid queries', () => {
     const r = (await info(s, { type: 'txStatusByCloid', user: addr('alice'), cloid: cloid(20) })).body
     expect(r).toMatchObject({ found: true, status: 'success', action_type: 'order' })
     expect((await info(s, { type: 'txStatusByCloid', user: addr('bob'), cloid: cloid(20) })).body).toMatchObject({ found: false })
-    expect(await info(s, { type: 'txStatusByCloid', user: addr('bob'), cloid: 'zz' })).toMatchObject({ status: 400, body: { error: { code: 'InvalidCloid' } } })
+    expect(await info(s, { type: 'txStatusByCloid', user: addr('bob'), cloid: 'zz' })).toMatchObject({
+      status: 400,
+      body: { error: { code: 'InvalidCloid' } },
+    })
   })
 })

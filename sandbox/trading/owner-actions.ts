@@ -138,7 +138,17 @@ export function applyOwnerAction(ctx: BlockCtx, signer: Address, a: Eip712Action
       s.balance(me, assetId).available -= amount
       s.balance(to, assetId).available += amount
       ctx.events.touchedUsers.add(to.address)
-      ctx.events.transfers.push({ from: signer, to: to.address, assetId, atoms: amount, height: ctx.height, txIndex: tx.txIndex, eventIndex: 0, txHash: tx.txHash, timeMs: ctx.timeMs })
+      ctx.events.transfers.push({
+        from: signer,
+        to: to.address,
+        assetId,
+        atoms: amount,
+        height: ctx.height,
+        txIndex: tx.txIndex,
+        eventIndex: 0,
+        txHash: tx.txHash,
+        timeMs: ctx.timeMs,
+      })
       return
     }
     case 'activateFor': {

@@ -85,7 +85,9 @@ export function snapshotState(s: ChainState): Snap {
       kind: a.kind,
       status: a.status,
       balances: [...a.balances].map(([id, b]) => [id, b.available, b.locked] as [number, bigint, bigint]),
-      credit: a.credit ? { creditUsdAtoms: a.credit.creditUsdAtoms, positions: [...a.credit.positions], whitelist: [...a.credit.whitelist] } : null,
+      credit: a.credit
+        ? { creditUsdAtoms: a.credit.creditUsdAtoms, positions: [...a.credit.positions], whitelist: [...a.credit.whitelist] }
+        : null,
       agents: a.agents.map((x) => (x ? { ...x } : null)),
       epochCounter: a.epochCounter,
     })),
@@ -106,7 +108,23 @@ export function snapshotState(s: ChainState): Snap {
 }
 
 function clear(s: ChainState): void {
-  for (const m of [s.assets, s.markets, s.books, s.accounts, s.agentIndex, s.marks, s.nonces, s.withdrawNonces, s.fills, s.openByOwner, s.statusByOid, s.oidByCloid, s.txByCloid, s.withdraws, s.deposits]) {
+  for (const m of [
+    s.assets,
+    s.markets,
+    s.books,
+    s.accounts,
+    s.agentIndex,
+    s.marks,
+    s.nonces,
+    s.withdrawNonces,
+    s.fills,
+    s.openByOwner,
+    s.statusByOid,
+    s.oidByCloid,
+    s.txByCloid,
+    s.withdraws,
+    s.deposits,
+  ]) {
     ;(m as Map<unknown, unknown>).clear()
   }
   s.executed.length = 0
@@ -127,7 +145,8 @@ export function restoreState(s: ChainState, raw: unknown): void {
   s.nextDepositId = snap.nextDepositId
   for (const a of snap.assets) {
     const asset: AssetConfig = { ...a, withdraw_fee_atoms: big(a.withdraw_fee_atoms, 'withdraw_fee_atoms') }
-    if (a.min_quote_notional_atoms !== undefined) asset.min_quote_notional_atoms = big(a.min_quote_notional_atoms, 'min_quote_notional_atoms')
+    if (a.min_quote_notional_atoms !== undefined)
+      asset.min_quote_notional_atoms = big(a.min_quote_notional_atoms, 'min_quote_notional_atoms')
     if (a.min_withdraw_atoms !== undefined) asset.min_withdraw_atoms = big(a.min_withdraw_atoms, 'min_withdraw_atoms')
     s.assets.set(asset.asset_id, asset)
   }
@@ -143,7 +162,11 @@ export function restoreState(s: ChainState, raw: unknown): void {
       status: a.status,
       balances: new Map(a.balances.map(([id, av, lk]) => [id, { available: big(av, 'available'), locked: big(lk, 'locked') }])),
       credit: a.credit
-        ? { creditUsdAtoms: big(a.credit.creditUsdAtoms, 'creditUsdAtoms'), positions: new Map(a.credit.positions.map(([id, q]) => [id, big(q, 'position')])), whitelist: [...a.credit.whitelist] }
+        ? {
+            creditUsdAtoms: big(a.credit.creditUsdAtoms, 'creditUsdAtoms'),
+            positions: new Map(a.credit.positions.map(([id, q]) => [id, big(q, 'position')])),
+            whitelist: [...a.credit.whitelist],
+          }
         : null,
       agents: a.agents.map((x) => (x ? { agent: x.agent, epoch: big(x.epoch, 'epoch') } : null)),
       epochCounter: big(a.epochCounter, 'epochCounter'),
@@ -155,12 +178,19 @@ export function restoreState(s: ChainState, raw: unknown): void {
   }
   for (const [id, usd, ts] of snap.marks) s.marks.set(id, { usdAtoms: big(usd, 'mark'), sourceTsMs: ts })
   s.oracle = snap.oracle
-  for (const [a, l] of snap.nonces) s.nonces.set(a, l.map((n) => big(n, 'nonce')))
+  for (const [a, l] of snap.nonces)
+    s.nonces.set(
+      a,
+      l.map((n) => big(n, 'nonce')),
+    )
   for (const [a, retained, floor] of snap.withdrawNonces) {
     s.withdrawNonces.set(a, { retained: new Map(retained.map(([n, t]) => [big(n, 'withdraw_nonce'), t])), floor: big(floor, 'floor') })
   }
   for (const [a, list] of snap.fills) {
-    s.fills.set(a, list.map((f) => ({ ...f, price: big(f.price, 'price'), qty: big(f.qty, 'qty'), fee: big(f.fee, 'fee') })))
+    s.fills.set(
+      a,
+      list.map((f) => ({ ...f, price: big(f.price, 'price'), qty: big(f.qty, 'qty'), fee: big(f.fee, 'fee') })),
+    )
   }
   const orders = new Map<number, Order>()
   for (const o of snap.orders) {
@@ -193,7 +223,19 @@ export function restoreState(s: ChainState, raw: unknown): void {
   for (const [k, tx] of snap.txByCloid) s.txByCloid.set(k, tx)
   s.executed.push(...snap.executed)
   for (const [a, list] of snap.withdraws) {
-    s.withdraws.set(a, list.map((w) => ({ ...w, amount_atoms: big(w.amount_atoms, 'amount'), withdraw_nonce: big(w.withdraw_nonce, 'withdraw_nonce'), withdraw_fee_atoms: big(w.withdraw_fee_atoms, 'fee') })))
+    s.withdraws.set(
+      a,
+      list.map((w) => ({
+        ...w,
+        amount_atoms: big(w.amount_atoms, 'amount'),
+        withdraw_nonce: big(w.withdraw_nonce, 'withdraw_nonce'),
+        withdraw_fee_atoms: big(w.withdraw_fee_atoms, 'fee'),
+      })),
+    )
   }
-  for (const [a, list] of snap.deposits) s.deposits.set(a, list.map((d) => ({ ...d, amount_atoms: big(d.amount_atoms, 'amount'), fee_atoms: big(d.fee_atoms, 'fee') })))
+  for (const [a, list] of snap.deposits)
+    s.deposits.set(
+      a,
+      list.map((d) => ({ ...d, amount_atoms: big(d.amount_atoms, 'amount'), fee_atoms: big(d.fee_atoms, 'fee') })),
+    )
 }

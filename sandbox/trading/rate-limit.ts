@@ -6,7 +6,10 @@
 export class TokenBuckets {
   private readonly buckets = new Map<string, { tokens: number; at: number }>()
 
-  constructor(private readonly perSec: number, private readonly now: () => number) {}
+  constructor(
+    private readonly perSec: number,
+    private readonly now: () => number,
+  ) {}
 
   /** Takes one token for `key`; returns 0 when allowed, else the milliseconds until a token is due. */
   take(key: string): number {
@@ -30,7 +33,10 @@ export class TokenBuckets {
 export class SlidingWindow {
   private readonly hits = new Map<string, number[]>()
 
-  constructor(private readonly perSec: number, private readonly now: () => number) {}
+  constructor(
+    private readonly perSec: number,
+    private readonly now: () => number,
+  ) {}
 
   take(key: string): number {
     const t = this.now()

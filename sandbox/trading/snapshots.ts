@@ -13,7 +13,10 @@ export function parseMarketKey(state: ChainState, marketId: string): number | nu
 }
 
 function levels(state: ChainState, marketId: number, side: 'bid' | 'ask', n: number): WsLevel[] {
-  return state.books.get(marketId)!.depth(side, n).map((l) => ({ px: fmtPrice(state, marketId, l.price), sz: fmtQty(state, marketId, l.qty), n: l.count }))
+  return state.books
+    .get(marketId)!
+    .depth(side, n)
+    .map((l) => ({ px: fmtPrice(state, marketId, l.price), sz: fmtQty(state, marketId, l.qty), n: l.count }))
 }
 
 export function wsL2Book(state: ChainState, marketId: string, depth = 10): WsL2Book | null {
@@ -50,7 +53,12 @@ export function wsSpotState(state: ChainState, user: Address): WsSpotState {
   if (!acct || acct.kind === 'credit') return { user: u, balances: [] }
   const balances = [...acct.balances]
     .sort((a, b) => a[0] - b[0])
-    .map(([id, b]) => ({ coin: state.assets.get(id)?.symbol ?? String(id), token: id, total: fmtAsset(state, id, b.available + b.locked), hold: fmtAsset(state, id, b.locked) }))
+    .map(([id, b]) => ({
+      coin: state.assets.get(id)?.symbol ?? String(id),
+      token: id,
+      total: fmtAsset(state, id, b.available + b.locked),
+      hold: fmtAsset(state, id, b.locked),
+    }))
   return { user: u, balances }
 }
 
@@ -74,7 +82,13 @@ export function wsSpotCreditState(state: ChainState, user: Address, nowMs: numbe
   const u = user.toLowerCase() as Address
   const acct = state.accounts.get(u)
   if (!acct || acct.kind !== 'credit') return { user: u, authorized: false, positions: [] }
-  return { user: u, authorized: true, status: acct.status, creditUsdAtoms: acct.credit!.creditUsdAtoms.toString(), positions: creditPositions(state, u, nowMs, staleMarks) }
+  return {
+    user: u,
+    authorized: true,
+    status: acct.status,
+    creditUsdAtoms: acct.credit!.creditUsdAtoms.toString(),
+    positions: creditPositions(state, u, nowMs, staleMarks),
+  }
 }
 
 export function wsRecentFills(state: ChainState, user: Address, n = 100): WsFill[] {

@@ -50,7 +50,9 @@ describe('injected transaction failure (txStatusByCloid `failed`)', () => {
     s.faults.failTx = { count: 2 }
     const settle = { type: 'transfer' as const, to: addr('bob'), asset_id: '1', amount: '100', cloid: cloid(8) }
     expect((await trade(s, 'alice', settle)).response).toEqual({ type: 'default', status: { error: 'failed' } })
-    expect((await trade(s, 'alice', { type: 'batch', items: [order('ask', '70000', '0.1'), { type: 'cancelAll', market_id: '1' }] })).response).toEqual({
+    expect(
+      (await trade(s, 'alice', { type: 'batch', items: [order('ask', '70000', '0.1'), { type: 'cancelAll', market_id: '1' }] })).response,
+    ).toEqual({
       type: 'batch',
       statuses: [
         { type: 'order', status: { error: 'failed' } },
@@ -115,7 +117,15 @@ describe('null fee fields and vault_address', () => {
   it('withdraw records before vault payouts carry vault_address null', async () => {
     const s = fresh()
     s.faults.vaultPayoutsInactive = true
-    const w = { type: 'withdraw' as const, asset_id: '1', amount: '500000000', dst_chain_id: '1', dst_address: addr('alice'), withdraw_nonce: '1', cloid: cloid(5) }
+    const w = {
+      type: 'withdraw' as const,
+      asset_id: '1',
+      amount: '500000000',
+      dst_chain_id: '1',
+      dst_address: addr('alice'),
+      withdraw_nonce: '1',
+      cloid: cloid(5),
+    }
     expect((await trade(s, 'alice', w)).response).toEqual({ type: 'default' })
     s.faults.vaultPayoutsInactive = false
     expect((await trade(s, 'alice', { ...w, withdraw_nonce: '2' })).response).toEqual({ type: 'default' })

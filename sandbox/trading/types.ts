@@ -195,7 +195,14 @@ export interface TradingFaults {
 
 /** The six envelope-level execution failures (trading-api §7). */
 export type EnvelopeFailureCode = 'BadNonce' | 'BadSignature' | 'ExpiredTx' | 'MalformedTx' | 'InvalidBatchLength' | 'FeatureDisabled'
-export const ENVELOPE_FAILURE_CODES: readonly EnvelopeFailureCode[] = ['BadNonce', 'BadSignature', 'ExpiredTx', 'MalformedTx', 'InvalidBatchLength', 'FeatureDisabled']
+export const ENVELOPE_FAILURE_CODES: readonly EnvelopeFailureCode[] = [
+  'BadNonce',
+  'BadSignature',
+  'ExpiredTx',
+  'MalformedTx',
+  'InvalidBatchLength',
+  'FeatureDisabled',
+]
 
 // ---------- configuration records ----------
 

@@ -9,10 +9,7 @@ export type MarketChannel = (typeof MARKET_CHANNELS)[number]
 export type UserChannel = (typeof USER_CHANNELS)[number]
 export type Channel = MarketChannel | UserChannel | 'allMids'
 
-export type Topic =
-  | { channel: MarketChannel; coin: string }
-  | { channel: UserChannel; user: string }
-  | { channel: 'allMids' }
+export type Topic = { channel: MarketChannel; coin: string } | { channel: UserChannel; user: string } | { channel: 'allMids' }
 
 /** Stable identity of a topic: `l2Book:1`, `userFills:0xabc…`, `allMids`. */
 export function topicKey(t: Topic): string {
@@ -39,7 +36,8 @@ export function parseSubscription(subscription: unknown, rawRequest: string, mar
   const type = s.type
   if ((MARKET_CHANNELS as readonly unknown[]).includes(type)) {
     const coin = s.coin
-    if (typeof coin !== 'string' || !MARKET_ID.test(coin)) return { ok: false, error: `Invalid coin (expected a market_id string): ${echo}` }
+    if (typeof coin !== 'string' || !MARKET_ID.test(coin))
+      return { ok: false, error: `Invalid coin (expected a market_id string): ${echo}` }
     if (!marketExists(coin)) return { ok: false, error: `Unknown market: ${echo}` }
     return { ok: true, topic: { channel: type as MarketChannel, coin } }
   }

@@ -8,7 +8,19 @@ import { splitArrayFrames } from './split-frames'
 import { Throttle } from './throttle'
 
 const USER = '0x00000000000000000000000000000000000000aa'
-const fill = (tid: number): WsFill => ({ coin: '1', px: '1.5', sz: '2', side: 'B', time: tid, oid: tid, crossed: true, fee: '0', feeToken: '1', tid, cloid: null })
+const fill = (tid: number): WsFill => ({
+  coin: '1',
+  px: '1.5',
+  sz: '2',
+  side: 'B',
+  time: tid,
+  oid: tid,
+  crossed: true,
+  fee: '0',
+  feeToken: '1',
+  tid,
+  cloid: null,
+})
 
 // A stand-in for the trading service: only what the socket layer reads.
 function fakeTrading() {
@@ -39,7 +51,17 @@ function fakeTrading() {
     },
   }
   const emit = (b: Partial<BlockEvents>) => {
-    const full: BlockEvents = { height: 1, timeMs: 1, trades: [], orderUpdates: [], fills: [], transfers: [], touchedMarkets: new Set(), touchedUsers: new Set(), ...b }
+    const full: BlockEvents = {
+      height: 1,
+      timeMs: 1,
+      trades: [],
+      orderUpdates: [],
+      fills: [],
+      transfers: [],
+      touchedMarkets: new Set(),
+      touchedUsers: new Set(),
+      ...b,
+    }
     for (const l of listeners) l(full)
   }
   return { svc: svc as unknown as TradingService, emit, release: () => release?.() }
@@ -78,7 +100,10 @@ describe('subscribe and unsubscribe', () => {
   it('acknowledges, refuses repeats, echoes bad requests', async () => {
     const s = await open()
     const sub = { type: 'trades', coin: '1' }
-    expect(await s.request({ method: 'subscribe', subscription: sub })).toEqual({ channel: 'subscriptionResponse', data: { method: 'subscribe', subscription: sub } })
+    expect(await s.request({ method: 'subscribe', subscription: sub })).toEqual({
+      channel: 'subscriptionResponse',
+      data: { method: 'subscribe', subscription: sub },
+    })
     const again = await s.request({ method: 'subscribe', subscription: sub })
     expect(again.channel).toBe('error')
     expect(again.data).toMatch(/^Already subscribed:/)
@@ -105,7 +130,10 @@ describe('subscribe and unsubscribe', () => {
       const user = '0x' + String(i).padStart(40, '0')
       expect((await s.request({ method: 'subscribe', subscription: { type: 'orderUpdates', user } })).channel).toBe('subscriptionResponse')
     }
-    expect(await s.request({ method: 'subscribe', subscription: { type: 'trades', coin: '1' } })).toEqual({ channel: 'error', data: 'Too many subscriptions' })
+    expect(await s.request({ method: 'subscribe', subscription: { type: 'trades', coin: '1' } })).toEqual({
+      channel: 'error',
+      data: 'Too many subscriptions',
+    })
     const got = s.channel('orderUpdates')
     fake.emit({ orderUpdates: [{ user: ('0x' + '0'.repeat(39) + '3') as `0x${string}`, update: { status: 'open' } as WsOrderUpdate }] })
     expect((await got).data).toEqual([{ status: 'open' }])
@@ -141,7 +169,11 @@ describe('snapshots and pushes', () => {
   })
 
   it('splits orderUpdates beyond 56 KiB, in order', () => {
-    const big = Array.from({ length: 600 }, (_, i) => ({ order: { coin: '1', cloid: 'x'.repeat(100), oid: i }, status: 'open', statusTimestamp: i }))
+    const big = Array.from({ length: 600 }, (_, i) => ({
+      order: { coin: '1', cloid: 'x'.repeat(100), oid: i },
+      status: 'open',
+      statusTimestamp: i,
+    }))
     const frames = splitArrayFrames('orderUpdates', big)
     expect(frames.length).toBeGreaterThan(1)
     for (const f of frames) expect(Buffer.byteLength(f)).toBeLessThanOrEqual(56 * 1024)
@@ -190,9 +222,9 @@ describe('post, ping, idle, faults', () => {
       type: 'error',
       payload: '504 NodeUnreachable',
     })
-    expect((await s.request({ method: 'post', id: 4, request: { type: 'info', payload: { type: 'limited' } } }, ['post'])).data.response.payload).toBe(
-      '429 Rate limited, retry after 750ms',
-    )
+    expect(
+      (await s.request({ method: 'post', id: 4, request: { type: 'info', payload: { type: 'limited' } } }, ['post'])).data.response.payload,
+    ).toBe('429 Rate limited, retry after 750ms')
     expect(flattenFailure({ status: 503, body: { error: { code: 'Unavailable', retry_after_ms: 50 } } })).toBe('503 Unavailable')
   })
 

@@ -112,7 +112,13 @@ export function createWsServer(trading: TradingService, opts: WsServerOptions = 
     const over = attempts.length >= NEW_CONNECTIONS_PER_MINUTE
     attempts.push(now())
     attemptsByIp.set(ip, attempts)
-    const reason = !faults.enforceConnectionLimits ? null : openFrom(ip) >= CONNECTIONS_PER_IP ? 'Too many connections' : over ? 'Too many new connections' : null
+    const reason = !faults.enforceConnectionLimits
+      ? null
+      : openFrom(ip) >= CONNECTIONS_PER_IP
+        ? 'Too many connections'
+        : over
+          ? 'Too many new connections'
+          : null
     if (reason === null) return true
     if (reason === 'Too many connections') limits.tooMany++
     else limits.tooManyNew++
@@ -338,7 +344,10 @@ export function createWsServer(trading: TradingService, opts: WsServerOptions = 
     for (const [user, ups] of groupBy(b.orderUpdates, (u) => u.user.toLowerCase())) {
       const subs = subscribers(`orderUpdates:${user}`)
       if (subs) {
-        const frames = splitArrayFrames('orderUpdates', ups.map((u): WsOrderUpdate => u.update))
+        const frames = splitArrayFrames(
+          'orderUpdates',
+          ups.map((u): WsOrderUpdate => u.update),
+        )
         for (const c of subs) for (const f of frames) send(c, f, 'orderUpdates')
       }
     }

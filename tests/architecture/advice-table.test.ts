@@ -20,7 +20,9 @@ describe('advice per code', () => {
     // A second table would key its texts by codes such as these; only the contract module may.
     const tables = ['main', 'renderer', 'preload']
       .flatMap((d) => sources(join(ROOT, d)))
-      .filter((f) => /^\s*['"]?(fokcancel|ioccancel|missingorder|InsufficientSpotBalance|Unavailable)['"]?\s*:\s*['"`]/m.test(readFileSync(f, 'utf8')))
+      .filter((f) =>
+        /^\s*['"]?(fokcancel|ioccancel|missingorder|InsufficientSpotBalance|Unavailable)['"]?\s*:\s*['"`]/m.test(readFileSync(f, 'utf8')),
+      )
       .map((f) => relative(ROOT, f).split('\\').join('/'))
     expect(tables).toEqual(['main/contract/advice.ts'])
   })

@@ -21,7 +21,12 @@ async function importErrors(filePath: string, source: string): Promise<string[]>
 }
 
 /** A production file of a layer (features: a file of the orders feature). */
-const fileIn = (layer: string) => (layer === 'features' ? 'main/core/features/orders/planted.ts' : layer === 'contract' ? 'main/contract/planted.ts' : `main/core/${layer}/planted.ts`)
+const fileIn = (layer: string) =>
+  layer === 'features'
+    ? 'main/core/features/orders/planted.ts'
+    : layer === 'contract'
+      ? 'main/contract/planted.ts'
+      : `main/core/${layer}/planted.ts`
 /** The specifier that file would use to import a layer's index. */
 function specifier(from: string, to: string): string {
   const up = from === 'features' ? '../../' : from === 'contract' ? '../' : '../'
@@ -49,8 +54,18 @@ describe('lint enforces the order of the core layers (default-deny)', () => {
     ['session', '../policy', 'the session imports policy', /main\/core\/session may not import main\/core\/policy/],
     ['policy', '../features/orders', 'policy imports a feature', /main\/core\/policy may not import main\/core\/features/],
     ['writes', '../features/orders', 'the write pipeline imports a feature', /main\/core\/writes may not import main\/core\/features/],
-    ['features', '../../app/compose', 'a feature imports the composition root', /main\/core\/features\/orders may not import main\/core\/app/],
-    ['app', '../../electron-shell/window', 'the composition root imports the Electron shell', /imports only its lower layers and main\/contract, not main\/electron-shell/],
+    [
+      'features',
+      '../../app/compose',
+      'a feature imports the composition root',
+      /main\/core\/features\/orders may not import main\/core\/app/,
+    ],
+    [
+      'app',
+      '../../electron-shell/window',
+      'the composition root imports the Electron shell',
+      /imports only its lower layers and main\/contract, not main\/electron-shell/,
+    ],
   ]
   it('plants a wrong import in every layer of the table', () => {
     expect(planted.map(([layer]) => layer).sort()).toEqual([...LAYERS].sort())
@@ -58,7 +73,10 @@ describe('lint enforces the order of the core layers (default-deny)', () => {
   for (const [layer, spec, what, message] of planted) {
     it(`rejects: ${what} (${layer})`, async () => {
       const errors = await importErrors(fileIn(layer), importOf(spec))
-      expect(errors.some((m) => message.test(m)), errors.join('\n') || 'no import error').toBe(true)
+      expect(
+        errors.some((m) => message.test(m)),
+        errors.join('\n') || 'no import error',
+      ).toBe(true)
     })
   }
 
@@ -94,50 +112,167 @@ describe('lint enforces the order of the core layers (default-deny)', () => {
       "export async function load() {\n  return import('../session')\n}\n",
     ]) {
       const errors = await importErrors('main/core/money/planted.ts', source)
-      expect(errors.some((m) => /main\/core\/money may not import main\/core\/session/.test(m)), `${source}\n${errors.join('\n')}`).toBe(true)
+      expect(
+        errors.some((m) => /main\/core\/money may not import main\/core\/session/.test(m)),
+        `${source}\n${errors.join('\n')}`,
+      ).toBe(true)
     }
   })
 
   it('refuses a folder of the core that is not in the table, and imports into it', async () => {
-    expect((await importErrors('main/core/pipeline/planted.ts', "export const x = 1\n")).some((m) => /not a layer of the core/.test(m))).toBe(true)
-    expect((await importErrors('main/core/features/orders/planted.ts', importOf('../../pipeline'))).some((m) => /not a layer of the core/.test(m))).toBe(true)
+    expect(
+      (await importErrors('main/core/pipeline/planted.ts', 'export const x = 1\n')).some((m) => /not a layer of the core/.test(m)),
+    ).toBe(true)
+    expect(
+      (await importErrors('main/core/features/orders/planted.ts', importOf('../../pipeline'))).some((m) =>
+        /not a layer of the core/.test(m),
+      ),
+    ).toBe(true)
   })
 })
 
 describe('lint enforces the boundaries around the core', () => {
   const planted: [string, string, string, RegExp][] = [
-    ['the core imports electron', 'main/core/session/planted.ts', "import { app } from 'electron'\nexport const x = app\n", /Electron entry/],
-    ['the core imports the sandbox', 'main/core/session/planted.ts', "import { startSandbox } from '../../../sandbox'\nexport const x = startSandbox\n", /hosts\/dev imports the sandbox/],
-    ['the core imports a host', 'main/core/session/planted.ts', "import { startWebHost } from '../../hosts/web/server'\nexport const x = startWebHost\n", /never imports a host/],
-    ['the core imports test code', 'main/core/session/planted.ts', "import { DevVault } from '../../testing/dev-vault'\nexport const x = DevVault\n", /Test-only code/],
-    ['the core imports a layer\'s test harness', 'main/core/features/orders/planted.ts', "import * as t from '../../session/testing'\nexport const x = t\n", /Test-only code/],
-    ['the core imports the Electron entry', 'main/core/app/planted.ts', "import * as entry from '../../index'\nexport const x = entry\n", /Nothing imports the Electron entry/],
-    ['a feature reaches into another feature', 'main/core/features/orders/planted.ts', "import { CreditHealthService } from '../credit/credit-health.service'\nexport const x = CreditHealthService\n", /only through its index/],
-    ['the composition root reaches into a feature', 'main/core/app/planted.ts', "import { VaultHolder } from '../features/vault/vault-holder'\nexport const x = VaultHolder\n", /only through its index/],
-    ['the renderer imports main', 'renderer/src/planted.ts', "import { DeskError } from '../../main/core/errors/desk-error'\nexport const x = DeskError\n", /only through the typed contract/],
-    ['the renderer imports the sandbox', 'renderer/src/planted.ts', "import { startSandbox } from '../../sandbox'\nexport const x = startSandbox\n", /sandbox/],
-    ['the Electron entry imports the web host', 'main/index.ts', "import { startWebHost } from './hosts/web/server'\nexport const x = startWebHost\n", /no web-host code/],
-    ['a host imports the sandbox directly', 'main/hosts/cli/planted.ts', "import { startSandbox } from '../../../sandbox'\nexport const x = startSandbox\n", /hosts\/dev imports the sandbox/],
-    ['the sandbox imports the core beyond the wire profile', 'sandbox/trading/planted.ts', "import { Journal } from '../../main/core/journal'\nexport const x = Journal\n", /wire profile/],
+    [
+      'the core imports electron',
+      'main/core/session/planted.ts',
+      "import { app } from 'electron'\nexport const x = app\n",
+      /Electron entry/,
+    ],
+    [
+      'the core imports the sandbox',
+      'main/core/session/planted.ts',
+      "import { startSandbox } from '../../../sandbox'\nexport const x = startSandbox\n",
+      /hosts\/dev imports the sandbox/,
+    ],
+    [
+      'the core imports a host',
+      'main/core/session/planted.ts',
+      "import { startWebHost } from '../../hosts/web/server'\nexport const x = startWebHost\n",
+      /never imports a host/,
+    ],
+    [
+      'the core imports test code',
+      'main/core/session/planted.ts',
+      "import { DevVault } from '../../testing/dev-vault'\nexport const x = DevVault\n",
+      /Test-only code/,
+    ],
+    [
+      "the core imports a layer's test harness",
+      'main/core/features/orders/planted.ts',
+      "import * as t from '../../session/testing'\nexport const x = t\n",
+      /Test-only code/,
+    ],
+    [
+      'the core imports the Electron entry',
+      'main/core/app/planted.ts',
+      "import * as entry from '../../index'\nexport const x = entry\n",
+      /Nothing imports the Electron entry/,
+    ],
+    [
+      'a feature reaches into another feature',
+      'main/core/features/orders/planted.ts',
+      "import { CreditHealthService } from '../credit/credit-health.service'\nexport const x = CreditHealthService\n",
+      /only through its index/,
+    ],
+    [
+      'the composition root reaches into a feature',
+      'main/core/app/planted.ts',
+      "import { VaultHolder } from '../features/vault/vault-holder'\nexport const x = VaultHolder\n",
+      /only through its index/,
+    ],
+    [
+      'the renderer imports main',
+      'renderer/src/planted.ts',
+      "import { DeskError } from '../../main/core/errors/desk-error'\nexport const x = DeskError\n",
+      /only through the typed contract/,
+    ],
+    [
+      'the renderer imports the sandbox',
+      'renderer/src/planted.ts',
+      "import { startSandbox } from '../../sandbox'\nexport const x = startSandbox\n",
+      /sandbox/,
+    ],
+    [
+      'the Electron entry imports the web host',
+      'main/index.ts',
+      "import { startWebHost } from './hosts/web/server'\nexport const x = startWebHost\n",
+      /no web-host code/,
+    ],
+    [
+      'a host imports the sandbox directly',
+      'main/hosts/cli/planted.ts',
+      "import { startSandbox } from '../../../sandbox'\nexport const x = startSandbox\n",
+      /hosts\/dev imports the sandbox/,
+    ],
+    [
+      'the sandbox imports the core beyond the wire profile',
+      'sandbox/trading/planted.ts',
+      "import { Journal } from '../../main/core/journal'\nexport const x = Journal\n",
+      /wire profile/,
+    ],
   ]
   for (const [what, file, source, message] of planted) {
     it(`rejects: ${what}`, async () => {
       const errors = await importErrors(file, source)
-      expect(errors.some((m) => message.test(m)), errors.join('\n') || 'no import error').toBe(true)
+      expect(
+        errors.some((m) => message.test(m)),
+        errors.join('\n') || 'no import error',
+      ).toBe(true)
     })
   }
 
   const allowed: [string, string, string][] = [
-    ['a feature uses another through its index', 'main/core/features/orders/planted.ts', "import { creditFor } from '../credit'\nexport const x = creditFor\n"],
-    ['a feature uses its own files', 'main/core/features/credit/planted.ts', "import { CreditHealthService } from './credit-health.service'\nexport const x = CreditHealthService\n"],
-    ['the composition root uses a feature through its index', 'main/core/app/planted.ts', "import { creditHandlers } from '../features/credit'\nexport const x = creditHandlers\n"],
-    ['the core uses a lower layer', 'main/core/features/orders/planted.ts', "import { parseDecimal } from '../../money/decimal'\nexport const x = parseDecimal\n"],
-    ['a layer uses its own files', 'main/core/money/planted.ts', "import { parseDecimal } from './decimal'\nexport const x = parseDecimal\n"],
-    ['the renderer uses the contract', 'renderer/src/planted.ts', "import { channels } from '../../main/contract/channels'\nexport const x = channels\n"],
-    ['the sandbox uses the wire profile', 'sandbox/trading/planted.ts', "import { CHAIN_IDS } from '../../main/core/wire/chains'\nexport const x = CHAIN_IDS\n"],
-    ['hosts/dev hands the sandbox in', 'main/hosts/dev/planted.ts', "import { startSandbox } from '../../../sandbox'\nexport const x = startSandbox\n"],
-    ['a core test uses the test harness', 'main/core/session/planted.test.ts', "import { DevVault } from '../../testing/dev-vault'\nexport const x = DevVault\n"],
-    ['a lower layer\'s test uses an upper layer', 'main/core/money/planted.test.ts', "import { creditFor } from '../features/credit'\nexport const x = creditFor\n"],
+    [
+      'a feature uses another through its index',
+      'main/core/features/orders/planted.ts',
+      "import { creditFor } from '../credit'\nexport const x = creditFor\n",
+    ],
+    [
+      'a feature uses its own files',
+      'main/core/features/credit/planted.ts',
+      "import { CreditHealthService } from './credit-health.service'\nexport const x = CreditHealthService\n",
+    ],
+    [
+      'the composition root uses a feature through its index',
+      'main/core/app/planted.ts',
+      "import { creditHandlers } from '../features/credit'\nexport const x = creditHandlers\n",
+    ],
+    [
+      'the core uses a lower layer',
+      'main/core/features/orders/planted.ts',
+      "import { parseDecimal } from '../../money/decimal'\nexport const x = parseDecimal\n",
+    ],
+    [
+      'a layer uses its own files',
+      'main/core/money/planted.ts',
+      "import { parseDecimal } from './decimal'\nexport const x = parseDecimal\n",
+    ],
+    [
+      'the renderer uses the contract',
+      'renderer/src/planted.ts',
+      "import { channels } from '../../main/contract/channels'\nexport const x = channels\n",
+    ],
+    [
+      'the sandbox uses the wire profile',
+      'sandbox/trading/planted.ts',
+      "import { CHAIN_IDS } from '../../main/core/wire/chains'\nexport const x = CHAIN_IDS\n",
+    ],
+    [
+      'hosts/dev hands the sandbox in',
+      'main/hosts/dev/planted.ts',
+      "import { startSandbox } from '../../../sandbox'\nexport const x = startSandbox\n",
+    ],
+    [
+      'a core test uses the test harness',
+      'main/core/session/planted.test.ts',
+      "import { DevVault } from '../../testing/dev-vault'\nexport const x = DevVault\n",
+    ],
+    [
+      "a lower layer's test uses an upper layer",
+      'main/core/money/planted.test.ts',
+      "import { creditFor } from '../features/credit'\nexport const x = creditFor\n",
+    ],
   ]
   for (const [what, file, source] of allowed) {
     it(`allows: ${what}`, async () => {

@@ -22,7 +22,12 @@ async function violations(files: Record<string, string>): Promise<string[]> {
     mkdirSync(dirname(join(dir, path)), { recursive: true })
     writeFileSync(join(dir, path), source)
   }
-  const { output } = await cruise(['main'], { baseDir: dir, validate: true, ruleSet: { forbidden: config.forbidden } as never, tsPreCompilationDeps: true })
+  const { output } = await cruise(['main'], {
+    baseDir: dir,
+    validate: true,
+    ruleSet: { forbidden: config.forbidden } as never,
+    tsPreCompilationDeps: true,
+  })
   const result = output as ICruiseResult
   return result.summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`)
 }
@@ -31,10 +36,10 @@ describe('graph:check refuses an import that runs up a layer', () => {
   it('refuses money importing the session, journal importing a feature, and a deep feature import', async () => {
     const found = await violations({
       'main/core/money/decimal.ts': "import { s } from '../session'\nexport const d = s\n",
-      'main/core/session/index.ts': "export const s = 1\n",
+      'main/core/session/index.ts': 'export const s = 1\n',
       'main/core/journal/journal.ts': "import { c } from '../features/credit'\nexport const j = c\n",
       'main/core/features/credit/index.ts': "export { c } from './credit'\n",
-      'main/core/features/credit/credit.ts': "export const c = 1\n",
+      'main/core/features/credit/credit.ts': 'export const c = 1\n',
       'main/core/features/orders/index.ts': "import { c } from '../credit/credit'\nexport const o = c\n",
     })
     expect(found.sort()).toEqual([
@@ -47,9 +52,9 @@ describe('graph:check refuses an import that runs up a layer', () => {
   it('refuses a type-only import up a layer and a folder of the core outside the table', async () => {
     const found = await violations({
       'main/core/wire/chains.ts': "import type { Net } from '../config/networks'\nexport type C = Net\n",
-      'main/core/config/networks.ts': "export type Net = string\n",
+      'main/core/config/networks.ts': 'export type Net = string\n',
       'main/core/features/orders/index.ts': "import { p } from '../../pipeline/run'\nexport const o = p\n",
-      'main/core/pipeline/run.ts': "export const p = 1\n",
+      'main/core/pipeline/run.ts': 'export const p = 1\n',
     })
     expect(found.sort()).toEqual([
       'core-undeclared-layer: main/core/features/orders/index.ts -> main/core/pipeline/run.ts',
@@ -61,9 +66,10 @@ describe('graph:check refuses an import that runs up a layer', () => {
   it('accepts imports down the table, within a feature, and through a feature index', async () => {
     expect(
       await violations({
-        'main/core/session/index.ts': "import { d } from '../money/decimal'\nimport { e } from '../errors/desk-error'\nexport const s = d + e\n",
+        'main/core/session/index.ts':
+          "import { d } from '../money/decimal'\nimport { e } from '../errors/desk-error'\nexport const s = d + e\n",
         'main/core/money/decimal.ts': "import { e } from '../errors/desk-error'\nexport const d = e\n",
-        'main/core/errors/desk-error.ts': "export const e = 1\n",
+        'main/core/errors/desk-error.ts': 'export const e = 1\n',
         'main/core/features/credit/index.ts': "export { c } from './credit'\n",
         'main/core/features/credit/credit.ts': "import { s } from '../../session'\nexport const c = s\n",
         'main/core/features/orders/index.ts': "import { c } from '../credit'\nexport const o = c\n",

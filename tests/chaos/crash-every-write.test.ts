@@ -53,8 +53,26 @@ let dataDir: string
 let dstChainId: string
 
 beforeAll(async () => {
-  await build({ entryPoints: [CHILD_SRC], bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', outfile: CHILD, logLevel: 'warning' })
-  sb = await startSandbox({ port: 0, seed: true, blockMs: 20, botIntervalMs: 0, rateLimits: false, markStepBps: 0, earnPendingSeconds: 600, earnPayoutStageMs: 50 })
+  await build({
+    entryPoints: [CHILD_SRC],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    outfile: CHILD,
+    logLevel: 'warning',
+  })
+  sb = await startSandbox({
+    port: 0,
+    seed: true,
+    blockMs: 20,
+    botIntervalMs: 0,
+    rateLimits: false,
+    markStepBps: 0,
+    earnPendingSeconds: 600,
+    earnPayoutStageMs: 50,
+  })
   acc = new ChaosAccounts(sb)
   setupJournal = openTempJournal()
   setup = writeSideFor(sb, setupJournal, acc.vault)
@@ -75,7 +93,16 @@ const orderCtx = () => setup.ctx
 
 async function restingOrder(w: Wallet, market: 1 | 2, cloid?: string): Promise<string> {
   const price = market === 1 ? '30000' : '1000'
-  await placeOrder(orderCtx(), { account: w.address, market, side: 'bid', orderType: 'limit', tif: 'gtc', price, quantity: '0.01', ...(cloid ? { cloid } : {}) })
+  await placeOrder(orderCtx(), {
+    account: w.address,
+    market,
+    side: 'bid',
+    orderType: 'limit',
+    tif: 'gtc',
+    price,
+    quantity: '0.01',
+    ...(cloid ? { cloid } : {}),
+  })
   const { orders } = await setup.reads.openOrders(w.address, market)
   return orders[orders.length - 1]!.oid
 }
@@ -151,7 +178,14 @@ async function prepare(kind: WriteKind, step: CrashStep): Promise<CrashCase & { 
 function runChild(c: CrashCase): Promise<{ signal: string | null; out: string }> {
   return new Promise((res, rej) => {
     const child = spawn(process.execPath, [CHILD], {
-      env: { ...process.env, CHAOS_CASE: JSON.stringify(c), DATA_DIR: dataDir, TRADING_URL: sb.tradingUrl, EARN_URL: sb.earnUrl, WS_URL: sb.wsUrl },
+      env: {
+        ...process.env,
+        CHAOS_CASE: JSON.stringify(c),
+        DATA_DIR: dataDir,
+        TRADING_URL: sb.tradingUrl,
+        EARN_URL: sb.earnUrl,
+        WS_URL: sb.wsUrl,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let out = ''
@@ -184,65 +218,69 @@ async function pool<T, R>(items: T[], n: number, f: (t: T) => Promise<R>): Promi
 }
 
 describe('chaos: SIGKILL at each step of every write kind, then restart', () => {
-  it('every write ends final or explicitly unresolved, ran at most once, and the journal matches the ground truth', { timeout: 300_000 }, async () => {
-    const t0 = Date.now()
-    const cases: (CrashCase & { owner: string })[] = []
-    for (const kind of KINDS) for (const step of STEPS) cases.push(await prepare(kind, step))
-    if (process.env.CHAOS_DEBUG) console.log(`prepared ${cases.length} cases in ${Date.now() - t0} ms`)
-    await reconcileUntilSettled(setup, setupJournal)
-    // Set-up writes all executed: the cases start from a known state.
-    expect(setupJournal.list().filter((e) => outcomeOf(e).kind !== 'success')).toEqual([])
+  it(
+    'every write ends final or explicitly unresolved, ran at most once, and the journal matches the ground truth',
+    { timeout: 300_000 },
+    async () => {
+      const t0 = Date.now()
+      const cases: (CrashCase & { owner: string })[] = []
+      for (const kind of KINDS) for (const step of STEPS) cases.push(await prepare(kind, step))
+      if (process.env.CHAOS_DEBUG) console.log(`prepared ${cases.length} cases in ${Date.now() - t0} ms`)
+      await reconcileUntilSettled(setup, setupJournal)
+      // Set-up writes all executed: the cases start from a known state.
+      expect(setupJournal.list().filter((e) => outcomeOf(e).kind !== 'success')).toEqual([])
 
-    const runs = await pool(cases, CONCURRENCY, (c) => runChild({ kind: c.kind, step: c.step, keys: c.keys, params: c.params }))
-    for (const [i, r] of runs.entries()) {
-      const c = cases[i]!
-      expect(r.signal, `${c.kind}/${c.step}: ${r.out}`).toBe('SIGKILL')
-      expect(r.out, `${c.kind}/${c.step}`).toMatch(/journaled \d+ /)
-    }
-    const crashedAt = Date.now()
-
-    // Restart: a fresh write side (no keys needed to reconcile) over the same journal file.
-    const journal = openJournal(dataDir)
-    const ws = writeSideFor(sb, journal, new DevVault())
-    const signedBefore = journal.list().map((e) => `${e.id}:${e.nonce}:${e.body.length}`)
-    try {
-      await reconcileUntilSettled(ws, journal, 60_000, 250)
-      const { figures, verdicts, problems } = judge(
-        sb,
-        journal,
-        'crash-every-write',
-        cases.map((c) => c.owner),
-        [setupJournal],
-      )
-      figures.cases = cases.length
-      figures.crashPhaseMs = crashedAt - t0
-      figures.reconcileMs = Date.now() - crashedAt
-      figures.wallMs = Date.now() - t0
-      printFigures(figures)
-
-      // Per case: ran 0 or 1 times, 0 when killed before sending, 1 when killed after the answer.
-      const table: string[] = []
-      for (const c of cases) {
-        const vs = verdicts.filter((v) => v.entries.some((e) => e.account === c.owner))
-        expect(vs.length, `${c.kind}/${c.step} journaled ${vs.length} writes`).toBeGreaterThanOrEqual(1)
-        for (const v of vs) {
-          table.push(`${c.kind}/${c.step}: ran ${v.ran}, journal ${v.journal}`)
-          expect(v.ran, `${c.kind}/${c.step}`).toBeLessThanOrEqual(1)
-          if (c.step === 'afterJournal') expect(v.ran, `${c.kind}/${c.step}`).toBe(0)
-          if (c.step === 'afterAnswer') expect(v.ran, `${c.kind}/${c.step}`).toBe(1)
-        }
+      const runs = await pool(cases, CONCURRENCY, (c) => runChild({ kind: c.kind, step: c.step, keys: c.keys, params: c.params }))
+      for (const [i, r] of runs.entries()) {
+        const c = cases[i]!
+        expect(r.signal, `${c.kind}/${c.step}: ${r.out}`).toBe('SIGKILL')
+        expect(r.out, `${c.kind}/${c.step}`).toMatch(/journaled \d+ /)
       }
-      console.log(table.join('\n'))
-      expect(problems).toEqual([])
-      expect(figures.duplicates).toBe(0)
-      expect(figures.lost).toBe(0)
-      expect(figures.wrongStatus).toBe(0)
-      expect(figures.nonFinal).toBe(0)
-      // The restart signed and sent nothing new: the same entries, the same bytes.
-      expect(journal.list().map((e) => `${e.id}:${e.nonce}:${e.body.length}`)).toEqual(signedBefore)
-    } finally {
-      await ws.stop()
-      await journal.close()
-    }
-  })
+      const crashedAt = Date.now()
+
+      // Restart: a fresh write side (no keys needed to reconcile) over the same journal file.
+      const journal = openJournal(dataDir)
+      const ws = writeSideFor(sb, journal, new DevVault())
+      const signedBefore = journal.list().map((e) => `${e.id}:${e.nonce}:${e.body.length}`)
+      try {
+        await reconcileUntilSettled(ws, journal, 60_000, 250)
+        const { figures, verdicts, problems } = judge(
+          sb,
+          journal,
+          'crash-every-write',
+          cases.map((c) => c.owner),
+          [setupJournal],
+        )
+        figures.cases = cases.length
+        figures.crashPhaseMs = crashedAt - t0
+        figures.reconcileMs = Date.now() - crashedAt
+        figures.wallMs = Date.now() - t0
+        printFigures(figures)
+
+        // Per case: ran 0 or 1 times, 0 when killed before sending, 1 when killed after the answer.
+        const table: string[] = []
+        for (const c of cases) {
+          const vs = verdicts.filter((v) => v.entries.some((e) => e.account === c.owner))
+          expect(vs.length, `${c.kind}/${c.step} journaled ${vs.length} writes`).toBeGreaterThanOrEqual(1)
+          for (const v of vs) {
+            table.push(`${c.kind}/${c.step}: ran ${v.ran}, journal ${v.journal}`)
+            expect(v.ran, `${c.kind}/${c.step}`).toBeLessThanOrEqual(1)
+            if (c.step === 'afterJournal') expect(v.ran, `${c.kind}/${c.step}`).toBe(0)
+            if (c.step === 'afterAnswer') expect(v.ran, `${c.kind}/${c.step}`).toBe(1)
+          }
+        }
+        console.log(table.join('\n'))
+        expect(problems).toEqual([])
+        expect(figures.duplicates).toBe(0)
+        expect(figures.lost).toBe(0)
+        expect(figures.wrongStatus).toBe(0)
+        expect(figures.nonFinal).toBe(0)
+        // The restart signed and sent nothing new: the same entries, the same bytes.
+        expect(journal.list().map((e) => `${e.id}:${e.nonce}:${e.body.length}`)).toEqual(signedBefore)
+      } finally {
+        await ws.stop()
+        await journal.close()
+      }
+    },
+  )
 })

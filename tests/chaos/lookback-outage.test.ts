@@ -5,7 +5,15 @@ import { outcomeOf, type Journal, type Submission } from '../../main/core/journa
 import { openTempJournal } from '../../main/core/journal/testing/temp-journal'
 import { activateFor, cancelOrder, placeOrder, settle, transfer, withdraw } from '../../main/testing/direct-writes'
 import type { WriteSide } from '../../main/core/session/write-side'
-import { ChaosAccounts, judge, printFigures, reconcileUntilSettled, sleep, writeSideFor, type Wallet } from '../../main/testing/chaos-harness'
+import {
+  ChaosAccounts,
+  judge,
+  printFigures,
+  reconcileUntilSettled,
+  sleep,
+  writeSideFor,
+  type Wallet,
+} from '../../main/testing/chaos-harness'
 
 /**
  * Issue 11 item 8.3: an outage that outlasts txStatusByCloid's lookback. Every answer is lost
@@ -54,30 +62,75 @@ describe('chaos: an outage longer than the lookback window', () => {
     const owners = [a, b, credit].map((w) => w.address)
     // An order that rests before the outage, so a cancel has something to cancel.
     dropAnswers = false
-    await placeOrder(ws.ctx, { account: a.address, market: 1, side: 'bid', orderType: 'limit', tif: 'gtc', price: '30000', quantity: '0.01' })
+    await placeOrder(ws.ctx, {
+      account: a.address,
+      market: 1,
+      side: 'bid',
+      orderType: 'limit',
+      tif: 'gtc',
+      price: '30000',
+      quantity: '0.01',
+    })
     const [resting] = (await ws.reads.openOrders(a.address, 1)).orders
     dropAnswers = true
     const ctx = ws.ctx
     const target = acc.fresh()
     const writes = (who: Wallet, tag: string): Write[] => [
-      { name: `transfer ${tag}`, run: () => transfer(ctx, { from: who.address, to: b.address, asset: 'USDC', amount: tag === 'ran' ? '1.1' : '1.2' }) },
+      {
+        name: `transfer ${tag}`,
+        run: () => transfer(ctx, { from: who.address, to: b.address, asset: 'USDC', amount: tag === 'ran' ? '1.1' : '1.2' }),
+      },
       { name: `settle ${tag}`, run: () => settle(ctx, { from: credit.address, to: who.address, asset: 'BTC', amount: '0.001' }) },
-      { name: `withdraw ${tag}`, run: () => withdraw(ctx, { account: who.address, asset: 'USDC', amount: '100', dstChainId, dstAddress: who.address }) },
-      { name: `order ${tag}`, run: () => placeOrder(ctx, { account: who.address, market: 1, side: 'bid', orderType: 'limit', tif: 'gtc', price: '31000', quantity: '0.01' }) },
-      { name: `activate ${tag}`, run: () => activateFor(ctx, { from: who.address, target: tag === 'ran' ? target.address : acc.fresh().address, asset: 'USDC' }) },
+      {
+        name: `withdraw ${tag}`,
+        run: () => withdraw(ctx, { account: who.address, asset: 'USDC', amount: '100', dstChainId, dstAddress: who.address }),
+      },
+      {
+        name: `order ${tag}`,
+        run: () =>
+          placeOrder(ctx, {
+            account: who.address,
+            market: 1,
+            side: 'bid',
+            orderType: 'limit',
+            tif: 'gtc',
+            price: '31000',
+            quantity: '0.01',
+          }),
+      },
+      {
+        name: `activate ${tag}`,
+        run: () => activateFor(ctx, { from: who.address, target: tag === 'ran' ? target.address : acc.fresh().address, asset: 'USDC' }),
+      },
     ]
     const codes: string[] = []
     // Executed, answer lost.
-    for (const w of [...writes(a, 'ran'), { name: 'cancel ran', run: () => cancelOrder(ctx, { account: a.address, market: 1, oid: resting!.oid }) }]) {
-      codes.push(await w.run().then(() => 'answered', (e: { code?: string }) => e.code ?? 'error'))
+    for (const w of [
+      ...writes(a, 'ran'),
+      { name: 'cancel ran', run: () => cancelOrder(ctx, { account: a.address, market: 1, oid: resting!.oid }) },
+    ]) {
+      codes.push(
+        await w.run().then(
+          () => 'answered',
+          (e: { code?: string }) => e.code ?? 'error',
+        ),
+      )
     }
     // Never executed (the node was unreachable), answer lost as well.
     for (const w of writes(a, 'lost')) {
       sb.trading.faults.nodeUnreachable504 = { count: 1, executed: false }
-      codes.push(await w.run().then(() => 'answered', (e: { code?: string }) => e.code ?? 'error'))
+      codes.push(
+        await w.run().then(
+          () => 'answered',
+          (e: { code?: string }) => e.code ?? 'error',
+        ),
+      )
     }
     sb.trading.faults.nodeUnreachable504 = null
-    expect(codes.every((c) => c === 'TradeOutcomeUnknown'), codes.join(',')).toBe(true)
+    expect(
+      codes.every((c) => c === 'TradeOutcomeUnknown'),
+      codes.join(','),
+    ).toBe(true)
     expect(journal.unresolved('sandbox').length).toBe(codes.length)
 
     // The service moves on past the lookback window before the desk reconciles anything.
@@ -89,10 +142,14 @@ describe('chaos: an outage longer than the lookback window', () => {
     const { figures, verdicts, problems } = judge(sb, journal, 'lookback-outage', owners)
     const mine = verdicts.filter((v) => v.entries[0]!.createdAt >= t0)
     figures.headAfterAdvance = head.height
-    figures.executedJournaledNotExecuted = verdicts.filter((v) => v.ran > 0 && (v.journal === 'notexecuted' || v.journal === 'rejected')).length
+    figures.executedJournaledNotExecuted = verdicts.filter(
+      (v) => v.ran > 0 && (v.journal === 'notexecuted' || v.journal === 'rejected'),
+    ).length
     figures.executedShownSuccess = verdicts.filter((v) => v.ran > 0 && v.journal === 'success').length
     figures.notExecutedShownNotExecuted = verdicts.filter((v) => v.ran === 0 && v.journal === 'notexecuted').length
-    figures.verdicts = Object.fromEntries(mine.map((v) => [`${v.entries[0]!.summary.split(' ')[0]}:${v.key.slice(0, 10)}`, `ran ${v.ran} -> ${v.journal}`]))
+    figures.verdicts = Object.fromEntries(
+      mine.map((v) => [`${v.entries[0]!.summary.split(' ')[0]}:${v.key.slice(0, 10)}`, `ran ${v.ran} -> ${v.journal}`]),
+    )
     figures.wallMs = Date.now() - t0
     printFigures(figures)
 
@@ -112,7 +169,9 @@ describe('chaos: an outage longer than the lookback window', () => {
     const notRan = unresolvedTransfers.find((e) => sb.trading.groundTruth().every((t) => t.cloid !== e.key))!
     const signatures = acc.vault.signatures
     const count = journal.count()
-    await expect(transfer(ctx, { from: a.address, to: b.address, asset: 'USDC', amount: '1.2', cloid: notRan.key })).rejects.toMatchObject({ code: 'CloidUnresolved' })
+    await expect(transfer(ctx, { from: a.address, to: b.address, asset: 'USDC', amount: '1.2', cloid: notRan.key })).rejects.toMatchObject({
+      code: 'CloidUnresolved',
+    })
     expect(acc.vault.signatures).toBe(signatures)
     expect(journal.count()).toBe(count)
     // Once the operator journals what was checked, the cloid may carry a new write, which runs once.

@@ -3,7 +3,15 @@ import { startSandbox, type SandboxHandle } from '../../sandbox/index'
 import { postJson, TransportFailure, type HttpPoster } from '../../main/core/exchange/trade/http-post'
 import { type Journal } from '../../main/core/journal'
 import { openTempJournal } from '../../main/core/journal/testing/temp-journal'
-import { cancelEarnWithdrawal, cancelOrder, createEarnWithdrawal, placeOrder, settle, transfer, withdraw } from '../../main/testing/direct-writes'
+import {
+  cancelEarnWithdrawal,
+  cancelOrder,
+  createEarnWithdrawal,
+  placeOrder,
+  settle,
+  transfer,
+  withdraw,
+} from '../../main/testing/direct-writes'
 import type { WriteSide } from '../../main/core/session/write-side'
 import { ChaosAccounts, judge, printFigures, reconcileUntilSettled, writeSideFor, type Wallet } from '../../main/testing/chaos-harness'
 
@@ -26,7 +34,7 @@ let acc: ChaosAccounts
 let dstChainId: string
 
 let seed = 11
-const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
 const injected = { dropped: 0, earnUnavailable: 0 }
 
 /** Drops the answer of a write after the service executed it (connection lost on the way back). */
@@ -47,7 +55,17 @@ const dropping: HttpPoster = async (url, body, opts) => {
 }
 
 beforeAll(async () => {
-  sb = await startSandbox({ port: 0, seed: true, blockMs: 20, botIntervalMs: 0, rateLimits: false, markStepBps: 0, tradeWaitBudgetMs: 150, earnPendingSeconds: 600, earnPayoutStageMs: 50 })
+  sb = await startSandbox({
+    port: 0,
+    seed: true,
+    blockMs: 20,
+    botIntervalMs: 0,
+    rateLimits: false,
+    markStepBps: 0,
+    tradeWaitBudgetMs: 150,
+    earnPendingSeconds: 600,
+    earnPayoutStageMs: 50,
+  })
   acc = new ChaosAccounts(sb)
   journal = openTempJournal()
   ws = writeSideFor(sb, journal, acc.vault, { post: dropping, expiresInMs: 2500 })
@@ -74,11 +92,24 @@ const cloid = () => `0x${[...crypto.getRandomValues(new Uint8Array(16))].map((b)
 async function oneWrite(w: Worker, i: number): Promise<string> {
   const x = rnd()
   const ctx = ws.ctx
-  if (x < 0.2) return (await transfer(ctx, { from: w.cash.address, to: w.peer.address, asset: 'USDC', amount: `1.${String(i).padStart(2, '0')}` })).outcome.state
+  if (x < 0.2)
+    return (await transfer(ctx, { from: w.cash.address, to: w.peer.address, asset: 'USDC', amount: `1.${String(i).padStart(2, '0')}` }))
+      .outcome.state
   if (x < 0.4) {
     const c = cloid()
     w.orders.push({ cloid: c })
-    return (await placeOrder(ctx, { account: w.cash.address, market: 1, side: 'bid', orderType: 'limit', tif: 'gtc', price: '30000', quantity: '0.01', cloid: c })).outcome.state
+    return (
+      await placeOrder(ctx, {
+        account: w.cash.address,
+        market: 1,
+        side: 'bid',
+        orderType: 'limit',
+        tif: 'gtc',
+        price: '30000',
+        quantity: '0.01',
+        cloid: c,
+      })
+    ).outcome.state
   }
   if (x < 0.55 && w.orders.length > 0) {
     const o = w.orders.shift()!
@@ -88,7 +119,9 @@ async function oneWrite(w: Worker, i: number): Promise<string> {
     return (await cancelOrder(ctx, { account: w.cash.address, market: 1, oid: open.oid })).outcome.state
   }
   if (x < 0.7) return (await settle(ctx, { from: w.credit.address, to: w.cash.address, asset: 'BTC', amount: '0.001' })).outcome.state
-  if (x < 0.8) return (await withdraw(ctx, { account: w.cash.address, asset: 'USDC', amount: '100', dstChainId, dstAddress: w.cash.address })).outcome.state
+  if (x < 0.8)
+    return (await withdraw(ctx, { account: w.cash.address, asset: 'USDC', amount: '100', dstChainId, dstAddress: w.cash.address })).outcome
+      .state
   if (w.earnOp) {
     const op = w.earnOp
     w.earnOp = null
@@ -146,7 +179,8 @@ describe('chaos: mixed writes under injected faults', () => {
     figures.wallMs = Date.now() - t0
     printFigures(figures)
     // Unresolved is allowed only with the reconciler's reason; print each one with it.
-    for (const u of entries.filter((e) => e.state === 'unresolved')) console.log(`unresolved ${u.actionType} ${u.key}: ${JSON.parse(u.evidence ?? '{}').checks?.join('; ')}`)
+    for (const u of entries.filter((e) => e.state === 'unresolved'))
+      console.log(`unresolved ${u.actionType} ${u.key}: ${JSON.parse(u.evidence ?? '{}').checks?.join('; ')}`)
 
     expect(problems).toEqual([])
     expect(figures.writes).toBeGreaterThanOrEqual(200)
@@ -155,7 +189,8 @@ describe('chaos: mixed writes under injected faults', () => {
     expect(figures.wrongStatus).toBe(0)
     expect(figures.nonFinal).toBe(0)
     // "Explicitly" unresolved: each says what was checked and what the operator should check.
-    for (const u of entries.filter((e) => e.state === 'unresolved')) expect([u.evidence, u.advice].every((x) => typeof x === 'string' && x.length > 0)).toBe(true)
+    for (const u of entries.filter((e) => e.state === 'unresolved'))
+      expect([u.evidence, u.advice].every((x) => typeof x === 'string' && x.length > 0)).toBe(true)
     // The faults did reach the hard cases: lost answers that had executed, and resends.
     expect(injected.dropped).toBeGreaterThan(0)
     expect(outcomes.get('TradeOutcomeUnknown') ?? 0).toBeGreaterThan(0)

@@ -14,14 +14,24 @@ import { infoFor, sleep } from '../../main/testing/chaos-harness'
 let sb: SandboxHandle
 
 beforeAll(async () => {
-  sb = await startSandbox({ port: 0, seed: true, blockMs: 20, botIntervalMs: 60, rateLimits: { infoPerSec: 1000, tradePerSec: 1000, signerPerSec: 1000 } })
+  sb = await startSandbox({
+    port: 0,
+    seed: true,
+    blockMs: 20,
+    botIntervalMs: 60,
+    rateLimits: { infoPerSec: 1000, tradePerSec: 1000, signerPerSec: 1000 },
+  })
 })
 afterAll(async () => {
   await sb?.stop()
 })
 
 async function admin(path: string, body: unknown = {}): Promise<unknown> {
-  const r = await fetch(`${sb.adminUrl}/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const r = await fetch(`${sb.adminUrl}/${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
   if (!r.ok) throw new Error(`admin ${path}: ${r.status} ${await r.text()}`)
   return r.json()
 }
@@ -52,7 +62,10 @@ describe('chaos: stream soak with drops, silences and disconnects', () => {
       reconcileIntervalMs: 1000,
       log: () => {},
     })
-    pool.setAccounts([...users.map((address) => ({ address, kind: 'balance' as const })), { address: devOwner(3).address, kind: 'credit' as const }])
+    pool.setAccounts([
+      ...users.map((address) => ({ address, kind: 'balance' as const })),
+      { address: devOwner(3).address, kind: 'credit' as const },
+    ])
     pool.start()
     try {
       await expect.poll(() => pool.status().connected, { timeout: 10_000 }).toBe(true)
@@ -82,7 +95,9 @@ describe('chaos: stream soak with drops, silences and disconnects', () => {
             invented: [...mineSet].filter((t) => !truth.has(t)).length,
           }
         })
-      await expect.poll(() => diff().every((d) => d.lost === 0 && d.duplicates === 0 && d.invented === 0), { timeout: 15_000, interval: 100 }).toBe(true)
+      await expect
+        .poll(() => diff().every((d) => d.lost === 0 && d.duplicates === 0 && d.invented === 0), { timeout: 15_000, interval: 100 })
+        .toBe(true)
       const converged = Date.now()
       const d = diff()
       const st = pool.status()

@@ -11,12 +11,26 @@ import { PolicyBook } from '../policy'
 import { ExternalLinkPolicy } from '../security/external-links'
 import { SessionHolder } from '../session'
 import { WritePipeline, type WriteGate } from '../writes'
-import { AccountDirectory, AccountMetaStore, accountsHandlers, confirmationContext, keyImportHandlers, type DemoAccount } from '../features/accounts'
+import {
+  AccountDirectory,
+  AccountMetaStore,
+  accountsHandlers,
+  confirmationContext,
+  keyImportHandlers,
+  type DemoAccount,
+} from '../features/accounts'
 import { AgentsLive, agentsHandlers } from '../features/agents'
 import { CreditLive, creditHandlers } from '../features/credit'
 import { EarnLive, earnHandlers } from '../features/earn'
 import { hostHandlers, type HostServices } from '../features/host'
-import { journalHandlers, journalReconcileHandlers, journalRecordsHandlers, pendingCounter, watchJournal, writeOutcomeView } from '../features/journal'
+import {
+  journalHandlers,
+  journalReconcileHandlers,
+  journalRecordsHandlers,
+  pendingCounter,
+  watchJournal,
+  writeOutcomeView,
+} from '../features/journal'
 import { ordersHandlers } from '../features/orders'
 import { LiveOverview, portfolioHandlers, portfolioStatusHandlers } from '../features/portfolio'
 import { policyHandlers } from '../features/policy'
@@ -27,7 +41,6 @@ import { VaultHolder, vaultHandlers, vaultKeysHandlers } from '../features/vault
 import { reportsHandlers } from '../features/reports'
 import { AlertService, alertsHandlers } from '../features/alerts'
 import { TeamService, teamHandlers } from '../features/team'
-
 
 export interface DeskCoreOptions {
   dataDir: string
@@ -79,7 +92,15 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
     console.warn('external links:', (e as Error).message)
     return new ExternalLinkPolicy(o.dataDir)
   })
-  const vault = new VaultHolder({ dataDir: o.dataDir, settings, confirm, events, notify, now, ...(o.scryptN ? { scryptN: o.scryptN } : {}) })
+  const vault = new VaultHolder({
+    dataDir: o.dataDir,
+    settings,
+    confirm,
+    events,
+    notify,
+    now,
+    ...(o.scryptN ? { scryptN: o.scryptN } : {}),
+  })
   const accounts = new AccountDirectory(vault, new AccountMetaStore(o.dataDir))
   const agentKeys = { listAccounts: () => vault.current?.listAccounts() ?? [] }
   // Closed with the core: requests still queued for a closed core must never go out.
@@ -94,16 +115,47 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
   })
   const pendingJournal = pendingCounter(journal)
   // Each feature follows its own live state and writes; portfolio keeps account pages and the overview.
-  const [earnLive, agentsLive, creditLive] = [new EarnLive({ sessions, events, now }), new AgentsLive({ sessions, keys: agentKeys, events, now }), new CreditLive({ sessions, settings, events, now })]
-  const live = new LiveOverview({ sessions, accounts, agentKeys, settings, events, notify, now, pendingJournal, hasVault: () => vault.current !== null, agents: agentsLive, credit: creditLive })
+  const [earnLive, agentsLive, creditLive] = [
+    new EarnLive({ sessions, events, now }),
+    new AgentsLive({ sessions, keys: agentKeys, events, now }),
+    new CreditLive({ sessions, settings, events, now }),
+  ]
+  const live = new LiveOverview({
+    sessions,
+    accounts,
+    agentKeys,
+    settings,
+    events,
+    notify,
+    now,
+    pendingJournal,
+    hasVault: () => vault.current !== null,
+    agents: agentsLive,
+    credit: creditLive,
+  })
   confirm.setContext(confirmationContext(settings, accounts))
 
-  const policy = new PolicyBook({ dataDir: o.dataDir, journal, now, verifyPassphrase: (p) => vault.require().verifyPassphrase(p), ownAccounts: () => (vault.current?.listAccounts() ?? []).filter((a) => !a.watchOnly).map((a) => a.address) })
+  const policy = new PolicyBook({
+    dataDir: o.dataDir,
+    journal,
+    now,
+    verifyPassphrase: (p) => vault.require().verifyPassphrase(p),
+    ownAccounts: () => (vault.current?.listAccounts() ?? []).filter((a) => !a.watchOnly).map((a) => a.address),
+  })
   // Every exchange write of every host walks this one pipeline; its decision step is ALLOW_ALL until setWriteGate.
   const pipeline = new WritePipeline({ sessions, vault, journal, policy, outcomeView: writeOutcomeView })
   const writes = { sessions, vault, journal, policy, pipeline }
   const operatorAccounts = () => accounts.refs().map((a) => ({ address: a.address, label: a.label }))
-  const alerts = new AlertService({ journal, events, sessions, settings, accounts: operatorAccounts, vaultUnlocked: () => vault.current?.isUnlocked ?? false, now, log: (line) => console.warn(line) })
+  const alerts = new AlertService({
+    journal,
+    events,
+    sessions,
+    settings,
+    accounts: operatorAccounts,
+    vaultUnlocked: () => vault.current?.isUnlocked ?? false,
+    now,
+    log: (line) => console.warn(line),
+  })
   // Team mode: with a team configured, its gate (or a refusing one while the store is not open) replaces ALLOW_ALL.
   const team = new TeamService({ dataDir: o.dataDir, vault, events, notify, setGate: (g) => pipeline.setGate(g), now })
   const handlers = mergeHandlers([
@@ -127,7 +179,11 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
     reportsHandlers({ sessions, accounts: operatorAccounts }),
     alertsHandlers({ alerts }),
     teamHandlers({ team }),
-    policyHandlers({ ...writes, keys: agentKeys, accounts: () => (vault.current?.listAccounts() ?? []).map((a) => ({ address: a.address, label: a.label, watchOnly: a.watchOnly })) }),
+    policyHandlers({
+      ...writes,
+      keys: agentKeys,
+      accounts: () => (vault.current?.listAccounts() ?? []).map((a) => ({ address: a.address, label: a.label, watchOnly: a.watchOnly })),
+    }),
   ])
   // Only the channel name and error code are logged, never arguments (they may hold a passphrase).
   const dispatchOnly = createDispatcher(handlers, { warn: (message, fields) => console.warn(message, JSON.stringify(fields)) })

@@ -50,7 +50,12 @@ describe('contract fuzz', () => {
         if (res === 'hang') throw new Error(`${channel} did not answer within 10 s`)
         const text = JSON.stringify(res, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))
         answers.push(text)
-        const typed = res.ok || (typeof res.error.code === 'string' && /^[A-Z][A-Za-z0-9]+$/.test(res.error.code) && typeof res.error.message === 'string' && res.error.message.length > 0)
+        const typed =
+          res.ok ||
+          (typeof res.error.code === 'string' &&
+            /^[A-Z][A-Za-z0-9]+$/.test(res.error.code) &&
+            typeof res.error.message === 'string' &&
+            res.error.message.length > 0)
         if (!typed) untyped.push(`${channel}: ${text.slice(0, 200)}`)
       }
     }
@@ -62,7 +67,10 @@ describe('contract fuzz', () => {
     const state = await d.core.dispatch('app.state', undefined, { host: 'test' })
     expect(state.ok).toBe(true)
 
-    const secrets = secretsOf(demoAccounts.map((a) => a.privateKey), [TEST_PASSPHRASE])
+    const secrets = secretsOf(
+      demoAccounts.map((a) => a.privateKey),
+      [TEST_PASSPHRASE],
+    )
     const haystacks: [string, string][] = [
       ['answers', answers.join('\n').toLowerCase()],
       ['events', events.join('\n').toLowerCase()],

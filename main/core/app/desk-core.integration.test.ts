@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { AccountView, AppState, ConfirmRequest, EarnOverviewView, OverviewView, PreviewView, SubmissionView, WriteOutcome } from '../../contract/types'
+import type {
+  AccountView,
+  AppState,
+  ConfirmRequest,
+  EarnOverviewView,
+  OverviewView,
+  PreviewView,
+  SubmissionView,
+  WriteOutcome,
+} from '../../contract/types'
 import { devOwner } from '../../../sandbox/scenario/dev-keys'
 import { parseDecimal } from '../money/decimal'
 import { startDeskOnSandbox, TEST_PASSPHRASE, type DeskOnSandbox } from '../../testing/desk-on-sandbox'
@@ -43,7 +52,12 @@ describe('desk core through the contract, against the sandbox', () => {
     expect(credit.account.kind).toBe('credit')
     expect(credit.credit?.creditUsd).toBe('50000')
     // Agent slots are read once in the background; the seeded owner 0 has agents in slots 0 and 2.
-    await expect.poll(async () => (await d.call<OverviewView>('portfolio.overview')).rows.find((r) => r.account.label === 'Treasury main')?.agentsInUse, { timeout: 10_000 }).toBe(2)
+    await expect
+      .poll(
+        async () => (await d.call<OverviewView>('portfolio.overview')).rows.find((r) => r.account.label === 'Treasury main')?.agentsInUse,
+        { timeout: 10_000 },
+      )
+      .toBe(2)
   })
 
   it('previews and submits a settle that ends accepted, with both balances moved', async () => {
@@ -95,12 +109,16 @@ describe('desk core through the contract, against the sandbox', () => {
       if (event === 'state.overview') seen.push(payload as OverviewView)
     })
     try {
-      const usdc = (ov: OverviewView, label: string) => ov.rows.find((r) => r.account.label === label)?.available.find((b) => b.assetId === 1)?.available
+      const usdc = (ov: OverviewView, label: string) =>
+        ov.rows.find((r) => r.account.label === label)?.available.find((b) => b.assetId === 1)?.available
       const before = usdc(await d.call<OverviewView>('portfolio.overview'), 'Payments') ?? '0'
       await d.call<WriteOutcome>('transfer.submit', { from: devOwner(0).address, to: devOwner(2).address, assetId: 1, amount: '12.5' })
       const expected = parseDecimal(before, 8) + parseDecimal('12.5', 8)
       await expect
-        .poll(() => seen.some((ov) => usdc(ov, 'Payments') !== undefined && parseDecimal(usdc(ov, 'Payments')!, 8) === expected), { timeout: 15_000, interval: 100 })
+        .poll(() => seen.some((ov) => usdc(ov, 'Payments') !== undefined && parseDecimal(usdc(ov, 'Payments')!, 8) === expected), {
+          timeout: 15_000,
+          interval: 100,
+        })
         .toBe(true)
       expect(streamStatuses.some((st) => st.connected)).toBe(true)
     } finally {
@@ -134,7 +152,9 @@ describe('desk core through the contract, against the sandbox', () => {
         amount: { units: '5', symbol: 'USDC', usd: expect.stringMatching(/^[0-9]+(\.[0-9]+)?$/) },
         action: { type: 'transfer', to: to.toLowerCase() },
       })
-      expect(requests.at(-1)?.details?.policyChecks).toContain('Recipient is one of your accounts or an address-book entry past its cooling-off')
+      expect(requests.at(-1)?.details?.policyChecks).toContain(
+        'Recipient is one of your accounts or an address-book entry past its cooling-off',
+      )
     } finally {
       stop()
       off()
@@ -142,7 +162,9 @@ describe('desk core through the contract, against the sandbox', () => {
   })
 
   it('rejects excess precision before signing', async () => {
-    await expect(d.call('settle.preview', { creditAccount: devOwner(3).address, cashAccount: devOwner(0).address, assetId: 3, amount: '0.000000001' })).rejects.toMatchObject({ code: 'ExcessPrecision' })
+    await expect(
+      d.call('settle.preview', { creditAccount: devOwner(3).address, cashAccount: devOwner(0).address, assetId: 3, amount: '0.000000001' }),
+    ).rejects.toMatchObject({ code: 'ExcessPrecision' })
   })
 
   it('shows the earn queue with the seeded queued and claimable withdrawals', async () => {
@@ -154,11 +176,14 @@ describe('desk core through the contract, against the sandbox', () => {
 
   it('answers a declined confirmation with a typed error and signs nothing', async () => {
     const stop = d.core.events.subscribe((event, payload) => {
-      if (event === 'confirm.request') void d.core.dispatch('confirm.respond', { id: (payload as { id: string }).id, approved: false }, { host: 'test' })
+      if (event === 'confirm.request')
+        void d.core.dispatch('confirm.respond', { id: (payload as { id: string }).id, approved: false }, { host: 'test' })
     })
     try {
       const before = (await d.call<SubmissionView[]>('journal.query', {})).length
-      await expect(d.call('repay.submit', { cashAccount: devOwner(1).address, creditAccount: devOwner(3).address, assetId: 1, amount: '10' })).rejects.toMatchObject({ code: 'ConfirmationDeclined' })
+      await expect(
+        d.call('repay.submit', { cashAccount: devOwner(1).address, creditAccount: devOwner(3).address, assetId: 1, amount: '10' }),
+      ).rejects.toMatchObject({ code: 'ConfirmationDeclined' })
       expect((await d.call<SubmissionView[]>('journal.query', {})).length).toBe(before)
     } finally {
       stop()

@@ -72,7 +72,13 @@ export function sandboxNetwork(ports: { trading: number; earn: number } = SANDBO
 
 /** The built-in networks as shipped: the sandbox ready, testnet and mainnet waiting for URLs. */
 export function builtinNetworks(): NetworkConfig[] {
-  const unset = { tradingUrl: null, wsUrl: null, earnUrl: null, infoRatePerSec: DEFAULT_RATE_PER_SEC, tradeRatePerSec: DEFAULT_RATE_PER_SEC }
+  const unset = {
+    tradingUrl: null,
+    wsUrl: null,
+    earnUrl: null,
+    infoRatePerSec: DEFAULT_RATE_PER_SEC,
+    tradeRatePerSec: DEFAULT_RATE_PER_SEC,
+  }
   return [
     sandboxNetwork(),
     { name: 'testnet', kind: 'testnet', network: 'testnet', chainId: CHAIN_IDS.testnet, ...unset },
@@ -81,7 +87,11 @@ export function builtinNetworks(): NetworkConfig[] {
 }
 
 /** Signing chain ids the built-in kinds must keep: signing for the wrong one is a rejected write. */
-export const FIXED_CHAIN_IDS: Partial<Record<NetworkKind, number>> = { sandbox: CHAIN_IDS.sandbox, testnet: CHAIN_IDS.testnet, mainnet: CHAIN_IDS.mainnet }
+export const FIXED_CHAIN_IDS: Partial<Record<NetworkKind, number>> = {
+  sandbox: CHAIN_IDS.sandbox,
+  testnet: CHAIN_IDS.testnet,
+  mainnet: CHAIN_IDS.mainnet,
+}
 
 export function isConfigured(n: NetworkConfig): n is ResolvedNetwork {
   return n.tradingUrl !== null && n.wsUrl !== null && n.earnUrl !== null
@@ -91,10 +101,14 @@ export function isConfigured(n: NetworkConfig): n is ResolvedNetwork {
 export function requireConfigured(n: NetworkConfig): ResolvedNetwork {
   if (isConfigured(n)) return n
   const missing = (['tradingUrl', 'wsUrl', 'earnUrl'] as const).filter((k) => n[k] === null)
-  throw new DeskError('NetworkNotConfigured', `network "${n.name}" has no ${missing.join(', ')} yet; set them with \`desk networks set ${n.name} ...\` or in Settings`, {
-    network: n.name,
-    missing: missing.join(','),
-  })
+  throw new DeskError(
+    'NetworkNotConfigured',
+    `network "${n.name}" has no ${missing.join(', ')} yet; set them with \`desk networks set ${n.name} ...\` or in Settings`,
+    {
+      network: n.name,
+      missing: missing.join(','),
+    },
+  )
 }
 
 /**
@@ -115,7 +129,11 @@ export function validateNetwork(input: unknown): NetworkConfig {
   }
   if (n.strictLimits === false && n.kind !== 'sandbox') {
     // Only the sandbox may stream past the counted limits: a real service may enforce them any day.
-    throw new DeskError('InvalidNetwork', `strict limits stay on for the ${n.kind} network "${n.name}"; only the sandbox can turn them off`, { path: 'strictLimits' })
+    throw new DeskError(
+      'InvalidNetwork',
+      `strict limits stay on for the ${n.kind} network "${n.name}"; only the sandbox can turn them off`,
+      { path: 'strictLimits' },
+    )
   }
   const builtinName = builtinNetworks().find((b) => b.name === n.name)
   if (builtinName && builtinName.kind !== n.kind) {

@@ -21,9 +21,17 @@ describe('SettingsStore', () => {
   })
 
   it('persists updates atomically and reads them back in a new store', () => {
-    new SettingsStore(dir).update({ autoLockMinutes: 30, theme: 'light', warningThresholds: { watchPct: 40, warningPct: 70, criticalPct: 85 } })
+    new SettingsStore(dir).update({
+      autoLockMinutes: 30,
+      theme: 'light',
+      warningThresholds: { watchPct: 40, warningPct: 70, criticalPct: 85 },
+    })
     const again = new SettingsStore(dir).load()
-    expect(again).toMatchObject({ autoLockMinutes: 30, theme: 'light', warningThresholds: { watchPct: 40, warningPct: 70, criticalPct: 85 } })
+    expect(again).toMatchObject({
+      autoLockMinutes: 30,
+      theme: 'light',
+      warningThresholds: { watchPct: 40, warningPct: 70, criticalPct: 85 },
+    })
     expect(readdirSync(dir)).toEqual([SETTINGS_FILE])
   })
 
@@ -37,7 +45,9 @@ describe('SettingsStore', () => {
 
   it('an invalid file names the bad field', () => {
     writeFileSync(join(dir, SETTINGS_FILE), JSON.stringify({ ...defaultSettings(), autoLockMinutes: -5 }))
-    expect(() => new SettingsStore(dir).load()).toThrow(expect.objectContaining({ code: 'SettingsInvalid', details: expect.objectContaining({ path: 'autoLockMinutes' }) }))
+    expect(() => new SettingsStore(dir).load()).toThrow(
+      expect.objectContaining({ code: 'SettingsInvalid', details: expect.objectContaining({ path: 'autoLockMinutes' }) }),
+    )
     writeFileSync(join(dir, SETTINGS_FILE), JSON.stringify({ ...defaultSettings(), selectedNetwork: 'nowhere' }))
     expect(() => new SettingsStore(dir).load()).toThrow(expect.objectContaining({ code: 'SettingsInvalid' }))
   })
@@ -50,8 +60,24 @@ describe('SettingsStore', () => {
 
   it('configures mainnet, adds and removes a custom network, selects networks', () => {
     const s = new SettingsStore(dir)
-    s.saveNetwork({ ...s.network('mainnet'), tradingUrl: 'https://api.example', wsUrl: 'wss://api.example/ws', earnUrl: 'https://pool.example', infoRatePerSec: 5 })
-    s.saveNetwork({ name: 'lab', kind: 'custom', network: 'lab', chainId: 31337, tradingUrl: 'http://10.0.0.2:8080', wsUrl: 'ws://10.0.0.2:8080/ws', earnUrl: 'http://10.0.0.2:8081', infoRatePerSec: 1, tradeRatePerSec: 1 })
+    s.saveNetwork({
+      ...s.network('mainnet'),
+      tradingUrl: 'https://api.example',
+      wsUrl: 'wss://api.example/ws',
+      earnUrl: 'https://pool.example',
+      infoRatePerSec: 5,
+    })
+    s.saveNetwork({
+      name: 'lab',
+      kind: 'custom',
+      network: 'lab',
+      chainId: 31337,
+      tradingUrl: 'http://10.0.0.2:8080',
+      wsUrl: 'ws://10.0.0.2:8080/ws',
+      earnUrl: 'http://10.0.0.2:8081',
+      infoRatePerSec: 1,
+      tradeRatePerSec: 1,
+    })
     s.select('lab')
     const again = new SettingsStore(dir)
     expect(again.network('mainnet')).toMatchObject({ tradingUrl: 'https://api.example', infoRatePerSec: 5 })

@@ -94,18 +94,25 @@ export class SettingsStore {
       text = readFileSync(this.file, 'utf8')
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return (this.cached = defaultSettings())
-      throw new DeskError('SettingsUnreadable', `cannot read ${this.file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`, { file: this.file })
+      throw new DeskError('SettingsUnreadable', `cannot read ${this.file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`, {
+        file: this.file,
+      })
     }
     let json: unknown
     try {
       json = JSON.parse(text)
     } catch {
-      throw new DeskError('SettingsCorrupt', `${this.file} is not valid JSON; fix or move it away (it was left untouched)`, { file: this.file })
+      throw new DeskError('SettingsCorrupt', `${this.file} is not valid JSON; fix or move it away (it was left untouched)`, {
+        file: this.file,
+      })
     }
     const r = v.safeParse(SettingsSchema, json)
     if (!r.success) {
       const { message, path } = issueText(r.issues)
-      throw new DeskError('SettingsInvalid', `${this.file}: ${path ? path + ': ' : ''}${message} (the file was left untouched)`, { file: this.file, path })
+      throw new DeskError('SettingsInvalid', `${this.file}: ${path ? path + ': ' : ''}${message} (the file was left untouched)`, {
+        file: this.file,
+        path,
+      })
     }
     // Built-in networks added by a newer version appear without touching the operator's entries.
     const names = new Set(r.output.networks.map((n) => n.name))
@@ -134,7 +141,14 @@ export class SettingsStore {
 
   network(name: string): NetworkConfig {
     const n = this.load().networks.find((x) => x.name === name)
-    if (!n) throw new DeskError('UnknownNetwork', `no network named "${name}" (known: ${this.load().networks.map((x) => x.name).join(', ')})`, { network: name })
+    if (!n)
+      throw new DeskError(
+        'UnknownNetwork',
+        `no network named "${name}" (known: ${this.load()
+          .networks.map((x) => x.name)
+          .join(', ')})`,
+        { network: name },
+      )
     return n
   }
 
@@ -160,9 +174,11 @@ export class SettingsStore {
   /** Removes a custom network; built-ins cannot be removed, only reconfigured. */
   removeNetwork(name: string): void {
     const n = this.network(name)
-    if (n.kind !== 'custom') throw new DeskError('BuiltinNetwork', `the ${n.kind} network is built in; edit its URLs instead of removing it`, { network: name })
+    if (n.kind !== 'custom')
+      throw new DeskError('BuiltinNetwork', `the ${n.kind} network is built in; edit its URLs instead of removing it`, { network: name })
     const s = this.load()
-    if (s.selectedNetwork === name) throw new DeskError('NetworkInUse', `"${name}" is the selected network; select another one first`, { network: name })
+    if (s.selectedNetwork === name)
+      throw new DeskError('NetworkInUse', `"${name}" is the selected network; select another one first`, { network: name })
     this.save({ ...s, networks: s.networks.filter((x) => x.name !== name) })
   }
 }

@@ -19,7 +19,17 @@ describe('NonceAllocator', () => {
 
   it('never goes below a persisted nonce, so a restart with a clock behind never reuses one', () => {
     j = openJournalFile(':memory:')
-    j.record({ channel: 'trade', key: 'k', network: 'n', account: S, signer: S, actionType: 'order', summary: '', nonce: '5000', body: '{}' })
+    j.record({
+      channel: 'trade',
+      key: 'k',
+      network: 'n',
+      account: S,
+      signer: S,
+      actionType: 'order',
+      summary: '',
+      nonce: '5000',
+      body: '{}',
+    })
     const afterRestart = new NonceAllocator(j, () => 1000)
     expect(afterRestart.next('n', S)).toBe(5001n)
     expect(afterRestart.next('n', S.toUpperCase().replace('0X', '0x'))).toBe(5002n)

@@ -308,7 +308,8 @@ describe('RateScheduler: the service never sees more than its budget', () => {
       for (let round = 0; round < 6; round++) {
         // A burst of work queued at once, each request delayed on its way by 0-400 ms...
         const n = 2 + Math.floor(r() * 8)
-        for (let i = 0; i < n; i++) all.push(s.run(lanes[Math.floor(r() * lanes.length)]!, service.request(Math.floor(r() * 400), Math.floor(r() * 50))))
+        for (let i = 0; i < n; i++)
+          all.push(s.run(lanes[Math.floor(r() * lanes.length)]!, service.request(Math.floor(r() * 400), Math.floor(r() * 50))))
         // ...then a pause long enough for the bucket to fill again (or not).
         await vi.advanceTimersByTimeAsync(Math.floor(r() * 6_000))
       }

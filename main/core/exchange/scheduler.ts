@@ -165,7 +165,13 @@ export class RateScheduler {
   stats(): SchedulerStats {
     this.refill()
     return {
-      queued: { write: this.queues.write.length, operator: this.queues.operator.length, reconcile: this.queues.reconcile.length, marks: this.queues.marks.length, background: this.queues.background.length },
+      queued: {
+        write: this.queues.write.length,
+        operator: this.queues.operator.length,
+        reconcile: this.queues.reconcile.length,
+        marks: this.queues.marks.length,
+        background: this.queues.background.length,
+      },
       tokens: this.tokens,
       inFlight: this.inFlight,
       pausedForMs: Math.max(0, this.pausedUntil - this.now()),
@@ -277,11 +283,14 @@ export class RateScheduler {
     if (this.timer && this.timerAt <= at) return
     if (this.timer) clearTimeout(this.timer)
     this.timerAt = at
-    this.timer = setTimeout(() => {
-      this.timer = undefined
-      this.timerAt = Infinity
-      this.pump()
-    }, Math.max(1, ms))
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined
+        this.timerAt = Infinity
+        this.pump()
+      },
+      Math.max(1, ms),
+    )
   }
 }
 
@@ -317,7 +326,13 @@ export class HostSchedulers {
       if (existing.stats().ratePerSec !== ratePerSec) existing.setRate(ratePerSec)
       return existing
     }
-    const s = new RateScheduler({ ratePerSec, marginMs: HOST_MARGIN_MS, arrivalBoundMs: ARRIVAL_BOUND_MS, name: key, ...(this.now ? { now: this.now } : {}) })
+    const s = new RateScheduler({
+      ratePerSec,
+      marginMs: HOST_MARGIN_MS,
+      arrivalBoundMs: ARRIVAL_BOUND_MS,
+      name: key,
+      ...(this.now ? { now: this.now } : {}),
+    })
     this.byKey.set(key, s)
     return s
   }

@@ -47,7 +47,12 @@ beforeAll(async () => {
   vault.addAgent(O0, 2, devAgent(1).privateKey)
   vault.addAgent(O1, 1, devAgent(2).privateKey)
   journal = openTempJournal()
-  const network: ResolvedNetwork = { ...sandboxNetwork(), tradingUrl: sb.tradingUrl, wsUrl: sb.wsUrl, earnUrl: sb.earnUrl } as ResolvedNetwork
+  const network: ResolvedNetwork = {
+    ...sandboxNetwork(),
+    tradingUrl: sb.tradingUrl,
+    wsUrl: sb.wsUrl,
+    earnUrl: sb.earnUrl,
+  } as ResolvedNetwork
   const info = new InfoClient({ baseUrl: sb.tradingUrl, scheduler: new RateScheduler({ ratePerSec: 1000 }) })
   session = new WriteSide({ network, journal, vault, info, tradeScheduler: new RateScheduler({ ratePerSec: 1000 }) })
 })
@@ -75,11 +80,21 @@ describe('settle and repay against the sandbox', () => {
 
   it('refuses bad settles before signing: wrong direction, over-settle, excess precision, no long', async () => {
     const signed = vault.signatures
-    await expect(previewSettle(session.ctx, { from: O0, to: O3, asset: 'BTC', amount: '0.1' })).rejects.toMatchObject({ code: 'InvalidSettle' })
-    await expect(previewSettle(session.ctx, { from: O3, to: O0, asset: 'BTC', amount: '5' })).rejects.toMatchObject({ code: 'InvalidSettle' })
-    await expect(previewSettle(session.ctx, { from: O3, to: O0, asset: 'BTC', amount: '0.000000001' })).rejects.toMatchObject({ code: 'ExcessPrecision' })
-    await expect(previewSettle(session.ctx, { from: O3, to: O0, asset: 'USDC', amount: '1' })).rejects.toMatchObject({ code: 'InvalidSettle' })
-    await expect(previewSettle(session.ctx, { from: O3, to: O5, asset: 'BTC', amount: '0.1' })).rejects.toMatchObject({ code: 'InvalidCashAccount' })
+    await expect(previewSettle(session.ctx, { from: O0, to: O3, asset: 'BTC', amount: '0.1' })).rejects.toMatchObject({
+      code: 'InvalidSettle',
+    })
+    await expect(previewSettle(session.ctx, { from: O3, to: O0, asset: 'BTC', amount: '5' })).rejects.toMatchObject({
+      code: 'InvalidSettle',
+    })
+    await expect(previewSettle(session.ctx, { from: O3, to: O0, asset: 'BTC', amount: '0.000000001' })).rejects.toMatchObject({
+      code: 'ExcessPrecision',
+    })
+    await expect(previewSettle(session.ctx, { from: O3, to: O0, asset: 'USDC', amount: '1' })).rejects.toMatchObject({
+      code: 'InvalidSettle',
+    })
+    await expect(previewSettle(session.ctx, { from: O3, to: O5, asset: 'BTC', amount: '0.1' })).rejects.toMatchObject({
+      code: 'InvalidCashAccount',
+    })
     expect(vault.signatures).toBe(signed)
   })
 
@@ -90,24 +105,58 @@ describe('settle and repay against the sandbox', () => {
     const r = await repay(session.ctx, { from: O0, to: O3, asset: 'USDC', amount: '100' })
     expect(r.outcome.state).toBe('accepted')
     expect(executedByCloid(r.outcome.cloid)).toHaveLength(1)
-    await expect(previewRepay(session.ctx, { from: O0, to: O3, asset: 'USDC', amount: '999999' })).rejects.toMatchObject({ code: 'InvalidRepay' })
-    await expect(previewRepay(session.ctx, { from: O3, to: O3, asset: 'USDC', amount: '1' })).rejects.toMatchObject({ code: 'InvalidRepay' })
+    await expect(previewRepay(session.ctx, { from: O0, to: O3, asset: 'USDC', amount: '999999' })).rejects.toMatchObject({
+      code: 'InvalidRepay',
+    })
+    await expect(previewRepay(session.ctx, { from: O3, to: O3, asset: 'USDC', amount: '1' })).rejects.toMatchObject({
+      code: 'InvalidRepay',
+    })
   })
 })
 
 describe('orders against the sandbox', () => {
   it('checks a ticket with the market precision and refuses extra decimals', async () => {
-    await expect(checkOrderTicket(session.ctx, { account: O0, market: 1, side: 'bid', orderType: 'limit', tif: 'gtc', price: '50000.123456789', quantity: '0.01' })).rejects.toMatchObject({
+    await expect(
+      checkOrderTicket(session.ctx, {
+        account: O0,
+        market: 1,
+        side: 'bid',
+        orderType: 'limit',
+        tif: 'gtc',
+        price: '50000.123456789',
+        quantity: '0.01',
+      }),
+    ).rejects.toMatchObject({
       code: 'ExcessPrecision',
     })
-    await expect(checkOrderTicket(session.ctx, { account: O0, market: 1, side: 'bid', orderType: 'limit', tif: 'gtc', price: '1', quantity: '0.0001' })).rejects.toMatchObject({
+    await expect(
+      checkOrderTicket(session.ctx, {
+        account: O0,
+        market: 1,
+        side: 'bid',
+        orderType: 'limit',
+        tif: 'gtc',
+        price: '1',
+        quantity: '0.0001',
+      }),
+    ).rejects.toMatchObject({
       code: 'MinTradeSpotNtl',
     })
-    await expect(checkOrderTicket(session.ctx, { account: O0, market: 99, side: 'bid', orderType: 'limit', tif: 'gtc', price: '1', quantity: '1' })).rejects.toMatchObject({ code: 'UnknownMarket' })
+    await expect(
+      checkOrderTicket(session.ctx, { account: O0, market: 99, side: 'bid', orderType: 'limit', tif: 'gtc', price: '1', quantity: '1' }),
+    ).rejects.toMatchObject({ code: 'UnknownMarket' })
   })
 
   it('places with the agent key and its epoch, cancels by oid, cancels all, and the emergency cancel clears every market', async () => {
-    const placed = await placeOrder(session.ctx, { account: O0, market: 1, side: 'bid', orderType: 'limit', tif: 'gtc', price: '40000', quantity: '0.01' })
+    const placed = await placeOrder(session.ctx, {
+      account: O0,
+      market: 1,
+      side: 'bid',
+      orderType: 'limit',
+      tif: 'gtc',
+      price: '40000',
+      quantity: '0.01',
+    })
     expect(placed.leaves[0]).toMatchObject({ kind: 'open' })
     const entry = journal.get(placed.outcome.journalId)!
     expect(entry.signer).toBe(devAgent(0).address.toLowerCase())
@@ -127,7 +176,15 @@ describe('orders against the sandbox', () => {
   })
 
   it('reports a per-order failure from the leaf while the write is accepted', async () => {
-    const r = await placeOrder(session.ctx, { account: O0, market: 1, side: 'bid', orderType: 'limit', tif: 'ioc', price: '1000', quantity: '0.5' })
+    const r = await placeOrder(session.ctx, {
+      account: O0,
+      market: 1,
+      side: 'bid',
+      orderType: 'limit',
+      tif: 'ioc',
+      price: '1000',
+      quantity: '0.5',
+    })
     expect(r.outcome.state).toBe('accepted')
     expect(r.leaves[0]).toMatchObject({ kind: 'error', code: 'ioccancel' })
   })
@@ -138,7 +195,9 @@ describe('transfers, withdraw, activateFor', () => {
     const r = await transfer(session.ctx, { from: O0, to: O1, asset: 'USDC', amount: '12.5' })
     expect(r.amountAtoms).toBe('1250000000')
     expect(executedByCloid(r.outcome.cloid)).toHaveLength(1)
-    await expect(transfer(session.ctx, { from: O0, to: O3, asset: 'USDC', amount: '1' })).rejects.toMatchObject({ code: 'ActionNotAllowedForSpotCreditAccount' })
+    await expect(transfer(session.ctx, { from: O0, to: O3, asset: 'USDC', amount: '1' })).rejects.toMatchObject({
+      code: 'ActionNotAllowedForSpotCreditAccount',
+    })
     await expect(transfer(session.ctx, { from: O0, to: O0, asset: 'USDC', amount: '1' })).rejects.toMatchObject({ code: 'TransferToSelf' })
   })
 
@@ -171,7 +230,15 @@ describe('agents', () => {
     expect(rot.to.slot).not.toBe(3)
     expect(vault.addressOf({ owner: O1, role: 'agent', slot: 3 })).toBeNull()
     // Orders now go out under the new slot.
-    const o = await placeOrder(session.ctx, { account: O1, market: 2, side: 'bid', orderType: 'limit', tif: 'gtc', price: '2000', quantity: '0.1' })
+    const o = await placeOrder(session.ctx, {
+      account: O1,
+      market: 2,
+      side: 'bid',
+      orderType: 'limit',
+      tif: 'gtc',
+      price: '2000',
+      quantity: '0.1',
+    })
     expect(journal.get(o.outcome.journalId)!.signer).toBe(rot.to.agent)
     const rv = await revokeAgent(session.ctx, { owner: O1, slot: rot.to.slot })
     expect(rv.retired).toBe(rot.to.agent)
@@ -185,7 +252,15 @@ describe('agents', () => {
     // O5 has no agent in any slot.
     await expect(revokeAgent(session.ctx, { owner: O5, slot: 2 })).rejects.toMatchObject({ code: 'AgentSlotEmpty' })
     // An order that filled or was cancelled is no longer open: its cancel would only be rejected.
-    const o = await placeOrder(session.ctx, { account: O0, market: 2, side: 'bid', orderType: 'limit', tif: 'gtc', price: '1000', quantity: '0.1' })
+    const o = await placeOrder(session.ctx, {
+      account: O0,
+      market: 2,
+      side: 'bid',
+      orderType: 'limit',
+      tif: 'gtc',
+      price: '1000',
+      quantity: '0.1',
+    })
     const leaf = o.leaves[0]
     expect(leaf?.kind).toBe('open')
     const gone = leaf?.kind === 'open' ? leaf.oid : ''
@@ -214,13 +289,17 @@ describe('earn', () => {
 
     const ov0 = await earnOverview(session.earnCtx, O0)
     const active = ov0.assets.find((a) => a.symbol === 'USDC')!.activeOperationId!
-    await expect(previewCreateWithdrawal(session.earnCtx, { user: O0, asset: 'USDC', amount: '100', type: 'instant' })).rejects.toMatchObject({ code: 'ActiveWithdrawalExists' })
+    await expect(
+      previewCreateWithdrawal(session.earnCtx, { user: O0, asset: 'USDC', amount: '100', type: 'instant' }),
+    ).rejects.toMatchObject({ code: 'ActiveWithdrawalExists' })
     const c = await cancelEarnWithdrawal(session.earnCtx, { user: O0, operationId: active })
     expect(c.status).toBe('cancelled')
     const p = await previewCreateWithdrawal(session.earnCtx, { user: O0, asset: 'USDC', amount: '100', type: 'instant' })
     expect(p.fee).toBe('0.3')
     expect(p.net).toBe('99.7')
-    await expect(previewCreateWithdrawal(session.earnCtx, { user: O0, asset: 'USDC', amount: '1.123456789', type: 'scheduled' })).rejects.toMatchObject({ code: 'ExcessPrecision' })
+    await expect(
+      previewCreateWithdrawal(session.earnCtx, { user: O0, asset: 'USDC', amount: '1.123456789', type: 'scheduled' }),
+    ).rejects.toMatchObject({ code: 'ExcessPrecision' })
     const created = await createEarnWithdrawal(session.earnCtx, { user: O0, asset: 'USDC', amount: '100', type: 'instant' })
     expect(created.status).toBe('created')
     expect(journal.findByKey('sandbox', created.operationId, 'createWithdrawal')?.state).toBe('accepted')

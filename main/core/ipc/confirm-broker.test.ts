@@ -48,12 +48,36 @@ describe('ConfirmBroker', () => {
 
   it('names the signing key: the owner key of the account the write names, with the operator name the context adds', () => {
     const { broker, seen } = setup()
-    broker.setContext((r) => ({ ...r, details: { ...r.details, account: { name: 'Treasury A', address: '0x1111111111111111111111111111111111111111' } } }))
-    void broker.confirm({ title: 'Transfer', summary: ['x'], needsPassphrase: false, details: { account: { name: '', address: '0x1111111111111111111111111111111111111111' } } })
-    expect(seen[0]!.details?.signer).toEqual({ role: 'owner', label: 'Treasury A', address: '0x1111111111111111111111111111111111111111', owner: '0x1111111111111111111111111111111111111111' })
+    broker.setContext((r) => ({
+      ...r,
+      details: { ...r.details, account: { name: 'Treasury A', address: '0x1111111111111111111111111111111111111111' } },
+    }))
+    void broker.confirm({
+      title: 'Transfer',
+      summary: ['x'],
+      needsPassphrase: false,
+      details: { account: { name: '', address: '0x1111111111111111111111111111111111111111' } },
+    })
+    expect(seen[0]!.details?.signer).toEqual({
+      role: 'owner',
+      label: 'Treasury A',
+      address: '0x1111111111111111111111111111111111111111',
+      owner: '0x1111111111111111111111111111111111111111',
+    })
     // A write that names its signer keeps it.
-    const agent = { role: 'agent' as const, slot: 2, label: 'API key slot 2', address: '0x2222222222222222222222222222222222222222' as const, owner: '0x1111111111111111111111111111111111111111' as const }
-    void broker.confirm({ title: 'T', summary: ['x'], needsPassphrase: false, details: { account: { name: '', address: agent.owner }, signer: agent } })
+    const agent = {
+      role: 'agent' as const,
+      slot: 2,
+      label: 'API key slot 2',
+      address: '0x2222222222222222222222222222222222222222' as const,
+      owner: '0x1111111111111111111111111111111111111111' as const,
+    }
+    void broker.confirm({
+      title: 'T',
+      summary: ['x'],
+      needsPassphrase: false,
+      details: { account: { name: '', address: agent.owner }, signer: agent },
+    })
     expect(seen[1]!.details?.signer).toEqual(agent)
     broker.cancelAll()
   })

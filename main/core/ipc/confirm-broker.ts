@@ -48,8 +48,15 @@ export class ConfirmBroker implements Confirmer {
     const call = currentCallContext()
     const checks = call?.checks ?? []
     const d = raw.details as ConfirmDetails | undefined
-    const amount = d?.amount && d.amount.usd === null && call?.amountUsd !== undefined ? { amount: { ...d.amount, usd: call.amountUsd } } : {}
-    const request = withSigner(this.decorate(checks.length > 0 || 'amount' in amount ? { ...raw, details: { ...raw.details, ...amount, ...(checks.length > 0 ? { policyChecks: [...checks] } : {}) } } : raw))
+    const amount =
+      d?.amount && d.amount.usd === null && call?.amountUsd !== undefined ? { amount: { ...d.amount, usd: call.amountUsd } } : {}
+    const request = withSigner(
+      this.decorate(
+        checks.length > 0 || 'amount' in amount
+          ? { ...raw, details: { ...raw.details, ...amount, ...(checks.length > 0 ? { policyChecks: [...checks] } : {}) } }
+          : raw,
+      ),
+    )
     const id = randomUUID()
     const origin = call?.host === 'cli' ? 'cli' : 'app'
     return new Promise((resolve) => {

@@ -10,7 +10,16 @@ function mem(now: () => number = () => 1_000): Journal {
   open.push(j)
   return j
 }
-const alert = (i: number) => ({ network: 'sandbox', kind: 'order-filled', level: 'info', title: `t${i}`, message: `m${i}`, account: null, at: 1_000 + i, desktopSuppressed: false })
+const alert = (i: number) => ({
+  network: 'sandbox',
+  kind: 'order-filled',
+  level: 'info',
+  title: `t${i}`,
+  message: `m${i}`,
+  account: null,
+  at: 1_000 + i,
+  desktopSuppressed: false,
+})
 
 describe('alert log (migration 4)', () => {
   it('fires once per key and network', () => {

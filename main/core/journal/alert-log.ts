@@ -58,10 +58,14 @@ export class AlertLog {
   /** Records the alert unless `key` already fired on this network; returns it, or null when it had fired. */
   fire(key: string, a: NewAlert): AlertRecord | null {
     return this.db.transaction((): AlertRecord | null => {
-      const ins = this.db.prepare(`INSERT OR IGNORE INTO alert_state (network, key, value, at) VALUES (?, ?, '1', ?)`).run(a.network, `fired:${key}`, a.at)
+      const ins = this.db
+        .prepare(`INSERT OR IGNORE INTO alert_state (network, key, value, at) VALUES (?, ?, '1', ?)`)
+        .run(a.network, `fired:${key}`, a.at)
       if (ins.changes === 0) return null
       const r = this.db
-        .prepare(`INSERT INTO alerts (network, kind, level, title, message, account, at, desktop_suppressed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+        .prepare(
+          `INSERT INTO alerts (network, kind, level, title, message, account, at, desktop_suppressed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
         .run(a.network, a.kind, a.level, a.title, a.message, a.account, a.at, a.desktopSuppressed ? 1 : 0)
       const id = Number(r.lastInsertRowid)
       this.db.prepare(`DELETE FROM alerts WHERE id <= ?`).run(id - this.cap)
@@ -71,7 +75,9 @@ export class AlertLog {
 
   /** Newest first. */
   list(opts: { sinceMs?: number; limit?: number } = {}): AlertRecord[] {
-    const rows = this.db.prepare(`SELECT * FROM alerts WHERE at >= ? ORDER BY id DESC LIMIT ?`).all(opts.sinceMs ?? 0, Math.min(opts.limit ?? this.cap, this.cap)) as Row[]
+    const rows = this.db
+      .prepare(`SELECT * FROM alerts WHERE at >= ? ORDER BY id DESC LIMIT ?`)
+      .all(opts.sinceMs ?? 0, Math.min(opts.limit ?? this.cap, this.cap)) as Row[]
     return rows.map(toRecord)
   }
 
@@ -86,13 +92,19 @@ export class AlertLog {
   }
 
   getState(network: string, key: string): string | null {
-    const r = this.db.prepare(`SELECT value FROM alert_state WHERE network = ? AND key = ?`).get(network, key) as { value: string } | undefined
+    const r = this.db.prepare(`SELECT value FROM alert_state WHERE network = ? AND key = ?`).get(network, key) as
+      { value: string } | undefined
     return r ? r.value : null
   }
 
   setState(network: string, key: string, value: string | null): void {
     if (value === null) this.db.prepare(`DELETE FROM alert_state WHERE network = ? AND key = ?`).run(network, key)
-    else this.db.prepare(`INSERT INTO alert_state (network, key, value, at) VALUES (?, ?, ?, ?) ON CONFLICT (network, key) DO UPDATE SET value = excluded.value, at = excluded.at`).run(network, key, value, this.now())
+    else
+      this.db
+        .prepare(
+          `INSERT INTO alert_state (network, key, value, at) VALUES (?, ?, ?, ?) ON CONFLICT (network, key) DO UPDATE SET value = excluded.value, at = excluded.at`,
+        )
+        .run(network, key, value, this.now())
   }
 
   /** Forgets fired keys older than `beforeMs` (the log itself is bounded by count). */
@@ -106,6 +118,10 @@ export class AlertLog {
   }
 
   saveSettingsJson(json: string): void {
-    this.db.prepare(`INSERT INTO alert_settings (id, json, updated_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET json = excluded.json, updated_at = excluded.updated_at`).run(json, this.now())
+    this.db
+      .prepare(
+        `INSERT INTO alert_settings (id, json, updated_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET json = excluded.json, updated_at = excluded.updated_at`,
+      )
+      .run(json, this.now())
   }
 }

@@ -5,7 +5,8 @@ import type { CreditSample } from './types'
 const ATOMS = /^-?(0|[1-9][0-9]*)$/
 
 function checkAtoms(v: string | null, field: string): string | null {
-  if (v !== null && !ATOMS.test(v)) throw new DeskError('InvalidCreditSample', `${field} must be an integer usd_atoms string or null`, { field })
+  if (v !== null && !ATOMS.test(v))
+    throw new DeskError('InvalidCreditSample', `${field} must be an integer usd_atoms string or null`, { field })
   return v
 }
 
@@ -16,8 +17,10 @@ export class CreditHistory {
   append(network: string, account: string, s: CreditSample): void {
     if (!Number.isSafeInteger(s.at) || s.at < 0) throw new DeskError('InvalidCreditSample', 'at must be Unix milliseconds', { field: 'at' })
     this.db
-      .prepare(`INSERT INTO credit_samples (network, account, at, status, credit_usd_atoms, available_usd_atoms, last_known_usd_atoms, level, detail)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      .prepare(
+        `INSERT INTO credit_samples (network, account, at, status, credit_usd_atoms, available_usd_atoms, last_known_usd_atoms, level, detail)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
       .run(
         network,
         account.toLowerCase(),
@@ -34,7 +37,9 @@ export class CreditHistory {
   /** Samples at or after `since` (ms), oldest first, at most `limit` (newest kept when capped). */
   since(network: string, account: string, since: number, limit = 10_000): CreditSample[] {
     const rows = this.db
-      .prepare(`SELECT * FROM (SELECT * FROM credit_samples WHERE network = ? AND account = ? AND at >= ? ORDER BY at DESC, id DESC LIMIT ?) ORDER BY at ASC, id ASC`)
+      .prepare(
+        `SELECT * FROM (SELECT * FROM credit_samples WHERE network = ? AND account = ? AND at >= ? ORDER BY at DESC, id DESC LIMIT ?) ORDER BY at ASC, id ASC`,
+      )
       .all(network, account.toLowerCase(), since, limit) as {
       at: number
       status: string | null

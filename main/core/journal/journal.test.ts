@@ -103,7 +103,15 @@ describe('submissions', () => {
     j.update(s.id, { state: 'unknown', code: 'NodeUnreachable', note: '504' })
     t = 1003
     const done = j.update(s.id, { state: 'reconciled', finalStatus: 'settle', txHash: '0xaa' })
-    expect(done).toMatchObject({ state: 'reconciled', finalStatus: 'settle', code: 'NodeUnreachable', txHash: '0xaa', attempts: 1, resolvedAt: 1003, traceId: 'tr-1' })
+    expect(done).toMatchObject({
+      state: 'reconciled',
+      finalStatus: 'settle',
+      code: 'NodeUnreachable',
+      txHash: '0xaa',
+      attempts: 1,
+      resolvedAt: 1003,
+      traceId: 'tr-1',
+    })
     expect(j.history(s.id).map((e) => [e.state, e.at])).toEqual([
       ['signed', 1000],
       ['sent', 1001],
@@ -273,7 +281,14 @@ describe('account state cache and credit history', () => {
     expect(h[2]!.detail).toEqual({ ltv: { '1': '50' } })
     expect(j.creditHistory('sandbox', A, 0, 2).map((s) => s.at)).toEqual([400, 500])
     expect(() =>
-      j.appendCreditSample('sandbox', A, { at: 1, status: null, creditUsdAtoms: '1.5', availableUsdAtoms: null, lastKnownAvailableUsdAtoms: null, level: null }),
+      j.appendCreditSample('sandbox', A, {
+        at: 1,
+        status: null,
+        creditUsdAtoms: '1.5',
+        availableUsdAtoms: null,
+        lastKnownAvailableUsdAtoms: null,
+        level: null,
+      }),
     ).toThrowError(expect.objectContaining({ code: 'InvalidCreditSample' }))
     expect(j.pruneCreditHistory(300)).toBe(2)
   })
@@ -286,7 +301,9 @@ describe('journal migrations under concurrency', () => {
       const script = `import { openJournal } from ${JSON.stringify(new URL('./index.ts', import.meta.url).pathname)}; const j = openJournal(process.argv[1]); await j.close(); console.log('ok')`
       const run = () =>
         new Promise<{ code: number | null; out: string }>((resolve) => {
-          const c = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, dir], { stdio: ['ignore', 'pipe', 'pipe'] })
+          const c = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, dir], {
+            stdio: ['ignore', 'pipe', 'pipe'],
+          })
           let out = ''
           c.stdout.on('data', (d: Buffer) => (out += d.toString()))
           c.stderr.on('data', (d: Buffer) => (out += d.toString()))

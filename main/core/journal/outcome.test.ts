@@ -11,7 +11,18 @@ const CLOID = '0x' + 'ab'.repeat(16)
 let n = 1700000000000
 function sub(over: Partial<NewSubmission> = {}): NewSubmission {
   n++
-  return { channel: 'trade', key: CLOID, network: 'sandbox', account: A, signer: A, actionType: 'settle', summary: 's', nonce: String(n), body: '{}', ...over }
+  return {
+    channel: 'trade',
+    key: CLOID,
+    network: 'sandbox',
+    account: A,
+    signer: A,
+    actionType: 'settle',
+    summary: 's',
+    nonce: String(n),
+    body: '{}',
+    ...over,
+  }
 }
 const open: Journal[] = []
 const dirs: string[] = []
@@ -33,8 +44,12 @@ describe('journal outcomes (failed, unresolved, acknowledgement)', () => {
     const old = new Database(file)
     old.exec(MIGRATIONS[0]!)
     old.pragma('user_version = 1')
-    old.prepare(`INSERT INTO submissions (id, channel, key, network, account, signer, action_type, summary, nonce, body, state, created_at, updated_at)
-      VALUES (7, 'trade', ?, 'sandbox', ?, ?, 'settle', 'old one', '5', '{}', 'unknown', 1, 1)`).run(CLOID, A, A)
+    old
+      .prepare(
+        `INSERT INTO submissions (id, channel, key, network, account, signer, action_type, summary, nonce, body, state, created_at, updated_at)
+      VALUES (7, 'trade', ?, 'sandbox', ?, ?, 'settle', 'old one', '5', '{}', 'unknown', 1, 1)`,
+      )
+      .run(CLOID, A, A)
     old.prepare(`INSERT INTO submission_events (submission_id, at, state) VALUES (7, 1, 'signed')`).run()
     old.close()
     const j = openJournalFile(file)

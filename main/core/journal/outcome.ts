@@ -54,7 +54,9 @@ export function outcomeOf(s: Submission): WriteOutcomeOf {
  * is still being settled, executed (whatever its result), or is unresolved without an
  * operator acknowledgement. Only writes proven never executed (or acknowledged) free it.
  */
-export function reuseBlocker(entries: readonly Submission[]): { entry: Submission; reason: 'inflight' | 'executed' | 'unacknowledged' } | null {
+export function reuseBlocker(
+  entries: readonly Submission[],
+): { entry: Submission; reason: 'inflight' | 'executed' | 'unacknowledged' } | null {
   for (const e of entries) {
     const o = outcomeOf(e)
     if (o.kind === 'pending') return { entry: e, reason: 'inflight' }

@@ -18,7 +18,9 @@ export class PolicyEvents {
     }
     if (json === undefined) throw new DeskError('InvalidPolicyEvent', `policy event "${kind}" is not JSON-serialisable`, { kind })
     const at = this.now()
-    const r = this.db.prepare(`INSERT INTO policy_events (network, at, kind, summary, detail) VALUES (?, ?, ?, ?, ?)`).run(network, at, kind, summary, json)
+    const r = this.db
+      .prepare(`INSERT INTO policy_events (network, at, kind, summary, detail) VALUES (?, ?, ?, ?, ?)`)
+      .run(network, at, kind, summary, json)
     return { id: Number(r.lastInsertRowid), network, at, kind, summary, detail: JSON.parse(json) as unknown }
   }
 
@@ -32,6 +34,13 @@ export class PolicyEvents {
       summary: string
       detail: string
     }[]
-    return rows.map((r) => ({ id: r.id, network: r.network, at: r.at, kind: r.kind, summary: r.summary, detail: JSON.parse(r.detail) as unknown }))
+    return rows.map((r) => ({
+      id: r.id,
+      network: r.network,
+      at: r.at,
+      kind: r.kind,
+      summary: r.summary,
+      detail: JSON.parse(r.detail) as unknown,
+    }))
   }
 }

@@ -15,9 +15,25 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
 })
 function sub(over: Partial<NewSubmission> = {}): NewSubmission {
-  return { channel: 'trade', key: CLOID, network: 'sandbox', account: A, signer: A, actionType: 'order', summary: 'bid 1 @ 100 limit/gtc market 1', nonce: '1700000000000', body: '{}', ...over }
+  return {
+    channel: 'trade',
+    key: CLOID,
+    network: 'sandbox',
+    account: A,
+    signer: A,
+    actionType: 'order',
+    summary: 'bid 1 @ 100 limit/gtc market 1',
+    nonce: '1700000000000',
+    body: '{}',
+    ...over,
+  }
 }
-const placed = (oid: string) => JSON.stringify({ submission_status: 'accepted', tx_hash: '0xfeedbeef', response: { type: 'order', status: { open: { oid: Number(oid), cloid: CLOID } } } })
+const placed = (oid: string) =>
+  JSON.stringify({
+    submission_status: 'accepted',
+    tx_hash: '0xfeedbeef',
+    response: { type: 'order', status: { open: { oid: Number(oid), cloid: CLOID } } },
+  })
 
 describe('journal search (q)', () => {
   it('finds a placed order by its oid (from the answer), its cloid, its tx hash and a word of its summary', () => {
@@ -45,7 +61,11 @@ describe('journal search (q)', () => {
     const s = j.record(sub())
     j.update(s.id, { state: 'sent' })
     j.update(s.id, { state: 'unknown', response: JSON.stringify({ submission_status: 'timeout' }) })
-    j.update(s.id, { state: 'reconciled', finalStatus: 'open', evidence: JSON.stringify({ orderStatus: { found: true, oid: '77', status: 'open' } }) })
+    j.update(s.id, {
+      state: 'reconciled',
+      finalStatus: 'open',
+      evidence: JSON.stringify({ orderStatus: { found: true, oid: '77', status: 'open' } }),
+    })
     expect(j.list({ q: '77' }).map((x) => x.id)).toEqual([s.id])
   })
 
@@ -56,8 +76,12 @@ describe('journal search (q)', () => {
     const old = new Database(file)
     for (let i = 0; i < 4; i++) old.exec(MIGRATIONS[i]!)
     old.pragma('user_version = 4')
-    old.prepare(`INSERT INTO submissions (id, channel, key, network, account, signer, action_type, summary, nonce, body, state, response, created_at, updated_at)
-      VALUES (3, 'trade', ?, 'sandbox', ?, ?, 'order', 'old order', '5', '{}', 'accepted', ?, 1, 1)`).run(CLOID, A, A, placed('9001'))
+    old
+      .prepare(
+        `INSERT INTO submissions (id, channel, key, network, account, signer, action_type, summary, nonce, body, state, response, created_at, updated_at)
+      VALUES (3, 'trade', ?, 'sandbox', ?, ?, 'order', 'old order', '5', '{}', 'accepted', ?, 1, 1)`,
+      )
+      .run(CLOID, A, A, placed('9001'))
     old.close()
     const j = openJournalFile(file)
     open.push(j)

@@ -20,19 +20,27 @@ export class StateCache {
     } catch {
       json = undefined
     }
-    if (json === undefined) throw new DeskError('InvalidStateValue', `state "${kind}" for ${account} is not JSON-serialisable (bigints must be strings)`, { kind })
+    if (json === undefined)
+      throw new DeskError('InvalidStateValue', `state "${kind}" for ${account} is not JSON-serialisable (bigints must be strings)`, {
+        kind,
+      })
     this.db
-      .prepare(`INSERT INTO account_state (network, account, kind, json, fetched_at) VALUES (?, ?, ?, ?, ?)
+      .prepare(
+        `INSERT INTO account_state (network, account, kind, json, fetched_at) VALUES (?, ?, ?, ?, ?)
         ON CONFLICT (network, account, kind) DO UPDATE SET json = excluded.json, fetched_at = excluded.fetched_at
-        WHERE excluded.fetched_at >= account_state.fetched_at`)
+        WHERE excluded.fetched_at >= account_state.fetched_at`,
+      )
       .run(network, account.toLowerCase(), kind, json, fetchedAt)
   }
 
   get<T = unknown>(network: string, account: string, kind: AccountStateKind): CachedState<T> | null {
-    const row = this.db.prepare(`SELECT * FROM account_state WHERE network = ? AND account = ? AND kind = ?`).get(network, account.toLowerCase(), kind) as
-      | { network: string; account: string; kind: string; json: string; fetched_at: number }
-      | undefined
-    return row ? { network: row.network, account: row.account, kind: row.kind, value: JSON.parse(row.json) as T, fetchedAt: row.fetched_at } : null
+    const row = this.db
+      .prepare(`SELECT * FROM account_state WHERE network = ? AND account = ? AND kind = ?`)
+      .get(network, account.toLowerCase(), kind) as
+      { network: string; account: string; kind: string; json: string; fetched_at: number } | undefined
+    return row
+      ? { network: row.network, account: row.account, kind: row.kind, value: JSON.parse(row.json) as T, fetchedAt: row.fetched_at }
+      : null
   }
 
   /** Every cached kind of every account on a network (start-up hydration). */
@@ -44,11 +52,19 @@ export class StateCache {
       json: string
       fetched_at: number
     }[]
-    return rows.map((r) => ({ network: r.network, account: r.account, kind: r.kind, value: JSON.parse(r.json) as unknown, fetchedAt: r.fetched_at }))
+    return rows.map((r) => ({
+      network: r.network,
+      account: r.account,
+      kind: r.kind,
+      value: JSON.parse(r.json) as unknown,
+      fetchedAt: r.fetched_at,
+    }))
   }
 
   delete(network: string, account: string, kind?: AccountStateKind): void {
-    if (kind === undefined) this.db.prepare(`DELETE FROM account_state WHERE network = ? AND account = ?`).run(network, account.toLowerCase())
-    else this.db.prepare(`DELETE FROM account_state WHERE network = ? AND account = ? AND kind = ?`).run(network, account.toLowerCase(), kind)
+    if (kind === undefined)
+      this.db.prepare(`DELETE FROM account_state WHERE network = ? AND account = ?`).run(network, account.toLowerCase())
+    else
+      this.db.prepare(`DELETE FROM account_state WHERE network = ? AND account = ? AND kind = ?`).run(network, account.toLowerCase(), kind)
   }
 }

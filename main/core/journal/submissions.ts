@@ -105,7 +105,13 @@ const U64 = /^(0|[1-9][0-9]*)$/
 
 export class NonceConflictError extends DeskError {
   constructor(kind: NonceKind, network: string, signer: string, nonce: string, last: string) {
-    super('NonceConflict', `${kind} nonce ${nonce} for ${signer} on ${network} is not above the last one used (${last})`, { kind, network, signer, nonce, last })
+    super('NonceConflict', `${kind} nonce ${nonce} for ${signer} on ${network} is not above the last one used (${last})`, {
+      kind,
+      network,
+      signer,
+      nonce,
+      last,
+    })
   }
 }
 
@@ -137,7 +143,9 @@ export class SubmissionStore {
     this.insertStmt = db.prepare(`INSERT INTO submissions
       (channel, key, network, account, signer, action_type, summary, nonce, business_nonce, body, state, trace_id, submit_height, created_at, updated_at)
       VALUES (@channel, @key, @network, @account, @signer, @action_type, @summary, @nonce, @business_nonce, @body, 'signed', @trace_id, @submit_height, @now, @now)`)
-    this.eventStmt = db.prepare(`INSERT INTO submission_events (submission_id, at, state, final_status, code, note) VALUES (?, ?, ?, ?, ?, ?)`)
+    this.eventStmt = db.prepare(
+      `INSERT INTO submission_events (submission_id, at, state, final_status, code, note) VALUES (?, ?, ?, ?, ?, ?)`,
+    )
     this.getStmt = db.prepare(`SELECT * FROM submissions WHERE id = ?`)
     this.nonceGet = db.prepare(`SELECT last FROM nonces WHERE network = ? AND signer = ? AND kind = ?`)
     this.nonceSet = db.prepare(`INSERT INTO nonces (network, signer, kind, last) VALUES (?, ?, ?, ?)
@@ -204,12 +212,18 @@ export class SubmissionStore {
       const cur = this.get(id)
       if (!cur) throw new DeskError('SubmissionNotFound', `no journal entry ${id}`, { id })
       if (!TRANSITIONS[cur.state].includes(u.state)) {
-        throw new DeskError('InvalidJournalTransition', `journal entry ${id} cannot move from ${cur.state} to ${u.state}`, { id, from: cur.state, to: u.state })
+        throw new DeskError('InvalidJournalTransition', `journal entry ${id} cannot move from ${cur.state} to ${u.state}`, {
+          id,
+          from: cur.state,
+          to: u.state,
+        })
       }
       const resolvedAt = isFinalState(u.state) ? (cur.resolvedAt ?? t) : null
       this.db
-        .prepare(`UPDATE submissions SET state = ?, final_status = ?, code = ?, tx_hash = ?, trace_id = ?, response = ?,
-          attempts = attempts + ?, updated_at = ?, resolved_at = ?, evidence = ?, advice = ?, oids = ? WHERE id = ?`)
+        .prepare(
+          `UPDATE submissions SET state = ?, final_status = ?, code = ?, tx_hash = ?, trace_id = ?, response = ?,
+          attempts = attempts + ?, updated_at = ?, resolved_at = ?, evidence = ?, advice = ?, oids = ? WHERE id = ?`,
+        )
         .run(
           u.state,
           u.finalStatus !== undefined ? u.finalStatus : cur.finalStatus,
@@ -239,14 +253,20 @@ export class SubmissionStore {
    */
   acknowledgeUnresolved(id: number, note: string): Submission {
     const text = note.trim()
-    if (text.length === 0) throw new DeskError('AcknowledgementNoteRequired', 'an acknowledgement needs a note saying what was checked', { id })
-    if (text.length > 1000) throw new DeskError('AcknowledgementNoteTooLong', 'the acknowledgement note is limited to 1000 characters', { id })
+    if (text.length === 0)
+      throw new DeskError('AcknowledgementNoteRequired', 'an acknowledgement needs a note saying what was checked', { id })
+    if (text.length > 1000)
+      throw new DeskError('AcknowledgementNoteTooLong', 'the acknowledgement note is limited to 1000 characters', { id })
     const t = this.now()
     this.db
       .transaction(() => {
         const cur = this.get(id)
         if (!cur) throw new DeskError('SubmissionNotFound', `no journal entry ${id}`, { id })
-        if (cur.state !== 'unresolved') throw new DeskError('NotUnresolved', `journal entry ${id} is ${cur.state}, not unresolved; nothing to acknowledge`, { id, state: cur.state })
+        if (cur.state !== 'unresolved')
+          throw new DeskError('NotUnresolved', `journal entry ${id} is ${cur.state}, not unresolved; nothing to acknowledge`, {
+            id,
+            state: cur.state,
+          })
         if (cur.acknowledgedAt !== null) throw new DeskError('AlreadyAcknowledged', `journal entry ${id} was already acknowledged`, { id })
         this.db.prepare(`UPDATE submissions SET acknowledged_at = ?, ack_note = ?, updated_at = ? WHERE id = ?`).run(t, text, t, id)
         this.eventStmt.run(id, t, 'unresolved', cur.finalStatus, cur.code, `acknowledged by the operator: ${text}`)
@@ -264,7 +284,14 @@ export class SubmissionStore {
       code: string | null
       note: string | null
     }[]
-    return rows.map((r) => ({ submissionId: r.submission_id, at: r.at, state: r.state, finalStatus: r.final_status, code: r.code, note: r.note }))
+    return rows.map((r) => ({
+      submissionId: r.submission_id,
+      at: r.at,
+      state: r.state,
+      finalStatus: r.final_status,
+      code: r.code,
+      note: r.note,
+    }))
   }
 
   /** Entries whose outcome is not final yet (signed, sent, unknown), oldest first. */
@@ -283,12 +310,18 @@ export class SubmissionStore {
     const order = f.order === 'oldest' ? 'ASC' : 'DESC'
     const limit = f.limit !== undefined ? clampInt(f.limit, 1, 100_000, 'limit') : -1
     const offset = f.offset !== undefined ? clampInt(f.offset, 0, Number.MAX_SAFE_INTEGER, 'offset') : 0
-    const rows = this.db.prepare(`SELECT * FROM submissions ${sql} ORDER BY created_at ${order}, id ${order} LIMIT ? OFFSET ?`).all(...params, limit, offset) as SubmissionRow[]
+    const rows = this.db
+      .prepare(`SELECT * FROM submissions ${sql} ORDER BY created_at ${order}, id ${order} LIMIT ? OFFSET ?`)
+      .all(...params, limit, offset) as SubmissionRow[]
     return rows.map(toSubmission)
   }
 
   actionTypes(network: string): string[] {
-    return (this.db.prepare(`SELECT DISTINCT action_type AS t FROM submissions WHERE network = ? ORDER BY action_type`).all(network) as { t: string }[]).map((r) => r.t)
+    return (
+      this.db.prepare(`SELECT DISTINCT action_type AS t FROM submissions WHERE network = ? ORDER BY action_type`).all(network) as {
+        t: string
+      }[]
+    ).map((r) => r.t)
   }
 
   count(f: SubmissionFilter = {}): number {
@@ -298,7 +331,8 @@ export class SubmissionStore {
 }
 
 function clampInt(n: number, min: number, max: number, field: string): number {
-  if (!Number.isInteger(n) || n < min || n > max) throw new DeskError('InvalidQuery', `${field} must be an integer ${min}..${max}`, { field })
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new DeskError('InvalidQuery', `${field} must be an integer ${min}..${max}`, { field })
   return n
 }
 
@@ -356,7 +390,9 @@ function whereClause(f: SubmissionFilter): { sql: string; params: (string | numb
   } else if (q) {
     // Free text over what an operator has in hand: cloid, tx hash, trace id, account, the summary.
     const like = `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
-    parts.push(`(lower(key) LIKE ? ESCAPE '\\' OR lower(coalesce(tx_hash, '')) LIKE ? ESCAPE '\\' OR lower(coalesce(trace_id, '')) LIKE ? ESCAPE '\\' OR lower(summary) LIKE ? ESCAPE '\\' OR lower(action_type) LIKE ? ESCAPE '\\' OR account LIKE ? ESCAPE '\\' OR signer LIKE ? ESCAPE '\\')`)
+    parts.push(
+      `(lower(key) LIKE ? ESCAPE '\\' OR lower(coalesce(tx_hash, '')) LIKE ? ESCAPE '\\' OR lower(coalesce(trace_id, '')) LIKE ? ESCAPE '\\' OR lower(summary) LIKE ? ESCAPE '\\' OR lower(action_type) LIKE ? ESCAPE '\\' OR account LIKE ? ESCAPE '\\' OR signer LIKE ? ESCAPE '\\')`,
+    )
     params.push(like, like, like, like, like, like, like)
   }
   return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params }

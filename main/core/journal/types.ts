@@ -23,7 +23,16 @@ export type SubmissionChannel = 'trade' | 'earn'
  */
 export type SubmissionState = 'signed' | 'sent' | 'accepted' | 'rejected' | 'failed' | 'unknown' | 'unresolved' | 'reconciled'
 
-export const SUBMISSION_STATES: readonly SubmissionState[] = ['signed', 'sent', 'accepted', 'rejected', 'failed', 'unknown', 'unresolved', 'reconciled']
+export const SUBMISSION_STATES: readonly SubmissionState[] = [
+  'signed',
+  'sent',
+  'accepted',
+  'rejected',
+  'failed',
+  'unknown',
+  'unresolved',
+  'reconciled',
+]
 /** States the reconciler still works on. */
 export const UNRESOLVED_STATES: readonly SubmissionState[] = ['signed', 'sent', 'unknown']
 /** States an operator must look at (reconciler pending, or unresolved). */

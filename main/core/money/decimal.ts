@@ -85,7 +85,7 @@ export function mulDivFloor(a: bigint, b: bigint, c: bigint): bigint {
   if (c === 0n) throw new DeskError('DivisionByZero', 'division by zero')
   const n = a * b
   const q = n / c
-  return (n % c !== 0n && (n < 0n) !== (c < 0n)) ? q - 1n : q
+  return n % c !== 0n && n < 0n !== c < 0n ? q - 1n : q
 }
 
 /** Counts significant figures of a positive atom integer (trailing zeros of the integer are not significant). */

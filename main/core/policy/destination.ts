@@ -20,12 +20,18 @@ const BURN = new Set<string>([
  * must match (a mistyped character is caught); never a burn address. Returns the checksummed form.
  */
 export function checkDestination(value: string, field = 'address'): Address {
-  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(value)) throw new DeskError('InvalidAddress', `${field} must be a 20-byte 0x address`, { field })
+  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(value))
+    throw new DeskError('InvalidAddress', `${field} must be a 20-byte 0x address`, { field })
   const hex = value.slice(2)
   const mixed = hex !== hex.toLowerCase() && hex !== hex.toUpperCase()
   if (mixed && !isAddress(value, { strict: true })) {
-    throw new DeskError('InvalidAddressChecksum', `${field} ${value} has a wrong EIP-55 checksum: a character is probably mistyped. Copy the address again from its source.`, { field })
+    throw new DeskError(
+      'InvalidAddressChecksum',
+      `${field} ${value} has a wrong EIP-55 checksum: a character is probably mistyped. Copy the address again from its source.`,
+      { field },
+    )
   }
-  if (BURN.has(value.toLowerCase())) throw new DeskError('BurnAddress', `${field} ${value} is a zero or burn address: funds sent there are lost`, { field })
+  if (BURN.has(value.toLowerCase()))
+    throw new DeskError('BurnAddress', `${field} ${value} is a zero or burn address: funds sent there are lost`, { field })
   return getAddress(value)
 }

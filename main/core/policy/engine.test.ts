@@ -14,7 +14,13 @@ const usdc = (n: string) => ({ ...USDC, amountAtoms: BigInt(Math.round(Number(n)
 const oneToOne = (_id: number, atoms: bigint) => atoms * 100n
 const DEST = '0x52908400098527886E0F7030069857D2E4169EE7' // EIP-55 test vector
 const MAINNET = { name: 'mainnet', kind: 'mainnet', chainId: 696969, tradingUrl: 'https://trade.example', earnUrl: 'https://earn.example' }
-const SANDBOX = { name: 'sandbox', kind: 'sandbox', chainId: 424242, tradingUrl: 'http://127.0.0.1:47100', earnUrl: 'http://127.0.0.1:47100' }
+const SANDBOX = {
+  name: 'sandbox',
+  kind: 'sandbox',
+  chainId: 424242,
+  tradingUrl: 'http://127.0.0.1:47100',
+  earnUrl: 'http://127.0.0.1:47100',
+}
 
 function codeOf(f: () => unknown): string {
   try {
@@ -39,7 +45,14 @@ describe('policy engine (fake time)', () => {
   let t: number
   let usage: UsageEntry[]
   const engine = (kind = 'mainnet') =>
-    new PolicyEngine({ dataDir: dir, network: kind === 'sandbox' ? SANDBOX : MAINNET, journal, now: () => t, verifyPassphrase: async (p) => p === PW, usage: () => usage })
+    new PolicyEngine({
+      dataDir: dir,
+      network: kind === 'sandbox' ? SANDBOX : MAINNET,
+      journal,
+      now: () => t,
+      verifyPassphrase: async (p) => p === PW,
+      usage: () => usage,
+    })
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'policy-'))
@@ -63,7 +76,9 @@ describe('policy engine (fake time)', () => {
 
   it('an address-book entry is usable only after the cooling-off (24 h real, 60 s sandbox), with the passphrase, journaled', async () => {
     const e = engine()
-    expect(await codeOfAsync(() => e.addAddress({ label: 'cold', address: DEST, chainId: '1', passphrase: 'wrong' }))).toBe('PassphraseIncorrect')
+    expect(await codeOfAsync(() => e.addAddress({ label: 'cold', address: DEST, chainId: '1', passphrase: 'wrong' }))).toBe(
+      'PassphraseIncorrect',
+    )
     expect(codeOf(() => e.requireWithdrawDestination(DEST, '1'))).toBe('DestinationNotAllowed')
     const added = await e.addAddress({ label: 'cold', address: DEST.toLowerCase(), chainId: '1', passphrase: PW })
     expect(added).toMatchObject({ address: DEST, usableAt: t + DAY_MS, usable: false })
@@ -126,7 +141,13 @@ describe('policy engine (fake time)', () => {
     } catch (err) {
       const d = err as DeskError
       expect(d.code).toBe('LimitExceeded')
-      expect(d.details).toMatchObject({ rule: 'withdraw-daily-limit-usd', limit: '1000', used: '900', amount: '200', freesAt: t - 20 * 3_600_000 + DAY_MS })
+      expect(d.details).toMatchObject({
+        rule: 'withdraw-daily-limit-usd',
+        limit: '1000',
+        used: '900',
+        amount: '200',
+        freesAt: t - 20 * 3_600_000 + DAY_MS,
+      })
     }
     // once the oldest use leaves the window, there is room
     t += 4 * 3_600_000 + 1
@@ -150,7 +171,10 @@ describe('policy engine (fake time)', () => {
     const r = await e.set('transfer-limit-usd', '2000', PW)
     expect(r).toEqual({ applied: false, effectiveAt: t + DAY_MS })
     expect(e.value('transfer-limit-usd')).toBe('500')
-    expect(e.state().rules.find((x) => x.name === 'transfer-limit-usd')).toMatchObject({ value: '500', pending: { value: '2000', effectiveAt: t + DAY_MS } })
+    expect(e.state().rules.find((x) => x.name === 'transfer-limit-usd')).toMatchObject({
+      value: '500',
+      pending: { value: '2000', effectiveAt: t + DAY_MS },
+    })
     t += DAY_MS
     expect(e.value('transfer-limit-usd')).toBe('2000')
     expect(e.state().rules.find((x) => x.name === 'transfer-limit-usd')!.pending).toBeNull()
@@ -178,7 +202,14 @@ describe('policy engine (fake time)', () => {
 
   it('price band: refused beyond the band unless the exact phrase is typed (journaled); per-market override', async () => {
     const e = engine()
-    const o = { marketId: 3, side: 'bid' as const, price: '106', priceAtoms: 10600n, priceDecimals: 2, reference: { atoms: 10000n, source: 'best ask' } }
+    const o = {
+      marketId: 3,
+      side: 'bid' as const,
+      price: '106',
+      priceAtoms: 10600n,
+      priceDecimals: 2,
+      reference: { atoms: 10000n, source: 'best ask' },
+    }
     e.checkPriceBand({ ...o, price: '105', priceAtoms: 10500n })
     let phrase = ''
     try {
@@ -217,14 +248,31 @@ describe('policy engine (fake time)', () => {
     const e = engine()
     expect(codeOf(() => e.requireWritable('the order'))).toBe('PolicyFileCorrupt')
     expect(codeOf(() => e.requireWithdrawDestination(DEST, '1'))).toBe('PolicyFileCorrupt')
-    writeFileSync(file, JSON.stringify({ version: 1, network: 'mainnet', rules: { 'price-band': 5 }, pending: [], addresses: [], halted: null }))
+    writeFileSync(
+      file,
+      JSON.stringify({ version: 1, network: 'mainnet', rules: { 'price-band': 5 }, pending: [], addresses: [], halted: null }),
+    )
     expect(codeOf(() => e.requireWritable('the order'))).toBe('PolicyFileCorrupt')
   })
 
   it('usage comes from the journal: counts executed and unresolved moves, not rejected ones', () => {
-    const body = (amount: string) => JSON.stringify({ action: { type: 'withdraw', asset_id: '1', amount, dst_chain_id: '1', dst_address: DEST, withdraw_nonce: '1' }, nonce: '1' })
+    const body = (amount: string) =>
+      JSON.stringify({
+        action: { type: 'withdraw', asset_id: '1', amount, dst_chain_id: '1', dst_address: DEST, withdraw_nonce: '1' },
+        nonce: '1',
+      })
     const rec = (n: number, amount: string) =>
-      journal.record({ channel: 'trade', key: `0x${String(n).padStart(32, '0')}`, network: 'mainnet', account: DEST, signer: DEST, actionType: 'withdraw', summary: 'w', nonce: String(n), body: body(amount) })
+      journal.record({
+        channel: 'trade',
+        key: `0x${String(n).padStart(32, '0')}`,
+        network: 'mainnet',
+        account: DEST,
+        signer: DEST,
+        actionType: 'withdraw',
+        summary: 'w',
+        nonce: String(n),
+        body: body(amount),
+      })
     const a = rec(1, '100')
     journal.update(a.id, { state: 'sent' })
     journal.update(a.id, { state: 'accepted' })
@@ -242,8 +290,16 @@ describe('policy engine: loosenings cannot pass as tightenings (issue 21 items 3
   let dir: string
   let journal: Journal
   let t: number
-  const engine = () => new PolicyEngine({ dataDir: dir, network: MAINNET, journal, now: () => t, verifyPassphrase: async (p) => p === PW, usage: () => [] })
-  const tenX = { marketId: 1, side: 'bid' as const, price: '1000', priceAtoms: 100000n, priceDecimals: 2, reference: { atoms: 10000n, source: 'best ask' } }
+  const engine = () =>
+    new PolicyEngine({ dataDir: dir, network: MAINNET, journal, now: () => t, verifyPassphrase: async (p) => p === PW, usage: () => [] })
+  const tenX = {
+    marketId: 1,
+    side: 'bid' as const,
+    price: '1000',
+    priceAtoms: 100000n,
+    priceDecimals: 2,
+    reference: { atoms: 10000n, source: 'best ask' },
+  }
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'policy-'))
@@ -286,8 +342,12 @@ describe('policy engine: loosenings cannot pass as tightenings (issue 21 items 3
     e.value('withdraw-limit-usd') // the pending loosening applies
     const events = journal.policyEvents('mainnet').concat(journal.policyEvents('(desk)'))
     const summary = (kind: string) => events.find((x) => x.kind === kind)!.summary
-    expect(events.find((x) => x.kind === 'policy.set' && x.summary.startsWith('price-band:1'))!.summary).toBe('price-band:1: 5% (default) -> 4.5% (tightened, in force now)')
-    expect(summary('policy.pending')).toBe('withdraw-limit-usd: $250,000.00 -> $300,000.00 (loosened; in force after the 1 day cooling-off)')
+    expect(events.find((x) => x.kind === 'policy.set' && x.summary.startsWith('price-band:1'))!.summary).toBe(
+      'price-band:1: 5% (default) -> 4.5% (tightened, in force now)',
+    )
+    expect(summary('policy.pending')).toBe(
+      'withdraw-limit-usd: $250,000.00 -> $300,000.00 (loosened; in force after the 1 day cooling-off)',
+    )
     expect(summary('address.add')).toContain('usable after the 1 day cooling-off')
     expect(summary('resume')).toBe('writes resumed on every network after a halt of 1 minute 30 seconds')
     expect(summary('policy.applied')).toBe('withdraw-limit-usd is now $300,000.00 (the cooling-off is over)')

@@ -1,7 +1,18 @@
 import { DeskError } from '../errors/desk-error'
 import { currentCallContext } from '../ipc/dispatch'
 import { formatAtoms, parseDecimal } from '../money/decimal'
-import { markState, parsePositiveAmount, resolveAsset, USD_DECIMALS, usdAtMark, type MarketData, type MarketInfo, type NetworkSession, type SessionSource, type WriteContext } from '../session'
+import {
+  markState,
+  parsePositiveAmount,
+  resolveAsset,
+  USD_DECIMALS,
+  usdAtMark,
+  type MarketData,
+  type MarketInfo,
+  type NetworkSession,
+  type SessionSource,
+  type WriteContext,
+} from '../session'
 import type { PolicyEngine, PriceBandOverride, Valuer } from './engine'
 import type { PolicyBook } from './policy-book'
 
@@ -40,8 +51,17 @@ export function markValuer(md: MarketData, now: number): Valuer {
     const st = markState(md, assetId, now)
     const name = meta?.symbol ?? `asset ${assetId}`
     if (!meta || !st.mark || st.stale) {
-      const why = !st.mark || !meta ? 'no mark is published' : md.oracle.status !== 'available' ? `the oracle is unavailable (${md.oracle.reasonCode ?? 'no reason given'})` : `the mark is ${Math.round((st.ageMs ?? 0) / 1000)} s old`
-      throw new DeskError('MarkUnavailable', `cannot value ${name} in USD for the policy limits: ${why}. The write is refused rather than valued at a guess; retry when the mark is fresh.`, { code: 'MarkUnavailable', assetId })
+      const why =
+        !st.mark || !meta
+          ? 'no mark is published'
+          : md.oracle.status !== 'available'
+            ? `the oracle is unavailable (${md.oracle.reasonCode ?? 'no reason given'})`
+            : `the mark is ${Math.round((st.ageMs ?? 0) / 1000)} s old`
+      throw new DeskError(
+        'MarkUnavailable',
+        `cannot value ${name} in USD for the policy limits: ${why}. The write is refused rather than valued at a guess; retry when the mark is fresh.`,
+        { code: 'MarkUnavailable', assetId },
+      )
     }
     return usdAtMark(atoms, meta.decimals, st.mark.usdAtoms)
   }
@@ -59,7 +79,11 @@ async function marketData(session: NetworkSession, preview = false, order = fals
   // moves keep the short cache (an oracle outage refuses within seconds); an order's value check
   // takes marks fetched within WRITE_MARKS_MAX_FETCH_AGE_MS (each mark still judged on its own
   // source time), so an order needs no read of its own.
-  const md = await (preview ? session.market.recent('operator') : order ? session.market.recent('write', WRITE_MARKS_MAX_FETCH_AGE_MS) : session.market.get('write'))
+  const md = await (preview
+    ? session.market.recent('operator')
+    : order
+      ? session.market.recent('write', WRITE_MARKS_MAX_FETCH_AGE_MS)
+      : session.market.get('write'))
   if (md.oracle.status === 'available') return md
   session.market.invalidate()
   return session.market.get(preview ? 'operator' : 'write')
@@ -78,7 +102,14 @@ export interface MoveRequest {
 }
 
 /** Checks a value move against the limits; returns its USD value at the marks it was checked with (null without a fresh mark). */
-async function checkMove(engine: PolicyEngine, session: NetworkSession, ctx: WriteContext, kind: 'transfer' | 'withdraw', req: MoveRequest, preview = false): Promise<bigint | null> {
+async function checkMove(
+  engine: PolicyEngine,
+  session: NetworkSession,
+  ctx: WriteContext,
+  kind: 'transfer' | 'withdraw',
+  req: MoveRequest,
+  preview = false,
+): Promise<bigint | null> {
   const asset = await resolveAsset(ctx.reads, req.assetId)
   const amountAtoms = parsePositiveAmount(req.amount, asset.decimals)
   const value = await valuer(session, preview)
@@ -105,7 +136,12 @@ export async function valueAtMarks(d: PolicyAccess, assetId: number, atoms: bigi
 }
 
 /** A transfer: not halted, to one of the operator's accounts or a cooled-off address-book entry, within the limits. */
-export async function guardTransfer(d: PolicyAccess, ctx: WriteContext, req: MoveRequest & { to: string }, opts: { preview?: boolean } = {}): Promise<bigint | null> {
+export async function guardTransfer(
+  d: PolicyAccess,
+  ctx: WriteContext,
+  req: MoveRequest & { to: string },
+  opts: { preview?: boolean } = {},
+): Promise<bigint | null> {
   const { engine, session } = await policyEngine(d)
   engine.requireWritable('the transfer')
   engine.requireTransferDestination(req.to, d.policy.ownAccounts())
@@ -117,7 +153,12 @@ export async function guardTransfer(d: PolicyAccess, ctx: WriteContext, req: Mov
 }
 
 /** A withdrawal: not halted, to a cooled-off address-book entry for that chain, within the limits. */
-export async function guardWithdraw(d: PolicyAccess, ctx: WriteContext, req: MoveRequest & { dstAddress: string; dstChainId: string }, opts: { preview?: boolean } = {}): Promise<bigint | null> {
+export async function guardWithdraw(
+  d: PolicyAccess,
+  ctx: WriteContext,
+  req: MoveRequest & { dstAddress: string; dstChainId: string },
+  opts: { preview?: boolean } = {},
+): Promise<bigint | null> {
   const { engine, session } = await policyEngine(d)
   engine.requireWritable('the withdrawal')
   engine.requireWithdrawDestination(req.dstAddress, String(req.dstChainId))
@@ -143,8 +184,15 @@ export interface CheckedOrder {
  * The reference an order's price is banded against: the far side of the book (best ask for a
  * buy, best bid for a sell), else the base/quote mark ratio; null when neither is known.
  */
-async function referencePrice(session: NetworkSession, market: MarketInfo, side: 'bid' | 'ask', held?: { bid: string | null; ask: string | null }): Promise<{ atoms: bigint; source: string } | null> {
-  const book = held ? { found: true as const, asks: held.ask === null ? [] : [{ price: held.ask }], bids: held.bid === null ? [] : [{ price: held.bid }] } : await session.info.l2Book({ market_id: market.marketId, depth: 1 }, { lane: 'write' })
+async function referencePrice(
+  session: NetworkSession,
+  market: MarketInfo,
+  side: 'bid' | 'ask',
+  held?: { bid: string | null; ask: string | null },
+): Promise<{ atoms: bigint; source: string } | null> {
+  const book = held
+    ? { found: true as const, asks: held.ask === null ? [] : [{ price: held.ask }], bids: held.bid === null ? [] : [{ price: held.bid }] }
+    : await session.info.l2Book({ market_id: market.marketId, depth: 1 }, { lane: 'write' })
   if (book.found) {
     const level = side === 'bid' ? book.asks[0] : book.bids[0]
     if (level) {
@@ -173,7 +221,11 @@ export async function guardOrder(d: PolicyAccess, order: CheckedOrder, override?
   const md = await marketData(session, false, true)
   const value = (): bigint => {
     if (m.quoteAssetId === null || order.notionalQuoteAtoms === null) {
-      throw new DeskError('MarkUnavailable', `market ${m.marketId} has no known quote asset: its order value cannot be checked against max-order-usd, so the order is refused`, { code: 'MarkUnavailable' })
+      throw new DeskError(
+        'MarkUnavailable',
+        `market ${m.marketId} has no known quote asset: its order value cannot be checked against max-order-usd, so the order is refused`,
+        { code: 'MarkUnavailable' },
+      )
     }
     return markValuer(md, session.now())(m.quoteAssetId, BigInt(order.notionalQuoteAtoms))
   }
@@ -186,9 +238,16 @@ export async function guardOrder(d: PolicyAccess, order: CheckedOrder, override?
     usd = null
   }
   const reference = await referencePrice(session, m, side, order.book)
-  engine.checkPriceBand({ marketId: m.marketId, side, price: order.price, priceAtoms: BigInt(order.priceAtoms), priceDecimals: m.priceDecimals, reference }, override)
+  engine.checkPriceBand(
+    { marketId: m.marketId, side, price: order.price, priceAtoms: BigInt(order.priceAtoms), priceDecimals: m.priceDecimals, reference },
+    override,
+  )
   passed(`Writes are not halted on ${session.name}`)
   passed('Order value within the maximum in force')
-  passed(override ? 'Price outside the band: overridden knowingly for this order (journaled)' : 'Price within the band around the mark and the book')
+  passed(
+    override
+      ? 'Price outside the band: overridden knowingly for this order (journaled)'
+      : 'Price within the band around the mark and the book',
+  )
   return usd
 }

@@ -9,11 +9,30 @@ import { DAY_MS, PolicyBook, exchangeIdentity, exchangeKey, policyFilePath, serv
 
 const PW = 'the passphrase'
 const DEST = '0x52908400098527886E0F7030069857D2E4169EE7'
-const SANDBOX = { name: 'sandbox', kind: 'sandbox', chainId: 424242, tradingUrl: 'http://127.0.0.1:47100', earnUrl: 'http://127.0.0.1:47100' }
+const SANDBOX = {
+  name: 'sandbox',
+  kind: 'sandbox',
+  chainId: 424242,
+  tradingUrl: 'http://127.0.0.1:47100',
+  earnUrl: 'http://127.0.0.1:47100',
+}
 /** The attack: the sandbox's own URLs (spelt differently) under another name. */
-const ALIAS = { name: 'sandbox-2', kind: 'custom', chainId: 424242, tradingUrl: 'http://LOCALHOST:47100/', earnUrl: 'http://127.0.0.1:47100/pool' }
+const ALIAS = {
+  name: 'sandbox-2',
+  kind: 'custom',
+  chainId: 424242,
+  tradingUrl: 'http://LOCALHOST:47100/',
+  earnUrl: 'http://127.0.0.1:47100/pool',
+}
 const MAINNET = { name: 'mainnet', kind: 'mainnet', chainId: 696969, tradingUrl: 'https://trade.example', earnUrl: 'https://earn.example' }
-const order = { marketId: 2, side: 'bid' as const, price: '34505', priceAtoms: 3450500n, priceDecimals: 2, reference: { atoms: 345050n, source: 'best ask' } }
+const order = {
+  marketId: 2,
+  side: 'bid' as const,
+  price: '34505',
+  priceAtoms: 3450500n,
+  priceDecimals: 2,
+  reference: { atoms: 345050n, source: 'best ask' },
+}
 
 function codeOf(f: () => unknown): string {
   try {
@@ -29,7 +48,8 @@ describe('policy book: the policy belongs to the exchange, the halt to the desk 
   let journal: Journal
   let t: number
   let book: PolicyBook
-  const newBook = () => new PolicyBook({ dataDir: dir, journal, now: () => t, verifyPassphrase: async (p) => p === PW, ownAccounts: () => [] })
+  const newBook = () =>
+    new PolicyBook({ dataDir: dir, journal, now: () => t, verifyPassphrase: async (p) => p === PW, ownAccounts: () => [] })
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'policy-book-'))
@@ -67,17 +87,35 @@ describe('policy book: the policy belongs to the exchange, the halt to the desk 
     expect(await alias.set('price-band', null, PW)).toEqual({ applied: false, effectiveAt: t + 60_000 })
     expect(sandbox.value('price-band')).toBe('2')
     // a withdrawal journaled under the alias counts against the sandbox's rolling limit
-    journal.record({ channel: 'trade', key: `0x${'1'.padStart(32, '0')}`, network: 'sandbox-2', account: DEST, signer: DEST, actionType: 'withdraw', summary: 'w', nonce: '1', body: JSON.stringify({ action: { asset_id: '1', amount: '90000000' }, nonce: '1' }) })
+    journal.record({
+      channel: 'trade',
+      key: `0x${'1'.padStart(32, '0')}`,
+      network: 'sandbox-2',
+      account: DEST,
+      signer: DEST,
+      actionType: 'withdraw',
+      summary: 'w',
+      nonce: '1',
+      body: JSON.stringify({ action: { asset_id: '1', amount: '90000000' }, nonce: '1' }),
+    })
     await sandbox.resume(PW)
     const oneToOne = (_id: number, atoms: bigint) => atoms * 100n
-    expect(codeOf(() => sandbox.checkMove('withdraw', { assetId: 1, symbol: 'USDC', decimals: 6, amountAtoms: 20_000_000n }, oneToOne))).toBe('LimitExceeded')
+    expect(
+      codeOf(() => sandbox.checkMove('withdraw', { assetId: 1, symbol: 'USDC', decimals: 6, amountAtoms: 20_000_000n }, oneToOne)),
+    ).toBe('LimitExceeded')
     expect(journal.policyEvents('sandbox-2').map((e) => e.kind)).toContain('exchange.alias')
   })
 
   it('a halt is desk-wide: every network, every exchange, and after a restart', async () => {
     book.for(SANDBOX).halt()
     expect(codeOf(() => book.for(MAINNET).requireWritable('the order'))).toBe('WritesHalted')
-    expect(codeOf(() => newBook().for({ ...MAINNET, name: 'other', kind: 'custom', chainId: 7 }).requireWritable('the order'))).toBe('WritesHalted')
+    expect(
+      codeOf(() =>
+        newBook()
+          .for({ ...MAINNET, name: 'other', kind: 'custom', chainId: 7 })
+          .requireWritable('the order'),
+      ),
+    ).toBe('WritesHalted')
     expect(book.for(MAINNET).state().halted).toEqual({ since: t })
     await book.for(MAINNET).resume(PW)
     book.for(SANDBOX).requireWritable('the order')
@@ -106,7 +144,13 @@ describe('policy book: the policy belongs to the exchange, the halt to the desk 
     // the first exchange of a new desk has the defaults
     const other = mkdtempSync(join(tmpdir(), 'policy-book-'))
     try {
-      const first = new PolicyBook({ dataDir: other, journal, now: () => t, verifyPassphrase: async () => true, ownAccounts: () => [] }).for(SANDBOX)
+      const first = new PolicyBook({
+        dataDir: other,
+        journal,
+        now: () => t,
+        verifyPassphrase: async () => true,
+        ownAccounts: () => [],
+      }).for(SANDBOX)
       expect(first.state()).toMatchObject({ coolingOffMs: 60_000, sandboxDefaults: true })
     } finally {
       rmSync(other, { recursive: true, force: true })
@@ -125,7 +169,10 @@ describe('policy book: the policy belongs to the exchange, the halt to the desk 
     }
     writeFileSync(legacy, JSON.stringify(doc))
     // a second name for the same exchange, kept by an earlier version with a stricter limit
-    writeFileSync(policyFilePath(dir, 'sandbox-2'), JSON.stringify({ ...doc, network: 'sandbox-2', rules: { 'withdraw-limit-usd': '10' }, pending: [], addresses: [], halted: null }))
+    writeFileSync(
+      policyFilePath(dir, 'sandbox-2'),
+      JSON.stringify({ ...doc, network: 'sandbox-2', rules: { 'withdraw-limit-usd': '10' }, pending: [], addresses: [], halted: null }),
+    )
     const e = book.for(SANDBOX)
     expect(e.value('withdraw-limit-usd')).toBe('15')
     expect(e.coolingOffMs()).toBe(1500)

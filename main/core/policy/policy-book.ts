@@ -3,7 +3,17 @@ import { DeskError } from '../errors/desk-error'
 import type { Journal } from '../journal'
 import { DESK_EVENTS, PolicyEngine } from './engine'
 import { describeExchange, exchangeIdentity, exchangeKey, exchangeTag, type ExchangeIdentity, type PolicyNetwork } from './exchange'
-import { DeskHaltFile, PolicyFile, deskHaltPath, emptyPolicy, exchangePolicyPath, policyFilePath, policyFiles, retireLegacyFile, type PolicyDoc } from './policy-file'
+import {
+  DeskHaltFile,
+  PolicyFile,
+  deskHaltPath,
+  emptyPolicy,
+  exchangePolicyPath,
+  policyFilePath,
+  policyFiles,
+  retireLegacyFile,
+  type PolicyDoc,
+} from './policy-file'
 import { mergePolicies, strictestRules, type KnownPolicy } from './seed'
 
 export interface PolicyBookOptions {
@@ -47,7 +57,8 @@ export class PolicyBook {
   /** Checks the vault passphrase for a policy change (`PassphraseRequired` / `PassphraseIncorrect`). */
   async requirePassphrase(passphrase: string | undefined, what: string): Promise<void> {
     if (passphrase === undefined || passphrase === '') throw new DeskError('PassphraseRequired', `${what} needs the vault passphrase`)
-    if (!(await this.o.verifyPassphrase(passphrase))) throw new DeskError('PassphraseIncorrect', `wrong vault passphrase: ${what} was not done`)
+    if (!(await this.o.verifyPassphrase(passphrase)))
+      throw new DeskError('PassphraseIncorrect', `wrong vault passphrase: ${what} was not done`)
   }
 
   /** A desk-wide policy event (network added, changed, removed or selected). */
@@ -73,21 +84,37 @@ export class PolicyBook {
       if (legacy.halted) this.raiseHalt(legacy.halted.since)
       const mine: PolicyDoc = { ...legacy, network: key, halted: null }
       doc = doc ? mergePolicies({ doc, sandbox }, { doc: mine, sandbox }, network.name) : mine
-      events.push(['policy.migrated', `the policy kept for "${network.name}" now belongs to its exchange (${where}), shared by every network name that talks to it; nothing was dropped`, { exchange: key, merged: known }])
+      events.push([
+        'policy.migrated',
+        `the policy kept for "${network.name}" now belongs to its exchange (${where}), shared by every network name that talks to it; nothing was dropped`,
+        { exchange: key, merged: known },
+      ])
     } else if (!doc) {
       const others = this.knownPolicies(file.file)
       doc = { ...emptyPolicy(key), rules: strictestRules(others, sandbox) }
       const n = Object.keys(doc.rules).length
       if (others.length > 0) {
-        events.push(['exchange.new', `first use of ${where} (as "${network.name}"): it starts no looser than the strictest policy the desk keeps (${n} rule${n === 1 ? '' : 's'} copied; an empty address book)`, { exchange: key, rules: doc.rules }])
+        events.push([
+          'exchange.new',
+          `first use of ${where} (as "${network.name}"): it starts no looser than the strictest policy the desk keeps (${n} rule${n === 1 ? '' : 's'} copied; an empty address book)`,
+          { exchange: key, rules: doc.rules },
+        ])
       }
     }
     const aliases = doc.aliases ?? []
     if (known && !aliases.includes(network.name) && !legacy) {
       const was = aliases.length > 0 ? ` (also used as ${aliases.map((a) => `"${a}"`).join(', ')})` : ''
-      events.push(['exchange.alias', `"${network.name}" talks to ${where}${was}: it shares that exchange's limits, bands and address book`, { exchange: key, aliases }])
+      events.push([
+        'exchange.alias',
+        `"${network.name}" talks to ${where}${was}: it shares that exchange's limits, bands and address book`,
+        { exchange: key, aliases },
+      ])
     }
-    const next: PolicyDoc = { ...doc, exchange: { ...id, kind: doc.exchange?.kind ?? network.kind }, aliases: aliases.includes(network.name) ? aliases : [...aliases, network.name] }
+    const next: PolicyDoc = {
+      ...doc,
+      exchange: { ...id, kind: doc.exchange?.kind ?? network.kind },
+      aliases: aliases.includes(network.name) ? aliases : [...aliases, network.name],
+    }
     if (!known || legacy || next.aliases!.length !== aliases.length || !doc.exchange) file.save(next)
     if (legacy) retireLegacyFile(legacyPath)
     for (const [kind, summary, detail] of events) this.log(network.name, kind, summary, detail)
@@ -110,7 +137,11 @@ export class PolicyBook {
         doc = new PolicyFile(f.file, typeof raw.network === 'string' ? raw.network : '').load()
       } catch (e) {
         if (e instanceof DeskError) throw e
-        throw new DeskError('PolicyFileCorrupt', `the policy file ${f.file} is damaged, so a new exchange cannot be given the strictest policy: every write is refused until it is fixed or moved away (it was left untouched)`, { file: f.file })
+        throw new DeskError(
+          'PolicyFileCorrupt',
+          `the policy file ${f.file} is damaged, so a new exchange cannot be given the strictest policy: every write is refused until it is fixed or moved away (it was left untouched)`,
+          { file: f.file },
+        )
       }
       out.push({ doc, sandbox: f.legacyName !== null ? f.legacyName === 'sandbox' : doc.exchange?.kind === 'sandbox' })
     }

@@ -61,7 +61,10 @@ export function policyFiles(dataDir: string): { file: string; legacyName: string
   }
   return names
     .filter((n) => /^policy-.+\.json$/.test(n))
-    .map((n) => ({ file: join(dataDir, n), legacyName: /^policy-x-[0-9a-f]{16}\.json$/.test(n) ? null : n.slice('policy-'.length, -'.json'.length) }))
+    .map((n) => ({
+      file: join(dataDir, n),
+      legacyName: /^policy-x-[0-9a-f]{16}\.json$/.test(n) ? null : n.slice('policy-'.length, -'.json'.length),
+    }))
 }
 
 /** Moves a migrated per-name file aside (kept, never deleted: nothing the operator wrote is lost). */
@@ -94,7 +97,9 @@ export class DeskHaltFile {
       text = readFileSync(this.file, 'utf8')
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null
-      throw new DeskError('PolicyFileUnreadable', `cannot read the halt file ${this.file}: every write is refused until it is readable`, { file: this.file })
+      throw new DeskError('PolicyFileUnreadable', `cannot read the halt file ${this.file}: every write is refused until it is readable`, {
+        file: this.file,
+      })
     }
     let json: unknown
     try {
@@ -104,7 +109,12 @@ export class DeskHaltFile {
     }
     const r = v.safeParse(HaltDocSchema, json)
     // A damaged halt file reads as halted: never a silent default-allow.
-    if (!r.success) throw new DeskError('PolicyFileCorrupt', `the halt file ${this.file} is damaged: every write is refused until it is fixed or moved away (it was left untouched)`, { file: this.file })
+    if (!r.success)
+      throw new DeskError(
+        'PolicyFileCorrupt',
+        `the halt file ${this.file} is damaged: every write is refused until it is fixed or moved away (it was left untouched)`,
+        { file: this.file },
+      )
     return r.output.halted
   }
 
@@ -125,17 +135,27 @@ export class PolicyFile {
       text = readFileSync(this.file, 'utf8')
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return emptyPolicy(this.network)
-      throw new DeskError('PolicyFileUnreadable', `cannot read the policy file ${this.file}: every write is refused until it is readable`, { file: this.file })
+      throw new DeskError('PolicyFileUnreadable', `cannot read the policy file ${this.file}: every write is refused until it is readable`, {
+        file: this.file,
+      })
     }
     let json: unknown
     try {
       json = JSON.parse(text)
     } catch {
-      throw new DeskError('PolicyFileCorrupt', `the policy file ${this.file} is not valid JSON: every write is refused until it is fixed or moved away (it was left untouched)`, { file: this.file })
+      throw new DeskError(
+        'PolicyFileCorrupt',
+        `the policy file ${this.file} is not valid JSON: every write is refused until it is fixed or moved away (it was left untouched)`,
+        { file: this.file },
+      )
     }
     const r = v.safeParse(PolicyDocSchema, json)
     if (!r.success || r.output.network !== this.network) {
-      throw new DeskError('PolicyFileCorrupt', `the policy file ${this.file} does not have the expected shape: every write is refused until it is fixed or moved away (it was left untouched)`, { file: this.file })
+      throw new DeskError(
+        'PolicyFileCorrupt',
+        `the policy file ${this.file} does not have the expected shape: every write is refused until it is fixed or moved away (it was left untouched)`,
+        { file: this.file },
+      )
     }
     return r.output
   }

@@ -7,11 +7,22 @@ import { DeskError } from '../errors/desk-error'
  */
 export type RuleKind = 'usd' | 'percent' | 'duration' | 'asset-units'
 
-export const USD_RULES = ['transfer-limit-usd', 'withdraw-limit-usd', 'transfer-daily-limit-usd', 'withdraw-daily-limit-usd', 'max-order-usd'] as const
+export const USD_RULES = [
+  'transfer-limit-usd',
+  'withdraw-limit-usd',
+  'transfer-daily-limit-usd',
+  'withdraw-daily-limit-usd',
+  'max-order-usd',
+] as const
 export type UsdRule = (typeof USD_RULES)[number]
 
 /** Per-asset limits in asset units, suffixed with the asset id (`withdraw-asset-limit:1`). */
-export const ASSET_RULES = ['transfer-asset-limit', 'withdraw-asset-limit', 'transfer-asset-daily-limit', 'withdraw-asset-daily-limit'] as const
+export const ASSET_RULES = [
+  'transfer-asset-limit',
+  'withdraw-asset-limit',
+  'transfer-asset-daily-limit',
+  'withdraw-asset-daily-limit',
+] as const
 export type AssetRule = (typeof ASSET_RULES)[number]
 
 export const DAY_MS = 24 * 60 * 60 * 1000
@@ -32,13 +43,27 @@ const MAX_DURATION_MS = 365 * DAY_MS
 
 export function ruleSpec(name: string): RuleSpec {
   if ((USD_RULES as readonly string[]).includes(name)) {
-    return { kind: 'usd', unit: name === 'max-order-usd' ? 'USD per order' : name.includes('daily') ? 'USD per rolling 24 h' : 'USD per transaction', tighter: 'lower' }
+    return {
+      kind: 'usd',
+      unit: name === 'max-order-usd' ? 'USD per order' : name.includes('daily') ? 'USD per rolling 24 h' : 'USD per transaction',
+      tighter: 'lower',
+    }
   }
-  if (name === 'price-band' || /^price-band:(0|[1-9][0-9]{0,9})$/.test(name)) return { kind: 'percent', unit: 'percent from the mark or the far side of the book', tighter: 'lower' }
+  if (name === 'price-band' || /^price-band:(0|[1-9][0-9]{0,9})$/.test(name))
+    return { kind: 'percent', unit: 'percent from the mark or the far side of the book', tighter: 'lower' }
   if (name === 'cooling-off') return { kind: 'duration', unit: 'ms', tighter: 'higher' }
   const m = /^([a-z-]+):(0|[1-9][0-9]{0,9})$/.exec(name)
-  if (m && (ASSET_RULES as readonly string[]).includes(m[1]!)) return { kind: 'asset-units', unit: m[1]!.includes('daily') ? 'asset units per rolling 24 h' : 'asset units per transaction', tighter: 'lower' }
-  throw new DeskError('UnknownPolicy', `unknown policy "${name.slice(0, 64)}": use ${[...USD_RULES, 'price-band', 'price-band:<marketId>', 'cooling-off', ...ASSET_RULES.map((a) => `${a}:<assetId>`)].join(', ')}`, { name: name.slice(0, 64) })
+  if (m && (ASSET_RULES as readonly string[]).includes(m[1]!))
+    return {
+      kind: 'asset-units',
+      unit: m[1]!.includes('daily') ? 'asset units per rolling 24 h' : 'asset units per transaction',
+      tighter: 'lower',
+    }
+  throw new DeskError(
+    'UnknownPolicy',
+    `unknown policy "${name.slice(0, 64)}": use ${[...USD_RULES, 'price-band', 'price-band:<marketId>', 'cooling-off', ...ASSET_RULES.map((a) => `${a}:<assetId>`)].join(', ')}`,
+    { name: name.slice(0, 64) },
+  )
 }
 
 const DURATION = /^(0|[1-9][0-9]*)(ms|s|m|h|d)?$/
@@ -53,12 +78,15 @@ export function canonicalValue(name: string, raw: string | null): string | null 
     const m = DURATION.exec(t)
     if (!m) throw new DeskError('InvalidPolicyValue', `${name} must be a duration such as 24h, 30m, 60s or a number of ms`, { name })
     const ms = Number(m[1]) * UNIT_MS[m[2] ?? 'ms']!
-    if (!Number.isSafeInteger(ms) || ms > MAX_DURATION_MS) throw new DeskError('InvalidPolicyValue', `${name} must be at most 365 days`, { name })
+    if (!Number.isSafeInteger(ms) || ms > MAX_DURATION_MS)
+      throw new DeskError('InvalidPolicyValue', `${name} must be at most 365 days`, { name })
     return String(ms)
   }
-  if (!/^(0|[1-9][0-9]{0,17})(\.[0-9]{1,8})?$/.test(t)) throw new DeskError('InvalidPolicyValue', `${name} must be a plain decimal number (at most 8 decimals) or "off"`, { name })
+  if (!/^(0|[1-9][0-9]{0,17})(\.[0-9]{1,8})?$/.test(t))
+    throw new DeskError('InvalidPolicyValue', `${name} must be a plain decimal number (at most 8 decimals) or "off"`, { name })
   const canon = t.includes('.') ? t.replace(/0+$/, '').replace(/\.$/, '') : t
-  if (spec.kind === 'percent' && scaled(canon) > scaled('1000')) throw new DeskError('InvalidPolicyValue', `${name} is a percent of at most 1000`, { name })
+  if (spec.kind === 'percent' && scaled(canon) > scaled('1000'))
+    throw new DeskError('InvalidPolicyValue', `${name} is a percent of at most 1000`, { name })
   return canon
 }
 
@@ -104,7 +132,11 @@ export type ValueSource = 'set' | 'global' | 'default'
  * (`price-band:<market>`), the global band in force (so turning a market's band off is a
  * loosening from that band, never "off -> off"), else the default.
  */
-export function valueWithSource(rules: Readonly<Record<string, string | null>>, name: string, sandbox: boolean): { value: string | null; source: ValueSource } {
+export function valueWithSource(
+  rules: Readonly<Record<string, string | null>>,
+  name: string,
+  sandbox: boolean,
+): { value: string | null; source: ValueSource } {
   if (name in rules) return { value: rules[name]!, source: 'set' }
   if (name.startsWith('price-band:')) {
     const g = valueWithSource(rules, 'price-band', sandbox)

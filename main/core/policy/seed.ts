@@ -50,7 +50,17 @@ function mergePending(a: PendingChange[], b: PendingChange[]): PendingChange[] {
   const out = new Map<string, PendingChange>()
   for (const p of [...a, ...b]) {
     const q = out.get(p.name)
-    out.set(p.name, q ? { name: p.name, value: stricter(p.name, q.value, p.value), requestedAt: Math.max(q.requestedAt, p.requestedAt), effectiveAt: Math.max(q.effectiveAt, p.effectiveAt) } : p)
+    out.set(
+      p.name,
+      q
+        ? {
+            name: p.name,
+            value: stricter(p.name, q.value, p.value),
+            requestedAt: Math.max(q.requestedAt, p.requestedAt),
+            effectiveAt: Math.max(q.effectiveAt, p.effectiveAt),
+          }
+        : p,
+    )
   }
   return [...out.values()]
 }
@@ -61,7 +71,8 @@ function mergeAddresses(a: AddressEntry[], b: AddressEntry[], from: string): Add
   for (const e of b) {
     const same = out.find((x) => x.label.toLowerCase() === e.label.toLowerCase())
     if (!same) out.push(e)
-    else if (same.address.toLowerCase() === e.address.toLowerCase() && same.chainId === e.chainId) same.usableAt = Math.max(same.usableAt, e.usableAt)
+    else if (same.address.toLowerCase() === e.address.toLowerCase() && same.chainId === e.chainId)
+      same.usableAt = Math.max(same.usableAt, e.usableAt)
     else out.push({ ...e, label: `${e.label} (${from})`.slice(0, 64) })
   }
   return out

@@ -16,7 +16,13 @@ const EXECUTED = new Set(['ok', 'success', 'committed', 'executed', 'accepted'])
  * bodies, so usage survives restarts. A write whose fate is not known yet (signed, sent,
  * unknown) counts: a limit must not be exceeded by a write that may have gone through.
  */
-export function journalUsage(journal: Journal, network: string, actionType: 'transfer' | 'withdraw', since: number, account?: string): UsageEntry[] {
+export function journalUsage(
+  journal: Journal,
+  network: string,
+  actionType: 'transfer' | 'withdraw',
+  since: number,
+  account?: string,
+): UsageEntry[] {
   const rows = journal.list({ network, actionType, since, order: 'oldest', ...(account ? { account } : {}) })
   const out: UsageEntry[] = []
   for (const s of rows) {

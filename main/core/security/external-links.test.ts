@@ -23,7 +23,17 @@ describe('external link policy: what may be opened', () => {
   })
 
   it('refuses every other scheme, including http to an allowed host', () => {
-    for (const url of [`http://${DOCS}/`, `ftp://${DOCS}/`, `file:///etc/passwd`, `javascript:alert(1)`, `data:text/html,x`, `//${DOCS}/`, `${DOCS}/x`, 'not a url', '']) {
+    for (const url of [
+      `http://${DOCS}/`,
+      `ftp://${DOCS}/`,
+      `file:///etc/passwd`,
+      `javascript:alert(1)`,
+      `data:text/html,x`,
+      `//${DOCS}/`,
+      `${DOCS}/x`,
+      'not a url',
+      '',
+    ]) {
       expect(policy.isAllowed(url), url).toBe(false)
     }
   })
@@ -46,7 +56,14 @@ describe('external link policy: what may be opened', () => {
   })
 
   it('refuses whitespace and control characters the OS browser might parse differently', () => {
-    for (const url of [`https://${DOCS}/a b`, ` https://${DOCS}/`, `https://${DOCS}/\n`, `https://${DOCS}/\t`, `https://${DOCS}/\u0000`, `https://${DOCS}/${'a'.repeat(3000)}`]) {
+    for (const url of [
+      `https://${DOCS}/a b`,
+      ` https://${DOCS}/`,
+      `https://${DOCS}/\n`,
+      `https://${DOCS}/\t`,
+      `https://${DOCS}/\u0000`,
+      `https://${DOCS}/${'a'.repeat(3000)}`,
+    ]) {
       expect(policy.isAllowed(url), JSON.stringify(url.slice(0, 40))).toBe(false)
     }
   })
@@ -80,11 +97,22 @@ describe('external link policy: what may be opened', () => {
     for (const url of ['https://127.0.0.1/', 'https://[::1]/', 'https://localhost/', 'https://2130706433/', 'https://0x7f.1/']) {
       expect(externalHostOf(url), url).toBe(null)
     }
-    for (const host of ['127.0.0.1', '[::1]', 'localhost', '10.0.0.1:443']) expect(() => normalizeExternalHost(host), host).toThrow(expect.objectContaining({ code: 'InvalidExternalHost' }))
+    for (const host of ['127.0.0.1', '[::1]', 'localhost', '10.0.0.1:443'])
+      expect(() => normalizeExternalHost(host), host).toThrow(expect.objectContaining({ code: 'InvalidExternalHost' }))
   })
 
   it('operator input that is not a bare host is a typed error', () => {
-    for (const host of ['https://docs.example', 'docs.example/path', 'user@docs.example', 'docs.example?x', 'docs.example#x', 'docs example', 'docs..example', '', 'a'.repeat(300) + '.example']) {
+    for (const host of [
+      'https://docs.example',
+      'docs.example/path',
+      'user@docs.example',
+      'docs.example?x',
+      'docs.example#x',
+      'docs example',
+      'docs..example',
+      '',
+      'a'.repeat(300) + '.example',
+    ]) {
       expect(() => normalizeExternalHost(host), host).toThrow(expect.objectContaining({ code: 'InvalidExternalHost' }))
     }
   })
@@ -118,7 +146,11 @@ describe('external link policy: operator-confirmed hosts on disk', () => {
 
   it('a damaged file is a typed error naming it, never a crash and never a wider list', async () => {
     const file = join(dir, EXTERNAL_HOSTS_FILE)
-    const good = { format: 'treasury-desk-external-hosts', version: 1, hosts: [{ host: 'status.service.example', addedAt: '2026-01-02T00:00:00.000Z' }] }
+    const good = {
+      format: 'treasury-desk-external-hosts',
+      version: 1,
+      hosts: [{ host: 'status.service.example', addedAt: '2026-01-02T00:00:00.000Z' }],
+    }
     const cases: unknown[] = [
       '{"format": "treasury-desk-external-hosts", "vers',
       '[]',
@@ -133,7 +165,10 @@ describe('external link policy: operator-confirmed hosts on disk', () => {
     ]
     for (const c of cases) {
       await fs.writeFile(file, typeof c === 'string' ? c : JSON.stringify(c))
-      await expect(ExternalLinkPolicy.load(dir), JSON.stringify(c).slice(0, 80)).rejects.toMatchObject({ code: 'ExternalHostsFileDamaged', details: { path: file } })
+      await expect(ExternalLinkPolicy.load(dir), JSON.stringify(c).slice(0, 80)).rejects.toMatchObject({
+        code: 'ExternalHostsFileDamaged',
+        details: { path: file },
+      })
     }
     await fs.writeFile(file, JSON.stringify(good))
     expect((await ExternalLinkPolicy.load(dir)).isAllowed('https://status.service.example/')).toBe(true)

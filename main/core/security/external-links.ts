@@ -66,8 +66,13 @@ function hostKey(hostname: string, port: string): string | null {
  * to the form stored and compared. Anything but a bare host[:port] is `InvalidExternalHost`.
  */
 export function normalizeExternalHost(input: string): string {
-  const bad = () => new DeskError('InvalidExternalHost', 'Give a host name such as docs.example.com (optionally with :port), without scheme, path or user name.')
-  if (typeof input !== 'string' || input.length === 0 || input.length > 253 + 6 || UNSAFE_URL_TEXT.test(input) || /[/?#@]/.test(input)) throw bad()
+  const bad = () =>
+    new DeskError(
+      'InvalidExternalHost',
+      'Give a host name such as docs.example.com (optionally with :port), without scheme, path or user name.',
+    )
+  if (typeof input !== 'string' || input.length === 0 || input.length > 253 + 6 || UNSAFE_URL_TEXT.test(input) || /[/?#@]/.test(input))
+    throw bad()
   let url: URL
   try {
     url = new URL(`https://${input}/`)
@@ -150,7 +155,8 @@ export class ExternalLinkPolicy {
     try {
       text = await fs.readFile(path, 'utf8')
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw damaged(path, `cannot read it: ${(e as NodeJS.ErrnoException).code ?? 'error'}`)
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT')
+        throw damaged(path, `cannot read it: ${(e as NodeJS.ErrnoException).code ?? 'error'}`)
     }
     const operatorHosts = text === null ? [] : parseExternalHostsFile(text, path)
     return new ExternalLinkPolicy(dataDir, { ...options, operatorHosts })
@@ -190,7 +196,8 @@ export class ExternalLinkPolicy {
     const normal = normalizeExternalHost(host)
     return this.serial(async () => {
       if (this.has(normal)) return normal
-      if (this.operator.length >= MAX_OPERATOR_HOSTS) throw new DeskError('TooManyExternalHosts', `At most ${MAX_OPERATOR_HOSTS} link hosts can be added; remove some first.`)
+      if (this.operator.length >= MAX_OPERATOR_HOSTS)
+        throw new DeskError('TooManyExternalHosts', `At most ${MAX_OPERATOR_HOSTS} link hosts can be added; remove some first.`)
       const next = [...this.operator, { host: normal, addedAt: new Date(this.now()).toISOString() }]
       await this.write(next)
       this.operator = next
@@ -215,7 +222,11 @@ export class ExternalLinkPolicy {
     try {
       await writeFileAtomic(this.path, text, { mode: 0o600 })
     } catch (e) {
-      throw new DeskError('ExternalHostsWriteFailed', `Could not save the list of link hosts (${this.path}): ${(e as NodeJS.ErrnoException).code ?? 'error'}; nothing changed.`, { path: this.path })
+      throw new DeskError(
+        'ExternalHostsWriteFailed',
+        `Could not save the list of link hosts (${this.path}): ${(e as NodeJS.ErrnoException).code ?? 'error'}; nothing changed.`,
+        { path: this.path },
+      )
     }
   }
 

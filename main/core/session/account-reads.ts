@@ -86,7 +86,11 @@ export interface AccountReads {
   tradingGate?(user: string): Promise<CreditLine>
   /** An accepted cancel's orders leave the live state at once (every screen follows it). */
   noteCancelled?(user: string, what: { oids?: readonly string[]; marketIds?: readonly number[] }): void
-  writeOpenOrders?(user: string, marketId: number, enough?: (orders: OpenOrderInfo[], afterWrite: boolean) => boolean): Promise<{ orders: OpenOrderInfo[]; truncated: boolean }>
+  writeOpenOrders?(
+    user: string,
+    marketId: number,
+    enough?: (orders: OpenOrderInfo[], afterWrite: boolean) => boolean,
+  ): Promise<{ orders: OpenOrderInfo[]; truncated: boolean }>
 }
 
 /** AccountReads over the typed /info client, in the operator lane (an operator is waiting). */
@@ -95,7 +99,12 @@ export function infoAccountReads(info: InfoClient, lane: Lane = 'operator'): Acc
   return {
     async assets() {
       const r = await info.call(T.assets, {}, o)
-      return r.assets.map((a) => ({ assetId: a.asset_id, symbol: a.symbol, decimals: a.balance_decimals, withdrawFeeAtoms: a.withdraw_fee_atoms }))
+      return r.assets.map((a) => ({
+        assetId: a.asset_id,
+        symbol: a.symbol,
+        decimals: a.balance_decimals,
+        withdrawFeeAtoms: a.withdraw_fee_atoms,
+      }))
     },
     async markets() {
       const r = await info.call(T.markets, {}, o)
@@ -137,7 +146,12 @@ export function infoAccountReads(info: InfoClient, lane: Lane = 'operator'): Acc
     },
     async positions(user) {
       const rows = await info.call(T.spotCreditPositions, { user }, o)
-      return rows.map((p) => ({ assetId: p.asset_id, symbol: p.symbol, actualQty: p.actual_qty, pendingExposureQty: p.pending_exposure_qty }))
+      return rows.map((p) => ({
+        assetId: p.asset_id,
+        symbol: p.symbol,
+        actualQty: p.actual_qty,
+        pendingExposureQty: p.pending_exposure_qty,
+      }))
     },
     async balances(user) {
       const rows = await info.call(T.userBalances, { user }, o)
@@ -151,7 +165,12 @@ export function infoAccountReads(info: InfoClient, lane: Lane = 'operator'): Acc
       const r = await info.call(T.openOrders, { user, market_id: marketId }, o)
       return {
         truncated: r.truncated,
-        orders: r.orders.map((x) => ({ oid: String(x.oid), cloid: x.cloid ?? null, marketId: x.market_id ?? (marketId >= 0 ? marketId : null), remainingQty: x.remaining_qty })),
+        orders: r.orders.map((x) => ({
+          oid: String(x.oid),
+          cloid: x.cloid ?? null,
+          marketId: x.market_id ?? (marketId >= 0 ? marketId : null),
+          remainingQty: x.remaining_qty,
+        })),
       }
     },
   }

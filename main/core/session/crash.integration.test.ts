@@ -36,7 +36,16 @@ afterAll(async () => {
 function runChild(step: string, dataDir: string): Promise<{ code: number | null; signal: string | null; out: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', join(here, '../../testing/crash-child.ts')], {
-      env: { ...process.env, CRASH_STEP: step, DATA_DIR: dataDir, TRADING_URL: sb.tradingUrl, EARN_URL: sb.earnUrl, WS_URL: sb.wsUrl, OWNER_KEY: O0.privateKey, TO: O1 },
+      env: {
+        ...process.env,
+        CRASH_STEP: step,
+        DATA_DIR: dataDir,
+        TRADING_URL: sb.tradingUrl,
+        EARN_URL: sb.earnUrl,
+        WS_URL: sb.wsUrl,
+        OWNER_KEY: O0.privateKey,
+        TO: O1,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let out = ''
@@ -53,7 +62,15 @@ async function restartAndReconcile(dataDir: string) {
   vault.addOwner(O0.privateKey)
   const network = { ...sandboxNetwork(), tradingUrl: sb.tradingUrl, wsUrl: sb.wsUrl, earnUrl: sb.earnUrl } as ResolvedNetwork
   const info = new InfoClient({ baseUrl: sb.tradingUrl, scheduler: new RateScheduler({ ratePerSec: 1000 }) })
-  const session = new WriteSide({ network, journal, vault, info, tradeScheduler: new RateScheduler({ ratePerSec: 1000 }), expiryGraceMs: 500, reconcileMinAgeMs: 0 })
+  const session = new WriteSide({
+    network,
+    journal,
+    vault,
+    info,
+    tradeScheduler: new RateScheduler({ ratePerSec: 1000 }),
+    expiryGraceMs: 500,
+    reconcileMinAgeMs: 0,
+  })
   for (let i = 0; i < 40 && journal.unresolved('sandbox').length > 0; i++) {
     await session.reconcileAll()
     if (journal.unresolved('sandbox').length > 0) await new Promise((r) => setTimeout(r, 250))

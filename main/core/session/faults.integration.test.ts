@@ -59,7 +59,11 @@ interface Call {
 const transferOf = (amount: string): Promise<Call> =>
   transfer(session.ctx, { from: O0, to: O1, asset: 'USDC', amount }).then(
     () => ({ amount, code: 'accepted' }),
-    (e: { code?: string; details?: { infoType?: string } }) => ({ amount, code: e.code ?? 'error', ...(e.details?.infoType ? { infoType: e.details.infoType } : {}) }),
+    (e: { code?: string; details?: { infoType?: string } }) => ({
+      amount,
+      code: e.code ?? 'error',
+      ...(e.details?.infoType ? { infoType: e.details.infoType } : {}),
+    }),
   )
 /** Atoms of a journaled transfer, from its signed body. */
 const atomsOf = (body: string) => (JSON.parse(body) as { action: { amount: string } }).action.amount
@@ -151,6 +155,8 @@ describe('fault injection at a high rate', () => {
       .reduce((s, t) => s + BigInt(atomsOf(entries.find((e) => e.key === t.cloid)!.body)), 0n)
     expect(executedAtoms).toBe(truthAtoms)
     // A call refused before signing never executed: every transfer since the start is a journaled one.
-    expect(truth.filter((t) => !txsBefore.has(t.txHash) && t.actionType === 'transfer' && !entries.some((e) => e.key === t.cloid))).toEqual([])
+    expect(truth.filter((t) => !txsBefore.has(t.txHash) && t.actionType === 'transfer' && !entries.some((e) => e.key === t.cloid))).toEqual(
+      [],
+    )
   })
 })

@@ -27,9 +27,19 @@ describe('freshAtSigning', () => {
   it('refuses a gated write whose data went stale while the confirmation was open; nothing journaled, nothing sent', async () => {
     let now = 1_700_000_000_000
     let streaming = true
-    const state: LiveAccountState = { user: FROM, balances: { at: now, value: [{ assetId: 1, coin: 'USDC', total: '10', locked: '0', available: null }] }, credit: null, openOrders: null }
+    const state: LiveAccountState = {
+      user: FROM,
+      balances: { at: now, value: [{ assetId: 1, coin: 'USDC', total: '10', locked: '0', available: null }] },
+      credit: null,
+      openOrders: null,
+    }
     const pool = { state: () => state, isLive: () => streaming } as unknown as StreamPool
-    const reads = new LiveAccountReads({ info: { call: async () => [] } as unknown as InfoClient, pool, market: {} as MarketDataCache, now: () => now })
+    const reads = new LiveAccountReads({
+      info: { call: async () => [] } as unknown as InfoClient,
+      pool,
+      market: {} as MarketDataCache,
+      now: () => now,
+    })
     await reads.balances(FROM) // what the transfer's checks read
     const local = localTradeSigner(() => owner)
     // The operator takes two minutes to approve; the stream dies meanwhile.
@@ -57,8 +67,21 @@ describe('freshAtSigning', () => {
       now: () => now,
     })
     const action = { type: 'transfer', to: TO, asset_id: '1', amount: '100' } as TradeAction
-    const intent = { action: 'transfer' as const, title: 'Transfer 1 USDC', summary: [], details: { counterparty: { name: '', address: TO } } }
-    const err = await submitter.submit({ account: FROM as `0x${string}`, signer: { owner: FROM as `0x${string}`, role: 'owner' }, action, summary: 'transfer', intent }).catch((e: unknown) => e)
+    const intent = {
+      action: 'transfer' as const,
+      title: 'Transfer 1 USDC',
+      summary: [],
+      details: { counterparty: { name: '', address: TO } },
+    }
+    const err = await submitter
+      .submit({
+        account: FROM as `0x${string}`,
+        signer: { owner: FROM as `0x${string}`, role: 'owner' },
+        action,
+        summary: 'transfer',
+        intent,
+      })
+      .catch((e: unknown) => e)
     expect(err).toMatchObject({ code: 'StaleData', details: { account: FROM, limitMs: 30_000 } })
     expect(j.unresolved('sandbox')).toEqual([])
     expect(j.list({ network: 'sandbox' })).toEqual([])

@@ -15,7 +15,11 @@ function fakePool(at: number, streaming: boolean, clock: () => number = () => at
     user: USER,
     balances: { at, value: [{ assetId: 1, coin: 'USDC', total: '10.5', locked: '0.5', available: null }] },
     credit: null,
-    openOrders: { at, truncated: false, value: [{ marketId: '2', oid: 7n, cloid: null, side: 'B', price: '3000', origSz: '1', sz: '0.4', timestamp: at }] },
+    openOrders: {
+      at,
+      truncated: false,
+      value: [{ marketId: '2', oid: 7n, cloid: null, side: 'B', price: '3000', origSz: '1', sz: '0.4', timestamp: at }],
+    },
   }
   return {
     state: () => state,
@@ -24,7 +28,10 @@ function fakePool(at: number, streaming: boolean, clock: () => number = () => at
     // As the pool does: a /info answer becomes the live state, dated when it was asked for.
     noteBalances: (_u: string, rows: { assetId: number; available: string; locked: string }[], issuedAt: number) => {
       if (state.balances && state.balances.at > issuedAt) return
-      state.balances = { at: issuedAt, value: rows.map((r) => ({ assetId: r.assetId, coin: null, total: null, locked: r.locked, available: r.available })) }
+      state.balances = {
+        at: issuedAt,
+        value: rows.map((r) => ({ assetId: r.assetId, coin: null, total: null, locked: r.locked, available: r.available })),
+      }
     },
   } as unknown as StreamPool
 }
@@ -132,7 +139,13 @@ describe('LiveAccountReads: streams first, /info for what is missing or old, Sta
       writes: { network: 'sandbox', onChange: (l) => ((listener = l), () => {}) },
     })
     now += 10
-    for (const [channel, state] of [['trade', 'signed'], ['trade', 'rejected'], ['trade', 'failed'], ['earn', 'accepted']] as const) listener({ network: 'sandbox', account: USER, body: '{}', channel, state })
+    for (const [channel, state] of [
+      ['trade', 'signed'],
+      ['trade', 'rejected'],
+      ['trade', 'failed'],
+      ['earn', 'accepted'],
+    ] as const)
+      listener({ network: 'sandbox', account: USER, body: '{}', channel, state })
     await r.balances(USER)
     expect(calls).toEqual([])
     listener({ network: 'sandbox', account: USER, body: '{}', channel: 'trade', state: 'accepted' })
@@ -143,7 +156,12 @@ describe('LiveAccountReads: streams first, /info for what is missing or old, Sta
   it('at signing time, refuses with StaleData when the data a write was checked on is no longer current', async () => {
     let now = 1_000_000
     let streaming = true
-    const state: LiveAccountState = { user: USER, balances: { at: now, value: [{ assetId: 1, coin: 'USDC', total: '10', locked: '0', available: null }] }, credit: null, openOrders: null }
+    const state: LiveAccountState = {
+      user: USER,
+      balances: { at: now, value: [{ assetId: 1, coin: 'USDC', total: '10', locked: '0', available: null }] },
+      credit: null,
+      openOrders: null,
+    }
     const pool = { state: () => state, isLive: () => streaming } as unknown as StreamPool
     const r = new LiveAccountReads({ info: fakeInfo('ok', []), pool, market, now: () => now })
     await r.balances(USER)
@@ -178,11 +196,31 @@ describe('LiveAccountReads: streams first, /info for what is missing or old, Sta
     const info = {
       call: async (def: { type: string }) => {
         calls.push(def.type)
-        return { found: true, status: 'active', credit_usd_atoms: 1_000n, available_usd_atoms: 1_000n, last_known_available_usd_atoms: 1_000n, credit_trading_whitelisted_market_ids: [...whitelist] }
+        return {
+          found: true,
+          status: 'active',
+          credit_usd_atoms: 1_000n,
+          available_usd_atoms: 1_000n,
+          last_known_available_usd_atoms: 1_000n,
+          credit_trading_whitelisted_market_ids: [...whitelist],
+        }
       },
     } as unknown as InfoClient
-    const md = { recent: async () => ({ assets: new Map(), marks: new Map(), oracle: { status: 'available', reasonCode: null }, fetchedAt: now, markStaleAfterMs: 60_000 }) } as unknown as MarketDataCache
-    const r = new LiveAccountReads({ info, pool: { state: () => state, isLive: () => true } as unknown as StreamPool, market: md, now: () => now })
+    const md = {
+      recent: async () => ({
+        assets: new Map(),
+        marks: new Map(),
+        oracle: { status: 'available', reasonCode: null },
+        fetchedAt: now,
+        markStaleAfterMs: 60_000,
+      }),
+    } as unknown as MarketDataCache
+    const r = new LiveAccountReads({
+      info,
+      pool: { state: () => state, isLive: () => true } as unknown as StreamPool,
+      market: md,
+      now: () => now,
+    })
     expect((await r.creditLine(USER)).whitelistedMarketIds).toEqual(['1'])
     expect(calls).toEqual(['spotCreditAccount'])
     // past the minute: the last answer at once, a background read behind it
@@ -198,20 +236,40 @@ describe('LiveAccountReads: streams first, /info for what is missing or old, Sta
   it('serves the whitelist the last run knew before any /info answer, and refreshes it behind', async () => {
     const now = 1_000_000
     const calls: string[] = []
-    const state: LiveAccountState = { user: USER, balances: null, credit: { at: now, value: { authorized: true, status: 'active', creditUsdAtoms: 1_000n, positions: [] } }, openOrders: null }
+    const state: LiveAccountState = {
+      user: USER,
+      balances: null,
+      credit: { at: now, value: { authorized: true, status: 'active', creditUsdAtoms: 1_000n, positions: [] } },
+      openOrders: null,
+    }
     const info = {
       call: async (def: { type: string }) => {
         calls.push(def.type)
         return { found: true, status: 'active', credit_usd_atoms: 1_000n, credit_trading_whitelisted_market_ids: ['4'] }
       },
     } as unknown as InfoClient
-    const md = { recent: async () => ({ assets: new Map(), marks: new Map(), oracle: { status: 'available', reasonCode: null }, fetchedAt: now, markStaleAfterMs: 60_000 }) } as unknown as MarketDataCache
-    const lastKnown = { load: () => ({ value: { tradingWhitelist: ['9'] }, fetchedAt: now - 120_000, ageMs: 120_000 }) } as unknown as LastKnownState
-    const r = new LiveAccountReads({ info, pool: { state: () => state, isLive: () => true } as unknown as StreamPool, market: md, now: () => now, lastKnown })
+    const md = {
+      recent: async () => ({
+        assets: new Map(),
+        marks: new Map(),
+        oracle: { status: 'available', reasonCode: null },
+        fetchedAt: now,
+        markStaleAfterMs: 60_000,
+      }),
+    } as unknown as MarketDataCache
+    const lastKnown = {
+      load: () => ({ value: { tradingWhitelist: ['9'] }, fetchedAt: now - 120_000, ageMs: 120_000 }),
+    } as unknown as LastKnownState
+    const r = new LiveAccountReads({
+      info,
+      pool: { state: () => state, isLive: () => true } as unknown as StreamPool,
+      market: md,
+      now: () => now,
+      lastKnown,
+    })
     expect((await r.creditLine(USER)).whitelistedMarketIds).toEqual(['9'])
     await new Promise((res) => setTimeout(res, 0))
     expect(calls).toEqual(['spotCreditAccount'])
     expect((await r.creditLine(USER)).whitelistedMarketIds).toEqual(['4'])
   })
 })
-

@@ -3,7 +3,15 @@ import type { InfoClient } from '../exchange/info/client'
 import { formatAtoms, parseSignedDecimal } from '../money/decimal'
 import type { LiveAccountState } from '../streams/live-state'
 import type { StreamPool } from '../streams/pool'
-import { infoAccountReads, type AccountReads, type AgentSlotInfo, type BalanceInfo, type CreditLine, type OpenOrderInfo, type PositionInfo } from './account-reads'
+import {
+  infoAccountReads,
+  type AccountReads,
+  type AgentSlotInfo,
+  type BalanceInfo,
+  type CreditLine,
+  type OpenOrderInfo,
+  type PositionInfo,
+} from './account-reads'
 import type { LastKnownState } from './last-known'
 import type { MarketDataCache } from './market-data'
 import { creditAvailable } from './valuation'
@@ -25,7 +33,20 @@ export interface LiveReadsOptions {
   /** Last known state of this network: the credit whitelist is served from it before the first /info answer. */
   lastKnown?: LastKnownState
   /** Journal changes of this network: state older than an account's latest write is not used. */
-  writes?: { onChange(listener: (s: { network: string; account: string; body: string; channel?: string; state?: string; actionType?: string; code?: string | null }) => void): () => void; network: string }
+  writes?: {
+    onChange(
+      listener: (s: {
+        network: string
+        account: string
+        body: string
+        channel?: string
+        state?: string
+        actionType?: string
+        code?: string | null
+      }) => void,
+    ): () => void
+    network: string
+  }
   /** Agent slots picked for signing are kept this long (default 5 min) unless an agent write of the owner drops them first. */
   signerAgentsTtlMs?: number
   /** How long a write's verification waits for a stream frame before it reads /info (default 700 ms). */
@@ -81,7 +102,8 @@ export class LiveAccountReads implements AccountReads {
           if (sub.network !== w.network) return
           // An agent approval or revocation (any state: it may have executed), or a write refused
           // for its epoch: the slots the signer is picked from are read again.
-          if ((sub.actionType !== undefined && /agent/i.test(sub.actionType)) || (sub.code && AGENT_STALE.has(sub.code))) this.signerSlots.delete(sub.account.toLowerCase())
+          if ((sub.actionType !== undefined && /agent/i.test(sub.actionType)) || (sub.code && AGENT_STALE.has(sub.code)))
+            this.signerSlots.delete(sub.account.toLowerCase())
           // Only the steps where the account may have moved: signing changes nothing on the
           // exchange, a refusal or failure neither; earn writes touch the earn pool, not the
           // trading balances streamed here.
@@ -204,7 +226,14 @@ export class LiveAccountReads implements AccountReads {
     if (credit) {
       const c = credit.value
       if (!c.authorized || c.status === null || c.creditUsdAtoms === null) return NOT_CREDIT
-      return { isCredit: true, status: c.status, creditUsdAtoms: c.creditUsdAtoms, availableUsdAtoms: null, lastKnownAvailableUsdAtoms: null, whitelistedMarketIds: await this.whitelist(u) }
+      return {
+        isCredit: true,
+        status: c.status,
+        creditUsdAtoms: c.creditUsdAtoms,
+        availableUsdAtoms: null,
+        lastKnownAvailableUsdAtoms: null,
+        whitelistedMarketIds: await this.whitelist(u),
+      }
     }
     const balances = this.live(u, 'spotState', { acrossWrites: true })
     if (balances && balances.value.length > 0) return NOT_CREDIT
@@ -223,18 +252,25 @@ export class LiveAccountReads implements AccountReads {
    * question); then one /info read first in the budget, which becomes the live state too, so
    * every screen shows what the write's check saw.
    */
-  async writeOpenOrders(user: string, marketId: number, enough?: (orders: OpenOrderInfo[], afterWrite: boolean) => boolean): Promise<{ orders: OpenOrderInfo[]; truncated: boolean }> {
+  async writeOpenOrders(
+    user: string,
+    marketId: number,
+    enough?: (orders: OpenOrderInfo[], afterWrite: boolean) => boolean,
+  ): Promise<{ orders: OpenOrderInfo[]; truncated: boolean }> {
     const u = user.toLowerCase()
     const pool = this.o.pool
     const view = (slot: NonNullable<LiveAccountState['openOrders']>) =>
-      slot.value.map((o) => ({ oid: String(o.oid), cloid: o.cloid, marketId: o.marketId === null ? null : Number(o.marketId), remainingQty: o.sz })).filter((o) => marketId < 0 || o.marketId === marketId)
+      slot.value
+        .map((o) => ({ oid: String(o.oid), cloid: o.cloid, marketId: o.marketId === null ? null : Number(o.marketId), remainingQty: o.sz }))
+        .filter((o) => marketId < 0 || o.marketId === marketId)
     if (pool) {
       const until = this.o.now() + (this.o.frameWaitMs ?? 700)
       for (;;) {
         const current = this.live(u, 'openOrders')
         if (current && !current.truncated) return { orders: view(current), truncated: false }
         const any = this.live(u, 'openOrders', { acrossWrites: true })
-        if (any && !any.truncated && enough?.(view(any), any.at > (this.sentAt.get(u) ?? -Infinity))) return { orders: view(any), truncated: false }
+        if (any && !any.truncated && enough?.(view(any), any.at > (this.sentAt.get(u) ?? -Infinity)))
+          return { orders: view(any), truncated: false }
         // Only a channel that streams brings a newer frame.
         if (!any || !pool.isLive(u, 'openOrders', any.at) || this.o.now() >= until) break
         await new Promise((r) => setTimeout(r, 15))
@@ -243,7 +279,9 @@ export class LiveAccountReads implements AccountReads {
     const issuedAt = pool?.time()
     const r = await this.fallback(u, 'openOrders', () => this.o.info.openOrders({ user: u, market_id: -1 }, { lane: 'write' }))
     pool?.noteOpenOrders(u, r, this.o.now(), issuedAt)
-    const orders = r.orders.map((x) => ({ oid: String(x.oid), cloid: x.cloid ?? null, marketId: x.market_id ?? null, remainingQty: x.remaining_qty })).filter((o) => marketId < 0 || o.marketId === marketId)
+    const orders = r.orders
+      .map((x) => ({ oid: String(x.oid), cloid: x.cloid ?? null, marketId: x.market_id ?? null, remainingQty: x.remaining_qty }))
+      .filter((o) => marketId < 0 || o.marketId === marketId)
     return { orders, truncated: r.truncated }
   }
 
@@ -268,12 +306,27 @@ export class LiveAccountReads implements AccountReads {
       // credit account's balance list is empty), so no request is needed to tell. A write does
       // not change an account's mode: balances from before it still tell.
       const balances = this.live(u, 'spotState', { acrossWrites: true })
-      if (balances && balances.value.length > 0) return { isCredit: false, status: null, creditUsdAtoms: null, availableUsdAtoms: null, lastKnownAvailableUsdAtoms: null, whitelistedMarketIds: [] }
+      if (balances && balances.value.length > 0)
+        return {
+          isCredit: false,
+          status: null,
+          creditUsdAtoms: null,
+          availableUsdAtoms: null,
+          lastKnownAvailableUsdAtoms: null,
+          whitelistedMarketIds: [],
+        }
       return this.fallback(u, 'spotCreditState', () => this.base.creditLine(u))
     }
     const c = live.value
     if (!c.authorized || c.status === null || c.creditUsdAtoms === null) {
-      return { isCredit: false, status: null, creditUsdAtoms: null, availableUsdAtoms: null, lastKnownAvailableUsdAtoms: null, whitelistedMarketIds: [] }
+      return {
+        isCredit: false,
+        status: null,
+        creditUsdAtoms: null,
+        availableUsdAtoms: null,
+        lastKnownAvailableUsdAtoms: null,
+        whitelistedMarketIds: [],
+      }
     }
     // Available USD is the line plus each position's contribution at a fresh mark (the service's rule).
     const md = await this.o.market.recent('operator')
@@ -281,14 +334,26 @@ export class LiveAccountReads implements AccountReads {
     // The whitelist is not streamed: the last /info answer, refreshed in the background once
     // past a minute (a preview waits for /info only the first time an account is read).
     const whitelist = await this.whitelist(u)
-    return { isCredit: true, status: c.status, creditUsdAtoms: c.creditUsdAtoms, availableUsdAtoms: available, lastKnownAvailableUsdAtoms: lastKnown, whitelistedMarketIds: whitelist }
+    return {
+      isCredit: true,
+      status: c.status,
+      creditUsdAtoms: c.creditUsdAtoms,
+      availableUsdAtoms: available,
+      lastKnownAvailableUsdAtoms: lastKnown,
+      whitelistedMarketIds: whitelist,
+    }
   }
 
   async positions(user: string): Promise<PositionInfo[]> {
     const u = user.toLowerCase()
     const live = this.live(u, 'spotCreditState')
     if (!live) return this.fallback(u, 'spotCreditState', () => this.base.positions(u))
-    return live.value.positions.map((p) => ({ assetId: p.asset_id, symbol: p.symbol, actualQty: p.actual_qty, pendingExposureQty: p.pending_exposure_qty }))
+    return live.value.positions.map((p) => ({
+      assetId: p.asset_id,
+      symbol: p.symbol,
+      actualQty: p.actual_qty,
+      pendingExposureQty: p.pending_exposure_qty,
+    }))
   }
 
   async balances(user: string): Promise<BalanceInfo[]> {
@@ -320,7 +385,11 @@ export class LiveAccountReads implements AccountReads {
   private live(user: string, channel: 'spotState', opts?: { acrossWrites?: boolean }): LiveAccountState['balances']
   private live(user: string, channel: 'spotCreditState', opts?: { acrossWrites?: boolean }): LiveAccountState['credit']
   private live(user: string, channel: 'openOrders', opts?: { acrossWrites?: boolean }): LiveAccountState['openOrders']
-  private live(user: string, channel: Channel, opts: { acrossWrites?: boolean } = {}): LiveAccountState[keyof Omit<LiveAccountState, 'user'>] {
+  private live(
+    user: string,
+    channel: Channel,
+    opts: { acrossWrites?: boolean } = {},
+  ): LiveAccountState[keyof Omit<LiveAccountState, 'user'>] {
     const pool = this.o.pool
     if (!pool) return null
     const st = pool.state(user)
@@ -365,7 +434,8 @@ export class LiveAccountReads implements AccountReads {
     if (!hit) {
       // The last run's credit page knew it: shown at once, refreshed below when old.
       const known = this.o.lastKnown?.load<{ tradingWhitelist?: string[] }>(user, 'credit')
-      if (known && Array.isArray(known.value.tradingWhitelist)) this.whitelists.set(user, (hit = { at: known.fetchedAt, ids: known.value.tradingWhitelist, refreshing: false }))
+      if (known && Array.isArray(known.value.tradingWhitelist))
+        this.whitelists.set(user, (hit = { at: known.fetchedAt, ids: known.value.tradingWhitelist, refreshing: false }))
     }
     if (!hit) {
       const line = await this.cached(this.perAccount, `line:${user}`, ttl, () => this.base.creditLine(user))
@@ -391,7 +461,12 @@ export class LiveAccountReads implements AccountReads {
     this.used.set(user, { at: prev !== undefined && now - prev.usedAt < 1000 ? Math.min(prev.at, at) : at, usedAt: now })
   }
 
-  private cached<T>(map: Map<string, { at: number; value: Promise<unknown> }>, key: string, ttl: number, read: () => Promise<T>): Promise<T> {
+  private cached<T>(
+    map: Map<string, { at: number; value: Promise<unknown> }>,
+    key: string,
+    ttl: number,
+    read: () => Promise<T>,
+  ): Promise<T> {
     const hit = map.get(key)
     if (hit && this.o.now() - hit.at < ttl) return hit.value as Promise<T>
     const value = read()
@@ -401,7 +476,14 @@ export class LiveAccountReads implements AccountReads {
   }
 }
 
-const NOT_CREDIT: CreditLine = { isCredit: false, status: null, creditUsdAtoms: null, availableUsdAtoms: null, lastKnownAvailableUsdAtoms: null, whitelistedMarketIds: [] }
+const NOT_CREDIT: CreditLine = {
+  isCredit: false,
+  status: null,
+  creditUsdAtoms: null,
+  availableUsdAtoms: null,
+  lastKnownAvailableUsdAtoms: null,
+  whitelistedMarketIds: [],
+}
 
 /** a - b on display decimals, exact. */
 function minus(a: string, b: string): string {
@@ -412,7 +494,14 @@ function minus(a: string, b: string): string {
  * A preview stamped with the age of the account data behind it (the accounts of its effects)
  * and the limit past which the desk refuses to sign on such data.
  */
-export function withDataAge<T extends { effects: readonly { account: string }[] }>(w: { reads: AccountReads }, view: T): T & { dataAgeMs: number | null; dataMaxAgeMs: number } {
+export function withDataAge<T extends { effects: readonly { account: string }[] }>(
+  w: { reads: AccountReads },
+  view: T,
+): T & { dataAgeMs: number | null; dataMaxAgeMs: number } {
   const reads = w.reads instanceof LiveAccountReads ? w.reads : null
-  return { ...view, dataAgeMs: reads ? reads.dataAgeMs(view.effects.map((e) => e.account)) : 0, dataMaxAgeMs: reads?.dataMaxAgeMs ?? DEFAULT_DATA_MAX_AGE_MS }
+  return {
+    ...view,
+    dataAgeMs: reads ? reads.dataAgeMs(view.effects.map((e) => e.account)) : 0,
+    dataMaxAgeMs: reads?.dataMaxAgeMs ?? DEFAULT_DATA_MAX_AGE_MS,
+  }
 }

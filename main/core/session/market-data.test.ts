@@ -9,9 +9,18 @@ import { MarketDataCache } from './market-data'
 function fakeInfo(calls: { type: string; lane: Lane | undefined }[]): InfoClient {
   const rec = (type: string, lane?: Lane) => calls.push({ type, lane })
   return {
-    assets: async (o?: { lane?: Lane }) => (rec('assets', o?.lane), { assets: [{ asset_id: 1, symbol: 'USDC', balance_decimals: 8, credit_ltv: 100 }] }),
-    markPrices: async (_: unknown, o?: { lane?: Lane }) => (rec('markPrices', o?.lane), [{ asset_id: 1, usd_atoms: 100_000_000n, source_ts_ms: Date.now() }]),
-    oracleStatus: async (o?: { lane?: Lane }) => (rec('oracleStatus', o?.lane), { oracle_status: { status: 'available', reason_code: null } }),
+    assets: async (o?: { lane?: Lane }) => (
+      rec('assets', o?.lane),
+      { assets: [{ asset_id: 1, symbol: 'USDC', balance_decimals: 8, credit_ltv: 100 }] }
+    ),
+    markPrices: async (_: unknown, o?: { lane?: Lane }) => (
+      rec('markPrices', o?.lane),
+      [{ asset_id: 1, usd_atoms: 100_000_000n, source_ts_ms: Date.now() }]
+    ),
+    oracleStatus: async (o?: { lane?: Lane }) => (
+      rec('oracleStatus', o?.lane),
+      { oracle_status: { status: 'available', reason_code: null } }
+    ),
   } as unknown as InfoClient
 }
 

@@ -79,7 +79,6 @@ export class MarketDataCache {
     }
   }
 
-
   async get(lane: Lane = 'background'): Promise<MarketData> {
     if (this.data && this.now() - this.data.fetchedAt < this.ttlMs) return this.data
     const want = lane === 'background' ? 'marks' : lane
@@ -142,7 +141,9 @@ export class MarketDataCache {
 
   private async readAssets(lane: Lane): Promise<void> {
     const r = await this.info.assets({ lane })
-    this.assets = new Map(r.assets.map((a) => [a.asset_id, { assetId: a.asset_id, symbol: a.symbol, decimals: a.balance_decimals, creditLtv: a.credit_ltv }]))
+    this.assets = new Map(
+      r.assets.map((a) => [a.asset_id, { assetId: a.asset_id, symbol: a.symbol, decimals: a.balance_decimals, creditLtv: a.credit_ltv }]),
+    )
     this.assetsAt = this.now()
     if (this.data) this.data = { ...this.data, assets: this.assets }
     this.lastKnown?.save('*', 'assets', [...this.assets.values()] satisfies AssetMeta[])

@@ -1,4 +1,11 @@
-import { connectNetwork, strictLimitsFor, type ConnectedNetwork, type NetworkConfig, type ResolvedNetwork, type SandboxStarter } from '../config/networks'
+import {
+  connectNetwork,
+  strictLimitsFor,
+  type ConnectedNetwork,
+  type NetworkConfig,
+  type ResolvedNetwork,
+  type SandboxStarter,
+} from '../config/networks'
 import { DeskError } from '../errors/desk-error'
 import { InfoClient } from '../exchange/info/client'
 import type { HostSchedulers } from '../exchange/scheduler'
@@ -81,7 +88,16 @@ export class NetworkSession {
     this.writeSide = new WriteSide({
       ...this.opts.write,
       // Previews and writes read accounts streams first (see LiveAccountReads).
-      reads: this.opts.write?.reads ?? new LiveAccountReads({ info: this.info, pool: this.pool, market: this.market, now: this.now, lastKnown: this.lastKnown, writes: { onChange: (l) => this.journal.onChange(l), network: n.name } }),
+      reads:
+        this.opts.write?.reads ??
+        new LiveAccountReads({
+          info: this.info,
+          pool: this.pool,
+          market: this.market,
+          now: this.now,
+          lastKnown: this.lastKnown,
+          writes: { onChange: (l) => this.journal.onChange(l), network: n.name },
+        }),
       network: n,
       journal: this.journal,
       vault,

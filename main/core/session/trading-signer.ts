@@ -40,7 +40,9 @@ export async function tradingSignerFor(ctx: WriteContext & { keys: AgentKeys }, 
     .filter((a) => ctx.keys.agentAddress(owner, a.slotId as AgentSlot)?.toLowerCase() === a.agent!.toLowerCase())
     .sort((a, b) => (a.slotId === pref ? -1 : b.slotId === pref ? 1 : a.slotId - b.slotId))
   const pick = usable[0]
-  if (pick) return { ref: { owner, role: 'agent', slot: pick.slotId as AgentSlot }, agentEpoch: pick.epoch!, address: pick.agent!.toLowerCase() }
-  if (!ctx.hasOwnerKey(owner)) throw new DeskError('NoTradingKey', `no approved agent key and no owner key for ${owner} in the vault`, { owner })
+  if (pick)
+    return { ref: { owner, role: 'agent', slot: pick.slotId as AgentSlot }, agentEpoch: pick.epoch!, address: pick.agent!.toLowerCase() }
+  if (!ctx.hasOwnerKey(owner))
+    throw new DeskError('NoTradingKey', `no approved agent key and no owner key for ${owner} in the vault`, { owner })
   return { ref: { owner, role: 'owner' }, address: owner.toLowerCase() }
 }

@@ -48,7 +48,10 @@ describe('creditAvailable', () => {
   })
   it('a position without any mark leaves both unknown; a flat position needs none', () => {
     expect(creditAvailable(md(null), line, [short, long], NOW)).toEqual({ available: null, lastKnown: null })
-    expect(creditAvailable(md(null), line, [{ asset_id: 1, actual_qty: 0n, pending_exposure_qty: 0n }], NOW)).toEqual({ available: line, lastKnown: line })
+    expect(creditAvailable(md(null), line, [{ asset_id: 1, actual_qty: 0n, pending_exposure_qty: 0n }], NOW)).toEqual({
+      available: line,
+      lastKnown: line,
+    })
   })
 })
 

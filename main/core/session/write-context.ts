@@ -43,7 +43,8 @@ export function outcomeOf(r: SubmitResult): WriteOutcome {
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/
 
 export function checkAddress(value: string, field: string): Address {
-  if (typeof value !== 'string' || !ADDRESS.test(value)) throw new DeskError('InvalidAddress', `${field} must be a 20-byte 0x address`, { field })
+  if (typeof value !== 'string' || !ADDRESS.test(value))
+    throw new DeskError('InvalidAddress', `${field} must be a 20-byte 0x address`, { field })
   return value.toLowerCase() as Address
 }
 
@@ -52,7 +53,8 @@ export async function resolveAsset(reads: AccountReads, asset: string | number):
   const all = await reads.assets()
   const s = String(asset).trim()
   const found = /^[0-9]+$/.test(s) ? all.find((a) => a.assetId === Number(s)) : all.find((a) => a.symbol.toLowerCase() === s.toLowerCase())
-  if (!found) throw new DeskError('UnknownAsset', `no asset "${s}" on this network (known: ${all.map((a) => a.symbol).join(', ')})`, { asset: s })
+  if (!found)
+    throw new DeskError('UnknownAsset', `no asset "${s}" on this network (known: ${all.map((a) => a.symbol).join(', ')})`, { asset: s })
   return found
 }
 
@@ -69,7 +71,11 @@ export function fmt(atoms: bigint, decimals: number): string {
 
 export function requireOwnerKey(ctx: WriteContext, owner: Address, role: string): void {
   if (!ctx.hasOwnerKey(owner)) {
-    throw new DeskError('OwnerKeyMissing', `the ${role} ${owner} has no owner key in the vault (watch-only or unknown), so it cannot sign this`, { owner })
+    throw new DeskError(
+      'OwnerKeyMissing',
+      `the ${role} ${owner} has no owner key in the vault (watch-only or unknown), so it cannot sign this`,
+      { owner },
+    )
   }
 }
 

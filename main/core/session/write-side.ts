@@ -127,7 +127,14 @@ export class WriteSide {
 
   /** Context for settle/repay, transfers, orders and agents services. */
   get ctx(): WriteContext & { keys: AgentKeyStore } {
-    return { network: this.network.name, journal: this.journal, submitter: this.submitter, reads: this.reads, hasOwnerKey: this.hasOwnerKey, keys: this.keys() }
+    return {
+      network: this.network.name,
+      journal: this.journal,
+      submitter: this.submitter,
+      reads: this.reads,
+      hasOwnerKey: this.hasOwnerKey,
+      keys: this.keys(),
+    }
   }
 
   get earnCtx(): EarnServiceContext {
@@ -160,7 +167,8 @@ export class WriteSide {
     const tick = async () => {
       if (this.stopped) return
       const pending = this.journal.unresolved(this.network.name).filter((x) => x.channel === 'earn')
-      for (const s of pending) await this.earn.reconcileEntry(s, this.o.expiryGraceMs ?? 30_000, this.o.reconcileMinAgeMs ?? 20_000).catch(() => false)
+      for (const s of pending)
+        await this.earn.reconcileEntry(s, this.o.expiryGraceMs ?? 30_000, this.o.reconcileMinAgeMs ?? 20_000).catch(() => false)
       if (!this.stopped) this.earnTimer = setTimeout(tick, intervalMs * (pending.length > 0 ? 1 : 5))
     }
     void tick()
@@ -223,4 +231,3 @@ export class EarnSigningClient extends EarnClient {
     return (r as EarnWriteResult & { [PENDING]?: true })[PENDING] ? r.submission : null
   }
 }
-

@@ -25,7 +25,12 @@ describe('Coalescer', () => {
   it('merges with the given function (fills accumulate)', () => {
     const clock = new ManualClock(0)
     const got: number[][] = []
-    const c = new Coalescer<number[]>(clock, 100, (_t, v) => got.push(v), (a, b) => [...a, ...b])
+    const c = new Coalescer<number[]>(
+      clock,
+      100,
+      (_t, v) => got.push(v),
+      (a, b) => [...a, ...b],
+    )
     c.push('f', [1])
     c.push('f', [2])
     c.push('f', [3])

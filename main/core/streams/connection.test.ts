@@ -131,8 +131,18 @@ describe('StreamConnection garbage', () => {
 
   it.each([
     ['a binary frame', (s: ReturnType<typeof fakeSockets>['sockets'][number]) => s.binary(Buffer.from([1, 2, 3])), 1003, /binary frame/],
-    ['invalid UTF-8', (s: ReturnType<typeof fakeSockets>['sockets'][number]) => s.text(Buffer.from([0x7b, 0xff, 0xfe, 0x7d])), 1007, /not valid UTF-8/],
-    ['an oversized frame', (s: ReturnType<typeof fakeSockets>['sockets'][number]) => s.frame('spotState', balances('1'.repeat(2000))), 1009, /over the 1024-byte cap/],
+    [
+      'invalid UTF-8',
+      (s: ReturnType<typeof fakeSockets>['sockets'][number]) => s.text(Buffer.from([0x7b, 0xff, 0xfe, 0x7d])),
+      1007,
+      /not valid UTF-8/,
+    ],
+    [
+      'an oversized frame',
+      (s: ReturnType<typeof fakeSockets>['sockets'][number]) => s.frame('spotState', balances('1'.repeat(2000))),
+      1009,
+      /over the 1024-byte cap/,
+    ],
   ])('%s breaks the protocol: one problem, the socket is closed and replaced', (_name, send, code, text) => {
     const { clock, fs, frames, problems, c } = setup({ maxFrameBytes: 1024 })
     const s = fs.last()

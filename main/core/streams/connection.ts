@@ -253,7 +253,11 @@ export class StreamConnection {
       this.dropped++
       const code = isBinary ? 1003 : badText ? 1007 : 1009
       this.problem(
-        isBinary ? 'binary frame on the stream; reconnecting' : badText ? 'stream frame is not valid UTF-8; reconnecting' : `stream frame of ${size} bytes over the ${this.opts.maxFrameBytes}-byte cap; reconnecting`,
+        isBinary
+          ? 'binary frame on the stream; reconnecting'
+          : badText
+            ? 'stream frame is not valid UTF-8; reconnecting'
+            : `stream frame of ${size} bytes over the ${this.opts.maxFrameBytes}-byte cap; reconnecting`,
       )
       // Detach first, then close: this socket's late events no longer reach us.
       this.ws = undefined
@@ -270,7 +274,12 @@ export class StreamConnection {
     // The backoff resets once the server talks, not on open: a server that accepts and drops
     // at once still sees growing delays (and new connections per IP stay few).
     this.attempt = 0
-    const text = typeof data === 'string' ? data : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8')
+    const text =
+      typeof data === 'string'
+        ? data
+        : Array.isArray(data)
+          ? Buffer.concat(data).toString('utf8')
+          : Buffer.from(data as ArrayBuffer).toString('utf8')
     if (this.opts.onText?.(text)) return
     let frame: Frame
     try {

@@ -84,7 +84,14 @@ function balance(b: unknown): boolean {
 }
 
 function position(p: unknown): boolean {
-  if (!isObj(p) || !isNonNegInt(p.asset_id) || typeof p.symbol !== 'string' || !isDec(p.actual_display) || !isDec(p.pending_exposure_display)) return false
+  if (
+    !isObj(p) ||
+    !isNonNegInt(p.asset_id) ||
+    typeof p.symbol !== 'string' ||
+    !isDec(p.actual_display) ||
+    !isDec(p.pending_exposure_display)
+  )
+    return false
   const a = toSint(p.actual_qty)
   const e = toSint(p.pending_exposure_qty)
   if (a === undefined || e === undefined) return false

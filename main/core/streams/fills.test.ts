@@ -2,7 +2,18 @@ import { describe, expect, it } from 'vitest'
 import { FillBook, type StreamFill } from './fills'
 
 const f = (user: string, tid: bigint, time: number, extra: Partial<StreamFill> = {}): StreamFill => ({
-  user, tid, time, side: 'B', coin: '1', px: '1', sz: '1', oid: null, cloid: null, fee: '0', feeAssetId: null, ...extra,
+  user,
+  tid,
+  time,
+  side: 'B',
+  coin: '1',
+  px: '1',
+  sz: '1',
+  oid: null,
+  cloid: null,
+  fee: '0',
+  feeAssetId: null,
+  ...extra,
 })
 
 describe('FillBook', () => {

@@ -25,14 +25,17 @@ describe('quoting big fill ids before the plain parse', () => {
   })
 
   it('keeps a tid beyond 2^53 exact through the parse', () => {
-    const f = parseFrame('{"channel":"userFills","data":{"user":"0x00000000000000000000000000000000000000aa","fills":[{"coin":"1","px":"1","sz":"1","side":"B","time":1,"oid":9007199254740993,"tid":9007199254740995,"cloid":null}]}}')
+    const f = parseFrame(
+      '{"channel":"userFills","data":{"user":"0x00000000000000000000000000000000000000aa","fills":[{"coin":"1","px":"1","sz":"1","side":"B","time":1,"oid":9007199254740993,"tid":9007199254740995,"cloid":null}]}}',
+    )
     expect(f.channel === 'userFills' && f.data.fills[0]!.tid).toBe(9007199254740995n)
   })
 })
 
 describe('skipping repeated snapshot frames', () => {
   const user = '0x00000000000000000000000000000000000000AB'
-  const frame = (total: string) => `{"channel":"spotState","data":{"user":"${user}","balances":[{"coin":"USDC","token":1,"total":"${total}","hold":"0"}]}}`
+  const frame = (total: string) =>
+    `{"channel":"spotState","data":{"user":"${user}","balances":[{"coin":"USDC","token":1,"total":"${total}","hold":"0"}]}}`
 
   it('refreshes the age on an exact repeat (mixed-case user), and applies a changed frame', async () => {
     let now = 1_000

@@ -76,12 +76,28 @@ export type Frame =
   | { channel: 'other'; name: string; data: unknown }
 
 export type ValidatedChannel = 'userFills' | 'spotState' | 'spotCreditState' | 'openOrders'
-const SCHEMAS: Record<ValidatedChannel, v.GenericSchema> = { userFills: UserFillsData, spotState: SpotStateData, spotCreditState: SpotCreditStateData, openOrders: OpenOrdersData }
+const SCHEMAS: Record<ValidatedChannel, v.GenericSchema> = {
+  userFills: UserFillsData,
+  spotState: SpotStateData,
+  spotCreditState: SpotCreditStateData,
+  openOrders: OpenOrdersData,
+}
 
 /** Every channel the service documents (section 6), plus the replies of `post`. Anything else is garbage. */
 export const KNOWN_CHANNELS: ReadonlySet<string> = new Set([
-  'trades', 'l2Book', 'bbo', 'allMids', 'userFills', 'orderUpdates', 'openOrders', 'spotState', 'spotCreditState',
-  'subscriptionResponse', 'pong', 'error', 'post',
+  'trades',
+  'l2Book',
+  'bbo',
+  'allMids',
+  'userFills',
+  'orderUpdates',
+  'openOrders',
+  'spotState',
+  'spotCreditState',
+  'subscriptionResponse',
+  'pong',
+  'error',
+  'post',
 ])
 
 // A 16+ digit integer literal in value position: quoted so JSON.parse keeps it exact. This

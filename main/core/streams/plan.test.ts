@@ -7,7 +7,14 @@ describe('planSubscriptions', () => {
   it('uses the fewest connections that fit, at most 10 subscriptions each', () => {
     const p = planSubscriptions([acct(1), acct(2, 'credit')])
     expect(p.connections).toHaveLength(1)
-    expect(p.connections[0]!.map((s) => s.channel)).toEqual(['spotState', 'spotCreditState', 'userFills', 'userFills', 'openOrders', 'openOrders'])
+    expect(p.connections[0]!.map((s) => s.channel)).toEqual([
+      'spotState',
+      'spotCreditState',
+      'userFills',
+      'userFills',
+      'openOrders',
+      'openOrders',
+    ])
     expect(p.polled).toEqual([])
     expect(p.note).toBeNull()
     const many = planSubscriptions(Array.from({ length: 8 }, (_, i) => acct(i)))

@@ -27,15 +27,50 @@ afterEach(async () => {
 })
 
 const acct = (i: number) => `0x${i.toString(16).padStart(40, '0')}`
-const fill = (tid: number, oid = 7) => ({ coin: '1', px: '100', sz: '1', side: 'B', time: T0 + tid, oid, crossed: true, fee: '0', feeToken: '2', tid, cloid: null })
-const infoFill = (tid: number) => ({ tid, time: T0 + tid, side: 'B', fee_asset_id: 2, fee: '0', fee_mode: 'balance', coin: '1', px: '100', sz: '1', oid: 7 })
+const fill = (tid: number, oid = 7) => ({
+  coin: '1',
+  px: '100',
+  sz: '1',
+  side: 'B',
+  time: T0 + tid,
+  oid,
+  crossed: true,
+  fee: '0',
+  feeToken: '2',
+  tid,
+  cloid: null,
+})
+const infoFill = (tid: number) => ({
+  tid,
+  time: T0 + tid,
+  side: 'B',
+  fee_asset_id: 2,
+  fee: '0',
+  fee_mode: 'balance',
+  coin: '1',
+  px: '100',
+  sz: '1',
+  oid: 7,
+})
 const bal = (total: string) => ({ user: A, balances: [{ coin: 'USDC', token: 1, total, hold: '0' }] })
-const orders = (sz: string) => ({ user: A, orders: [{ coin: '1', side: 'B', limitPx: '100', sz, oid: 7, timestamp: T0, origSz: '5', cloid: null }] })
+const orders = (sz: string) => ({
+  user: A,
+  orders: [{ coin: '1', side: 'B', limitPx: '100', sz, oid: 7, timestamp: T0, origSz: '5', cloid: null }],
+})
 
 function makePool(extra: Partial<StreamPoolOptions> = {}): { p: StreamPool; fs: ReturnType<typeof fakeSockets> } {
   const fs = fakeSockets()
   const info = new InfoClient({ baseUrl: ex.httpUrl, scheduler: new RateScheduler({ ratePerSec: 1000 }) })
-  pool = new StreamPool({ wsUrl: 'ws://fake/ws', info, clock, random: () => 0.5, reconcileIntervalMs: 0, createSocket: fs.factory, log: (l) => logs.push(l), ...extra })
+  pool = new StreamPool({
+    wsUrl: 'ws://fake/ws',
+    info,
+    clock,
+    random: () => 0.5,
+    reconcileIntervalMs: 0,
+    createSocket: fs.factory,
+    log: (l) => logs.push(l),
+    ...extra,
+  })
   return { p: pool, fs }
 }
 
@@ -245,12 +280,25 @@ describe('StreamPool connections', () => {
 describe('StreamPool against a real ws server sending garbage', () => {
   it('invalid UTF-8 and an oversized frame: each logged once, no unhandled error, the socket is replaced', async () => {
     const info = new InfoClient({ baseUrl: ex.httpUrl, scheduler: new RateScheduler({ ratePerSec: 1000 }) })
-    ex.infoHandler = (b) => (b.type === 'userFillsByTime' ? { fills: [] } : b.type === 'openOrders' ? { market_id: -1, orders: [], truncated: false } : {})
-    pool = new StreamPool({ wsUrl: ex.wsUrl, info, clock, random: () => 0.5, reconcileIntervalMs: 0, maxFrameBytes: 1024, log: (l) => logs.push(l) })
+    ex.infoHandler = (b) =>
+      b.type === 'userFillsByTime' ? { fills: [] } : b.type === 'openOrders' ? { market_id: -1, orders: [], truncated: false } : {}
+    pool = new StreamPool({
+      wsUrl: ex.wsUrl,
+      info,
+      clock,
+      random: () => 0.5,
+      reconcileIntervalMs: 0,
+      maxFrameBytes: 1024,
+      log: (l) => logs.push(l),
+    })
     const p = pool
     p.setAccounts([{ address: A, kind: 'balance' }])
     p.start()
-    const up = async (n: number) => vi.waitFor(() => expect(p.status().connected && ex.connectionsOpened === n && ex.subscriptionCounts()[0] === 3).toBe(true), { timeout: 5000, interval: 5 })
+    const up = async (n: number) =>
+      vi.waitFor(() => expect(p.status().connected && ex.connectionsOpened === n && ex.subscriptionCounts()[0] === 3).toBe(true), {
+        timeout: 5000,
+        interval: 5,
+      })
     await up(1)
     ex.pushRaw(Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]))
     await vi.waitFor(() => expect(p.status().connected).toBe(false), { timeout: 5000, interval: 5 })
@@ -258,7 +306,9 @@ describe('StreamPool against a real ws server sending garbage', () => {
     expect(logs[0]).toMatch(/stream socket error: .*UTF-8/i)
     clock.advance(375)
     await up(2)
-    ex.pushRaw(JSON.stringify({ channel: 'spotState', data: { user: A, balances: [{ coin: 'x'.repeat(2000), token: 1, total: '1', hold: '0' }] } }))
+    ex.pushRaw(
+      JSON.stringify({ channel: 'spotState', data: { user: A, balances: [{ coin: 'x'.repeat(2000), token: 1, total: '1', hold: '0' }] } }),
+    )
     await vi.waitFor(() => expect(p.status().connected).toBe(false), { timeout: 5000, interval: 5 })
     expect(logs).toHaveLength(2)
     expect(logs[1]).toMatch(/stream socket error: .*payload/i)

@@ -44,7 +44,8 @@ describe('StreamPool in strict-limits mode', () => {
       const user = String(b.user ?? '').toLowerCase()
       if (b.type === 'userBalances') return { balances: [{ asset_id: 1, available: '5', locked: '0' }] }
       if (b.type === 'openOrders') return { market_id: -1, orders: orders.get(user) ?? [], truncated: false }
-      if (b.type === 'userFillsByTime') return { fills: (fills.get(user) ?? []).filter((f) => (f as { time: number }).time >= (b.start_time_ms as number)) }
+      if (b.type === 'userFillsByTime')
+        return { fills: (fills.get(user) ?? []).filter((f) => (f as { time: number }).time >= (b.start_time_ms as number)) }
       return {}
     }
     ex.onSubscribe = (ch, user, send) => {
@@ -88,7 +89,17 @@ describe('StreamPool in strict-limits mode', () => {
 
   it('rotates an account on screen in, and a fill it made while polled is backfilled by time (deduplicated on tid)', async () => {
     const X = addr(11)
-    const fill = (tid: number, time: number) => ({ tid, time, side: 'B', fee_asset_id: 1, fee: '0', fee_mode: 'balance', coin: '1', px: '100', sz: '1' })
+    const fill = (tid: number, time: number) => ({
+      tid,
+      time,
+      side: 'B',
+      fee_asset_id: 1,
+      fee: '0',
+      fee_mode: 'balance',
+      coin: '1',
+      px: '100',
+      sz: '1',
+    })
     const fills = new Map([[X, [fill(77, T0 - 1000)]]])
     serve(fills, new Map())
     const p = strictPool(12)

@@ -23,7 +23,8 @@ afterEach(async () => {
   await ex.close()
 })
 
-const wsFill = (tid: string, time: number) => `{"coin":"1","px":"100","sz":"1","side":"B","time":${time},"oid":1,"crossed":true,"fee":"0","feeToken":"2","tid":${tid},"cloid":null}`
+const wsFill = (tid: string, time: number) =>
+  `{"coin":"1","px":"100","sz":"1","side":"B","time":${time},"oid":1,"crossed":true,"fee":"0","feeToken":"2","tid":${tid},"cloid":null}`
 
 function makePool(extra: Partial<ConstructorParameters<typeof StreamPool>[0]> = {}): StreamPool {
   const info = new InfoClient({ baseUrl: ex.httpUrl, scheduler: new RateScheduler({ ratePerSec: 1000 }) })
@@ -39,7 +40,10 @@ async function until(cond: () => boolean): Promise<void> {
 describe('StreamPool', () => {
   it('subscribes every account channel, at most 10 per socket, and reports state coalesced', async () => {
     const p = makePool()
-    const accounts = Array.from({ length: 4 }, (_, i) => ({ address: `0x${(i + 1).toString(16).padStart(40, '0')}`, kind: 'balance' as const }))
+    const accounts = Array.from({ length: 4 }, (_, i) => ({
+      address: `0x${(i + 1).toString(16).padStart(40, '0')}`,
+      kind: 'balance' as const,
+    }))
     p.setAccounts(accounts)
     const updates: StateUpdate[] = []
     p.subscribe((u) => updates.push(u))
@@ -62,7 +66,12 @@ describe('StreamPool', () => {
   it('deduplicates fills from the snapshot and live frames, keeping tids above 2^53 exact', async () => {
     const p = makePool()
     ex.onSubscribe = (ch, user, send) => {
-      if (ch === 'userFills') send(JSON.parse(`{"user":"${user}","isSnapshot":true,"fills":[${wsFill('18446744073709551610', 1)}]}`.replace(/"tid":(\d+)/, '"tid":"$1"')))
+      if (ch === 'userFills')
+        send(
+          JSON.parse(
+            `{"user":"${user}","isSnapshot":true,"fills":[${wsFill('18446744073709551610', 1)}]}`.replace(/"tid":(\d+)/, '"tid":"$1"'),
+          ),
+        )
     }
     p.setAccounts([{ address: A, kind: 'balance' }])
     p.start()
@@ -73,8 +82,23 @@ describe('StreamPool', () => {
   })
 
   it('after a dropped connection: reconnects with backoff, resubscribes, and backfills the missed fills through /info', async () => {
-    const truth = [1, 2, 3, 4, 5].map((i) => ({ tid: i, time: 1_700_000_000_000 + i, side: 'B', fee_asset_id: 2, fee: '0', fee_mode: 'balance', coin: '1', px: '100', sz: '1' }))
-    ex.infoHandler = (b) => (b.type === 'userFillsByTime' ? { fills: truth.filter((f) => f.time >= (b.start_time_ms as number)) } : b.type === 'openOrders' ? { market_id: -1, orders: [], truncated: false } : {})
+    const truth = [1, 2, 3, 4, 5].map((i) => ({
+      tid: i,
+      time: 1_700_000_000_000 + i,
+      side: 'B',
+      fee_asset_id: 2,
+      fee: '0',
+      fee_mode: 'balance',
+      coin: '1',
+      px: '100',
+      sz: '1',
+    }))
+    ex.infoHandler = (b) =>
+      b.type === 'userFillsByTime'
+        ? { fills: truth.filter((f) => f.time >= (b.start_time_ms as number)) }
+        : b.type === 'openOrders'
+          ? { market_id: -1, orders: [], truncated: false }
+          : {}
     const p = makePool()
     p.setAccounts([{ address: A, kind: 'balance' }])
     let reconnects = 0
@@ -102,7 +126,8 @@ describe('StreamPool', () => {
   })
 
   it('live state stands in for a read while its channel streams, or for 30 s after it stopped; never longer', async () => {
-    ex.infoHandler = (b) => (b.type === 'openOrders' ? { market_id: -1, orders: [], truncated: false } : b.type === 'userFillsByTime' ? { fills: [] } : {})
+    ex.infoHandler = (b) =>
+      b.type === 'openOrders' ? { market_id: -1, orders: [], truncated: false } : b.type === 'userFillsByTime' ? { fills: [] } : {}
     const p = makePool()
     p.setAccounts([{ address: A, kind: 'balance' }])
     p.start()
@@ -135,7 +160,10 @@ describe('StreamPool', () => {
     expect(await p.reconcileFills()).toBe(1)
     expect(p.fills(A).map((f) => f.tid)).toEqual([1n, 2n, 3n])
     expect(await p.reconcileFills()).toBe(0)
-    expect(ex.infoRequests.filter((r) => r.type === 'userFillsByTime').map((r) => r.start_time_ms)).toEqual([1_700_000_000_000 - 300_000, 1_700_000_000_003])
+    expect(ex.infoRequests.filter((r) => r.type === 'userFillsByTime').map((r) => r.start_time_ms)).toEqual([
+      1_700_000_000_000 - 300_000,
+      1_700_000_000_003,
+    ])
   })
 
   it('a silent socket is probed after 5 s of silence, dropped when the pong does not come within 3 s, and replaced', async () => {
@@ -163,14 +191,36 @@ describe('StreamPool', () => {
   it('refreshes channels that do not fit through /info', async () => {
     ex.infoHandler = (b) => {
       if (b.type === 'userBalances') return { balances: [{ asset_id: 1, available: '2', locked: '0.5' }] }
-      if (b.type === 'spotCreditAccount') return { status: 'active', credit_usd_atoms: '100000000000', available_usd_atoms: '5', last_known_available_usd_atoms: '5', credit_trading_whitelisted_market_ids: [] }
-      if (b.type === 'spotCreditPositions') return { positions: [{ asset_id: 1, symbol: 'BTC', actual_display: '-0.5', actual_qty: '-50000000', pending_exposure_display: '0', pending_exposure_qty: '0' }] }
+      if (b.type === 'spotCreditAccount')
+        return {
+          status: 'active',
+          credit_usd_atoms: '100000000000',
+          available_usd_atoms: '5',
+          last_known_available_usd_atoms: '5',
+          credit_trading_whitelisted_market_ids: [],
+        }
+      if (b.type === 'spotCreditPositions')
+        return {
+          positions: [
+            {
+              asset_id: 1,
+              symbol: 'BTC',
+              actual_display: '-0.5',
+              actual_qty: '-50000000',
+              pending_exposure_display: '0',
+              pending_exposure_qty: '0',
+            },
+          ],
+        }
       if (b.type === 'openOrders') return { market_id: -1, orders: [], truncated: false }
       if (b.type === 'userFillsByTime') return { fills: [] }
       return {}
     }
     const p = makePool({ maxConnections: 0 })
-    const plan = p.setAccounts([{ address: A, kind: 'balance' }, { address: B, kind: 'credit' }])
+    const plan = p.setAccounts([
+      { address: A, kind: 'balance' },
+      { address: B, kind: 'credit' },
+    ])
     expect(plan.polled).toHaveLength(6)
     p.start()
     clock.advance(0)
@@ -187,7 +237,10 @@ describe('StreamPool', () => {
     p.setAccounts([{ address: A, kind: 'balance' }])
     p.start()
     await until(() => p.status().connected && ex.subscriptionCounts()[0] === 3)
-    const more = Array.from({ length: 4 }, (_, i) => ({ address: `0x${(i + 16).toString(16).padStart(40, '0')}`, kind: 'balance' as const }))
+    const more = Array.from({ length: 4 }, (_, i) => ({
+      address: `0x${(i + 16).toString(16).padStart(40, '0')}`,
+      kind: 'balance' as const,
+    }))
     p.setAccounts(more)
     await until(() => ex.subscriptionCounts().reduce((a, b) => a + b, 0) === 12 && ex.sockets.size === 2)
     expect(ex.subscriptionCounts().sort((a, b) => a - b)).toEqual([2, 10])
@@ -209,9 +262,17 @@ describe('StreamPool', () => {
   })
   it('an accepted cancel keeps its orders gone: a /info answer or a frame from before it does not list them again', async () => {
     const wsOrder = (oid: number) => ({ coin: '2', side: 'B', limitPx: '100', sz: '1', oid, timestamp: 1, origSz: '1', cloid: null })
-    const infoOrder = (oid: number) => ({ oid: String(oid), cloid: null, original_qty: '1', filled_qty: '0', remaining_qty: '1', market_id: 2 })
+    const infoOrder = (oid: number) => ({
+      oid: String(oid),
+      cloid: null,
+      original_qty: '1',
+      filled_qty: '0',
+      remaining_qty: '1',
+      market_id: 2,
+    })
     // The read a follow-up refresh sent before the cancel executed: it still lists 11 and 12.
-    ex.infoHandler = (b) => (b.type === 'openOrders' ? { market_id: -1, orders: [infoOrder(11), infoOrder(12), infoOrder(21)], truncated: false } : {})
+    ex.infoHandler = (b) =>
+      b.type === 'openOrders' ? { market_id: -1, orders: [infoOrder(11), infoOrder(12), infoOrder(21)], truncated: false } : {}
     const p = makePool()
     p.setAccounts([{ address: A, kind: 'balance' }])
     p.start()

@@ -8,7 +8,12 @@ import { StreamPool } from './pool'
 let sb: SandboxHandle
 
 beforeAll(async () => {
-  sb = await startSandbox({ seed: true, blockMs: 20, botIntervalMs: 60, rateLimits: { infoPerSec: 1000, tradePerSec: 1000, signerPerSec: 1000 } })
+  sb = await startSandbox({
+    seed: true,
+    blockMs: 20,
+    botIntervalMs: 60,
+    rateLimits: { infoPerSec: 1000, tradePerSec: 1000, signerPerSec: 1000 },
+  })
 })
 afterAll(async () => {
   await sb?.stop()
@@ -21,7 +26,10 @@ describe('StreamPool against the sandbox', () => {
     const bots = [devBot(0).address, devBot(1).address]
     const info = new InfoClient({ baseUrl: sb.tradingUrl, scheduler: new RateScheduler({ ratePerSec: 1000 }) })
     const pool = new StreamPool({ wsUrl: sb.wsUrl, info, reconcileIntervalMs: 0, backoffBaseMs: 50 })
-    pool.setAccounts([...bots.map((address) => ({ address, kind: 'balance' as const })), { address: devOwner(3).address, kind: 'credit' as const }])
+    pool.setAccounts([
+      ...bots.map((address) => ({ address, kind: 'balance' as const })),
+      { address: devOwner(3).address, kind: 'credit' as const },
+    ])
     const startedAt = Date.now()
     pool.start()
     try {

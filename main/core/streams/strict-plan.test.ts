@@ -41,7 +41,10 @@ describe('planStrict (one connection, 10 subscriptions)', () => {
 
   it('never plans more than 10 subscriptions, whatever the mix of account kinds', () => {
     for (let n = 0; n < 40; n++) {
-      const accts: PlanAccount[] = Array.from({ length: n }, (_, i) => ({ address: addr(i), kind: (['balance', 'credit', 'unknown'] as const)[i % 3]! }))
+      const accts: PlanAccount[] = Array.from({ length: n }, (_, i) => ({
+        address: addr(i),
+        kind: (['balance', 'credit', 'unknown'] as const)[i % 3]!,
+      }))
       const plan = planStrict(accts, (u) => Number.parseInt(u.slice(-2), 16) % 4, new Set())
       expect(plan.connections.length).toBeLessThanOrEqual(1)
       expect(plan.connections[0]?.length ?? 0).toBeLessThanOrEqual(10)

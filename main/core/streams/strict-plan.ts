@@ -1,4 +1,11 @@
-import { SUBSCRIPTIONS_PER_CONNECTION, subscriptionKey, type PlanAccount, type StreamPlan, type Subscription, type UserChannel } from './plan'
+import {
+  SUBSCRIPTIONS_PER_CONNECTION,
+  subscriptionKey,
+  type PlanAccount,
+  type StreamPlan,
+  type Subscription,
+  type UserChannel,
+} from './plan'
 
 /**
  * Strict-limits mode (trading-api §8: one connection per IP, 10 subscriptions on it): the desk
@@ -56,7 +63,12 @@ export function planStrict(
     uniq.push(a)
   }
   const ordered = uniq
-    .map((a) => ({ a, user: a.address.toLowerCase(), rank: rankOf(a.address.toLowerCase()), was: previousLive.has(a.address.toLowerCase()) }))
+    .map((a) => ({
+      a,
+      user: a.address.toLowerCase(),
+      rank: rankOf(a.address.toLowerCase()),
+      was: previousLive.has(a.address.toLowerCase()),
+    }))
     .sort((x, y) => y.rank - x.rank || Number(y.was) - Number(x.was) || (x.user < y.user ? -1 : x.user > y.user ? 1 : 0))
   const streamed: Subscription[] = []
   const live: string[] = []
@@ -104,7 +116,11 @@ export interface RefreshCandidate {
  * first: priority order, oldest first, and a low-ranked account is never starved (its weighted
  * age keeps growing until it wins).
  */
-export function nextRefresh(cands: readonly RefreshCandidate[], now: number, minAgeMs: number): { pick: RefreshCandidate | null; wakeAt: number | null } {
+export function nextRefresh(
+  cands: readonly RefreshCandidate[],
+  now: number,
+  minAgeMs: number,
+): { pick: RefreshCandidate | null; wakeAt: number | null } {
   let pick: RefreshCandidate | null = null
   let best = -Infinity
   let wakeAt: number | null = null

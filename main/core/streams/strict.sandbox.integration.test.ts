@@ -27,12 +27,25 @@ let maxPoolSubs = 0
 let startedAt = 0
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const all = () => [...owners.map((o) => ({ address: o.address, kind: 'balance' as const })), { address: devOwner(3).address, kind: 'credit' as const }, { address: devOwner(4).address, kind: 'credit' as const }]
+const all = () => [
+  ...owners.map((o) => ({ address: o.address, kind: 'balance' as const })),
+  { address: devOwner(3).address, kind: 'credit' as const },
+  { address: devOwner(4).address, kind: 'credit' as const },
+]
 
 beforeAll(async () => {
-  sb = await startSandbox({ seed: true, blockMs: 20, botIntervalMs: 100, rateLimits: { infoPerSec: INFO_RATE + 10, tradePerSec: 1000, signerPerSec: 1000 } })
+  sb = await startSandbox({
+    seed: true,
+    blockMs: 20,
+    botIntervalMs: 100,
+    rateLimits: { infoPerSec: INFO_RATE + 10, tradePerSec: 1000, signerPerSec: 1000 },
+  })
   // The fault is switched on the way an operator would: through the admin route.
-  const r = await fetch(`${sb.adminUrl}/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ws: { enforceConnectionLimits: true } }) })
+  const r = await fetch(`${sb.adminUrl}/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ws: { enforceConnectionLimits: true } }),
+  })
   expect(r.status).toBe(200)
   expect(sb.ws.faults.enforceConnectionLimits).toBe(true)
   for (let i = 0; i < ACCOUNTS; i++) {
@@ -41,7 +54,15 @@ beforeAll(async () => {
     owners.push(k)
   }
   const info = new InfoClient({ baseUrl: sb.tradingUrl, scheduler: new RateScheduler({ ratePerSec: INFO_RATE }) })
-  pool = new StreamPool({ wsUrl: sb.wsUrl, info, strict: true, pollMinAgeMs: 300, backoffBaseMs: 50, reconcileIntervalMs: 0, log: (l) => lines.push(l) })
+  pool = new StreamPool({
+    wsUrl: sb.wsUrl,
+    info,
+    strict: true,
+    pollMinAgeMs: 300,
+    backoffBaseMs: 50,
+    reconcileIntervalMs: 0,
+    log: (l) => lines.push(l),
+  })
   pool.setAccounts(all())
   pool.setPriority('screen', [owners[0]!.address, owners[1]!.address])
   sampler = setInterval(() => {
@@ -100,7 +121,9 @@ describe(`strict limits against the sandbox enforcing them, ${ACCOUNTS + 2} acco
     }
     // ~100 polled channels at 40 reads/s, balances first: well within 10 s (about 4 s at 1 read/s per 40 accounts' balances)
     expect(worst).toBeLessThanOrEqual(10_000)
-    console.info(`strict: ${all().length} accounts, ${pool.liveUsers().length} live, worst balance age ${worst} ms over 3 s at ${INFO_RATE} /info reads/s`)
+    console.info(
+      `strict: ${all().length} accounts, ${pool.liveUsers().length} live, worst balance age ${worst} ms over 3 s at ${INFO_RATE} /info reads/s`,
+    )
     limitsKept()
   }, 40_000)
 
@@ -108,7 +131,8 @@ describe(`strict limits against the sandbox enforcing them, ${ACCOUNTS + 2} acco
     const x = owners[20]!
     expect(pool.liveUsers()).not.toContain(x.address)
     const sender = actionSender(sb.trading, x.privateKey, 'x-trader')
-    const buy = (): TradeAction => ({ type: 'order', market_id: '2', side: 'bid', order_type: 'market', tif: 'ioc', price: '9000', quantity: '0.05' }) as TradeAction
+    const buy = (): TradeAction =>
+      ({ type: 'order', market_id: '2', side: 'bid', order_type: 'market', tif: 'ioc', price: '9000', quantity: '0.05' }) as TradeAction
     const truth = () => sb.trading.recentFills(x.address as Address, 10_000).filter((f) => f.time >= startedAt - 60_000)
     // 1. while polled: a fill, then straight onto the screen.
     expect(accepted(await sender.send(buy()))).toBe(true)
@@ -144,10 +168,16 @@ describe(`strict limits against the sandbox enforcing them, ${ACCOUNTS + 2} acco
       drops++
       await expect
         // Back and acknowledged (the server talked: the backoff starts over, as after any real recovery).
-        .poll(() => pool.status().reconnects > before && pool.isLive(owners[0]!.address, 'spotState', pool.time()), { timeout: 5000, interval: 5 })
+        .poll(() => pool.status().reconnects > before && pool.isLive(owners[0]!.address, 'spotState', pool.time()), {
+          timeout: 5000,
+          interval: 5,
+        })
         .toBe(true)
         .catch((e: unknown) => {
-          throw new Error(`drop ${drops}: ${JSON.stringify(pool.status())} ${JSON.stringify(sb.ws.limitStats())} ${lines.slice(-5).join(' | ')}`, { cause: e })
+          throw new Error(
+            `drop ${drops}: ${JSON.stringify(pool.status())} ${JSON.stringify(sb.ws.limitStats())} ${lines.slice(-5).join(' | ')}`,
+            { cause: e },
+          )
         })
     }
     expect(pool.status().newConnectionsLastMinute).toBe(30)

@@ -24,7 +24,12 @@ export interface GenesisInput {
 
 export function genesisEntry(input: GenesisInput): { teamId: Hex; entry: UnsignedEntry } {
   const teamId = (input.teamId ?? bytesToHex(randomBytes(32))).toLowerCase() as Hex
-  const payload = { teamId, teamName: input.teamName, adminQuorum: input.adminQuorum, members: input.members.map((m) => ({ ...m, address: m.address.toLowerCase() })) }
+  const payload = {
+    teamId,
+    teamName: input.teamName,
+    adminQuorum: input.adminQuorum,
+    members: input.members.map((m) => ({ ...m, address: m.address.toLowerCase() })),
+  }
   rosterFromGenesis(JSON.parse(canonicalJson(payload)))
   return { teamId, entry: unsignedEntry(0n, ZERO_HASH, 'genesis', payload) }
 }

@@ -12,7 +12,16 @@ describe('parseCanonical accepts exactly what canonicalJson produces', () => {
 
   it('refuses unsorted nested keys, duplicates, floats, exponents, -0, escapes JSON.stringify would not write, and whitespace', () => {
     expect(parseCanonical('{"a":[{"b":1,"c":{"d":null,"e":true}}]}')).toEqual({ a: [{ b: 1, c: { d: null, e: true } }] })
-    for (const text of ['{"a":[{"c":1,"b":2}]}', '{"a":1,"a":1}', '{"a":1.5}', '{"a":1e2}', '{"a":-0}', '{"a":"\\u0041"}', '[1, 2]', '{"a":9007199254740993}']) {
+    for (const text of [
+      '{"a":[{"c":1,"b":2}]}',
+      '{"a":1,"a":1}',
+      '{"a":1.5}',
+      '{"a":1e2}',
+      '{"a":-0}',
+      '{"a":"\\u0041"}',
+      '[1, 2]',
+      '{"a":9007199254740993}',
+    ]) {
       expect(() => parseCanonical(text), text).toThrow()
     }
   })

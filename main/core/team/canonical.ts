@@ -17,14 +17,17 @@ export function canonicalJson(value: unknown, path = '$'): string {
     case 'boolean':
       return value ? 'true' : 'false'
     case 'number':
-      if (!Number.isSafeInteger(value)) throw teamBadInput(`${path}: only safe integers are allowed (amounts are decimal strings)`, { path })
+      if (!Number.isSafeInteger(value))
+        throw teamBadInput(`${path}: only safe integers are allowed (amounts are decimal strings)`, { path })
       return String(value)
     case 'object': {
       if (Array.isArray(value)) return `[${value.map((v, i) => canonicalJson(v, `${path}[${i}]`)).join(',')}]`
       const proto = Object.getPrototypeOf(value)
       if (proto !== Object.prototype && proto !== null) throw teamBadInput(`${path}: only plain objects are allowed`, { path })
       const obj = value as Record<string, unknown>
-      const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort()
+      const keys = Object.keys(obj)
+        .filter((k) => obj[k] !== undefined)
+        .sort()
       return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k], `${path}.${k}`)}`).join(',')}}`
     }
     default:

@@ -40,7 +40,11 @@ describe('chain verification', () => {
   it('refuses an entry signed by an admin who was removed, naming its seq', async () => {
     const b = await team()
     await b.roster([{ op: 'remove', address: bob.address }], [ann])
-    const byBob = await signedEntry(b.teamId, rosterEntry(b.state, [{ op: 'add', address: dan.address, name: 'dan', roles: ['approver'] }]), [bob])
+    const byBob = await signedEntry(
+      b.teamId,
+      rosterEntry(b.state, [{ op: 'add', address: dan.address, name: 'dan', roles: ['approver'] }]),
+      [bob],
+    )
     const r = await verifyChain([...b.rows(), toStoredRow(byBob)])
     expect(r.ok).toBe(false)
     expect(r.broken?.seq).toBe(3n)
@@ -74,20 +78,42 @@ describe('chain verification', () => {
     const other = await ChainBuilder.genesis(dan, [asMember(dan, ['admin'])])
     const r = await verifyChain(other.rows(), { genesisDigest: b.entries[0]!.digest })
     expect(r.broken).toEqual({ seq: 0n, reason: "not this team's genesis (the chain was replaced)" })
-    await expect(b.roster([{ op: 'remove', address: ann.address }, { op: 'remove', address: bob.address }], [ann])).rejects.toThrow(/0 admin\(s\), fewer than the admin quorum of 1/)
+    await expect(
+      b.roster(
+        [
+          { op: 'remove', address: ann.address },
+          { op: 'remove', address: bob.address },
+        ],
+        [ann],
+      ),
+    ).rejects.toThrow(/0 admin\(s\), fewer than the admin quorum of 1/)
   })
 
   it('stores policy versions in the chain, changed only by admins, versions in order', async () => {
     const b = await team()
-    await b.policy([{ id: 'big-withdrawals', kinds: ['withdraw'], minUsd: '10000', then: { effect: 'approve', count: 2, roles: ['approver'] } }], [ann])
+    await b.policy(
+      [{ id: 'big-withdrawals', kinds: ['withdraw'], minUsd: '10000', then: { effect: 'approve', count: 2, roles: ['approver'] } }],
+      [ann],
+    )
     await b.policy([{ id: 'all', then: { effect: 'allow' } }], [bob])
     const r = await verifyChain(b.rows())
     expect(r.ok).toBe(true)
     expect(r.state.policy?.version).toBe(2)
-    expect(r.state.policyHistory.map((p) => [p.version, p.seq])).toEqual([[1, 2n], [2, 3n]])
-    const byTrader = await signedEntry(b.teamId, { seq: 4n, prev: b.state.head!.digest, kind: 'policy', payload: '{"rules":[],"version":3}' }, [cat])
+    expect(r.state.policyHistory.map((p) => [p.version, p.seq])).toEqual([
+      [1, 2n],
+      [2, 3n],
+    ])
+    const byTrader = await signedEntry(
+      b.teamId,
+      { seq: 4n, prev: b.state.head!.digest, kind: 'policy', payload: '{"rules":[],"version":3}' },
+      [cat],
+    )
     expect((await verifyChain([...b.rows(), toStoredRow(byTrader)])).broken?.reason).toMatch(/not an admin/)
-    const skipped = await signedEntry(b.teamId, { seq: 4n, prev: b.state.head!.digest, kind: 'policy', payload: '{"rules":[],"version":5}' }, [ann])
+    const skipped = await signedEntry(
+      b.teamId,
+      { seq: 4n, prev: b.state.head!.digest, kind: 'policy', payload: '{"rules":[],"version":5}' },
+      [ann],
+    )
     expect((await verifyChain([...b.rows(), toStoredRow(skipped)])).broken?.reason).toBe('policy version must be 3, got 5')
   })
 })
@@ -100,14 +126,38 @@ describe('verification from a head this desk verified before', () => {
     const trustedHead = { seq: 1n, digest: b.entries[1]!.digest }
     expect((await verifyChain(rows, { trustedHead })).ok).toBe(true)
     // After the head, signatures are checked as always.
-    const badSigAfter = rows.map((r) => (r.seq === 2n ? { ...r, signatures: r.signatures.replace(/"signature":"0x../, '"signature":"0x00') } : r))
-    expect((await verifyChain(badSigAfter, { trustedHead })).broken).toEqual({ seq: 2n, reason: `signature of ${ann.address.toLowerCase()} does not verify` })
+    const badSigAfter = rows.map((r) =>
+      r.seq === 2n ? { ...r, signatures: r.signatures.replace(/"signature":"0x../, '"signature":"0x00') } : r,
+    )
+    expect((await verifyChain(badSigAfter, { trustedHead })).broken).toEqual({
+      seq: 2n,
+      reason: `signature of ${ann.address.toLowerCase()} does not verify`,
+    })
     // A rewrite below the head (entry 1 re-made and re-signed by a non-admin with a valid link) is refused.
-    const forged = toStoredRow(await signedEntry(b.teamId, { seq: 1n, prev: b.entries[0]!.digest, kind: 'roster', payload: '{"changes":[{"address":"' + dan.address.toLowerCase() + '","name":"dan","op":"add","roles":["admin"]}]}' }, [ann]))
+    const forged = toStoredRow(
+      await signedEntry(
+        b.teamId,
+        {
+          seq: 1n,
+          prev: b.entries[0]!.digest,
+          kind: 'roster',
+          payload: '{"changes":[{"address":"' + dan.address.toLowerCase() + '","name":"dan","op":"add","roles":["admin"]}]}',
+        },
+        [ann],
+      ),
+    )
     const r = await verifyChain([rows[0]!, forged, rows[2]!], { trustedHead })
     expect(r.broken).toEqual({ seq: 1n, reason: 'differs from the entry this desk verified before (the chain was rewritten)' })
     // Authorisation is still checked below the head: a non-admin's entry there is refused.
-    const byCat = toStoredRow(await signedEntry(b.teamId, rosterEntry({ ...b.state, head: { seq: 0n, digest: b.entries[0]!.digest } }, [{ op: 'quorum', adminQuorum: 1 }]), [cat]))
-    expect((await verifyChain([rows[0]!, byCat], { trustedHead: { seq: 1n, digest: byCat.digest as `0x${string}` } })).broken?.reason).toMatch(/not an admin/)
+    const byCat = toStoredRow(
+      await signedEntry(
+        b.teamId,
+        rosterEntry({ ...b.state, head: { seq: 0n, digest: b.entries[0]!.digest } }, [{ op: 'quorum', adminQuorum: 1 }]),
+        [cat],
+      ),
+    )
+    expect(
+      (await verifyChain([rows[0]!, byCat], { trustedHead: { seq: 1n, digest: byCat.digest as `0x${string}` } })).broken?.reason,
+    ).toMatch(/not an admin/)
   })
 })

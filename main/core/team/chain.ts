@@ -84,7 +84,8 @@ function parseSignatures(text: string): EntrySignature[] {
   if (!Array.isArray(list) || list.length === 0) return refuse('entry carries no signature')
   let last = ''
   return list.map((s) => {
-    if (typeof s !== 'object' || s === null || Array.isArray(s) || typeof s.signer !== 'string' || typeof s.signature !== 'string') return refuse('malformed signature')
+    if (typeof s !== 'object' || s === null || Array.isArray(s) || typeof s.signer !== 'string' || typeof s.signature !== 'string')
+      return refuse('malformed signature')
     if (!/^0x[0-9a-f]{40}$/.test(s.signer)) return refuse(`malformed signer ${s.signer}`)
     if (s.signer <= last) return refuse('signatures are not one per signer in order')
     last = s.signer
@@ -137,7 +138,8 @@ export class ChainVerifier {
     if (row.seq !== expected) refuse(`expected entry ${expected} here, found ${row.seq} (missing, duplicated or reordered entry)`)
     if (!ENTRY_KINDS.includes(row.kind as EntryKind)) refuse(`unknown entry kind ${row.kind}`)
     const kind = row.kind as EntryKind
-    if ((kind === 'genesis') !== (row.seq === 0n)) refuse(kind === 'genesis' ? 'a second genesis' : 'the chain does not start with a genesis')
+    if ((kind === 'genesis') !== (row.seq === 0n))
+      refuse(kind === 'genesis' ? 'a second genesis' : 'the chain does not start with a genesis')
     const prev = s.head ? s.head.digest : ZERO_HASH
     if (row.prev !== prev) refuse(`does not link to the entry before (prev ${row.prev.slice(0, 10)}…, expected ${prev.slice(0, 10)}…)`)
     let payload: Canonical
@@ -150,15 +152,18 @@ export class ChainVerifier {
     const authority = kind === 'genesis' ? rosterFromGenesis(payload) : s.roster!
     const digest = entryDigest(authority.teamId, { seq: row.seq, prev: prev, kind, payload: row.payload })
     if (row.digest !== digest) refuse('content does not match its stored digest (the row was edited)')
-    if (kind === 'genesis' && this.opts.genesisDigest && digest !== this.opts.genesisDigest.toLowerCase()) refuse("not this team's genesis (the chain was replaced)")
+    if (kind === 'genesis' && this.opts.genesisDigest && digest !== this.opts.genesisDigest.toLowerCase())
+      refuse("not this team's genesis (the chain was replaced)")
     const pinned = this.opts.trustedHead
-    if (pinned && row.seq === pinned.seq && digest !== pinned.digest.toLowerCase()) refuse('differs from the entry this desk verified before (the chain was rewritten)')
+    if (pinned && row.seq === pinned.seq && digest !== pinned.digest.toLowerCase())
+      refuse('differs from the entry this desk verified before (the chain was rewritten)')
     const skipEcdsa = pinned !== undefined && row.seq <= pinned.seq
     if (isProposalEntryKind(kind)) return this.verifyLifecycleRow(row, kind, payload, digest, skipEcdsa)
     const authors = admins(authority)
     const signatures = parseSignatures(row.signatures)
     for (const sig of signatures) {
-      if (!authors.has(sig.signer)) refuse(`signed by ${sig.signer}, who is not an admin ${authority.members.has(sig.signer) ? '' : '(or not a member) '}at this point`)
+      if (!authors.has(sig.signer))
+        refuse(`signed by ${sig.signer}, who is not an admin ${authority.members.has(sig.signer) ? '' : '(or not a member) '}at this point`)
       if (!skipEcdsa && !(await this.sigs.verify(digest, sig.signer, sig.signature))) refuse(`signature of ${sig.signer} does not verify`)
     }
     if (signatures.length < authority.adminQuorum) refuse(`${signatures.length} admin signature(s), the quorum is ${authority.adminQuorum}`)
@@ -182,7 +187,13 @@ export class ChainVerifier {
    * A proposal, approval, rejection, signed or outcome entry: one author, a current member, whose
    * signature verifies; then the lifecycle rules (proposals.ts) against the state before it.
    */
-  private async verifyLifecycleRow(row: StoredRow, kind: ProposalEntryKind, payload: Canonical, digest: Hex, skipEcdsa: boolean): Promise<TeamState> {
+  private async verifyLifecycleRow(
+    row: StoredRow,
+    kind: ProposalEntryKind,
+    payload: Canonical,
+    digest: Hex,
+    skipEcdsa: boolean,
+  ): Promise<TeamState> {
     const s = this.state
     const signatures = parseSignatures(row.signatures)
     if (signatures.length !== 1) refuse(`a ${kind} entry is signed by exactly one operator, found ${signatures.length}`)

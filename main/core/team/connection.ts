@@ -45,7 +45,9 @@ export function isConnectionFailure(e: unknown): boolean {
   if (!(e instanceof Error)) return false
   const code = (e as { code?: unknown }).code
   if (typeof code === 'string' && (NET_CODES.has(code) || PG_CLASSES.some((c) => code.startsWith(c)))) return true
-  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended|not queryable/i.test(e.message)
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended|not queryable/i.test(
+    e.message,
+  )
 }
 
 /** Every failure of a store call as a DeskError, without the server's text where it could echo input. */
@@ -56,7 +58,8 @@ export function toTeamError(e: unknown, what: string): DeskError {
     return new DeskError(TeamErrors.unreachable, `team store unreachable (${what})`, code ? { cause: code } : undefined)
   }
   const code = (e as { code?: unknown })?.code
-  if (code === '28P01' || code === '28000') return new DeskError(TeamErrors.badInput, 'the team store refused the login (user or password)', { cause: code })
+  if (code === '28P01' || code === '28000')
+    return new DeskError(TeamErrors.badInput, 'the team store refused the login (user or password)', { cause: code })
   if (code === '3D000') return new DeskError(TeamErrors.badInput, 'the team database does not exist', { cause: code })
   return new DeskError(TeamErrors.storeFailed, `team store error (${what})`, typeof code === 'string' ? { cause: code } : undefined)
 }

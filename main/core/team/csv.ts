@@ -18,7 +18,12 @@ export function logToCsv(rows: readonly LogEntryRow[], report: ChainReport): str
     } catch {
       signers = '(unreadable)'
     }
-    const verified = r.seq < BigInt(report.verified) ? 'yes' : report.broken && r.seq === report.broken.seq ? `NO: ${report.broken.reason}` : 'no (after a broken link)'
+    const verified =
+      r.seq < BigInt(report.verified)
+        ? 'yes'
+        : report.broken && r.seq === report.broken.seq
+          ? `NO: ${report.broken.reason}`
+          : 'no (after a broken link)'
     lines.push([r.seq.toString(), r.digest, r.prev, r.kind, signers, r.createdAt.toISOString(), verified, r.payload].map(cell).join(','))
   }
   return lines.join('\r\n') + '\r\n'

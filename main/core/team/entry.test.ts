@@ -25,7 +25,9 @@ describe('entry digest', () => {
     expect(entryDigest(TEAM, e)).toBe(hashTypedData(entryTypedData(TEAM, e) as Parameters<typeof hashTypedData>[0]))
     const op = operator('ann')
     const sig = await signEntry(op, TEAM, e)
-    expect(await recoverTypedDataAddress({ ...(entryTypedData(TEAM, e) as Parameters<typeof hashTypedData>[0]), signature: sig.signature })).toBe(op.address)
+    expect(
+      await recoverTypedDataAddress({ ...(entryTypedData(TEAM, e) as Parameters<typeof hashTypedData>[0]), signature: sig.signature }),
+    ).toBe(op.address)
   })
 
   it('binds the team, the seq, the link and the payload', () => {

@@ -5,14 +5,56 @@ export type { TeamConnectionOptions } from './connection'
 export type { LinkStatus, LogSubscriber, LogSubscription } from './listen'
 export { MIGRATIONS } from './migrations'
 export { identitySigner, newIdentityKey, type TeamSigner } from './identity'
-export { entryDigest, entryTypedData, sealEntry, signEntry, signedEntry, type EntryKind, type EntrySignature, type SignedEntry, type UnsignedEntry } from './entry'
-export { ChainVerifier, toStoredRow, verifyChain, type BrokenLink, type ChainReport, type PolicyVersion, type StoredRow, type TeamState, type VerifyOptions } from './chain'
+export {
+  entryDigest,
+  entryTypedData,
+  sealEntry,
+  signEntry,
+  signedEntry,
+  type EntryKind,
+  type EntrySignature,
+  type SignedEntry,
+  type UnsignedEntry,
+} from './entry'
+export {
+  ChainVerifier,
+  toStoredRow,
+  verifyChain,
+  type BrokenLink,
+  type ChainReport,
+  type PolicyVersion,
+  type StoredRow,
+  type TeamState,
+  type VerifyOptions,
+} from './chain'
 export { ROLES, type Member, type Role, type Roster, type RosterChange } from './roster'
-export { ACTION_KINDS, USD_DECIMALS, evaluate, type ActionKind, type Decision, type Effect, type Intent, type Policy, type Rule } from './policy'
+export {
+  ACTION_KINDS,
+  USD_DECIMALS,
+  evaluate,
+  type ActionKind,
+  type Decision,
+  type Effect,
+  type Intent,
+  type Policy,
+  type Rule,
+} from './policy'
 export { genesisEntry, lifecycleEntry, policyEntry, rosterEntry, type GenesisInput } from './authoring'
 export {
-  EXECUTOR_ROLES, INITIATOR_ROLES, MAX_PROPOSAL_TTL_MS, OUTCOME_STATES, countingApprovals, isFinalOutcome, proposalPayload, proposalStatus, quorumMet,
-  type OutcomeState, type Proposal, type ProposalBody, type ProposalEntryKind, type ProposalStatus,
+  EXECUTOR_ROLES,
+  INITIATOR_ROLES,
+  MAX_PROPOSAL_TTL_MS,
+  OUTCOME_STATES,
+  countingApprovals,
+  isFinalOutcome,
+  proposalPayload,
+  proposalStatus,
+  quorumMet,
+  type OutcomeState,
+  type Proposal,
+  type ProposalBody,
+  type ProposalEntryKind,
+  type ProposalStatus,
 } from './proposals'
 export { exportCsv, followStore, verifyStore, type FollowHandlers } from './audit'
 export { logToCsv } from './csv'

@@ -26,7 +26,12 @@ export interface LogSubscription {
 const MIN_BACKOFF_MS = 100
 const MAX_BACKOFF_MS = 1000
 
-export function subscribeLog(config: pg.ClientConfig, read: (fromSeq: bigint) => Promise<LogEntryRow[]>, sub: LogSubscriber, afterSeq: bigint): LogSubscription {
+export function subscribeLog(
+  config: pg.ClientConfig,
+  read: (fromSeq: bigint) => Promise<LogEntryRow[]>,
+  sub: LogSubscriber,
+  afterSeq: bigint,
+): LogSubscription {
   let last = afterSeq
   let client: pg.Client | null = null
   let closed = false

@@ -74,7 +74,11 @@ export async function migrate(client: pg.ClientBase, migrations: readonly Migrat
     const have = new Set(rows.map((r) => r.version))
     const known = Math.max(0, ...migrations.map((m) => m.version))
     const newest = Math.max(0, ...have)
-    if (newest > known) throw new DeskError(TeamErrors.storeFailed, `the team store schema is version ${newest}; this desk knows up to ${known}: update the desk`)
+    if (newest > known)
+      throw new DeskError(
+        TeamErrors.storeFailed,
+        `the team store schema is version ${newest}; this desk knows up to ${known}: update the desk`,
+      )
     for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
       if (have.has(m.version)) continue
       await client.query(m.sql)

@@ -8,7 +8,13 @@ const rules = policyFromPayload(
   {
     version: 1,
     rules: [
-      { id: 'no-withdraw-unknown', kinds: ['withdraw'], destinations: [DEST], minUsd: '50000', then: { effect: 'approve', count: 2, roles: ['approver', 'admin'] } },
+      {
+        id: 'no-withdraw-unknown',
+        kinds: ['withdraw'],
+        destinations: [DEST],
+        minUsd: '50000',
+        then: { effect: 'approve', count: 2, roles: ['approver', 'admin'] },
+      },
       { id: 'withdraw-small', kinds: ['withdraw'], destinations: [DEST], then: { effect: 'approve', count: 1, roles: ['approver'] } },
       { id: 'window', kinds: ['settle', 'repay'], accounts: [ACC], minWindowUsd: '1000000.5', then: { effect: 'block' } },
       { id: 'moves', kinds: ['settle', 'repay'], then: { effect: 'allow' } },
@@ -20,28 +26,55 @@ const rules = policyFromPayload(
 const intent = (o: Partial<Intent>): Intent => ({ kind: 'withdraw', account: ACC, usd: 0n, windowUsd: 0n, ...o })
 
 describe('policy evaluation (first match wins, default deny)', () => {
-  it('reads USD in the desk\'s USD atoms (8 decimals, as the write pipeline hands them over)', () => {
+  it("reads USD in the desk's USD atoms (8 decimals, as the write pipeline hands them over)", () => {
     expect(USD_DECIMALS).toBe(DESK_USD_DECIMALS)
     const [r] = policyFromPayload({ version: 1, rules: [{ id: 'x', minUsd: '0.00000001', then: { effect: 'allow' } }] }, 0).rules
     expect(r!.minUsd).toBe(1n)
   })
 
   it('picks the first matching rule by kind, destination and amount', () => {
-    expect(evaluate(rules, intent({ destination: DEST, usd: 50_000_00000000n }))).toEqual({ effect: 'approve', count: 2, roles: ['approver', 'admin'], rule: 'no-withdraw-unknown' })
+    expect(evaluate(rules, intent({ destination: DEST, usd: 50_000_00000000n }))).toEqual({
+      effect: 'approve',
+      count: 2,
+      roles: ['approver', 'admin'],
+      rule: 'no-withdraw-unknown',
+    })
     expect(evaluate(rules, intent({ destination: DEST, usd: 49_999_99999999n }))).toMatchObject({ rule: 'withdraw-small', count: 1 })
-    expect(evaluate(rules, intent({ destination: '0x3333333333333333333333333333333333333333', usd: 1n }))).toEqual({ effect: 'block', rule: null, reason: 'no rule matches' })
+    expect(evaluate(rules, intent({ destination: '0x3333333333333333333333333333333333333333', usd: 1n }))).toEqual({
+      effect: 'block',
+      rule: null,
+      reason: 'no rule matches',
+    })
   })
 
   it('blocks on the rolling window total for the listed account only', () => {
     expect(evaluate(rules, intent({ kind: 'settle', windowUsd: 1_000_000_50000000n }))).toEqual({ effect: 'block', rule: 'window' })
     expect(evaluate(rules, intent({ kind: 'settle', windowUsd: 1_000_000_49999999n }))).toEqual({ effect: 'allow', rule: 'moves' })
-    expect(evaluate(rules, intent({ kind: 'repay', account: DEST, windowUsd: 9_000_000_00000000n }))).toEqual({ effect: 'allow', rule: 'moves' })
+    expect(evaluate(rules, intent({ kind: 'repay', account: DEST, windowUsd: 9_000_000_00000000n }))).toEqual({
+      effect: 'allow',
+      rule: 'moves',
+    })
   })
 
   it('refuses malformed rules with a typed error', () => {
-    expect(() => policyFromPayload({ version: 1, rules: [{ id: 'x', then: { effect: 'approve', count: 0, roles: ['approver'] } }] }, 0)).toThrow(/count/)
-    expect(() => policyFromPayload({ version: 1, rules: [{ id: 'x', kinds: ['launch'], then: { effect: 'allow' } }] }, 0)).toThrow(/unknown action kind/)
+    expect(() =>
+      policyFromPayload({ version: 1, rules: [{ id: 'x', then: { effect: 'approve', count: 0, roles: ['approver'] } }] }, 0),
+    ).toThrow(/count/)
+    expect(() => policyFromPayload({ version: 1, rules: [{ id: 'x', kinds: ['launch'], then: { effect: 'allow' } }] }, 0)).toThrow(
+      /unknown action kind/,
+    )
     expect(() => policyFromPayload({ version: 1, rules: [{ id: 'x', minUsd: '1.000000001', then: { effect: 'allow' } }] }, 0)).toThrow()
-    expect(() => policyFromPayload({ version: 1, rules: [{ id: 'x', then: { effect: 'allow' } }, { id: 'x', then: { effect: 'block' } }] }, 0)).toThrow(/unique/)
+    expect(() =>
+      policyFromPayload(
+        {
+          version: 1,
+          rules: [
+            { id: 'x', then: { effect: 'allow' } },
+            { id: 'x', then: { effect: 'block' } },
+          ],
+        },
+        0,
+      ),
+    ).toThrow(/unique/)
   })
 })

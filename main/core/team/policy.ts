@@ -11,8 +11,23 @@ import { teamBadInput } from './errors'
 import { ROLES, type Role } from './roster'
 
 export const ACTION_KINDS = [
-  'settle', 'repay', 'transfer', 'withdraw', 'activation', 'agent_approve', 'agent_revoke', 'agent_rotate',
-  'earn_request', 'earn_claim', 'earn_cancel', 'order', 'cancel', 'halt', 'resume', 'address_book', 'limits',
+  'settle',
+  'repay',
+  'transfer',
+  'withdraw',
+  'activation',
+  'agent_approve',
+  'agent_revoke',
+  'agent_rotate',
+  'earn_request',
+  'earn_claim',
+  'earn_cancel',
+  'order',
+  'cancel',
+  'halt',
+  'resume',
+  'address_book',
+  'limits',
 ] as const
 export type ActionKind = (typeof ACTION_KINDS)[number]
 
@@ -80,7 +95,8 @@ function effect(v: unknown): Effect {
   if (!isObj(v)) throw teamBadInput('then must be an object')
   if (v.effect === 'allow' || v.effect === 'block') return { effect: v.effect }
   if (v.effect !== 'approve') throw teamBadInput(`unknown effect ${String(v.effect)}`)
-  if (typeof v.count !== 'number' || !Number.isInteger(v.count) || v.count < 1 || v.count > 20) throw teamBadInput('approve.count must be an integer from 1 to 20')
+  if (typeof v.count !== 'number' || !Number.isInteger(v.count) || v.count < 1 || v.count > 20)
+    throw teamBadInput('approve.count must be an integer from 1 to 20')
   const roles = list(v.roles, 'approve.roles', (r) => {
     if (!ROLES.includes(r as Role)) throw teamBadInput(`unknown role ${r}`)
     return r as Role
@@ -112,7 +128,8 @@ function rule(v: unknown, i: number): Rule {
 /** A policy entry's payload; its version must follow the current one by exactly 1. */
 export function policyFromPayload(payload: Canonical, previousVersion: number): Policy {
   if (!isObj(payload) || !Array.isArray(payload.rules)) throw teamBadInput('a policy entry carries {version, rules}')
-  if (payload.version !== previousVersion + 1) throw teamBadInput(`policy version must be ${previousVersion + 1}, got ${String(payload.version)}`)
+  if (payload.version !== previousVersion + 1)
+    throw teamBadInput(`policy version must be ${previousVersion + 1}, got ${String(payload.version)}`)
   const rules = payload.rules.map(rule)
   const ids = new Set(rules.map((r) => r.id))
   if (ids.size !== rules.length) throw teamBadInput('rule ids must be unique')
@@ -124,7 +141,8 @@ function matches(r: Rule, i: Intent): boolean {
   if (r.accounts && !r.accounts.includes(i.account.toLowerCase())) return false
   if (r.destinations && (i.destination === undefined || !r.destinations.includes(i.destination.toLowerCase()))) return false
   const amountSet = r.minUsd !== undefined || r.minWindowUsd !== undefined
-  if (amountSet && !((r.minUsd !== undefined && i.usd >= r.minUsd) || (r.minWindowUsd !== undefined && i.windowUsd >= r.minWindowUsd))) return false
+  if (amountSet && !((r.minUsd !== undefined && i.usd >= r.minUsd) || (r.minWindowUsd !== undefined && i.windowUsd >= r.minWindowUsd)))
+    return false
   return true
 }
 

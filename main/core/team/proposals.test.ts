@@ -19,20 +19,45 @@ const ACC = '0x1111111111111111111111111111111111111111'
 
 function body(o: Partial<ProposalBody> = {}): ProposalBody {
   return {
-    network: 'sandbox', exchange: 'sandbox-1', account: ACC, signer: ACC, kind: 'withdraw', action: { amount: '5000', type: 'withdraw' }, cloid: '0xc1', title: 'Withdraw 5,000 USDC',
-    preview: ['Amount 5,000 USDC'], usd: 5000_00000000n, windowUsd: 5000_00000000n, destination: null, policyVersion: 1, rule: 'big', needs: { count: 1, roles: ['approver'] }, at: T0, expiresAt: T0 + 3600_000, ...o,
+    network: 'sandbox',
+    exchange: 'sandbox-1',
+    account: ACC,
+    signer: ACC,
+    kind: 'withdraw',
+    action: { amount: '5000', type: 'withdraw' },
+    cloid: '0xc1',
+    title: 'Withdraw 5,000 USDC',
+    preview: ['Amount 5,000 USDC'],
+    usd: 5000_00000000n,
+    windowUsd: 5000_00000000n,
+    destination: null,
+    policyVersion: 1,
+    rule: 'big',
+    needs: { count: 1, roles: ['approver'] },
+    at: T0,
+    expiresAt: T0 + 3600_000,
+    ...o,
   }
 }
 
 /** A team with a policy, and a chain that takes entries with or without the honest pre-checks. */
 async function setup() {
-  const b = await ChainBuilder.genesis(ann, [asMember(ann, ['admin']), asMember(bob, ['approver']), asMember(cat, ['trader', 'approver']), asMember(dan, ['trader']), asMember(vic, ['viewer'])])
+  const b = await ChainBuilder.genesis(ann, [
+    asMember(ann, ['admin']),
+    asMember(bob, ['approver']),
+    asMember(cat, ['trader', 'approver']),
+    asMember(dan, ['trader']),
+    asMember(vic, ['viewer']),
+  ])
   await b.policy([{ id: 'big', kinds: ['withdraw'], minUsd: '1000', then: { effect: 'approve', count: 1, roles: ['approver'] } }], [ann])
   const rows = b.rows()
   let state: TeamState = b.state
   const add = async (kind: EntryKind, payload: unknown, by: Operator, checked = true) => {
     const seq = state.head!.seq + 1n
-    const e = checked && kind !== 'genesis' && kind !== 'roster' && kind !== 'policy' ? lifecycleEntry(state, kind, payload, by.address) : unsignedEntry(seq, state.head!.digest, kind, payload)
+    const e =
+      checked && kind !== 'genesis' && kind !== 'roster' && kind !== 'policy'
+        ? lifecycleEntry(state, kind, payload, by.address)
+        : unsignedEntry(seq, state.head!.digest, kind, payload)
     const s = await signedEntry(b.teamId, e, [by])
     rows.push(toStoredRow(s))
     const r = await verifyChain(rows)
@@ -51,19 +76,63 @@ describe('proposal lifecycle in the chain', () => {
     const last = await add('outcome', { proposal: p.id, state: 'accepted', finalStatus: 'ok', code: null, at: T0 + 3 }, dan)
     expect(last.report.ok).toBe(true)
     const got = last.report.state.proposals.get(p.id)!
-    expect(got).toMatchObject({ initiator: dan.address.toLowerCase(), usd: 5000_00000000n, approvals: [{ by: bob.address.toLowerCase() }], signed: { nonce: '7' } })
+    expect(got).toMatchObject({
+      initiator: dan.address.toLowerCase(),
+      usd: 5000_00000000n,
+      approvals: [{ by: bob.address.toLowerCase() }],
+      signed: { nonce: '7' },
+    })
     expect(got.outcomes.map((o) => o.state)).toEqual(['accepted'])
   })
 
-  const refusals: [string, (add: Awaited<ReturnType<typeof setup>>['add'], id: string) => Promise<{ seq: bigint; report: Awaited<ReturnType<typeof verifyChain>> }>, RegExp][] = [
-    ['signed bytes without the quorum', (add, id) => add('signed', { proposal: id, body: '{"cloid":"0xc1"}', nonce: '7', at: T0 + 2 }, dan, false), /signed without its quorum: 0 of 1/],
-    ['an approval by a viewer', (add, id) => add('approval', { proposal: id, policyVersion: 1, at: T0 + 1 }, vic, false), /holds none of the roles the rule names/],
-    ['an approval after the expiry', (add, id) => add('approval', { proposal: id, policyVersion: 1, at: T0 + 3600_000 }, bob, false), /expired at/],
-    ['an approval bound to another policy version', (add, id) => add('approval', { proposal: id, policyVersion: 2, at: T0 + 1 }, bob, false), /bound to policy version 2/],
-    ['an approval naming no proposal in the chain', (add) => add('approval', { proposal: `0x${'ab'.repeat(32)}`, policyVersion: 1, at: T0 + 1 }, bob, false), /not in the chain before it/],
-    ['a rejection without a reason', (add, id) => add('rejection', { proposal: id, reason: ' ', at: T0 + 1 }, bob, false), /needs a reason/],
-    ['an outcome before any signed bytes', (add, id) => add('outcome', { proposal: id, state: 'accepted', finalStatus: 'ok', code: null, at: T0 + 1 }, dan, false), /before the signed bytes/],
-    ['an expiry recorded early', (add, id) => add('outcome', { proposal: id, state: 'expired', finalStatus: null, code: null, at: T0 + 1 }, bob, false), /before its expiry/],
+  const refusals: [
+    string,
+    (
+      add: Awaited<ReturnType<typeof setup>>['add'],
+      id: string,
+    ) => Promise<{ seq: bigint; report: Awaited<ReturnType<typeof verifyChain>> }>,
+    RegExp,
+  ][] = [
+    [
+      'signed bytes without the quorum',
+      (add, id) => add('signed', { proposal: id, body: '{"cloid":"0xc1"}', nonce: '7', at: T0 + 2 }, dan, false),
+      /signed without its quorum: 0 of 1/,
+    ],
+    [
+      'an approval by a viewer',
+      (add, id) => add('approval', { proposal: id, policyVersion: 1, at: T0 + 1 }, vic, false),
+      /holds none of the roles the rule names/,
+    ],
+    [
+      'an approval after the expiry',
+      (add, id) => add('approval', { proposal: id, policyVersion: 1, at: T0 + 3600_000 }, bob, false),
+      /expired at/,
+    ],
+    [
+      'an approval bound to another policy version',
+      (add, id) => add('approval', { proposal: id, policyVersion: 2, at: T0 + 1 }, bob, false),
+      /bound to policy version 2/,
+    ],
+    [
+      'an approval naming no proposal in the chain',
+      (add) => add('approval', { proposal: `0x${'ab'.repeat(32)}`, policyVersion: 1, at: T0 + 1 }, bob, false),
+      /not in the chain before it/,
+    ],
+    [
+      'a rejection without a reason',
+      (add, id) => add('rejection', { proposal: id, reason: ' ', at: T0 + 1 }, bob, false),
+      /needs a reason/,
+    ],
+    [
+      'an outcome before any signed bytes',
+      (add, id) => add('outcome', { proposal: id, state: 'accepted', finalStatus: 'ok', code: null, at: T0 + 1 }, dan, false),
+      /before the signed bytes/,
+    ],
+    [
+      'an expiry recorded early',
+      (add, id) => add('outcome', { proposal: id, state: 'expired', finalStatus: null, code: null, at: T0 + 1 }, bob, false),
+      /before its expiry/,
+    ],
   ]
   for (const [what, write, reason] of refusals) {
     it(`refuses ${what}, naming that entry`, async () => {
@@ -81,7 +150,9 @@ describe('proposal lifecycle in the chain', () => {
     expect(small.report.broken?.reason).toMatch(/does not require these approvals/)
     const s2 = await setup()
     await s2.add('proposal', proposalPayload(body()), dan)
-    expect((await s2.add('proposal', proposalPayload(body({ at: T0 + 5, expiresAt: T0 + 9000 })), cat, false)).report.broken?.reason).toBe('cloid 0xc1 was already proposed')
+    expect((await s2.add('proposal', proposalPayload(body({ at: T0 + 5, expiresAt: T0 + 9000 })), cat, false)).report.broken?.reason).toBe(
+      'cloid 0xc1 was already proposed',
+    )
     const s3 = await setup()
     expect((await s3.add('proposal', proposalPayload(body()), vic, false)).report.broken?.reason).toMatch(/may not propose/)
   })

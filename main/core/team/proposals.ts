@@ -26,7 +26,17 @@ export const EXECUTOR_ROLES: readonly Role[] = ['trader', 'admin']
 export const MAX_PROPOSAL_TTL_MS = 7 * 24 * 3600_000
 
 /** Outcome states: the journal's submission states, plus `expired` (never signed). */
-export const OUTCOME_STATES = ['signed', 'sent', 'accepted', 'rejected', 'failed', 'unknown', 'unresolved', 'reconciled', 'expired'] as const
+export const OUTCOME_STATES = [
+  'signed',
+  'sent',
+  'accepted',
+  'rejected',
+  'failed',
+  'unknown',
+  'unresolved',
+  'reconciled',
+  'expired',
+] as const
 export type OutcomeState = (typeof OUTCOME_STATES)[number]
 /** States after which nothing more happens to a proposal. */
 const NOT_FINAL: readonly OutcomeState[] = ['signed', 'sent', 'unknown']
@@ -121,17 +131,52 @@ const proposalRef = (o: Obj) => {
 export function parseProposalBody(payload: Canonical): ProposalBody {
   if (!isObj(payload)) return bad('a proposal payload must be an object')
   const o = payload
-  keys(o, ['network', 'exchange', 'account', 'signer', 'kind', 'action', 'cloid', 'title', 'preview', 'usd', 'windowUsd', 'destination', 'policyVersion', 'rule', 'needs', 'at', 'expiresAt'], ['replay'])
-  if (o.replay !== undefined && !(isObj(o.replay) && typeof o.replay.channel === 'string' && /^[a-z][a-zA-Z.]{1,60}$/.test(o.replay.channel) && isObj(o.replay.args) && Object.keys(o.replay).length === 2)) bad('replay must be {channel, args}')
+  keys(
+    o,
+    [
+      'network',
+      'exchange',
+      'account',
+      'signer',
+      'kind',
+      'action',
+      'cloid',
+      'title',
+      'preview',
+      'usd',
+      'windowUsd',
+      'destination',
+      'policyVersion',
+      'rule',
+      'needs',
+      'at',
+      'expiresAt',
+    ],
+    ['replay'],
+  )
+  if (
+    o.replay !== undefined &&
+    !(
+      isObj(o.replay) &&
+      typeof o.replay.channel === 'string' &&
+      /^[a-z][a-zA-Z.]{1,60}$/.test(o.replay.channel) &&
+      isObj(o.replay.args) &&
+      Object.keys(o.replay).length === 2
+    )
+  )
+    bad('replay must be {channel, args}')
   if (!ACTION_KINDS.includes(o.kind as ActionKind)) bad(`unknown action kind ${String(o.kind)}`)
   if (!isObj(o.action)) bad('action must be an object')
-  if (!Array.isArray(o.preview) || o.preview.length > 50 || o.preview.some((l) => typeof l !== 'string' || l.length > 500)) bad('preview must be at most 50 lines of text')
+  if (!Array.isArray(o.preview) || o.preview.length > 50 || o.preview.some((l) => typeof l !== 'string' || l.length > 500))
+    bad('preview must be at most 50 lines of text')
   if (!isObj(o.needs)) bad('needs must be {count, roles}')
   const needs = o.needs as Obj
   const count = needs.count
   if (typeof count !== 'number' || !Number.isInteger(count) || count < 1) bad('needs.count must be a positive integer')
-  if (!Array.isArray(needs.roles) || needs.roles.length === 0 || needs.roles.some((r) => !ROLES.includes(r as Role))) bad('needs.roles must list roles')
-  if (typeof o.policyVersion !== 'number' || !Number.isInteger(o.policyVersion) || o.policyVersion < 1) bad('policyVersion must be a positive integer')
+  if (!Array.isArray(needs.roles) || needs.roles.length === 0 || needs.roles.some((r) => !ROLES.includes(r as Role)))
+    bad('needs.roles must list roles')
+  if (typeof o.policyVersion !== 'number' || !Number.isInteger(o.policyVersion) || o.policyVersion < 1)
+    bad('policyVersion must be a positive integer')
   return {
     network: str(o, 'network'),
     exchange: str(o, 'exchange'),
@@ -159,7 +204,8 @@ export function proposalPayload(b: ProposalBody): Record<string, unknown> {
   return { ...b, usd: b.usd === null ? null : usdText(b.usd), windowUsd: usdText(b.windowUsd) }
 }
 
-const hasRole = (roster: Roster, who: string, roles: readonly Role[]) => roster.members.get(who)?.roles.some((r) => roles.includes(r)) ?? false
+const hasRole = (roster: Roster, who: string, roles: readonly Role[]) =>
+  roster.members.get(who)?.roles.some((r) => roles.includes(r)) ?? false
 
 /** Approvals that count now: by current members holding a role the rule names (never the initiator). */
 export function countingApprovals(p: Proposal, roster: Roster): string[] {
@@ -199,7 +245,14 @@ function findProposal(s: LifecycleState, o: Obj): Proposal {
  * Checks one lifecycle entry by `signer` (lower-case, its signature already verified) against the
  * state before it and returns the proposal as it stands after it. Throws TeamBadInput with the reason.
  */
-export function applyLifecycleEntry(s: LifecycleState, kind: ProposalEntryKind, payload: Canonical, signer: string, id: Hex, seq: bigint): Proposal {
+export function applyLifecycleEntry(
+  s: LifecycleState,
+  kind: ProposalEntryKind,
+  payload: Canonical,
+  signer: string,
+  id: Hex,
+  seq: bigint,
+): Proposal {
   const roster = s.roster
   if (!roster) return bad('no roster yet')
   if (!roster.members.has(signer)) return bad(`signed by ${signer}, who is not a member at this point`)
@@ -208,10 +261,17 @@ export function applyLifecycleEntry(s: LifecycleState, kind: ProposalEntryKind, 
     case 'proposal': {
       const b = parseProposalBody(payload)
       if (!hasRole(roster, signer, INITIATOR_ROLES)) bad(`${signer} may not propose (roles ${INITIATOR_ROLES.join(' or ')})`)
-      if (!s.policy || s.policy.version !== b.policyVersion) bad(`judged under policy version ${b.policyVersion}, the current one is ${s.policy?.version ?? 'none'}`)
+      if (!s.policy || s.policy.version !== b.policyVersion)
+        bad(`judged under policy version ${b.policyVersion}, the current one is ${s.policy?.version ?? 'none'}`)
       if (b.expiresAt <= b.at || b.expiresAt - b.at > MAX_PROPOSAL_TTL_MS) bad('expiry must be after the proposal and within 7 days')
       if (s.cloids.has(b.cloid)) bad(`cloid ${b.cloid} was already proposed`)
-      const d = evaluate(s.policy!.rules, { kind: b.kind, account: b.account, usd: b.usd ?? 0n, windowUsd: b.windowUsd, destination: b.destination ?? undefined })
+      const d = evaluate(s.policy!.rules, {
+        kind: b.kind,
+        account: b.account,
+        usd: b.usd ?? 0n,
+        windowUsd: b.windowUsd,
+        destination: b.destination ?? undefined,
+      })
       if (d.effect !== 'approve' || d.rule !== b.rule || d.count !== b.needs.count || d.roles.join() !== [...b.needs.roles].join()) {
         bad(`policy version ${b.policyVersion} does not require these approvals for this write (rule ${d.rule ?? 'none'}: ${d.effect})`)
       }
@@ -222,8 +282,10 @@ export function applyLifecycleEntry(s: LifecycleState, kind: ProposalEntryKind, 
       const p = findProposal(s, payload)
       const at = time(payload, 'at')
       requireOpen(p, at)
-      if (payload.policyVersion !== p.policyVersion) bad(`approval bound to policy version ${String(payload.policyVersion)}, the proposal was judged under ${p.policyVersion}`)
-      if (s.policy?.version !== p.policyVersion) bad(`the policy changed since the proposal (now version ${s.policy?.version}): it must be proposed again`)
+      if (payload.policyVersion !== p.policyVersion)
+        bad(`approval bound to policy version ${String(payload.policyVersion)}, the proposal was judged under ${p.policyVersion}`)
+      if (s.policy?.version !== p.policyVersion)
+        bad(`the policy changed since the proposal (now version ${s.policy?.version}): it must be proposed again`)
       if (signer === p.initiator) bad('the initiator cannot approve their own proposal')
       if (p.approvals.some((a) => a.by === signer)) bad(`${signer} already approved this proposal`)
       if (!hasRole(roster, signer, p.needs.roles)) bad(`${signer} holds none of the roles the rule names (${p.needs.roles.join(', ')})`)
@@ -246,7 +308,8 @@ export function applyLifecycleEntry(s: LifecycleState, kind: ProposalEntryKind, 
       requireOpen(p, at)
       if (!hasRole(roster, signer, EXECUTOR_ROLES)) bad(`${signer} may not execute (roles ${EXECUTOR_ROLES.join(' or ')})`)
       if (s.policy?.version !== p.policyVersion) bad(`the policy changed since the proposal (now version ${s.policy?.version})`)
-      if (!quorumMet(p, roster)) bad(`signed without its quorum: ${countingApprovals(p, roster).length} of ${p.needs.count} approvals count`)
+      if (!quorumMet(p, roster))
+        bad(`signed without its quorum: ${countingApprovals(p, roster).length} of ${p.needs.count} approvals count`)
       const body = str(payload, 'body', 100_000)
       const nonce = str(payload, 'nonce', 40)
       return { ...p, signed: { by: signer, body, nonce, seq, at } }
@@ -257,7 +320,8 @@ export function applyLifecycleEntry(s: LifecycleState, kind: ProposalEntryKind, 
       const at = time(payload, 'at')
       const state = payload.state as OutcomeState
       if (!OUTCOME_STATES.includes(state)) bad(`unknown outcome state ${String(payload.state)}`)
-      const opt = (v: Canonical | undefined, k: string) => (v === null ? null : typeof v === 'string' && v.length <= 200 ? v : bad(`${k} must be text or null`))
+      const opt = (v: Canonical | undefined, k: string) =>
+        v === null ? null : typeof v === 'string' && v.length <= 200 ? v : bad(`${k} must be text or null`)
       const finalStatus = opt(payload.finalStatus, 'finalStatus')
       const code = opt(payload.code, 'code')
       const last = p.outcomes.at(-1)

@@ -54,7 +54,8 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 
 function str(o: Obj, key: string, max = 200): string {
   const v = o[key]
-  if (typeof v !== 'string' || v.trim() === '' || v.length > max) throw teamBadInput(`${key} must be a non-empty string of at most ${max} characters`)
+  if (typeof v !== 'string' || v.trim() === '' || v.length > max)
+    throw teamBadInput(`${key} must be a non-empty string of at most ${max} characters`)
   return v
 }
 
@@ -90,7 +91,8 @@ export function adminsOf(r: Roster): Set<string> {
 
 function checked(r: Roster): Roster {
   const admins = adminsOf(r).size
-  if (admins < r.adminQuorum) throw teamBadInput(`the roster would have ${admins} admin(s), fewer than the admin quorum of ${r.adminQuorum}`)
+  if (admins < r.adminQuorum)
+    throw teamBadInput(`the roster would have ${admins} admin(s), fewer than the admin quorum of ${r.adminQuorum}`)
   return r
 }
 
@@ -108,7 +110,8 @@ export function rosterFromGenesis(payload: Canonical): Roster {
 }
 
 export function applyRosterChanges(r: Roster, payload: Canonical): Roster {
-  if (!isObj(payload) || !Array.isArray(payload.changes) || payload.changes.length === 0) throw teamBadInput('a roster entry carries a non-empty list of changes')
+  if (!isObj(payload) || !Array.isArray(payload.changes) || payload.changes.length === 0)
+    throw teamBadInput('a roster entry carries a non-empty list of changes')
   const members = new Map(r.members)
   let adminQuorum = r.adminQuorum
   for (const c of payload.changes) {

@@ -74,7 +74,10 @@ describe('team store on PostgreSQL', () => {
   })
 
   it('refuses a wrong password and a malformed connection string with typed errors', async () => {
-    await expect(TeamStore.open({ connectionString: db.connectionString, password: 'wrong' })).rejects.toMatchObject({ code: TeamErrors.badInput, message: expect.stringMatching(/refused the login/) })
+    await expect(TeamStore.open({ connectionString: db.connectionString, password: 'wrong' })).rejects.toMatchObject({
+      code: TeamErrors.badInput,
+      message: expect.stringMatching(/refused the login/),
+    })
     await expect(TeamStore.open({ connectionString: 'mysql://x@y/z' })).rejects.toMatchObject({ code: TeamErrors.badInput })
   })
 
@@ -106,8 +109,17 @@ describe('team store on PostgreSQL', () => {
     const store = await open()
     const b = await seedTeam(store)
     // Someone with database access adds eve as an approver, signing with her own key.
-    const extra = toStoredRow(await signedEntry(b.teamId, rosterEntry(b.state, [{ op: 'add', address: eve.address, name: 'eve', roles: ['approver'] }]), [eve]))
-    await asDba('INSERT INTO team_log (seq, prev, kind, payload, digest, signatures) VALUES ($1, $2, $3, $4, $5, $6)', [extra.seq.toString(), extra.prev, extra.kind, extra.payload, extra.digest, extra.signatures])
+    const extra = toStoredRow(
+      await signedEntry(b.teamId, rosterEntry(b.state, [{ op: 'add', address: eve.address, name: 'eve', roles: ['approver'] }]), [eve]),
+    )
+    await asDba('INSERT INTO team_log (seq, prev, kind, payload, digest, signatures) VALUES ($1, $2, $3, $4, $5, $6)', [
+      extra.seq.toString(),
+      extra.prev,
+      extra.kind,
+      extra.payload,
+      extra.digest,
+      extra.signatures,
+    ])
     const r = await verifyStore(store)
     expect(r.ok).toBe(false)
     expect(r.broken?.seq).toBe(3n)
@@ -148,7 +160,9 @@ describe('team store on PostgreSQL', () => {
     const sub = followStore(deskB, { onReport: (report) => reports.push({ at: performance.now(), report }) })
     await sub.ready
     await expect.poll(() => reports.at(-1)?.report.verified).toBe(3)
-    const next = await signedEntry(b.teamId, rosterEntry(b.state, [{ op: 'roles', address: cat.address, roles: ['trader', 'approver'] }]), [ann])
+    const next = await signedEntry(b.teamId, rosterEntry(b.state, [{ op: 'roles', address: cat.address, roles: ['trader', 'approver'] }]), [
+      ann,
+    ])
     const t0 = performance.now()
     await deskA.append(next)
     await expect.poll(() => reports.at(-1)?.report.verified, { timeout: 1000, interval: 10 }).toBe(4)

@@ -26,7 +26,15 @@ export interface LogEntryRow extends StoredRow {
   createdAt: Date
 }
 
-const toRow = (r: LogRow): LogEntryRow => ({ seq: BigInt(r.seq), prev: r.prev, kind: r.kind, payload: r.payload, digest: r.digest, signatures: r.signatures, createdAt: r.created_at })
+const toRow = (r: LogRow): LogEntryRow => ({
+  seq: BigInt(r.seq),
+  prev: r.prev,
+  kind: r.kind,
+  payload: r.payload,
+  digest: r.digest,
+  signatures: r.signatures,
+  createdAt: r.created_at,
+})
 
 const SELECT_LOG = 'SELECT seq::text, prev, kind, payload, digest, signatures, created_at FROM team_log'
 const INSERT_LOG = 'INSERT INTO team_log (seq, prev, kind, payload, digest, signatures) VALUES ($1, $2, $3, $4, $5, $6)'
@@ -119,7 +127,9 @@ export class TeamStore {
   async append(entry: SignedEntry): Promise<void> {
     const row = toStoredRow(entry)
     try {
-      await this.withClient('append', (c) => c.query(INSERT_LOG, [row.seq.toString(), row.prev, row.kind, row.payload, row.digest, row.signatures]))
+      await this.withClient('append', (c) =>
+        c.query(INSERT_LOG, [row.seq.toString(), row.prev, row.kind, row.payload, row.digest, row.signatures]),
+      )
     } catch (e) {
       throw conflictOrSelf(e)
     }
@@ -142,13 +152,17 @@ export class TeamStore {
         )
         const r = rows[0]!
         const tx: LeaseTx = {
-          readLog: async (fromSeq) => (await c.query<LogRow>(`${SELECT_LOG} WHERE team_log.seq >= $1 ORDER BY team_log.seq`, [fromSeq.toString()])).rows.map(toRow),
+          readLog: async (fromSeq) =>
+            (await c.query<LogRow>(`${SELECT_LOG} WHERE team_log.seq >= $1 ORDER BY team_log.seq`, [fromSeq.toString()])).rows.map(toRow),
           append: async (entry) => {
             const row = toStoredRow(entry)
             await c.query(INSERT_LOG, [row.seq.toString(), row.prev, row.kind, row.payload, row.digest, row.signatures])
           },
           take: async (holder, ms) => {
-            await c.query("UPDATE team_leases SET holder = $2, expires_at = now() + ($3::text || ' milliseconds')::interval WHERE proposal_id = $1", [proposalId, holder, String(ms)])
+            await c.query(
+              "UPDATE team_leases SET holder = $2, expires_at = now() + ($3::text || ' milliseconds')::interval WHERE proposal_id = $1",
+              [proposalId, holder, String(ms)],
+            )
           },
         }
         const out = await fn(tx, { holder: r.holder, expiresAt: r.expires_at, live: r.live === true })
@@ -163,7 +177,9 @@ export class TeamStore {
 
   /** Ends `holder`'s lease of `proposalId` (after the final outcome): another desk may take over at once. */
   async releaseLease(proposalId: string, holder: string): Promise<void> {
-    await this.withClient('release lease', (c) => c.query('UPDATE team_leases SET expires_at = now() WHERE proposal_id = $1 AND holder = $2', [proposalId, holder]))
+    await this.withClient('release lease', (c) =>
+      c.query('UPDATE team_leases SET expires_at = now() WHERE proposal_id = $1 AND holder = $2', [proposalId, holder]),
+    )
   }
 
   /** Pushes new log rows (after `afterSeq`) to `subscriber` over a dedicated connection. */

@@ -66,7 +66,8 @@ function mutations(digest: Hex, signature: Hex): { what: string; digest: Hex; si
   const flipV = v === '1b' ? '1c' : '1b'
   const at = 2 + 2 * Math.floor(Math.random() * 65)
   const xor = 1 + Math.floor(Math.random() * 255)
-  const flipped = `${signature.slice(0, at)}${(parseInt(signature.slice(at, at + 2), 16) ^ xor).toString(16).padStart(2, '0')}${signature.slice(at + 2)}` as Hex
+  const flipped =
+    `${signature.slice(0, at)}${(parseInt(signature.slice(at, at + 2), 16) ^ xor).toString(16).padStart(2, '0')}${signature.slice(at + 2)}` as Hex
   return [
     { what: 'v flipped', digest, signature: `${signature.slice(0, 130)}${flipV}` as Hex },
     // the malleable twin recovers the same key (s -> n - s, v flipped): refused only by the low-s rule
@@ -145,7 +146,9 @@ describe('SignatureVerifier', () => {
       expect(await v.verify(digest, ann.address, signature), `entry ${seq}`).toBe(true)
       expect(await v.verify(digest, bob.address, signature)).toBe(false)
       for (const m of mutations(digest, signature)) {
-        expect(await v.verify(m.digest, ann.address, m.signature), `entry ${seq}: ${m.what}`).toBe(await reference(m.digest, ann.address, m.signature))
+        expect(await v.verify(m.digest, ann.address, m.signature), `entry ${seq}: ${m.what}`).toBe(
+          await reference(m.digest, ann.address, m.signature),
+        )
       }
       // bob's signature claimed as ann's, on the table path too
       const forged = await sign({ hash: digest, privateKey: bob.key, to: 'hex' })
@@ -166,7 +169,10 @@ describe('chain verification with the batched check', () => {
     expect(good.verified).toBe(15)
 
     const sig = (row: StoredRow): Hex => JSON.parse(row.signatures)[0].signature
-    const withSignature = (row: StoredRow, signature: Hex): StoredRow => ({ ...row, signatures: `[{"signature":"${signature}","signer":"${ann.address.toLowerCase()}"}]` })
+    const withSignature = (row: StoredRow, signature: Hex): StoredRow => ({
+      ...row,
+      signatures: `[{"signature":"${signature}","signer":"${ann.address.toLowerCase()}"}]`,
+    })
     const s12 = sig(rows[12]!)
     const s = BigInt(`0x${s12.slice(66, 130)}`)
     const flipV = s12.slice(130) === '1b' ? '1c' : '1b'

@@ -61,7 +61,6 @@ export function ecdsaKit() {
     return v < 0n ? v + m : v
   }
 
-
   function dbl(a: Jac): void {
     if (a.Z === 0n || a.Y === 0n) {
       a.Z = 0n
@@ -95,7 +94,7 @@ export function ecdsaKit() {
     const z1z1 = (a.Z * a.Z) % P
     let h = ((x2 * z1z1) % P) - a.X
     if (h < 0n) h += P
-    let rr = (((y2 * a.Z) % P) * z1z1) % P - a.Y
+    let rr = ((((y2 * a.Z) % P) * z1z1) % P) - a.Y
     if (rr < 0n) rr += P
     if (h === 0n) {
       if (rr === 0n) dbl(a)
@@ -231,7 +230,6 @@ export function ecdsaKit() {
     const y = (((acc.Y * ((zi * zi) % P)) % P) * zi) % P
     return Number(y & 1n) === recovery
   }
-
 
   /**
    * verifyWithTable for many signatures at once, same decisions: the accumulators stay affine and

@@ -28,7 +28,12 @@ describe('signature batches on a worker thread (verify-worker.ts)', () => {
     for (let i = 0; i < 40; i++) {
       const it = signed(keys[i % 2]!, tables[i % 2]!, BigInt(`0x${randomBytes(32).toString('hex')}`))
       // every third one corrupted: another digest, the other key, the other parity, or s+1
-      const corrupt = [(x: BatchItem) => ({ ...x, digest: x.digest ^ 1n }), (x: BatchItem) => ({ ...x, key: tables[(i + 1) % 2]! }), (x: BatchItem) => ({ ...x, recovery: (1 - x.recovery) as 0 | 1 }), (x: BatchItem) => ({ ...x, s: (x.s + 1n) % N })][i % 4]!
+      const corrupt = [
+        (x: BatchItem) => ({ ...x, digest: x.digest ^ 1n }),
+        (x: BatchItem) => ({ ...x, key: tables[(i + 1) % 2]! }),
+        (x: BatchItem) => ({ ...x, recovery: (1 - x.recovery) as 0 | 1 }),
+        (x: BatchItem) => ({ ...x, s: (x.s + 1n) % N }),
+      ][i % 4]!
       items.push(i % 3 === 0 ? corrupt(it) : it)
     }
     setVerifyThreads(1, 8)
@@ -41,7 +46,7 @@ describe('signature batches on a worker thread (verify-worker.ts)', () => {
     expect(all.filter((ok) => !ok).length).toBe(14) // the corrupted ones, and only they
   })
 
-  it('verifies a chain with the workers exactly as in process, and stops at a bad signature in the workers\' part', async () => {
+  it("verifies a chain with the workers exactly as in process, and stops at a bad signature in the workers' part", async () => {
     const ann = operator('ann')
     const bob = operator('bob')
     const b = await ChainBuilder.genesis(ann, [asMember(ann, ['admin']), asMember(bob, ['admin'])])
@@ -50,7 +55,9 @@ describe('signature batches on a worker thread (verify-worker.ts)', () => {
     const at = 37 // late in the batch: the worker's share
     const sigOf = (row: StoredRow): Hex => JSON.parse(row.signatures)[0].signature
     const signerOf = (row: StoredRow): string => JSON.parse(row.signatures)[0].signer
-    const tampered = rows.map((r, i) => (i === at ? { ...r, signatures: `[{"signature":"${sigOf(rows[at - 2]!)}","signer":"${signerOf(r)}"}]` } : r))
+    const tampered = rows.map((r, i) =>
+      i === at ? { ...r, signatures: `[{"signature":"${sigOf(rows[at - 2]!)}","signer":"${signerOf(r)}"}]` } : r,
+    )
 
     setVerifyThreads(0)
     const inProcess = [await verifyChain(rows), await verifyChain(tampered)]

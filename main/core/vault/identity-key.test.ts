@@ -33,14 +33,28 @@ describe('operator identity key and team secrets in the vault', () => {
     const v = await Vault.create({ path, passphrase: PASS, scrypt: LOW, autoLockMs: null })
     const account = await v.generateOwnerKey('main')
     expect(v.identityAddress()).toBeNull()
-    await expect(v.signAsIdentity(entryTypedData(`0x${'11'.repeat(32)}`, genesisEntry({ teamName: 't', adminQuorum: 1, members: [{ address: account, name: 'a', roles: ['admin'] }] }).entry))).rejects.toMatchObject({ code: 'IdentityKeyMissing' })
+    await expect(
+      v.signAsIdentity(
+        entryTypedData(
+          `0x${'11'.repeat(32)}`,
+          genesisEntry({ teamName: 't', adminQuorum: 1, members: [{ address: account, name: 'a', roles: ['admin'] }] }).entry,
+        ),
+      ),
+    ).rejects.toMatchObject({ code: 'IdentityKeyMissing' })
     const id = await v.createIdentityKey()
     expect(id).not.toBe(account)
     expect(v.listAccounts().map((a) => a.address)).toEqual([account]) // not an account: no SignerRef reaches it
     await expect(v.createIdentityKey()).rejects.toMatchObject({ code: 'IdentityKeyExists' })
     expect(await signsGenesis(v)).toBe(true)
     v.lock()
-    await expect(v.signAsIdentity(entryTypedData(`0x${'11'.repeat(32)}`, genesisEntry({ teamName: 't', adminQuorum: 1, members: [{ address: id, name: 'a', roles: ['admin'] }] }).entry))).rejects.toMatchObject({ code: 'VaultLocked' })
+    await expect(
+      v.signAsIdentity(
+        entryTypedData(
+          `0x${'11'.repeat(32)}`,
+          genesisEntry({ teamName: 't', adminQuorum: 1, members: [{ address: id, name: 'a', roles: ['admin'] }] }).entry,
+        ),
+      ),
+    ).rejects.toMatchObject({ code: 'VaultLocked' })
 
     const again = await Vault.open({ path, autoLockMs: null })
     expect(again.identityAddress()).toBe(id) // readable while locked

@@ -7,7 +7,10 @@ import { decryptKeystore, encryptKeystore, type KeystoreV3 } from './keystore-v3
 import { SECP256K1_N } from './private-key'
 
 type Vector = { json: unknown; password: string; priv: string }
-const V = vectors as unknown as Record<'wikipage_test_vector_scrypt' | 'wikipage_test_vector_pbkdf2' | '31_byte_key' | '30_byte_key', Vector>
+const V = vectors as unknown as Record<
+  'wikipage_test_vector_scrypt' | 'wikipage_test_vector_pbkdf2' | '31_byte_key' | '30_byte_key',
+  Vector
+>
 const LOW = { n: 1024, r: 8, p: 1 }
 
 async function expectCode(p: Promise<unknown>, code: string): Promise<void> {
@@ -26,8 +29,12 @@ function handMadeKeystore(plain: Uint8Array, password: string, extra: Record<str
     version: 3,
     id: '0d5c4ac4-2c1c-4b52-9b1c-6b3e0a8f5b11',
     crypto: {
-      cipher: 'aes-128-ctr', cipherparams: { iv: iv.toString('hex') }, ciphertext: ciphertext.toString('hex'),
-      kdf: 'scrypt', kdfparams: { dklen: 32, n: 1024, r: 8, p: 1, salt: salt.toString('hex') }, mac,
+      cipher: 'aes-128-ctr',
+      cipherparams: { iv: iv.toString('hex') },
+      ciphertext: ciphertext.toString('hex'),
+      kdf: 'scrypt',
+      kdfparams: { dklen: 32, n: 1024, r: 8, p: 1, salt: salt.toString('hex') },
+      mac,
     },
     ...extra,
   }
@@ -80,7 +87,10 @@ describe('keystore errors', () => {
   it('invalid hex', () => expectCode(decryptKeystore(withCrypto({ ciphertext: 'zz17cd' }), 'foo'), 'KeystoreInvalid'))
   it('odd-length hex', () => expectCode(decryptKeystore(withCrypto({ mac: 'abc' }), 'foo'), 'InvalidHex'))
   it('absurd scrypt cost is refused before any work', () =>
-    expectCode(decryptKeystore(withCrypto({ kdfparams: { dklen: 32, n: 2 ** 30, r: 8, p: 1, salt: 'aa' } }), 'foo'), 'KeystoreKdfParamsOutOfRange'))
+    expectCode(
+      decryptKeystore(withCrypto({ kdfparams: { dklen: 32, n: 2 ** 30, r: 8, p: 1, salt: 'aa' } }), 'foo'),
+      'KeystoreKdfParamsOutOfRange',
+    ))
   it('not JSON, wrong version, missing crypto', async () => {
     await expectCode(decryptKeystore('{"version":3,', 'foo'), 'KeystoreInvalid')
     await expectCode(decryptKeystore({ ...(base.json as object), version: 1 }, 'foo'), 'KeystoreInvalid')
@@ -96,7 +106,9 @@ describe('keystore errors', () => {
     await expectCode(decryptKeystore(handMadeKeystore(key, 'pw', { address: '00'.repeat(20) }), 'pw'), 'KeystoreAddressMismatch')
     // Foundry may omit the address; a matching one is fine.
     const addr = privateKeyToAddress(bytesToHex(key)).slice(2).toLowerCase()
-    await expect(decryptKeystore(handMadeKeystore(key, 'pw', { address: addr }), 'pw')).resolves.toMatchObject({ address: privateKeyToAddress(bytesToHex(key)) })
+    await expect(decryptKeystore(handMadeKeystore(key, 'pw', { address: addr }), 'pw')).resolves.toMatchObject({
+      address: privateKeyToAddress(bytesToHex(key)),
+    })
   })
 })
 

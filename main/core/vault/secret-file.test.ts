@@ -33,8 +33,14 @@ describe('readSecretFile (the one reader of --passphrase-file and every secret f
   })
 
   it('refuses an empty file, or one holding only a newline, as SecretFileInvalid', async () => {
-    await expect(readSecretFile(file('empty', ''), 'vault passphrase')).rejects.toMatchObject({ code: 'SecretFileInvalid', message: expect.stringContaining('is empty') })
-    await expect(readSecretFile(file('nl', '\n'), 'vault passphrase')).rejects.toMatchObject({ code: 'SecretFileInvalid', message: expect.stringContaining('is empty') })
+    await expect(readSecretFile(file('empty', ''), 'vault passphrase')).rejects.toMatchObject({
+      code: 'SecretFileInvalid',
+      message: expect.stringContaining('is empty'),
+    })
+    await expect(readSecretFile(file('nl', '\n'), 'vault passphrase')).rejects.toMatchObject({
+      code: 'SecretFileInvalid',
+      message: expect.stringContaining('is empty'),
+    })
   })
 
   it('refuses a directory as SecretFileInvalid (not a regular file)', async () => {
@@ -51,6 +57,9 @@ describe('readSecretFile (the one reader of --passphrase-file and every secret f
     })
     // A path through a regular file cannot be opened (ENOTDIR), even as root.
     const through = join(file('plain', 'secret'), 'x')
-    await expect(readSecretFile(through, 'vault passphrase')).rejects.toMatchObject({ code: 'SecretFileUnreadable', message: expect.stringContaining('ENOTDIR') })
+    await expect(readSecretFile(through, 'vault passphrase')).rejects.toMatchObject({
+      code: 'SecretFileUnreadable',
+      message: expect.stringContaining('ENOTDIR'),
+    })
   })
 })

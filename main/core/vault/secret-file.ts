@@ -16,7 +16,8 @@ export async function readSecretFile(path: string, what: string): Promise<string
   let buf: Buffer
   try {
     const st = await fs.stat(path)
-    if (!st.isFile() || st.size > MAX_SECRET_FILE_BYTES) throw new DeskError('SecretFileInvalid', `${what} file ${path} is not a small regular file`)
+    if (!st.isFile() || st.size > MAX_SECRET_FILE_BYTES)
+      throw new DeskError('SecretFileInvalid', `${what} file ${path} is not a small regular file`)
     buf = await fs.readFile(path)
   } catch (e) {
     if (e instanceof DeskError) throw e

@@ -22,7 +22,11 @@ describe('SigningPolicy', () => {
     expect(verify).not.toHaveBeenCalled()
   })
   it('asks for the passphrase after the window and verifies it', async () => {
-    const { policy, requests, advance } = setup([{ approved: true, passphrase: 'wrong one' }, { approved: true, passphrase: 'the right passphrase' }, { approved: true }])
+    const { policy, requests, advance } = setup([
+      { approved: true, passphrase: 'wrong one' },
+      { approved: true, passphrase: 'the right passphrase' },
+      { approved: true },
+    ])
     policy.notePassphraseEntered()
     advance(60_001)
     await expect(policy.approve(intent)).rejects.toMatchObject({ code: 'PassphraseIncorrect' })

@@ -191,7 +191,9 @@ export function canonicalBody(doc: Omit<VaultDoc, 'mac'>): string {
     ...(doc.team
       ? {
           team: {
-            identity: doc.team.identity ? { address: doc.team.identity.address, createdAt: doc.team.identity.createdAt, key: sealedCanon(doc.team.identity.key) } : null,
+            identity: doc.team.identity
+              ? { address: doc.team.identity.address, createdAt: doc.team.identity.createdAt, key: sealedCanon(doc.team.identity.key) }
+              : null,
             secrets: doc.team.secrets.map((s) => ({ name: s.name, value: sealedCanon(s.value) })),
           },
         }

@@ -15,8 +15,16 @@ export const SIGNATURE_RE = /^0x[0-9a-fA-F]{130}$/
 const U64_MAX = (1n << 64n) - 1n
 const U128_MAX = (1n << 128n) - 1n
 
-const u64Str = v.pipe(v.string(), v.regex(DECIMAL_U64, 'must be a decimal integer string'), v.check((s) => BigInt(s) <= U64_MAX, 'exceeds u64'))
-const u128Str = v.pipe(v.string(), v.regex(DECIMAL_U64, 'must be a decimal integer string'), v.check((s) => BigInt(s) <= U128_MAX, 'exceeds u128'))
+const u64Str = v.pipe(
+  v.string(),
+  v.regex(DECIMAL_U64, 'must be a decimal integer string'),
+  v.check((s) => BigInt(s) <= U64_MAX, 'exceeds u64'),
+)
+const u128Str = v.pipe(
+  v.string(),
+  v.regex(DECIMAL_U64, 'must be a decimal integer string'),
+  v.check((s) => BigInt(s) <= U128_MAX, 'exceeds u128'),
+)
 const displayDecimal = v.pipe(v.string(), v.regex(DISPLAY_DECIMAL, 'must be a plain decimal string'))
 const cloid = v.pipe(v.string(), v.regex(CLOID_RE, 'must be 0x + 32 hex digits'))
 const address = v.pipe(v.string(), v.regex(ADDRESS_RE, 'must be a 20-byte 0x address'))
@@ -172,7 +180,8 @@ export type ApproveAgentAction = v.InferOutput<typeof ApproveAgentActionSchema>
 export type RevokeAgentAction = v.InferOutput<typeof RevokeAgentActionSchema>
 
 export type LegacyAction = OrderAction | CancelAction | CancelAllAction | ModifyAction | BatchAction
-export type Eip712Action = TransferAction | ActivateForAction | WithdrawAction | SettleAction | RepayAction | ApproveAgentAction | RevokeAgentAction
+export type Eip712Action =
+  TransferAction | ActivateForAction | WithdrawAction | SettleAction | RepayAction | ApproveAgentAction | RevokeAgentAction
 export type TradeAction = LegacyAction | Eip712Action
 export type TradeActionType = TradeAction['type']
 
@@ -227,6 +236,4 @@ export type TradeResponseBody =
   /** non-order actions; `status` carries the lowercase code when the action failed at execution */
   | { type: 'default'; status?: { error: string } }
 
-export type BatchItemResponse =
-  | { type: 'order' | 'cancel' | 'modify'; status: OrderLeaf }
-  | { type: 'cancelAll'; statuses: OrderLeaf[] }
+export type BatchItemResponse = { type: 'order' | 'cancel' | 'modify'; status: OrderLeaf } | { type: 'cancelAll'; statuses: OrderLeaf[] }

@@ -21,7 +21,9 @@ const op = { user_address: acct.address, operation_id: `withdraw:${acct.address.
 describe('earn typed data', () => {
   it('matches the golden digests', () => {
     expect(acct.address).toBe('0xFCAd0B19bB29D4674531d6f115237E16AfCE377c')
-    expect(earnDigest('CreateWithdrawal', create, domain, 696969)).toBe('0x1e5efa9a34561ce6f1fe4cfcb15580791756ff7ca9a3f28134d6dd2e1c843d21')
+    expect(earnDigest('CreateWithdrawal', create, domain, 696969)).toBe(
+      '0x1e5efa9a34561ce6f1fe4cfcb15580791756ff7ca9a3f28134d6dd2e1c843d21',
+    )
     expect(earnDigest('ClaimWithdrawal', op, domain, 696969)).toBe('0x51029fe220a4805b441b13790d2ca46c7beecc8bad99e8b5369a20ba45e5eb2f')
     expect(earnDigest('CancelWithdrawal', op, domain, 696969)).toBe('0xa44dc950702fce1b1e2b958fc0a72fced2143c9e5cf8d644e241c02005894eec')
   })
@@ -74,9 +76,23 @@ describe('earn typed data', () => {
 
   it('record schema rejects a float amount', () => {
     const rec = {
-      id: 1, operation_id: 'withdraw:0xab:1', user_address: acct.address, user_nonce: 1, withdraw_type: 'scheduled', asset_id: 1,
-      gross_amount: '10', user_amount: '10', fee_amount: '0', fee_bps_snapshot: 0, request_deadline_unix_ms: 1, claimable_at_unix_ms: 2,
-      status: 'queued', created_at_unix_ms: 1, claimed_at_unix_ms: null, cancelled_at_unix_ms: null, completed_at_unix_ms: null,
+      id: 1,
+      operation_id: 'withdraw:0xab:1',
+      user_address: acct.address,
+      user_nonce: 1,
+      withdraw_type: 'scheduled',
+      asset_id: 1,
+      gross_amount: '10',
+      user_amount: '10',
+      fee_amount: '0',
+      fee_bps_snapshot: 0,
+      request_deadline_unix_ms: 1,
+      claimable_at_unix_ms: 2,
+      status: 'queued',
+      created_at_unix_ms: 1,
+      claimed_at_unix_ms: null,
+      cancelled_at_unix_ms: null,
+      completed_at_unix_ms: null,
     }
     expect(v.safeParse(WithdrawalRecordSchema, rec).success).toBe(true)
     expect(v.safeParse(WithdrawalRecordSchema, { ...rec, gross_amount: '1.5' }).success).toBe(false)

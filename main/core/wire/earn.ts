@@ -77,7 +77,12 @@ export interface EarnTypedData<K extends EarnSignedKind = EarnSignedKind> {
 }
 
 /** Typed data ready for viem's `signTypedData` / `hashTypedData` / `recoverTypedDataAddress`. */
-export function earnTypedData<K extends EarnSignedKind>(kind: K, fields: EarnFieldsOf<K>, domain: EarnDomain, chainId: number): EarnTypedData<K> {
+export function earnTypedData<K extends EarnSignedKind>(
+  kind: K,
+  fields: EarnFieldsOf<K>,
+  domain: EarnDomain,
+  chainId: number,
+): EarnTypedData<K> {
   const d: TypedDataDomain = {
     name: domain.name,
     version: domain.version,
@@ -173,7 +178,13 @@ export type EarnRequest =
       deadline_unix_ms: number
       user_signature: string
     }
-  | { type: 'claimWithdrawal' | 'cancelWithdrawal'; user_address: string; operation_id: string; deadline_unix_ms: number; user_signature: string }
+  | {
+      type: 'claimWithdrawal' | 'cancelWithdrawal'
+      user_address: string
+      operation_id: string
+      deadline_unix_ms: number
+      user_signature: string
+    }
 
 // ---------------------------------------------------------------------------------------------
 // Responses (valibot schemas; the TS types are inferred from them)

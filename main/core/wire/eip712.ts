@@ -52,15 +52,8 @@ export const EIP712_TYPES = {
     { name: 'cloid', type: 'bytes16' },
     ...envelopeFields,
   ],
-  ApproveAgent: [
-    { name: 'slot_id', type: 'uint8' },
-    { name: 'agent', type: 'address' },
-    ...envelopeFields,
-  ],
-  RevokeAgent: [
-    { name: 'slot_id', type: 'uint8' },
-    ...envelopeFields,
-  ],
+  ApproveAgent: [{ name: 'slot_id', type: 'uint8' }, { name: 'agent', type: 'address' }, ...envelopeFields],
+  RevokeAgent: [{ name: 'slot_id', type: 'uint8' }, ...envelopeFields],
 } as const
 
 export type Eip712PrimaryType = keyof typeof EIP712_TYPES

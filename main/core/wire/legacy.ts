@@ -132,7 +132,17 @@ function optional<T>(w: Writer, value: T | undefined | null, write: (x: T) => vo
   }
 }
 
-function orderBody(w: Writer, o: { side: Replacement['side']; order_type: Replacement['order_type']; tif: Replacement['tif']; price: string; quantity: string; cloid?: string | null | undefined }): void {
+function orderBody(
+  w: Writer,
+  o: {
+    side: Replacement['side']
+    order_type: Replacement['order_type']
+    tif: Replacement['tif']
+    price: string
+    quantity: string
+    cloid?: string | null | undefined
+  },
+): void {
   w.u8(SIDE_CODES[normalizeSide(o.side)])
   w.u8(ORDER_TYPE_CODES[o.order_type])
   w.u8(TIF_CODES[o.tif])
@@ -245,7 +255,8 @@ export function encodeLegacyPayload(input: LegacyPayloadInput): Uint8Array {
   const w = new Writer()
   w.bytes(LEGACY_MAGIC)
   w.u8(LEGACY_VERSION)
-  if (!Number.isSafeInteger(input.chainId) || input.chainId < 0) throw new WireEncodeError('MalformedTx', 'chain id must be a non-negative integer', 'chainId')
+  if (!Number.isSafeInteger(input.chainId) || input.chainId < 0)
+    throw new WireEncodeError('MalformedTx', 'chain id must be a non-negative integer', 'chainId')
   w.uint(BigInt(input.chainId), 8, 'chainId')
   w.uint(input.nonce, 8, 'nonce')
   optional(w, input.agentEpoch, (x) => w.uint(x, 8, 'agent_epoch'))

@@ -7,8 +7,7 @@ import { keccak256 } from 'viem'
 
 /** What has to be signed for an envelope, per the scheme its action requires. */
 export type SigningRequest =
-  | { scheme: 'legacy'; payload: Uint8Array; digest: Hex }
-  | { scheme: 'eip712'; typedData: TypedDataDefinition; digest: Hex }
+  { scheme: 'legacy'; payload: Uint8Array; digest: Hex } | { scheme: 'eip712'; typedData: TypedDataDefinition; digest: Hex }
 
 export interface UnsignedEnvelope {
   action: TradeAction
@@ -25,7 +24,12 @@ export function signingRequest(env: UnsignedEnvelope, chainId: number): SigningR
   if (env.agentEpoch !== undefined) {
     throw new DeskError('Eip712AgentEpochNotAllowed', `${env.action.type} is signed by the owner and carries no agent_epoch`)
   }
-  const typedData = tradingTypedData({ action: env.action as Eip712Action, nonce: env.nonce, expiresAfterMs: env.expiresAfterMs, chainId }) as TypedDataDefinition
+  const typedData = tradingTypedData({
+    action: env.action as Eip712Action,
+    nonce: env.nonce,
+    expiresAfterMs: env.expiresAfterMs,
+    chainId,
+  }) as TypedDataDefinition
   return { scheme: 'eip712', typedData, digest: hashTypedData(typedData) }
 }
 

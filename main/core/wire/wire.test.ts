@@ -45,9 +45,23 @@ describe('golden vectors (docs/wire-profile.md)', () => {
     const input = { action: order, nonce: 1700000000000n, chainId: CHAIN_IDS.sandbox }
     expect(bytesToHex(encodeLegacyPayload(input))).toBe(
       '0x' +
-        '54445731' + '01' + '0000000000067932' + '0000018bcfe56800' + '00' + '00' +
-        '01' + '0000000000000001' + '00' + '00' + '00' + '00000004' + '312e3235' + '00000002' + '3130' +
-        '01' + '000102030405060708090a0b0c0d0e0f',
+        '54445731' +
+        '01' +
+        '0000000000067932' +
+        '0000018bcfe56800' +
+        '00' +
+        '00' +
+        '01' +
+        '0000000000000001' +
+        '00' +
+        '00' +
+        '00' +
+        '00000004' +
+        '312e3235' +
+        '00000002' +
+        '3130' +
+        '01' +
+        '000102030405060708090a0b0c0d0e0f',
     )
     expect(legacyDigest(input)).toBe('0x54de3e173810d601181f5465fe52cea4b826bc291227b7e9f175ed9752fb91f8')
     const env = await signEnvelope(account, { action: order, nonce: 1700000000000n }, CHAIN_IDS.sandbox)
@@ -61,8 +75,19 @@ describe('golden vectors (docs/wire-profile.md)', () => {
   it('legacy cancel with agent_epoch and expires_after_ms, mainnet chain', async () => {
     const input = { action: cancel, nonce: 1700000000001n, agentEpoch: 3n, expiresAfterMs: 1700000060000n, chainId: CHAIN_IDS.mainnet }
     expect(bytesToHex(encodeLegacyPayload(input))).toBe(
-      '0x54445731' + '01' + '00000000000aa289' + '0000018bcfe56801' + '01' + '0000000000000003' + '01' + '0000018bcfe65260' +
-        '02' + '0000000000000007' + '01' + '000000000000002a' + '00',
+      '0x54445731' +
+        '01' +
+        '00000000000aa289' +
+        '0000018bcfe56801' +
+        '01' +
+        '0000000000000003' +
+        '01' +
+        '0000018bcfe65260' +
+        '02' +
+        '0000000000000007' +
+        '01' +
+        '000000000000002a' +
+        '00',
     )
     const env = await signEnvelope(account, input, CHAIN_IDS.mainnet)
     expect(legacyDigest(input)).toBe('0x8f340378c9c805aefb36bcac0e7c42757eb520ec53d518ee47ee18fceccb0512')
@@ -89,7 +114,9 @@ describe('golden vectors (docs/wire-profile.md)', () => {
 
 describe('legacy payload rules', () => {
   it('does not depend on JSON key order', () => {
-    const reordered = JSON.parse('{"cloid":"0x000102030405060708090a0b0c0d0e0f","quantity":"10","price":"1.25","tif":"gtc","order_type":"limit","side":"bid","market_id":"1","type":"order"}') as TradeAction
+    const reordered = JSON.parse(
+      '{"cloid":"0x000102030405060708090a0b0c0d0e0f","quantity":"10","price":"1.25","tif":"gtc","order_type":"limit","side":"bid","market_id":"1","type":"order"}',
+    ) as TradeAction
     const a = encodeLegacyPayload({ action: order, nonce: 1n, chainId: 1 })
     const b = encodeLegacyPayload({ action: reordered, nonce: 1n, chainId: 1 })
     expect(bytesToHex(a)).toBe(bytesToHex(b))
@@ -155,14 +182,22 @@ describe('signature recovery', () => {
   })
 
   it('refuses an agent epoch on an eip712 action', () => {
-    expect(() => signingRequest({ action: settle, nonce: 1n, agentEpoch: 1n }, 1)).toThrow(expect.objectContaining({ code: 'Eip712AgentEpochNotAllowed' }))
+    expect(() => signingRequest({ action: settle, nonce: 1n, agentEpoch: 1n }, 1)).toThrow(
+      expect.objectContaining({ code: 'Eip712AgentEpochNotAllowed' }),
+    )
   })
 })
 
 describe('schemas', () => {
   it('assigns the scheme per action type', () => {
-    expect(['order', 'cancel', 'cancelAll', 'modify', 'batch'].map((t) => schemeFor(t as TradeAction['type']))).toEqual(Array(5).fill('legacy'))
-    expect(['transfer', 'activateFor', 'withdraw', 'settle', 'repay', 'approveAgent', 'revokeAgent'].map((t) => schemeFor(t as TradeAction['type']))).toEqual(Array(7).fill('eip712'))
+    expect(['order', 'cancel', 'cancelAll', 'modify', 'batch'].map((t) => schemeFor(t as TradeAction['type']))).toEqual(
+      Array(5).fill('legacy'),
+    )
+    expect(
+      ['transfer', 'activateFor', 'withdraw', 'settle', 'repay', 'approveAgent', 'revokeAgent'].map((t) =>
+        schemeFor(t as TradeAction['type']),
+      ),
+    ).toEqual(Array(7).fill('eip712'))
   })
 
   it('validates action bodies strictly', () => {
@@ -172,7 +207,9 @@ describe('schemas', () => {
     expect(v.safeParse(TradeActionSchema, { ...order, extra: 1 }).success).toBe(false)
     expect(v.safeParse(TradeActionSchema, { type: 'cancel', market_id: '1' }).success).toBe(false)
     expect(v.safeParse(TradeActionSchema, { type: 'approveAgent', slot_id: 4, agent: account.address }).success).toBe(false)
-    expect(v.safeParse(TradeEnvelopeSchema, { action: order, nonce: '1', signature: '0x' + '11'.repeat(65), extra: true }).success).toBe(false)
+    expect(v.safeParse(TradeEnvelopeSchema, { action: order, nonce: '1', signature: '0x' + '11'.repeat(65), extra: true }).success).toBe(
+      false,
+    )
   })
 })
 
@@ -180,11 +217,34 @@ describe('EIP-712 golden digests for every owner action (mainnet, nonce 17000000
   const A = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8'
   const C = '0x0123456789abcdef0123456789abcdef'
   const cases: [TradeAction, string][] = [
-    [{ type: 'transfer', to: A, asset_id: '1', amount: '2500000000', cloid: C }, '0xf87dbd6ff212fe0c225c64542c53fcc61f64b33db2ef8232220f1b4efd533aee'],
-    [{ type: 'activateFor', asset_id: '2', target_address: A, cloid: C }, '0x4bea2082cbc6466e6f92b164f8eedead1dff36c01fd3a047546ddc46edcfc70a'],
-    [{ type: 'withdraw', asset_id: '1', amount: '1000000000', dst_chain_id: '1', dst_address: A, withdraw_nonce: '1700000000123', cloid: C }, '0x19e77040ebd5263db5d92339134402e834a73a512ab3d158035693d508b6c375'],
-    [{ type: 'settle', asset_id: '3', amount: '50000000', cash_account: A, cloid: C }, '0x13367b3ad8d139597719fc2fde96b9159ce002a4596c3b9646ef710f758d2d69'],
-    [{ type: 'repay', asset_id: '1', amount: '70000000000', margin_account: A, cloid: C }, '0x61b13540a1233d55391adf5fd1ddba0692cdafd878fc49ac69fa0f5f7beb6fb4'],
+    [
+      { type: 'transfer', to: A, asset_id: '1', amount: '2500000000', cloid: C },
+      '0xf87dbd6ff212fe0c225c64542c53fcc61f64b33db2ef8232220f1b4efd533aee',
+    ],
+    [
+      { type: 'activateFor', asset_id: '2', target_address: A, cloid: C },
+      '0x4bea2082cbc6466e6f92b164f8eedead1dff36c01fd3a047546ddc46edcfc70a',
+    ],
+    [
+      {
+        type: 'withdraw',
+        asset_id: '1',
+        amount: '1000000000',
+        dst_chain_id: '1',
+        dst_address: A,
+        withdraw_nonce: '1700000000123',
+        cloid: C,
+      },
+      '0x19e77040ebd5263db5d92339134402e834a73a512ab3d158035693d508b6c375',
+    ],
+    [
+      { type: 'settle', asset_id: '3', amount: '50000000', cash_account: A, cloid: C },
+      '0x13367b3ad8d139597719fc2fde96b9159ce002a4596c3b9646ef710f758d2d69',
+    ],
+    [
+      { type: 'repay', asset_id: '1', amount: '70000000000', margin_account: A, cloid: C },
+      '0x61b13540a1233d55391adf5fd1ddba0692cdafd878fc49ac69fa0f5f7beb6fb4',
+    ],
     [{ type: 'approveAgent', slot_id: 2, agent: A }, '0x31092433402a7e1b371e2023a755ec0afc60307dd3e9418765bb7c33625fca01'],
     [{ type: 'revokeAgent', slot_id: 3 }, '0xbbb6b39cb0c553a6ee6002a436d272e756e9bb71194d489a5c55fd510f122668'],
   ]
@@ -195,13 +255,28 @@ describe('EIP-712 golden digests for every owner action (mainnet, nonce 17000000
   }
 
   it('Transfer digest equals a hand-built EIP-712 hash (type string, domain, struct)', () => {
-    const typeHash = keccak256(toHex('Transfer(address to,uint64 asset_id,uint256 amount,bytes16 cloid,uint64 nonce,uint64 expires_after_ms)'))
+    const typeHash = keccak256(
+      toHex('Transfer(address to,uint64 asset_id,uint256 amount,bytes16 cloid,uint64 nonce,uint64 expires_after_ms)'),
+    )
     const domainTypeHash = keccak256(toHex('EIP712Domain(string name,string version,uint256 chainId)'))
     const domainSep = keccak256(
-      encodeAbiParameters(parseAbiParameters('bytes32, bytes32, bytes32, uint256'), [domainTypeHash, keccak256(toHex('OrderBookTrading')), keccak256(toHex('1')), 696969n]),
+      encodeAbiParameters(parseAbiParameters('bytes32, bytes32, bytes32, uint256'), [
+        domainTypeHash,
+        keccak256(toHex('OrderBookTrading')),
+        keccak256(toHex('1')),
+        696969n,
+      ]),
     )
     const structHash = keccak256(
-      encodeAbiParameters(parseAbiParameters('bytes32, address, uint64, uint256, bytes16, uint64, uint64'), [typeHash, A, 1n, 2500000000n, C, 1700000000000n, 1700000300000n]),
+      encodeAbiParameters(parseAbiParameters('bytes32, address, uint64, uint256, bytes16, uint64, uint64'), [
+        typeHash,
+        A,
+        1n,
+        2500000000n,
+        C,
+        1700000000000n,
+        1700000300000n,
+      ]),
     )
     expect(keccak256(concat(['0x1901', domainSep, structHash]))).toBe(cases[0]![1])
   })
@@ -209,21 +284,67 @@ describe('EIP-712 golden digests for every owner action (mainnet, nonce 17000000
 
 describe('legacy golden vectors for modify and batch (testnet, nonce 1700000000003)', () => {
   it('modify by cloid with a null replacement cloid', () => {
-    const action: TradeAction = { type: 'modify', market_id: '2', cloid: '0x000000000000000000000000000000aa', replacement: { side: 'sell', order_type: 'market', tif: 'ioc', price: '3000', quantity: '0.25', cloid: null } }
+    const action: TradeAction = {
+      type: 'modify',
+      market_id: '2',
+      cloid: '0x000000000000000000000000000000aa',
+      replacement: { side: 'sell', order_type: 'market', tif: 'ioc', price: '3000', quantity: '0.25', cloid: null },
+    }
     const input = { action, nonce: 1700000000003n, chainId: CHAIN_IDS.testnet }
     expect(bytesToHex(encodeLegacyPayload(input))).toBe(
-      '0x54445731' + '01' + '00000000000ecbe0' + '0000018bcfe56803' + '00' + '00' +
-        '04' + '0000000000000002' + '00' + '01' + '000000000000000000000000000000aa' + '01' + '01' + '01' + '00000004' + '33303030' + '00000004' + '302e3235' + '00',
+      '0x54445731' +
+        '01' +
+        '00000000000ecbe0' +
+        '0000018bcfe56803' +
+        '00' +
+        '00' +
+        '04' +
+        '0000000000000002' +
+        '00' +
+        '01' +
+        '000000000000000000000000000000aa' +
+        '01' +
+        '01' +
+        '01' +
+        '00000004' +
+        '33303030' +
+        '00000004' +
+        '302e3235' +
+        '00',
     )
     expect(legacyDigest(input)).toBe('0x48b3c919d91bfb8cf3e8e6aa13b48b5ee1aefeeabba9be05abc8f8bcfe5d8635')
   })
 
   it('batch of cancelAll and an alo order', () => {
-    const action: TradeAction = { type: 'batch', items: [{ type: 'cancelAll', market_id: '1' }, { type: 'order', market_id: '1', side: 'ask', order_type: 'limit', tif: 'alo', price: '65000.5', quantity: '0.001' }] }
+    const action: TradeAction = {
+      type: 'batch',
+      items: [
+        { type: 'cancelAll', market_id: '1' },
+        { type: 'order', market_id: '1', side: 'ask', order_type: 'limit', tif: 'alo', price: '65000.5', quantity: '0.001' },
+      ],
+    }
     const input = { action, nonce: 1700000000003n, chainId: CHAIN_IDS.testnet }
     expect(bytesToHex(encodeLegacyPayload(input))).toBe(
-      '0x54445731' + '01' + '00000000000ecbe0' + '0000018bcfe56803' + '00' + '00' +
-        '05' + '02' + '03' + '0000000000000001' + '01' + '0000000000000001' + '01' + '00' + '03' + '00000007' + '36353030302e35' + '00000005' + '302e303031' + '00',
+      '0x54445731' +
+        '01' +
+        '00000000000ecbe0' +
+        '0000018bcfe56803' +
+        '00' +
+        '00' +
+        '05' +
+        '02' +
+        '03' +
+        '0000000000000001' +
+        '01' +
+        '0000000000000001' +
+        '01' +
+        '00' +
+        '03' +
+        '00000007' +
+        '36353030302e35' +
+        '00000005' +
+        '302e303031' +
+        '00',
     )
     expect(legacyDigest(input)).toBe('0x1b513c848ed3f8a2f087458a68b93f64e06689269b2b5d5335827b41d11c3893')
   })

@@ -12,8 +12,21 @@ import type { Address } from 'viem'
 
 /** Every kind of exchange write, as the decision step and the team policy name it. */
 export const WRITE_KINDS = [
-  'settle', 'repay', 'transfer', 'withdraw', 'activation', 'agent_approve', 'agent_revoke', 'agent_rotate',
-  'earn_request', 'earn_claim', 'earn_cancel', 'order', 'cancel', 'halt', 'resume',
+  'settle',
+  'repay',
+  'transfer',
+  'withdraw',
+  'activation',
+  'agent_approve',
+  'agent_revoke',
+  'agent_rotate',
+  'earn_request',
+  'earn_claim',
+  'earn_cancel',
+  'order',
+  'cancel',
+  'halt',
+  'resume',
 ] as const
 export type WriteKind = (typeof WRITE_KINDS)[number]
 

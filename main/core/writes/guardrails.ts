@@ -36,10 +36,16 @@ export const GUARDRAILS: Record<WriteKind, Guardrail> = {
   resume: {},
 }
 
-const missing = (kind: WriteKind, rule: string) => new DeskError('Internal', `the ${kind} write did not name its ${rule} guardrail's inputs`)
+const missing = (kind: WriteKind, rule: string) =>
+  new DeskError('Internal', `the ${kind} write did not name its ${rule} guardrail's inputs`)
 
 /** The kind's guardrail on the request; returns the USD value it checked the write at, when it values one. */
-export async function guardRequest(d: PolicyAccess, kind: WriteKind, ctx: WriteContext, inputs: GuardInputs | undefined): Promise<bigint | null> {
+export async function guardRequest(
+  d: PolicyAccess,
+  kind: WriteKind,
+  ctx: WriteContext,
+  inputs: GuardInputs | undefined,
+): Promise<bigint | null> {
   const g = GUARDRAILS[kind].request
   if (!g) return null
   switch (g.rule) {

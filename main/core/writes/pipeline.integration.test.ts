@@ -57,7 +57,16 @@ describe('the write pipeline (desk on the sandbox)', () => {
     // A matured 1.5 s cooling-off (as the engine persists it), so the withdrawal's address-book entry is usable in this run.
     writeFileSync(
       exchangePolicyPath(d.dataDir, exchangeTag(sandboxExchange())),
-      JSON.stringify({ version: 1, network: exchangeKey(sandboxExchange()), rules: { 'cooling-off': '1500' }, pending: [], addresses: [], halted: null, exchange: { ...sandboxExchange(), kind: 'sandbox' }, aliases: ['sandbox'] }),
+      JSON.stringify({
+        version: 1,
+        network: exchangeKey(sandboxExchange()),
+        rules: { 'cooling-off': '1500' },
+        pending: [],
+        addresses: [],
+        halted: null,
+        exchange: { ...sandboxExchange(), kind: 'sandbox' },
+        aliases: ['sandbox'],
+      }),
     )
     await d.call('addresses.add', { label: 'cold', address: DEST, chainId: '1', passphrase: TEST_PASSPHRASE })
     await new Promise((r) => setTimeout(r, 1600))
@@ -69,19 +78,46 @@ describe('the write pipeline (desk on the sandbox)', () => {
 
   it('every write kind reaches the decision once, with the intent that is then signed and sent', async () => {
     gate.intents = []
-    const settle = await d.call<WriteOutcome>('settle.submit', { creditAccount: owner(3), cashAccount: owner(0), assetId: 3, amount: '0.01' })
+    const settle = await d.call<WriteOutcome>('settle.submit', {
+      creditAccount: owner(3),
+      cashAccount: owner(0),
+      assetId: 3,
+      amount: '0.01',
+    })
     const repay = await d.call<WriteOutcome>('repay.submit', { cashAccount: owner(0), creditAccount: owner(3), assetId: 1, amount: '10' })
     const transfer = await d.call<WriteOutcome>('transfer.submit', { from: owner(0), to: owner(2), assetId: 1, amount: '12.5' })
-    const withdraw = await d.call<WriteOutcome>('withdraw.submit', { account: owner(0), assetId: 1, amount: '10', dstChainId: '1', dstAddress: DEST })
+    const withdraw = await d.call<WriteOutcome>('withdraw.submit', {
+      account: owner(0),
+      assetId: 1,
+      amount: '10',
+      dstChainId: '1',
+      dstAddress: DEST,
+    })
     const target = '0x' + 'ab'.repeat(20)
     const activation = await d.call<WriteOutcome>('activate.submit', { account: owner(1), target, feeAssetId: 1 })
     await d.call<AgentSlotView>('agents.approve', { owner: owner(1), slot: 3 })
     const rotated = await d.call<{ slot: AgentSlotView }>('agents.rotate', { owner: owner(1), slot: 3 })
     await d.call<AgentSlotView>('agents.revoke', { owner: owner(1), slot: rotated.slot.slot })
-    const placed = await d.call<WriteOutcome>('orders.place', { account: owner(0), marketId: '2', side: 'bid', orderType: 'limit', tif: 'gtc', price: '1000', quantity: '0.1' })
+    const placed = await d.call<WriteOutcome>('orders.place', {
+      account: owner(0),
+      marketId: '2',
+      side: 'bid',
+      orderType: 'limit',
+      tif: 'gtc',
+      price: '1000',
+      quantity: '0.1',
+    })
     await d.call<WriteOutcome>('orders.cancel', { account: owner(0), marketId: '2', oid: placed.leaves[0]!.oid! })
     await d.call<WriteOutcome>('orders.cancelAll', { account: owner(0), marketId: '2' })
-    await d.call<WriteOutcome>('orders.place', { account: owner(0), marketId: '2', side: 'bid', orderType: 'limit', tif: 'gtc', price: '1001', quantity: '0.1' })
+    await d.call<WriteOutcome>('orders.place', {
+      account: owner(0),
+      marketId: '2',
+      side: 'bid',
+      orderType: 'limit',
+      tif: 'gtc',
+      price: '1001',
+      quantity: '0.1',
+    })
     await d.call<WriteOutcome[]>('orders.cancelEverything', { account: owner(0) })
     const active = (await d.call<EarnOverviewView>('earn.overview', { account: owner(0) })).withdrawals.find((w) => w.canCancel)!
     await d.call('earn.cancel', { account: owner(0), operationId: active.operationId })
@@ -109,29 +145,66 @@ describe('the write pipeline (desk on the sandbox)', () => {
     expect(gate.of('agent_revoke')).toHaveLength(2)
 
     const [s] = gate.of('settle')
-    expect(s).toMatchObject({ account: owner(3), signer: owner(3), cloid: settle.submission.cloid, action: { type: 'settle', asset_id: '3', amount: '1000000', cash_account: owner(0), cloid: settle.submission.cloid } })
+    expect(s).toMatchObject({
+      account: owner(3),
+      signer: owner(3),
+      cloid: settle.submission.cloid,
+      action: { type: 'settle', asset_id: '3', amount: '1000000', cash_account: owner(0), cloid: settle.submission.cloid },
+    })
     expect(s!.usdAtoms).toBeGreaterThan(0n)
-    expect(gate.of('repay')[0]).toMatchObject({ account: owner(0), cloid: repay.submission.cloid, action: { type: 'repay', margin_account: owner(3) } })
+    expect(gate.of('repay')[0]).toMatchObject({
+      account: owner(0),
+      cloid: repay.submission.cloid,
+      action: { type: 'repay', margin_account: owner(3) },
+    })
     // A transfer and a withdrawal carry their USD value at the marks (USDC at 1 USD) and their destination.
     const [t] = gate.of('transfer')
-    expect(t).toMatchObject({ account: owner(0), signer: owner(0), cloid: transfer.submission.cloid, destination: { address: owner(2) }, action: { type: 'transfer', to: owner(2), asset_id: '1', amount: '1250000000' } })
+    expect(t).toMatchObject({
+      account: owner(0),
+      signer: owner(0),
+      cloid: transfer.submission.cloid,
+      destination: { address: owner(2) },
+      action: { type: 'transfer', to: owner(2), asset_id: '1', amount: '1250000000' },
+    })
     expect(t!.usdAtoms).toBe(usd(12n) + usd(1n) / 2n)
     const [w] = gate.of('withdraw')
-    expect(w).toMatchObject({ account: owner(0), cloid: withdraw.submission.cloid, destination: { address: DEST.toLowerCase(), chainId: '1' }, action: { type: 'withdraw', dst_address: DEST.toLowerCase(), amount: '1000000000' } })
+    expect(w).toMatchObject({
+      account: owner(0),
+      cloid: withdraw.submission.cloid,
+      destination: { address: DEST.toLowerCase(), chainId: '1' },
+      action: { type: 'withdraw', dst_address: DEST.toLowerCase(), amount: '1000000000' },
+    })
     expect(w!.usdAtoms).toBe(usd(10n))
-    expect(gate.of('activation')[0]).toMatchObject({ account: owner(1), cloid: activation.submission.cloid, action: { type: 'activateFor', target_address: target } })
-    expect(gate.of('order')[0]).toMatchObject({ account: owner(0), cloid: placed.submission.cloid, action: { type: 'order', market_id: '2', price: '1000', quantity: '0.1' } })
+    expect(gate.of('activation')[0]).toMatchObject({
+      account: owner(1),
+      cloid: activation.submission.cloid,
+      action: { type: 'activateFor', target_address: target },
+    })
+    expect(gate.of('order')[0]).toMatchObject({
+      account: owner(0),
+      cloid: placed.submission.cloid,
+      action: { type: 'order', market_id: '2', price: '1000', quantity: '0.1' },
+    })
     expect(gate.of('order')[0]!.usdAtoms).toBe(usd(100n))
     expect(gate.of('agent_approve')[0]).toMatchObject({ account: owner(1), signer: owner(1), action: { type: 'approveAgent', slot_id: 3 } })
-    expect(gate.of('earn_request')[0]).toMatchObject({ account: owner(0), cloid: expect.stringMatching(new RegExp(`^withdraw:${owner(0)}:\\d+$`)), action: { type: 'createWithdrawal', withdraw_type: 'instant' } })
+    expect(gate.of('earn_request')[0]).toMatchObject({
+      account: owner(0),
+      cloid: expect.stringMatching(new RegExp(`^withdraw:${owner(0)}:\\d+$`)),
+      action: { type: 'createWithdrawal', withdraw_type: 'instant' },
+    })
     expect(gate.of('earn_claim')[0]).toMatchObject({ account: owner(1), cloid: claimable.operationId })
     expect(gate.of('earn_cancel')[0]).toMatchObject({ account: owner(0), cloid: active.operationId })
     // What was decided is what the exchange executed.
-    for (const c of [settle, repay, transfer, withdraw, activation, placed]) expect(truth().filter((x) => x.cloid === c.submission.cloid), c.submission.actionType).toHaveLength(1)
+    for (const c of [settle, repay, transfer, withdraw, activation, placed])
+      expect(
+        truth().filter((x) => x.cloid === c.submission.cloid),
+        c.submission.actionType,
+      ).toHaveLength(1)
   })
 
   it('a block refuses with a typed error before anything is signed; nothing reaches the exchange or the journal', async () => {
-    gate.answer = (i) => (i.kind === 'transfer' ? { verdict: 'block', code: 'OverTeamLimit', reason: 'above the team limit' } : { verdict: 'allow' })
+    gate.answer = (i) =>
+      i.kind === 'transfer' ? { verdict: 'block', code: 'OverTeamLimit', reason: 'above the team limit' } : { verdict: 'allow' }
     try {
       const [t0, j0, s0] = [truth().length, await journaled(), gate.signed.length]
       const r = await d.core.dispatch('transfer.submit', { from: owner(0), to: owner(2), assetId: 1, amount: '1' }, { host: 'test' })
@@ -173,7 +246,10 @@ describe('the write pipeline (desk on the sandbox)', () => {
       await new Promise((res) => setTimeout(res, 300)) // a block or two: it would have executed by now
       expect(truth().length).toBe(t0)
       expect(truth().some((x) => x.cloid === signed.intent.cloid)).toBe(false)
-      const [entry] = await d.call<{ id: string; state: string; finalStatus: string | null; history: { note: string | null }[] }[]>('journal.query', { q: signed.intent.cloid })
+      const [entry] = await d.call<{ id: string; state: string; finalStatus: string | null; history: { note: string | null }[] }[]>(
+        'journal.query',
+        { q: signed.intent.cloid },
+      )
       expect(entry).toMatchObject({ id: String(signed.journalId), state: 'reconciled', finalStatus: 'notsent' })
       expect(entry!.history.at(-1)!.note).toContain('the approvals expired')
     } finally {

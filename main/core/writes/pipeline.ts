@@ -57,7 +57,11 @@ export type SubmittedWrite<F> = Extract<WriteResult<F>, { state: 'submitted' }>
  */
 export function requireSubmitted<F>(r: WriteResult<F>): SubmittedWrite<F> {
   if (r.state === 'submitted') return r
-  throw new DeskError('WriteProposed', `${r.intent.title}: waiting for approvals (${r.needs}); nothing was signed or sent.`, { proposalId: r.proposalId, needs: r.needs, expiresAt: r.expiresAt })
+  throw new DeskError('WriteProposed', `${r.intent.title}: waiting for approvals (${r.needs}); nothing was signed or sent.`, {
+    proposalId: r.proposalId,
+    needs: r.needs,
+    expiresAt: r.expiresAt,
+  })
 }
 
 export class WritePipeline {
@@ -80,23 +84,46 @@ export class WritePipeline {
     const { intent, request } = await this.intentOf(spec.kind, w, described, guardUsd)
     const decision = await this.gate.decide(intent)
     if (decision.verdict === 'block') {
-      throw new DeskError('WriteBlocked', `${intent.title}: refused by the decision step (${decision.code}): ${decision.reason}. Nothing was signed.`, { code: decision.code, kind: intent.kind })
+      throw new DeskError(
+        'WriteBlocked',
+        `${intent.title}: refused by the decision step (${decision.code}): ${decision.reason}. Nothing was signed.`,
+        { code: decision.code, kind: intent.kind },
+      )
     }
     if (decision.verdict === 'propose') {
-      return { state: 'proposed', intent, proposalId: decision.proposalId, needs: decision.needs, expiresAt: decision.expiresAt, feature: described.feature }
+      return {
+        state: 'proposed',
+        intent,
+        proposalId: decision.proposalId,
+        needs: decision.needs,
+        expiresAt: decision.expiresAt,
+        feature: described.feature,
+      }
     }
     const proposal = decision.proposalId !== undefined ? { proposalId: decision.proposalId } : {}
-    const sent = described.signing.channel === 'trade' ? await this.trade(w, intent, described.signing.afterDecision ? await described.signing.afterDecision() : request!) : await this.earn(w, intent, described)
+    const sent =
+      described.signing.channel === 'trade'
+        ? await this.trade(w, intent, described.signing.afterDecision ? await described.signing.afterDecision() : request!)
+        : await this.earn(w, intent, described)
     return { state: 'submitted', intent, ...sent, ...proposal, feature: described.feature }
   }
 
   /** The outcome as every host shows it; a proposal names what would be signed and its proposal id. */
   view(r: WriteResult<unknown>): WriteOutcomeView {
-    if (r.state === 'submitted') return { ...this.d.outcomeView(this.d.journal, r.outcome, r.leaves), ...(r.proposalId !== undefined ? { proposalId: r.proposalId } : {}) }
+    if (r.state === 'submitted')
+      return {
+        ...this.d.outcomeView(this.d.journal, r.outcome, r.leaves),
+        ...(r.proposalId !== undefined ? { proposalId: r.proposalId } : {}),
+      }
     return { submission: proposedView(r.intent), proposalId: r.proposalId, leaves: [] }
   }
 
-  private async intentOf(kind: WriteSpec['kind'], w: WriteSide, x: DescribedWrite<unknown>, guardUsd: bigint | null): Promise<{ intent: WriteIntent; request: SubmitRequest | null }> {
+  private async intentOf(
+    kind: WriteSpec['kind'],
+    w: WriteSide,
+    x: DescribedWrite<unknown>,
+    guardUsd: bigint | null,
+  ): Promise<{ intent: WriteIntent; request: SubmitRequest | null }> {
     let action: Record<string, unknown>
     let cloid: string
     let signer: Address | null
@@ -146,7 +173,11 @@ export class WritePipeline {
     }
   }
 
-  private async earn(w: WriteSide, intent: WriteIntent, x: DescribedWrite<unknown>): Promise<{ outcome: WriteOutcome; leaves: Leaf[]; earn: EarnWriteResult }> {
+  private async earn(
+    w: WriteSide,
+    intent: WriteIntent,
+    x: DescribedWrite<unknown>,
+  ): Promise<{ outcome: WriteOutcome; leaves: Leaf[]; earn: EarnWriteResult }> {
     if (x.signing.channel !== 'earn') throw new DeskError('Internal', 'not an earn write')
     const signed = await x.signing.sign(w.earnSigning)
     const pending = EarnSigningClient.pendingOf(signed)
@@ -176,25 +207,52 @@ export class WritePipeline {
     try {
       await this.gate.beforeSend(signed)
     } catch (e) {
-      if (e instanceof DeskError && e.code === 'TeamAlreadySigned' && entry.channel === 'trade' && typeof e.details?.body === 'string') return this.storedBytes(entry, e.details.body, String(e.details.nonce ?? ''))
+      if (e instanceof DeskError && e.code === 'TeamAlreadySigned' && entry.channel === 'trade' && typeof e.details?.body === 'string')
+        return this.storedBytes(entry, e.details.body, String(e.details.nonce ?? ''))
       const reason = e instanceof Error ? e.message : String(e)
       // Only an entry this call signed is provably unsent; a resent one (already `sent`) is left to the reconciler.
-      if (entry.state === 'signed') this.d.journal.update(entry.id, { state: 'reconciled', finalStatus: 'notsent', note: `stopped before sending: ${reason}` })
-      throw new DeskError('WriteNotSent', `${intent.title}: signed but not sent (${reason}); the journal records it as never sent.`, { journalId: entry.id, cloid: entry.key })
+      if (entry.state === 'signed')
+        this.d.journal.update(entry.id, { state: 'reconciled', finalStatus: 'notsent', note: `stopped before sending: ${reason}` })
+      throw new DeskError('WriteNotSent', `${intent.title}: signed but not sent (${reason}); the journal records it as never sent.`, {
+        journalId: entry.id,
+        cloid: entry.key,
+      })
     }
   }
 
   /** The journal entry that carries the team store's signed bytes (this desk's own, if it already journaled them). */
   private storedBytes(fresh: Submission, body: string, nonce: string): Submission {
-    if (fresh.state === 'signed') this.d.journal.update(fresh.id, { state: 'reconciled', finalStatus: 'notsent', note: 'not sent: the proposal was already signed; its stored bytes are sent instead' })
+    if (fresh.state === 'signed')
+      this.d.journal.update(fresh.id, {
+        state: 'reconciled',
+        finalStatus: 'notsent',
+        note: 'not sent: the proposal was already signed; its stored bytes are sent instead',
+      })
     const own = this.d.journal.list({ network: fresh.network, key: fresh.key }).find((s) => s.body === body)
     if (own) return own
     try {
-      return this.d.journal.record({ channel: 'trade', key: fresh.key, network: fresh.network, account: fresh.account, signer: fresh.signer, actionType: fresh.actionType, summary: fresh.summary, nonce, businessNonce: fresh.businessNonce, body, submitHeight: fresh.submitHeight })
+      return this.d.journal.record({
+        channel: 'trade',
+        key: fresh.key,
+        network: fresh.network,
+        account: fresh.account,
+        signer: fresh.signer,
+        actionType: fresh.actionType,
+        summary: fresh.summary,
+        nonce,
+        businessNonce: fresh.businessNonce,
+        body,
+        submitHeight: fresh.submitHeight,
+      })
     } catch (e) {
       // This journal already used a higher nonce for the key (it just signed one): the stored bytes
       // cannot be journaled here, so this desk sends nothing; the desk that stored them sends (or a takeover does).
-      if (e instanceof DeskError && e.code === 'NonceConflict') throw new DeskError('TeamAlreadySigned', `${fresh.summary}: another desk already signed this proposal; its stored bytes are sent by that desk, this desk sent nothing`, { journalId: fresh.id, cloid: fresh.key })
+      if (e instanceof DeskError && e.code === 'NonceConflict')
+        throw new DeskError(
+          'TeamAlreadySigned',
+          `${fresh.summary}: another desk already signed this proposal; its stored bytes are sent by that desk, this desk sent nothing`,
+          { journalId: fresh.id, cloid: fresh.key },
+        )
       throw e
     }
   }

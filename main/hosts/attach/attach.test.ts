@@ -70,7 +70,9 @@ function rawClient(endpoint: string) {
     text
       .split('\n')
       .filter(Boolean)
-      .map((l) => JSON.parse(l) as { type: string; id?: string; error?: { code: string }; result?: { ok: boolean; error?: { code: string } } })
+      .map(
+        (l) => JSON.parse(l) as { type: string; id?: string; error?: { code: string }; result?: { ok: boolean; error?: { code: string } } },
+      )
   const waitFor = async (pred: (m: ReturnType<typeof lines>[number]) => boolean) => {
     for (let i = 0; i < 200; i++) {
       const hit = lines().find(pred)
@@ -99,7 +101,12 @@ beforeAll(async () => {
     if (event !== 'confirm.request') return
     const req = payload as ConfirmRequest
     seen.push(req)
-    if (req.origin === 'app') void app.core.dispatch('confirm.respond', { id: req.id, approved: true, ...(req.needsPassphrase ? { passphrase: TEST_PASSPHRASE } : {}) }, { host: 'test' })
+    if (req.origin === 'app')
+      void app.core.dispatch(
+        'confirm.respond',
+        { id: req.id, approved: true, ...(req.needsPassphrase ? { passphrase: TEST_PASSPHRASE } : {}) },
+        { host: 'test' },
+      )
   })
   groups = await discoverGroups()
 }, 60_000)
@@ -112,40 +119,59 @@ afterAll(async () => {
 })
 
 describe('desk attached to the host running on its data directory', () => {
-  it('two concurrent writes, one from desk (another process) and one from the app, get distinct nonces in ONE journal', { timeout: 120_000 }, async () => {
-    // The app's transfer starts while the desk's is waiting for its confirmation: both in flight at once.
-    let appWrite: Promise<unknown> | null = null
-    const unsubscribe = app.core.events.subscribe((event, payload) => {
-      if (event === 'confirm.request' && (payload as ConfirmRequest).origin === 'cli' && !appWrite) {
-        appWrite = app.call('transfer.submit', { from: O0, to: O1, assetId: 1, amount: '10' })
-      }
-    })
-    const r = await deskChild(['orders', 'transfer', O0, O1, 'USDC', '5', '--yes', '--json', '--data-dir', app.dataDir, '--passphrase-file', join(dir, 'pass')])
-    unsubscribe()
-    expect(r.err).toContain('== ') // the desk printed (and answered) its own confirmation
-    expect(r.code).toBe(0)
-    const deskOut = JSON.parse(r.out) as { outcome: { state: string; cloid: string } }
-    expect(deskOut.outcome.state).toBe('accepted')
-    expect(appWrite).not.toBeNull()
-    await appWrite
+  it(
+    'two concurrent writes, one from desk (another process) and one from the app, get distinct nonces in ONE journal',
+    { timeout: 120_000 },
+    async () => {
+      // The app's transfer starts while the desk's is waiting for its confirmation: both in flight at once.
+      let appWrite: Promise<unknown> | null = null
+      const unsubscribe = app.core.events.subscribe((event, payload) => {
+        if (event === 'confirm.request' && (payload as ConfirmRequest).origin === 'cli' && !appWrite) {
+          appWrite = app.call('transfer.submit', { from: O0, to: O1, assetId: 1, amount: '10' })
+        }
+      })
+      const r = await deskChild([
+        'orders',
+        'transfer',
+        O0,
+        O1,
+        'USDC',
+        '5',
+        '--yes',
+        '--json',
+        '--data-dir',
+        app.dataDir,
+        '--passphrase-file',
+        join(dir, 'pass'),
+      ])
+      unsubscribe()
+      expect(r.err).toContain('== ') // the desk printed (and answered) its own confirmation
+      expect(r.code).toBe(0)
+      const deskOut = JSON.parse(r.out) as { outcome: { state: string; cloid: string } }
+      expect(deskOut.outcome.state).toBe('accepted')
+      expect(appWrite).not.toBeNull()
+      await appWrite
 
-    // The desk's request was tagged as the desk's (with its connection), the app's as the app's.
-    const desks = seen.filter((s) => s.origin === 'cli')
-    expect(desks).toHaveLength(1)
-    expect(desks[0]!.client).toMatch(/^[0-9a-f-]{36}$/)
-    expect(seen.some((s) => s.origin === 'app')).toBe(true)
+      // The desk's request was tagged as the desk's (with its connection), the app's as the app's.
+      const desks = seen.filter((s) => s.origin === 'cli')
+      expect(desks).toHaveLength(1)
+      expect(desks[0]!.client).toMatch(/^[0-9a-f-]{36}$/)
+      expect(seen.some((s) => s.origin === 'app')).toBe(true)
 
-    // One journal: the host's, holding both writes with distinct nonces from the one sequence.
-    const rows = (await app.call<SubmissionView[]>('journal.query', { actionType: 'transfer' })).filter((s) => s.account.toLowerCase() === O0.toLowerCase())
-    expect(rows).toHaveLength(2)
-    expect(rows.map((s) => s.state).sort()).toEqual(['accepted', 'accepted'])
-    expect(new Set(rows.map((s) => s.nonce)).size).toBe(2)
-    expect(rows.map((s) => s.cloid)).toContain(deskOut.outcome.cloid)
-    // The desk never took the data directory: the host still holds it.
-    expect(JSON.parse(readFileSync(lockPath(app.dataDir), 'utf8'))).toMatchObject({ pid: process.pid, role: 'web' })
-    // Both landed on the exchange once each.
-    expect(app.sandbox.trading.groundTruth().filter((t) => rows.some((s) => s.cloid === t.cloid))).toHaveLength(2)
-  })
+      // One journal: the host's, holding both writes with distinct nonces from the one sequence.
+      const rows = (await app.call<SubmissionView[]>('journal.query', { actionType: 'transfer' })).filter(
+        (s) => s.account.toLowerCase() === O0.toLowerCase(),
+      )
+      expect(rows).toHaveLength(2)
+      expect(rows.map((s) => s.state).sort()).toEqual(['accepted', 'accepted'])
+      expect(new Set(rows.map((s) => s.nonce)).size).toBe(2)
+      expect(rows.map((s) => s.cloid)).toContain(deskOut.outcome.cloid)
+      // The desk never took the data directory: the host still holds it.
+      expect(JSON.parse(readFileSync(lockPath(app.dataDir), 'utf8'))).toMatchObject({ pid: process.pid, role: 'web' })
+      // Both landed on the exchange once each.
+      expect(app.sandbox.trading.groundTruth().filter((t) => rows.some((s) => s.cloid === t.cloid))).toHaveLength(2)
+    },
+  )
 
   it('desk status reports attached mode (text and --json) and reads through the host', async () => {
     const j = await desk(app.dataDir, 'status', '--address', O0, '--json')
@@ -160,7 +186,9 @@ describe('desk attached to the host running on its data directory', () => {
     attach = await startAttachServer({ core: app.core, dataDir: app.dataDir, version: '0.0.1-other' })
     try {
       const j = await desk(app.dataDir, 'status', '--address', O0, '--json')
-      expect(j.err).toBe(`desk: warning: the running app is version 0.0.1-other, this desk is ${deskVersion()}; use the desk that ships with the app\n`)
+      expect(j.err).toBe(
+        `desk: warning: the running app is version 0.0.1-other, this desk is ${deskVersion()}; use the desk that ships with the app\n`,
+      )
       expect(JSON.parse(j.out)).toMatchObject({ mode: { mode: 'attached' } })
     } finally {
       await attach.close()
@@ -214,7 +242,11 @@ describe('desk standalone: the core in-process under the data directory lock', (
   beforeAll(() => {
     solo = join(dir, 'solo')
     const settings = new SettingsStore(solo)
-    settings.saveNetwork({ ...sandboxNetwork({ trading: Number(new URL(app.sandbox.tradingUrl).port), earn: Number(new URL(app.sandbox.earnUrl).port) }), infoRatePerSec: 100, tradeRatePerSec: 100 })
+    settings.saveNetwork({
+      ...sandboxNetwork({ trading: Number(new URL(app.sandbox.tradingUrl).port), earn: Number(new URL(app.sandbox.earnUrl).port) }),
+      infoRatePerSec: 100,
+      tradeRatePerSec: 100,
+    })
   })
 
   it('reports standalone mode and leaves no lock behind', async () => {
@@ -230,7 +262,9 @@ describe('desk standalone: the core in-process under the data directory lock', (
       expect(client.mode).toEqual({ mode: 'standalone', pid: process.pid })
       expect(JSON.parse(readFileSync(lockPath(solo), 'utf8'))).toMatchObject({ pid: process.pid, role: 'desk' })
       if (process.platform !== 'win32') expect(statSync(lockPath(solo)).mode & 0o777).toBe(0o600)
-      expect(() => acquireDataDirLock(solo, 'web')).toThrow(expect.objectContaining({ code: 'DataDirBusy', details: expect.objectContaining({ pid: process.pid, role: 'desk' }) }))
+      expect(() => acquireDataDirLock(solo, 'web')).toThrow(
+        expect.objectContaining({ code: 'DataDirBusy', details: expect.objectContaining({ pid: process.pid, role: 'desk' }) }),
+      )
       await expect(openCoreClient(solo)).rejects.toMatchObject({ code: 'DataDirBusy' })
       const second = await deskChild(['networks', 'list', '--data-dir', solo])
       expect(second.code).toBe(1)

@@ -93,7 +93,10 @@ export function connectAttach(endpoint: string, timeoutMs = 3000): Promise<Attac
     )
     socket.on('error', (e: NodeJS.ErrnoException) => {
       clearTimeout(timer)
-      if (!hello) return reject(Object.assign(new DeskError('AttachFailed', `cannot attach to ${endpoint}: ${e.code ?? e.message}`), { errno: e.code }))
+      if (!hello)
+        return reject(
+          Object.assign(new DeskError('AttachFailed', `cannot attach to ${endpoint}: ${e.code ?? e.message}`), { errno: e.code }),
+        )
       fail(new DeskError('AttachLost', `the desktop app's socket failed: ${e.code ?? e.message}`))
     })
     socket.on('close', () => {

@@ -55,7 +55,12 @@ function readHolder(path: string): LockHolder | null {
   try {
     const j = JSON.parse(readFileSync(path, 'utf8')) as Partial<LockHolder>
     if (typeof j.pid !== 'number' || !Number.isSafeInteger(j.pid) || j.pid <= 0) return null
-    return { pid: j.pid, procStart: typeof j.procStart === 'string' ? j.procStart : null, startedAt: typeof j.startedAt === 'number' ? j.startedAt : 0, role: j.role ?? 'desk' }
+    return {
+      pid: j.pid,
+      procStart: typeof j.procStart === 'string' ? j.procStart : null,
+      startedAt: typeof j.startedAt === 'number' ? j.startedAt : 0,
+      role: j.role ?? 'desk',
+    }
   } catch {
     return null
   }
@@ -74,10 +79,14 @@ const WRITE_GRACE_MS = 2_000
 
 function busy(h: LockHolder, path: string): DeskError {
   const what = h.role === 'desk' ? '`desk`' : h.role === 'electron' ? 'the desktop app' : 'the web host'
-  return new DeskError('DataDirBusy', `this data directory is in use by ${what} (pid ${h.pid}, since ${new Date(h.startedAt).toISOString()}); only one process writes its journal (lock ${path})`, {
-    pid: h.pid,
-    role: h.role,
-  })
+  return new DeskError(
+    'DataDirBusy',
+    `this data directory is in use by ${what} (pid ${h.pid}, since ${new Date(h.startedAt).toISOString()}); only one process writes its journal (lock ${path})`,
+    {
+      pid: h.pid,
+      role: h.role,
+    },
+  )
 }
 
 function tryCreate(path: string, holder: LockHolder): boolean {
@@ -118,7 +127,10 @@ function takeOverStale(path: string, seen: LockHolder | null): void {
   closeSync(fd)
   try {
     const now = readHolder(path)
-    const same = now === null ? seen === null && ageMs(path) > WRITE_GRACE_MS : seen !== null && now.pid === seen.pid && now.startedAt === seen.startedAt
+    const same =
+      now === null
+        ? seen === null && ageMs(path) > WRITE_GRACE_MS
+        : seen !== null && now.pid === seen.pid && now.startedAt === seen.startedAt
     if (same && (now === null || !isAlive(now))) {
       // Renamed first so the evidence survives for a post-mortem, then removed.
       const aside = `${path}.stale-${process.pid}`
@@ -159,7 +171,8 @@ export function acquireDataDirLock(dataDir: string, role: LockRole): DataDirLock
     }
     const current = readHolder(path)
     if (current && isAlive(current)) throw busy(current, path)
-    if (!current && ageMs(path) <= WRITE_GRACE_MS) throw new DeskError('DataDirBusy', `this data directory is being locked by another process right now (lock ${path})`)
+    if (!current && ageMs(path) <= WRITE_GRACE_MS)
+      throw new DeskError('DataDirBusy', `this data directory is being locked by another process right now (lock ${path})`)
     takeOverStale(path, current)
   }
   const last = readHolder(path)

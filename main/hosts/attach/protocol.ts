@@ -38,7 +38,8 @@ export function parseRequest(line: string): AttachRequest | null {
   }
   if (typeof j !== 'object' || j === null || Array.isArray(j)) return null
   const r = j as Record<string, unknown>
-  if (typeof r.id !== 'string' || r.id.length === 0 || r.id.length > 64 || typeof r.channel !== 'string' || r.channel.length > 100) return null
+  if (typeof r.id !== 'string' || r.id.length === 0 || r.id.length > 64 || typeof r.channel !== 'string' || r.channel.length > 100)
+    return null
   return { id: r.id, channel: r.channel, args: r.args }
 }
 

@@ -31,14 +31,24 @@ const MAX_BUFFERED_EVENTS_BYTES = 4 * 1024 * 1024
  * Starts listening for the data directory's desk clients. The caller holds the data
  * directory's lock, so a socket file found here is a leftover and is replaced.
  */
-export async function startAttachServer(o: { core: AttachableCore; dataDir: string; version: string; log?: (line: string) => void }): Promise<AttachServer> {
+export async function startAttachServer(o: {
+  core: AttachableCore
+  dataDir: string
+  version: string
+  log?: (line: string) => void
+}): Promise<AttachServer> {
   const endpoint = attachEndpoint(o.dataDir)
   const isPipe = process.platform === 'win32'
   if (!isPipe) removeLeftover(endpoint)
   const sockets = new Set<Socket>()
   const server = createServer({ allowHalfOpen: false }, (socket) => {
     if (sockets.size >= MAX_CONNECTIONS) {
-      socket.end(encodeLine({ type: 'error', error: { code: 'TooManyClients', message: 'too many desk clients are attached' } } satisfies AttachMessage))
+      socket.end(
+        encodeLine({
+          type: 'error',
+          error: { code: 'TooManyClients', message: 'too many desk clients are attached' },
+        } satisfies AttachMessage),
+      )
       return
     }
     sockets.add(socket)
@@ -127,13 +137,21 @@ function serveConnection(socket: Socket, o: { core: AttachableCore; version: str
     const req = parseRequest(line)
     if (!req) return violate({ code: 'BadMessage', message: 'each line must be a JSON object {id, channel, args}' })
     if (inFlight >= MAX_IN_FLIGHT) {
-      return send({ type: 'result', id: req.id, result: { ok: false, error: { code: 'TooManyRequests', message: `at most ${MAX_IN_FLIGHT} requests at once per client` } } })
+      return send({
+        type: 'result',
+        id: req.id,
+        result: { ok: false, error: { code: 'TooManyRequests', message: `at most ${MAX_IN_FLIGHT} requests at once per client` } },
+      })
     }
     if (req.channel === 'confirm.respond') {
       // A desk answers only the confirmations of its own calls, never the app's or another desk's.
       const id = (req.args as { id?: unknown } | null)?.id
       if (typeof id !== 'string' || !openConfirms.has(id)) {
-        return send({ type: 'result', id: req.id, result: { ok: false, error: { code: 'NotYourConfirmation', message: 'this desk did not ask for that confirmation' } } })
+        return send({
+          type: 'result',
+          id: req.id,
+          result: { ok: false, error: { code: 'NotYourConfirmation', message: 'this desk did not ask for that confirmation' } },
+        })
       }
     }
     inFlight++
@@ -147,7 +165,10 @@ function serveConnection(socket: Socket, o: { core: AttachableCore; version: str
       .finally(() => inFlight--)
   }
 
-  socket.on('data', lineSplitter(onLine, () => violate({ code: 'MessageTooLarge', message: 'a line longer than the limit; closing' })))
+  socket.on(
+    'data',
+    lineSplitter(onLine, () => violate({ code: 'MessageTooLarge', message: 'a line longer than the limit; closing' })),
+  )
   socket.on('error', () => socket.destroy())
   socket.on('close', () => {
     closed = true

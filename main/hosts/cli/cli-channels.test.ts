@@ -33,7 +33,14 @@ const SECRET_TAKING: { channel: ChannelName; args: unknown }[] = [
   { channel: 'accounts.importKeystoreFile', args: { file: '/tmp/ks.json', keystorePassphrase: { value: 'pw' } } },
   {
     channel: 'vault.exportKeystore',
-    args: { address: '0x' + '11'.repeat(20), file: '/tmp/out.json', force: false, vaultPassphrase: { file: '/tmp/p' }, keystorePassphrase: { value: 'pw' }, kdf: { kdf: 'pbkdf2' } },
+    args: {
+      address: '0x' + '11'.repeat(20),
+      file: '/tmp/out.json',
+      force: false,
+      vaultPassphrase: { file: '/tmp/p' },
+      keystorePassphrase: { value: 'pw' },
+      kdf: { kdf: 'pbkdf2' },
+    },
   },
   { channel: 'vault.init', args: { passphrase: { file: '/tmp/p' } } },
 ]
@@ -57,33 +64,52 @@ describe('the desk on the app contract', () => {
     expect(names.filter((n) => /^cli\.(status|journal|keys|networks)\./.test(n))).toEqual([])
   })
 
-  it.each(['cli', 'electron', 'web'] as const)('dispatching a removed cli.* channel from the %s host is the typed UnknownChannel', async (host) => {
-    const { dispatch, reached } = recordingDispatch()
-    for (const name of REMOVED) {
-      const r = await dispatch(name, {}, { host })
-      expect(r).toEqual({ ok: false, error: { code: 'UnknownChannel', message: 'This request is not part of the app contract.' } })
-    }
-    expect(reached).toEqual([])
-  })
+  it.each(['cli', 'electron', 'web'] as const)(
+    'dispatching a removed cli.* channel from the %s host is the typed UnknownChannel',
+    async (host) => {
+      const { dispatch, reached } = recordingDispatch()
+      for (const name of REMOVED) {
+        const r = await dispatch(name, {}, { host })
+        expect(r).toEqual({ ok: false, error: { code: 'UnknownChannel', message: 'This request is not part of the app contract.' } })
+      }
+      expect(reached).toEqual([])
+    },
+  )
 
-  it.each(['electron', 'web', 'test'] as const)('a channel that takes a secret is refused from the %s host (CliOnly) without running', async (host) => {
-    const { dispatch, reached } = recordingDispatch()
-    for (const { channel, args } of SECRET_TAKING) {
-      expect(channels[channel]).toMatchObject({ cliOnly: true })
-      const r = await dispatch(channel, args, { host } satisfies CallContext)
-      expect(r).toMatchObject({ ok: false, error: { code: 'CliOnly', details: { channel } } })
-    }
-    expect(reached).toEqual([])
-  })
+  it.each(['electron', 'web', 'test'] as const)(
+    'a channel that takes a secret is refused from the %s host (CliOnly) without running',
+    async (host) => {
+      const { dispatch, reached } = recordingDispatch()
+      for (const { channel, args } of SECRET_TAKING) {
+        expect(channels[channel]).toMatchObject({ cliOnly: true })
+        const r = await dispatch(channel, args, { host } satisfies CallContext)
+        expect(r).toMatchObject({ ok: false, error: { code: 'CliOnly', details: { channel } } })
+      }
+      expect(reached).toEqual([])
+    },
+  )
 
   it('the desk (host cli) reaches the same secret-taking handlers with valid arguments', async () => {
     const { dispatch, reached } = recordingDispatch()
-    for (const { channel, args } of SECRET_TAKING) expect(await dispatch(channel, args, { host: 'cli' })).toEqual({ ok: true, value: { reached: channel } })
+    for (const { channel, args } of SECRET_TAKING)
+      expect(await dispatch(channel, args, { host: 'cli' })).toEqual({ ok: true, value: { reached: channel } })
     expect(reached).toEqual(SECRET_TAKING.map((s) => s.channel))
   })
 
-  it('the channels that replaced the mirror are the app\'s own (any host may read them), not cli-only', () => {
-    for (const name of ['portfolio.status', 'credit.health', 'journal.records', 'journal.record', 'journal.records.export', 'vault.keys', 'networks.list', 'networks.update', 'networks.select', 'networks.remove', 'accounts.remove'] as const) {
+  it("the channels that replaced the mirror are the app's own (any host may read them), not cli-only", () => {
+    for (const name of [
+      'portfolio.status',
+      'credit.health',
+      'journal.records',
+      'journal.record',
+      'journal.records.export',
+      'vault.keys',
+      'networks.list',
+      'networks.update',
+      'networks.select',
+      'networks.remove',
+      'accounts.remove',
+    ] as const) {
       expect(channels[name]).not.toHaveProperty('cliOnly')
     }
   })

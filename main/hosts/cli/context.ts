@@ -16,7 +16,7 @@ import type { CliIo } from './io'
 import type { OptionSpec } from './router'
 
 export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
-  'data-dir': { type: 'string', valueName: 'DIR', description: 'data directory (default: the desktop app\'s)' },
+  'data-dir': { type: 'string', valueName: 'DIR', description: "data directory (default: the desktop app's)" },
   'passphrase-file': { type: 'string', valueName: 'FILE', description: 'read the vault passphrase from FILE instead of prompting' },
   json: { type: 'boolean', description: 'print JSON instead of text' },
   yes: { type: 'boolean', description: 'confirm without prompting (non-interactive use)' },
@@ -95,7 +95,8 @@ export class CliContext {
   async secret(option: string | undefined, prompt: string, what: string, confirm = false, hint = option): Promise<string> {
     const file = option === undefined ? undefined : option === 'passphrase-file' ? this.globals.passphraseFile : this.string(option)
     if (file !== undefined) return readSecretFile(file, what)
-    if (!this.io.isInteractive()) throw new DeskError('NoTerminal', `no terminal to ask for the ${what}; use --${hint ?? 'passphrase-file'} FILE`)
+    if (!this.io.isInteractive())
+      throw new DeskError('NoTerminal', `no terminal to ask for the ${what}; use --${hint ?? 'passphrase-file'} FILE`)
     const first = await this.io.promptHidden(prompt)
     if (confirm) {
       const again = await this.io.promptHidden('Repeat: ')
@@ -109,7 +110,9 @@ export class CliContext {
     this.client ??= openCoreClient(this.dataDir).then((c) => {
       // An app of another version may read or write the data directory differently: say so, once.
       if (c.mode.mode === 'attached' && c.version && c.version !== deskVersion()) {
-        this.io.stderr(`desk: warning: the running app is version ${c.version}, this desk is ${deskVersion()}; use the desk that ships with the app\n`)
+        this.io.stderr(
+          `desk: warning: the running app is version ${c.version}, this desk is ${deskVersion()}; use the desk that ships with the app\n`,
+        )
       }
       c.onEvent((event, payload) => {
         if (event !== 'confirm.request') return
@@ -129,7 +132,10 @@ export class CliContext {
     const r = await c.dispatch(channel, args)
     if (r.ok) return r.value as ChannelResult<N>
     if (this.confirmUnavailable && r.error.code === 'ConfirmationDeclined') {
-      throw new DeskError('ConfirmationUnavailable', 'this action needs confirmation: run it in a terminal, or pass --yes with --passphrase-file')
+      throw new DeskError(
+        'ConfirmationUnavailable',
+        'this action needs confirmation: run it in a terminal, or pass --yes with --passphrase-file',
+      )
     }
     throw new DeskError(r.error.code, r.error.message, r.error.details)
   }
@@ -143,7 +149,8 @@ export class CliContext {
   /** The owner-key confirmation: the summary built in main on stderr, then the TTY or `--yes`. */
   private async answer(c: CoreClient, req: ConfirmRequest): Promise<void> {
     this.io.stderr(confirmationText(req))
-    const respond = (approved: boolean, passphrase?: string) => c.dispatch('confirm.respond', { id: req.id, approved, ...(passphrase !== undefined ? { passphrase } : {}) })
+    const respond = (approved: boolean, passphrase?: string) =>
+      c.dispatch('confirm.respond', { id: req.id, approved, ...(passphrase !== undefined ? { passphrase } : {}) })
     try {
       if (this.globals.yes) {
         await respond(true, req.needsPassphrase ? await this.passphraseText() : undefined)
@@ -197,13 +204,24 @@ export class CliContext {
     if (name === undefined) return
     const { selected, networks } = await this.call('networks.list', undefined)
     const n = networks.find((x) => x.name === name)
-    if (!n) throw new DeskError('UnknownNetwork', `no network named "${name}" (known: ${networks.map((x) => x.name).join(', ')})`, { network: name })
+    if (!n)
+      throw new DeskError('UnknownNetwork', `no network named "${name}" (known: ${networks.map((x) => x.name).join(', ')})`, {
+        network: name,
+      })
     if (!n.configured) {
       const missing = (['tradingUrl', 'wsUrl', 'earnUrl'] as const).filter((k) => !n[k])
-      throw new DeskError('NetworkNotConfigured', `network "${n.name}" has no ${missing.join(', ')} yet; set them with \`desk networks set ${n.name} ...\` or in Settings`, { network: n.name, missing: missing.join(',') })
+      throw new DeskError(
+        'NetworkNotConfigured',
+        `network "${n.name}" has no ${missing.join(', ')} yet; set them with \`desk networks set ${n.name} ...\` or in Settings`,
+        { network: n.name, missing: missing.join(',') },
+      )
     }
     if (n.name !== selected) {
-      throw new DeskError('NetworkNotSelected', `"${n.name}" is not the selected network (${selected}); select it first with \`desk networks select ${n.name}\``, { network: n.name })
+      throw new DeskError(
+        'NetworkNotSelected',
+        `"${n.name}" is not the selected network (${selected}); select it first with \`desk networks select ${n.name}\``,
+        { network: n.name },
+      )
     }
   }
 
@@ -247,7 +265,9 @@ export function confirmationText(req: ConfirmRequest): string {
   const signer = req.details?.signer
   if (signer) {
     const key = signer.role === 'agent' ? `agent key${signer.slot !== undefined ? ` in slot ${signer.slot}` : ''}` : 'owner key'
-    lines.push(`  signed by: ${formatAccount({ address: signer.address, label: signer.label }).text}, ${key}${signer.owner.toLowerCase() !== signer.address.toLowerCase() ? ` of ${formatAccount(signer.owner).text}` : ''} (${signer.address})`)
+    lines.push(
+      `  signed by: ${formatAccount({ address: signer.address, label: signer.label }).text}, ${key}${signer.owner.toLowerCase() !== signer.address.toLowerCase() ? ` of ${formatAccount(signer.owner).text}` : ''} (${signer.address})`,
+    )
   }
   return [...lines, ''].join('\n')
 }

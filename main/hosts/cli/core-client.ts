@@ -21,7 +21,13 @@ export interface CoreClient {
 async function tryAttach(dataDir: string): Promise<CoreClient | null> {
   try {
     const c = await connectAttach(attachEndpoint(dataDir))
-    return { mode: { mode: 'attached', pid: c.pid }, version: c.version, dispatch: (ch, a) => c.dispatch(ch, a), onEvent: (fn) => c.onEvent(fn), close: () => c.close() }
+    return {
+      mode: { mode: 'attached', pid: c.pid },
+      version: c.version,
+      dispatch: (ch, a) => c.dispatch(ch, a),
+      onEvent: (fn) => c.onEvent(fn),
+      close: () => c.close(),
+    }
   } catch (e) {
     if (isDeskError(e) && e.code === 'AttachFailed') return null
     throw e
@@ -33,8 +39,18 @@ async function standalone(dataDir: string): Promise<CoreClient> {
   const lock = acquireDataDirLock(dataDir, 'desk')
   try {
     // Loaded only when a command runs standalone: `desk --help` never evaluates the core.
-    const [{ createDeskCore }, { headlessHostServices }] = await Promise.all([import('../../core/app/compose'), import('../../core/features/host')])
-    const core = await createDeskCore({ dataDir, host: 'cli', version: deskVersion(), services: headlessHostServices, stream: false, overviewRefreshMs: 0 })
+    const [{ createDeskCore }, { headlessHostServices }] = await Promise.all([
+      import('../../core/app/compose'),
+      import('../../core/features/host'),
+    ])
+    const core = await createDeskCore({
+      dataDir,
+      host: 'cli',
+      version: deskVersion(),
+      services: headlessHostServices,
+      stream: false,
+      overviewRefreshMs: 0,
+    })
     return {
       mode: { mode: 'standalone', pid: process.pid },
       version: deskVersion(),

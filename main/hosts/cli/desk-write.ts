@@ -50,7 +50,12 @@ export function submissionOutcome(s: SubmissionView): OutcomeData {
  * withdrawals): the account's newest journal entry since `sinceMs` of that action type, or
  * whose key (cloid, operation id) matches, read through `journal.query`.
  */
-export async function journaledOutcome(ctx: CliContext, account: string, match: { actionType: string } | { q: string }, sinceMs: number): Promise<OutcomeData | null> {
+export async function journaledOutcome(
+  ctx: CliContext,
+  account: string,
+  match: { actionType: string } | { q: string },
+  sinceMs: number,
+): Promise<OutcomeData | null> {
   const [s] = await ctx.call('journal.query', { account: account as SubmissionView['account'], ...match, sinceMs, limit: 1 })
   return s ? submissionOutcome(s) : null
 }
@@ -67,12 +72,18 @@ export function previewSubmitGroup(spec: {
   positionals: [string, string, string, string]
   submitSummary: string
 }): CommandGroup {
-  const options: Record<string, OptionSpec> = { ...NETWORK_OPTION, cloid: { type: 'string', valueName: 'CLOID', description: 'client order id (0x + 32 hex; generated when omitted)' } }
+  const options: Record<string, OptionSpec> = {
+    ...NETWORK_OPTION,
+    cloid: { type: 'string', valueName: 'CLOID', description: 'client order id (0x + 32 hex; generated when omitted)' },
+  }
   /** The app's arguments: settle names the credit account first, repay the paying (cash) account. */
   const req = async (ctx: CliContext) => {
     const [from, to, given, amount] = ctx.positionals as [string, string, string, string]
     const asset = await assetArg(ctx, given)
-    const accounts = spec.name === 'settle' ? { creditAccount: addressArg(from), cashAccount: addressArg(to) } : { cashAccount: addressArg(from), creditAccount: addressArg(to) }
+    const accounts =
+      spec.name === 'settle'
+        ? { creditAccount: addressArg(from), cashAccount: addressArg(to) }
+        : { cashAccount: addressArg(from), creditAccount: addressArg(to) }
     return { asset, args: { ...accounts, assetId: asset.assetId, amount: amount.trim(), ...cloidArg(ctx) } }
   }
   const previewOf = async (ctx: CliContext, r: Awaited<ReturnType<typeof req>>): Promise<TransferPreview> =>
@@ -99,7 +110,13 @@ export function previewSubmitGroup(spec: {
       const r = await req(ctx)
       const p = await previewOf(ctx, r)
       const outcome = outcomeData(await ctx.call(`${spec.name}.submit`, r.args))
-      ctx.print([...transferPreviewLines(p, await accountNamer(ctx)), `journal #${outcome.journalId} cloid ${outcome.cloid}: ${outcome.state}${outcome.txHash ? ` tx ${outcome.txHash}` : ''}`], { preview: p, outcome })
+      ctx.print(
+        [
+          ...transferPreviewLines(p, await accountNamer(ctx)),
+          `journal #${outcome.journalId} cloid ${outcome.cloid}: ${outcome.state}${outcome.txHash ? ` tx ${outcome.txHash}` : ''}`,
+        ],
+        { preview: p, outcome },
+      )
     },
   }
   return { name: spec.name, summary: spec.summary, commands: [preview, submit] }

@@ -31,7 +31,13 @@ const group: CommandGroup = {
         ctx.print('human text', { machine: true })
       },
     },
-    { name: 'fail', summary: 'fails', async run() { throw new DeskError('SomethingBad', 'it went\nwrong') } },
+    {
+      name: 'fail',
+      summary: 'fails',
+      async run() {
+        throw new DeskError('SomethingBad', 'it went\nwrong')
+      },
+    },
   ],
 }
 
@@ -47,7 +53,15 @@ describe('desk router', () => {
   })
 
   it('usage errors exit 2 with one line on stderr', async () => {
-    for (const argv of [['nope'], ['demo'], ['demo', 'nope'], ['demo', 'echo'], ['demo', 'echo', 'a', 'b', 'c'], ['demo', 'echo', 'a', '--unknown'], []]) {
+    for (const argv of [
+      ['nope'],
+      ['demo'],
+      ['demo', 'nope'],
+      ['demo', 'echo'],
+      ['demo', 'echo', 'a', 'b', 'c'],
+      ['demo', 'echo', 'a', '--unknown'],
+      [],
+    ]) {
       const { io, err } = fakeIo()
       expect(await runCli(argv, [group], io), argv.join(' ')).toBe(2)
       if (argv.length > 0) {
@@ -70,9 +84,29 @@ describe('desk router', () => {
   })
 
   it('help keeps its columns apart: a long usage puts the summary on the next line, aligned', () => {
-    expect(columns([['  check ACCOUNT MARKET SIDE QUANTITY PRICE', 'check an order ticket']])).toEqual(['  check ACCOUNT MARKET SIDE QUANTITY PRICE', `${' '.repeat(34)}check an order ticket`])
+    expect(columns([['  check ACCOUNT MARKET SIDE QUANTITY PRICE', 'check an order ticket']])).toEqual([
+      '  check ACCOUNT MARKET SIDE QUANTITY PRICE',
+      `${' '.repeat(34)}check an order ticket`,
+    ])
     expect(columns([['  list ACCOUNT', 'open orders']])).toEqual([`${'  list ACCOUNT'.padEnd(34)}open orders`])
-    for (const line of usage([{ name: 'orders', summary: 's', commands: [{ name: 'check', summary: 'check it', positionals: ['ACCOUNT', 'MARKET', 'SIDE', 'QUANTITY', 'PRICE'], run: async () => {} }] }], { name: 'orders', summary: 's', commands: [{ name: 'check', summary: 'check it', positionals: ['ACCOUNT', 'MARKET', 'SIDE', 'QUANTITY', 'PRICE'], run: async () => {} }] }).split('\n')) {
+    for (const line of usage(
+      [
+        {
+          name: 'orders',
+          summary: 's',
+          commands: [
+            { name: 'check', summary: 'check it', positionals: ['ACCOUNT', 'MARKET', 'SIDE', 'QUANTITY', 'PRICE'], run: async () => {} },
+          ],
+        },
+      ],
+      {
+        name: 'orders',
+        summary: 's',
+        commands: [
+          { name: 'check', summary: 'check it', positionals: ['ACCOUNT', 'MARKET', 'SIDE', 'QUANTITY', 'PRICE'], run: async () => {} },
+        ],
+      },
+    ).split('\n')) {
       expect(line).not.toMatch(/PRICEcheck/)
     }
   })

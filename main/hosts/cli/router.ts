@@ -48,7 +48,9 @@ export class UsageError extends DeskError {
 }
 
 function optionHelp(options: Record<string, OptionSpec>): string[] {
-  return columns(Object.entries(options).map(([name, o]) => [`  --${name}${o.type === 'string' ? ` ${o.valueName ?? 'VALUE'}` : ''}`, o.description]))
+  return columns(
+    Object.entries(options).map(([name, o]) => [`  --${name}${o.type === 'string' ? ` ${o.valueName ?? 'VALUE'}` : ''}`, o.description]),
+  )
 }
 
 /** Two aligned columns; a first column longer than the gutter puts its text on the next line, never run together. */
@@ -147,7 +149,10 @@ export async function runCli(argv: string[], groups: readonly GroupRef[], io: Cl
     // One line on stderr; the message never contains key material or a passphrase.
     io.stderr(`desk: ${data.message.replace(/\s*\n\s*/g, ' ')} [${data.code}]\n`)
     // With --json the refusal is also one JSON document on stdout, code first (scripts branch on it).
-    if (argv.includes('--json')) io.stdout(JSON.stringify({ error: { code: data.code, message: data.message, ...(data.details ? { details: data.details } : {}) } }) + '\n')
+    if (argv.includes('--json'))
+      io.stdout(
+        JSON.stringify({ error: { code: data.code, message: data.message, ...(data.details ? { details: data.details } : {}) } }) + '\n',
+      )
     return data.code === 'Usage' ? 2 : 1
   }
 }
@@ -165,7 +170,9 @@ const ACCOUNT_OPTIONS: Record<string, 'one' | 'list'> = { account: 'one', addres
  * asked for the account list only when a label was given.
  */
 async function resolveAccountLabels(ctx: CliContext, names: readonly string[], options: Record<string, OptionSpec>): Promise<void> {
-  const at = names.flatMap((n, i) => (ACCOUNT_POSITIONAL.test(n) && ctx.positionals[i] !== undefined && !HEX_ADDRESS.test(ctx.positionals[i]!.trim()) ? [i] : []))
+  const at = names.flatMap((n, i) =>
+    ACCOUNT_POSITIONAL.test(n) && ctx.positionals[i] !== undefined && !HEX_ADDRESS.test(ctx.positionals[i]!.trim()) ? [i] : [],
+  )
   const opts = Object.keys(ACCOUNT_OPTIONS).filter((o) => o in options && typeof ctx.options[o] === 'string')
   const split = (o: string) => (ACCOUNT_OPTIONS[o] === 'list' ? (ctx.options[o] as string).split(',') : [ctx.options[o] as string])
   if (at.length === 0 && !opts.some((o) => split(o).some((x) => !HEX_ADDRESS.test(x.trim())))) return
@@ -176,7 +183,11 @@ async function resolveAccountLabels(ctx: CliContext, names: readonly string[], o
     const found = accounts.filter((a) => a.label.trim().toLowerCase() === wanted)
     // "A,B" (orders list takes comma lists) when no label is literally that.
     if (found.length === 0 && given.includes(',')) return given.split(',').map(resolve).join(',')
-    if (found.length === 0) throw new DeskError('UnknownAccount', `no account is labelled "${given}" (give its 0x address or one of: ${accounts.map((a) => a.label || a.address).join(', ')})`)
+    if (found.length === 0)
+      throw new DeskError(
+        'UnknownAccount',
+        `no account is labelled "${given}" (give its 0x address or one of: ${accounts.map((a) => a.label || a.address).join(', ')})`,
+      )
     if (found.length > 1) throw new DeskError('AmbiguousAccount', `${found.length} accounts are labelled "${given}": give the address`)
     return found[0]!.address
   }

@@ -20,7 +20,12 @@ export function parseWebArgs(argv: string[]): WebArgs {
   try {
     values = parseArgs({
       args: argv,
-      options: { 'data-dir': { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        'data-dir': { type: 'string' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
       allowPositionals: false,
     }).values
   } catch (e) {
@@ -28,7 +33,8 @@ export function parseWebArgs(argv: string[]): WebArgs {
   }
   if (values.help) return { help: true }
   const port = values.port === undefined ? 0 : Number(values.port)
-  if (!/^[0-9]{1,5}$/.test(values.port ?? '0') || port > 65535) throw new WebUsageError(`--port must be an integer 0-65535, not "${values.port}"`)
+  if (!/^[0-9]{1,5}$/.test(values.port ?? '0') || port > 65535)
+    throw new WebUsageError(`--port must be an integer 0-65535, not "${values.port}"`)
   return { help: false, dataDir: values['data-dir'], port, host: values.host ?? '127.0.0.1' }
 }
 

@@ -17,7 +17,9 @@ import { startWebHost, type WebHost } from './server'
 /** The smallest core the host needs: `ping` answers, everything else is unknown. */
 function fakeCore(events: EventHub): Pick<DeskCore, 'dispatch' | 'events' | 'touch'> {
   const dispatch = ((channel: unknown) =>
-    Promise.resolve(channel === 'ping' ? { ok: true, value: 'pong' } : { ok: false, error: { code: 'UnknownChannel', message: 'no' } })) as unknown as DeskCore['dispatch']
+    Promise.resolve(
+      channel === 'ping' ? { ok: true, value: 'pong' } : { ok: false, error: { code: 'UnknownChannel', message: 'no' } },
+    )) as unknown as DeskCore['dispatch']
   return { dispatch, events, touch: () => {} }
 }
 

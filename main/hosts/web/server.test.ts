@@ -10,7 +10,9 @@ import { startWebHost, type WebHost } from './server'
 
 /** A handler table where app.state answers and every other channel fails as a handler would. */
 function handlers(): HandlerTable {
-  const table = Object.fromEntries(channelNames.map((n) => [n, () => Promise.reject(new Error('not in this test'))])) as unknown as HandlerTable
+  const table = Object.fromEntries(
+    channelNames.map((n) => [n, () => Promise.reject(new Error('not in this test'))]),
+  ) as unknown as HandlerTable
   ;(table as unknown as Record<string, unknown>)['app.state'] = () => ({ version: 't', host: 'web' })
   return table
 }
@@ -49,7 +51,9 @@ describe('web host bridge', () => {
     expect((await ask(ws, 'not json')).result.error?.code).toBe('InvalidMessage')
     expect((await ask(ws, JSON.stringify({ channel: 'app.state' }))).result.error?.code).toBe('InvalidMessage')
     expect((await ask(ws, JSON.stringify({ id: 1, channel: 'keys.export' }))).result.error?.code).toBe('UnknownChannel')
-    expect((await ask(ws, JSON.stringify({ id: 2, channel: 'vault.unlock', args: { passphrase: 1 } }))).result.error?.code).toBe('InvalidArguments')
+    expect((await ask(ws, JSON.stringify({ id: 2, channel: 'vault.unlock', args: { passphrase: 1 } }))).result.error?.code).toBe(
+      'InvalidArguments',
+    )
     expect((await ask(ws, JSON.stringify({ id: 3, channel: 'accounts.list' }))).result.error?.code).toBe('Internal')
     const ok = await ask(ws, JSON.stringify({ id: 4, channel: 'app.state' }))
     expect(ok).toEqual({ id: 4, result: { ok: true, value: { version: 't', host: 'web' } } })
@@ -65,6 +69,8 @@ describe('web host bridge', () => {
   })
 
   it('refuses to bind anything but loopback', async () => {
-    await expect(startWebHost({ core: { dispatch: createDispatcher(handlers()), events, touch: () => {} }, rendererRoot: dir, host: '0.0.0.0' })).rejects.toMatchObject({ code: 'NonLoopbackBind' })
+    await expect(
+      startWebHost({ core: { dispatch: createDispatcher(handlers()), events, touch: () => {} }, rendererRoot: dir, host: '0.0.0.0' }),
+    ).rejects.toMatchObject({ code: 'NonLoopbackBind' })
   })
 })

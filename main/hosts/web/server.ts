@@ -210,7 +210,10 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
     // A page that stopped reading would otherwise grow this queue without bound.
     if (ws.bufferedAmount + Buffer.byteLength(text) > limits.maxBufferedBytes) {
       state.closing = true
-      logOnce(state, `socket #${state.id} closed ${CloseCode.PolicyViolation} send buffer over ${limits.maxBufferedBytes} bytes (peer not reading)`)
+      logOnce(
+        state,
+        `socket #${state.id} closed ${CloseCode.PolicyViolation} send buffer over ${limits.maxBufferedBytes} bytes (peer not reading)`,
+      )
       // The peer reads nothing, so a close frame would only queue behind the backlog: cut it.
       ws.terminate()
       return
@@ -223,7 +226,12 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
   })
 
   wss.on('connection', (ws: WebSocket) => {
-    const state: SocketState = { id: nextSocketId++, logged: false, closing: false, bucket: frameBucket(limits.framesPerSecond, limits.frameBurst) }
+    const state: SocketState = {
+      id: nextSocketId++,
+      logged: false,
+      closing: false,
+      bucket: frameBucket(limits.framesPerSecond, limits.frameBurst),
+    }
     states.set(ws, state)
     sockets.add(ws)
     ws.on('close', () => sockets.delete(ws))

@@ -59,7 +59,13 @@ beforeAll(async () => {
   await d.call('accounts.importSandboxKeys')
   root = mkdtempSync(join(tmpdir(), 'desk-web-fuzz-'))
   writeFileSync(join(root, 'index.html'), '<!doctype html><title>desk</title>')
-  host = await startWebHost({ core: d.core, rendererRoot: root, tap: (_dir, text) => void wire.push(text), log: (line) => void logs.push(line), limits: { framesPerSecond: 100_000, frameBurst: 100_000 } })
+  host = await startWebHost({
+    core: d.core,
+    rendererRoot: root,
+    tap: (_dir, text) => void wire.push(text),
+    log: (line) => void logs.push(line),
+    limits: { framesPerSecond: 100_000, frameBurst: 100_000 },
+  })
 }, 120_000)
 
 afterAll(async () => {
@@ -75,7 +81,8 @@ describe('web host fuzz', () => {
     let id = 1
     const untyped: string[] = []
     const check = (a: Answer, what: string) => {
-      if (!a.result.ok && !(TYPED_CODE.test(a.result.error?.code ?? '') && (a.result.error?.message ?? '') !== '')) untyped.push(`${what}: ${JSON.stringify(a).slice(0, 200)}`)
+      if (!a.result.ok && !(TYPED_CODE.test(a.result.error?.code ?? '') && (a.result.error?.message ?? '') !== ''))
+        untyped.push(`${what}: ${JSON.stringify(a).slice(0, 200)}`)
     }
     for (const channel of Object.keys(channels)) {
       for (let i = 0; i < CALLS_PER_CHANNEL; i++) {
@@ -114,7 +121,10 @@ describe('web host fuzz', () => {
   })
 
   it('no key or passphrase in bridge messages, log lines or data files', () => {
-    const secrets = secretsOf(demoAccounts.map((a) => a.privateKey), [TEST_PASSPHRASE])
+    const secrets = secretsOf(
+      demoAccounts.map((a) => a.privateKey),
+      [TEST_PASSPHRASE],
+    )
     // The passphrase went in (vault.create was called through the core, not the bridge); it must never come out.
     const outbound = wire.join('\n').toLowerCase()
     const haystacks: [string, string][] = [
@@ -122,7 +132,8 @@ describe('web host fuzz', () => {
       ['logs', logs.join('\n').toLowerCase()],
       ...filesUnder(d.dataDir).map((f): [string, string] => [f, readFileSync(f).toString('latin1').toLowerCase()]),
     ]
-    for (const [where, text] of haystacks) for (const s of secrets) expect(text.includes(s.toLowerCase()), `a secret appears in ${where}`).toBe(false)
+    for (const [where, text] of haystacks)
+      for (const s of secrets) expect(text.includes(s.toLowerCase()), `a secret appears in ${where}`).toBe(false)
     expect(wire.length).toBeGreaterThan(Object.keys(channels).length * CALLS_PER_CHANNEL)
   })
 })

@@ -18,7 +18,12 @@ let desk: FakeDesk
 beforeEach(() => {
   desk = installFakeDesk()
   desk.handle('app.state', () => appState())
-  desk.handle('settings.get', () => ({ autoLockMinutes: 15, passphraseWindowMinutes: 5, warningThresholds: { watchPct: 50, warningPct: 75, criticalPct: 90 }, theme: 'dark' }))
+  desk.handle('settings.get', () => ({
+    autoLockMinutes: 15,
+    passphraseWindowMinutes: 5,
+    warningThresholds: { watchPct: 50, warningPct: 75, criticalPct: 90 },
+    theme: 'dark',
+  }))
   desk.handle('accounts.list', () => [account(CASH, 'balance', 'cash-1')])
   desk.handle('portfolio.overview', () => ({ rows: [], totals: [], totalUsd: '0', asOf: Date.now() }))
   document.body.innerHTML = '<div id="app"></div>'
@@ -37,7 +42,15 @@ async function mountApp() {
   await flush()
   return w
 }
-const note = (i: number, over: Partial<NotificationEvent> = {}): NotificationEvent => ({ id: `n${i}`, kind: 'fill', level: 'info', title: `Fill ${i}`, message: `filled ${i}`, atMs: Date.now(), ...over })
+const note = (i: number, over: Partial<NotificationEvent> = {}): NotificationEvent => ({
+  id: `n${i}`,
+  kind: 'fill',
+  level: 'info',
+  title: `Fill ${i}`,
+  message: `filled ${i}`,
+  atMs: Date.now(),
+  ...over,
+})
 
 describe('App shell accessibility', () => {
   it('has no critical or serious violations with the overview, toasts, and the notifications panel open', async () => {

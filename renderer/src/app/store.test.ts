@@ -23,9 +23,23 @@ afterEach(() => unwire())
 describe('session and events', () => {
   it('shows confirmations the app asked for, never those a desk command asked for (answered at its terminal)', () => {
     const confirm = useConfirmStore()
-    desk.emit('confirm.request', { id: 'cli-1', title: 'Transfer 5 USDC', summary: [], needsPassphrase: false, expiresAt: Date.now() + 60_000, origin: 'cli' })
+    desk.emit('confirm.request', {
+      id: 'cli-1',
+      title: 'Transfer 5 USDC',
+      summary: [],
+      needsPassphrase: false,
+      expiresAt: Date.now() + 60_000,
+      origin: 'cli',
+    })
     expect(confirm.queue).toEqual([])
-    desk.emit('confirm.request', { id: 'app-1', title: 'Transfer 5 USDC', summary: [], needsPassphrase: false, expiresAt: Date.now() + 60_000, origin: 'app' })
+    desk.emit('confirm.request', {
+      id: 'app-1',
+      title: 'Transfer 5 USDC',
+      summary: [],
+      needsPassphrase: false,
+      expiresAt: Date.now() + 60_000,
+      origin: 'app',
+    })
     expect(confirm.queue.map((r) => r.id)).toEqual(['app-1'])
   })
 
@@ -38,7 +52,17 @@ describe('session and events', () => {
     desk.emit('vault.status', { exists: true, unlocked: false, lastPassphraseAt: null, autoLockMinutes: 15 })
     expect(session.unlocked).toBe(false)
 
-    const st = (connected: boolean, detail: string) => ({ connected, connections: 1, connectionLimit: 1, neededConnections: 1, subscriptions: 4, lastMessageAt: 1, reconnects: 0, droppedFrames: 0, detail })
+    const st = (connected: boolean, detail: string) => ({
+      connected,
+      connections: 1,
+      connectionLimit: 1,
+      neededConnections: 1,
+      subscriptions: 4,
+      lastMessageAt: 1,
+      reconnects: 0,
+      droppedFrames: 0,
+      detail,
+    })
     // The first connection at start is not news: no "reconnected" for it.
     desk.emit('stream.status', st(false, 'connecting'))
     desk.emit('stream.status', st(true, 'ok'))
@@ -46,7 +70,12 @@ describe('session and events', () => {
     desk.emit('stream.status', st(false, 'socket closed.'))
     expect(notes.items[0]).toMatchObject({ kind: 'stream', level: 'warning', title: 'Live stream disconnected' })
     desk.emit('stream.status', st(true, 'open again'))
-    expect(notes.items.filter((n) => n.kind === 'stream').map((n) => n.title).sort()).toEqual(['Live stream disconnected', 'Live stream reconnected'])
+    expect(
+      notes.items
+        .filter((n) => n.kind === 'stream')
+        .map((n) => n.title)
+        .sort(),
+    ).toEqual(['Live stream disconnected', 'Live stream reconnected'])
 
     const fill = { id: 'n1', kind: 'fill' as const, level: 'info' as const, title: 'Fill', message: 'bought 1 BTC', atMs: 5 }
     desk.emit('notify', fill)

@@ -44,7 +44,8 @@ export function wireEvents(): () => void {
     onEvent('confirm.closed', (v) => useConfirmStore().close(v.id)),
     onEvent('notify', (v) => notes.push(v)),
     onDisconnect(() => {
-      if (!session.hostDisconnected) notes.local('stream', 'error', 'Desk host disconnected', 'Restart the desk; journaled writes are reconciled on start.')
+      if (!session.hostDisconnected)
+        notes.local('stream', 'error', 'Desk host disconnected', 'Restart the desk; journaled writes are reconciled on start.')
       session.hostDisconnected = true
     }),
   ]

@@ -7,8 +7,13 @@ import axe from 'axe-core'
  * regions) are checked by the browser tests (e2e/screens/a11y.e2e.test.ts) instead.
  */
 export async function seriousA11yViolations(root: Element = document.body): Promise<string[]> {
-  const r = await axe.run(root, { resultTypes: ['violations'], rules: { 'color-contrast': { enabled: false }, 'label-content-name-mismatch': { enabled: true } } })
+  const r = await axe.run(root, {
+    resultTypes: ['violations'],
+    rules: { 'color-contrast': { enabled: false }, 'label-content-name-mismatch': { enabled: true } },
+  })
   return r.violations
     .filter((v) => v.impact === 'critical' || v.impact === 'serious')
-    .flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${n.html.slice(0, 160)} — ${n.failureSummary?.split('\n').slice(1).join(' ') ?? ''}`))
+    .flatMap((v) =>
+      v.nodes.map((n) => `${v.id} (${v.impact}): ${n.html.slice(0, 160)} — ${n.failureSummary?.split('\n').slice(1).join(' ') ?? ''}`),
+    )
 }

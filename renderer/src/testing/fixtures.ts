@@ -7,7 +7,18 @@ export function appState(over: Partial<AppState> = {}): AppState {
   return {
     version: '0.1.0',
     host: 'web',
-    network: { name: 'sandbox', kind: 'sandbox', chainId: 424242, tradingUrl: 'http://127.0.0.1:1', wsUrl: 'ws://127.0.0.1:1', earnUrl: 'http://127.0.0.1:1', infoRatePerSec: 1, tradeRatePerSec: 1, strictLimits: true, configured: true },
+    network: {
+      name: 'sandbox',
+      kind: 'sandbox',
+      chainId: 424242,
+      tradingUrl: 'http://127.0.0.1:1',
+      wsUrl: 'ws://127.0.0.1:1',
+      earnUrl: 'http://127.0.0.1:1',
+      infoRatePerSec: 1,
+      tradeRatePerSec: 1,
+      strictLimits: true,
+      configured: true,
+    },
     vault: { exists: true, unlocked: true, lastPassphraseAt: 1, autoLockMinutes: 15 },
     ...over,
   }

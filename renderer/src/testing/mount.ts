@@ -10,6 +10,9 @@ export async function mountScreen(component: Component, opts: { props?: Record<s
   const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/:rest(.*)*', component: { render: () => null } }] })
   await router.push(opts.path ?? '/')
   await router.isReady()
-  const w = mount(component as never, { props: opts.props, attachTo: document.body, global: { plugins: [pinia, router] } } as ComponentMountingOptions<never>)
+  const w = mount(
+    component as never,
+    { props: opts.props, attachTo: document.body, global: { plugins: [pinia, router] } } as ComponentMountingOptions<never>,
+  )
   return { wrapper: w, router, pinia }
 }

@@ -47,7 +47,16 @@ function rig(over: Partial<ConstructorParameters<typeof EarnClient>[0]> = {}): R
       return acct.signTypedData(td as Parameters<typeof acct.signTypedData>[0])
     },
   }
-  r.client = new EarnClient({ poolUrl: 'http://pool', network: 'sandbox', journal: j, signer, post, now: () => clock.t, sleep: async (ms) => void (clock.t += ms), ...over })
+  r.client = new EarnClient({
+    poolUrl: 'http://pool',
+    network: 'sandbox',
+    journal: j,
+    signer,
+    post,
+    now: () => clock.t,
+    sleep: async (ms) => void (clock.t += ms),
+    ...over,
+  })
   return r
 }
 
@@ -105,9 +114,22 @@ describe('EarnClient writes', () => {
   it('creates a scheduled withdrawal journaled by operation id', async () => {
     const r = rig()
     r.pool.deposit({ user: USER, assetId: 1, amount: 5_000_000_000n })
-    const res = await r.client.createWithdrawal({ user: USER, signer: ref, assetId: 1, amount: 2_000_000_000n, type: 'scheduled', summary: 'withdraw 20 USDC' })
+    const res = await r.client.createWithdrawal({
+      user: USER,
+      signer: ref,
+      assetId: 1,
+      amount: 2_000_000_000n,
+      type: 'scheduled',
+      summary: 'withdraw 20 USDC',
+    })
     expect(res.operationId).toBe(`withdraw:${USER.toLowerCase()}:0`)
-    expect(res.submission).toMatchObject({ channel: 'earn', state: 'accepted', finalStatus: 'queued', key: res.operationId, businessNonce: '0' })
+    expect(res.submission).toMatchObject({
+      channel: 'earn',
+      state: 'accepted',
+      finalStatus: 'queued',
+      key: res.operationId,
+      businessNonce: '0',
+    })
     expect((await r.client.account(USER)).balances[0]!.in_queue_balance).toBe('2000000000')
   })
 
@@ -115,8 +137,19 @@ describe('EarnClient writes', () => {
     const r = rig()
     r.pool.deposit({ user: USER, assetId: 1, amount: 5_000_000_000n })
     // The handler executes the write; the answer is lost on the way back.
-    r.faults.push(() => null, () => null, () => 'lost-after')
-    const res = await r.client.createWithdrawal({ user: USER, signer: ref, assetId: 1, amount: 1_000_000_000n, type: 'instant', summary: 'w' })
+    r.faults.push(
+      () => null,
+      () => null,
+      () => 'lost-after',
+    )
+    const res = await r.client.createWithdrawal({
+      user: USER,
+      signer: ref,
+      assetId: 1,
+      amount: 1_000_000_000n,
+      type: 'instant',
+      summary: 'w',
+    })
     expect(res.submission).toMatchObject({ state: 'reconciled', finalStatus: 'created' })
     expect(r.pool.groundTruth().withdrawals).toHaveLength(1)
     expect(r.signatures).toBe(1)
@@ -125,7 +158,14 @@ describe('EarnClient writes', () => {
   it('claims with byte-identical resends and never signs a second claim', async () => {
     const r = rig()
     r.pool.deposit({ user: USER, assetId: 1, amount: 5_000_000_000n })
-    const created = await r.client.createWithdrawal({ user: USER, signer: ref, assetId: 1, amount: 1_000_000_000n, type: 'scheduled', summary: 'w' })
+    const created = await r.client.createWithdrawal({
+      user: USER,
+      signer: ref,
+      assetId: 1,
+      amount: 1_000_000_000n,
+      type: 'scheduled',
+      summary: 'w',
+    })
     r.clock.t += 61_000
     // withdrawal and config reads ok, then the claim write answers 131006 (not executed); the resend goes through.
     r.faults.push(
@@ -148,19 +188,37 @@ describe('EarnClient writes', () => {
   it('an early claim is refused locally without signing; cancel works before claimable', async () => {
     const r = rig()
     r.pool.deposit({ user: USER, assetId: 1, amount: 5_000_000_000n })
-    const created = await r.client.createWithdrawal({ user: USER, signer: ref, assetId: 1, amount: 1_000_000_000n, type: 'scheduled', summary: 'w' })
-    await expect(r.client.claimWithdrawal({ user: USER, signer: ref, operationId: created.operationId, summary: 'early' })).rejects.toMatchObject({ code: 'WithdrawalNotClaimable' })
+    const created = await r.client.createWithdrawal({
+      user: USER,
+      signer: ref,
+      assetId: 1,
+      amount: 1_000_000_000n,
+      type: 'scheduled',
+      summary: 'w',
+    })
+    await expect(
+      r.client.claimWithdrawal({ user: USER, signer: ref, operationId: created.operationId, summary: 'early' }),
+    ).rejects.toMatchObject({ code: 'WithdrawalNotClaimable' })
     expect(r.signatures).toBe(1)
     expect(r.sent.filter((b) => b.includes('"claimWithdrawal"'))).toHaveLength(0)
     const c = await r.client.cancelWithdrawal({ user: USER, signer: ref, operationId: created.operationId, summary: 'cancel' })
     expect(c.submission).toMatchObject({ state: 'accepted', finalStatus: 'cancelled' })
-    await expect(r.client.cancelWithdrawal({ user: USER, signer: ref, operationId: 'withdraw:0xabc:1', summary: 'x' })).rejects.toMatchObject({ code: 'InvalidOperationId' })
+    await expect(
+      r.client.cancelWithdrawal({ user: USER, signer: ref, operationId: 'withdraw:0xabc:1', summary: 'x' }),
+    ).rejects.toMatchObject({ code: 'InvalidOperationId' })
   })
 
   it('a claim is journaled before it is sent and signed with a deadline that leaves room for outages (7 days)', async () => {
     const r = rig()
     r.pool.deposit({ user: USER, assetId: 1, amount: 5_000_000_000n })
-    const created = await r.client.createWithdrawal({ user: USER, signer: ref, assetId: 1, amount: 1_000_000_000n, type: 'scheduled', summary: 'w' })
+    const created = await r.client.createWithdrawal({
+      user: USER,
+      signer: ref,
+      assetId: 1,
+      amount: 1_000_000_000n,
+      type: 'scheduled',
+      summary: 'w',
+    })
     r.clock.t += 61_000
     r.faults.push(
       () => null,
@@ -180,15 +238,33 @@ describe('EarnClient writes', () => {
   it('after the claim deadline passed with the outcome unknown, asking again never signs a second claim: it reads the withdrawal', async () => {
     const r = rig({ claimDeadlineMs: 120_000, maxAttempts: 2 })
     r.pool.deposit({ user: USER, assetId: 1, amount: 5_000_000_000n })
-    const created = await r.client.createWithdrawal({ user: USER, signer: ref, assetId: 1, amount: 1_000_000_000n, type: 'scheduled', summary: 'w' })
+    const created = await r.client.createWithdrawal({
+      user: USER,
+      signer: ref,
+      assetId: 1,
+      amount: 1_000_000_000n,
+      type: 'scheduled',
+      summary: 'w',
+    })
     r.clock.t += 61_000
     const timeout = () => ({ code: 131006, message: 'upstream timeout' })
     // pre-check read, config, claim -> 131006, read-back, claim -> 131006, final read-back
-    r.faults.push(() => null, () => null, timeout, () => null, timeout, () => null)
-    await expect(r.client.claimWithdrawal({ user: USER, signer: ref, operationId: created.operationId, summary: 'claim' })).rejects.toMatchObject({ code: 'EarnOutcomeUnknown' })
+    r.faults.push(
+      () => null,
+      () => null,
+      timeout,
+      () => null,
+      timeout,
+      () => null,
+    )
+    await expect(
+      r.client.claimWithdrawal({ user: USER, signer: ref, operationId: created.operationId, summary: 'claim' }),
+    ).rejects.toMatchObject({ code: 'EarnOutcomeUnknown' })
     expect(r.signatures).toBe(2)
     r.clock.t += 200_000 // past the claim's deadline
-    await expect(r.client.claimWithdrawal({ user: USER, signer: ref, operationId: created.operationId, summary: 'claim again' })).rejects.toMatchObject({
+    await expect(
+      r.client.claimWithdrawal({ user: USER, signer: ref, operationId: created.operationId, summary: 'claim again' }),
+    ).rejects.toMatchObject({
       code: 'EarnClaimExpired',
       details: expect.objectContaining({ withdrawalStatus: 'queued' }),
     })
@@ -199,13 +275,31 @@ describe('EarnClient writes', () => {
   it('a claim that executed with its answer lost is recognised after its deadline; a failing read-back ends unknown, not EarnUnavailable', async () => {
     const r = rig({ claimDeadlineMs: 120_000, maxAttempts: 2 })
     r.pool.deposit({ user: USER, assetId: 1, amount: 5_000_000_000n })
-    const created = await r.client.createWithdrawal({ user: USER, signer: ref, assetId: 1, amount: 1_000_000_000n, type: 'scheduled', summary: 'w' })
+    const created = await r.client.createWithdrawal({
+      user: USER,
+      signer: ref,
+      assetId: 1,
+      amount: 1_000_000_000n,
+      type: 'scheduled',
+      summary: 'w',
+    })
     r.clock.t += 61_000
     // Reads of the withdrawal fail; a resent claim is refused as not claimable (it already ran).
     const readDown = (body: string) =>
-      body.includes('"type":"withdrawal"') ? { code: 131002, message: 'backend unavailable' } : body.includes('"claimWithdrawal"') ? { code: 131004, message: 'withdrawal is not claimable' } : null
-    r.faults.push(() => null, () => null, () => 'lost-after', ...Array.from({ length: 40 }, () => readDown))
-    const err = await r.client.claimWithdrawal({ user: USER, signer: ref, operationId: created.operationId, summary: 'claim' }).catch((e: unknown) => e)
+      body.includes('"type":"withdrawal"')
+        ? { code: 131002, message: 'backend unavailable' }
+        : body.includes('"claimWithdrawal"')
+          ? { code: 131004, message: 'withdrawal is not claimable' }
+          : null
+    r.faults.push(
+      () => null,
+      () => null,
+      () => 'lost-after',
+      ...Array.from({ length: 40 }, () => readDown),
+    )
+    const err = await r.client
+      .claimWithdrawal({ user: USER, signer: ref, operationId: created.operationId, summary: 'claim' })
+      .catch((e: unknown) => e)
     expect(err).toMatchObject({ code: 'EarnOutcomeUnknown' })
     const entry = j.list({ channel: 'earn', actionType: 'claimWithdrawal' })[0]!
     expect(entry.state).toBe('unknown')
@@ -221,10 +315,26 @@ describe('EarnClient writes', () => {
   it('refuses a new create while an earlier one is unresolved', async () => {
     const r = rig({ maxAttempts: 1 })
     r.pool.deposit({ user: USER, assetId: 1, amount: 5_000_000_000n })
-    r.faults.push(() => null, () => null, () => ({ code: 131006, message: 'upstream timeout' }), () => ({ code: 131002, message: 'x' }), () => ({ code: 131002, message: 'x' }), () => ({ code: 131002, message: 'x' }), () => ({ code: 131002, message: 'x' }), () => ({ code: 131002, message: 'x' }), () => ({ code: 131002, message: 'x' }), () => ({ code: 131002, message: 'x' }), () => ({ code: 131002, message: 'x' }))
-    await expect(r.client.createWithdrawal({ user: USER, signer: ref, assetId: 1, amount: 1_000_000_000n, type: 'scheduled', summary: 'w' })).rejects.toMatchObject({ code: 'EarnOutcomeUnknown' })
+    r.faults.push(
+      () => null,
+      () => null,
+      () => ({ code: 131006, message: 'upstream timeout' }),
+      () => ({ code: 131002, message: 'x' }),
+      () => ({ code: 131002, message: 'x' }),
+      () => ({ code: 131002, message: 'x' }),
+      () => ({ code: 131002, message: 'x' }),
+      () => ({ code: 131002, message: 'x' }),
+      () => ({ code: 131002, message: 'x' }),
+      () => ({ code: 131002, message: 'x' }),
+      () => ({ code: 131002, message: 'x' }),
+    )
+    await expect(
+      r.client.createWithdrawal({ user: USER, signer: ref, assetId: 1, amount: 1_000_000_000n, type: 'scheduled', summary: 'w' }),
+    ).rejects.toMatchObject({ code: 'EarnOutcomeUnknown' })
     r.faults.length = 0
-    await expect(r.client.createWithdrawal({ user: USER, signer: ref, assetId: 1, amount: 1_000_000_000n, type: 'scheduled', summary: 'w2' })).rejects.toMatchObject({ code: 'EarnWriteInFlight' })
+    await expect(
+      r.client.createWithdrawal({ user: USER, signer: ref, assetId: 1, amount: 1_000_000_000n, type: 'scheduled', summary: 'w2' }),
+    ).rejects.toMatchObject({ code: 'EarnWriteInFlight' })
   })
 
   it('an outage longer than the retry budget leaves the write unknown; the reconciler finishes it', async () => {
@@ -236,7 +346,9 @@ describe('EarnClient writes', () => {
       () => 'lost-after', // executes, answer lost
       () => ({ code: 131002, message: 'backend unavailable' }), // observe read fails (retried)
     )
-    const res = await r.client.createWithdrawal({ user: USER, signer: ref, assetId: 1, amount: 1_000_000_000n, type: 'scheduled', summary: 'w' }).catch((e: unknown) => e)
+    const res = await r.client
+      .createWithdrawal({ user: USER, signer: ref, assetId: 1, amount: 1_000_000_000n, type: 'scheduled', summary: 'w' })
+      .catch((e: unknown) => e)
     // Either the read-back already saw it, or it is unknown and reconciles now.
     const entry = j.list({ channel: 'earn' })[0]!
     if (entry.state === 'unknown') {
@@ -251,7 +363,9 @@ describe('EarnClient writes', () => {
 describe('payout states that do not resolve on their own', () => {
   it('manual_review and a non-final record with a failure_code get advice; terminal records do not', () => {
     expect(payoutAdvice({ status: 'manual_review', failure_code: 'PAYOUT_FAILED' })).toMatch(/will not resolve on its own/)
-    expect(payoutAdvice({ status: 'transferring', failure_code: 'RPC', failure_message: 'nonce too low' })).toMatch(/RPC: nonce too low.*transferring/)
+    expect(payoutAdvice({ status: 'transferring', failure_code: 'RPC', failure_message: 'nonce too low' })).toMatch(
+      /RPC: nonce too low.*transferring/,
+    )
     expect(payoutAdvice({ status: 'transferring' })).toBeNull()
     expect(payoutAdvice({ status: 'claimed', failure_code: 'OLD' })).toBeNull()
   })

@@ -111,7 +111,10 @@ export class EarnClient {
     return this.http.read('yieldHistory', pageBody(user, q))
   }
 
-  async withdrawalsPage(user: string, q: { assetId?: number; status?: WithdrawalStatus; beforeId?: EarnCursor; limit?: number } = {}): Promise<EarnPage<WithdrawalRecord>> {
+  async withdrawalsPage(
+    user: string,
+    q: { assetId?: number; status?: WithdrawalStatus; beforeId?: EarnCursor; limit?: number } = {},
+  ): Promise<EarnPage<WithdrawalRecord>> {
     return this.http.read('withdrawals', { ...pageBody(user, q), ...(q.status ? { status: q.status } : {}) })
   }
 
@@ -135,21 +138,46 @@ export class EarnClient {
    * (`withdraw:<user>:<nonce>`) before sending; a retried create resends the same bytes, and a
    * create that executed but whose answer was lost is recognised by reading the operation back.
    */
-  async createWithdrawal(req: { user: Address; signer: SignerRef; assetId: number; amount: bigint; type: WithdrawType; summary: string; intent?: SigningIntent }): Promise<EarnWriteResult> {
+  async createWithdrawal(req: {
+    user: Address
+    signer: SignerRef
+    assetId: number
+    amount: bigint
+    type: WithdrawType
+    summary: string
+    intent?: SigningIntent
+  }): Promise<EarnWriteResult> {
     if (req.amount <= 0n) throw new DeskError('InvalidAmount', 'the withdrawal amount must be greater than zero')
     const [config, account] = await Promise.all([this.config('operator'), this.account(req.user, 'operator')])
     const user = req.user.toLowerCase()
     // An earlier create still being settled, or unresolved without an operator acknowledgement, blocks a new one.
     const inFlight = this.o.journal
-      .list({ network: this.network, account: user, channel: 'earn', actionType: 'createWithdrawal', state: ['signed', 'sent', 'unknown', 'unresolved'] })
+      .list({
+        network: this.network,
+        account: user,
+        channel: 'earn',
+        actionType: 'createWithdrawal',
+        state: ['signed', 'sent', 'unknown', 'unresolved'],
+      })
       .filter((e) => e.acknowledgedAt === null)
     if (inFlight.length > 0) {
-      throw new DeskError('EarnWriteInFlight', `an earlier withdrawal (${inFlight[0]!.key}) has no final outcome yet; it is being reconciled`, { journalId: inFlight[0]!.id, operationId: inFlight[0]!.key })
+      throw new DeskError(
+        'EarnWriteInFlight',
+        `an earlier withdrawal (${inFlight[0]!.key}) has no final outcome yet; it is being reconciled`,
+        { journalId: inFlight[0]!.id, operationId: inFlight[0]!.key },
+      )
     }
     const nonce = account.next_user_nonce
     const operationId = `withdraw:${user}:${nonce}`
     const deadline = this.http.now() + this.createDeadlineMs
-    const fields = { user_address: user, user_nonce: nonce, withdraw_type: req.type, asset_id: req.assetId, amount: req.amount.toString(), deadline_unix_ms: deadline }
+    const fields = {
+      user_address: user,
+      user_nonce: nonce,
+      withdraw_type: req.type,
+      asset_id: req.assetId,
+      amount: req.amount.toString(),
+      deadline_unix_ms: deadline,
+    }
     const td = earnTypedData('CreateWithdrawal', fields, config.eip712_domain, config.native_chain_id)
     const signature = await this.o.signer.signTypedData(req.signer, td as unknown as TypedDataDefinition, req.intent)
     const body = JSON.stringify({ type: 'createWithdrawal', ...fields, user_signature: signature })
@@ -173,11 +201,23 @@ export class EarnClient {
    * resent byte-identical on every retry; a second claim is never signed while the first can
    * still be used (its deadline has not passed and it was not refused).
    */
-  async claimWithdrawal(req: { user: Address; signer: SignerRef; operationId: string; summary: string; intent?: SigningIntent }): Promise<EarnWriteResult> {
+  async claimWithdrawal(req: {
+    user: Address
+    signer: SignerRef
+    operationId: string
+    summary: string
+    intent?: SigningIntent
+  }): Promise<EarnWriteResult> {
     return this.operationWrite('claimWithdrawal', req)
   }
 
-  async cancelWithdrawal(req: { user: Address; signer: SignerRef; operationId: string; summary: string; intent?: SigningIntent }): Promise<EarnWriteResult> {
+  async cancelWithdrawal(req: {
+    user: Address
+    signer: SignerRef
+    operationId: string
+    summary: string
+    intent?: SigningIntent
+  }): Promise<EarnWriteResult> {
     return this.operationWrite('cancelWithdrawal', req)
   }
 
@@ -186,43 +226,72 @@ export class EarnClient {
     req: { user: Address; signer: SignerRef; operationId: string; summary: string; intent?: SigningIntent },
   ): Promise<EarnWriteResult> {
     const user = req.user.toLowerCase()
-    if (!/^withdraw:0x[0-9a-f]{40}:(0|[1-9][0-9]*)$/.test(req.operationId.toLowerCase()) || !req.operationId.toLowerCase().startsWith(`withdraw:${user}:`)) {
-      throw new DeskError('InvalidOperationId', `operation id must be withdraw:${user}:<nonce>`, { operationId: req.operationId.slice(0, 120) })
+    if (
+      !/^withdraw:0x[0-9a-f]{40}:(0|[1-9][0-9]*)$/.test(req.operationId.toLowerCase()) ||
+      !req.operationId.toLowerCase().startsWith(`withdraw:${user}:`)
+    ) {
+      throw new DeskError('InvalidOperationId', `operation id must be withdraw:${user}:<nonce>`, {
+        operationId: req.operationId.slice(0, 120),
+      })
     }
     const prior = this.o.journal.list({ network: this.network, key: req.operationId, actionType: type })
     const signedClaim = type === 'claimWithdrawal' ? prior.find((p) => p.body.includes('"user_signature"')) : undefined
     if (signedClaim && deadlineOf(signedClaim) <= this.http.now() + 5000) {
       // The one claim signature expired: learn what happened from the withdrawal; never sign again.
       const rec = await this.withdrawal(user, req.operationId, 'operator')
-      const done = prior.find((p) => (p.state === 'accepted' || p.state === 'reconciled') && !['notexecuted', 'notsent'].includes(p.finalStatus ?? ''))
-      if (rec && writeEffect('claimWithdrawal', rec, signedClaim)) return { submission: done ?? signedClaim, operationId: req.operationId, record: rec }
-      throw new DeskError('EarnClaimExpired', `the claim signed for ${req.operationId} expired (withdrawal ${rec?.status ?? 'not found'}); the desk never signs a second claim. ${adviceFor('EarnDeadlinePassed')}`, {
-        operationId: req.operationId,
-        journalId: signedClaim.id,
-        withdrawalStatus: rec?.status ?? null,
-      })
+      const done = prior.find(
+        (p) => (p.state === 'accepted' || p.state === 'reconciled') && !['notexecuted', 'notsent'].includes(p.finalStatus ?? ''),
+      )
+      if (rec && writeEffect('claimWithdrawal', rec, signedClaim))
+        return { submission: done ?? signedClaim, operationId: req.operationId, record: rec }
+      throw new DeskError(
+        'EarnClaimExpired',
+        `the claim signed for ${req.operationId} expired (withdrawal ${rec?.status ?? 'not found'}); the desk never signs a second claim. ${adviceFor('EarnDeadlinePassed')}`,
+        {
+          operationId: req.operationId,
+          journalId: signedClaim.id,
+          withdrawalStatus: rec?.status ?? null,
+        },
+      )
     }
     const live = prior.find((p) => p.state === 'signed' || p.state === 'sent' || p.state === 'unknown')
     if (live) return this.sendWrite(live)
-    const reusable = prior.find((p) => (p.state === 'accepted' || p.state === 'reconciled') && p.finalStatus !== 'notexecuted' && p.finalStatus !== 'notsent')
-    if (reusable) return { submission: reusable, operationId: req.operationId, record: await this.withdrawal(user, req.operationId, 'operator') }
+    const reusable = prior.find(
+      (p) => (p.state === 'accepted' || p.state === 'reconciled') && p.finalStatus !== 'notexecuted' && p.finalStatus !== 'notsent',
+    )
+    if (reusable)
+      return { submission: reusable, operationId: req.operationId, record: await this.withdrawal(user, req.operationId, 'operator') }
     if (type === 'claimWithdrawal') {
       // The first claim binds its digest (earn-api §5): one claim signature per operation, ever
       // (an expired one was handled above).
       if (signedClaim) {
         // Still valid: send its exact bytes again (as a new journal entry), never a new signature.
-        const again = this.o.journal.record({ channel: 'earn', key: req.operationId, network: this.network, account: user, signer: user, actionType: type, summary: `${req.summary} (resending the first claim's bytes)`, nonce: null, body: signedClaim.body })
+        const again = this.o.journal.record({
+          channel: 'earn',
+          key: req.operationId,
+          network: this.network,
+          account: user,
+          signer: user,
+          actionType: type,
+          summary: `${req.summary} (resending the first claim's bytes)`,
+          nonce: null,
+          body: signedClaim.body,
+        })
         return this.sendWrite(again)
       }
       // Never bind a claim signature the pool must refuse: check the withdrawal first.
       const rec = await this.withdrawal(user, req.operationId, 'operator')
       if (!rec) throw new DeskError('WithdrawalNotFound', `no withdrawal ${req.operationId} for ${user}`, { operationId: req.operationId })
       if (rec.status !== 'queued' || rec.claimable_at_unix_ms === null || rec.claimable_at_unix_ms > this.http.now()) {
-        throw new DeskError('WithdrawalNotClaimable', `withdrawal ${req.operationId} is ${rec.status}${rec.claimable_at_unix_ms ? `, claimable from ${new Date(rec.claimable_at_unix_ms).toISOString()}` : ''}; nothing was signed`, {
-          operationId: req.operationId,
-          status: rec.status,
-          claimableAt: rec.claimable_at_unix_ms,
-        })
+        throw new DeskError(
+          'WithdrawalNotClaimable',
+          `withdrawal ${req.operationId} is ${rec.status}${rec.claimable_at_unix_ms ? `, claimable from ${new Date(rec.claimable_at_unix_ms).toISOString()}` : ''}; nothing was signed`,
+          {
+            operationId: req.operationId,
+            status: rec.status,
+            claimableAt: rec.claimable_at_unix_ms,
+          },
+        )
       }
     }
     const config = await this.config('operator')
@@ -232,7 +301,17 @@ export class EarnClient {
     const td = earnTypedData(kind, fields, config.eip712_domain, config.native_chain_id)
     const signature = await this.o.signer.signTypedData(req.signer, td as unknown as TypedDataDefinition, req.intent)
     const body = JSON.stringify({ type, ...fields, user_signature: signature })
-    const entry = this.o.journal.record({ channel: 'earn', key: req.operationId, network: this.network, account: user, signer: user, actionType: type, summary: req.summary, nonce: null, body })
+    const entry = this.o.journal.record({
+      channel: 'earn',
+      key: req.operationId,
+      network: this.network,
+      account: user,
+      signer: user,
+      actionType: type,
+      summary: req.summary,
+      nonce: null,
+      body,
+    })
     return this.sendWrite(entry)
   }
 
@@ -265,7 +344,13 @@ export class EarnClient {
           throw e
         }
         if (a.kind === 'ok') {
-          const s = j.update(entry.id, { state: 'accepted', finalStatus: a.data.status, traceId: a.traceId, response: a.text, advice: payoutAdvice(a.data) })
+          const s = j.update(entry.id, {
+            state: 'accepted',
+            finalStatus: a.data.status,
+            traceId: a.traceId,
+            response: a.text,
+            advice: payoutAdvice(a.data),
+          })
           return { submission: s, operationId: entry.key, record: a.data }
         }
         if (a.kind === 'invalid') {
@@ -276,15 +361,37 @@ export class EarnClient {
             try {
               done = await this.observe(entry, 'operator')
             } catch {
-              const s = j.update(entry.id, { state: 'unknown', code: '131004', traceId: a.traceId, response: a.text, note: `${a.message}; read-back failed, reconciling` })
-              throw new DeskError('EarnOutcomeUnknown', `the ${type} was refused after an earlier attempt was lost (${a.message}) and the withdrawal could not be read back; it will be reconciled by operation id`, { journalId: s.id, operationId: entry.key })
+              const s = j.update(entry.id, {
+                state: 'unknown',
+                code: '131004',
+                traceId: a.traceId,
+                response: a.text,
+                note: `${a.message}; read-back failed, reconciling`,
+              })
+              throw new DeskError(
+                'EarnOutcomeUnknown',
+                `the ${type} was refused after an earlier attempt was lost (${a.message}) and the withdrawal could not be read back; it will be reconciled by operation id`,
+                { journalId: s.id, operationId: entry.key },
+              )
             }
             if (done) return done
           }
           const deadlineGone = /deadline.*future/i.test(a.message)
           const code = deadlineGone ? 'EarnDeadlinePassed' : '131004'
-          const s = j.update(entry.id, { state: 'rejected', finalStatus: 'rejected', code, advice: adviceFor(code), traceId: a.traceId, response: a.text, note: a.message })
-          throw new DeskError('EarnRejected', `the earn pool refused the ${type}: ${a.message}`, { journalId: s.id, operationId: entry.key, poolMessage: a.message })
+          const s = j.update(entry.id, {
+            state: 'rejected',
+            finalStatus: 'rejected',
+            code,
+            advice: adviceFor(code),
+            traceId: a.traceId,
+            response: a.text,
+            note: a.message,
+          })
+          throw new DeskError('EarnRejected', `the earn pool refused the ${type}: ${a.message}`, {
+            journalId: s.id,
+            operationId: entry.key,
+            poolMessage: a.message,
+          })
         }
         if (a.kind === 'rateLimited') {
           lastCode = '201005'
@@ -298,9 +405,17 @@ export class EarnClient {
       }
       const done = await this.observe(entry, 'operator').catch(() => null)
       if (done) return done
-      const s = j.update(entry.id, { state: 'unknown', code: lastCode, note: 'no final answer; the reconciler will read the operation back' })
+      const s = j.update(entry.id, {
+        state: 'unknown',
+        code: lastCode,
+        note: 'no final answer; the reconciler will read the operation back',
+      })
       this.o.onUnknown?.(s)
-      throw new DeskError('EarnOutcomeUnknown', `the ${type} got no final answer (${lastCode}); it is journaled and will be reconciled by operation id`, { journalId: s.id, operationId: entry.key })
+      throw new DeskError(
+        'EarnOutcomeUnknown',
+        `the ${type} got no final answer (${lastCode}); it is journaled and will be reconciled by operation id`,
+        { journalId: s.id, operationId: entry.key },
+      )
     } finally {
       this.inFlight.delete(entry.id)
       release()
@@ -315,7 +430,12 @@ export class EarnClient {
     const rec = await this.withdrawal(entry.account, entry.key, lane)
     const effect = writeEffect(entry.actionType as WriteType, rec, entry)
     if (!effect) return null
-    const s = this.o.journal.update(entry.id, { state: 'reconciled', finalStatus: rec!.status, note: `read back: withdrawal ${rec!.status}`, advice: payoutAdvice(rec!) })
+    const s = this.o.journal.update(entry.id, {
+      state: 'reconciled',
+      finalStatus: rec!.status,
+      note: `read back: withdrawal ${rec!.status}`,
+      advice: payoutAdvice(rec!),
+    })
     return { submission: s, operationId: entry.key, record: rec }
   }
 
@@ -337,12 +457,22 @@ export class EarnClient {
       if (entry.actionType !== 'createWithdrawal' && !rec) {
         // The withdrawal itself is gone from view: nothing proves what the write did.
         const advice = `Read withdrawal ${entry.key} on the pool (withdrawals list) and the account balances before acting again.`
-        const u = this.o.journal.update(entry.id, { state: 'unresolved', finalStatus: 'unresolved', advice, evidence: JSON.stringify({ checkedAtMs: this.http.now(), checks: [`withdrawal(${entry.key}): not found`] }), note: 'deadline passed; the withdrawal cannot be read' })
+        const u = this.o.journal.update(entry.id, {
+          state: 'unresolved',
+          finalStatus: 'unresolved',
+          advice,
+          evidence: JSON.stringify({ checkedAtMs: this.http.now(), checks: [`withdrawal(${entry.key}): not found`] }),
+          note: 'deadline passed; the withdrawal cannot be read',
+        })
         this.o.onUnknown?.(u)
         return true
       }
       // The withdrawal record is authoritative and not windowed: no effect by now means none ever.
-      this.o.journal.update(entry.id, { state: 'reconciled', finalStatus: 'notexecuted', note: `deadline passed without effect${rec ? ` (withdrawal ${rec.status})` : ''}` })
+      this.o.journal.update(entry.id, {
+        state: 'reconciled',
+        finalStatus: 'notexecuted',
+        note: `deadline passed without effect${rec ? ` (withdrawal ${rec.status})` : ''}`,
+      })
       return true
     }
     return false
@@ -361,11 +491,16 @@ function writeEffect(type: WriteType, rec: WithdrawalDetail | null, entry: Submi
  * A payout held for manual review, or a non-final record carrying a `failure_code`, does not
  * resolve on its own (earn-api §3): say so, so the operator does not wait for it.
  */
-export function payoutAdvice(rec: { status?: unknown; failure_code?: unknown; failure_message?: unknown } | null | undefined): string | null {
+export function payoutAdvice(
+  rec: { status?: unknown; failure_code?: unknown; failure_message?: unknown } | null | undefined,
+): string | null {
   if (!rec || typeof rec !== 'object') return null
   const terminal = rec.status === 'claimed' || rec.status === 'completed' || rec.status === 'cancelled'
   if (rec.status === 'manual_review' || (!terminal && typeof rec.failure_code === 'string')) {
-    const why = typeof rec.failure_code === 'string' ? ` (${rec.failure_code}${typeof rec.failure_message === 'string' ? `: ${rec.failure_message}` : ''})` : ''
+    const why =
+      typeof rec.failure_code === 'string'
+        ? ` (${rec.failure_code}${typeof rec.failure_message === 'string' ? `: ${rec.failure_message}` : ''})`
+        : ''
     return `The payout failed${why} and is held by the pool (status ${String(rec.status)}); it will not resolve on its own. Contact the pool operator; do not create another withdrawal for it.`
   }
   return null
@@ -385,7 +520,8 @@ function pageBody(user: string, q: { assetId?: number; beforeId?: EarnCursor; li
   if (q.assetId !== undefined) b.asset_id = q.assetId
   if (q.beforeId !== undefined) b.before_id = q.beforeId
   if (q.limit !== undefined) {
-    if (!Number.isInteger(q.limit) || q.limit < 1 || q.limit > EARN_PAGE_LIMIT) throw new DeskError('InvalidQuery', `limit must be 1..${EARN_PAGE_LIMIT}`)
+    if (!Number.isInteger(q.limit) || q.limit < 1 || q.limit > EARN_PAGE_LIMIT)
+      throw new DeskError('InvalidQuery', `limit must be 1..${EARN_PAGE_LIMIT}`)
     b.limit = q.limit
   }
   return b

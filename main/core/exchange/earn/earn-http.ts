@@ -56,18 +56,29 @@ export class EarnHttp {
     try {
       json = JSON.parse(res.text)
     } catch {
-      throw new EarnError('EarnMalformedResponse', `the earn pool answered ${type} with HTTP ${res.status} and a body that is not JSON`, { type, httpStatus: res.status })
+      throw new EarnError('EarnMalformedResponse', `the earn pool answered ${type} with HTTP ${res.status} and a body that is not JSON`, {
+        type,
+        httpStatus: res.status,
+      })
     }
     const env = v.safeParse(EarnEnvelopeSchema, json)
     if (!env.success) {
-      throw new EarnError('EarnMalformedResponse', `the earn pool answered ${type} with an unexpected envelope: ${env.issues[0]?.message ?? ''}`, { type })
+      throw new EarnError(
+        'EarnMalformedResponse',
+        `the earn pool answered ${type} with an unexpected envelope: ${env.issues[0]?.message ?? ''}`,
+        { type },
+      )
     }
     const e = env.output
     if (e.code === 0) {
       const data = v.safeParse(EARN_DATA_SCHEMAS[type], e.data)
       if (!data.success) {
         const path = data.issues[0] ? (v.getDotPath(data.issues[0]) ?? '') : ''
-        throw new EarnError('EarnMalformedResponse', `the earn pool's ${type} data does not match its schema at ${path || '(root)'}: ${data.issues[0]?.message ?? ''}`, { type, path })
+        throw new EarnError(
+          'EarnMalformedResponse',
+          `the earn pool's ${type} data does not match its schema at ${path || '(root)'}: ${data.issues[0]?.message ?? ''}`,
+          { type, path },
+        )
       }
       return { kind: 'ok', data: data.output as EarnDataOf[T], traceId, text: res.text }
     }
@@ -85,7 +96,11 @@ export class EarnHttp {
    * A read, retried until it answers: 131002 / 131006 and transport failures with backoff
    * (never read as empty), 201005 at the next second. 131004 throws EarnInvalid.
    */
-  async read<T extends EarnRequestType>(type: T, body: Record<string, unknown>, opts: { lane?: Lane; maxAttempts?: number } = {}): Promise<EarnDataOf[T]> {
+  async read<T extends EarnRequestType>(
+    type: T,
+    body: Record<string, unknown>,
+    opts: { lane?: Lane; maxAttempts?: number } = {},
+  ): Promise<EarnDataOf[T]> {
     const text = JSON.stringify({ type, ...body })
     const max = opts.maxAttempts ?? 8
     let last = ''
@@ -109,7 +124,11 @@ export class EarnHttp {
       last = `${a.code} ${a.message}`
       await this.sleep(backoff(attempt))
     }
-    throw new EarnError('EarnUnavailable', `the earn pool did not answer ${type} after ${max} attempts (${last}); nothing is assumed empty`, { type, last })
+    throw new EarnError(
+      'EarnUnavailable',
+      `the earn pool did not answer ${type} after ${max} attempts (${last}); nothing is assumed empty`,
+      { type, last },
+    )
   }
 }
 

@@ -87,7 +87,10 @@ describe('InfoClient', () => {
 
   it('waits out RateLimited with the stated delay, then answers', async () => {
     let n = 0
-    handler = () => (n++ === 0 ? { status: 429, text: '{"error":{"code":"RateLimited","message":"Rate limited, retry after 30ms"}}' } : { text: '{"agents":[{"slot_id":0,"agent":null,"epoch":null}]}' })
+    handler = () =>
+      n++ === 0
+        ? { status: 429, text: '{"error":{"code":"RateLimited","message":"Rate limited, retry after 30ms"}}' }
+        : { text: '{"agents":[{"slot_id":0,"agent":null,"epoch":null}]}' }
     const sched = new RateScheduler({ ratePerSec: 1000 })
     const pause = vi.spyOn(sched, 'pauseFor')
     const c = new InfoClient({ baseUrl, scheduler: sched })
@@ -120,7 +123,10 @@ describe('InfoClient', () => {
 
   it('reports a surprising response as InfoMalformedResponse with the path', async () => {
     handler = () => ({ text: '{"found":true,"status":"frozen","account_index":"-3"}' })
-    await expect(client().accountStatus({ user: USER })).rejects.toMatchObject({ code: 'InfoMalformedResponse', details: { path: 'account_index' } })
+    await expect(client().accountStatus({ user: USER })).rejects.toMatchObject({
+      code: 'InfoMalformedResponse',
+      details: { path: 'account_index' },
+    })
     handler = () => ({ text: '{"markets":[{"market_id":1}]}' })
     await expect(client().markets()).rejects.toMatchObject({ code: 'InfoMalformedResponse' })
     handler = () => ({ text: 'not json' })
@@ -142,7 +148,8 @@ describe('InfoClient', () => {
 
   it('retries a 5xx read and then answers', async () => {
     let n = 0
-    handler = () => (n++ === 0 ? { status: 502, text: 'bad gateway' } : { text: '{"oracle_status":{"status":"unavailable","reason_code":"StalePrice"}}' })
+    handler = () =>
+      n++ === 0 ? { status: 502, text: 'bad gateway' } : { text: '{"oracle_status":{"status":"unavailable","reason_code":"StalePrice"}}' }
     const r = await client().oracleStatus()
     expect(r.oracle_status).toEqual({ status: 'unavailable', reason_code: 'StalePrice' })
   })
@@ -173,7 +180,10 @@ describe('InfoClient', () => {
 
   it('never loses fills when 1000 or more share one millisecond: moves on and reports the gap', async () => {
     // 1500 fills at ms 5 (tids 0..1499), then one fill at each of ms 6..9.
-    const all = [...Array.from({ length: 1500 }, (_, i) => ({ tid: i, time: 5 })), ...[6, 7, 8, 9].map((t) => ({ tid: 10_000 + t, time: t }))].map((f) => ({
+    const all = [
+      ...Array.from({ length: 1500 }, (_, i) => ({ tid: i, time: 5 })),
+      ...[6, 7, 8, 9].map((t) => ({ tid: 10_000 + t, time: t })),
+    ].map((f) => ({
       ...f,
       side: 'B',
       fee_asset_id: null,
@@ -192,8 +202,22 @@ describe('InfoClient', () => {
 
   it('reads a withdraws record whose amount is display (decimal) and whose atoms are in amount_atoms', async () => {
     handler = () => ({
-      text: JSON.stringify({ withdraws: [{ asset_id: 1, amount: '10.5', amount_atoms: '1050000000', withdraw_nonce: '17', withdraw_fee_atoms: '100000', vault_address: null, block_height: 9 }] }),
+      text: JSON.stringify({
+        withdraws: [
+          {
+            asset_id: 1,
+            amount: '10.5',
+            amount_atoms: '1050000000',
+            withdraw_nonce: '17',
+            withdraw_fee_atoms: '100000',
+            vault_address: null,
+            block_height: 9,
+          },
+        ],
+      }),
     })
-    expect(await client().withdraws({ user: USER })).toEqual([expect.objectContaining({ amount: '10.5', amount_atoms: 1050000000n, withdraw_nonce: 17n, withdraw_fee_atoms: 100000n })])
+    expect(await client().withdraws({ user: USER })).toEqual([
+      expect.objectContaining({ amount: '10.5', amount_atoms: 1050000000n, withdraw_nonce: 17n, withdraw_fee_atoms: 100000n }),
+    ])
   })
 })

@@ -77,19 +77,27 @@ export class InfoClient {
     const checked = v.safeParse(def.request, params)
     if (!checked.success) {
       const { message, path } = firstIssue(checked.issues)
-      throw new InfoError('InfoInvalidParams', `${def.type}: invalid parameter ${path || ''} (${message}); nothing was sent`.replace('  ', ' '), { infoType: def.type, path })
+      throw new InfoError(
+        'InfoInvalidParams',
+        `${def.type}: invalid parameter ${path || ''} (${message}); nothing was sent`.replace('  ', ' '),
+        { infoType: def.type, path },
+      )
     }
     const fields = def.toBody ? def.toBody(checked.output) : (checked.output as Record<string, unknown>)
     const body = bodyJson({ type: def.type, ...fields })
     if (Buffer.byteLength(body, 'utf8') > INFO_MAX_BODY_BYTES) {
-      throw new InfoError('InfoRequestTooLarge', `${def.type}: request body exceeds the 64 KiB /info limit; nothing was sent`, { infoType: def.type })
+      throw new InfoError('InfoRequestTooLarge', `${def.type}: request body exceeds the 64 KiB /info limit; nothing was sent`, {
+        infoType: def.type,
+      })
     }
     const lane = opts.lane ?? 'background'
     let rateLimited = 0
     let transient = 0
     for (;;) {
       try {
-        const raw = await (rateLimited + transient === 0 ? this.shared(lane, def.type, body) : this.scheduler.run(lane, () => this.post(def.type, body), def.type))
+        const raw = await (rateLimited + transient === 0
+          ? this.shared(lane, def.type, body)
+          : this.scheduler.run(lane, () => this.post(def.type, body), def.type))
         return this.validate(def, raw) as InfoResult<D>
       } catch (e) {
         if (!(e instanceof InfoError)) throw e
@@ -135,35 +143,71 @@ export class InfoClient {
     let status: number
     let text: string
     try {
-      const res = await this.fetchImpl(this.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: ac.signal })
+      const res = await this.fetchImpl(this.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        signal: ac.signal,
+      })
       status = res.status
       const len = Number(res.headers.get('content-length') ?? '0')
-      if (len > this.maxResponseBytes) throw new InfoError('InfoMalformedResponse', `${infoType}: response of ${len} bytes exceeds the client limit`, { infoType, httpStatus: status })
+      if (len > this.maxResponseBytes)
+        throw new InfoError('InfoMalformedResponse', `${infoType}: response of ${len} bytes exceeds the client limit`, {
+          infoType,
+          httpStatus: status,
+        })
       text = await res.text()
     } catch (e) {
       if (e instanceof InfoError) throw e
-      if (ac.signal.aborted) throw new InfoError('InfoTimeout', `${infoType}: no answer within ${this.timeoutMs} ms`, { infoType, retryable: true })
-      throw new InfoError('InfoUnreachable', `${infoType}: the trading service could not be reached (${this.url})`, { infoType, retryable: true })
+      if (ac.signal.aborted)
+        throw new InfoError('InfoTimeout', `${infoType}: no answer within ${this.timeoutMs} ms`, { infoType, retryable: true })
+      throw new InfoError('InfoUnreachable', `${infoType}: the trading service could not be reached (${this.url})`, {
+        infoType,
+        retryable: true,
+      })
     } finally {
       clearTimeout(timer)
     }
-    if (text.length > this.maxResponseBytes) throw new InfoError('InfoMalformedResponse', `${infoType}: response exceeds the client limit`, { infoType, httpStatus: status })
+    if (text.length > this.maxResponseBytes)
+      throw new InfoError('InfoMalformedResponse', `${infoType}: response exceeds the client limit`, { infoType, httpStatus: status })
     let json: unknown
     try {
       json = parseJsonLossless(text)
     } catch {
-      if (status >= 500) throw new InfoError('InfoServerError', `${infoType}: the service failed with HTTP ${status}`, { infoType, httpStatus: status, retryable: true })
-      if (status === 413) throw new InfoError('InfoRequestTooLarge', `${infoType}: the service refused the body as too large (HTTP 413)`, { infoType, httpStatus: 413 })
-      throw new InfoError('InfoMalformedResponse', `${infoType}: the service answered HTTP ${status} with a body that is not JSON`, { infoType, httpStatus: status })
+      if (status >= 500)
+        throw new InfoError('InfoServerError', `${infoType}: the service failed with HTTP ${status}`, {
+          infoType,
+          httpStatus: status,
+          retryable: true,
+        })
+      if (status === 413)
+        throw new InfoError('InfoRequestTooLarge', `${infoType}: the service refused the body as too large (HTTP 413)`, {
+          infoType,
+          httpStatus: 413,
+        })
+      throw new InfoError('InfoMalformedResponse', `${infoType}: the service answered HTTP ${status} with a body that is not JSON`, {
+        infoType,
+        httpStatus: status,
+      })
     }
     const err = this.errorOf(json)
     if (status === 429) {
       const retryAfterMs = parseRetryAfterMs(err?.message) ?? 1000
-      throw new InfoError('RateLimited', `${infoType}: rate limited by the service, retry after ${retryAfterMs} ms`, { infoType, httpStatus: 429, retryable: true, retryAfterMs })
+      throw new InfoError('RateLimited', `${infoType}: rate limited by the service, retry after ${retryAfterMs} ms`, {
+        infoType,
+        httpStatus: 429,
+        retryable: true,
+        retryAfterMs,
+      })
     }
-    if (status === 413) throw new InfoError('InfoRequestTooLarge', `${infoType}: the service refused the body as too large (HTTP 413)`, { infoType, httpStatus: 413 })
+    if (status === 413)
+      throw new InfoError('InfoRequestTooLarge', `${infoType}: the service refused the body as too large (HTTP 413)`, {
+        infoType,
+        httpStatus: 413,
+      })
     if (status < 200 || status >= 300) {
-      if (err) throw new InfoError(err.code, `${infoType}: ${err.message || err.code}`, { infoType, httpStatus: status, retryable: status >= 500 })
+      if (err)
+        throw new InfoError(err.code, `${infoType}: ${err.message || err.code}`, { infoType, httpStatus: status, retryable: status >= 500 })
       throw new InfoError(status >= 500 ? 'InfoServerError' : 'InfoMalformedResponse', `${infoType}: the service answered HTTP ${status}`, {
         infoType,
         httpStatus: status,
@@ -191,33 +235,80 @@ export class InfoClient {
     const r = v.safeParse(def.response, raw)
     if (r.success) return r.output
     const { message, path } = firstIssue(r.issues)
-    throw new InfoError('InfoMalformedResponse', `${def.type}: unexpected response${path ? ` at ${path}` : ''}: ${message}`, { infoType: def.type, path })
+    throw new InfoError('InfoMalformedResponse', `${def.type}: unexpected response${path ? ` at ${path}` : ''}: ${message}`, {
+      infoType: def.type,
+      path,
+    })
   }
 
   // ---- one typed call per /info type ------------------------------------------------------
 
-  assets(o?: CallOptions) { return this.call(T.assets, {}, o) }
-  queryStatus(o?: CallOptions) { return this.call(T.queryStatus, {}, o) }
-  quoteAssets(o?: CallOptions) { return this.call(T.quoteAssets, {}, o) }
-  accountingWithdrawTokens(o?: CallOptions) { return this.call(T.accountingWithdrawTokens, {}, o) }
-  accountingDepositContracts(o?: CallOptions) { return this.call(T.accountingDepositContracts, {}, o) }
-  multisigPolicy(p: InfoParams<typeof T.multisigPolicy>, o?: CallOptions) { return this.call(T.multisigPolicy, p, o) }
-  markets(o?: CallOptions) { return this.call(T.markets, {}, o) }
-  l2Book(p: InfoParams<typeof T.l2Book>, o?: CallOptions) { return this.call(T.l2Book, p, o) }
-  withdraws(p: InfoParams<typeof T.withdraws>, o?: CallOptions) { return this.call(T.withdraws, p, o) }
-  deposits(p: InfoParams<typeof T.deposits>, o?: CallOptions) { return this.call(T.deposits, p, o) }
-  userBalances(p: InfoParams<typeof T.userBalances>, o?: CallOptions) { return this.call(T.userBalances, p, o) }
-  accountStatus(p: InfoParams<typeof T.accountStatus>, o?: CallOptions) { return this.call(T.accountStatus, p, o) }
-  spotCreditAccount(p: InfoParams<typeof T.spotCreditAccount>, o?: CallOptions) { return this.call(T.spotCreditAccount, p, o) }
-  spotCreditPositions(p: InfoParams<typeof T.spotCreditPositions>, o?: CallOptions) { return this.call(T.spotCreditPositions, p, o) }
-  oracleStatus(o?: CallOptions) { return this.call(T.oracleStatus, {}, o) }
-  markPrices(p: InfoParams<typeof T.markPrices> = {}, o?: CallOptions) { return this.call(T.markPrices, p, o) }
-  openOrders(p: InfoParams<typeof T.openOrders>, o?: CallOptions) { return this.call(T.openOrders, p, o) }
-  userAgents(p: InfoParams<typeof T.userAgents>, o?: CallOptions) { return this.call(T.userAgents, p, o) }
-  userFills(p: InfoParams<typeof T.userFills>, o?: CallOptions) { return this.call(T.userFills, p, o) }
-  userFillsByTime(p: InfoParams<typeof T.userFillsByTime>, o?: CallOptions) { return this.call(T.userFillsByTime, p, o) }
-  orderStatus(p: InfoParams<typeof T.orderStatus>, o?: CallOptions) { return this.call(T.orderStatus, p, o) }
-  txStatusByCloid(p: InfoParams<typeof T.txStatusByCloid>, o?: CallOptions) { return this.call(T.txStatusByCloid, p, o) }
+  assets(o?: CallOptions) {
+    return this.call(T.assets, {}, o)
+  }
+  queryStatus(o?: CallOptions) {
+    return this.call(T.queryStatus, {}, o)
+  }
+  quoteAssets(o?: CallOptions) {
+    return this.call(T.quoteAssets, {}, o)
+  }
+  accountingWithdrawTokens(o?: CallOptions) {
+    return this.call(T.accountingWithdrawTokens, {}, o)
+  }
+  accountingDepositContracts(o?: CallOptions) {
+    return this.call(T.accountingDepositContracts, {}, o)
+  }
+  multisigPolicy(p: InfoParams<typeof T.multisigPolicy>, o?: CallOptions) {
+    return this.call(T.multisigPolicy, p, o)
+  }
+  markets(o?: CallOptions) {
+    return this.call(T.markets, {}, o)
+  }
+  l2Book(p: InfoParams<typeof T.l2Book>, o?: CallOptions) {
+    return this.call(T.l2Book, p, o)
+  }
+  withdraws(p: InfoParams<typeof T.withdraws>, o?: CallOptions) {
+    return this.call(T.withdraws, p, o)
+  }
+  deposits(p: InfoParams<typeof T.deposits>, o?: CallOptions) {
+    return this.call(T.deposits, p, o)
+  }
+  userBalances(p: InfoParams<typeof T.userBalances>, o?: CallOptions) {
+    return this.call(T.userBalances, p, o)
+  }
+  accountStatus(p: InfoParams<typeof T.accountStatus>, o?: CallOptions) {
+    return this.call(T.accountStatus, p, o)
+  }
+  spotCreditAccount(p: InfoParams<typeof T.spotCreditAccount>, o?: CallOptions) {
+    return this.call(T.spotCreditAccount, p, o)
+  }
+  spotCreditPositions(p: InfoParams<typeof T.spotCreditPositions>, o?: CallOptions) {
+    return this.call(T.spotCreditPositions, p, o)
+  }
+  oracleStatus(o?: CallOptions) {
+    return this.call(T.oracleStatus, {}, o)
+  }
+  markPrices(p: InfoParams<typeof T.markPrices> = {}, o?: CallOptions) {
+    return this.call(T.markPrices, p, o)
+  }
+  openOrders(p: InfoParams<typeof T.openOrders>, o?: CallOptions) {
+    return this.call(T.openOrders, p, o)
+  }
+  userAgents(p: InfoParams<typeof T.userAgents>, o?: CallOptions) {
+    return this.call(T.userAgents, p, o)
+  }
+  userFills(p: InfoParams<typeof T.userFills>, o?: CallOptions) {
+    return this.call(T.userFills, p, o)
+  }
+  userFillsByTime(p: InfoParams<typeof T.userFillsByTime>, o?: CallOptions) {
+    return this.call(T.userFillsByTime, p, o)
+  }
+  orderStatus(p: InfoParams<typeof T.orderStatus>, o?: CallOptions) {
+    return this.call(T.orderStatus, p, o)
+  }
+  txStatusByCloid(p: InfoParams<typeof T.txStatusByCloid>, o?: CallOptions) {
+    return this.call(T.txStatusByCloid, p, o)
+  }
 
   /**
    * Every fill of `user` from `startTimeMs` on, paging `userFillsByTime` to the end (the start

@@ -15,6 +15,8 @@ export interface InfoDef<TType extends string, TReq extends v.GenericSchema, TRe
 export type InfoParams<D> = D extends InfoDef<string, infer R, v.GenericSchema> ? v.InferInput<R> : never
 export type InfoResult<D> = D extends InfoDef<string, v.GenericSchema, infer S> ? v.InferOutput<S> : never
 
-export function defineInfo<TType extends string, TReq extends v.GenericSchema, TRes extends v.GenericSchema>(def: InfoDef<TType, TReq, TRes>): InfoDef<TType, TReq, TRes> {
+export function defineInfo<TType extends string, TReq extends v.GenericSchema, TRes extends v.GenericSchema>(
+  def: InfoDef<TType, TReq, TRes>,
+): InfoDef<TType, TReq, TRes> {
   return def
 }

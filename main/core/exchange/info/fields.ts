@@ -11,12 +11,18 @@ const SIGNED_DIGITS = /^-?(0|[1-9][0-9]*)$/
 
 /** Non-negative integer id/height/nonce/atoms: safe JSON integer or digit string -> bigint. */
 export const uint = v.pipe(
-  v.union([v.pipe(v.number(), v.safeInteger('integer above 2^53 lost precision'), v.minValue(0)), v.pipe(v.string(), v.regex(DIGITS, 'must be a non-negative integer'))]),
+  v.union([
+    v.pipe(v.number(), v.safeInteger('integer above 2^53 lost precision'), v.minValue(0)),
+    v.pipe(v.string(), v.regex(DIGITS, 'must be a non-negative integer')),
+  ]),
   v.transform((x) => BigInt(x)),
 )
 /** Signed integer (positions): safe JSON integer or signed digit string -> bigint. */
 export const sint = v.pipe(
-  v.union([v.pipe(v.number(), v.safeInteger('integer above 2^53 lost precision')), v.pipe(v.string(), v.regex(SIGNED_DIGITS, 'must be an integer'))]),
+  v.union([
+    v.pipe(v.number(), v.safeInteger('integer above 2^53 lost precision')),
+    v.pipe(v.string(), v.regex(SIGNED_DIGITS, 'must be an integer')),
+  ]),
   v.transform((x) => BigInt(x)),
 )
 /** Small integer fields (decimals, asset and market ids, slots, percentages). */
@@ -37,7 +43,11 @@ export const accountStatus = v.picklist(['active', 'frozen'])
 
 /** Request helpers. */
 export const reqAddress = v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 20-byte 0x address'))
-export const reqId = v.union([v.pipe(v.number(), v.safeInteger(), v.minValue(0)), v.pipe(v.bigint(), v.minValue(0n)), v.pipe(v.string(), v.regex(DIGITS))])
+export const reqId = v.union([
+  v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
+  v.pipe(v.bigint(), v.minValue(0n)),
+  v.pipe(v.string(), v.regex(DIGITS)),
+])
 
 export type Uint = bigint
 

@@ -10,9 +10,11 @@ describe('parseJsonLossless', () => {
   })
 
   it('leaves digits inside strings, fractions and exponents alone', () => {
-    const v = parseJsonLossless('{"s":"1234567890123456789 \\" 99999999999999999","f":0.12345678901234567,"e":1e12345678901234567,"a":[12345678901234567890]}') as Record<string, unknown>
+    const v = parseJsonLossless(
+      '{"s":"1234567890123456789 \\" 99999999999999999","f":0.12345678901234567,"e":1e12345678901234567,"a":[12345678901234567890]}',
+    ) as Record<string, unknown>
     expect(v.s).toBe('1234567890123456789 " 99999999999999999')
-    expect(v.f).toBe(Number("0.12345678901234567"))
+    expect(v.f).toBe(Number('0.12345678901234567'))
     expect(v.e).toBe(Infinity)
     expect(v.a).toEqual(['12345678901234567890'])
   })

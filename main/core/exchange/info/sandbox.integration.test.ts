@@ -8,7 +8,12 @@ let sb: SandboxHandle
 let info: InfoClient
 
 beforeAll(async () => {
-  sb = await startSandbox({ seed: true, blockMs: 20, botIntervalMs: 100, rateLimits: { infoPerSec: 1000, tradePerSec: 1000, signerPerSec: 1000 } })
+  sb = await startSandbox({
+    seed: true,
+    blockMs: 20,
+    botIntervalMs: 100,
+    rateLimits: { infoPerSec: 1000, tradePerSec: 1000, signerPerSec: 1000 },
+  })
   info = new InfoClient({ baseUrl: sb.tradingUrl, scheduler: new RateScheduler({ ratePerSec: 1000 }) })
 })
 afterAll(async () => {
@@ -69,8 +74,13 @@ describe('InfoClient against the sandbox', () => {
     const byHeight = await info.userFills({ user: bot, from_height: from, to_height: to, limit: 500 })
     const byTime = await info.allFillsSince(bot, 0)
     expect(byTime.length).toBeGreaterThanOrEqual(byHeight.fills.length)
-    await expect(info.userFills({ user: bot, from_height: 0n, to_height: to + 20_000n, limit: 10 })).rejects.toMatchObject({ code: 'HistoryWindowExceeded', details: { inBand: true } })
-    await expect(info.userFills({ user: bot, from_height: 10n, to_height: 5n, limit: 10 })).rejects.toMatchObject({ code: 'InvalidFillsQuery' })
+    await expect(info.userFills({ user: bot, from_height: 0n, to_height: to + 20_000n, limit: 10 })).rejects.toMatchObject({
+      code: 'HistoryWindowExceeded',
+      details: { inBand: true },
+    })
+    await expect(info.userFills({ user: bot, from_height: 10n, to_height: 5n, limit: 10 })).rejects.toMatchObject({
+      code: 'InvalidFillsQuery',
+    })
   })
 
   it('waits out injected 429s and still answers', async () => {

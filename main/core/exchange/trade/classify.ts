@@ -40,7 +40,12 @@ export type TradeOutcome =
    * `UnclassifiedAnswer`: accepted, but the response holds a leaf or status of a shape the desk
    * does not know, so it cannot tell success from failure.
    */
-  | { kind: 'unknown'; code: 'WaitBudgetTimeout' | 'NodeUnreachable' | 'UnreadableAnswer' | 'UnclassifiedAnswer'; txHash: string | null; detail?: string }
+  | {
+      kind: 'unknown'
+      code: 'WaitBudgetTimeout' | 'NodeUnreachable' | 'UnreadableAnswer' | 'UnclassifiedAnswer'
+      txHash: string | null
+      detail?: string
+    }
 
 /** The action as sent, so the answer can be checked against the shape that action gets. */
 type ActionLike = { type: string; items?: readonly { type: string }[] }
@@ -104,7 +109,10 @@ function leavesOfItem(item: number, r: unknown, type: string | null): Leaf[] {
   const t = type ?? r.type
   if (t === 'cancelAll' || (type === null && Array.isArray(r.statuses))) {
     if (!Array.isArray(r.statuses) || 'status' in r) throw new Unclassified('cancelAll response without statuses[]')
-    return checkKinds('cancelAll', r.statuses.map((l) => leafOf(item, l)))
+    return checkKinds(
+      'cancelAll',
+      r.statuses.map((l) => leafOf(item, l)),
+    )
   }
   if (t === 'order' || t === 'cancel' || t === 'modify') {
     if (!('status' in r) || 'statuses' in r) throw new Unclassified(`${t} response without one status`)
@@ -134,7 +142,8 @@ function leavesStrict(answer: TradeAnswer, action: ActionLike | null): Leaf[] {
   if (r.type === 'batch' || action?.type === 'batch') {
     if (r.type !== 'batch' || !Array.isArray(r.statuses)) throw new Unclassified('batch response without statuses[]')
     const items = action?.items
-    if (items && items.length !== r.statuses.length) throw new Unclassified(`batch of ${items.length} answered with ${r.statuses.length} statuses`)
+    if (items && items.length !== r.statuses.length)
+      throw new Unclassified(`batch of ${items.length} answered with ${r.statuses.length} statuses`)
     return r.statuses.flatMap((s: unknown, i: number) => leavesOfItem(i, s, items ? items[i]!.type : null))
   }
   return leavesOfItem(0, r, action?.type ?? null)

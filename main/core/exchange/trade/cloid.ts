@@ -10,7 +10,8 @@ export function newCloid(): string {
 }
 
 export function checkCloid(cloid: string): string {
-  if (!CLOID_RE.test(cloid)) throw new DeskError('InvalidCloid', `cloid must be 0x + 32 hex digits, got "${cloid.slice(0, 80)}"`, { cloid: cloid.slice(0, 80) })
+  if (!CLOID_RE.test(cloid))
+    throw new DeskError('InvalidCloid', `cloid must be 0x + 32 hex digits, got "${cloid.slice(0, 80)}"`, { cloid: cloid.slice(0, 80) })
   return cloid.toLowerCase()
 }
 

@@ -21,7 +21,11 @@ export function infoTradeReads(info: InfoClient, heights?: HeightFloor): TradeRe
     },
     async userAgents(user) {
       const r = await info.call(T.userAgents, { user }, lane)
-      return r.agents.map((a) => ({ slotId: a.slot_id, agent: a.agent, epoch: a.epoch === undefined || a.epoch === null ? null : String(a.epoch) }))
+      return r.agents.map((a) => ({
+        slotId: a.slot_id,
+        agent: a.agent,
+        epoch: a.epoch === undefined || a.epoch === null ? null : String(a.epoch),
+      }))
     },
     async openOrders(user, marketId) {
       const r = await info.call(T.openOrders, { user, market_id: Number(marketId) }, lane)
@@ -41,8 +45,13 @@ export function infoTradeReads(info: InfoClient, heights?: HeightFloor): TradeRe
 
 /** queryStatus fields (all null before any view exists) as the reconciler's window. */
 export function windowOf(r: { query_height?: unknown; query_time_ms?: unknown; earliest_retained_height?: unknown }): QueryWindow {
-  const big = (x: unknown) => (typeof x === 'bigint' ? x : typeof x === 'number' || (typeof x === 'string' && /^[0-9]+$/.test(x)) ? BigInt(x) : null)
-  return { height: big(r.query_height), timeMs: typeof r.query_time_ms === 'number' ? r.query_time_ms : null, earliestRetainedHeight: big(r.earliest_retained_height) }
+  const big = (x: unknown) =>
+    typeof x === 'bigint' ? x : typeof x === 'number' || (typeof x === 'string' && /^[0-9]+$/.test(x)) ? BigInt(x) : null
+  return {
+    height: big(r.query_height),
+    timeMs: typeof r.query_time_ms === 'number' ? r.query_time_ms : null,
+    earliestRetainedHeight: big(r.earliest_retained_height),
+  }
 }
 
 /** A height observed this recently is used as a write's floor without a read of its own. */

@@ -56,9 +56,13 @@ describe('outcomes against the sandbox', () => {
     const sub = submitter()
     const rec = new TradeReconciler({ network: 'sandbox', journal, reads: infoTradeReads(info), minAgeMs: 0, expiryGraceMs: 300 })
     sb.trading.faults.nodeUnreachable504 = { count: 1, executed: true }
-    await expect(sub.submit({ ...who, action: settle('1000000'), summary: 'lost, executed' })).rejects.toMatchObject({ code: 'TradeOutcomeUnknown' })
+    await expect(sub.submit({ ...who, action: settle('1000000'), summary: 'lost, executed' })).rejects.toMatchObject({
+      code: 'TradeOutcomeUnknown',
+    })
     sb.trading.faults.nodeUnreachable504 = { count: 1, executed: false }
-    await expect(sub.submit({ ...who, action: settle('1000000'), summary: 'lost, not executed' })).rejects.toMatchObject({ code: 'TradeOutcomeUnknown' })
+    await expect(sub.submit({ ...who, action: settle('1000000'), summary: 'lost, not executed' })).rejects.toMatchObject({
+      code: 'TradeOutcomeUnknown',
+    })
     const [ran, lost] = journal.list({ order: 'oldest' })
     expect(ran!.submitHeight).toMatch(/^[0-9]+$/)
     await rec.reconcileOnce()
@@ -76,7 +80,10 @@ describe('outcomes against the sandbox', () => {
     const a = submitter()
     const b = submitter()
     // 0.3 BTC long minus what the first test moved: two settles of 0.2 cannot both execute.
-    const results = await Promise.allSettled([a.submit({ ...who, action: settle('20000000'), summary: 'first' }), b.submit({ ...who, action: settle('20000000'), summary: 'second' })])
+    const results = await Promise.allSettled([
+      a.submit({ ...who, action: settle('20000000'), summary: 'first' }),
+      b.submit({ ...who, action: settle('20000000'), summary: 'second' }),
+    ])
     const ok = results.filter((r) => r.status === 'fulfilled')
     const bad = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected')
     expect(ok).toHaveLength(1)

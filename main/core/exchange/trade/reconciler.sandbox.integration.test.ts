@@ -50,7 +50,19 @@ afterAll(async () => {
 
 /** Rests a bid far below the book; returns its oid and cloid. */
 async function restingBid(): Promise<{ oid: string; cloid: string }> {
-  const r = await sub.submit({ ...who, action: { type: 'order', market_id: '1', side: 'bid', order_type: 'limit', tif: 'gtc', price: '40000', quantity: '0.001' } as TradeAction, summary: 'resting bid' })
+  const r = await sub.submit({
+    ...who,
+    action: {
+      type: 'order',
+      market_id: '1',
+      side: 'bid',
+      order_type: 'limit',
+      tif: 'gtc',
+      price: '40000',
+      quantity: '0.001',
+    } as TradeAction,
+    summary: 'resting bid',
+  })
   const leaf = r.leaves[0]!
   expect(leaf.kind).toBe('open')
   return { oid: String((leaf as { oid: string | bigint }).oid), cloid: r.key }
@@ -59,7 +71,9 @@ async function restingBid(): Promise<{ oid: string; cloid: string }> {
 async function lostCancel(target: { oid: string } | { cloid: string }, executed: boolean) {
   sb.trading.faults.nodeUnreachable504 = { count: 1, executed }
   const action = { type: 'cancel', market_id: '1', ...target } as TradeAction
-  await expect(sub.submit({ ...who, action, summary: `lost cancel ${JSON.stringify(target)}` })).rejects.toMatchObject({ code: 'TradeOutcomeUnknown' })
+  await expect(sub.submit({ ...who, action, summary: `lost cancel ${JSON.stringify(target)}` })).rejects.toMatchObject({
+    code: 'TradeOutcomeUnknown',
+  })
   sb.trading.faults.nodeUnreachable504 = null
   return journal.list({ order: 'newest', limit: 1 })[0]!
 }

@@ -28,9 +28,31 @@ function reads(over: Partial<TradeReads> = {}): TradeReads & { calls: string[] }
 }
 
 let seq = 1
-function entry(action: Record<string, unknown>, state: 'signed' | 'sent' | 'unknown', expires = 10_000, signer = OWNER, submitHeight: string | null = '15000') {
-  const body = JSON.stringify({ action, nonce: String(Math.floor(Math.random() * 1e9)), expires_after_ms: String(expires), signature: '0x' })
-  const s = j.record({ channel: 'trade', key: (action.cloid as string) ?? 'local', network: 'sandbox', account: OWNER, signer, actionType: String(action.type), summary: '', nonce: String(seq++), body, submitHeight })
+function entry(
+  action: Record<string, unknown>,
+  state: 'signed' | 'sent' | 'unknown',
+  expires = 10_000,
+  signer = OWNER,
+  submitHeight: string | null = '15000',
+) {
+  const body = JSON.stringify({
+    action,
+    nonce: String(Math.floor(Math.random() * 1e9)),
+    expires_after_ms: String(expires),
+    signature: '0x',
+  })
+  const s = j.record({
+    channel: 'trade',
+    key: (action.cloid as string) ?? 'local',
+    network: 'sandbox',
+    account: OWNER,
+    signer,
+    actionType: String(action.type),
+    summary: '',
+    nonce: String(seq++),
+    body,
+    submitHeight,
+  })
   if (state !== 'signed') j.update(s.id, { state: 'sent' })
   if (state === 'unknown') j.update(s.id, { state: 'unknown', code: 'NodeUnreachable' })
   return j.get(s.id)!
@@ -66,7 +88,9 @@ describe('TradeReconciler', () => {
     const r = new TradeReconciler({
       network: 'sandbox',
       journal: j,
-      reads: reads({ txStatusByCloid: async (_u, c) => ({ found: true, status: c === CL ? 'invalidrepay' : 'failed', actionType: 'repay' }) }),
+      reads: reads({
+        txStatusByCloid: async (_u, c) => ({ found: true, status: c === CL ? 'invalidrepay' : 'failed', actionType: 'repay' }),
+      }),
       scheduler: sched,
       now: () => 0,
     })
@@ -81,7 +105,10 @@ describe('TradeReconciler', () => {
     const r = new TradeReconciler({
       network: 'sandbox',
       journal: j,
-      reads: reads({ txStatusByCloid: async () => ({ found: true, status: 'ok', actionType: 'order' }), orderStatus: async () => ({ found: true, status: 'partiallyfilledresting', filledQty: '1' }) }),
+      reads: reads({
+        txStatusByCloid: async () => ({ found: true, status: 'ok', actionType: 'order' }),
+        orderStatus: async () => ({ found: true, status: 'partiallyfilledresting', filledQty: '1' }),
+      }),
       scheduler: sched,
       now: () => 0,
     })
@@ -106,7 +133,15 @@ describe('TradeReconciler', () => {
     j = openJournalFile(':memory:', { now: () => t })
     const a = entry({ type: 'settle', cloid: CL }, 'sent')
     const b = entry({ type: 'settle', cloid: '0x' + 'cd'.repeat(16) }, 'unknown')
-    const r = new TradeReconciler({ network: 'sandbox', journal: j, reads: reads(), scheduler: sched, now: () => t, minAgeMs: 1000, inFlight: new Set([b.id]) })
+    const r = new TradeReconciler({
+      network: 'sandbox',
+      journal: j,
+      reads: reads(),
+      scheduler: sched,
+      now: () => t,
+      minAgeMs: 1000,
+      inFlight: new Set([b.id]),
+    })
     expect(await r.reconcileOnce()).toMatchObject({ checked: 0, pending: 1 })
     t = 2000
     await r.reconcileOnce()
@@ -144,7 +179,13 @@ describe('TradeReconciler', () => {
   it('a failing read counts as failed and keeps the entry for the next pass', async () => {
     j = openJournalFile(':memory:')
     const s = entry({ type: 'settle', cloid: CL }, 'unknown')
-    const r = new TradeReconciler({ network: 'sandbox', journal: j, reads: reads({ txStatusByCloid: async () => Promise.reject(new Error('503')) }), scheduler: sched, now: () => 0 })
+    const r = new TradeReconciler({
+      network: 'sandbox',
+      journal: j,
+      reads: reads({ txStatusByCloid: async () => Promise.reject(new Error('503')) }),
+      scheduler: sched,
+      now: () => 0,
+    })
     expect(await r.reconcileOnce()).toMatchObject({ failed: 1, pending: 1 })
     expect(j.get(s.id)!.state).toBe('unknown')
   })
@@ -156,10 +197,21 @@ describe('TradeReconciler', () => {
     const noHeight = entry({ type: 'repay', cloid: '0x' + 'cd'.repeat(16) }, 'unknown', 1000, OWNER, null)
     const inside = entry({ type: 'transfer', cloid: '0x' + 'ef'.repeat(16) }, 'unknown', 1000, OWNER, '10001')
     const seen: number[] = []
-    const r = new TradeReconciler({ network: 'sandbox', journal: j, reads: reads(), scheduler: sched, now: () => 100_000, onUnresolved: (s) => seen.push(s.id) })
+    const r = new TradeReconciler({
+      network: 'sandbox',
+      journal: j,
+      reads: reads(),
+      scheduler: sched,
+      now: () => 100_000,
+      onUnresolved: (s) => seen.push(s.id),
+    })
     expect(await r.reconcileOnce()).toMatchObject({ resolved: 3, pending: 0 })
     const o = j.get(old.id)!
-    expect(o).toMatchObject({ state: 'unresolved', finalStatus: 'unresolved', advice: expect.stringMatching(/position and the cash account/) })
+    expect(o).toMatchObject({
+      state: 'unresolved',
+      finalStatus: 'unresolved',
+      advice: expect.stringMatching(/position and the cash account/),
+    })
     const ev = JSON.parse(o.evidence!)
     expect(ev).toMatchObject({ submitHeight: '5000', window: { earliestRetainedHeight: '10001', height: '20000' } })
     expect(ev.checks).toEqual([expect.stringMatching(/txStatusByCloid.*not found/)])
@@ -174,7 +226,13 @@ describe('TradeReconciler', () => {
   it('uses the service block time for expiry: a block past expires_after_ms proves it can no longer execute', async () => {
     j = openJournalFile(':memory:')
     const s = entry({ type: 'settle', cloid: CL }, 'unknown', 50_000)
-    const r = new TradeReconciler({ network: 'sandbox', journal: j, reads: reads({ queryStatus: async () => ({ height: 20_000n, timeMs: 50_001, earliestRetainedHeight: 10_001n }) }), scheduler: sched, now: () => 40_000 })
+    const r = new TradeReconciler({
+      network: 'sandbox',
+      journal: j,
+      reads: reads({ queryStatus: async () => ({ height: 20_000n, timeMs: 50_001, earliestRetainedHeight: 10_001n }) }),
+      scheduler: sched,
+      now: () => 40_000,
+    })
     await r.reconcileOnce()
     expect(j.get(s.id)).toMatchObject({ state: 'reconciled', finalStatus: 'notexecuted' })
   })
@@ -182,7 +240,13 @@ describe('TradeReconciler', () => {
   it('an order refused at validation (transaction found, no order, no status record) ends failed, not success', async () => {
     j = openJournalFile(':memory:')
     const s = entry({ type: 'order', market_id: '1', cloid: CL }, 'unknown')
-    const r = new TradeReconciler({ network: 'sandbox', journal: j, reads: reads({ txStatusByCloid: async () => ({ found: true, status: 'success', actionType: 'order' }) }), scheduler: sched, now: () => 0 })
+    const r = new TradeReconciler({
+      network: 'sandbox',
+      journal: j,
+      reads: reads({ txStatusByCloid: async () => ({ found: true, status: 'success', actionType: 'order' }) }),
+      scheduler: sched,
+      now: () => 0,
+    })
     await r.reconcileOnce()
     expect(j.get(s.id)).toMatchObject({ state: 'failed', code: 'orderrefused' })
   })
@@ -192,13 +256,27 @@ describe('TradeReconciler', () => {
     const c1 = '0x' + '01'.repeat(16)
     const c2 = '0x' + '02'.repeat(16)
     const none = entry({ type: 'batch', items: [{ type: 'order', market_id: '1', cloid: c1 }] }, 'unknown')
-    const some = entry({ type: 'batch', items: [{ type: 'order', market_id: '1', cloid: c2 }, { type: 'cancel', market_id: '1', oid: '5' }] }, 'unknown')
+    const some = entry(
+      {
+        type: 'batch',
+        items: [
+          { type: 'order', market_id: '1', cloid: c2 },
+          { type: 'cancel', market_id: '1', oid: '5' },
+        ],
+      },
+      'unknown',
+    )
     const r = new TradeReconciler({
       network: 'sandbox',
       journal: j,
       reads: reads({
         txStatusByCloid: async () => ({ found: true, status: 'success', actionType: 'batch' }),
-        orderStatus: async (q) => ('cloid' in q && q.cloid === c2 ? { found: true, status: 'open', filledQty: '0' } : 'oid' in q ? { found: true, status: 'cancelled', filledQty: '0' } : { found: false, status: null, filledQty: null }),
+        orderStatus: async (q) =>
+          'cloid' in q && q.cloid === c2
+            ? { found: true, status: 'open', filledQty: '0' }
+            : 'oid' in q
+              ? { found: true, status: 'cancelled', filledQty: '0' }
+              : { found: false, status: null, filledQty: null },
       }),
       scheduler: sched,
       now: () => 0,
@@ -210,17 +288,52 @@ describe('TradeReconciler', () => {
 
   it('batches of cancels are read item by item: all cancelled executed, a filled target is failed, an open target not executed, a missing one unresolved', async () => {
     j = openJournalFile(':memory:')
-    const allDone = entry({ type: 'batch', items: [{ type: 'cancel', market_id: '1', oid: '1' }, { type: 'cancel', market_id: '1', cloid: '0x' + 'aa'.repeat(16) }] }, 'unknown', 1000)
+    const allDone = entry(
+      {
+        type: 'batch',
+        items: [
+          { type: 'cancel', market_id: '1', oid: '1' },
+          { type: 'cancel', market_id: '1', cloid: '0x' + 'aa'.repeat(16) },
+        ],
+      },
+      'unknown',
+      1000,
+    )
     const filled = entry({ type: 'cancel', market_id: '1', oid: '2' }, 'unknown', 1000)
     // Had this envelope executed, oid 3 would be cancelled: that it is open proves it did not.
-    const oneOpen = entry({ type: 'batch', items: [{ type: 'cancel', market_id: '1', oid: '1' }, { type: 'cancel', market_id: '1', oid: '3' }] }, 'unknown', 1000)
-    const mixed = entry({ type: 'batch', items: [{ type: 'cancel', market_id: '1', oid: '1' }, { type: 'cancel', market_id: '1', oid: '4' }] }, 'unknown', 1000)
+    const oneOpen = entry(
+      {
+        type: 'batch',
+        items: [
+          { type: 'cancel', market_id: '1', oid: '1' },
+          { type: 'cancel', market_id: '1', oid: '3' },
+        ],
+      },
+      'unknown',
+      1000,
+    )
+    const mixed = entry(
+      {
+        type: 'batch',
+        items: [
+          { type: 'cancel', market_id: '1', oid: '1' },
+          { type: 'cancel', market_id: '1', oid: '4' },
+        ],
+      },
+      'unknown',
+      1000,
+    )
     const young = entry({ type: 'cancel', market_id: '1', oid: '1' }, 'unknown', 200_000)
     const status: Record<string, string> = { '1': 'cancelled', '2': 'filled', '3': 'open' }
     const r = new TradeReconciler({
       network: 'sandbox',
       journal: j,
-      reads: reads({ orderStatus: async (q) => ('oid' in q && !status[q.oid] ? { found: false, status: null, filledQty: null } : { found: true, status: 'oid' in q ? status[q.oid]! : 'cancelled', filledQty: '0' }) }),
+      reads: reads({
+        orderStatus: async (q) =>
+          'oid' in q && !status[q.oid]
+            ? { found: false, status: null, filledQty: null }
+            : { found: true, status: 'oid' in q ? status[q.oid]! : 'cancelled', filledQty: '0' },
+      }),
       scheduler: sched,
       now: () => 100_000,
     })
@@ -230,7 +343,10 @@ describe('TradeReconciler', () => {
     expect(j.get(oneOpen.id)).toMatchObject({ state: 'reconciled', finalStatus: 'notexecuted' })
     expect(j.history(oneOpen.id).at(-1)?.note).toMatch(/oid 3: still open/)
     expect(j.get(mixed.id)).toMatchObject({ state: 'unresolved' })
-    expect(JSON.parse(j.get(mixed.id)!.evidence!).checks).toEqual([expect.stringMatching(/oid 1.*cancelled/), expect.stringMatching(/oid 4.*not found/)])
+    expect(JSON.parse(j.get(mixed.id)!.evidence!).checks).toEqual([
+      expect.stringMatching(/oid 1.*cancelled/),
+      expect.stringMatching(/oid 4.*not found/),
+    ])
     expect(j.get(young.id)!.state).toBe('unknown') // can still execute: wait
   })
 
@@ -269,14 +385,28 @@ describe('TradeReconciler', () => {
   it('the nonce window bounds an envelope without expires_after_ms: 2 days after its nonce it can no longer execute', async () => {
     j = openJournalFile(':memory:')
     const nonce = 1_000_000
-    const s = j.record({ channel: 'trade', key: 'local', network: 'sandbox', account: OWNER, signer: OWNER, actionType: 'cancel', summary: '', nonce: String(seq++), body: JSON.stringify({ action: { type: 'cancel', market_id: '1', oid: '7' }, nonce: String(nonce), signature: '0x' }), submitHeight: '15000' })
+    const s = j.record({
+      channel: 'trade',
+      key: 'local',
+      network: 'sandbox',
+      account: OWNER,
+      signer: OWNER,
+      actionType: 'cancel',
+      summary: '',
+      nonce: String(seq++),
+      body: JSON.stringify({ action: { type: 'cancel', market_id: '1', oid: '7' }, nonce: String(nonce), signature: '0x' }),
+      submitHeight: '15000',
+    })
     j.update(s.id, { state: 'sent' })
     j.update(s.id, { state: 'unknown', code: 'NodeUnreachable' })
     let blockTimeMs = nonce + NONCE_MAX_AGE_MS - 1
     const r = new TradeReconciler({
       network: 'sandbox',
       journal: j,
-      reads: reads({ orderStatus: async () => ({ found: true, status: 'open', filledQty: '0' }), queryStatus: async () => ({ height: 20_000n, timeMs: blockTimeMs, earliestRetainedHeight: 10_001n }) }),
+      reads: reads({
+        orderStatus: async () => ({ found: true, status: 'open', filledQty: '0' }),
+        queryStatus: async () => ({ height: 20_000n, timeMs: blockTimeMs, earliestRetainedHeight: 10_001n }),
+      }),
       scheduler: sched,
       now: () => blockTimeMs,
     })
@@ -299,7 +429,13 @@ describe('TradeReconciler', () => {
     j = openJournalFile(':memory:')
     const a = entry({ type: 'withdraw', cloid: CL, withdraw_nonce: '77' }, 'unknown', 1000, OWNER, '1')
     const b = entry({ type: 'withdraw', cloid: '0x' + 'cd'.repeat(16), withdraw_nonce: '78' }, 'unknown', 1000, OWNER, '1')
-    const r = new TradeReconciler({ network: 'sandbox', journal: j, reads: reads({ withdrawNonces: async () => ['77'] }), scheduler: sched, now: () => 100_000 })
+    const r = new TradeReconciler({
+      network: 'sandbox',
+      journal: j,
+      reads: reads({ withdrawNonces: async () => ['77'] }),
+      scheduler: sched,
+      now: () => 100_000,
+    })
     await r.reconcileOnce()
     expect(j.get(a.id)).toMatchObject({ state: 'reconciled', finalStatus: 'success' })
     expect(j.get(b.id)).toMatchObject({ state: 'reconciled', finalStatus: 'notexecuted' })

@@ -29,13 +29,18 @@ export function vaultTradeSigner(vault: VaultSigningSurface): TradeSigner {
     authority: async (ref) => {
       const a = vault.addressOf(ref)
       if (!a) {
-        throw new DeskError('SignerNotInVault', ref.role === 'owner' ? `${ref.owner} is not an account in the vault` : `no agent key in slot ${ref.slot} of ${ref.owner}`, {
-          owner: ref.owner,
-        })
+        throw new DeskError(
+          'SignerNotInVault',
+          ref.role === 'owner' ? `${ref.owner} is not an account in the vault` : `no agent key in slot ${ref.slot} of ${ref.owner}`,
+          {
+            owner: ref.owner,
+          },
+        )
       }
       return a
     },
     // Legacy (trading) actions are not gated; owner-key eip712 actions pass the vault's confirmation gate.
-    sign: (ref, req, intent) => (req.scheme === 'legacy' ? vault.signLegacy(ref, req.payload) : vault.signTypedData(ref, req.typedData, intent)),
+    sign: (ref, req, intent) =>
+      req.scheme === 'legacy' ? vault.signLegacy(ref, req.payload) : vault.signTypedData(ref, req.typedData, intent),
   }
 }

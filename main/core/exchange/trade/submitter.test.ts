@@ -73,7 +73,12 @@ describe('TradeSubmitter', () => {
       },
     ])
     const sub = submitter(post)
-    const r = await sub.submit({ account: owner.address, signer: { owner: owner.address, role: 'owner' }, action: settle as never, summary: 'settle 1' })
+    const r = await sub.submit({
+      account: owner.address,
+      signer: { owner: owner.address, role: 'owner' },
+      action: settle as never,
+      summary: 'settle 1',
+    })
     expect(r.submission).toMatchObject({ state: 'accepted', txHash: '0xaa', traceId: 'tr', attempts: 1, actionType: 'settle' })
     const env = JSON.parse(post.bodies[0]!) as TradeEnvelope
     expect(env.action.type).toBe('settle')
@@ -86,15 +91,33 @@ describe('TradeSubmitter', () => {
   })
 
   it('agent-signed orders carry agent_epoch, keep the operator cloid, and fresh nonces are strictly increasing', async () => {
-    const ok = () => answer(200, { submission_status: 'accepted', tx_hash: '0x1', response: { type: 'order', status: { open: { oid: 5, cloid: null } } } })
+    const ok = () =>
+      answer(200, { submission_status: 'accepted', tx_hash: '0x1', response: { type: 'order', status: { open: { oid: 5, cloid: null } } } })
     const post = scripted([ok, ok])
     const sub = submitter(post, { now: () => 1_700_000_000_000 })
     const cloid = '0x' + 'AB'.repeat(16)
-    const order = { type: 'order' as const, market_id: '1', side: 'bid' as const, order_type: 'limit' as const, tif: 'gtc' as const, price: '10', quantity: '1', cloid }
+    const order = {
+      type: 'order' as const,
+      market_id: '1',
+      side: 'bid' as const,
+      order_type: 'limit' as const,
+      tif: 'gtc' as const,
+      price: '10',
+      quantity: '1',
+      cloid,
+    }
     const ref = { owner: owner.address, role: 'agent' as const, slot: 0 as const }
     const r1 = await sub.submit({ account: owner.address, signer: ref, agentEpoch: 3n, action: order, summary: 'buy' })
-    await expect(sub.submit({ account: owner.address, signer: ref, action: { ...order, cloid: undefined }, summary: 'buy' })).rejects.toMatchObject({ code: 'AgentEpochRequired' })
-    const r2 = await sub.submit({ account: owner.address, signer: ref, agentEpoch: 3n, action: { ...order, cloid: undefined }, summary: 'buy' })
+    await expect(
+      sub.submit({ account: owner.address, signer: ref, action: { ...order, cloid: undefined }, summary: 'buy' }),
+    ).rejects.toMatchObject({ code: 'AgentEpochRequired' })
+    const r2 = await sub.submit({
+      account: owner.address,
+      signer: ref,
+      agentEpoch: 3n,
+      action: { ...order, cloid: undefined },
+      summary: 'buy',
+    })
     const e1 = JSON.parse(post.bodies[0]!) as TradeEnvelope
     const e2 = JSON.parse(post.bodies[1]!) as TradeEnvelope
     expect(e1.agent_epoch).toBe('3')
@@ -116,7 +139,12 @@ describe('TradeSubmitter', () => {
       () => answer(200, { submission_status: 'accepted', tx_hash: '0x2', response: { type: 'default' } }),
     ])
     const sub = submitter(post)
-    const r = await sub.submit({ account: owner.address, signer: { owner: owner.address, role: 'owner' }, action: settle as never, summary: 's' })
+    const r = await sub.submit({
+      account: owner.address,
+      signer: { owner: owner.address, role: 'owner' },
+      action: settle as never,
+      summary: 's',
+    })
     expect(new Set(post.bodies).size).toBe(1)
     expect(post.bodies).toHaveLength(5)
     expect(r.submission.attempts).toBe(5)
@@ -132,7 +160,9 @@ describe('TradeSubmitter', () => {
       const unknown: number[] = []
       const post = scripted([() => a])
       const sub = submitter(post, { onUnknown: (s) => unknown.push(s.id) })
-      await expect(sub.submit({ account: owner.address, signer: { owner: owner.address, role: 'owner' }, action: settle as never, summary: 's' })).rejects.toMatchObject({
+      await expect(
+        sub.submit({ account: owner.address, signer: { owner: owner.address, role: 'owner' }, action: settle as never, summary: 's' }),
+      ).rejects.toMatchObject({
         code: 'TradeOutcomeUnknown',
       })
       expect(post.bodies).toHaveLength(1)
@@ -145,14 +175,18 @@ describe('TradeSubmitter', () => {
   it('a connection lost after the request was written is unknown; one lost before is never sent', async () => {
     const lost = scripted([() => new TransportFailure('afterWrite', 'reset', 'socket hang up')])
     const sub = submitter(lost)
-    await expect(sub.submit({ account: owner.address, signer: { owner: owner.address, role: 'owner' }, action: settle as never, summary: 's' })).rejects.toMatchObject({
+    await expect(
+      sub.submit({ account: owner.address, signer: { owner: owner.address, role: 'owner' }, action: settle as never, summary: 's' }),
+    ).rejects.toMatchObject({
       code: 'TradeOutcomeUnknown',
       details: expect.objectContaining({ reason: 'reset' }),
     })
     j.closeNow()
     const refused = scripted(Array.from({ length: 3 }, () => () => new TransportFailure('beforeWrite', 'connect', 'ECONNREFUSED')))
     const sub2 = submitter(refused, { maxAttempts: 3 })
-    await expect(sub2.submit({ account: owner.address, signer: { owner: owner.address, role: 'owner' }, action: settle as never, summary: 's' })).rejects.toMatchObject({
+    await expect(
+      sub2.submit({ account: owner.address, signer: { owner: owner.address, role: 'owner' }, action: settle as never, summary: 's' }),
+    ).rejects.toMatchObject({
       code: 'TradeNeverSent',
     })
     expect(j.list()[0]).toMatchObject({ state: 'rejected', finalStatus: 'notexecuted', code: 'NotSent', attempts: 3 })
@@ -161,7 +195,9 @@ describe('TradeSubmitter', () => {
   it('a rejection is final with its code and throws TradeRejected', async () => {
     const post = scripted([() => answer(200, { submission_status: 'rejected', tx_hash: '0x4', error: { code: 'InvalidSettle' } })])
     const sub = submitter(post)
-    await expect(sub.submit({ account: owner.address, signer: { owner: owner.address, role: 'owner' }, action: settle as never, summary: 's' })).rejects.toMatchObject({
+    await expect(
+      sub.submit({ account: owner.address, signer: { owner: owner.address, role: 'owner' }, action: settle as never, summary: 's' }),
+    ).rejects.toMatchObject({
       code: 'TradeRejected',
       details: expect.objectContaining({ rejectCode: 'InvalidSettle' }),
     })
@@ -169,10 +205,25 @@ describe('TradeSubmitter', () => {
   })
 
   it('PlaceOrderSuspended that persists ends as a rejection without execution', async () => {
-    const post = scripted(Array.from({ length: 2 }, () => () => answer(503, { submission_status: 'rejected', error: { code: 'PlaceOrderSuspended', retry_after_ms: 10 } })))
+    const post = scripted(
+      Array.from(
+        { length: 2 },
+        () => () => answer(503, { submission_status: 'rejected', error: { code: 'PlaceOrderSuspended', retry_after_ms: 10 } }),
+      ),
+    )
     const sub = submitter(post, { maxAttempts: 2 })
-    const order = { type: 'order' as const, market_id: '1', side: 'bid' as const, order_type: 'limit' as const, tif: 'gtc' as const, price: '10', quantity: '1' }
-    await expect(sub.submit({ account: owner.address, signer: { owner: owner.address, role: 'owner' }, action: order, summary: 'b' })).rejects.toMatchObject({
+    const order = {
+      type: 'order' as const,
+      market_id: '1',
+      side: 'bid' as const,
+      order_type: 'limit' as const,
+      tif: 'gtc' as const,
+      price: '10',
+      quantity: '1',
+    }
+    await expect(
+      sub.submit({ account: owner.address, signer: { owner: owner.address, role: 'owner' }, action: order, summary: 'b' }),
+    ).rejects.toMatchObject({
       code: 'TradeRejected',
       details: expect.objectContaining({ rejectCode: 'PlaceOrderSuspended' }),
     })
@@ -183,10 +234,14 @@ describe('TradeSubmitter', () => {
     const post = scripted([() => answer(200, { submission_status: 'timeout' })])
     const sub = submitter(post)
     const cloid = '0x' + 'cd'.repeat(16)
-    await expect(sub.submit({ account: owner.address, signer: { owner: owner.address, role: 'owner' }, action: { ...settle, cloid }, summary: 's' })).rejects.toMatchObject({
+    await expect(
+      sub.submit({ account: owner.address, signer: { owner: owner.address, role: 'owner' }, action: { ...settle, cloid }, summary: 's' }),
+    ).rejects.toMatchObject({
       code: 'TradeOutcomeUnknown',
     })
-    await expect(sub.submit({ account: owner.address, signer: { owner: owner.address, role: 'owner' }, action: { ...settle, cloid }, summary: 's' })).rejects.toMatchObject({
+    await expect(
+      sub.submit({ account: owner.address, signer: { owner: owner.address, role: 'owner' }, action: { ...settle, cloid }, summary: 's' }),
+    ).rejects.toMatchObject({
       code: 'CloidInFlight',
     })
   })
@@ -195,7 +250,13 @@ describe('TradeSubmitter', () => {
     const post = scripted([() => answer(200, { submission_status: 'accepted', tx_hash: '0x5', response: { type: 'default' } })])
     const sub = submitter(post, { now: () => 1_700_000_000_000 })
     const w = { type: 'withdraw' as const, asset_id: '1', amount: '500000000', dst_chain_id: '1', dst_address: CASH, withdraw_nonce: '0' }
-    const r = await sub.submit({ account: owner.address, signer: { owner: owner.address, role: 'owner' }, action: w as never, summary: 'w', allocateWithdrawNonce: true })
+    const r = await sub.submit({
+      account: owner.address,
+      signer: { owner: owner.address, role: 'owner' },
+      action: w as never,
+      summary: 'w',
+      allocateWithdrawNonce: true,
+    })
     const env = JSON.parse(post.bodies[0]!) as { action: { withdraw_nonce: string } }
     expect(env.action.withdraw_nonce).toBe('1700000000000')
     expect(r.submission.businessNonce).toBe('1700000000000')

@@ -103,7 +103,8 @@ export class TradeSubmitter {
     this.post = o.post ?? postJson
     this.sleep = o.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)))
     this.clientTimeoutMs = o.clientTimeoutMs ?? 15_000
-    if (this.clientTimeoutMs < MIN_CLIENT_TIMEOUT_MS) throw new DeskError('InvalidConfig', `the /trade client timeout must exceed 10 s (got ${this.clientTimeoutMs} ms)`)
+    if (this.clientTimeoutMs < MIN_CLIENT_TIMEOUT_MS)
+      throw new DeskError('InvalidConfig', `the /trade client timeout must exceed 10 s (got ${this.clientTimeoutMs} ms)`)
     this.expiresInMs = o.expiresInMs ?? 120_000
     this.maxAttempts = o.maxAttempts ?? 6
   }
@@ -139,7 +140,9 @@ export class TradeSubmitter {
         const unsigned = { action, nonce, agentEpoch: req.signer.role === 'agent' ? req.agentEpoch : undefined, expiresAfterMs: expires }
         const sreq = signingRequest(unsigned, this.o.chainId)
         // The confirmation shows the account and the exact action that will be signed.
-        const intent = req.intent ? { ...req.intent, details: { ...req.intent.details, account: { name: '', address: req.account }, action: jsonAction(action) } } : undefined
+        const intent = req.intent
+          ? { ...req.intent, details: { ...req.intent.details, account: { name: '', address: req.account }, action: jsonAction(action) } }
+          : undefined
         const signature = await this.o.signer.sign(req.signer, sreq, intent)
         const envelope: TradeEnvelope = { action, nonce: nonce.toString() }
         if (unsigned.agentEpoch !== undefined) envelope.agent_epoch = unsigned.agentEpoch.toString()
@@ -213,13 +216,17 @@ export class TradeSubmitter {
     for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
       let answer: HttpAnswer
       try {
-        answer = await this.o.scheduler.run(lane, async () => {
-          // The `sent` mark is on disk before the first byte leaves: after a crash an entry
-          // still `signed` was provably never sent. A compare-and-set too: an entry another
-          // process already resolved throws here and is not sent.
-          j.update(entry.id, { state: 'sent', attempt: true, note: attempt > 1 ? `attempt ${attempt}, same signed bytes` : null })
-          return this.post(this.o.tradeUrl, entry.body, { timeoutMs: this.clientTimeoutMs })
-        }, `${entry.actionType} ${entry.key}`)
+        answer = await this.o.scheduler.run(
+          lane,
+          async () => {
+            // The `sent` mark is on disk before the first byte leaves: after a crash an entry
+            // still `signed` was provably never sent. A compare-and-set too: an entry another
+            // process already resolved throws here and is not sent.
+            j.update(entry.id, { state: 'sent', attempt: true, note: attempt > 1 ? `attempt ${attempt}, same signed bytes` : null })
+            return this.post(this.o.tradeUrl, entry.body, { timeoutMs: this.clientTimeoutMs })
+          },
+          `${entry.actionType} ${entry.key}`,
+        )
       } catch (e) {
         if (e instanceof TransportFailure && e.phase === 'beforeWrite') {
           lastNeverExecuted = 'NotSent'
@@ -227,9 +234,16 @@ export class TradeSubmitter {
           break
         }
         if (e instanceof TransportFailure) {
-          const s = j.update(entry.id, { state: 'unknown', code: e.reason === 'timeout' ? 'ClientTimeout' : 'ConnectionLost', note: e.message })
+          const s = j.update(entry.id, {
+            state: 'unknown',
+            code: e.reason === 'timeout' ? 'ClientTimeout' : 'ConnectionLost',
+            note: e.message,
+          })
           this.o.onUnknown?.(s)
-          throw new TradeOutcomeUnknownError(`the request was sent but its answer was lost (${e.message}); the journal will reconcile it by cloid`, this.details(s, { reason: e.reason }))
+          throw new TradeOutcomeUnknownError(
+            `the request was sent but its answer was lost (${e.message}); the journal will reconcile it by cloid`,
+            this.details(s, { reason: e.reason }),
+          )
         }
         if (e instanceof DeskError && e.code === 'SchedulerClosed') {
           lastNeverExecuted = 'NotSent'
@@ -262,21 +276,49 @@ export class TradeSubmitter {
             traceId,
             response: answer.text,
           })
-          throw new TradeFailedError(outcome.code, outcome.advice, outcome.leaves, `the ${entry.actionType} executed and failed: ${outcome.code}`, this.details(s))
+          throw new TradeFailedError(
+            outcome.code,
+            outcome.advice,
+            outcome.leaves,
+            `the ${entry.actionType} executed and failed: ${outcome.code}`,
+            this.details(s),
+          )
         }
         case 'rejected': {
-          const s = j.update(entry.id, { state: 'rejected', finalStatus: 'rejected', code: outcome.code, txHash: outcome.txHash, traceId, response: answer.text })
+          const s = j.update(entry.id, {
+            state: 'rejected',
+            finalStatus: 'rejected',
+            code: outcome.code,
+            txHash: outcome.txHash,
+            traceId,
+            response: answer.text,
+          })
           throw new TradeRejectedError(outcome.code, `the service rejected the ${entry.actionType}: ${outcome.code}`, this.details(s))
         }
         case 'unknown': {
-          const s = j.update(entry.id, { state: 'unknown', code: outcome.code, txHash: outcome.txHash, traceId, response: answer.text, note: outcome.detail ?? null })
+          const s = j.update(entry.id, {
+            state: 'unknown',
+            code: outcome.code,
+            txHash: outcome.txHash,
+            traceId,
+            response: answer.text,
+            note: outcome.detail ?? null,
+          })
           this.o.onUnknown?.(s)
-          throw new TradeOutcomeUnknownError(`the outcome of the ${entry.actionType} is not known yet (${outcome.code}); the journal will reconcile it by cloid`, this.details(s, { reason: outcome.code }))
+          throw new TradeOutcomeUnknownError(
+            `the outcome of the ${entry.actionType} is not known yet (${outcome.code}); the journal will reconcile it by cloid`,
+            this.details(s, { reason: outcome.code }),
+          )
         }
         case 'resendSame':
         case 'backoff': {
           lastNeverExecuted = outcome.code
-          j.update(entry.id, { state: 'sent', code: outcome.code, traceId, note: `${outcome.code}: never executed; waiting ${outcome.delayMs} ms` })
+          j.update(entry.id, {
+            state: 'sent',
+            code: outcome.code,
+            traceId,
+            note: `${outcome.code}: never executed; waiting ${outcome.delayMs} ms`,
+          })
           if (outcome.code === 'RateLimited') this.o.scheduler.pauseFor(outcome.delayMs)
           const backoff = Math.max(outcome.delayMs, outcome.code === 'PlaceOrderSuspended' ? 1000 * attempt : 100 * 2 ** (attempt - 1))
           if (await this.waitBeforeResend(attempt, backoff, expiresAt)) continue
@@ -286,11 +328,24 @@ export class TradeSubmitter {
       break
     }
     // Every attempt ended without executing: final, safe to try again with a new signature.
-    const s = j.update(entry.id, { state: 'rejected', finalStatus: 'notexecuted', code: lastNeverExecuted, traceId, note: 'gave up resending; never executed' })
+    const s = j.update(entry.id, {
+      state: 'rejected',
+      finalStatus: 'notexecuted',
+      code: lastNeverExecuted,
+      traceId,
+      note: 'gave up resending; never executed',
+    })
     if (lastNeverExecuted === 'PlaceOrderSuspended') {
-      throw new TradeRejectedError('PlaceOrderSuspended', 'the service only accepts cancels at the moment (PlaceOrderSuspended); the order was not placed', this.details(s))
+      throw new TradeRejectedError(
+        'PlaceOrderSuspended',
+        'the service only accepts cancels at the moment (PlaceOrderSuspended); the order was not placed',
+        this.details(s),
+      )
     }
-    throw new TradeNeverSentError(`the ${entry.actionType} was not executed (${lastNeverExecuted}); nothing changed, it can be submitted again`, this.details(s, { reason: lastNeverExecuted }))
+    throw new TradeNeverSentError(
+      `the ${entry.actionType} was not executed (${lastNeverExecuted}); nothing changed, it can be submitted again`,
+      this.details(s, { reason: lastNeverExecuted }),
+    )
   }
 
   /** Sleeps before a resend; false when attempts run out or the envelope would expire first. */
@@ -306,7 +361,10 @@ export class TradeSubmitter {
 /** One word for the journal: the leaf kinds of an accepted response (`open`, `filled`, `error:tick`...). */
 export function summariseLeaves(leaves: readonly Leaf[]): string {
   if (leaves.length === 0) return 'accepted'
-  return leaves.map((l) => (l.kind === 'error' ? `error:${l.code}` : l.kind)).join(',').slice(0, 200)
+  return leaves
+    .map((l) => (l.kind === 'error' ? `error:${l.code}` : l.kind))
+    .join(',')
+    .slice(0, 200)
 }
 
 function actionOf(s: Submission): TradeAction | null {
@@ -326,9 +384,14 @@ export function assertCloidFree(journal: Journal, network: string, key: string):
   const b = journal.reuseBlocker(network, key)
   if (!b) return
   const d = { cloid: key, journalId: b.entry.id }
-  if (b.reason === 'inflight') throw new DeskError('CloidInFlight', `cloid ${key} belongs to a write whose outcome is not final yet (journal #${b.entry.id})`, d)
+  if (b.reason === 'inflight')
+    throw new DeskError('CloidInFlight', `cloid ${key} belongs to a write whose outcome is not final yet (journal #${b.entry.id})`, d)
   if (b.reason === 'unacknowledged') {
-    throw new DeskError('CloidUnresolved', `cloid ${key} belongs to an unresolved write (journal #${b.entry.id}); check it and acknowledge it in the journal before sending it again`, d)
+    throw new DeskError(
+      'CloidUnresolved',
+      `cloid ${key} belongs to an unresolved write (journal #${b.entry.id}); check it and acknowledge it in the journal before sending it again`,
+      d,
+    )
   }
   throw new DeskError('CloidAlreadyUsed', `cloid ${key} was already executed (journal #${b.entry.id}); a new write needs a new cloid`, d)
 }

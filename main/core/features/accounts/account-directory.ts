@@ -27,7 +27,12 @@ export class AccountDirectory {
   refs(): AccountRef[] {
     const v = this.vault.current
     if (!v) return []
-    return v.listAccounts().map((a) => ({ address: a.address.toLowerCase() as Address, label: a.label, group: this.meta.group(a.address), hasKey: !a.watchOnly }))
+    return v.listAccounts().map((a) => ({
+      address: a.address.toLowerCase() as Address,
+      label: a.label,
+      group: this.meta.group(a.address),
+      hasKey: !a.watchOnly,
+    }))
   }
 
   ref(address: string): AccountRef | undefined {
@@ -81,6 +86,7 @@ export class AccountDirectory {
   /** Kinds from the last run's cache, for accounts not read yet this session (fewer sockets at start). */
   seed(address: string, id: Identity): void {
     const key = address.toLowerCase()
-    if (!this.identities.has(key) && id.kind !== 'unknown') this.identities.set(key, { kind: id.kind, status: id.status, accountIndex: id.accountIndex })
+    if (!this.identities.has(key) && id.kind !== 'unknown')
+      this.identities.set(key, { kind: id.kind, status: id.status, accountIndex: id.accountIndex })
   }
 }

@@ -34,10 +34,15 @@ export class AccountMetaStore {
     try {
       json = JSON.parse(text)
     } catch {
-      throw new DeskError('AccountMetaCorrupt', `${this.file} is not valid JSON; fix or move it away (it was left untouched)`, { file: this.file })
+      throw new DeskError('AccountMetaCorrupt', `${this.file} is not valid JSON; fix or move it away (it was left untouched)`, {
+        file: this.file,
+      })
     }
     const r = v.safeParse(MetaSchema, json)
-    if (!r.success) throw new DeskError('AccountMetaCorrupt', `${this.file} does not have the expected shape (it was left untouched)`, { file: this.file })
+    if (!r.success)
+      throw new DeskError('AccountMetaCorrupt', `${this.file} does not have the expected shape (it was left untouched)`, {
+        file: this.file,
+      })
     return (this.cached = r.output)
   }
 

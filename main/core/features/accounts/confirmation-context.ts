@@ -25,6 +25,10 @@ export function confirmationContext(settings: SettingsStore, accounts: AccountDi
       ...(d.account ? { account: party(d.account)! } : {}),
       ...(d.counterparty ? { counterparty: party(d.counterparty) } : {}),
     }
-    return { ...r, summary: [`Network: ${n.name}${n.chainId !== null && n.chainId !== undefined ? ` (chain ${n.chainId})` : ''}`, ...summary], details: details as Readonly<Record<string, unknown>> }
+    return {
+      ...r,
+      summary: [`Network: ${n.name}${n.chainId !== null && n.chainId !== undefined ? ` (chain ${n.chainId})` : ''}`, ...summary],
+      details: details as Readonly<Record<string, unknown>>,
+    }
   }
 }

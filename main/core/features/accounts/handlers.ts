@@ -47,7 +47,8 @@ export function accountsHandlers(d: AccountsDeps): Pick<HandlerTable, AccountsCh
       let text: string
       try {
         const st = await stat(path)
-        if (!st.isFile() || st.size > MAX_KEYSTORE_BYTES) throw new DeskError('KeystoreFileInvalid', 'That file is not a keystore (not a small regular file).')
+        if (!st.isFile() || st.size > MAX_KEYSTORE_BYTES)
+          throw new DeskError('KeystoreFileInvalid', 'That file is not a keystore (not a small regular file).')
         text = await readFile(path, 'utf8')
       } catch (e) {
         if (e instanceof DeskError) throw e
@@ -56,7 +57,8 @@ export function accountsHandlers(d: AccountsDeps): Pick<HandlerTable, AccountsCh
       return viewOf(await vault.importKeystore(text, passphrase, label || undefined))
     },
     'accounts.importSandboxKeys': async () => {
-      if (d.settings.selected().kind !== 'sandbox') throw new DeskError('NotSandbox', 'Development keys can only be added on the sandbox network.')
+      if (d.settings.selected().kind !== 'sandbox')
+        throw new DeskError('NotSandbox', 'Development keys can only be added on the sandbox network.')
       if (d.demoAccounts.length === 0) throw new DeskError('NoDemoAccounts', 'This host offers no sandbox demo accounts.')
       const vault = d.vault.requireUnlocked()
       const have = new Set(vault.listAccounts().map((a) => a.address.toLowerCase()))

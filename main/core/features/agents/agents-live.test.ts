@@ -12,7 +12,9 @@ const AGENT = '0x' + 'cd'.repeat(20)
 function fakeSession() {
   const journalListeners = new Set<(s: Submission) => void>()
   const reconnectListeners = new Set<() => void>()
-  const userAgents = vi.fn(async (_args: { user: string }, _opts: { lane: string }) => ({ agents: [{ slot_id: 1, agent: AGENT, epoch: 7n }] }))
+  const userAgents = vi.fn(async (_args: { user: string }, _opts: { lane: string }) => ({
+    agents: [{ slot_id: 1, agent: AGENT, epoch: 7n }],
+  }))
   const s = {
     name: 'sandbox',
     info: { userAgents },
@@ -23,7 +25,16 @@ function fakeSession() {
     s,
     userAgents,
     write: (sub: Partial<Submission>) => {
-      for (const l of journalListeners) l({ network: 'sandbox', channel: 'trade', account: OWNER, state: 'accepted', actionType: 'approveAgent', body: '{}', ...sub } as Submission)
+      for (const l of journalListeners)
+        l({
+          network: 'sandbox',
+          channel: 'trade',
+          account: OWNER,
+          state: 'accepted',
+          actionType: 'approveAgent',
+          body: '{}',
+          ...sub,
+        } as Submission)
     },
     reconnect: () => {
       for (const l of reconnectListeners) l()
@@ -38,7 +49,12 @@ function setup() {
   const events = new EventHub()
   const pushed: AgentSlotsView[] = []
   events.subscribe((e, p) => e === 'state.agents' && pushed.push(p as AgentSlotsView))
-  const live = new AgentsLive({ sessions: { onOpened: (l) => ((opened = l), () => {}) }, keys: { listAccounts: () => [] }, events, now: () => 1000 })
+  const live = new AgentsLive({
+    sessions: { onOpened: (l) => ((opened = l), () => {}) },
+    keys: { listAccounts: () => [] },
+    events,
+    now: () => 1000,
+  })
   opened(f.s)
   const counted: string[] = []
   live.onSlots((o) => counted.push(o))

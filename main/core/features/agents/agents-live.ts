@@ -57,7 +57,8 @@ export class AgentsLive {
     this.session = s
     this.sessionOffs.push(
       s.journal.onChange((sub) => {
-        if (sub.network === s.name && sub.channel === 'trade' && FINAL.has(sub.state) && /agent/i.test(sub.actionType)) this.push(s, sub.account)
+        if (sub.network === s.name && sub.channel === 'trade' && FINAL.has(sub.state) && /agent/i.test(sub.actionType))
+          this.push(s, sub.account)
       }),
     )
     if (s.pool) this.sessionOffs.push(s.pool.onReconnect(() => this.reconciled(s)))

@@ -27,35 +27,56 @@ function slotOf(slot: number): AgentSlot {
 }
 
 /** Reads userAgents until the slot shows `agent` (the approval is visible), returning its epoch. */
-async function waitForSlot(ctx: AgentsContext, owner: string, slot: AgentSlot, agent: string | null, attempts = 10): Promise<bigint | null> {
+async function waitForSlot(
+  ctx: AgentsContext,
+  owner: string,
+  slot: AgentSlot,
+  agent: string | null,
+  attempts = 10,
+): Promise<bigint | null> {
   for (let i = 0; i < attempts; i++) {
     const s = (await ctx.reads.agents(owner)).find((a) => a.slotId === slot)
     const cur = s?.agent?.toLowerCase() ?? null
     if (cur === (agent?.toLowerCase() ?? null)) return s?.epoch ?? null
     await (ctx.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms))))(300)
   }
-  throw new DeskError('AgentNotVisible', `slot ${slot} of ${owner} does not show ${agent ?? 'an empty slot'} yet; the journal keeps the write, check again shortly`, { slot })
+  throw new DeskError(
+    'AgentNotVisible',
+    `slot ${slot} of ${owner} does not show ${agent ?? 'an empty slot'} yet; the journal keeps the write, check again shortly`,
+    { slot },
+  )
 }
 
 /** The approval of `agent` into `slot`, signed by the owner key; `kind` is 'agent_rotate' when it is a rotation's. */
-function approveWrite(owner: Address, slot: AgentSlot, agent: Address | (() => Promise<Address>), kind: 'agent_approve' | 'agent_rotate'): WriteSpec<{ agent: () => Address }> {
+function approveWrite(
+  owner: Address,
+  slot: AgentSlot,
+  agent: Address | (() => Promise<Address>),
+  kind: 'agent_approve' | 'agent_rotate',
+): WriteSpec<{ agent: () => Address }> {
   let chosen: Address | null = typeof agent === 'function' ? null : agent
   const request = (a: Address): SubmitRequest => ({
     account: owner,
     signer: { owner, role: 'owner' },
     action: { type: 'approveAgent', slot_id: slot, agent: a },
     summary: `approve agent ${short(a)} in slot ${slot} of ${short(owner)}`,
-    intent: { action: 'approveAgent', title: `Approve an API key in slot ${slot}`, summary: [`owner ${owner}`, `slot ${slot}`, `agent ${a} (new key, generated in the vault)`] },
+    intent: {
+      action: 'approveAgent',
+      title: `Approve an API key in slot ${slot}`,
+      summary: [`owner ${owner}`, `slot ${slot}`, `agent ${a} (new key, generated in the vault)`],
+    },
   })
   // A new key is generated only once the decision allowed the write (replaced in place, the vault retires the old one as it does).
-  const shown = chosen ?? ('0x' + '0'.repeat(40)) as Address
+  const shown = chosen ?? (('0x' + '0'.repeat(40)) as Address)
   const base = request(shown)
   return {
     kind,
     describe: async () => ({
       account: owner,
       title: base.intent!.title,
-      preview: chosen ? base.intent!.summary : [`owner ${owner}`, `slot ${slot}`, 'agent: a new key, generated in the vault once the write is allowed'],
+      preview: chosen
+        ? base.intent!.summary
+        : [`owner ${owner}`, `slot ${slot}`, 'agent: a new key, generated in the vault once the write is allowed'],
       feature: { agent: () => chosen! },
       signing: {
         channel: 'trade',
@@ -74,21 +95,33 @@ function approveWrite(owner: Address, slot: AgentSlot, agent: Address | (() => P
 }
 
 /** Generates a key for an empty slot in the vault, approves it with the owner key, and reads back its epoch. */
-export async function approveAgent(ctx: AgentsContext, run: RunWrite, req: { owner: string; slot: number }, kind: 'agent_approve' | 'agent_rotate' = 'agent_approve'): Promise<ApprovedAgent> {
+export async function approveAgent(
+  ctx: AgentsContext,
+  run: RunWrite,
+  req: { owner: string; slot: number },
+  kind: 'agent_approve' | 'agent_rotate' = 'agent_approve',
+): Promise<ApprovedAgent> {
   const owner = checkAddress(req.owner, 'owner') as Address
   const slot = slotOf(req.slot)
   requireOwnerKey(ctx, owner, 'owner')
   const onChain = (await ctx.reads.agents(owner)).find((a) => a.slotId === slot)
-  if (onChain?.agent) throw new DeskError('AgentSlotOccupied', `slot ${slot} of ${owner} holds ${onChain.agent}; revoke or rotate it`, { slot })
+  if (onChain?.agent)
+    throw new DeskError('AgentSlotOccupied', `slot ${slot} of ${owner} holds ${onChain.agent}; revoke or rotate it`, { slot })
   // A new key is generated only once the guardrails and the decision allowed the approval (nothing left behind by a refusal).
-  const r = requireSubmitted(await run(approveWrite(owner, slot, ctx.keys.agentAddress(owner, slot) ?? (() => ctx.keys.generateAgentKey(owner, slot)), kind)))
+  const r = requireSubmitted(
+    await run(approveWrite(owner, slot, ctx.keys.agentAddress(owner, slot) ?? (() => ctx.keys.generateAgentKey(owner, slot)), kind)),
+  )
   const agent = r.feature.agent()
   const epoch = await waitForSlot(ctx, owner, slot, agent)
   return { owner, slot, agent: agent.toLowerCase(), epoch: String(epoch ?? ''), outcome: r.outcome }
 }
 
 /** Revokes a slot on the service, waits until it shows empty, then deletes the key from the vault. */
-export async function revokeAgent(ctx: AgentsContext, run: RunWrite, req: { owner: string; slot: number }): Promise<{ owner: string; slot: AgentSlot; retired: string | null; outcome: WriteOutcome }> {
+export async function revokeAgent(
+  ctx: AgentsContext,
+  run: RunWrite,
+  req: { owner: string; slot: number },
+): Promise<{ owner: string; slot: AgentSlot; retired: string | null; outcome: WriteOutcome }> {
   const owner = checkAddress(req.owner, 'owner') as Address
   const slot = slotOf(req.slot)
   const r = requireSubmitted(
@@ -98,7 +131,11 @@ export async function revokeAgent(ctx: AgentsContext, run: RunWrite, req: { owne
         requireOwnerKey(ctx, owner, 'owner')
         // The exchange would only reject it: an empty slot is refused before anything is signed.
         const current = (await ctx.reads.agents(owner)).find((a) => a.slotId === slot)
-        if (!current || current.agent === null) throw new DeskError('AgentSlotEmpty', `slot ${slot} of ${short(owner)} holds no API key: there is nothing to revoke`, { owner, slot })
+        if (!current || current.agent === null)
+          throw new DeskError('AgentSlotEmpty', `slot ${slot} of ${short(owner)} holds no API key: there is nothing to revoke`, {
+            owner,
+            slot,
+          })
         const title = `Revoke the API key in slot ${slot}`
         const lines = [`owner ${owner}`, `slot ${slot}: writes signed by its key will fail with UnknownAgent`]
         return {
@@ -106,14 +143,24 @@ export async function revokeAgent(ctx: AgentsContext, run: RunWrite, req: { owne
           title,
           preview: lines,
           feature: undefined,
-          signing: { channel: 'trade', request: { account: owner, signer: { owner, role: 'owner' }, action: { type: 'revokeAgent', slot_id: slot }, summary: `revoke agent slot ${slot} of ${short(owner)}`, intent: { action: 'revokeAgent', title, summary: lines } } },
+          signing: {
+            channel: 'trade',
+            request: {
+              account: owner,
+              signer: { owner, role: 'owner' },
+              action: { type: 'revokeAgent', slot_id: slot },
+              summary: `revoke agent slot ${slot} of ${short(owner)}`,
+              intent: { action: 'revokeAgent', title, summary: lines },
+            },
+          },
         }
       },
     }),
   )
   await waitForSlot(ctx, owner, slot, null)
   const retired = ctx.keys.agentAddress(owner, slot) ? await ctx.keys.retireAgentKey(owner, slot) : null
-  if (ctx.journal.getState<{ slot: number }>(ctx.network, owner, PREFERRED_SLOT_KIND)?.value.slot === slot) ctx.journal.deleteState(ctx.network, owner, PREFERRED_SLOT_KIND)
+  if (ctx.journal.getState<{ slot: number }>(ctx.network, owner, PREFERRED_SLOT_KIND)?.value.slot === slot)
+    ctx.journal.deleteState(ctx.network, owner, PREFERRED_SLOT_KIND)
   return { owner, slot, retired: retired?.toLowerCase() ?? null, outcome: r.outcome }
 }
 
@@ -147,7 +194,9 @@ export async function rotateAgent(ctx: AgentsContext, run: RunWrite, req: { owne
   requireOwnerKey(ctx, owner, 'owner')
   const agents = await ctx.reads.agents(owner)
   const old = agents.find((a) => a.slotId === slot)?.agent ?? null
-  const free = ([0, 1, 2, 3] as AgentSlot[]).find((s) => s !== slot && !agents.find((a) => a.slotId === s)?.agent && !ctx.keys.agentAddress(owner, s))
+  const free = ([0, 1, 2, 3] as AgentSlot[]).find(
+    (s) => s !== slot && !agents.find((a) => a.slotId === s)?.agent && !ctx.keys.agentAddress(owner, s),
+  )
   const steps: RotationStep[] = []
   if (free !== undefined) {
     const to = await approveAgent(ctx, run, { owner, slot: free }, 'agent_rotate')
@@ -161,10 +210,18 @@ export async function rotateAgent(ctx: AgentsContext, run: RunWrite, req: { owne
     let revoke: WriteOutcome | null = null
     if (old) {
       revoke = (await revokeAgent(ctx, run, { owner, slot })).outcome
-      steps.push({ step: 'retire-old-key', status: 'done', detail: `slot ${slot} revoked (journal #${revoke.journalId}) and its key deleted from the vault` })
+      steps.push({
+        step: 'retire-old-key',
+        status: 'done',
+        detail: `slot ${slot} revoked (journal #${revoke.journalId}) and its key deleted from the vault`,
+      })
     } else if (ctx.keys.agentAddress(owner, slot)) {
       await ctx.keys.retireAgentKey(owner, slot)
-      steps.push({ step: 'retire-old-key', status: 'done', detail: `slot ${slot} was not approved on the service; its key was deleted from the vault` })
+      steps.push({
+        step: 'retire-old-key',
+        status: 'done',
+        detail: `slot ${slot} was not approved on the service; its key was deleted from the vault`,
+      })
     } else {
       steps.push({ step: 'retire-old-key', status: 'skipped', detail: `slot ${slot} held no key` })
     }
@@ -172,7 +229,9 @@ export async function rotateAgent(ctx: AgentsContext, run: RunWrite, req: { owne
   }
   // In place: the vault swaps the key at once; the old one stays approved on the service until
   // the re-approval executes, so trading pauses for that one write.
-  const r = requireSubmitted(await run(approveWrite(owner, slot, () => ctx.keys.generateAgentKey(owner, slot, { replace: true }), 'agent_rotate')))
+  const r = requireSubmitted(
+    await run(approveWrite(owner, slot, () => ctx.keys.generateAgentKey(owner, slot, { replace: true }), 'agent_rotate')),
+  )
   const agent = r.feature.agent()
   const outcome = r.outcome
   steps.push({ step: 'generate', status: 'done', detail: `new key ${agent.toLowerCase()} replacing slot ${slot} (no free slot)` })
@@ -182,5 +241,12 @@ export async function rotateAgent(ctx: AgentsContext, run: RunWrite, req: { owne
   steps.push({ step: 'verify-epoch', status: 'done', detail: `userAgents slot ${slot}: epoch ${String(epoch)}` })
   ctx.journal.putState(ctx.network, owner, PREFERRED_SLOT_KIND, { slot, epoch: String(epoch ?? ''), agent: agent.toLowerCase() })
   steps.push({ step: 'switch-signer', status: 'done', detail: `trading writes of ${owner} use slot ${slot} again` })
-  return { owner, from: { slot, agent: old?.toLowerCase() ?? null }, to: { owner, slot, agent: agent.toLowerCase(), epoch: String(epoch ?? ''), outcome }, revoke: null, inPlace: true, steps }
+  return {
+    owner,
+    from: { slot, agent: old?.toLowerCase() ?? null },
+    to: { owner, slot, agent: agent.toLowerCase(), epoch: String(epoch ?? ''), outcome },
+    revoke: null,
+    inPlace: true,
+    steps,
+  }
 }

@@ -56,7 +56,11 @@ export function agentsHandlers(d: AgentsDeps): Pick<HandlerTable, AgentsChannels
         { step: 'switch-signer' as const, status: 'done' as const, detail: `trading now signs with slot ${r.to.slot}` },
         r.inPlace
           ? { step: 'retire-old-key' as const, status: 'skipped' as const, detail: 'no free slot: the key was replaced in place' }
-          : { step: 'retire-old-key' as const, status: r.revoke ? ('done' as const) : ('skipped' as const), detail: r.revoke ? `slot ${r.from.slot} revoked, old key ${r.from.agent ?? '(none)'} retired` : 'the old slot was empty' },
+          : {
+              step: 'retire-old-key' as const,
+              status: r.revoke ? ('done' as const) : ('skipped' as const),
+              detail: r.revoke ? `slot ${r.from.slot} revoked, old key ${r.from.agent ?? '(none)'} retired` : 'the old slot was empty',
+            },
       ]
       return { slot: await slot(owner, r.to.slot), steps }
     },

@@ -41,13 +41,29 @@ describe('alert settings, checked in main', () => {
     expect(s.desktopNotifications).toBe(true)
     expect(() => applyPatch(log, s, { desktopNotifications: false, ltvThresholdsPct: [150] })).toThrow(/0 to 100/)
     expect(loadAlertSettings(log, 2000).desktopNotifications).toBe(true)
-    const next = applyPatch(log, s, { desktopNotifications: false, ltvThresholdsPct: [90, 80.5, 90], quietHours: { start: '22:30', end: '06:45' } })
+    const next = applyPatch(log, s, {
+      desktopNotifications: false,
+      ltvThresholdsPct: [90, 80.5, 90],
+      quietHours: { start: '22:30', end: '06:45' },
+    })
     expect(next).toMatchObject({ desktopNotifications: false, ltvThresholdsPct: [80.5, 90], quietHours: { start: '22:30', end: '06:45' } })
     expect(loadAlertSettings(log, 3000)).toMatchObject({ desktopNotifications: false, ltvThresholdsPct: [80.5, 90], armedSinceMs: 1000 })
   })
 
   it('a damaged stored row falls back to the defaults for the damaged fields only', () => {
-    const log = memLog(JSON.stringify({ ltvThresholdsPct: [85, 'x', 250], quietHours: { start: 'late', end: '07:00' }, desktopNotifications: 'yes', armedSinceMs: 5 }))
-    expect(loadAlertSettings(log, 9)).toMatchObject({ ltvThresholdsPct: [85], quietHours: null, desktopNotifications: true, armedSinceMs: 5 })
+    const log = memLog(
+      JSON.stringify({
+        ltvThresholdsPct: [85, 'x', 250],
+        quietHours: { start: 'late', end: '07:00' },
+        desktopNotifications: 'yes',
+        armedSinceMs: 5,
+      }),
+    )
+    expect(loadAlertSettings(log, 9)).toMatchObject({
+      ltvThresholdsPct: [85],
+      quietHours: null,
+      desktopNotifications: true,
+      armedSinceMs: 5,
+    })
   })
 })

@@ -8,7 +8,14 @@ export interface StoredAlertSettings extends AlertSettingsView {
 }
 
 export const DEFAULT_ALERT_SETTINGS: AlertSettingsView = {
-  rules: { 'funds-received': true, ltv: true, 'order-filled': true, 'earn-claimable': true, 'agent-slot-empty': true, 'write-unresolved': true },
+  rules: {
+    'funds-received': true,
+    ltv: true,
+    'order-filled': true,
+    'earn-claimable': true,
+    'agent-slot-empty': true,
+    'write-unresolved': true,
+  },
   ltvThresholdsPct: [80, 90],
   quietHours: null,
   // The timer pass for what streams do not drive (earn, unresolved writes, agent slots, LTV on moved marks); it reads no /info per account when live state is present.
@@ -31,10 +38,19 @@ export function loadAlertSettings(log: AlertLog, now: number): StoredAlertSettin
   }
   const s: StoredAlertSettings = {
     rules: { ...DEFAULT_ALERT_SETTINGS.rules, ...(parsed.rules ?? {}) },
-    ltvThresholdsPct: Array.isArray(parsed.ltvThresholdsPct) ? parsed.ltvThresholdsPct.filter(isThreshold) : DEFAULT_ALERT_SETTINGS.ltvThresholdsPct,
-    quietHours: parsed.quietHours === undefined || (parsed.quietHours !== null && !isQuietHours(parsed.quietHours)) ? DEFAULT_ALERT_SETTINGS.quietHours : parsed.quietHours,
-    checkIntervalSec: typeof parsed.checkIntervalSec === 'number' && parsed.checkIntervalSec >= 1 ? parsed.checkIntervalSec : DEFAULT_ALERT_SETTINGS.checkIntervalSec,
-    desktopNotifications: typeof parsed.desktopNotifications === 'boolean' ? parsed.desktopNotifications : DEFAULT_ALERT_SETTINGS.desktopNotifications,
+    ltvThresholdsPct: Array.isArray(parsed.ltvThresholdsPct)
+      ? parsed.ltvThresholdsPct.filter(isThreshold)
+      : DEFAULT_ALERT_SETTINGS.ltvThresholdsPct,
+    quietHours:
+      parsed.quietHours === undefined || (parsed.quietHours !== null && !isQuietHours(parsed.quietHours))
+        ? DEFAULT_ALERT_SETTINGS.quietHours
+        : parsed.quietHours,
+    checkIntervalSec:
+      typeof parsed.checkIntervalSec === 'number' && parsed.checkIntervalSec >= 1
+        ? parsed.checkIntervalSec
+        : DEFAULT_ALERT_SETTINGS.checkIntervalSec,
+    desktopNotifications:
+      typeof parsed.desktopNotifications === 'boolean' ? parsed.desktopNotifications : DEFAULT_ALERT_SETTINGS.desktopNotifications,
     armedSinceMs: typeof parsed.armedSinceMs === 'number' ? parsed.armedSinceMs : now,
   }
   if (raw === null || typeof parsed.armedSinceMs !== 'number') log.saveSettingsJson(JSON.stringify(s))
@@ -50,7 +66,14 @@ export function isThreshold(x: unknown): x is number {
 
 function isQuietHours(q: unknown): q is { start: string; end: string } {
   const o = q as { start?: unknown; end?: unknown } | null
-  return typeof o === 'object' && o !== null && typeof o.start === 'string' && typeof o.end === 'string' && HHMM.test(o.start) && HHMM.test(o.end)
+  return (
+    typeof o === 'object' &&
+    o !== null &&
+    typeof o.start === 'string' &&
+    typeof o.end === 'string' &&
+    HHMM.test(o.start) &&
+    HHMM.test(o.end)
+  )
 }
 
 /**
@@ -63,15 +86,23 @@ export function validatePatch(patch: AlertSettingsPatch): void {
     throw new DeskError('InvalidAlertSettings', message, { field })
   }
   if (patch.ltvThresholdsPct !== undefined) {
-    if (!Array.isArray(patch.ltvThresholdsPct) || patch.ltvThresholdsPct.length > 5) bad('ltvThresholdsPct', 'give at most 5 credit-line thresholds')
-    for (const t of patch.ltvThresholdsPct) if (!isThreshold(t)) bad('ltvThresholdsPct', `threshold ${String(t)} must be a percent from 0 to 100 with at most 2 decimals`)
+    if (!Array.isArray(patch.ltvThresholdsPct) || patch.ltvThresholdsPct.length > 5)
+      bad('ltvThresholdsPct', 'give at most 5 credit-line thresholds')
+    for (const t of patch.ltvThresholdsPct)
+      if (!isThreshold(t)) bad('ltvThresholdsPct', `threshold ${String(t)} must be a percent from 0 to 100 with at most 2 decimals`)
   }
   if (patch.quietHours !== undefined && patch.quietHours !== null) {
     if (!isQuietHours(patch.quietHours)) bad('quietHours', 'quiet hours need a start and an end as HH:MM (00:00 to 23:59)')
-    if (patch.quietHours.start === patch.quietHours.end) bad('quietHours', 'quiet hours start and end at the same time: turn them off instead')
+    if (patch.quietHours.start === patch.quietHours.end)
+      bad('quietHours', 'quiet hours start and end at the same time: turn them off instead')
   }
-  if (patch.checkIntervalSec !== undefined && !(Number.isInteger(patch.checkIntervalSec) && patch.checkIntervalSec >= 1 && patch.checkIntervalSec <= 3600)) bad('checkIntervalSec', 'the check interval is a whole number of seconds from 1 to 3600')
-  if (patch.desktopNotifications !== undefined && typeof patch.desktopNotifications !== 'boolean') bad('desktopNotifications', 'desktop notifications are on or off')
+  if (
+    patch.checkIntervalSec !== undefined &&
+    !(Number.isInteger(patch.checkIntervalSec) && patch.checkIntervalSec >= 1 && patch.checkIntervalSec <= 3600)
+  )
+    bad('checkIntervalSec', 'the check interval is a whole number of seconds from 1 to 3600')
+  if (patch.desktopNotifications !== undefined && typeof patch.desktopNotifications !== 'boolean')
+    bad('desktopNotifications', 'desktop notifications are on or off')
 }
 
 export function applyPatch(log: AlertLog, current: StoredAlertSettings, patch: AlertSettingsPatch): StoredAlertSettings {
@@ -89,5 +120,11 @@ export function applyPatch(log: AlertLog, current: StoredAlertSettings, patch: A
 }
 
 export function settingsView(s: StoredAlertSettings): AlertSettingsView {
-  return { rules: { ...s.rules }, ltvThresholdsPct: [...s.ltvThresholdsPct], quietHours: s.quietHours, checkIntervalSec: s.checkIntervalSec, desktopNotifications: s.desktopNotifications }
+  return {
+    rules: { ...s.rules },
+    ltvThresholdsPct: [...s.ltvThresholdsPct],
+    quietHours: s.quietHours,
+    checkIntervalSec: s.checkIntervalSec,
+    desktopNotifications: s.desktopNotifications,
+  }
 }

@@ -53,11 +53,15 @@ describe('first start: nothing already there is announced as new', () => {
 
   it('raises no funds-received alert for the balances and deposits present at start, even after trading moves them', async () => {
     // a trade between owners 0 and 1 raises their balances (the fill explains it) and makes the desk read their deposits
-    const order = (side: 'bid' | 'ask', tif: 'gtc' | 'ioc'): TradeAction => ({ type: 'order', market_id: '1', side, order_type: 'limit', tif, price: '64000', quantity: '0.01' }) as TradeAction
+    const order = (side: 'bid' | 'ask', tif: 'gtc' | 'ioc'): TradeAction =>
+      ({ type: 'order', market_id: '1', side, order_type: 'limit', tif, price: '64000', quantity: '0.01' }) as TradeAction
     await new Promise((r) => setTimeout(r, 3_000)) // the first passes take the baseline
     expect(accepted(await actionSender(d.sandbox.trading, devOwner(1).privateKey, 'fs1').send(order('bid', 'gtc')))).toBe(true)
     expect(accepted(await actionSender(d.sandbox.trading, devOwner(0).privateKey, 'fs0').send(order('ask', 'ioc')))).toBe(true)
-    await until('the fill alerts', async () => (await d.call<AlertView[]>('alerts.list', {})).filter((a) => a.kind === 'order-filled').length >= 2)
+    await until(
+      'the fill alerts',
+      async () => (await d.call<AlertView[]>('alerts.list', {})).filter((a) => a.kind === 'order-filled').length >= 2,
+    )
     await new Promise((r) => setTimeout(r, 4_000)) // past the 2 s grace and a full pass
     expect((await funds()).map((a) => `${a.title}: ${a.message}`)).toEqual([])
   }, 60_000)

@@ -45,12 +45,23 @@ describe('alert passes read live state, not /info per account', () => {
     }
     const port = (u: string) => Number(new URL(u).port)
     s = await NetworkSession.open({
-      network: { ...sandboxNetwork({ trading: port(sandbox.tradingUrl), earn: port(sandbox.earnUrl) }), infoRatePerSec: 200, tradeRatePerSec: 200, strictLimits: false },
+      network: {
+        ...sandboxNetwork({ trading: port(sandbox.tradingUrl), earn: port(sandbox.earnUrl) }),
+        infoRatePerSec: 200,
+        tradeRatePerSec: 200,
+        strictLimits: false,
+      },
       journal,
       vault: () => null,
       schedulers: new HostSchedulers(Date.now),
       stream: true,
-      startSandbox: async () => ({ tradingUrl: sandbox.tradingUrl, wsUrl: sandbox.wsUrl, earnUrl: sandbox.earnUrl, chainId: sandbox.chainId, stop: async () => {} }),
+      startSandbox: async () => ({
+        tradingUrl: sandbox.tradingUrl,
+        wsUrl: sandbox.wsUrl,
+        earnUrl: sandbox.earnUrl,
+        chainId: sandbox.chainId,
+        stop: async () => {},
+      }),
     })
     const call = s.info.call.bind(s.info)
     s.info.call = ((def, params, o) => {
@@ -63,7 +74,15 @@ describe('alert passes read live state, not /info per account', () => {
     events.subscribe((event, payload) => {
       if (event === 'notify' && 'alertId' in payload) notes.push(payload as AlertNotificationEvent)
     })
-    alerts = new AlertService({ journal, events, sessions: { current: async () => s }, settings: new SettingsStore(dir), accounts: () => accounts, vaultUnlocked: () => false, now: Date.now })
+    alerts = new AlertService({
+      journal,
+      events,
+      sessions: { current: async () => s },
+      settings: new SettingsStore(dir),
+      accounts: () => accounts,
+      vaultUnlocked: () => false,
+      now: Date.now,
+    })
   }, 60_000)
   afterAll(async () => {
     await alerts?.close()
@@ -93,13 +112,16 @@ describe('alert passes read live state, not /info per account', () => {
       expect(sent.slice(from).every((r) => ['assets', 'markPrices', 'oracleStatus'].includes(r.type))).toBe(true)
       expect(sent.length - from).toBeLessThanOrEqual(3)
     }
-    console.info(`alert passes over ${accounts.length} accounts: first ${first.length} /info request(s) (${types(first).join(', ')}); later passes ${sent.length - from} (shared market data only)`)
+    console.info(
+      `alert passes over ${accounts.length} accounts: first ${first.length} /info request(s) (${types(first).join(', ')}); later passes ${sent.length - from} (shared market data only)`,
+    )
   }, 60_000)
 
   it('order filled within a second or two of the fill frame, no fills read by the alerts', async () => {
     alerts.start()
     await alerts.evaluate() // attached, baselines current
-    const order = (side: 'bid' | 'ask', tif: 'gtc' | 'ioc'): TradeAction => ({ type: 'order', market_id: '1', side, order_type: 'limit', tif, price: '64000', quantity: '0.01' }) as TradeAction
+    const order = (side: 'bid' | 'ask', tif: 'gtc' | 'ioc'): TradeAction =>
+      ({ type: 'order', market_id: '1', side, order_type: 'limit', tif, price: '64000', quantity: '0.01' }) as TradeAction
     expect(accepted(await actionSender(sandbox.trading, devOwner(1).privateKey, 'b1').send(order('bid', 'gtc')))).toBe(true)
     const t0 = Date.now()
     expect(accepted(await actionSender(sandbox.trading, devOwner(0).privateKey, 'b0').send(order('ask', 'ioc')))).toBe(true)
@@ -116,14 +138,25 @@ describe('alert passes read live state, not /info per account', () => {
     const from = sent.length
     const t0 = Date.now()
     sandbox.trading.deposit(target as `0x${string}`, 1, 2_500_000_000n) // 25 USDC
-    await expect.poll(() => notes.find((n) => n.alertKind === 'funds-received' && /25 USDC deposited/.test(n.message)), { timeout: 10_000, interval: 50 }).toBeTruthy()
+    await expect
+      .poll(() => notes.find((n) => n.alertKind === 'funds-received' && /25 USDC deposited/.test(n.message)), {
+        timeout: 10_000,
+        interval: 50,
+      })
+      .toBeTruthy()
     const ms = Date.now() - t0
     // the balance frame, the 2 s wait for a fill frame that could explain it, then one deposits read
     expect(ms).toBeLessThan(5_000)
     // (the pool itself reads the target's fills once: a balance change without a fill is a suspected gap)
-    expect(perAccount(from).filter((r) => r.user === target && r.type !== 'userFillsByTime')).toEqual([expect.objectContaining({ type: 'deposits' })])
+    expect(perAccount(from).filter((r) => r.user === target && r.type !== 'userFillsByTime')).toEqual([
+      expect.objectContaining({ type: 'deposits' }),
+    ])
     // the only other deposits reads: the two traders' rises above, explained by their fills (read at most every 5 min)
-    expect(perAccount(from).filter((r) => r.type === 'deposits' && r.user !== target).every((r) => r.user === accounts[0]!.address || r.user === accounts[1]!.address)).toBe(true)
+    expect(
+      perAccount(from)
+        .filter((r) => r.type === 'deposits' && r.user !== target)
+        .every((r) => r.user === accounts[0]!.address || r.user === accounts[1]!.address),
+    ).toBe(true)
     expect(perAccount(from).filter((r) => r.type !== 'deposits' && r.type !== 'userFillsByTime')).toEqual([])
     console.info(`funds-received alert ${ms} ms after the deposit`)
   }, 30_000)

@@ -30,7 +30,8 @@ describe('alerts evaluated in main on the sandbox, fired once each', () => {
   const notes: AlertNotificationEvent[] = []
   const o = (i: number) => devOwner(i).address
   const list = () => d.call<AlertView[]>('alerts.list', {})
-  const of = async (kind: AlertKind, account?: string) => (await list()).filter((a) => a.kind === kind && (account === undefined || a.account?.toLowerCase() === account.toLowerCase()))
+  const of = async (kind: AlertKind, account?: string) =>
+    (await list()).filter((a) => a.kind === kind && (account === undefined || a.account?.toLowerCase() === account.toLowerCase()))
   const until = async (what: string, pred: () => Promise<boolean>, ms = 20_000) => {
     const end = Date.now() + ms
     while (Date.now() < end) {
@@ -73,7 +74,9 @@ describe('alerts evaluated in main on the sandbox, fired once each', () => {
     expect(await of('ltv', o(3))).toHaveLength(0)
     const ltv = (await at1(4))[0]!
     // the shared format: the account by name and short address, USD one way ($10,000.00)
-    expect(ltv.message).toMatch(/^.+ \(0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}\) uses 9[0-9]\.[0-9]+% of its \$10,000\.00 credit line \(threshold 1%\); available \$[0-9,]+\.[0-9]{2,}/)
+    expect(ltv.message).toMatch(
+      /^.+ \(0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}\) uses 9[0-9]\.[0-9]+% of its \$10,000\.00 credit line \(threshold 1%\); available \$[0-9,]+\.[0-9]{2,}/,
+    )
     expect(ltv.title).toMatch(/^Credit line 9[0-9]\.[0-9]+% in use, past 1%: .+ \(0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}\)$/)
   })
 
@@ -106,20 +109,31 @@ describe('alerts evaluated in main on the sandbox, fired once each', () => {
     // someone outside the desk transfers 50 USDC to owner 2: no deposit record, no fill, no journaled write
     const bot = devBot(0) // the market maker's key; its bot is off in these tests
     d.sandbox.trading.deposit(bot.address as `0x${string}`, 1, 1_000_000_000_000n)
-    const sent = await actionSender(d.sandbox.trading, bot.privateKey, 'alerts-test').send({ type: 'transfer', to: o(2), asset_id: '1', amount: '5000000000', cloid: `0x${randomBytes(16).toString('hex')}` } as TradeAction)
+    const sent = await actionSender(d.sandbox.trading, bot.privateKey, 'alerts-test').send({
+      type: 'transfer',
+      to: o(2),
+      asset_id: '1',
+      amount: '5000000000',
+      cloid: `0x${randomBytes(16).toString('hex')}`,
+    } as TradeAction)
     expect(accepted(sent), JSON.stringify(sent.body)).toBe(true)
     await until('balance-rise alert', async () => (await of('funds-received', o(2))).length === 2)
-    expect((await of('funds-received', o(2)))[0]!.message).toMatch(/USDC balance of .+ \(0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}\) rose by 50 USDC \(to [0-9,]+(\.[0-9]+)? USDC\)/)
+    expect((await of('funds-received', o(2)))[0]!.message).toMatch(
+      /USDC balance of .+ \(0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}\) rose by 50 USDC \(to [0-9,]+(\.[0-9]+)? USDC\)/,
+    )
     await twoPasses()
     expect(await of('funds-received', o(2))).toHaveLength(2)
   })
 
   it('order filled: both sides of a trade, once each', async () => {
-    const order = (side: 'bid' | 'ask', tif: 'gtc' | 'ioc'): TradeAction => ({ type: 'order', market_id: '1', side, order_type: 'limit', tif, price: '64000', quantity: '0.01' }) as TradeAction
+    const order = (side: 'bid' | 'ask', tif: 'gtc' | 'ioc'): TradeAction =>
+      ({ type: 'order', market_id: '1', side, order_type: 'limit', tif, price: '64000', quantity: '0.01' }) as TradeAction
     expect(accepted(await actionSender(d.sandbox.trading, devOwner(1).privateKey, 'a1').send(order('bid', 'gtc')))).toBe(true)
     expect(accepted(await actionSender(d.sandbox.trading, devOwner(0).privateKey, 'a0').send(order('ask', 'ioc')))).toBe(true)
     await until('fill alerts', async () => (await of('order-filled', o(1))).length === 1 && (await of('order-filled', o(0))).length === 1)
-    expect((await of('order-filled', o(1)))[0]!.message).toMatch(/^Bought 0\.01 BTC at 64,000 USDC on BTC\/USDC for .+ \(0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}\) \(1 fill, oid [0-9]+\)\.$/)
+    expect((await of('order-filled', o(1)))[0]!.message).toMatch(
+      /^Bought 0\.01 BTC at 64,000 USDC on BTC\/USDC for .+ \(0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}\) \(1 fill, oid [0-9]+\)\.$/,
+    )
     expect((await of('order-filled', o(0)))[0]!.message).toMatch(/^Sold 0\.01 BTC at 64,000 USDC/)
     await twoPasses()
     expect(await of('order-filled')).toHaveLength(2)
@@ -140,7 +154,17 @@ describe('alerts evaluated in main on the sandbox, fired once each', () => {
     const j = openJournalFile(join(d.dataDir, JOURNAL_FILE))
     try {
       const signer = `0x${randomBytes(20).toString('hex')}`
-      const s = j.record({ channel: 'trade', key: `0x${randomBytes(16).toString('hex')}`, network: 'sandbox', account: o(2), signer, actionType: 'settle', summary: 'settle 1 USDC', nonce: '1', body: '{}' })
+      const s = j.record({
+        channel: 'trade',
+        key: `0x${randomBytes(16).toString('hex')}`,
+        network: 'sandbox',
+        account: o(2),
+        signer,
+        actionType: 'settle',
+        summary: 'settle 1 USDC',
+        nonce: '1',
+        body: '{}',
+      })
       j.update(s.id, { state: 'sent' })
       j.update(s.id, { state: 'unresolved', advice: 'check balances on the exchange' })
     } finally {
@@ -199,12 +223,18 @@ describe('alerts evaluated in main on the sandbox, fired once each', () => {
     expect(all.map((a) => Number(a.id))).toEqual([...all.map((a) => Number(a.id))].sort((x, y) => y - x))
     expect(await d.call<AlertView[]>('alerts.list', { limit: 2 })).toHaveLength(2)
     expect(await d.call<AlertView[]>('alerts.list', { sinceMs: Date.now() + 60_000 })).toEqual([])
-    await expect(d.call('alerts.settings.update', { quietHours: { start: '25:00', end: '07:00' } })).rejects.toMatchObject({ code: 'InvalidArguments' })
+    await expect(d.call('alerts.settings.update', { quietHours: { start: '25:00', end: '07:00' } })).rejects.toMatchObject({
+      code: 'InvalidArguments',
+    })
     await expect(d.call('alerts.settings.update', { checkIntervalSec: 0 })).rejects.toMatchObject({ code: 'InvalidArguments' })
     // thresholds: percent 0-100 with at most 2 decimals
     await expect(d.call('alerts.settings.update', { ltvThresholdsPct: [80.125] })).rejects.toMatchObject({ code: 'InvalidArguments' })
     await expect(d.call('alerts.settings.update', { ltvThresholdsPct: [101] })).rejects.toMatchObject({ code: 'InvalidArguments' })
-    expect((await d.call<AlertSettingsView>('alerts.settings.update', { ltvThresholdsPct: [85.25, 97.5] })).ltvThresholdsPct).toEqual([85.25, 97.5])
-    await expect(d.call('alerts.settings.update', { quietHours: { start: '08:00', end: '08:00' } })).rejects.toMatchObject({ code: 'InvalidAlertSettings' })
+    expect((await d.call<AlertSettingsView>('alerts.settings.update', { ltvThresholdsPct: [85.25, 97.5] })).ltvThresholdsPct).toEqual([
+      85.25, 97.5,
+    ])
+    await expect(d.call('alerts.settings.update', { quietHours: { start: '08:00', end: '08:00' } })).rejects.toMatchObject({
+      code: 'InvalidAlertSettings',
+    })
   })
 })

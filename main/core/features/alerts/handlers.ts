@@ -1,7 +1,8 @@
 import type { HandlerTable } from '../../ipc/dispatch'
 import type { AlertService } from './alerts.service'
 
-export type AlertsChannels = 'alerts.list' | 'alerts.settings.get' | 'alerts.settings.update' | 'alerts.acknowledge' | 'alerts.acknowledgeAll'
+export type AlertsChannels =
+  'alerts.list' | 'alerts.settings.get' | 'alerts.settings.update' | 'alerts.acknowledge' | 'alerts.acknowledgeAll'
 
 export function alertsHandlers(d: { alerts: AlertService }): Pick<HandlerTable, AlertsChannels> {
   return {

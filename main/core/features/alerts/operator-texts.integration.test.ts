@@ -24,7 +24,10 @@ export function textDefects(text: string): string[] {
   if (/0x[0-9a-fA-F]{12,}/.test(text)) out.push('full address or cloid')
   if (/\b[a-z_]+:0x[0-9a-fA-F]+:\d+/.test(text)) out.push('earn operation id')
   // times in the shared format and order ids ("oid 123456") are not amounts
-  const rest = text.replace(/\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}/g, '').replace(/\boid \d+/g, '').replace(/0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}/g, '')
+  const rest = text
+    .replace(/\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}/g, '')
+    .replace(/\boid \d+/g, '')
+    .replace(/0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}/g, '')
   if (/(?<![\d.,])\d{4,}/.test(rest)) out.push('number above 999 without separators')
   return out
 }
@@ -34,8 +37,13 @@ describe('textDefects', () => {
     expect(textDefects('Available 721.45 USD of 10000 USD.')).toEqual(['number above 999 without separators'])
     expect(textDefects('halted since 2026-11-25T23:40:30.179Z')).toEqual(['ISO time stamp'])
     expect(textDefects('cooling-off 60000 ms')).toEqual(['milliseconds', 'number above 999 without separators'])
-    expect(textDefects('scheduled withdrawal withdraw:0x9bf0aa11bb22cc33dd44ee55ff66aa77bb88a745:0')).toEqual(['full address or cloid', 'earn operation id'])
-    expect(textDefects('$721.45 available of a $10,000.00 credit line; created 2026-11-25 08:00:00 (Treasury (0x9bf0…a745), oid 123456)')).toEqual([])
+    expect(textDefects('scheduled withdrawal withdraw:0x9bf0aa11bb22cc33dd44ee55ff66aa77bb88a745:0')).toEqual([
+      'full address or cloid',
+      'earn operation id',
+    ])
+    expect(
+      textDefects('$721.45 available of a $10,000.00 credit line; created 2026-11-25 08:00:00 (Treasury (0x9bf0…a745), oid 123456)'),
+    ).toEqual([])
   })
 })
 
@@ -73,7 +81,8 @@ describe('every notification, alert and option text the core produces', () => {
     await until('earn and ltv alerts', async () => (await kinds()).has('earn-claimable') && (await kinds()).has('ltv'))
     // funds received: a deposit; order filled: a trade; agent slot empty: a revoke; write unresolved: a journaled write
     d.sandbox.trading.deposit(o(2) as `0x${string}`, 1, 1_234_567_000_000n)
-    const order = (side: 'bid' | 'ask', tif: 'gtc' | 'ioc'): TradeAction => ({ type: 'order', market_id: '1', side, order_type: 'limit', tif, price: '64000', quantity: '0.01' }) as TradeAction
+    const order = (side: 'bid' | 'ask', tif: 'gtc' | 'ioc'): TradeAction =>
+      ({ type: 'order', market_id: '1', side, order_type: 'limit', tif, price: '64000', quantity: '0.01' }) as TradeAction
     expect(accepted(await actionSender(d.sandbox.trading, devOwner(1).privateKey, 't1').send(order('bid', 'gtc')))).toBe(true)
     expect(accepted(await actionSender(d.sandbox.trading, devOwner(0).privateKey, 't0').send(order('ask', 'ioc')))).toBe(true)
     const stop = d.autoConfirm()
@@ -84,7 +93,17 @@ describe('every notification, alert and option text the core produces', () => {
     }
     const j = openJournalFile(join(d.dataDir, JOURNAL_FILE))
     try {
-      const s = j.record({ channel: 'trade', key: `0x${randomBytes(16).toString('hex')}`, network: 'sandbox', account: o(2), signer: `0x${randomBytes(20).toString('hex')}`, actionType: 'settle', summary: 'settle 1 USDC', nonce: '1', body: '{}' })
+      const s = j.record({
+        channel: 'trade',
+        key: `0x${randomBytes(16).toString('hex')}`,
+        network: 'sandbox',
+        account: o(2),
+        signer: `0x${randomBytes(20).toString('hex')}`,
+        actionType: 'settle',
+        summary: 'settle 1 USDC',
+        nonce: '1',
+        body: '{}',
+      })
       j.update(s.id, { state: 'sent' })
       j.update(s.id, { state: 'unresolved', advice: 'check balances on the exchange' })
     } finally {

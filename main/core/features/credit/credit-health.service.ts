@@ -41,7 +41,12 @@ export interface CreditHealthDeps {
  * Warning level of a credit line by the share of it in use: (credit - available) / credit.
  * Frozen wins; no figure at all is `unknown`; a negative available is `critical`.
  */
-export function warningLevel(status: 'active' | 'frozen', creditUsdAtoms: bigint, availableUsdAtoms: bigint | null, t: WarningThresholds): WarningLevel {
+export function warningLevel(
+  status: 'active' | 'frozen',
+  creditUsdAtoms: bigint,
+  availableUsdAtoms: bigint | null,
+  t: WarningThresholds,
+): WarningLevel {
   if (status === 'frozen') return 'frozen'
   if (availableUsdAtoms === null) return 'unknown'
   if (availableUsdAtoms < 0n) return 'critical'
@@ -108,7 +113,13 @@ export class CreditHealthService {
     if (!c.authorized) return null
     if (c.status === null || c.creditUsdAtoms === null) return undefined
     const { available, lastKnown } = creditAvailable(md, c.creditUsdAtoms, c.positions, this.now())
-    return this.build(user, md, c.positions, { status: c.status, credit: c.creditUsdAtoms, available, lastKnown, whitelist: this.whitelists.get(user) ?? this.deps.lastKnown?.load<CreditHealthView>(user, 'credit')?.value.tradingWhitelist ?? [] })
+    return this.build(user, md, c.positions, {
+      status: c.status,
+      credit: c.creditUsdAtoms,
+      available,
+      lastKnown,
+      whitelist: this.whitelists.get(user) ?? this.deps.lastKnown?.load<CreditHealthView>(user, 'credit')?.value.tradingWhitelist ?? [],
+    })
   }
 
   private build(
@@ -124,7 +135,10 @@ export class CreditHealthService {
     let reason: string | null = null
     for (const p of positions) {
       const meta = md.assets.get(p.asset_id)
-      if (!meta) throw new DeskError('UnknownAsset', `credit position in asset ${p.asset_id}, which the service does not list`, { assetId: p.asset_id })
+      if (!meta)
+        throw new DeskError('UnknownAsset', `credit position in asset ${p.asset_id}, which the service does not list`, {
+          assetId: p.asset_id,
+        })
       const ms = markState(md, p.asset_id, now)
       const net = p.actual_qty + p.pending_exposure_qty
       const contribution = ms.mark ? creditContribution(net, meta.decimals, ms.mark.usdAtoms, meta.creditLtv) : null
@@ -164,7 +178,13 @@ export class CreditHealthService {
       // With stale marks the level is judged on the last-known figure rather than left unknown.
       warning: warningLevel(status, credit, available ?? lastKnown, t),
       tradingWhitelist: acct.whitelist,
-      availableReason: available === null ? (reason ?? (md.oracle.status !== 'available' ? `oracle unavailable (${md.oracle.reasonCode ?? 'no reason given'})` : 'the service gave no available figure')) : null,
+      availableReason:
+        available === null
+          ? (reason ??
+            (md.oracle.status !== 'available'
+              ? `oracle unavailable (${md.oracle.reasonCode ?? 'no reason given'})`
+              : 'the service gave no available figure'))
+          : null,
     }
     this.record(user, now, { status, credit, available, lastKnown, level: view.warning, detail })
     this.deps.lastKnown?.save(user, 'credit', view, now)

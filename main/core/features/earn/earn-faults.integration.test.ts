@@ -27,14 +27,15 @@ const users = [devOwner(0).address, devOwner(2).address] as Address[]
 
 // Deterministic pseudo-random fault schedule.
 let seed = 7
-const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
 
 const faulty: HttpPoster = async (url, body, opts) => {
   if (!url.includes('/api/v3/earn')) return postJson(url, body, opts)
   const x = rnd()
   if (x < 0.25) return { status: 200, headers: {}, text: JSON.stringify({ code: 131002, message: 'backend unavailable' }) }
   const res = await postJson(url, body, opts)
-  if (x < 0.4 && /"type":"(createWithdrawal|claimWithdrawal|cancelWithdrawal)"/.test(body)) throw new TransportFailure('afterWrite', 'reset', 'answer lost')
+  if (x < 0.4 && /"type":"(createWithdrawal|claimWithdrawal|cancelWithdrawal)"/.test(body))
+    throw new TransportFailure('afterWrite', 'reset', 'answer lost')
   return res
 }
 
@@ -70,7 +71,9 @@ describe('earn writes under injected faults', () => {
     }
     // The pool itself answers 131006 after executing the next write.
     sb.earn.faults.timeout = 'executed'
-    const created = await Promise.all(users.map((u) => settle(() => createEarnWithdrawal(session.earnCtx, { user: u, asset: 'USDC', amount: '10', type: 'scheduled' }))))
+    const created = await Promise.all(
+      users.map((u) => settle(() => createEarnWithdrawal(session.earnCtx, { user: u, asset: 'USDC', amount: '10', type: 'scheduled' }))),
+    )
     sb.earn.faults.timeout = null
     for (let i = 0; i < 30 && journal.unresolved('sandbox').length > 0; i++) await session.reconcileAll()
     await new Promise((r) => setTimeout(r, 1100))
@@ -88,9 +91,13 @@ describe('earn writes under injected faults', () => {
 
     const truth = sb.earn.groundTruth().withdrawals
     const creates = journal.list({ channel: 'earn', actionType: 'createWithdrawal' })
-    const effective = creates.filter((e) => e.state === 'accepted' || (e.state === 'reconciled' && e.finalStatus !== 'notexecuted' && e.finalStatus !== 'notsent'))
+    const effective = creates.filter(
+      (e) => e.state === 'accepted' || (e.state === 'reconciled' && e.finalStatus !== 'notexecuted' && e.finalStatus !== 'notsent'),
+    )
     for (const u of users) {
-      const mine = truth.filter((w) => w.user_address.toLowerCase() === u.toLowerCase() && w.created_at_unix_ms > 0 && w.gross_amount === '1000000000')
+      const mine = truth.filter(
+        (w) => w.user_address.toLowerCase() === u.toLowerCase() && w.created_at_unix_ms > 0 && w.gross_amount === '1000000000',
+      )
       const journaled = effective.filter((e) => e.account === u.toLowerCase())
       // Everything the pool created from this run is in the journal as executed, once.
       expect(mine.map((w) => w.operation_id).sort()).toEqual(journaled.map((e) => e.key).sort())

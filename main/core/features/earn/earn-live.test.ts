@@ -15,12 +15,35 @@ function fakeSession(opts: { vault?: boolean } = {}) {
   const state = { balance: '100000000' }
   const account = vi.fn(async () => ({
     next_user_nonce: 1,
-    balances: [{ asset_id: 1, earn_balance: state.balance, in_queue_balance: '0', withdraw_locked_balance: '0', lifetime_deposit: '0', lifetime_yield: '0', lifetime_withdraw: '0', active_withdraw_operation_id: '' }],
+    balances: [
+      {
+        asset_id: 1,
+        earn_balance: state.balance,
+        in_queue_balance: '0',
+        withdraw_locked_balance: '0',
+        lifetime_deposit: '0',
+        lifetime_yield: '0',
+        lifetime_withdraw: '0',
+        active_withdraw_operation_id: '',
+      },
+    ],
   }))
   const earn = {
     config: async () => ({
       withdrawal_paused: false,
-      assets: [{ asset_id: 1, symbol: 'USDC', balance_decimals: 8, scheduled_withdraw_enabled: true, instant_withdraw_enabled: true, instant_fee_bps: 10, withdraw_pending_seconds: 60, min_withdraw_amount: '0', max_single_withdraw_amount: '0' }],
+      assets: [
+        {
+          asset_id: 1,
+          symbol: 'USDC',
+          balance_decimals: 8,
+          scheduled_withdraw_enabled: true,
+          instant_withdraw_enabled: true,
+          instant_fee_bps: 10,
+          withdraw_pending_seconds: 60,
+          min_withdraw_amount: '0',
+          max_single_withdraw_amount: '0',
+        },
+      ],
     }),
     account,
     withdrawals: async () => [],
@@ -40,7 +63,16 @@ function fakeSession(opts: { vault?: boolean } = {}) {
     account,
     view: async () => earnOverviewView(await earnOverview(earnCtx as never, USER), Date.now()),
     write: (sub: Partial<Submission> = {}) => {
-      for (const l of journalListeners) l({ network: 'sandbox', channel: 'earn', account: USER, state: 'accepted', actionType: 'earnRequest', body: '{}', ...sub } as Submission)
+      for (const l of journalListeners)
+        l({
+          network: 'sandbox',
+          channel: 'earn',
+          account: USER,
+          state: 'accepted',
+          actionType: 'earnRequest',
+          body: '{}',
+          ...sub,
+        } as Submission)
     },
   }
 }

@@ -87,7 +87,12 @@ export class EarnLive {
     for (const m of sub.body.matchAll(ADDRESS_IN_TEXT)) if (this.followed.has(m[0].toLowerCase())) users.add(m[0].toLowerCase())
     for (const u of users) {
       const prev = this.followed.get(u)
-      this.followed.set(u, { until: this.d.now() + AFTER_WRITE_MS, key: prev?.key ?? '', onScreenUntil: prev?.onScreenUntil ?? 0, readAt: prev?.readAt ?? 0 })
+      this.followed.set(u, {
+        until: this.d.now() + AFTER_WRITE_MS,
+        key: prev?.key ?? '',
+        onScreenUntil: prev?.onScreenUntil ?? 0,
+        readAt: prev?.readAt ?? 0,
+      })
     }
     this.soon(200)
   }
@@ -98,8 +103,16 @@ export class EarnLive {
     const now = this.d.now()
     const prev = this.followed.get(user)
     const moving = v.withdrawals.some((w) => EARN_MOVING.has(w.status))
-    const nextClaimable = v.withdrawals.reduce<number | null>((m, w) => (w.status === 'queued' && !w.canClaim && w.claimableAt !== null && w.claimableAt > now ? Math.min(m ?? Infinity, w.claimableAt) : m), null)
-    const until = Math.max(prev?.until ?? 0, moving ? now + 120_000 : 0, nextClaimable !== null && nextClaimable - now < 600_000 ? nextClaimable + 1000 : 0)
+    const nextClaimable = v.withdrawals.reduce<number | null>(
+      (m, w) =>
+        w.status === 'queued' && !w.canClaim && w.claimableAt !== null && w.claimableAt > now ? Math.min(m ?? Infinity, w.claimableAt) : m,
+      null,
+    )
+    const until = Math.max(
+      prev?.until ?? 0,
+      moving ? now + 120_000 : 0,
+      nextClaimable !== null && nextClaimable - now < 600_000 ? nextClaimable + 1000 : 0,
+    )
     const onScreenUntil = self ? (prev?.onScreenUntil ?? 0) : now + ON_SCREEN_MS
     this.followed.set(user, { until, key: earnKey(v), onScreenUntil, readAt: self ? now : (prev?.readAt ?? now) })
     if (until > now) this.soon(this.d.earnPollMs ?? 2000)
@@ -159,5 +172,9 @@ export class EarnLive {
 }
 
 function earnKey(v: EarnOverviewView): string {
-  return JSON.stringify([v.paused, v.assets.map((a) => [a.assetId, a.earnBalance, a.inQueueBalance, a.withdrawLockedBalance]), v.withdrawals.map((w) => [w.operationId, w.status, w.canClaim, w.canCancel])])
+  return JSON.stringify([
+    v.paused,
+    v.assets.map((a) => [a.assetId, a.earnBalance, a.inQueueBalance, a.withdrawLockedBalance]),
+    v.withdrawals.map((w) => [w.operationId, w.status, w.canClaim, w.canCancel]),
+  ])
 }

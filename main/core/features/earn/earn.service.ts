@@ -70,7 +70,8 @@ export function withdrawalView(w: WithdrawalRecord, assets: EarnAsset[], now: nu
   const a = assets.find((x) => x.asset_id === w.asset_id)
   const dec = a?.balance_decimals ?? 8
   const live = !['claimed', 'completed', 'cancelled'].includes(w.status)
-  const claimable = w.status === 'queued' && w.claimable_at_unix_ms !== null && now >= w.claimable_at_unix_ms && !paused && w.claimed_at_unix_ms === null
+  const claimable =
+    w.status === 'queued' && w.claimable_at_unix_ms !== null && now >= w.claimable_at_unix_ms && !paused && w.claimed_at_unix_ms === null
   const cancelable = w.status === 'queued' && w.claimable_at_unix_ms !== null && now < w.claimable_at_unix_ms
   return {
     operationId: w.operation_id,
@@ -118,8 +119,17 @@ export async function earnOverview(ctx: EarnServiceContext, user: string): Promi
       projectedApy: a.projected_apy ?? null,
     }
   })
-  const views = withdrawals.map((w) => withdrawalView(w, config.assets, now, config.withdrawal_paused)).sort((a, b) => b.createdAt - a.createdAt)
-  return { user: u, paused: config.withdrawal_paused, nextUserNonce: account.next_user_nonce, assets, withdrawals: views, attention: views.filter((v) => v.needsAttention) }
+  const views = withdrawals
+    .map((w) => withdrawalView(w, config.assets, now, config.withdrawal_paused))
+    .sort((a, b) => b.createdAt - a.createdAt)
+  return {
+    user: u,
+    paused: config.withdrawal_paused,
+    nextUserNonce: account.next_user_nonce,
+    assets,
+    withdrawals: views,
+    attention: views.filter((v) => v.needsAttention),
+  }
 }
 
 export interface CreateWithdrawalPreview {
@@ -139,25 +149,36 @@ export interface CreateWithdrawalPreview {
 }
 
 /** Checks a create against the pool's config and the account, and computes the fee. Signs nothing. */
-export async function previewCreateWithdrawal(ctx: EarnServiceContext, req: { user: string; asset: string | number; amount: string; type: WithdrawType }): Promise<CreateWithdrawalPreview> {
+export async function previewCreateWithdrawal(
+  ctx: EarnServiceContext,
+  req: { user: string; asset: string | number; amount: string; type: WithdrawType },
+): Promise<CreateWithdrawalPreview> {
   const u = checkAddress(req.user, 'user')
   if (req.type !== 'scheduled' && req.type !== 'instant') throw new DeskError('InvalidWithdrawType', 'type must be scheduled or instant')
   const [config, account] = await Promise.all([ctx.earn.config('operator'), ctx.earn.account(u, 'operator')])
   const s = String(req.asset).trim()
-  const a = /^[0-9]+$/.test(s) ? config.assets.find((x) => x.asset_id === Number(s)) : config.assets.find((x) => x.symbol.toLowerCase() === s.toLowerCase())
+  const a = /^[0-9]+$/.test(s)
+    ? config.assets.find((x) => x.asset_id === Number(s))
+    : config.assets.find((x) => x.symbol.toLowerCase() === s.toLowerCase())
   if (!a) throw new DeskError('UnknownAsset', `the earn pool has no asset "${s}"`)
-  if (config.withdrawal_paused) throw new DeskError('EarnPaused', 'withdrawals are paused: creating and claiming are blocked (cancelling still works)')
-  if (req.type === 'scheduled' ? !a.scheduled_withdraw_enabled : !a.instant_withdraw_enabled) throw new DeskError('WithdrawTypeDisabled', `${req.type} withdrawals are disabled for ${a.symbol}`)
+  if (config.withdrawal_paused)
+    throw new DeskError('EarnPaused', 'withdrawals are paused: creating and claiming are blocked (cancelling still works)')
+  if (req.type === 'scheduled' ? !a.scheduled_withdraw_enabled : !a.instant_withdraw_enabled)
+    throw new DeskError('WithdrawTypeDisabled', `${req.type} withdrawals are disabled for ${a.symbol}`)
   const gross = parseDecimal(req.amount, a.balance_decimals)
   if (gross <= 0n) throw new DeskError('InvalidAmount', 'the amount must be greater than zero')
   const min = BigInt(a.min_withdraw_amount)
   const max = BigInt(a.max_single_withdraw_amount)
-  if (min > 0n && gross < min) throw new DeskError('WithdrawBelowMinimum', `the minimum is ${formatAtoms(min, a.balance_decimals)} ${a.symbol}`)
-  if (max > 0n && gross > max) throw new DeskError('WithdrawAboveMaximum', `the maximum is ${formatAtoms(max, a.balance_decimals)} ${a.symbol}`)
+  if (min > 0n && gross < min)
+    throw new DeskError('WithdrawBelowMinimum', `the minimum is ${formatAtoms(min, a.balance_decimals)} ${a.symbol}`)
+  if (max > 0n && gross > max)
+    throw new DeskError('WithdrawAboveMaximum', `the maximum is ${formatAtoms(max, a.balance_decimals)} ${a.symbol}`)
   const b = account.balances.find((x) => x.asset_id === a.asset_id)
-  if (b && b.active_withdraw_operation_id !== '') throw new DeskError('ActiveWithdrawalExists', `${a.symbol} already has an active withdrawal (${b.active_withdraw_operation_id})`)
+  if (b && b.active_withdraw_operation_id !== '')
+    throw new DeskError('ActiveWithdrawalExists', `${a.symbol} already has an active withdrawal (${b.active_withdraw_operation_id})`)
   const earnBalance = BigInt(b?.earn_balance ?? '0')
-  if (gross > earnBalance) throw new DeskError('InsufficientEarnBalance', `earn balance is ${formatAtoms(earnBalance, a.balance_decimals)} ${a.symbol}`)
+  if (gross > earnBalance)
+    throw new DeskError('InsufficientEarnBalance', `earn balance is ${formatAtoms(earnBalance, a.balance_decimals)} ${a.symbol}`)
   const feeBps = req.type === 'instant' ? a.instant_fee_bps : 0
   const fee = (gross * BigInt(feeBps)) / 10_000n
   return {
@@ -180,7 +201,12 @@ function requireKey(ctx: EarnServiceContext, u: Address): void {
 }
 
 /** An earn withdrawal request as the write pipeline takes it: checked against the pool's config, signed by the owner key. */
-export function earnRequestWrite(req: { user: string; asset: string | number; amount: string; type: WithdrawType }): WriteSpec<CreateWithdrawalPreview> {
+export function earnRequestWrite(req: {
+  user: string
+  asset: string | number
+  amount: string
+  type: WithdrawType
+}): WriteSpec<CreateWithdrawalPreview> {
   return {
     kind: 'earn_request',
     describe: async (w) => {
@@ -188,7 +214,11 @@ export function earnRequestWrite(req: { user: string; asset: string | number; am
       const p = await previewCreateWithdrawal(ctx, req)
       const u = p.user as Address
       requireKey(ctx, u)
-      const lines = [`${p.type} withdrawal of ${p.gross} ${p.symbol} from the earn pool`, `fee: ${p.fee} ${p.symbol} (${p.feeBps} bps)`, `you receive: ${p.net} ${p.symbol}`]
+      const lines = [
+        `${p.type} withdrawal of ${p.gross} ${p.symbol} from the earn pool`,
+        `fee: ${p.fee} ${p.symbol} (${p.feeBps} bps)`,
+        `you receive: ${p.net} ${p.symbol}`,
+      ]
       if (p.waitSeconds !== null) lines.push(`claimable after ${p.waitSeconds} s; cancellable until then`)
       const title = `Withdraw ${p.gross} ${p.symbol} from earn`
       return {
@@ -199,7 +229,14 @@ export function earnRequestWrite(req: { user: string; asset: string | number; am
         signing: {
           channel: 'earn',
           key: `withdraw:${u}:${p.userNonce}`,
-          action: { type: 'createWithdrawal', user_address: u, user_nonce: p.userNonce, withdraw_type: p.type, asset_id: p.assetId, amount: p.grossAtoms },
+          action: {
+            type: 'createWithdrawal',
+            user_address: u,
+            user_nonce: p.userNonce,
+            withdraw_type: p.type,
+            asset_id: p.assetId,
+            amount: p.grossAtoms,
+          },
           sign: (earn) =>
             earn.createWithdrawal({
               user: u,
@@ -219,7 +256,9 @@ export function earnRequestWrite(req: { user: string; asset: string | number; am
 /** A withdrawal's gross amount in its asset's units with its symbol (never atoms). */
 function grossOf(w: WithdrawalRecord, assets: EarnAsset[]): string {
   const a = assets.find((x) => x.asset_id === w.asset_id)
-  return a ? formatAmount(BigInt(w.gross_amount), { symbol: a.symbol, decimals: a.balance_decimals }) : `${w.gross_amount} (asset ${w.asset_id}: decimals unknown, amount in atoms)`
+  return a
+    ? formatAmount(BigInt(w.gross_amount), { symbol: a.symbol, decimals: a.balance_decimals })
+    : `${w.gross_amount} (asset ${w.asset_id}: decimals unknown, amount in atoms)`
 }
 
 /** Claiming a scheduled withdrawal that has become claimable, as the write pipeline takes it. */
@@ -236,7 +275,9 @@ export function earnClaimWrite(req: { user: string; operationId: string }): Writ
       if (!wd) throw new DeskError('WithdrawalNotFound', `no withdrawal ${req.operationId} for ${u}`)
       const now = (ctx.now ?? Date.now)()
       if (wd.status === 'queued' && wd.claimable_at_unix_ms !== null && now < wd.claimable_at_unix_ms) {
-        throw new DeskError('NotClaimableYet', `claimable in ${Math.ceil((wd.claimable_at_unix_ms - now) / 1000)} s`, { claimableAt: wd.claimable_at_unix_ms })
+        throw new DeskError('NotClaimableYet', `claimable in ${Math.ceil((wd.claimable_at_unix_ms - now) / 1000)} s`, {
+          claimableAt: wd.claimable_at_unix_ms,
+        })
       }
       const title = `Claim ${grossOf(wd, config.assets)} from the earn pool`
       const lines = [`claim withdrawal ${req.operationId} of ${short(u)}`, `gross ${grossOf(wd, config.assets)}`]
@@ -249,7 +290,14 @@ export function earnClaimWrite(req: { user: string; operationId: string }): Writ
           channel: 'earn',
           key: req.operationId,
           action: { type: 'claimWithdrawal', user_address: u, operation_id: req.operationId },
-          sign: (earn) => earn.claimWithdrawal({ user: u, signer: { owner: u, role: 'owner' }, operationId: req.operationId, summary: `earn claim ${req.operationId}`, intent: { action: 'earnClaimWithdrawal', title, summary: lines, details: { account: { name: '', address: u } } } }),
+          sign: (earn) =>
+            earn.claimWithdrawal({
+              user: u,
+              signer: { owner: u, role: 'owner' },
+              operationId: req.operationId,
+              summary: `earn claim ${req.operationId}`,
+              intent: { action: 'earnClaimWithdrawal', title, summary: lines, details: { account: { name: '', address: u } } },
+            }),
         },
       }
     },
@@ -274,7 +322,14 @@ export function earnCancelWrite(req: { user: string; operationId: string }): Wri
           channel: 'earn',
           key: req.operationId,
           action: { type: 'cancelWithdrawal', user_address: u, operation_id: req.operationId },
-          sign: (earn) => earn.cancelWithdrawal({ user: u, signer: { owner: u, role: 'owner' }, operationId: req.operationId, summary: `earn cancel ${req.operationId}`, intent: { action: 'earnCancelWithdrawal', title, summary: lines, details: { account: { name: '', address: u } } } }),
+          sign: (earn) =>
+            earn.cancelWithdrawal({
+              user: u,
+              signer: { owner: u, role: 'owner' },
+              operationId: req.operationId,
+              summary: `earn cancel ${req.operationId}`,
+              intent: { action: 'earnCancelWithdrawal', title, summary: lines, details: { account: { name: '', address: u } } },
+            }),
         },
       }
     },

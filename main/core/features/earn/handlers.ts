@@ -10,7 +10,8 @@ import { earnCancelWrite, earnClaimWrite, earnOverview, earnRequestWrite, previe
 import type { EarnLive } from './earn-live'
 import { earnOverviewView, earnWithdrawalView } from './earn.views'
 
-export type EarnChannels = 'earn.overview' | 'earn.withdrawals' | 'earn.deposits' | 'earn.yield' | 'earn.preview' | 'earn.create' | 'earn.claim' | 'earn.cancel'
+export type EarnChannels =
+  'earn.overview' | 'earn.withdrawals' | 'earn.deposits' | 'earn.yield' | 'earn.preview' | 'earn.create' | 'earn.claim' | 'earn.cancel'
 
 export interface EarnDeps extends WriteAccess {
   /** The operator's guardrails: create and claim are refused while writes are halted (writes/guardrails.ts; cancel only reduces exposure). */
@@ -52,7 +53,10 @@ export function earnHandlers(d: EarnDeps): Pick<HandlerTable, EarnChannels> {
       const w = await write()
       const config = await w.earn.config('operator')
       const page = await w.earn.withdrawalsPage(a.account, paging(a))
-      return { items: page.items.map((rec) => earnWithdrawalView(withdrawalView(rec, config.assets, d.now(), config.withdrawal_paused))), nextBeforeId: next(page.next_before_id) }
+      return {
+        items: page.items.map((rec) => earnWithdrawalView(withdrawalView(rec, config.assets, d.now(), config.withdrawal_paused))),
+        nextBeforeId: next(page.next_before_id),
+      }
     },
     'earn.deposits': async (a) => {
       const dec = await decimals()
@@ -67,7 +71,18 @@ export function earnHandlers(d: EarnDeps): Pick<HandlerTable, EarnChannels> {
     'earn.preview': async ({ account, assetId, amount, type }) => {
       // Signs nothing: checked on the session's reads, locked vault or not.
       const p = await previewCreateWithdrawal((await d.sessions.current()).write().earnCtx, { user: account, asset: assetId, amount, type })
-      return { user: p.user as Address, assetId: p.assetId, symbol: p.symbol, type: p.type, gross: p.gross, grossAtoms: p.grossAtoms, fee: p.fee, feeBps: p.feeBps, net: p.net, waitSeconds: p.waitSeconds }
+      return {
+        user: p.user as Address,
+        assetId: p.assetId,
+        symbol: p.symbol,
+        type: p.type,
+        gross: p.gross,
+        grossAtoms: p.grossAtoms,
+        fee: p.fee,
+        feeBps: p.feeBps,
+        net: p.net,
+        waitSeconds: p.waitSeconds,
+      }
     },
     'earn.create': async ({ account, assetId, amount, type }) => {
       const r = requireSubmitted(await d.pipeline.run(earnRequestWrite({ user: account, asset: assetId, amount, type })))

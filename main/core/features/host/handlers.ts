@@ -32,7 +32,11 @@ async function openLink(d: { confirm: ConfirmBroker; services: HostServices; lin
     if (!host) return false
     const answer = await d.confirm.confirm({
       title: `Allow links to ${host}?`,
-      summary: [`The app asks to open ${url.slice(0, 200)}`, `${host} is not on the list of sites the desk opens.`, 'Approve only if you know this site: it will be added to the list.'],
+      summary: [
+        `The app asks to open ${url.slice(0, 200)}`,
+        `${host} is not on the list of sites the desk opens.`,
+        'Approve only if you know this site: it will be added to the list.',
+      ],
       needsPassphrase: false,
     })
     if (!answer.approved) return false
@@ -43,12 +47,25 @@ async function openLink(d: { confirm: ConfirmBroker; services: HostServices; lin
   return d.services.openExternal(href)
 }
 
-export function hostHandlers(d: { confirm: ConfirmBroker; services: HostServices; links: ExternalLinkPolicy }): Pick<HandlerTable, HostChannels> {
+export function hostHandlers(d: {
+  confirm: ConfirmBroker
+  services: HostServices
+  links: ExternalLinkPolicy
+}): Pick<HandlerTable, HostChannels> {
   return {
-    'confirm.respond': ({ id, approved, passphrase }) => ({ accepted: d.confirm.respond(id, approved ? { approved, ...(passphrase !== undefined ? { passphrase } : {}) } : { approved: false }) }),
+    'confirm.respond': ({ id, approved, passphrase }) => ({
+      accepted: d.confirm.respond(id, approved ? { approved, ...(passphrase !== undefined ? { passphrase } : {}) } : { approved: false }),
+    }),
     'dialog.openFile': async ({ purpose }) => ({ path: await d.services.openFile(purpose) }),
     'shell.openExternal': async ({ url }) => ({ opened: await openLink(d, url) }),
     'app.installCli': async () =>
-      d.services.installCli ? d.services.installCli() : { installed: false, path: null, onPath: false, message: 'Only the desktop app ships the desk launcher; here run `npm run desk` or `node bin/desk.mjs`.' },
+      d.services.installCli
+        ? d.services.installCli()
+        : {
+            installed: false,
+            path: null,
+            onPath: false,
+            message: 'Only the desktop app ships the desk launcher; here run `npm run desk` or `node bin/desk.mjs`.',
+          },
   }
 }

@@ -54,7 +54,12 @@ describe('shell.openExternal: main owns the allow-list', () => {
 
   it('never offers what cannot be allowed: http, credentials in the URL, IP addresses', async () => {
     const s = setup(true)
-    for (const url of ['http://status.partner.example/', 'https://docs.example@evil.example/', 'https://10.0.0.1/', 'javascript:alert(1)']) {
+    for (const url of [
+      'http://status.partner.example/',
+      'https://docs.example@evil.example/',
+      'https://10.0.0.1/',
+      'javascript:alert(1)',
+    ]) {
       expect(await s.open(url), url).toEqual({ opened: false })
     }
     expect(s.asked).toEqual([])

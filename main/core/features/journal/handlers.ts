@@ -8,9 +8,20 @@ export type JournalChannels = 'journal.query' | 'journal.export' | 'journal.get'
 
 type ContractFilter = Parameters<typeof toJournalFilter>[0]
 
-export function journalHandlers(d: { journal: Journal; settings: SettingsStore; now: () => number; vault: { requireUnlocked(): unknown } }): Pick<HandlerTable, JournalChannels> {
+export function journalHandlers(d: {
+  journal: Journal
+  settings: SettingsStore
+  now: () => number
+  vault: { requireUnlocked(): unknown }
+}): Pick<HandlerTable, JournalChannels> {
   /** Journal queries are scoped to the selected network. */
-  const filter = (f: ContractFilter) => toJournalFilter({ network: d.settings.load().selectedNetwork, limit: 1000, ...f, ...(f.account ? { account: f.account.toLowerCase() } : {}) })
+  const filter = (f: ContractFilter) =>
+    toJournalFilter({
+      network: d.settings.load().selectedNetwork,
+      limit: 1000,
+      ...f,
+      ...(f.account ? { account: f.account.toLowerCase() } : {}),
+    })
   return {
     'journal.query': (f) => d.journal.list(filter(f)).map((s) => submissionView(d.journal, s)),
     'journal.export': ({ format, filter: f }) => {
@@ -30,7 +41,8 @@ export function journalHandlers(d: { journal: Journal; settings: SettingsStore; 
     'journal.acknowledge': ({ id, note }) => {
       d.vault.requireUnlocked()
       const s = d.journal.get(Number(id))
-      if (!s || s.network !== d.settings.load().selectedNetwork) throw new DeskError('NotInJournal', `no journal entry #${id} on this network`)
+      if (!s || s.network !== d.settings.load().selectedNetwork)
+        throw new DeskError('NotInJournal', `no journal entry #${id} on this network`)
       return submissionView(d.journal, d.journal.acknowledgeUnresolved(s.id, note))
     },
   }

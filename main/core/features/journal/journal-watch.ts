@@ -6,8 +6,15 @@ import { submissionView } from './journal.views'
 
 function notifySubmission(notify: Notify, s: Submission): void {
   if (s.state === 'rejected') notify('rejection', 'error', `Rejected: ${s.actionType}`, `${s.code ?? 'rejected'} — ${s.summary}`)
-  else if (s.state === 'unknown') notify('rejection', 'warning', `Outcome unknown: ${s.actionType}`, `Reconciling by cloid ${shortAddress(s.key)} (the journal has it in full); do not resubmit. ${s.summary}`)
-  else if (s.state === 'failed') notify('rejection', 'error', `Failed: ${s.actionType}`, `${s.code ?? 'failed'} — ${s.summary}. ${s.advice ?? ''}`.trim())
+  else if (s.state === 'unknown')
+    notify(
+      'rejection',
+      'warning',
+      `Outcome unknown: ${s.actionType}`,
+      `Reconciling by cloid ${shortAddress(s.key)} (the journal has it in full); do not resubmit. ${s.summary}`,
+    )
+  else if (s.state === 'failed')
+    notify('rejection', 'error', `Failed: ${s.actionType}`, `${s.code ?? 'failed'} — ${s.summary}. ${s.advice ?? ''}`.trim())
   else if (s.state === 'reconciled') notify('info', 'info', `Reconciled: ${s.actionType}`, `${s.finalStatus ?? ''} — ${s.summary}`)
 }
 

@@ -9,14 +9,33 @@ describe('write views', () => {
   it('maps a journal entry and its history to the contract, `signed` as `prepared`', () => {
     let t = 10
     const j = openJournalFile(':memory:', { now: () => t++ })
-    const s = j.record({ channel: 'trade', key: '0x' + 'a'.repeat(32), network: 'sandbox', account: A, signer: A, actionType: 'order', summary: 'buy', nonce: '5', body: '{}' })
-    expect(submissionView(j, s)).toMatchObject({ id: String(s.id), cloid: '0x' + 'a'.repeat(32), state: 'prepared', history: [{ state: 'prepared', atMs: 10 }] })
+    const s = j.record({
+      channel: 'trade',
+      key: '0x' + 'a'.repeat(32),
+      network: 'sandbox',
+      account: A,
+      signer: A,
+      actionType: 'order',
+      summary: 'buy',
+      nonce: '5',
+      body: '{}',
+    })
+    expect(submissionView(j, s)).toMatchObject({
+      id: String(s.id),
+      cloid: '0x' + 'a'.repeat(32),
+      state: 'prepared',
+      history: [{ state: 'prepared', atMs: 10 }],
+    })
     j.update(s.id, { state: 'sent' })
     j.update(s.id, { state: 'accepted', finalStatus: 'open' })
-    const o = writeOutcomeView(j, { journalId: s.id, cloid: s.key, state: 'accepted', finalStatus: 'open', code: null, txHash: null, traceId: null }, [
-      { item: 0, kind: 'open', oid: '7', cloid: null },
-      { item: 1, kind: 'error', code: 'tick' },
-    ])
+    const o = writeOutcomeView(
+      j,
+      { journalId: s.id, cloid: s.key, state: 'accepted', finalStatus: 'open', code: null, txHash: null, traceId: null },
+      [
+        { item: 0, kind: 'open', oid: '7', cloid: null },
+        { item: 1, kind: 'error', code: 'tick' },
+      ],
+    )
     expect(o.submission.history.map((h) => h.state)).toEqual(['prepared', 'sent', 'accepted'])
     expect(o.leaves).toEqual([
       { kind: 'open', code: null, oid: '7' },
@@ -26,7 +45,11 @@ describe('write views', () => {
   })
 
   it('maps the contract filter, unresolvedOnly meaning prepared, sent or unknown', () => {
-    expect(journalFilter({ unresolvedOnly: true, sinceMs: 5, limit: 3 })).toEqual({ state: ['signed', 'sent', 'unknown'], since: 5, limit: 3 })
+    expect(journalFilter({ unresolvedOnly: true, sinceMs: 5, limit: 3 })).toEqual({
+      state: ['signed', 'sent', 'unknown'],
+      since: 5,
+      limit: 3,
+    })
     expect(journalFilter({ state: 'prepared', account: A })).toEqual({ state: 'signed', account: A })
   })
 
@@ -46,7 +69,12 @@ describe('write views', () => {
       },
       'sandbox',
     )
-    expect(v.action).toEqual({ type: 'settle', asset_id: '3', amount: '10000000', cash_account: '0x2222222222222222222222222222222222222222' })
+    expect(v.action).toEqual({
+      type: 'settle',
+      asset_id: '3',
+      amount: '10000000',
+      cash_account: '0x2222222222222222222222222222222222222222',
+    })
     expect(v.effects.map((e) => [e.before, e.after])).toEqual([
       ['0.3', '0.2'],
       ['1', '1.1'],

@@ -2,12 +2,7 @@
  * Maps the write side's results onto the IPC contract's view types (main/contract/types.ts), so
  * the handlers stay one line each. The journal's `signed` state is the contract's `prepared`.
  */
-import type {
-  Address,
-  SubmissionState as ViewState,
-  SubmissionView,
-  WriteOutcome as WriteOutcomeView,
-} from '../../../contract/types'
+import type { Address, SubmissionState as ViewState, SubmissionView, WriteOutcome as WriteOutcomeView } from '../../../contract/types'
 import type { Leaf } from '../../exchange/trade/classify'
 import { outcomeOf, UNRESOLVED_STATES, type Journal, type Submission, type SubmissionFilter, type SubmissionState } from '../../journal'
 import type { WriteOutcome } from '../../session'
@@ -79,7 +74,6 @@ export function writeOutcomeView(journal: Journal, o: WriteOutcome, leaves: read
     leaves: leaves.map((l) => ({ kind: l.kind, code: l.kind === 'error' ? l.code : null, oid: l.kind === 'error' ? null : l.oid })),
   }
 }
-
 
 /** Counts an account's writes whose outcome is not final yet (the overview's "pending" badge). */
 export function pendingCounter(journal: Journal): (network: string, account: string) => number {

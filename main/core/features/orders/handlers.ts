@@ -8,14 +8,17 @@ import { writeOutcomeView } from '../journal'
 import { bookTopsFor, previewOrder } from './order-preview'
 import { cancelAllInMarket, cancelOrder, checkOrderTicket, emergencyCancelAll, orderWrite } from './orders.service'
 
-export type OrdersChannels = 'orders.place' | 'orders.check' | 'orders.cancel' | 'orders.cancelAll' | 'orders.cancelEverything' | 'orders.preview'
+export type OrdersChannels =
+  'orders.place' | 'orders.check' | 'orders.cancel' | 'orders.cancelAll' | 'orders.cancelEverything' | 'orders.preview'
 
 /**
  * Every order write walks the write pipeline (core/writes): placing passes the operator's policy
  * (halt, maximum order value, price band) before signing; cancels only reduce exposure, so a halt
  * can still clear the book.
  */
-export function ordersHandlers(d: WriteAccess & { journal: Journal; policy: PolicyBook; pipeline: WritePipeline }): Pick<HandlerTable, OrdersChannels> {
+export function ordersHandlers(
+  d: WriteAccess & { journal: Journal; policy: PolicyBook; pipeline: WritePipeline },
+): Pick<HandlerTable, OrdersChannels> {
   const ctx = async () => (await unlockedWriteSide(d)).ctx
   return {
     'orders.preview': async (a) => {
@@ -26,11 +29,36 @@ export function ordersHandlers(d: WriteAccess & { journal: Journal; policy: Poli
     },
     'orders.check': async (a) => {
       // Signs nothing: checked on the session's reads, locked vault or not.
-      const t = await checkOrderTicket((await d.sessions.current()).write().ctx, { account: a.account, market: a.marketId, side: a.side, orderType: a.orderType, tif: a.tif, price: a.price, quantity: a.quantity, ...(a.cloid ? { cloid: a.cloid } : {}) })
-      return { action: { ...t.action }, marketId: String(t.market.marketId), priceAtoms: t.priceAtoms, quantityAtoms: t.quantityAtoms, notionalQuoteAtoms: t.notionalQuoteAtoms, warnings: t.warnings }
+      const t = await checkOrderTicket((await d.sessions.current()).write().ctx, {
+        account: a.account,
+        market: a.marketId,
+        side: a.side,
+        orderType: a.orderType,
+        tif: a.tif,
+        price: a.price,
+        quantity: a.quantity,
+        ...(a.cloid ? { cloid: a.cloid } : {}),
+      })
+      return {
+        action: { ...t.action },
+        marketId: String(t.market.marketId),
+        priceAtoms: t.priceAtoms,
+        quantityAtoms: t.quantityAtoms,
+        notionalQuoteAtoms: t.notionalQuoteAtoms,
+        warnings: t.warnings,
+      }
     },
     'orders.place': async (a) => {
-      const t = { account: a.account, market: a.marketId, side: a.side, orderType: a.orderType, tif: a.tif, price: a.price, quantity: a.quantity, ...(a.cloid ? { cloid: a.cloid } : {}) }
+      const t = {
+        account: a.account,
+        market: a.marketId,
+        side: a.side,
+        orderType: a.orderType,
+        tif: a.tif,
+        price: a.price,
+        quantity: a.quantity,
+        ...(a.cloid ? { cloid: a.cloid } : {}),
+      }
       // The band's reference comes from the book the ticket reads (shared, at most BOOK_WRITE_MAX_AGE_MS old), not a fresh /info read per order.
       const tops = bookTopsFor(await d.sessions.current())
       const book = async (marketId: number) => {
@@ -39,8 +67,10 @@ export function ordersHandlers(d: WriteAccess & { journal: Journal; policy: Poli
       }
       return d.pipeline.view(await d.pipeline.run(orderWrite(t, { override: a.override, book })))
     },
-    'orders.cancel': async (a) => d.pipeline.view(await cancelOrder(d.pipeline.run, { account: a.account, market: a.marketId, oid: a.oid })),
-    'orders.cancelAll': async (a) => d.pipeline.view(await cancelAllInMarket(await ctx(), d.pipeline.run, { account: a.account, market: a.marketId })),
+    'orders.cancel': async (a) =>
+      d.pipeline.view(await cancelOrder(d.pipeline.run, { account: a.account, market: a.marketId, oid: a.oid })),
+    'orders.cancelAll': async (a) =>
+      d.pipeline.view(await cancelAllInMarket(await ctx(), d.pipeline.run, { account: a.account, market: a.marketId })),
     'orders.cancelEverything': async ({ account }) => {
       const r = await emergencyCancelAll(await ctx(), d.pipeline.run, { account })
       if (r.failures.length > 0 && r.writes.length === 0) {

@@ -5,8 +5,25 @@ import { BookTops, previewOrder } from './order-preview'
 
 const ACC = '0x1111111111111111111111111111111111111111'
 const AGENT = '0x2222222222222222222222222222222222222222'
-const market: MarketInfo = { marketId: 1, priceDecimals: 2, maxPriceSigFigs: 6, baseQuantityDecimals: 4, quoteBalanceDecimals: 8, creditTrading: false, baseAssetId: 3, quoteAssetId: 1, symbol: null }
-const noCredit: CreditLine = { isCredit: false, status: null, creditUsdAtoms: null, availableUsdAtoms: null, lastKnownAvailableUsdAtoms: null, whitelistedMarketIds: [] }
+const market: MarketInfo = {
+  marketId: 1,
+  priceDecimals: 2,
+  maxPriceSigFigs: 6,
+  baseQuantityDecimals: 4,
+  quoteBalanceDecimals: 8,
+  creditTrading: false,
+  baseAssetId: 3,
+  quoteAssetId: 1,
+  symbol: null,
+}
+const noCredit: CreditLine = {
+  isCredit: false,
+  status: null,
+  creditUsdAtoms: null,
+  availableUsdAtoms: null,
+  lastKnownAvailableUsdAtoms: null,
+  whitelistedMarketIds: [],
+}
 
 function setup(opts: { now?: () => number; agent?: boolean } = {}) {
   let reads = 0
@@ -14,7 +31,14 @@ function setup(opts: { now?: () => number; agent?: boolean } = {}) {
   const info = {
     l2Book: async () => {
       reads++
-      return { found: true as const, bids: [{ price: '59990.5', quantity: '1.2', order_count: 2 }], asks: [{ price: '60010', quantity: '0.5', order_count: 1 }], query_time_ms: 1, last_update_height: 1, last_update_ts_ms: 999_000 }
+      return {
+        found: true as const,
+        bids: [{ price: '59990.5', quantity: '1.2', order_count: 2 }],
+        asks: [{ price: '60010', quantity: '0.5', order_count: 1 }],
+        query_time_ms: 1,
+        last_update_height: 1,
+        last_update_ts_ms: 999_000,
+      }
     },
   }
   const books = new BookTops(info as never, now)
@@ -29,8 +53,24 @@ function setup(opts: { now?: () => number; agent?: boolean } = {}) {
     balances: async () => [{ assetId: 1, available: '20000', locked: '0' }],
     agents: async () => (opts.agent ? [{ slotId: 1, agent: AGENT, epoch: 7n }] : []),
   }
-  const md: MarketData = { assets: new Map(), marks: new Map([[3, { usdAtoms: 6_000_000_000_000n, sourceTsMs: 1_000_000 }], [1, { usdAtoms: 100_000_000n, sourceTsMs: 1_000_000 }]]), oracle: { status: 'available', reasonCode: null }, fetchedAt: 1_000_000, markStaleAfterMs: 60_000 }
-  const ctx = { network: 'n', journal: { getState: () => null } as never, submitter: null as never, reads: r as AccountReads, hasOwnerKey: () => true, keys: { agentAddress: () => (opts.agent ? AGENT : null) } }
+  const md: MarketData = {
+    assets: new Map(),
+    marks: new Map([
+      [3, { usdAtoms: 6_000_000_000_000n, sourceTsMs: 1_000_000 }],
+      [1, { usdAtoms: 100_000_000n, sourceTsMs: 1_000_000 }],
+    ]),
+    oracle: { status: 'available', reasonCode: null },
+    fetchedAt: 1_000_000,
+    markStaleAfterMs: 60_000,
+  }
+  const ctx = {
+    network: 'n',
+    journal: { getState: () => null } as never,
+    submitter: null as never,
+    reads: r as AccountReads,
+    hasOwnerKey: () => true,
+    keys: { agentAddress: () => (opts.agent ? AGENT : null) },
+  }
   return { ctx, o: { books, marketData: async () => md, now }, reads: () => reads }
 }
 
@@ -68,9 +108,15 @@ describe('order preview', () => {
   it('refuses a book read older than the 30 s limit (StaleData)', async () => {
     let t = 1_000_000
     const { ctx, o } = setup({ now: () => t })
-    const books = new BookTops({ l2Book: async () => ({ found: true, bids: [], asks: [], last_update_ts_ms: null }) } as never, () => t, 60_000)
+    const books = new BookTops(
+      { l2Book: async () => ({ found: true, bids: [], asks: [], last_update_ts_ms: null }) } as never,
+      () => t,
+      60_000,
+    )
     await books.get(1)
     t += 31_000
-    await expect(previewOrder(ctx as never, { ...o, books }, { account: ACC, marketId: '1', side: 'bid' })).rejects.toMatchObject({ code: 'StaleData' })
+    await expect(previewOrder(ctx as never, { ...o, books }, { account: ACC, marketId: '1', side: 'bid' })).rejects.toMatchObject({
+      code: 'StaleData',
+    })
   })
 })

@@ -95,8 +95,10 @@ function signerFor(ctx: WriteContext & { keys: AgentKeys }, session: object, now
   const key = account.toLowerCase()
   const hit = m.get(key)
   if (hit && now() - hit.at < SIGNER_TTL_MS) return hit.value
-  const value = tradingSignerFor(ctx, account).then(
-    (s): ConfirmSigner => (s.ref.role === 'agent' ? { role: 'agent', slot: s.ref.slot, label: '', address: s.address as Address, owner: account } : { role: 'owner', label: '', address: account, owner: account }),
+  const value = tradingSignerFor(ctx, account).then((s): ConfirmSigner =>
+    s.ref.role === 'agent'
+      ? { role: 'agent', slot: s.ref.slot, label: '', address: s.address as Address, owner: account }
+      : { role: 'owner', label: '', address: account, owner: account },
   )
   m.set(key, { at: now(), value })
   value.catch(() => m.delete(key))
@@ -125,11 +127,20 @@ const unit = (decimals: number) => formatAtoms(1n, decimals)
  * available to spend, the key that will sign, and the age of the data used. Data past the
  * 30 s limit is refused with StaleData, as the write previews do.
  */
-export async function previewOrder(ctx: WriteContext & { keys: AgentKeys }, o: { books: BookTops; marketData: () => Promise<MarketData>; now: () => number }, req: OrderPreviewRequest): Promise<OrderPreviewView> {
+export async function previewOrder(
+  ctx: WriteContext & { keys: AgentKeys },
+  o: { books: BookTops; marketData: () => Promise<MarketData>; now: () => number },
+  req: OrderPreviewRequest,
+): Promise<OrderPreviewView> {
   const account = checkAddress(req.account, 'account') as Address
   const market = (await ctx.reads.markets()).find((m) => String(m.marketId) === req.marketId)
   if (!market) throw new DeskError('UnknownMarket', `no market ${req.marketId} on this network`, { market: req.marketId })
-  const [assets, minimums, book, md] = await Promise.all([ctx.reads.assets(), ctx.reads.quoteMinimums(), o.books.get(market.marketId), o.marketData()])
+  const [assets, minimums, book, md] = await Promise.all([
+    ctx.reads.assets(),
+    ctx.reads.quoteMinimums(),
+    o.books.get(market.marketId),
+    o.marketData(),
+  ])
   const sym = (id: number | null) => (id === null ? '?' : (assets.find((a) => a.assetId === id)?.symbol ?? `asset ${id}`))
   const baseSymbol = sym(market.baseAssetId)
   const quoteSymbol = sym(market.quoteAssetId)
@@ -144,7 +155,9 @@ export async function previewOrder(ctx: WriteContext & { keys: AgentKeys }, o: {
       if (v <= 0n) problems.push(`${what} must be greater than zero`)
       return v
     } catch {
-      problems.push(`${what} "${text.trim().slice(0, 40)}" is not a multiple of ${step} (at most ${decimals} decimals): the service refuses it`)
+      problems.push(
+        `${what} "${text.trim().slice(0, 40)}" is not a multiple of ${step} (at most ${decimals} decimals): the service refuses it`,
+      )
       return null
     }
   }
@@ -159,7 +172,10 @@ export async function previewOrder(ctx: WriteContext & { keys: AgentKeys }, o: {
     // minimum (quote atoms) on the same scale as the value
     const shift = valueDecimals - market.quoteBalanceDecimals
     const minScaled = shift >= 0 ? minAtoms * 10n ** BigInt(shift) : minAtoms / 10n ** BigInt(-shift)
-    if (valueAtoms < minScaled) problems.push(`order value ${formatAmount(value!, { symbol: quoteSymbol })} is below the minimum ${formatAmount(minAtoms, { symbol: quoteSymbol, decimals: market.quoteBalanceDecimals })} (MinTradeSpotNtl)`)
+    if (valueAtoms < minScaled)
+      problems.push(
+        `order value ${formatAmount(value!, { symbol: quoteSymbol })} is below the minimum ${formatAmount(minAtoms, { symbol: quoteSymbol, decimals: market.quoteBalanceDecimals })} (MinTradeSpotNtl)`,
+      )
   }
 
   // What the order spends: quote for a buy (the value), base for a sell (the quantity).
@@ -175,7 +191,10 @@ export async function previewOrder(ctx: WriteContext & { keys: AgentKeys }, o: {
     if (need !== null) {
       const scale = 36
       try {
-        if (parseDecimal(need, scale) > parseDecimal(available.units, scale)) problems.push(`needs ${formatAmount(need, { symbol: spendSymbol })}, only ${formatAmount(available.units, { symbol: spendSymbol })} is available (InsufficientSpotBalance)`)
+        if (parseDecimal(need, scale) > parseDecimal(available.units, scale))
+          problems.push(
+            `needs ${formatAmount(need, { symbol: spendSymbol })}, only ${formatAmount(available.units, { symbol: spendSymbol })} is available (InsufficientSpotBalance)`,
+          )
       } catch {
         // more than 36 decimals cannot come from a market's precision
       }
@@ -191,10 +210,23 @@ export async function previewOrder(ctx: WriteContext & { keys: AgentKeys }, o: {
     const now = o.now()
     const b = markState(md, market.baseAssetId, now)
     const q = markState(md, market.quoteAssetId, now)
-    if (b.mark && !b.stale && q.mark && !q.stale && q.mark.usdAtoms > 0n) markPrice = formatAtoms((b.mark.usdAtoms * 10n ** BigInt(market.priceDecimals)) / q.mark.usdAtoms, market.priceDecimals)
+    if (b.mark && !b.stale && q.mark && !q.stale && q.mark.usdAtoms > 0n)
+      markPrice = formatAtoms((b.mark.usdAtoms * 10n ** BigInt(market.priceDecimals)) / q.mark.usdAtoms, market.priceDecimals)
   }
-  if (price !== null && req.side === 'bid' && book.ask && parseDecimal(book.ask.price, 36) < parseDecimal(formatAtoms(price, market.priceDecimals), 36)) warnings.push(`buys above the best offer ${book.ask.price}: it crosses the book at once`)
-  if (price !== null && req.side === 'ask' && book.bid && parseDecimal(book.bid.price, 36) > parseDecimal(formatAtoms(price, market.priceDecimals), 36)) warnings.push(`sells below the best bid ${book.bid.price}: it crosses the book at once`)
+  if (
+    price !== null &&
+    req.side === 'bid' &&
+    book.ask &&
+    parseDecimal(book.ask.price, 36) < parseDecimal(formatAtoms(price, market.priceDecimals), 36)
+  )
+    warnings.push(`buys above the best offer ${book.ask.price}: it crosses the book at once`)
+  if (
+    price !== null &&
+    req.side === 'ask' &&
+    book.bid &&
+    parseDecimal(book.bid.price, 36) > parseDecimal(formatAtoms(price, market.priceDecimals), 36)
+  )
+    warnings.push(`sells below the best bid ${book.bid.price}: it crosses the book at once`)
 
   let signer: ConfirmSigner | null = null
   try {
@@ -211,7 +243,11 @@ export async function previewOrder(ctx: WriteContext & { keys: AgentKeys }, o: {
   const bookAge = Math.max(0, o.now() - book.readAt)
   const age = Math.max(bookAge, accountAge ?? 0)
   if (age > maxAge) {
-    throw new DeskError('StaleData', `the ticket's data is ${Math.round(age / 1000)} s old, over the ${Math.round(maxAge / 1000)} s limit; refresh before placing`, { ageMs: age, limitMs: maxAge })
+    throw new DeskError(
+      'StaleData',
+      `the ticket's data is ${Math.round(age / 1000)} s old, over the ${Math.round(maxAge / 1000)} s limit; refresh before placing`,
+      { ageMs: age, limitMs: maxAge },
+    )
   }
 
   return {

@@ -44,9 +44,23 @@ describe('order preview and signer in confirmations (desk on the sandbox)', () =
     expect(p.signer?.owner.toLowerCase()).toBe(owner(0).toLowerCase())
     expect(p.dataAgeMs).toBeLessThanOrEqual(p.dataMaxAgeMs)
     const price = (BigInt(p.book.bid!.price.split('.')[0]!) * 9n) / 10n
-    const typed = await d.call<OrderPreviewView>('orders.preview', { account: owner(0), marketId: '2', side: 'bid', price: price.toString(), quantity: '0.5' })
+    const typed = await d.call<OrderPreviewView>('orders.preview', {
+      account: owner(0),
+      marketId: '2',
+      side: 'bid',
+      price: price.toString(),
+      quantity: '0.5',
+    })
     expect(typed.value).toBe(price % 2n === 0n ? (price / 2n).toString() : `${price / 2n}.5`)
-    const out = await d.call<WriteOutcome>('orders.place', { account: owner(0), marketId: '2', side: 'bid', orderType: 'limit', tif: 'gtc', price: price.toString(), quantity: '0.5' })
+    const out = await d.call<WriteOutcome>('orders.place', {
+      account: owner(0),
+      marketId: '2',
+      side: 'bid',
+      orderType: 'limit',
+      tif: 'gtc',
+      price: price.toString(),
+      quantity: '0.5',
+    })
     expect(out.leaves[0]).toMatchObject({ kind: 'open' })
     expect(books).toHaveLength(1)
     vi.restoreAllMocks()

@@ -15,7 +15,14 @@ const market: MarketInfo = {
   quoteAssetId: 1,
   symbol: 'BTC/USDC',
 }
-const noCredit: CreditLine = { isCredit: false, status: null, creditUsdAtoms: null, availableUsdAtoms: null, lastKnownAvailableUsdAtoms: null, whitelistedMarketIds: [] }
+const noCredit: CreditLine = {
+  isCredit: false,
+  status: null,
+  creditUsdAtoms: null,
+  availableUsdAtoms: null,
+  lastKnownAvailableUsdAtoms: null,
+  whitelistedMarketIds: [],
+}
 
 function ctx(line: CreditLine = noCredit, min = 1_000_000_000n): WriteContext {
   const reads: Partial<AccountReads> = {
@@ -27,14 +34,30 @@ function ctx(line: CreditLine = noCredit, min = 1_000_000_000n): WriteContext {
   return { network: 'n', journal: null as never, submitter: null as never, reads: reads as AccountReads, hasOwnerKey: () => true }
 }
 
-const t = { account: ACC, market: 1, side: 'buy' as const, orderType: 'limit' as const, tif: 'gtc' as const, price: '60000.5', quantity: '0.25' }
+const t = {
+  account: ACC,
+  market: 1,
+  side: 'buy' as const,
+  orderType: 'limit' as const,
+  tif: 'gtc' as const,
+  price: '60000.5',
+  quantity: '0.25',
+}
 
 describe('checkOrderTicket', () => {
   it('computes the notional exactly in quote atoms and keeps the strings as typed', async () => {
     const r = await checkOrderTicket(ctx(), t)
     // 60000.50 * 0.2500 = 15000.125 USDC = 1500012500000 atoms at 8 decimals
     expect(r.notionalQuoteAtoms).toBe('1500012500000')
-    expect(r.action).toEqual({ type: 'order', market_id: '1', side: 'buy', order_type: 'limit', tif: 'gtc', price: '60000.5', quantity: '0.25' })
+    expect(r.action).toEqual({
+      type: 'order',
+      market_id: '1',
+      side: 'buy',
+      order_type: 'limit',
+      tif: 'gtc',
+      price: '60000.5',
+      quantity: '0.25',
+    })
     expect(r.warnings).toEqual([])
   })
 
@@ -44,7 +67,10 @@ describe('checkOrderTicket', () => {
     await expect(checkOrderTicket(ctx(), { ...t, quantity: '0' })).rejects.toMatchObject({ code: 'InvalidQuantity' })
     await expect(checkOrderTicket(ctx(), { ...t, price: '-1' })).rejects.toMatchObject({ code: 'NegativeAmount' })
     // The refusal reads in the quote asset's units, never atoms.
-    await expect(checkOrderTicket(ctx(undefined, 2_000_000_000_000n), t)).rejects.toMatchObject({ code: 'MinTradeSpotNtl', message: expect.stringMatching(/^order value [0-9,.]+ USDC is below the minimum [0-9,.]+ USDC$/) })
+    await expect(checkOrderTicket(ctx(undefined, 2_000_000_000_000n), t)).rejects.toMatchObject({
+      code: 'MinTradeSpotNtl',
+      message: expect.stringMatching(/^order value [0-9,.]+ USDC is below the minimum [0-9,.]+ USDC$/),
+    })
     await expect(checkOrderTicket(ctx(), { ...t, tif: 'day' as never })).rejects.toMatchObject({ code: 'InvalidTif' })
   })
 

@@ -84,7 +84,11 @@ export async function checkOrderTicket(ctx: WriteContext, t: OrderTicket): Promi
     if (min !== undefined && notional < min) {
       const q = (await ctx.reads.assets()).find((a) => a.assetId === market.quoteAssetId)
       const units = { symbol: q?.symbol ?? `asset ${market.quoteAssetId}`, decimals: market.quoteBalanceDecimals }
-      throw new DeskError('MinTradeSpotNtl', `order value ${formatAmount(notional, units)} is below the minimum ${formatAmount(min, units)}`, { notional: formatAtoms(notional, units.decimals), minimum: formatAtoms(min, units.decimals) })
+      throw new DeskError(
+        'MinTradeSpotNtl',
+        `order value ${formatAmount(notional, units)} is below the minimum ${formatAmount(min, units)}`,
+        { notional: formatAtoms(notional, units.decimals), minimum: formatAtoms(min, units.decimals) },
+      )
     }
   } else {
     notionalOut = null
@@ -93,7 +97,10 @@ export async function checkOrderTicket(ctx: WriteContext, t: OrderTicket): Promi
   if (line.isCredit) {
     if (line.status !== 'active') throw new DeskError('SpotCreditAccountFrozen', `${account} is a frozen credit account and cannot trade`)
     if (!market.creditTrading && !line.whitelistedMarketIds.includes(String(market.marketId))) {
-      throw new DeskError('CreditTradingDisabled', `market ${market.marketId} is not open to credit accounts and not whitelisted for ${account}`)
+      throw new DeskError(
+        'CreditTradingDisabled',
+        `market ${market.marketId} is not open to credit accounts and not whitelisted for ${account}`,
+      )
     }
   }
   const action: OrderAction = {
@@ -116,7 +123,10 @@ export type BookForWrite = (marketId: number) => Promise<{ bid: string | null; a
  * An order as the write pipeline takes it: the ticket checked with the spec's precision rules,
  * signed by the account's trading signer; its guardrail is the order value and the price band.
  */
-export function orderWrite(t: OrderTicket, o: { override?: PriceBandOverride | undefined; book?: BookForWrite } = {}): WriteSpec<CheckedTicket> {
+export function orderWrite(
+  t: OrderTicket,
+  o: { override?: PriceBandOverride | undefined; book?: BookForWrite } = {},
+): WriteSpec<CheckedTicket> {
   return {
     kind: 'order',
     describe: async (w) => {
@@ -130,9 +140,24 @@ export function orderWrite(t: OrderTicket, o: { override?: PriceBandOverride | u
         account: owner,
         title: `${t.side === 'bid' || t.side === 'buy' ? 'Buy' : 'Sell'} ${t.quantity} @ ${t.price} in market ${ticket.market.marketId}`,
         preview: [summary, ...ticket.warnings],
-        guard: { order: { order: { market: ticket.market, side: t.side, price: t.price, priceAtoms: ticket.priceAtoms, notionalQuoteAtoms: ticket.notionalQuoteAtoms, ...(book ? { book } : {}) }, override: o.override } },
+        guard: {
+          order: {
+            order: {
+              market: ticket.market,
+              side: t.side,
+              price: t.price,
+              priceAtoms: ticket.priceAtoms,
+              notionalQuoteAtoms: ticket.notionalQuoteAtoms,
+              ...(book ? { book } : {}),
+            },
+            override: o.override,
+          },
+        },
         feature: ticket,
-        signing: { channel: 'trade', request: { account: owner, signer: signer.ref, agentEpoch: signer.agentEpoch, action: ticket.action, summary } },
+        signing: {
+          channel: 'trade',
+          request: { account: owner, signer: signer.ref, agentEpoch: signer.agentEpoch, action: ticket.action, summary },
+        },
       }
     },
   }
@@ -143,16 +168,23 @@ export function orderWrite(t: OrderTicket, o: { override?: PriceBandOverride | u
  * would only come back rejected: it is refused before signing. A truncated listing proves nothing.
  */
 async function requireOpen(ctx: WriteContext, owner: string, marketId: number, req: { oid?: string; cloid?: string }): Promise<void> {
-  const listed = (orders: OpenOrderInfo[]) => orders.some((o) => (req.oid !== undefined ? o.oid === req.oid : o.cloid !== null && o.cloid.toLowerCase() === req.cloid!.toLowerCase()))
+  const listed = (orders: OpenOrderInfo[]) =>
+    orders.some((o) => (req.oid !== undefined ? o.oid === req.oid : o.cloid !== null && o.cloid.toLowerCase() === req.cloid!.toLowerCase()))
   // Listed in live state, even from before the account's latest write: the exchange decides
   // (a cancel of an order that just went is only answered with an error leaf); not listed, it
   // is confirmed on fresh state before refusing.
-  const { orders, truncated } = ctx.reads.writeOpenOrders ? await ctx.reads.writeOpenOrders(owner, marketId, (o) => listed(o)) : await ctx.reads.openOrders(owner, marketId)
+  const { orders, truncated } = ctx.reads.writeOpenOrders
+    ? await ctx.reads.writeOpenOrders(owner, marketId, (o) => listed(o))
+    : await ctx.reads.openOrders(owner, marketId)
   if (truncated) return
   const open = listed(orders)
   if (!open) {
     const which = req.oid !== undefined ? `oid ${req.oid}` : `cloid ${req.cloid}`
-    throw new DeskError('OrderNotOpen', `${which} is not open in market ${marketId} (filled, cancelled or never placed): there is nothing to cancel. Check its fills and the order status.`, { market: marketId })
+    throw new DeskError(
+      'OrderNotOpen',
+      `${which} is not open in market ${marketId} (filled, cancelled or never placed): there is nothing to cancel. Check its fills and the order status.`,
+      { market: marketId },
+    )
   }
 }
 
@@ -163,7 +195,10 @@ interface CancelNote {
 }
 
 /** Cancels one order by oid or cloid (refused before signing when the exchange no longer lists it). */
-export async function cancelOrder(run: RunWrite, req: { account: string; market: number | string; oid?: string; cloid?: string }): Promise<WriteResult<CancelNote>> {
+export async function cancelOrder(
+  run: RunWrite,
+  req: { account: string; market: number | string; oid?: string; cloid?: string },
+): Promise<WriteResult<CancelNote>> {
   const r = await run<CancelNote>({
     kind: 'cancel',
     describe: async (w) => {
@@ -182,7 +217,17 @@ export async function cancelOrder(run: RunWrite, req: { account: string; market:
         feature: { owner, reads: ctx.reads },
         signing: {
           channel: 'trade',
-          request: { account: owner, signer: signer.ref, agentEpoch: signer.agentEpoch, action: { type: 'cancel', market_id: String(market.marketId), ...(req.oid !== undefined ? { oid: req.oid } : { cloid: req.cloid! }) }, summary },
+          request: {
+            account: owner,
+            signer: signer.ref,
+            agentEpoch: signer.agentEpoch,
+            action: {
+              type: 'cancel',
+              market_id: String(market.marketId),
+              ...(req.oid !== undefined ? { oid: req.oid } : { cloid: req.cloid! }),
+            },
+            summary,
+          },
         },
       }
     },
@@ -208,17 +253,31 @@ function cancelAllWrite(ctx: OrdersContext, owner: Address, marketIds: number[],
         title: `Cancel every order of ${short(owner)} in market${marketIds.length > 1 ? 's' : ''} ${marketIds.join(', ')}`,
         preview: [line],
         feature: { owner, reads: ctx.reads },
-        signing: { channel: 'trade', request: { account: owner, signer: signer.ref, agentEpoch: signer.agentEpoch, action: items.length === 1 ? items[0]! : { type: 'batch', items }, summary: line } },
+        signing: {
+          channel: 'trade',
+          request: {
+            account: owner,
+            signer: signer.ref,
+            agentEpoch: signer.agentEpoch,
+            action: items.length === 1 ? items[0]! : { type: 'batch', items },
+            summary: line,
+          },
+        },
       }
     },
   }
 }
 
-export async function cancelAllInMarket(ctx: OrdersContext, run: RunWrite, req: { account: string; market: number | string }): Promise<WriteResult<CancelNote>> {
+export async function cancelAllInMarket(
+  ctx: OrdersContext,
+  run: RunWrite,
+  req: { account: string; market: number | string },
+): Promise<WriteResult<CancelNote>> {
   const owner = checkAddress(req.account, 'account')
   const market = await marketOf(ctx, req.market)
   const r = await run(cancelAllWrite(ctx, owner, [market.marketId], (m) => `cancel all in market ${m} (${short(owner)})`))
-  if (r.state === 'submitted' && !r.leaves.some((l) => l.kind === 'error')) ctx.reads.noteCancelled?.(owner, { marketIds: [market.marketId] })
+  if (r.state === 'submitted' && !r.leaves.some((l) => l.kind === 'error'))
+    ctx.reads.noteCancelled?.(owner, { marketIds: [market.marketId] })
   return r
 }
 
@@ -245,7 +304,8 @@ export interface EmergencyCancelResult {
 export async function emergencyCancelAll(ctx: OrdersContext, run: RunWrite, req: { account: string }): Promise<EmergencyCancelResult> {
   const owner = checkAddress(req.account, 'account')
   const reads = ctx.reads
-  const read = (enough: (orders: OpenOrderInfo[], afterWrite: boolean) => boolean) => (reads.writeOpenOrders ? reads.writeOpenOrders(owner, -1, enough) : reads.openOrders(owner, -1))
+  const read = (enough: (orders: OpenOrderInfo[], afterWrite: boolean) => boolean) =>
+    reads.writeOpenOrders ? reads.writeOpenOrders(owner, -1, enough) : reads.openOrders(owner, -1)
   const out: EmergencyCancelResult = { account: owner, markets: [], writes: [], failures: [], remaining: [] }
   const cancelled = new Set<number>()
   let open = await read((orders) => orders.length > 0)
@@ -260,7 +320,9 @@ export async function emergencyCancelAll(ctx: OrdersContext, run: RunWrite, req:
     for (let i = 0; i < markets.length; i += 10) {
       const chunk = markets.slice(i, i + 10)
       try {
-        const r = requireSubmitted(await run(cancelAllWrite(ctx, owner, chunk, (m) => `emergency cancel-all in markets ${m} (${short(owner)})`)))
+        const r = requireSubmitted(
+          await run(cancelAllWrite(ctx, owner, chunk, (m) => `emergency cancel-all in markets ${m} (${short(owner)})`)),
+        )
         out.writes.push({ markets: chunk, outcome: r.outcome, leaves: r.leaves })
         for (const m of chunk) cancelled.add(m)
       } catch (e) {
@@ -279,12 +341,21 @@ export async function emergencyCancelAll(ctx: OrdersContext, run: RunWrite, req:
 }
 
 /** Open orders of several accounts, for the orders view. */
-export async function openOrdersAcross(ctx: WriteContext, accounts: string[]): Promise<{ account: string; orders: { market: number | null; oid: string; cloid: string | null; remainingQty: string }[]; truncated: boolean }[]> {
+export async function openOrdersAcross(
+  ctx: WriteContext,
+  accounts: string[],
+): Promise<
+  { account: string; orders: { market: number | null; oid: string; cloid: string | null; remainingQty: string }[]; truncated: boolean }[]
+> {
   const out = []
   for (const a of accounts) {
     const acct = checkAddress(a, 'account')
     const r = await ctx.reads.openOrders(acct, -1)
-    out.push({ account: acct, truncated: r.truncated, orders: r.orders.map((o) => ({ market: o.marketId, oid: o.oid, cloid: o.cloid, remainingQty: o.remainingQty })) })
+    out.push({
+      account: acct,
+      truncated: r.truncated,
+      orders: r.orders.map((o) => ({ market: o.marketId, oid: o.oid, cloid: o.cloid, remainingQty: o.remainingQty })),
+    })
   }
   return out
 }

@@ -17,7 +17,10 @@ export interface HaltDeps extends WriteAccess {
   accounts(): { address: string; label: string; watchOnly: boolean }[]
 }
 
-const errData = (e: unknown) => (e instanceof DeskError ? { code: e.code, message: e.message } : { code: 'Internal', message: 'an internal error occurred; see the main-process log' })
+const errData = (e: unknown) =>
+  e instanceof DeskError
+    ? { code: e.code, message: e.message }
+    : { code: 'Internal', message: 'an internal error occurred; see the main-process log' }
 
 /**
  * The halt: writes are refused from this instant (persisted), then every open order of every
@@ -50,7 +53,11 @@ export async function haltAll(d: HaltDeps): Promise<HaltResult> {
         verifiedZero: zero,
         cancelledMarkets: r.writes.flatMap((w) => w.markets),
         remaining: r.remaining,
-        error: failure ? { code: failure.code, message: `${failure.message} (markets ${r.failures.flatMap((f) => f.markets).join(', ')})` } : zero ? null : { code: 'OrdersRemain', message: `${r.remaining.length} open order(s) remain after the cancels` },
+        error: failure
+          ? { code: failure.code, message: `${failure.message} (markets ${r.failures.flatMap((f) => f.markets).join(', ')})` }
+          : zero
+            ? null
+            : { code: 'OrdersRemain', message: `${r.remaining.length} open order(s) remain after the cancels` },
       }
     } catch (e) {
       // e.g. a watch-only account with open orders: nothing here can sign its cancel
@@ -64,8 +71,18 @@ export async function haltAll(d: HaltDeps): Promise<HaltResult> {
     }
   }
   const out = await Promise.all(accounts.map(haltOne))
-  d.journal.recordPolicyEvent(engine.network, 'halt.result', `halt: ${out.filter((x) => x.verifiedZero).length}/${out.length} accounts verified with zero open orders`, {
-    accounts: out.map((x) => ({ account: x.account, verifiedZero: x.verifiedZero, remaining: x.remaining.length, error: x.error?.code ?? null })),
-  })
+  d.journal.recordPolicyEvent(
+    engine.network,
+    'halt.result',
+    `halt: ${out.filter((x) => x.verifiedZero).length}/${out.length} accounts verified with zero open orders`,
+    {
+      accounts: out.map((x) => ({
+        account: x.account,
+        verifiedZero: x.verifiedZero,
+        remaining: x.remaining.length,
+        error: x.error?.code ?? null,
+      })),
+    },
+  )
   return { network: engine.network, halted, accounts: out }
 }

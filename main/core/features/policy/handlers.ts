@@ -5,7 +5,15 @@ import { unlockedWriteSide } from '../../session'
 import { agentsFor, revokeAgent, type AgentKeyDirectory } from '../agents'
 import { haltAll, type HaltDeps } from './halt'
 
-export type PolicyChannels = 'policy.show' | 'policy.set' | 'addresses.list' | 'addresses.add' | 'addresses.remove' | 'policy.halt' | 'policy.resume' | 'agents.revokeAll'
+export type PolicyChannels =
+  | 'policy.show'
+  | 'policy.set'
+  | 'addresses.list'
+  | 'addresses.add'
+  | 'addresses.remove'
+  | 'policy.halt'
+  | 'policy.resume'
+  | 'agents.revokeAll'
 
 export interface PolicyDeps extends HaltDeps {
   keys: AgentKeyDirectory
@@ -15,7 +23,10 @@ export interface PolicyDeps extends HaltDeps {
 function timesOf(detail: unknown): { times?: Record<string, number> } {
   const t = (detail as { times?: unknown } | null)?.times
   if (!t || typeof t !== 'object') return {}
-  const times = Object.fromEntries(Object.entries(t).filter(([, v]) => typeof v === 'number' && Number.isFinite(v))) as Record<string, number>
+  const times = Object.fromEntries(Object.entries(t).filter(([, v]) => typeof v === 'number' && Number.isFinite(v))) as Record<
+    string,
+    number
+  >
   return Object.keys(times).length > 0 ? { times } : {}
 }
 
@@ -41,7 +52,8 @@ export function policyHandlers(d: PolicyDeps): Pick<HandlerTable, PolicyChannels
       return view()
     },
     'addresses.list': () => addresses(),
-    'addresses.add': async (a) => (await engine()).addAddress({ label: a.label, address: a.address, chainId: a.chainId, passphrase: a.passphrase }),
+    'addresses.add': async (a) =>
+      (await engine()).addAddress({ label: a.label, address: a.address, chainId: a.chainId, passphrase: a.passphrase }),
     'addresses.remove': async (a) => (await engine()).removeAddress({ label: a.label, passphrase: a.passphrase }),
     'policy.halt': () => haltAll(d),
     'policy.resume': async ({ passphrase }) => {

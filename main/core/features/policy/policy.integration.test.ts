@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { writeFileSync } from 'node:fs'
 import { devOwner } from '../../../../sandbox/scenario/dev-keys'
-import type { AddressBookEntryView, AgentSlotView, HaltResult, NetworkView, PolicyView, PreviewView, SubmissionView, WriteOutcome } from '../../../contract/types'
+import type {
+  AddressBookEntryView,
+  AgentSlotView,
+  HaltResult,
+  NetworkView,
+  PolicyView,
+  PreviewView,
+  SubmissionView,
+  WriteOutcome,
+} from '../../../contract/types'
 import type { DeskErrorData } from '../../errors/desk-error'
 import { exchangeIdentity, exchangeKey, exchangePolicyPath, exchangeTag } from '../../policy'
 import { startDeskOnSandbox, TEST_PASSPHRASE, type DeskOnSandbox } from '../../../testing/desk-on-sandbox'
@@ -54,15 +63,42 @@ describe('operator policy enforced in main, against the sandbox', () => {
     const w = { account: owner(0), assetId: 1, amount: '10', dstChainId: '1' }
     expect((await refused('withdraw.submit', { ...w, dstAddress: DEST })).code).toBe('DestinationNotAllowed')
     expect((await refused('withdraw.submit', { ...w, dstAddress: BAD_CHECKSUM })).code).toBe('InvalidAddressChecksum')
-    expect((await refused('addresses.add', { label: 'typo', address: BAD_CHECKSUM, chainId: '1', passphrase: TEST_PASSPHRASE })).code).toBe('InvalidAddressChecksum')
-    expect((await refused('addresses.add', { label: 'burn', address: '0x000000000000000000000000000000000000dEaD', chainId: '1', passphrase: TEST_PASSPHRASE })).code).toBe('BurnAddress')
-    expect((await refused('addresses.add', { label: 'zero', address: '0x0000000000000000000000000000000000000000', chainId: '1', passphrase: TEST_PASSPHRASE })).code).toBe('BurnAddress')
-    expect((await refused('addresses.add', { label: 'cold', address: DEST, chainId: '1', passphrase: 'not the passphrase' })).code).toBe('PassphraseIncorrect')
+    expect((await refused('addresses.add', { label: 'typo', address: BAD_CHECKSUM, chainId: '1', passphrase: TEST_PASSPHRASE })).code).toBe(
+      'InvalidAddressChecksum',
+    )
+    expect(
+      (
+        await refused('addresses.add', {
+          label: 'burn',
+          address: '0x000000000000000000000000000000000000dEaD',
+          chainId: '1',
+          passphrase: TEST_PASSPHRASE,
+        })
+      ).code,
+    ).toBe('BurnAddress')
+    expect(
+      (
+        await refused('addresses.add', {
+          label: 'zero',
+          address: '0x0000000000000000000000000000000000000000',
+          chainId: '1',
+          passphrase: TEST_PASSPHRASE,
+        })
+      ).code,
+    ).toBe('BurnAddress')
+    expect((await refused('addresses.add', { label: 'cold', address: DEST, chainId: '1', passphrase: 'not the passphrase' })).code).toBe(
+      'PassphraseIncorrect',
+    )
     expect(await d.call<AddressBookEntryView[]>('addresses.list')).toEqual([])
   })
 
   it('a new entry is refused during its cooling-off (the refusal says the sandbox default), then usable', async () => {
-    const e = await d.call<AddressBookEntryView>('addresses.add', { label: 'cold', address: DEST.toLowerCase(), chainId: '1', passphrase: TEST_PASSPHRASE })
+    const e = await d.call<AddressBookEntryView>('addresses.add', {
+      label: 'cold',
+      address: DEST.toLowerCase(),
+      chainId: '1',
+      passphrase: TEST_PASSPHRASE,
+    })
     expect(e).toMatchObject({ label: 'cold', address: DEST, chainId: '1', usable: false })
     expect(e.usableAt - e.addedAt).toBe(60_000)
     const w = { account: owner(0), assetId: 1, amount: '10', dstChainId: '1', dstAddress: DEST }
@@ -73,8 +109,25 @@ describe('operator policy enforced in main, against the sandbox', () => {
     expect((await refused('withdraw.submit', { ...w, dstChainId: '42161' })).code).toBe('DestinationNotAllowed')
 
     // The operator's earlier, matured choice of a 1.5 s cooling-off (written as the engine would persist it).
-    writeFileSync(policyFile(), JSON.stringify({ version: 1, network: exchangeKey(sandboxExchange()), rules: { 'cooling-off': '1500' }, pending: [], addresses: [], halted: null, exchange: { ...sandboxExchange(), kind: 'sandbox' }, aliases: ['sandbox'] }))
-    const e2 = await d.call<AddressBookEntryView>('addresses.add', { label: 'cold', address: DEST, chainId: '1', passphrase: TEST_PASSPHRASE })
+    writeFileSync(
+      policyFile(),
+      JSON.stringify({
+        version: 1,
+        network: exchangeKey(sandboxExchange()),
+        rules: { 'cooling-off': '1500' },
+        pending: [],
+        addresses: [],
+        halted: null,
+        exchange: { ...sandboxExchange(), kind: 'sandbox' },
+        aliases: ['sandbox'],
+      }),
+    )
+    const e2 = await d.call<AddressBookEntryView>('addresses.add', {
+      label: 'cold',
+      address: DEST,
+      chainId: '1',
+      passphrase: TEST_PASSPHRASE,
+    })
     expect(e2.usableAt - e2.addedAt).toBe(1500)
     expect((await refused('withdraw.submit', w)).code).toBe('DestinationCoolingOff')
     await new Promise((r) => setTimeout(r, 1600))
@@ -85,9 +138,17 @@ describe('operator policy enforced in main, against the sandbox', () => {
   })
 
   it('transfers go only to own accounts or address-book entries; the preview shows the refusal', async () => {
-    const preview = await d.call<PreviewView>('transfer.preview', { from: owner(0), to: '0x1111111111111111111111111111111111111111', assetId: 1, amount: '5' })
+    const preview = await d.call<PreviewView>('transfer.preview', {
+      from: owner(0),
+      to: '0x1111111111111111111111111111111111111111',
+      assetId: 1,
+      amount: '5',
+    })
     expect(preview.warnings[0]).toMatch(/^Refused by policy \(DestinationNotAllowed\)/)
-    expect((await refused('transfer.submit', { from: owner(0), to: '0x1111111111111111111111111111111111111111', assetId: 1, amount: '5' })).code).toBe('DestinationNotAllowed')
+    expect(
+      (await refused('transfer.submit', { from: owner(0), to: '0x1111111111111111111111111111111111111111', assetId: 1, amount: '5' }))
+        .code,
+    ).toBe('DestinationNotAllowed')
     const out = await d.call<WriteOutcome>('transfer.submit', { from: owner(0), to: owner(2), assetId: 1, amount: '12.5' })
     expect(out.submission.state).toBe('accepted')
   })
@@ -103,7 +164,10 @@ describe('operator policy enforced in main, against the sandbox', () => {
     const first = (await d.call<SubmissionView[]>('journal.query', { actionType: 'transfer' })).at(-1)!
     const t = { from: owner(0), to: owner(2), assetId: 1, amount: '10' }
     const daily = await refused('transfer.submit', t)
-    expect(daily).toMatchObject({ code: 'LimitExceeded', details: { rule: 'transfer-daily-limit-usd', limit: '20', used: '12.5', amount: '10' } })
+    expect(daily).toMatchObject({
+      code: 'LimitExceeded',
+      details: { rule: 'transfer-daily-limit-usd', limit: '20', used: '12.5', amount: '10' },
+    })
     expect(Number(daily.details!.freesAt)).toBeGreaterThan(Date.now() + 23 * 3_600_000)
     expect(daily.message).toContain('frees up at')
     expect(first).toBeTruthy()
@@ -119,7 +183,10 @@ describe('operator policy enforced in main, against the sandbox', () => {
     const p = await d.call<PolicyView>('policy.set', { name: 'withdraw-limit-usd', value: '1000', passphrase: TEST_PASSPHRASE })
     expect(p.rules.find((r) => r.name === 'withdraw-limit-usd')).toMatchObject({ value: '15', pending: { value: '1000' } })
     await new Promise((r) => setTimeout(r, 1600))
-    expect((await d.call<PolicyView>('policy.show')).rules.find((r) => r.name === 'withdraw-limit-usd')).toMatchObject({ value: '1000', pending: null })
+    expect((await d.call<PolicyView>('policy.show')).rules.find((r) => r.name === 'withdraw-limit-usd')).toMatchObject({
+      value: '1000',
+      pending: null,
+    })
 
     // a USD limit cannot be checked without a fresh mark: refused, never valued at a guess
     d.sandbox.trading.setOracle({ status: 'unavailable', reason_code: 'ProviderError' })
@@ -144,7 +211,11 @@ describe('operator policy enforced in main, against the sandbox', () => {
     // within the band it goes through; so does the knowing override
     const ok = await d.call<WriteOutcome>('orders.place', { ...o, price: '3000' })
     expect(ok.submission.state).toBe('accepted')
-    const over = await d.call<WriteOutcome>('orders.place', { ...o, price: '3700', override: { priceBand: true, confirmText: 'BUY MARKET 2 AT 3700' } })
+    const over = await d.call<WriteOutcome>('orders.place', {
+      ...o,
+      price: '3700',
+      override: { priceBand: true, confirmText: 'BUY MARKET 2 AT 3700' },
+    })
     expect(over.submission.state).toBe('accepted')
     const events = (await d.call<PolicyView>('policy.show')).events
     expect(events.some((e) => e.kind === 'override.priceBand' && e.summary.includes('3700'))).toBe(true)
@@ -165,7 +236,9 @@ describe('operator policy enforced in main, against the sandbox', () => {
     const o = { account: owner(1), marketId: '2', side: 'bid', orderType: 'limit', tif: 'gtc', price: '3000', quantity: '0.01' }
     expect((await refused('orders.place', o)).code).toBe('WritesHalted')
     expect((await refused('transfer.submit', { from: owner(0), to: owner(2), assetId: 1, amount: '1' })).code).toBe('WritesHalted')
-    expect((await refused('settle.submit', { creditAccount: owner(3), cashAccount: owner(0), assetId: 3, amount: '0.01' })).code).toBe('WritesHalted')
+    expect((await refused('settle.submit', { creditAccount: owner(3), cashAccount: owner(0), assetId: 3, amount: '0.01' })).code).toBe(
+      'WritesHalted',
+    )
     expect((await refused('agents.approve', { owner: owner(2), slot: 0 })).code).toBe('WritesHalted')
     expect((await d.call<PolicyView>('policy.show')).halted).not.toBeNull()
     expect((await refused('policy.resume', { passphrase: 'wrong passphrase' })).code).toBe('PassphraseIncorrect')
@@ -177,7 +250,16 @@ describe('operator policy enforced in main, against the sandbox', () => {
   })
 
   it('naming the sandbox twice gets round nothing: saving a network needs the passphrase; the alias is halted with the desk and shares the policy (issue 21 item 2)', async () => {
-    const alias = { name: 'sandbox-2', kind: 'custom', chainId: 424242, tradingUrl: d.sandbox.tradingUrl, wsUrl: d.sandbox.wsUrl, earnUrl: d.sandbox.earnUrl, infoRatePerSec: 200, tradeRatePerSec: 200 }
+    const alias = {
+      name: 'sandbox-2',
+      kind: 'custom',
+      chainId: 424242,
+      tradingUrl: d.sandbox.tradingUrl,
+      wsUrl: d.sandbox.wsUrl,
+      earnUrl: d.sandbox.earnUrl,
+      infoRatePerSec: 200,
+      tradeRatePerSec: 200,
+    }
     expect((await refused('networks.save', alias)).code).toBe('PassphraseRequired')
     expect((await refused('networks.save', { ...alias, passphrase: 'not the passphrase' })).code).toBe('PassphraseIncorrect')
     expect((await d.call<{ networks: NetworkView[] }>('networks.list')).networks.map((n) => n.name)).not.toContain('sandbox-2')

@@ -21,7 +21,12 @@ export function portfolioHandlers(d: PortfolioDeps): Pick<HandlerTable, Portfoli
     'markets.list': async () => {
       const s = await d.sessions.current()
       const [md, markets] = await Promise.all([s.market.get('operator'), s.info.markets({ lane: 'operator' })])
-      const assets: AssetView[] = [...md.assets.values()].map((a) => ({ assetId: a.assetId, symbol: a.symbol, balanceDecimals: a.decimals, creditLtv: a.creditLtv }))
+      const assets: AssetView[] = [...md.assets.values()].map((a) => ({
+        assetId: a.assetId,
+        symbol: a.symbol,
+        balanceDecimals: a.decimals,
+        creditLtv: a.creditLtv,
+      }))
       const sym = (id: number | undefined) => (id === undefined ? '?' : (md.assets.get(id)?.symbol ?? String(id)))
       const views: MarketView[] = markets.markets.map((m) => ({
         marketId: String(m.market_id),

@@ -15,7 +15,12 @@ function service(store: StateStore, reads: string[]): PortfolioService {
       return { found: true, account_type: 'balance', status: 'active', account_index: 7n }
     },
   } as unknown as InfoClient
-  return new PortfolioService({ info, market: {} as MarketDataCache, credit: {} as CreditHealthService, lastKnown: new LastKnownState(store, 'sandbox') })
+  return new PortfolioService({
+    info,
+    market: {} as MarketDataCache,
+    credit: {} as CreditHealthService,
+    lastKnown: new LastKnownState(store, 'sandbox'),
+  })
 }
 
 describe('PortfolioService.identity: kind and status from the last run', () => {

@@ -7,7 +7,11 @@ describe('LeadingBatch: a lone change goes out at once, only bursts wait', () =>
 
   it('runs the first request on the next microtask, gathers a burst into one run at the window end', async () => {
     const runs: { at: number; keys: string[] }[] = []
-    const b = new LeadingBatch<string>(50, (keys) => runs.push({ at: Date.now(), keys }), () => Date.now())
+    const b = new LeadingBatch<string>(
+      50,
+      (keys) => runs.push({ at: Date.now(), keys }),
+      () => Date.now(),
+    )
     const t0 = Date.now()
     b.add(['a'])
     b.add(['b']) // same tick: same run

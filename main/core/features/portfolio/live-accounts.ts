@@ -123,7 +123,12 @@ export class LiveAccounts {
     // re-plans the streams; the overview's later read then sees nothing new.
     if (this.d.accounts.remember(ref.address, row.account)) s.streamAccounts(this.d.accounts.streamTargets())
     const now = this.d.now()
-    const balances = row.account.kind === 'credit' ? { rows: [], fetchedAt: row.fetchedAt } : row.account.status === 'none' ? { rows: [], fetchedAt: now } : await portfolio.balances(user, lane)
+    const balances =
+      row.account.kind === 'credit'
+        ? { rows: [], fetchedAt: row.fetchedAt }
+        : row.account.status === 'none'
+          ? { rows: [], fetchedAt: now }
+          : await portfolio.balances(user, lane)
     const live = s.pool?.state(user)
     let openOrders: OpenOrderView[]
     let ordersAt: number | null
@@ -158,7 +163,10 @@ export class LiveAccounts {
       fillsAt = this.fillsDone.has(user) ? now : null
     } else {
       const r = await s.info.userFillsByTime({ user, start_time_ms: Math.max(0, now - FILLS_WINDOW_MS) }, { lane })
-      fills = fillViews(r.fills.map((f) => fromInfoFill(user, f)), now)
+      fills = fillViews(
+        r.fills.map((f) => fromInfoFill(user, f)),
+        now,
+      )
       fillsAt = now
     }
     // The credit row is dated by its source: now while its channel streams (a quiet account sends
@@ -182,7 +190,10 @@ export class LiveAccounts {
     if (p) return p
     p = s.info.userFillsByTime({ user, start_time_ms: Math.max(0, this.d.now() - FILLS_WINDOW_MS) }, { lane: 'background' }).then(
       (r) => {
-        s.pool?.addFills(user, r.fills.map((f) => fromInfoFill(user, f)))
+        s.pool?.addFills(
+          user,
+          r.fills.map((f) => fromInfoFill(user, f)),
+        )
         this.fillsDone.add(user)
         this.pushSoon([user])
       },

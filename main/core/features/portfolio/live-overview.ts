@@ -200,7 +200,18 @@ export class LiveOverview {
   /** The stream status now (a window that just opened shows the panel before the next push). */
   streamStatusNow(s: NetworkSession): StreamStatusView {
     const pool = s.pool
-    if (!pool) return { connected: false, connections: 0, connectionLimit: 1, neededConnections: 0, subscriptions: 0, lastMessageAt: null, reconnects: 0, droppedFrames: 0, detail: 'this host does not stream (reads through /info only)' }
+    if (!pool)
+      return {
+        connected: false,
+        connections: 0,
+        connectionLimit: 1,
+        neededConnections: 0,
+        subscriptions: 0,
+        lastMessageAt: null,
+        reconnects: 0,
+        droppedFrames: 0,
+        detail: 'this host does not stream (reads through /info only)',
+      }
     return pool.status()
   }
 
@@ -264,7 +275,11 @@ export class LiveOverview {
   }
 
   /** One toast per fill, in the shared format: "Bought 0.01 BTC at 64,000 USDC on BTC/USDC". */
-  private async announceFills(s: NetworkSession, user: string, fills: { side: string | null; sz: string | null; px: string | null; coin: string | number | null }[]): Promise<void> {
+  private async announceFills(
+    s: NetworkSession,
+    user: string,
+    fills: { side: string | null; sz: string | null; px: string | null; coin: string | number | null }[],
+  ): Promise<void> {
     const markets = await this.marketNames(s).catch(() => new Map<string, { symbol: string; base: string; quote: string }>())
     if (this.closed) return
     const who = formatAccount({ address: user, label: this.d.accounts.label(user) }).text
@@ -273,7 +288,12 @@ export class LiveOverview {
       const side = f.side === 'B' ? 'Bought' : f.side === 'A' ? 'Sold' : 'Traded'
       const size = f.sz === null ? 'an unknown size' : `${formatNumber(f.sz)}${m ? ` ${m.base}` : ''}`
       const price = f.px === null ? '' : ` at ${formatNumber(f.px)}${m ? ` ${m.quote}` : ''}`
-      this.d.notify('fill', 'success', `Fill: ${who}`, `${side} ${size}${price} on ${m ? m.symbol : `market ${String(f.coin ?? 'unknown')}`}.`)
+      this.d.notify(
+        'fill',
+        'success',
+        `Fill: ${who}`,
+        `${side} ${size}${price} on ${m ? m.symbol : `market ${String(f.coin ?? 'unknown')}`}.`,
+      )
     }
   }
 

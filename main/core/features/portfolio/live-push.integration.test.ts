@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { AccountDetailView, AgentSlotsView, CreditHealthView, EarnOverviewView, OverviewView, PreviewView, WriteOutcome } from '../../../contract/types'
+import type {
+  AccountDetailView,
+  AgentSlotsView,
+  CreditHealthView,
+  EarnOverviewView,
+  OverviewView,
+  PreviewView,
+  WriteOutcome,
+} from '../../../contract/types'
 import { devOwner } from '../../../../sandbox/scenario/dev-keys'
 import { parseDecimal, parseSignedDecimal } from '../../money/decimal'
 import { startDeskOnSandbox, TEST_PASSPHRASE, type DeskOnSandbox } from '../../../testing/desk-on-sandbox'
@@ -61,7 +69,10 @@ describe('live state pushed after writes (no re-read by the caller)', () => {
   it('transfer: both accounts and the overview reach their final balances by push', async () => {
     const from = addr(0)
     const to = addr(2)
-    const [a, b] = await Promise.all([d.call<AccountDetailView>('account.detail', { address: from }), d.call<AccountDetailView>('account.detail', { address: to })])
+    const [a, b] = await Promise.all([
+      d.call<AccountDetailView>('account.detail', { address: from }),
+      d.call<AccountDetailView>('account.detail', { address: to }),
+    ])
     const before = { from: atoms(avail(a, 1)), to: atoms(avail(b, 1)) }
     accounts.length = 0
     overviews.length = 0
@@ -70,7 +81,8 @@ describe('live state pushed after writes (no re-read by the caller)', () => {
     const amt = parseDecimal('7.25', 8)
     await expect.poll(() => atoms(avail(latest(to), 1)), { timeout: 10_000 }).toBe(before.to + amt)
     await expect.poll(() => atoms(avail(latest(from), 1)), { timeout: 10_000 }).toBe(before.from - amt)
-    const row = (o: OverviewView | undefined) => o?.rows.find((r) => r.account.address === to)?.available.find((x) => x.assetId === 1)?.available
+    const row = (o: OverviewView | undefined) =>
+      o?.rows.find((r) => r.account.address === to)?.available.find((x) => x.assetId === 1)?.available
     await expect.poll(() => atoms(row(overviews.at(-1))), { timeout: 10_000 }).toBe(before.to + amt)
   })
 
@@ -82,10 +94,12 @@ describe('live state pushed after writes (no re-read by the caller)', () => {
     const cashBefore = atoms(avail(await d.call<AccountDetailView>('account.detail', { address: cash }), 3))
     accounts.length = 0
     await d.call<WriteOutcome>('settle.submit', { creditAccount: credit, cashAccount: cash, assetId: 3, amount: '0.05' })
-    await expect.poll(() => latest(credit)?.credit?.positions.find((p) => p.assetId === 3)?.actual, { timeout: 10_000 }).toBe(
-      // settle moves the position toward zero by the amount
-      (Number(btcBefore) - 0.05).toFixed(2).replace(/0+$/, '').replace(/\.$/, ''),
-    )
+    await expect
+      .poll(() => latest(credit)?.credit?.positions.find((p) => p.assetId === 3)?.actual, { timeout: 10_000 })
+      .toBe(
+        // settle moves the position toward zero by the amount
+        (Number(btcBefore) - 0.05).toFixed(2).replace(/0+$/, '').replace(/\.$/, ''),
+      )
     await expect.poll(() => atoms(avail(latest(cash), 3)), { timeout: 10_000 }).toBe(cashBefore + parseDecimal('0.05', 8))
   })
 
@@ -93,7 +107,15 @@ describe('live state pushed after writes (no re-read by the caller)', () => {
     const who = addr(1)
     await d.call('account.detail', { address: who })
     accounts.length = 0
-    const placed = await d.call<WriteOutcome>('orders.place', { account: who, marketId: '2', side: 'bid', orderType: 'limit', tif: 'gtc', price: '3000', quantity: '0.01' })
+    const placed = await d.call<WriteOutcome>('orders.place', {
+      account: who,
+      marketId: '2',
+      side: 'bid',
+      orderType: 'limit',
+      tif: 'gtc',
+      price: '3000',
+      quantity: '0.01',
+    })
     expect(placed.submission.state).toBe('accepted')
     const oid = placed.leaves[0]!.oid!
     await expect.poll(() => latest(who)?.openOrders.some((o) => o.oid === oid), { timeout: 10_000 }).toBe(true)
@@ -108,15 +130,28 @@ describe('live state pushed after writes (no re-read by the caller)', () => {
     const who = addr(2)
     await d.call('earn.overview', { account: who })
     earns.length = 0
-    const w = await d.call<{ operationId: string; status: string }>('earn.create', { account: who, assetId: 1, amount: '5', type: 'scheduled' })
-    await expect.poll(() => earns.some((e) => e.withdrawals.some((x) => x.operationId === w.operationId && x.status === 'queued')), { timeout: 10_000 }).toBe(true)
+    const w = await d.call<{ operationId: string; status: string }>('earn.create', {
+      account: who,
+      assetId: 1,
+      amount: '5',
+      type: 'scheduled',
+    })
+    await expect
+      .poll(() => earns.some((e) => e.withdrawals.some((x) => x.operationId === w.operationId && x.status === 'queued')), {
+        timeout: 10_000,
+      })
+      .toBe(true)
     d.sandbox.earn.makeClaimable(w.operationId)
     // The queue entry turns claimable by push (the follower re-reads while one is pending).
     await d.call('earn.overview', { account: who })
     earns.length = 0
     const claimed = await d.call<{ status: string }>('earn.claim', { account: who, operationId: w.operationId })
     expect(claimed.status).not.toBe('claimed')
-    const status = () => [...earns].reverse().find((e) => e.address.toLowerCase() === who)?.withdrawals.find((x) => x.operationId === w.operationId)?.status
+    const status = () =>
+      [...earns]
+        .reverse()
+        .find((e) => e.address.toLowerCase() === who)
+        ?.withdrawals.find((x) => x.operationId === w.operationId)?.status
     await expect.poll(status, { timeout: 30_000, interval: 250 }).toBe('claimed')
   }, 40_000)
 
@@ -131,7 +166,16 @@ describe('live state pushed after writes (no re-read by the caller)', () => {
     await d.call('agents.approve', { owner: who, slot: 1 })
     await expect.poll(() => count(overviews.at(-1)), { timeout: 10_000 }).toBe(1)
     // the slots themselves, read again after the write and pushed (the agents page follows them)
-    await expect.poll(() => slots.filter((v) => v.owner === who).at(-1)?.slots.find((x) => x.slot === 1)?.agent ?? null, { timeout: 10_000 }).not.toBeNull()
+    await expect
+      .poll(
+        () =>
+          slots
+            .filter((v) => v.owner === who)
+            .at(-1)
+            ?.slots.find((x) => x.slot === 1)?.agent ?? null,
+        { timeout: 10_000 },
+      )
+      .not.toBeNull()
     off()
   })
 
@@ -198,7 +242,9 @@ describe('on the production /info budget (1 request a second)', () => {
     // The first preview reads the asset list once (kept five minutes); later ones read no account data.
     await d.call('settle.preview', { creditAccount: devOwner(3).address, cashAccount: devOwner(0).address, assetId: 3, amount: '0.01' })
     const page = await timed(() => d.call('account.detail', { address: devOwner(0).address }))
-    const preview = await timed(() => d.call('settle.preview', { creditAccount: devOwner(3).address, cashAccount: devOwner(0).address, assetId: 3, amount: '0.02' }))
+    const preview = await timed(() =>
+      d.call('settle.preview', { creditAccount: devOwner(3).address, cashAccount: devOwner(0).address, assetId: 3, amount: '0.02' }),
+    )
     console.log(`1 req/s budget: account page ${page} ms, settle preview ${preview} ms`)
     expect(page).toBeLessThan(1500)
     expect(preview).toBeLessThan(1500)

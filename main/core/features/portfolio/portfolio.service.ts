@@ -1,4 +1,13 @@
-import type { AccountKind, AccountView, Address, BalanceView, CreditHealthView, OverviewRow, OverviewView, ValueAge } from '../../../contract/types'
+import type {
+  AccountKind,
+  AccountView,
+  Address,
+  BalanceView,
+  CreditHealthView,
+  OverviewRow,
+  OverviewView,
+  ValueAge,
+} from '../../../contract/types'
 import type { InfoClient } from '../../exchange/info/client'
 import type { Lane } from '../../exchange/scheduler'
 import { formatAtoms, parseDecimal, parseSignedDecimal } from '../../money/decimal'
@@ -40,7 +49,10 @@ interface BalanceAtoms {
 }
 
 /** Streamed balances (display decimals) as atoms; `available` is total less locked when the frame has no split. */
-function liveAtoms(md: MarketData, live: readonly { assetId: number; available: string | null; total?: string | null; locked: string }[]): BalanceAtoms[] {
+function liveAtoms(
+  md: MarketData,
+  live: readonly { assetId: number; available: string | null; total?: string | null; locked: string }[],
+): BalanceAtoms[] {
   return live.map((b) => {
     const dec = decimalsOf(md, b.assetId)
     const locked = parseDecimal(b.locked, dec)
@@ -70,7 +82,8 @@ export class PortfolioService {
     const cached = this.identities.get(user)
     // An account that does not exist is not streamed: its status is read again at most once a
     // minute (an activation from elsewhere shows up, and the write path refreshes it at once).
-    if (cached && cached.status === 'none' && !refresh && this.now() - (this.identityAt.get(user) ?? 0) >= NONE_RECHECK_MS) return this.identity(user, lane, true).catch(() => cached)
+    if (cached && cached.status === 'none' && !refresh && this.now() - (this.identityAt.get(user) ?? 0) >= NONE_RECHECK_MS)
+      return this.identity(user, lane, true).catch(() => cached)
     if (cached && !refresh) return cached
     const live = !refresh ? this.fromStream(user) : null
     if (live) {
@@ -94,7 +107,11 @@ export class PortfolioService {
       const ca = await this.deps.info.spotCreditAccount({ user }, { lane })
       kind = ca.found === false || ca.status == null ? 'balance' : 'credit'
     }
-    const id: AccountIdentity = { kind, status: st.found ? (st.status ?? 'unknown') : 'none', accountIndex: st.account_index === null ? null : st.account_index.toString() }
+    const id: AccountIdentity = {
+      kind,
+      status: st.found ? (st.status ?? 'unknown') : 'none',
+      accountIndex: st.account_index === null ? null : st.account_index.toString(),
+    }
     this.identities.set(user, id)
     this.identityAt.set(user, this.now())
     this.deps.lastKnown?.save(user, 'status', id)
@@ -131,7 +148,11 @@ export class PortfolioService {
       const rows = await this.deps.info.userBalances({ user }, { lane })
       atoms = rows.map((r) => {
         const dec = decimalsOf(md, r.asset_id)
-        return { assetId: r.asset_id, available: r.available_atoms ?? parseDecimal(r.available, dec), locked: r.locked_atoms ?? parseDecimal(r.locked, dec) }
+        return {
+          assetId: r.asset_id,
+          available: r.available_atoms ?? parseDecimal(r.available, dec),
+          locked: r.locked_atoms ?? parseDecimal(r.locked, dec),
+        }
       })
       fetchedAt = this.now()
       source = 'info'
@@ -144,7 +165,15 @@ export class PortfolioService {
   /** One overview row: balances or credit line, totals at mark, and when it was fetched. */
   async row(ref: AccountRef, lane: Lane = 'background'): Promise<{ row: OverviewRow; credit: CreditHealthView | null }> {
     const id = await this.identity(ref.address, lane)
-    const account: AccountView = { address: ref.address.toLowerCase() as Address, label: ref.label, group: ref.group, hasKey: ref.hasKey, kind: id.kind, status: id.status, accountIndex: id.accountIndex }
+    const account: AccountView = {
+      address: ref.address.toLowerCase() as Address,
+      label: ref.label,
+      group: ref.group,
+      hasKey: ref.hasKey,
+      kind: id.kind,
+      status: id.status,
+      accountIndex: id.accountIndex,
+    }
     const agents = this.deps.lastKnown?.load<{ agent: string | null }[]>(ref.address, 'agents')
     const agentsInUse = agents ? agents.value.filter((s) => s.agent !== null).length : 0
     const pendingJournal = this.deps.pendingJournal?.(ref.address) ?? 0
@@ -167,7 +196,8 @@ export class PortfolioService {
         pendingJournal,
         fetchedAt: fromLive !== undefined && liveCredit ? this.liveAt(ref.address, 'spotCreditState', liveCredit.at) : this.now(),
         stale: credit ? credit.marksStale : false,
-        source: fromLive !== undefined && liveCredit && this.deps.pool!.isLive(ref.address, 'spotCreditState', liveCredit.at) ? 'live' : 'info',
+        source:
+          fromLive !== undefined && liveCredit && this.deps.pool!.isLive(ref.address, 'spotCreditState', liveCredit.at) ? 'live' : 'info',
       }
       return { row, credit }
     }
@@ -208,7 +238,15 @@ export class PortfolioService {
       if (r.account.kind !== 'balance' || !live) return null
       const balances = liveAtoms(md, live.value).map((b) => this.balanceView(md, b))
       const t = sumUsd(balances)
-      rows.push({ ...r, available: balances, totalUsd: t.total, totalUsdReason: t.reason, source: 'live', fetchedAt: this.now(), stale: balances.some((x) => x.usdValue === null && x.total !== '0') })
+      rows.push({
+        ...r,
+        available: balances,
+        totalUsd: t.total,
+        totalUsdReason: t.reason,
+        source: 'live',
+        fetchedAt: this.now(),
+        stale: balances.some((x) => x.usdValue === null && x.total !== '0'),
+      })
       this.deps.lastKnown?.save(user, 'balances', balances, this.now())
     }
     return this.totals(md, rows)
@@ -229,7 +267,9 @@ export class PortfolioService {
   /** A row that could not be read now: its last known values (if any), stale, with the reason. */
   private failedRow(ref: AccountRef, e: unknown): OverviewRow {
     const why = `could not be read: ${e instanceof Error ? e.message : String(e)}`
-    const cached = this.deps.lastKnown?.load<OverviewView>('*', 'overview')?.value.rows.find((r) => r.account.address.toLowerCase() === ref.address.toLowerCase())
+    const cached = this.deps.lastKnown
+      ?.load<OverviewView>('*', 'overview')
+      ?.value.rows.find((r) => r.account.address.toLowerCase() === ref.address.toLowerCase())
     const id = this.identities.get(ref.address.toLowerCase())
     const account: AccountView = {
       address: ref.address.toLowerCase() as Address,
@@ -240,8 +280,30 @@ export class PortfolioService {
       status: id?.status ?? cached?.account.status ?? 'unknown',
       accountIndex: id?.accountIndex ?? cached?.account.accountIndex ?? null,
     }
-    if (cached) return { ...cached, account, totalUsd: null, totalUsdReason: why, stale: true, source: 'cache', readError: why, ...(cached.credit ? { creditReason: why } : {}) }
-    return { account, totalUsd: null, totalUsdReason: why, available: [], credit: null, agentsInUse: 0, pendingJournal: 0, fetchedAt: null, stale: true, source: 'cache', readError: why }
+    if (cached)
+      return {
+        ...cached,
+        account,
+        totalUsd: null,
+        totalUsdReason: why,
+        stale: true,
+        source: 'cache',
+        readError: why,
+        ...(cached.credit ? { creditReason: why } : {}),
+      }
+    return {
+      account,
+      totalUsd: null,
+      totalUsdReason: why,
+      available: [],
+      credit: null,
+      agentsInUse: 0,
+      pendingJournal: 0,
+      fetchedAt: null,
+      stale: true,
+      source: 'cache',
+      readError: why,
+    }
   }
 
   /**
@@ -266,7 +328,18 @@ export class PortfolioService {
       }
       return r
         ? { ...r, account, stale: true, source: 'cache' as const }
-        : { account, totalUsd: null, totalUsdReason: 'not read yet', available: [], credit: null, agentsInUse: 0, pendingJournal: 0, fetchedAt: null, stale: true, source: 'cache' as const }
+        : {
+            account,
+            totalUsd: null,
+            totalUsdReason: 'not read yet',
+            available: [],
+            credit: null,
+            agentsInUse: 0,
+            pendingJournal: 0,
+            fetchedAt: null,
+            stale: true,
+            source: 'cache' as const,
+          }
     })
     const v = cached?.value
     return {
@@ -274,7 +347,10 @@ export class PortfolioService {
       totals: v?.totals ?? [],
       totalUsd: v?.totalUsd ?? null,
       ...(v?.totalsAge ? { totalsAge: v.totalsAge } : {}),
-      totalUsdAge: { asOf: v?.totalUsdAge?.asOf ?? cached?.fetchedAt ?? null, reason: v ? (v.totalUsdAge?.reason ?? null) : 'nothing cached from an earlier run' },
+      totalUsdAge: {
+        asOf: v?.totalUsdAge?.asOf ?? cached?.fetchedAt ?? null,
+        reason: v ? (v.totalUsdAge?.reason ?? null) : 'nothing cached from an earlier run',
+      },
       // Older than any fresh view, so a fresh push always replaces it.
       asOf: cached?.fetchedAt ?? 0,
       source: 'cache',
@@ -342,7 +418,10 @@ export class PortfolioService {
       else if (r.fetchedAt === null && r.account.status !== 'none') missing.push(`${r.account.label || r.account.address} not read yet`)
       for (const b of r.available) {
         const prev = perAsset.get(b.assetId)
-        perAsset.set(b.assetId, { atoms: (prev?.atoms ?? 0n) + parseSignedDecimal(b.total, decimalsOf(md, b.assetId)), asOf: prev ? older(prev.asOf, r.fetchedAt) : r.fetchedAt })
+        perAsset.set(b.assetId, {
+          atoms: (prev?.atoms ?? 0n) + parseSignedDecimal(b.total, decimalsOf(md, b.assetId)),
+          asOf: prev ? older(prev.asOf, r.fetchedAt) : r.fetchedAt,
+        })
       }
     }
     const now = this.now()
@@ -350,24 +429,31 @@ export class PortfolioService {
     let reason: string | null = missing[0] ?? null
     let totalAsOf: number | null = rowsAsOf === Number.POSITIVE_INFINITY ? now : rowsAsOf
     const totalsAge: Record<string, ValueAge> = {}
-    const totals = [...perAsset].sort((a, b) => a[0] - b[0]).map(([assetId, { atoms, asOf }]) => {
-      const dec = decimalsOf(md, assetId)
-      const ms = markState(md, assetId, now)
-      const v = ms.mark && !ms.stale ? usdAtMark(atoms, dec, ms.mark.usdAtoms) : null
-      const why = v === null ? markReason(md, assetId, now) : null
-      const age = { asOf: older(asOf, ms.mark?.sourceTsMs ?? null), reason: why }
-      totalsAge[String(assetId)] = age
-      if (v === null) {
-        if (atoms !== 0n) {
-          totalUsd = null
-          reason ??= why
+    const totals = [...perAsset]
+      .sort((a, b) => a[0] - b[0])
+      .map(([assetId, { atoms, asOf }]) => {
+        const dec = decimalsOf(md, assetId)
+        const ms = markState(md, assetId, now)
+        const v = ms.mark && !ms.stale ? usdAtMark(atoms, dec, ms.mark.usdAtoms) : null
+        const why = v === null ? markReason(md, assetId, now) : null
+        const age = { asOf: older(asOf, ms.mark?.sourceTsMs ?? null), reason: why }
+        totalsAge[String(assetId)] = age
+        if (v === null) {
+          if (atoms !== 0n) {
+            totalUsd = null
+            reason ??= why
+          }
+        } else {
+          if (totalUsd !== null) totalUsd += v
+          totalAsOf = older(totalAsOf, ms.mark!.sourceTsMs)
         }
-      } else {
-        if (totalUsd !== null) totalUsd += v
-        totalAsOf = older(totalAsOf, ms.mark!.sourceTsMs)
-      }
-      return { assetId, symbol: md.assets.get(assetId)?.symbol ?? `#${assetId}`, total: formatAtoms(atoms, dec), usdValue: v === null ? null : formatAtoms(v, USD_DECIMALS) }
-    })
+        return {
+          assetId,
+          symbol: md.assets.get(assetId)?.symbol ?? `#${assetId}`,
+          total: formatAtoms(atoms, dec),
+          usdValue: v === null ? null : formatAtoms(v, USD_DECIMALS),
+        }
+      })
     if (missing.length > 0) totalUsd = null
     return {
       rows,

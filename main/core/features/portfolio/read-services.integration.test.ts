@@ -19,7 +19,12 @@ let journal: Journal
 let info: InfoClient
 
 beforeAll(async () => {
-  sb = await startSandbox({ seed: true, blockMs: 20, botIntervalMs: 0, rateLimits: { infoPerSec: 1000, tradePerSec: 1000, signerPerSec: 1000 } })
+  sb = await startSandbox({
+    seed: true,
+    blockMs: 20,
+    botIntervalMs: 0,
+    rateLimits: { infoPerSec: 1000, tradePerSec: 1000, signerPerSec: 1000 },
+  })
   info = new InfoClient({ baseUrl: sb.tradingUrl, scheduler: new RateScheduler({ ratePerSec: 1000 }) })
   journal = openTempJournal()
 })
@@ -29,12 +34,26 @@ afterAll(async () => {
 })
 
 const thresholds = { watchPct: 50, warningPct: 75, criticalPct: 90 }
-const refs: AccountRef[] = [0, 1, 2, 3, 4].map((i) => ({ address: devOwner(i).address as Address, label: `owner ${i}`, group: i >= 3 ? 'credit' : 'cash', hasKey: true }))
+const refs: AccountRef[] = [0, 1, 2, 3, 4].map((i) => ({
+  address: devOwner(i).address as Address,
+  label: `owner ${i}`,
+  group: i >= 3 ? 'credit' : 'cash',
+  hasKey: true,
+}))
 
 function services(opts: { pool?: StreamPool } = {}) {
   const lastKnown = new LastKnownState(journal, 'sandbox')
   const market = new MarketDataCache(info, { ttlMs: 0 })
-  const credit = new CreditHealthService({ info, market, network: 'sandbox', history: journal, lastKnown, thresholds: () => thresholds, pool: opts.pool, sampleEveryMs: 0 })
+  const credit = new CreditHealthService({
+    info,
+    market,
+    network: 'sandbox',
+    history: journal,
+    lastKnown,
+    thresholds: () => thresholds,
+    pool: opts.pool,
+    sampleEveryMs: 0,
+  })
   const portfolio = new PortfolioService({ info, market, credit, lastKnown, pool: opts.pool })
   return { lastKnown, market, credit, portfolio }
 }

@@ -18,7 +18,9 @@ export interface PortfolioStatusDeps extends PortfolioServiceDeps {
 export function portfolioStatusHandlers(d: PortfolioStatusDeps): Pick<HandlerTable, PortfolioStatusChannels> {
   return {
     'portfolio.status': async ({ addresses }) => {
-      const refs = d.keys.listAccounts().map((a) => ({ address: a.address.toLowerCase() as Address, label: a.label, group: '', hasKey: !a.watchOnly }))
+      const refs = d.keys
+        .listAccounts()
+        .map((a) => ({ address: a.address.toLowerCase() as Address, label: a.label, group: '', hasKey: !a.watchOnly }))
       const only = addresses?.map((a) => a.toLowerCase() as Address)
       const chosen = only ? only.map((a) => refs.find((r) => r.address === a) ?? { address: a, label: '', group: '', hasKey: false }) : refs
       const s = await d.sessions.current()

@@ -24,6 +24,9 @@ export function isoUtc(ms: number): string {
 
 /** `fills-2026-01-01T00-00-00Z-2026-02-01T00-00-00Z.csv`: the range in the name, no characters a file system refuses. */
 export function exportName(prefix: string, fromMs: number, toMs: number): string {
-  const t = (ms: number) => isoUtc(ms).replace(/\.\d{3}Z$/, 'Z').replace(/:/g, '-')
+  const t = (ms: number) =>
+    isoUtc(ms)
+      .replace(/\.\d{3}Z$/, 'Z')
+      .replace(/:/g, '-')
   return `${prefix}-${t(fromMs)}-${t(toMs)}.csv`
 }

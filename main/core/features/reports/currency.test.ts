@@ -39,14 +39,20 @@ describe('report currency: USD or an asset with a live mark', () => {
     expect(resolveCurrency(undefined, md(), NOW)).toBe(USD)
     expect(resolveCurrency('usd', md(), NOW)).toBe(USD)
     const btc = resolveCurrency('btc', md(), NOW)
-    expect(btc).toEqual({ code: 'BTC', decimals: 8, asset: { assetId: 3, symbol: 'BTC', markUsdAtoms: usd(64_000n, 50_000_000n), markTimeMs: NOW - 2_000 } })
+    expect(btc).toEqual({
+      code: 'BTC',
+      decimals: 8,
+      asset: { assetId: 3, symbol: 'BTC', markUsdAtoms: usd(64_000n, 50_000_000n), markTimeMs: NOW - 2_000 },
+    })
   })
 
   it('refuses with a typed error: an unknown code, an asset without a mark, a stale mark, the oracle down', () => {
     expect(code(() => resolveCurrency('EUR', md(), NOW))).toBe('InvalidCurrency')
     expect(code(() => resolveCurrency('NOPX', md(), NOW))).toBe('CurrencyUnavailable')
     expect(code(() => resolveCurrency('ETH', md(), NOW))).toBe('CurrencyUnavailable')
-    expect(code(() => resolveCurrency('BTC', md({ oracle: { status: 'unavailable', reasonCode: 'OracleDown' } }), NOW))).toBe('CurrencyUnavailable')
+    expect(code(() => resolveCurrency('BTC', md({ oracle: { status: 'unavailable', reasonCode: 'OracleDown' } }), NOW))).toBe(
+      'CurrencyUnavailable',
+    )
     // USD needs no mark of its own: still available with the oracle down (its rows then say why each value is unknown)
     expect(resolveCurrency('USD', md({ oracle: { status: 'unavailable', reasonCode: 'OracleDown' } }), NOW)).toBe(USD)
   })

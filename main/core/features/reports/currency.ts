@@ -30,13 +30,30 @@ export interface CurrencyChoice {
 export function resolveCurrency(code: string | undefined, md: MarketData, now: number): ReportCurrency {
   if (code === undefined || code.toUpperCase() === 'USD') return USD
   const asset = [...md.assets.values()].find((a) => a.symbol.toUpperCase() === code.toUpperCase())
-  if (!asset) throw new DeskError('InvalidCurrency', `"${code}" is not a currency the desk can report in: choose USD or a listed asset (${[...md.assets.values()].map((a) => a.symbol).join(', ')}).`, { currency: code })
+  if (!asset)
+    throw new DeskError(
+      'InvalidCurrency',
+      `"${code}" is not a currency the desk can report in: choose USD or a listed asset (${[...md.assets.values()].map((a) => a.symbol).join(', ')}).`,
+      { currency: code },
+    )
   const st = markState(md, asset.assetId, now)
   if (!st.mark || st.stale || st.mark.usdAtoms <= 0n) {
-    const why = !st.mark ? 'it has no mark' : md.oracle.status !== 'available' ? `the oracle is unavailable (${md.oracle.reasonCode ?? 'no reason given'})` : `its mark is stale (${Math.round((st.ageMs ?? 0) / 1000)} s old)`
-    throw new DeskError('CurrencyUnavailable', `Values cannot be stated in ${asset.symbol} now: ${why}. Choose USD or an asset with a live mark.`, { currency: asset.symbol })
+    const why = !st.mark
+      ? 'it has no mark'
+      : md.oracle.status !== 'available'
+        ? `the oracle is unavailable (${md.oracle.reasonCode ?? 'no reason given'})`
+        : `its mark is stale (${Math.round((st.ageMs ?? 0) / 1000)} s old)`
+    throw new DeskError(
+      'CurrencyUnavailable',
+      `Values cannot be stated in ${asset.symbol} now: ${why}. Choose USD or an asset with a live mark.`,
+      { currency: asset.symbol },
+    )
   }
-  return { code: asset.symbol, decimals: asset.decimals, asset: { assetId: asset.assetId, symbol: asset.symbol, markUsdAtoms: st.mark.usdAtoms, markTimeMs: st.mark.sourceTsMs } }
+  return {
+    code: asset.symbol,
+    decimals: asset.decimals,
+    asset: { assetId: asset.assetId, symbol: asset.symbol, markUsdAtoms: st.mark.usdAtoms, markTimeMs: st.mark.sourceTsMs },
+  }
 }
 
 /** The currencies that resolve now (USD first, then assets with a live mark, by symbol). */
@@ -44,7 +61,8 @@ export function currencyChoices(md: MarketData, now: number): CurrencyChoice[] {
   const out: CurrencyChoice[] = [{ code: 'USD', markUsd: null, markTimeMs: null }]
   for (const a of [...md.assets.values()].sort((x, y) => x.symbol.localeCompare(y.symbol))) {
     const st = markState(md, a.assetId, now)
-    if (st.mark && !st.stale && st.mark.usdAtoms > 0n) out.push({ code: a.symbol, markUsd: formatAtoms(st.mark.usdAtoms, USD_DECIMALS), markTimeMs: st.mark.sourceTsMs })
+    if (st.mark && !st.stale && st.mark.usdAtoms > 0n)
+      out.push({ code: a.symbol, markUsd: formatAtoms(st.mark.usdAtoms, USD_DECIMALS), markTimeMs: st.mark.sourceTsMs })
   }
   return out
 }

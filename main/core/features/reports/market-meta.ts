@@ -25,7 +25,8 @@ export interface Catalogue {
 }
 
 /** `marks` names every mark used (price and time), for the row's note. */
-export type UsdValue = { value: string; basis: 'current-mark'; markTimeMs: number; marks: string } | { value: 'unknown'; basis: 'unknown'; reason: string }
+export type UsdValue =
+  { value: string; basis: 'current-mark'; markTimeMs: number; marks: string } | { value: 'unknown'; basis: 'unknown'; reason: string }
 
 export async function catalogue(s: NetworkSession): Promise<Catalogue> {
   const [md, mk] = await Promise.all([s.market.get('operator'), s.info.markets({ lane: 'operator' })])
@@ -53,13 +54,21 @@ export async function catalogue(s: NetworkSession): Promise<Catalogue> {
     if (!a) return { value: 'unknown', basis: 'unknown', reason: `asset ${assetId} is not listed` }
     const st = markState(md, assetId, now)
     if (!st.mark) return { value: 'unknown', basis: 'unknown', reason: `no mark for ${a.symbol}` }
-    if (md.oracle.status !== 'available') return { value: 'unknown', basis: 'unknown', reason: `oracle unavailable (${md.oracle.reasonCode ?? 'no reason given'})` }
-    if (st.stale) return { value: 'unknown', basis: 'unknown', reason: `mark of ${a.symbol} is stale (${Math.round((st.ageMs ?? 0) / 1000)} s old)` }
+    if (md.oracle.status !== 'available')
+      return { value: 'unknown', basis: 'unknown', reason: `oracle unavailable (${md.oracle.reasonCode ?? 'no reason given'})` }
+    if (st.stale)
+      return { value: 'unknown', basis: 'unknown', reason: `mark of ${a.symbol} is stale (${Math.round((st.ageMs ?? 0) / 1000)} s old)` }
     const converted = convertAtoms(atoms, scale ?? a.decimals, st.mark.usdAtoms, currency)
     const marks = [markNote(a, st.mark.usdAtoms, st.mark.sourceTsMs)]
     // the currency's own mark, when it is another asset (resolved once per export, so every row uses the same one)
-    if (currency.asset && currency.asset.assetId !== assetId) marks.push(markNote(currency.asset, currency.asset.markUsdAtoms, currency.asset.markTimeMs))
-    return { value: formatAtoms(converted, currency.decimals), basis: 'current-mark', markTimeMs: st.mark.sourceTsMs, marks: marks.join('; ') }
+    if (currency.asset && currency.asset.assetId !== assetId)
+      marks.push(markNote(currency.asset, currency.asset.markUsdAtoms, currency.asset.markTimeMs))
+    return {
+      value: formatAtoms(converted, currency.decimals),
+      basis: 'current-mark',
+      markTimeMs: st.mark.sourceTsMs,
+      marks: marks.join('; '),
+    }
   }
   return {
     markets,

@@ -6,7 +6,14 @@ import { fmtValue, realisedPnl, type PnlFill, type PnlMarket } from './pnl'
 const m: PnlMarket = { priceDecimals: 2, quantityDecimals: 5, quoteDecimals: 8, baseAssetId: 3, quoteAssetId: 1 }
 const dec = (id: number) => (id === 1 || id === 3 ? 8 : null)
 let tid = 0n
-const f = (timeMs: number, side: 'B' | 'A' | null, price: string, quantity: string, fee: string | null = null, feeAssetId: number | null = null): PnlFill => ({ tid: ++tid, timeMs, side, price, quantity, fee, feeAssetId })
+const f = (
+  timeMs: number,
+  side: 'B' | 'A' | null,
+  price: string,
+  quantity: string,
+  fee: string | null = null,
+  feeAssetId: number | null = null,
+): PnlFill => ({ tid: ++tid, timeMs, side, price, quantity, fee, feeAssetId })
 const v = (x: bigint) => fmtValue(x, 8)
 
 describe('realised PnL (FIFO, exact)', () => {

@@ -68,7 +68,12 @@ export function valueScale(m: PnlMarket): number {
   return Math.max(m.priceDecimals + m.quantityDecimals, m.quoteDecimals)
 }
 
-export function realisedPnl(m: PnlMarket, fills: readonly PnlFill[], range: { fromMs?: number | undefined; toMs?: number | undefined }, feeDecimals: (assetId: number) => number | null): PnlResult {
+export function realisedPnl(
+  m: PnlMarket,
+  fills: readonly PnlFill[],
+  range: { fromMs?: number | undefined; toMs?: number | undefined },
+  feeDecimals: (assetId: number) => number | null,
+): PnlResult {
   const scale = valueScale(m)
   // price (pd) x qty (qd) is at pd+qd decimals; bring it to `scale`
   const up = 10n ** BigInt(scale - m.priceDecimals - m.quantityDecimals)

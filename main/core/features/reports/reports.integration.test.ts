@@ -108,13 +108,18 @@ describe('reports computed in main from the sandbox exchange', () => {
     expect(cur[0]).toEqual({ code: 'USD', markUsd: null, markTimeMs: null })
     const btc = cur.find((c) => c.code === 'BTC')!
     expect(btc.markUsd).toMatch(/^[0-9]+(\.[0-9]+)?$/)
-    const rows = records((await d.call<ExportFile>('reports.fillsCsv', { account: o1, fromMs: t0, toMs: t1, currency: 'btc' })).content, FILL_COLUMNS)
+    const rows = records(
+      (await d.call<ExportFile>('reports.fillsCsv', { account: o1, fromMs: t0, toMs: t1, currency: 'btc' })).content,
+      FILL_COLUMNS,
+    )
     expect(rows).toHaveLength(3)
     for (const r of rows) {
       expect(r.value_currency).toBe('BTC')
       expect(r.value_basis).toBe('current-mark')
       // both marks named with their price and time: the quote asset's and the currency's
-      expect(r.value_note).toMatch(/^converted at export-time marks: USDC [0-9.]+ USD at \d{4}-\d\d-\d\dT[0-9:.]+Z; BTC [0-9.]+ USD at \d{4}-/)
+      expect(r.value_note).toMatch(
+        /^converted at export-time marks: USDC [0-9.]+ USD at \d{4}-\d\d-\d\dT[0-9:.]+Z; BTC [0-9.]+ USD at \d{4}-/,
+      )
     }
     // 6400 USDC in BTC at the marks, exact to the satoshi (floored): 6400 x mark(USDC) / mark(BTC)
     const scaleOf = (m: string) => (m.includes('.') ? m.split('.')[1]!.length : 0)
@@ -123,8 +128,12 @@ describe('reports computed in main from the sandbox exchange', () => {
     const atoms = (m: string) => BigInt(m.replace('.', '')) * 10n ** BigInt(8 - scaleOf(m))
     const expected = (6_400n * 10n ** 8n * atoms(u) * 10n ** 8n) / (10n ** 8n * atoms(b))
     expect(atoms(rows[0]!.value!)).toBe(expected)
-    await expect(d.call('reports.fillsCsv', { account: o1, fromMs: t0, toMs: t1, currency: 'EUR' })).rejects.toMatchObject({ code: 'InvalidCurrency' })
-    await expect(d.call('reports.transfersCsv', { fromMs: t0, toMs: t1, currency: '=cmd' })).rejects.toMatchObject({ code: 'InvalidArguments' })
+    await expect(d.call('reports.fillsCsv', { account: o1, fromMs: t0, toMs: t1, currency: 'EUR' })).rejects.toMatchObject({
+      code: 'InvalidCurrency',
+    })
+    await expect(d.call('reports.transfersCsv', { fromMs: t0, toMs: t1, currency: '=cmd' })).rejects.toMatchObject({
+      code: 'InvalidArguments',
+    })
   })
 
   it('fills CSV of all accounts: both sides, each with its own fee; no mark gives "unknown" with the reason', async () => {
@@ -140,7 +149,9 @@ describe('reports computed in main from the sandbox exchange', () => {
     try {
       await new Promise((r) => setTimeout(r, 5_100)) // the desk's market-data cache keeps marks 5 s
       const rows = records((await d.call<ExportFile>('reports.fillsCsv', { account: o1, fromMs: t0, toMs: t1 })).content, FILL_COLUMNS)
-      expect(rows.every((r) => r.value === 'unknown' && r.value_basis === 'unknown' && /oracle unavailable/.test(r.value_note ?? ''))).toBe(true)
+      expect(rows.every((r) => r.value === 'unknown' && r.value_basis === 'unknown' && /oracle unavailable/.test(r.value_note ?? ''))).toBe(
+        true,
+      )
     } finally {
       d.sandbox.trading.setOracle({ status: 'available' })
     }
@@ -152,7 +163,17 @@ describe('reports computed in main from the sandbox exchange', () => {
     const r1 = p.rows.find((r) => r.account === o1 && r.marketId === '1')!
     // lot 0.1 @ 64000; sells 0.05 @ 65000 (+50) and 0.03 @ 63000 (-30): gross 20
     // quote fees 0.325 + 0.189 = 0.514; net 19.486; the buy's 0.00001 BTC fee is listed apart
-    expect(r1).toMatchObject({ market: 'BTC/USDC', quoteSymbol: 'USDC', fillsInRange: 3, closedQty: '0.08', realisedGross: '20', quoteFees: '0.514', realisedNet: '19.486', openQty: '0.02', openCost: '1280' })
+    expect(r1).toMatchObject({
+      market: 'BTC/USDC',
+      quoteSymbol: 'USDC',
+      fillsInRange: 3,
+      closedQty: '0.08',
+      realisedGross: '20',
+      quoteFees: '0.514',
+      realisedNet: '19.486',
+      openQty: '0.02',
+      openCost: '1280',
+    })
     expect(r1.otherFees).toEqual([{ assetId: 3, symbol: 'BTC', amount: '0.00001' }])
     // owner 0 sold first (no lot in its fills: a short at 64000), then bought back 0.05 @ 65000 (-50) and 0.03 @ 63000 (+30)
     const r0 = p.rows.find((r) => r.account === o0 && r.marketId === '1')!
@@ -184,15 +205,35 @@ describe('reports computed in main from the sandbox exchange', () => {
     const out = await d.call<WriteOutcome>('transfer.submit', { from: o0, to: o1, assetId: 1, amount: '12.5' })
     expect(out.submission.outcome).toBe('success')
     await new Promise((r) => setTimeout(r, 300)) // the deposit lands in the next block
-    const rows = records((await d.call<ExportFile>('reports.transfersCsv', { fromMs: from, toMs: Date.now() + 1, currency: 'USD' })).content, TRANSFER_COLUMNS)
+    const rows = records(
+      (await d.call<ExportFile>('reports.transfersCsv', { fromMs: from, toMs: Date.now() + 1, currency: 'USD' })).content,
+      TRANSFER_COLUMNS,
+    )
     const dep = rows.find((r) => r.kind === 'deposit')!
-    expect(dep).toMatchObject({ account: devOwner(2).address, amount: '123.45', asset: 'USDC', source: 'exchange', status: 'done', value_basis: 'current-mark' })
+    expect(dep).toMatchObject({
+      account: devOwner(2).address,
+      amount: '123.45',
+      asset: 'USDC',
+      source: 'exchange',
+      status: 'done',
+      value_basis: 'current-mark',
+    })
     const outRow = rows.find((r) => r.kind === 'transfer-out')!
     const inRow = rows.find((r) => r.kind === 'transfer-in')!
-    expect(outRow).toMatchObject({ account: o0, counterparty: o1.toLowerCase(), amount: '12.5', asset: 'USDC', status: 'success', source: 'journal' })
+    expect(outRow).toMatchObject({
+      account: o0,
+      counterparty: o1.toLowerCase(),
+      amount: '12.5',
+      asset: 'USDC',
+      status: 'success',
+      source: 'journal',
+    })
     expect(inRow).toMatchObject({ account: o1, counterparty: o0, amount: '12.5', asset: 'USDC' })
     // one account's view has its side only
-    const mine = records((await d.call<ExportFile>('reports.transfersCsv', { account: o1, fromMs: from, toMs: Date.now() + 1 })).content, TRANSFER_COLUMNS)
+    const mine = records(
+      (await d.call<ExportFile>('reports.transfersCsv', { account: o1, fromMs: from, toMs: Date.now() + 1 })).content,
+      TRANSFER_COLUMNS,
+    )
     expect(mine.map((r) => r.kind)).toEqual(['transfer-in'])
   })
 
@@ -200,13 +241,33 @@ describe('reports computed in main from the sandbox exchange', () => {
     const from = Date.now() - 1_000
     const s2 = actionSender(d.sandbox.trading, devOwner(2).privateKey, 'reports-test-2')
     const cloid = `0x${'ab'.repeat(16)}`
-    const res = await s2.send({ type: 'withdraw', asset_id: '1', amount: '500000000', dst_chain_id: '1', dst_address: o0, withdraw_nonce: String(Date.now()), cloid } as TradeAction)
+    const res = await s2.send({
+      type: 'withdraw',
+      asset_id: '1',
+      amount: '500000000',
+      dst_chain_id: '1',
+      dst_address: o0,
+      withdraw_nonce: String(Date.now()),
+      cloid,
+    } as TradeAction)
     expect(accepted(res), JSON.stringify(res.body)).toBe(true)
     await new Promise((r) => setTimeout(r, 300))
-    const rows = records((await d.call<ExportFile>('reports.transfersCsv', { account: devOwner(2).address, fromMs: from, toMs: Date.now() + 1 })).content, TRANSFER_COLUMNS)
+    const rows = records(
+      (await d.call<ExportFile>('reports.transfersCsv', { account: devOwner(2).address, fromMs: from, toMs: Date.now() + 1 })).content,
+      TRANSFER_COLUMNS,
+    )
     const w = rows.find((r) => r.kind === 'withdrawal')!
     expect(w.counterparty!.toLowerCase()).toBe(o0.toLowerCase())
-    expect(w).toMatchObject({ account: devOwner(2).address, amount: '5', asset: 'USDC', fee: '1', fee_asset: 'USDC', fee_note: 'recorded, not deducted', source: 'exchange', status: 'done' })
+    expect(w).toMatchObject({
+      account: devOwner(2).address,
+      amount: '5',
+      asset: 'USDC',
+      fee: '1',
+      fee_asset: 'USDC',
+      fee_note: 'recorded, not deducted',
+      source: 'exchange',
+      status: 'done',
+    })
     expect(w.reference).toContain(`cloid ${cloid}`)
   })
 })

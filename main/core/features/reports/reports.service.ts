@@ -92,9 +92,17 @@ function checkRange(r: { fromMs: number; toMs: number }): void {
  * The value columns: the chosen currency at the marks of export time (no history of marks is
  * kept), the marks used (price and time) in the note, or 'unknown' with the reason.
  */
-function valueCells(v: UsdValue, currency: ReportCurrency): { value_currency: string; value: string; value_basis: string; value_note: string } {
+function valueCells(
+  v: UsdValue,
+  currency: ReportCurrency,
+): { value_currency: string; value: string; value_basis: string; value_note: string } {
   if (v.basis === 'unknown') return { value_currency: currency.code, value: 'unknown', value_basis: 'unknown', value_note: v.reason }
-  return { value_currency: currency.code, value: v.value, value_basis: 'current-mark', value_note: `converted at export-time marks: ${v.marks}; the mark at the event time is not kept` }
+  return {
+    value_currency: currency.code,
+    value: v.value,
+    value_basis: 'current-mark',
+    value_note: `converted at export-time marks: ${v.marks}; the mark at the event time is not kept`,
+  }
 }
 
 /**
@@ -129,7 +137,12 @@ export class ReportsService {
         const marketId = f.market_id ?? (f.coin !== undefined && /^[0-9]+$/.test(f.coin) ? Number(f.coin) : null)
         out.push({ account, fill: f, marketId, price: f.price ?? f.px ?? null, quantity: f.quantity ?? f.sz ?? null })
       }
-      gaps.push(...list.gaps.map((g: FillGap) => `${account.address}: more than ${g.seen} fills at ${isoUtc(g.timeMs)}; those past the first page could not be read`))
+      gaps.push(
+        ...list.gaps.map(
+          (g: FillGap) =>
+            `${account.address}: more than ${g.seen} fills at ${isoUtc(g.timeMs)}; those past the first page could not be read`,
+        ),
+      )
     }
     return { fills: out, gaps }
   }
@@ -141,7 +154,8 @@ export class ReportsService {
     // Refused before any fill is read: a bad or unpriced currency is the operator's to fix.
     const currency = resolveCurrency(r.currency, cat.md, cat.now)
     const { fills, gaps } = await this.fills(accounts, r.fromMs)
-    if (gaps.length > 0) throw new DeskError('FillsIncomplete', `fills could not all be read, so the export would be incomplete: ${gaps.join('; ')}`)
+    if (gaps.length > 0)
+      throw new DeskError('FillsIncomplete', `fills could not all be read, so the export would be incomplete: ${gaps.join('; ')}`)
     const rows = fills
       .filter((x) => x.fill.time >= r.fromMs && x.fill.time < r.toMs)
       .sort((a, b) => a.fill.time - b.fill.time || a.account.address.localeCompare(b.account.address) || (a.fill.tid < b.fill.tid ? -1 : 1))
@@ -159,7 +173,10 @@ export class ReportsService {
     const own = new Map(this.accounts().map((a) => [a.address.toLowerCase(), a]))
     const exchangeWithdrawCloids = new Set<string>()
     for (const account of accounts) {
-      const [deps, wds] = await Promise.all([this.s.info.deposits({ user: account.address }, { lane: 'operator' }), this.s.info.withdraws({ user: account.address }, { lane: 'operator' })])
+      const [deps, wds] = await Promise.all([
+        this.s.info.deposits({ user: account.address }, { lane: 'operator' }),
+        this.s.info.withdraws({ user: account.address }, { lane: 'operator' }),
+      ])
       for (const d of deps.deposits) {
         const row = exchangeRow(cat, currency, account, 'deposit', d as Record<string, unknown>)
         if (row) rows.push(row)
@@ -173,13 +190,23 @@ export class ReportsService {
     }
     // Journaled writes that move value: the desk's own record (the exchange's record wins for withdrawals it still lists).
     const wanted = new Set(accounts.map((a) => a.address.toLowerCase()))
-    const subs = this.s.journal.list({ network: this.s.name, actionType: ['transfer', 'withdraw', 'settle', 'repay'], since: r.fromMs - 1, order: 'oldest' })
+    const subs = this.s.journal.list({
+      network: this.s.name,
+      actionType: ['transfer', 'withdraw', 'settle', 'repay'],
+      since: r.fromMs - 1,
+      order: 'oldest',
+    })
     for (const sub of subs) {
       if (sub.actionType === 'withdraw' && exchangeWithdrawCloids.has(sub.key.toLowerCase())) continue
       for (const row of journalRows(cat, currency, sub, own)) if (wanted.has(String(row.account).toLowerCase())) rows.push(row)
     }
     const inRange = rows.filter((x) => typeof x.time_ms === 'number' && x.time_ms >= r.fromMs && x.time_ms < r.toMs)
-    inRange.sort((a, b) => (a.time_ms as number) - (b.time_ms as number) || String(a.account).localeCompare(String(b.account)) || String(a.reference).localeCompare(String(b.reference)))
+    inRange.sort(
+      (a, b) =>
+        (a.time_ms as number) - (b.time_ms as number) ||
+        String(a.account).localeCompare(String(b.account)) ||
+        String(a.reference).localeCompare(String(b.reference)),
+    )
     const name = exportName(r.account ? `transfers-${r.account.toLowerCase()}` : 'transfers-all-accounts', r.fromMs, r.toMs)
     return { filename: name, mime: 'text/csv', content: toCsv(TRANSFER_COLUMNS, inRange) }
   }
@@ -205,15 +232,27 @@ export class ReportsService {
       const key = `${x.account.address.toLowerCase()}|${x.marketId}`
       let g = groups.get(key)
       if (!g) groups.set(key, (g = { account: x.account, marketId: x.marketId, fills: [] }))
-      g.fills.push({ tid: x.fill.tid, timeMs: x.fill.time, side: x.fill.side, price: x.price, quantity: x.quantity, fee: x.fill.fee, feeAssetId: x.fill.fee_asset_id })
+      g.fills.push({
+        tid: x.fill.tid,
+        timeMs: x.fill.time,
+        side: x.fill.side,
+        price: x.price,
+        quantity: x.quantity,
+        fee: x.fill.fee,
+        feeAssetId: x.fill.fee_asset_id,
+      })
     }
     const rows: PnlRow[] = []
     for (const g of groups.values()) {
       const m = cat.markets.get(g.marketId)!
       const res = realisedPnl(m, g.fills, { fromMs: q.fromMs, toMs: q.toMs }, (id) => cat.assets.get(id)?.decimals ?? null)
       const notes: string[] = []
-      if (res.unknownSideFills > 0) notes.push(`${res.unknownSideFills} fill(s) without the account's side (aged out of the service's window) are left out`)
-      if (res.openQtyAtoms < 0n) notes.push('more sold than bought in the fills read: the difference came from a deposit, a transfer or older fills, and has no cost basis here')
+      if (res.unknownSideFills > 0)
+        notes.push(`${res.unknownSideFills} fill(s) without the account's side (aged out of the service's window) are left out`)
+      if (res.openQtyAtoms < 0n)
+        notes.push(
+          'more sold than bought in the fills read: the difference came from a deposit, a transfer or older fills, and has no cost basis here',
+        )
       if (gaps.length > 0) notes.push('some fills could not be read (see gaps): figures may be incomplete')
       rows.push({
         account: g.account.address as PnlRow['account'],
@@ -250,7 +289,12 @@ function fillRow(x: AccountFill, cat: Catalogue, currency: ReportCurrency): Fill
   const m = x.marketId === null ? undefined : cat.markets.get(x.marketId)
   const feeAsset = f.fee_asset_id === null ? null : (cat.assets.get(f.fee_asset_id) ?? null)
   let notional: string | null = null
-  let value: ReturnType<typeof valueCells> = { value_currency: currency.code, value: 'unknown', value_basis: 'unknown', value_note: 'market not listed' }
+  let value: ReturnType<typeof valueCells> = {
+    value_currency: currency.code,
+    value: 'unknown',
+    value_basis: 'unknown',
+    value_note: 'market not listed',
+  }
   if (m && x.price !== null && x.quantity !== null) {
     const scale = m.priceDecimals + m.quantityDecimals
     const n = parseDecimal(x.price, m.priceDecimals) * parseDecimal(x.quantity, m.quantityDecimals)
@@ -298,7 +342,13 @@ function num(x: unknown): number | null {
   return null
 }
 
-function exchangeRow(cat: Catalogue, currency: ReportCurrency, account: ReportAccount, kind: 'deposit' | 'withdrawal', rec: Record<string, unknown>): TransferRow | null {
+function exchangeRow(
+  cat: Catalogue,
+  currency: ReportCurrency,
+  account: ReportAccount,
+  kind: 'deposit' | 'withdrawal',
+  rec: Record<string, unknown>,
+): TransferRow | null {
   const assetId = num(rec.asset_id)
   const time = num(rec.time_ms)
   if (assetId === null || time === null) return null
@@ -308,7 +358,10 @@ function exchangeRow(cat: Catalogue, currency: ReportCurrency, account: ReportAc
   if (atoms === null) return null
   const feeAtoms = kind === 'deposit' ? rec.activation_fee_atoms : rec.withdraw_fee_atoms
   const fee = typeof feeAtoms === 'bigint' ? feeAtoms : typeof feeAtoms === 'string' && /^[0-9]+$/.test(feeAtoms) ? BigInt(feeAtoms) : null
-  const ref = kind === 'deposit' ? `deposit ${String(rec.deposit_id ?? '')}`.trim() : `withdraw_nonce ${String(rec.withdraw_nonce ?? '')}${typeof rec.cloid === 'string' ? ` cloid ${rec.cloid}` : ''}`
+  const ref =
+    kind === 'deposit'
+      ? `deposit ${String(rec.deposit_id ?? '')}`.trim()
+      : `withdraw_nonce ${String(rec.withdraw_nonce ?? '')}${typeof rec.cloid === 'string' ? ` cloid ${rec.cloid}` : ''}`
   return {
     time_utc: isoUtc(time),
     time_ms: time,
@@ -321,7 +374,8 @@ function exchangeRow(cat: Catalogue, currency: ReportCurrency, account: ReportAc
     fee: fee === null ? '' : formatAtoms(fee, asset.decimals),
     fee_asset: fee === null ? '' : asset.symbol,
     // spec: a withdraw's fee is recorded, not deducted; a first deposit pays the activation fee out of it
-    fee_note: fee === null ? '' : kind === 'withdrawal' ? 'recorded, not deducted' : fee > 0n ? 'activation fee taken from this deposit' : '',
+    fee_note:
+      fee === null ? '' : kind === 'withdrawal' ? 'recorded, not deducted' : fee > 0n ? 'activation fee taken from this deposit' : '',
     status: 'done',
     source: 'exchange',
     reference: ref,
@@ -358,8 +412,17 @@ function journalRows(cat: Catalogue, currency: ReportCurrency, sub: Submission, 
   }
   const kind = sub.actionType === 'withdraw' ? 'withdrawal' : sub.actionType
   const from = own.get(sub.account.toLowerCase())
-  const rows: TransferRow[] = [{ ...base, account: sub.account, account_label: from?.label ?? '', kind: kind === 'withdrawal' ? kind : `${kind}-out`, counterparty: to }]
+  const rows: TransferRow[] = [
+    {
+      ...base,
+      account: sub.account,
+      account_label: from?.label ?? '',
+      kind: kind === 'withdrawal' ? kind : `${kind}-out`,
+      counterparty: to,
+    },
+  ]
   const receiver = own.get(to.toLowerCase())
-  if (sub.actionType !== 'withdraw' && receiver) rows.push({ ...base, account: receiver.address, account_label: receiver.label, kind: `${kind}-in`, counterparty: sub.account })
+  if (sub.actionType !== 'withdraw' && receiver)
+    rows.push({ ...base, account: receiver.address, account_label: receiver.label, kind: `${kind}-in`, counterparty: sub.account })
   return rows
 }

@@ -9,7 +9,8 @@ import type { VaultHolder } from '../vault'
 import { recordSelect, saveNetwork, type NetworkChangeDeps } from './network-changes'
 import { networkChangeHandlers, type NetworkChangeChannels, withName } from './network-change.handlers'
 
-export type SettingsChannels = 'app.state' | 'networks.list' | 'networks.select' | 'networks.save' | 'settings.get' | 'settings.update' | NetworkChangeChannels
+export type SettingsChannels =
+  'app.state' | 'networks.list' | 'networks.select' | 'networks.save' | 'settings.get' | 'settings.update' | NetworkChangeChannels
 
 export interface SettingsDeps {
   settings: SettingsStore
@@ -24,7 +25,12 @@ export interface SettingsDeps {
 
 function settingsView(settings: SettingsStore): SettingsView {
   const s = settings.load()
-  return { autoLockMinutes: s.autoLockMinutes, passphraseWindowMinutes: s.passphraseWindowMinutes, warningThresholds: s.warningThresholds, theme: s.theme }
+  return {
+    autoLockMinutes: s.autoLockMinutes,
+    passphraseWindowMinutes: s.passphraseWindowMinutes,
+    warningThresholds: s.warningThresholds,
+    theme: s.theme,
+  }
 }
 
 /** The selected network is one setting every host reads; selecting another reopens the session. */

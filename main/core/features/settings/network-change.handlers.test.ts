@@ -29,7 +29,7 @@ describe('networks.update: strict limits', () => {
     journal.close()
     rmSync(dir, { recursive: true, force: true })
   })
-  const update = (a: Parameters<typeof h['networks.update']>[0]) => h['networks.update'](a, { host: 'test' })
+  const update = (a: Parameters<(typeof h)['networks.update']>[0]) => h['networks.update'](a, { host: 'test' })
 
   it('the sandbox turns them off and on; the selected network reopens its session; another edit keeps the setting', async () => {
     expect(strictLimitsFor(settings.network('sandbox'))).toBe(true)
@@ -47,8 +47,13 @@ describe('networks.update: strict limits', () => {
 
   it('a real network refuses strict limits off with a typed error, and keeps them', async () => {
     await update({ name: 'mainnet', tradingUrl: 'https://trade.example', wsUrl: 'wss://trade.example/ws', earnUrl: 'https://earn.example' })
-    await expect(update({ name: 'mainnet', strictLimits: false })).rejects.toMatchObject({ code: 'InvalidNetwork', details: { path: 'strictLimits' } })
-    await expect(update({ name: 'staging', kind: 'custom', chainId: 77, strictLimits: false })).rejects.toMatchObject({ code: 'InvalidNetwork' })
+    await expect(update({ name: 'mainnet', strictLimits: false })).rejects.toMatchObject({
+      code: 'InvalidNetwork',
+      details: { path: 'strictLimits' },
+    })
+    await expect(update({ name: 'staging', kind: 'custom', chainId: 77, strictLimits: false })).rejects.toMatchObject({
+      code: 'InvalidNetwork',
+    })
     expect(settings.networks().some((n) => n.name === 'staging')).toBe(false)
     expect(strictLimitsFor(settings.network('mainnet'))).toBe(true)
     expect(settings.network('mainnet').strictLimits).toBeUndefined()

@@ -11,7 +11,10 @@ export type NetworkChangeChannels = 'networks.update' | 'networks.remove'
 export const withName = (n: NetworkConfig): NetworkListing => ({ ...networkView(n), network: n.network })
 
 /** `switchSession` reopens the core's session: the selected network's new URLs or budgets apply at once. */
-export function networkChangeHandlers(nets: NetworkChangeDeps, switchSession: () => Promise<void>): Pick<HandlerTable, NetworkChangeChannels> {
+export function networkChangeHandlers(
+  nets: NetworkChangeDeps,
+  switchSession: () => Promise<void>,
+): Pick<HandlerTable, NetworkChangeChannels> {
   return {
     'networks.update': async ({ passphrase, ...a }) => {
       const existing = nets.settings.networks().find((n) => n.name === a.name)
@@ -32,7 +35,11 @@ export function networkChangeHandlers(nets: NetworkChangeDeps, switchSession: ()
           infoRatePerSec: a.infoRatePerSec ?? existing?.infoRatePerSec ?? 1,
           tradeRatePerSec: a.tradeRatePerSec ?? existing?.tradeRatePerSec ?? 1,
           // Kept across other edits (a URL change must not turn strict limits back on or off).
-          ...(a.strictLimits !== undefined ? { strictLimits: a.strictLimits } : existing?.strictLimits !== undefined ? { strictLimits: existing.strictLimits } : {}),
+          ...(a.strictLimits !== undefined
+            ? { strictLimits: a.strictLimits }
+            : existing?.strictLimits !== undefined
+              ? { strictLimits: existing.strictLimits }
+              : {}),
         },
         passphrase,
       )

@@ -20,7 +20,17 @@ export interface NetworkChangeDeps {
 const hosts = (n: NetworkConfig) => (isConfigured(n) ? describeExchange(exchangeIdentity(n)) : 'not configured')
 
 function changes(before: NetworkConfig, after: NetworkConfig): string {
-  const keys = ['kind', 'network', 'chainId', 'tradingUrl', 'wsUrl', 'earnUrl', 'infoRatePerSec', 'tradeRatePerSec', 'strictLimits'] as const
+  const keys = [
+    'kind',
+    'network',
+    'chainId',
+    'tradingUrl',
+    'wsUrl',
+    'earnUrl',
+    'infoRatePerSec',
+    'tradeRatePerSec',
+    'strictLimits',
+  ] as const
   const diff = keys.filter((k) => before[k] !== after[k]).map((k) => `${k} ${before[k] ?? 'unset'} -> ${after[k] ?? 'unset'}`)
   return diff.length > 0 ? diff.join(', ') : 'nothing changed'
 }
@@ -33,8 +43,17 @@ export async function saveNetwork(d: NetworkChangeDeps, input: unknown, passphra
   const saved = d.settings.saveNetwork(n)
   d.policy.record(
     'network.save',
-    before ? `network "${saved.name}" changed: ${changes(before, saved)}; it talks to ${hosts(saved)}` : `network "${saved.name}" added (${saved.kind}): it talks to ${hosts(saved)}`,
-    { name: saved.name, kind: saved.kind, chainId: saved.chainId, tradingUrl: saved.tradingUrl, earnUrl: saved.earnUrl, ...(before ? { before: { chainId: before.chainId, tradingUrl: before.tradingUrl, earnUrl: before.earnUrl } } : {}) },
+    before
+      ? `network "${saved.name}" changed: ${changes(before, saved)}; it talks to ${hosts(saved)}`
+      : `network "${saved.name}" added (${saved.kind}): it talks to ${hosts(saved)}`,
+    {
+      name: saved.name,
+      kind: saved.kind,
+      chainId: saved.chainId,
+      tradingUrl: saved.tradingUrl,
+      earnUrl: saved.earnUrl,
+      ...(before ? { before: { chainId: before.chainId, tradingUrl: before.tradingUrl, earnUrl: before.earnUrl } } : {}),
+    },
   )
   // Adopted now (not at first use): an alias joins its exchange, a new exchange starts strictest.
   if (isConfigured(saved)) d.policy.for(saved)
@@ -45,7 +64,12 @@ export async function removeNetwork(d: NetworkChangeDeps, name: string, passphra
   const n = d.settings.network(name)
   if (d.hasVault()) await d.policy.requirePassphrase(passphrase, `removing network "${n.name}"`)
   d.settings.removeNetwork(n.name)
-  d.policy.record('network.remove', `network "${n.name}" removed (it talked to ${hosts(n)}); its exchange's policy is kept`, { name: n.name, chainId: n.chainId, tradingUrl: n.tradingUrl, earnUrl: n.earnUrl })
+  d.policy.record('network.remove', `network "${n.name}" removed (it talked to ${hosts(n)}); its exchange's policy is kept`, {
+    name: n.name,
+    chainId: n.chainId,
+    tradingUrl: n.tradingUrl,
+    earnUrl: n.earnUrl,
+  })
 }
 
 export function recordSelect(d: NetworkChangeDeps, from: string, to: NetworkConfig): void {

@@ -9,13 +9,30 @@ export function transferPreviewView(p: TransferPreview, network: string): Previe
       : { type: 'repay', asset_id: String(p.asset.assetId), amount: p.amountAtoms, margin_account: p.to }
   return {
     title: `${verb} ${p.amount} ${p.asset.symbol}`,
-    summary: [`network ${network}`, `signer ${p.from} (owner key)`, `${p.kind} ${p.amount} ${p.asset.symbol}`, `from ${p.from}`, `to ${p.to}`],
+    summary: [
+      `network ${network}`,
+      `signer ${p.from} (owner key)`,
+      `${p.kind} ${p.amount} ${p.asset.symbol}`,
+      `from ${p.from}`,
+      `to ${p.to}`,
+    ],
     action,
     effects: [
-      { account: p.creditPosition.account as Address, label: 'credit position', assetSymbol: p.asset.symbol, before: p.creditPosition.before, after: p.creditPosition.after },
-      { account: p.cashAvailable.account as Address, label: 'available', assetSymbol: p.asset.symbol, before: p.cashAvailable.before, after: p.cashAvailable.after },
+      {
+        account: p.creditPosition.account as Address,
+        label: 'credit position',
+        assetSymbol: p.asset.symbol,
+        before: p.creditPosition.before,
+        after: p.creditPosition.after,
+      },
+      {
+        account: p.cashAvailable.account as Address,
+        label: 'available',
+        assetSymbol: p.asset.symbol,
+        before: p.cashAvailable.before,
+        after: p.cashAvailable.after,
+      },
     ],
     warnings: p.notes,
   }
 }
-

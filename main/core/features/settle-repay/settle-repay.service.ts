@@ -3,7 +3,15 @@ import { DeskError } from '../../errors/desk-error'
 import type { SettleAction, RepayAction } from '../../wire'
 import { parseDecimal } from '../../money/decimal'
 import type { AssetInfo } from '../../session/account-reads'
-import { checkAddress, fmt, parsePositiveAmount, requireOwnerKey, resolveAsset, short, type WriteContext } from '../../session/write-context'
+import {
+  checkAddress,
+  fmt,
+  parsePositiveAmount,
+  requireOwnerKey,
+  resolveAsset,
+  short,
+  type WriteContext,
+} from '../../session/write-context'
 import type { DescribedWrite, WriteSpec } from '../../writes'
 
 /**
@@ -67,22 +75,37 @@ export async function previewSettle(ctx: WriteContext, req: SettleRequest): Prom
   if (from === to) throw new DeskError('InvalidSettle', 'the credit account and the cash account must differ')
   const asset = await resolveAsset(ctx.reads, req.asset)
   const amount = parsePositiveAmount(req.amount, asset.decimals)
-  const [line, cashLine, cashStatus, positions] = await Promise.all([ctx.reads.creditLine(from), ctx.reads.creditLine(to), ctx.reads.accountExists(to), ctx.reads.positions(from)])
-  if (!line.isCredit) throw new DeskError('InvalidSettle', `${from} is not a credit account: only an active credit account can settle`, { account: from })
-  if (line.status !== 'active') throw new DeskError('SpotCreditAccountFrozen', `${from} is frozen: a frozen credit account cannot settle`, { account: from })
+  const [line, cashLine, cashStatus, positions] = await Promise.all([
+    ctx.reads.creditLine(from),
+    ctx.reads.creditLine(to),
+    ctx.reads.accountExists(to),
+    ctx.reads.positions(from),
+  ])
+  if (!line.isCredit)
+    throw new DeskError('InvalidSettle', `${from} is not a credit account: only an active credit account can settle`, { account: from })
+  if (line.status !== 'active')
+    throw new DeskError('SpotCreditAccountFrozen', `${from} is frozen: a frozen credit account cannot settle`, { account: from })
   if (!cashStatus.found) throw new DeskError('InvalidCashAccount', `the cash account ${to} does not exist`, { account: to })
-  if (cashLine.isCredit) throw new DeskError('InvalidCashAccount', `${to} is a credit account: settle pays into a balance-mode account`, { account: to })
+  if (cashLine.isCredit)
+    throw new DeskError('InvalidCashAccount', `${to} is a credit account: settle pays into a balance-mode account`, { account: to })
   const pos = positions.find((p) => p.assetId === asset.assetId)
   const actual = pos?.actualQty ?? 0n
-  if (actual <= 0n) throw new DeskError('InvalidSettle', `${from} has no settleable long in ${asset.symbol}`, { account: from, asset: asset.symbol })
+  if (actual <= 0n)
+    throw new DeskError('InvalidSettle', `${from} has no settleable long in ${asset.symbol}`, { account: from, asset: asset.symbol })
   if (amount > actual) {
-    throw new DeskError('InvalidSettle', `over-settle: the long is ${fmt(actual, asset.decimals)} ${asset.symbol}, asked ${req.amount}`, { long: fmt(actual, asset.decimals), amount: req.amount })
+    throw new DeskError('InvalidSettle', `over-settle: the long is ${fmt(actual, asset.decimals)} ${asset.symbol}, asked ${req.amount}`, {
+      long: fmt(actual, asset.decimals),
+      amount: req.amount,
+    })
   }
   const cashBefore = await availableAtoms(ctx, to, asset)
   const notes: string[] = []
-  if (line.availableUsdAtoms === null) notes.push('marks are stale: the service requires a fresh mark for any asset left with a nonzero net position (OracleMarkPriceMissing)')
-  if (amount < actual) notes.push('the service checks that available USD stays at or above 0 after the settle (InsufficientSpotCredit otherwise)')
-  if (pos && pos.pendingExposureQty !== 0n) notes.push(`resting orders hold ${fmt(pos.pendingExposureQty, asset.decimals)} ${asset.symbol} of pending exposure`)
+  if (line.availableUsdAtoms === null)
+    notes.push('marks are stale: the service requires a fresh mark for any asset left with a nonzero net position (OracleMarkPriceMissing)')
+  if (amount < actual)
+    notes.push('the service checks that available USD stays at or above 0 after the settle (InsufficientSpotCredit otherwise)')
+  if (pos && pos.pendingExposureQty !== 0n)
+    notes.push(`resting orders hold ${fmt(pos.pendingExposureQty, asset.decimals)} ${asset.symbol} of pending exposure`)
   return {
     kind: 'settle',
     from,
@@ -92,7 +115,11 @@ export async function previewSettle(ctx: WriteContext, req: SettleRequest): Prom
     amountAtoms: amount.toString(),
     creditPosition: { account: from, before: fmt(actual, asset.decimals), after: fmt(actual - amount, asset.decimals) },
     cashAvailable: { account: to, before: fmt(cashBefore, asset.decimals), after: fmt(cashBefore + amount, asset.decimals) },
-    credit: { status: line.status, availableUsdAtoms: line.availableUsdAtoms?.toString() ?? null, lastKnownAvailableUsdAtoms: line.lastKnownAvailableUsdAtoms?.toString() ?? null },
+    credit: {
+      status: line.status,
+      availableUsdAtoms: line.availableUsdAtoms?.toString() ?? null,
+      lastKnownAvailableUsdAtoms: line.lastKnownAvailableUsdAtoms?.toString() ?? null,
+    },
     notes,
   }
 }
@@ -104,19 +131,33 @@ export async function previewRepay(ctx: WriteContext, req: RepayRequest): Promis
   if (from === to) throw new DeskError('InvalidRepay', 'the paying account and the credit account must differ')
   const asset = await resolveAsset(ctx.reads, req.asset)
   const amount = parsePositiveAmount(req.amount, asset.decimals)
-  const [fromLine, fromStatus, line, positions] = await Promise.all([ctx.reads.creditLine(from), ctx.reads.accountExists(from), ctx.reads.creditLine(to), ctx.reads.positions(to)])
+  const [fromLine, fromStatus, line, positions] = await Promise.all([
+    ctx.reads.creditLine(from),
+    ctx.reads.accountExists(from),
+    ctx.reads.creditLine(to),
+    ctx.reads.positions(to),
+  ])
   if (!fromStatus.found) throw new DeskError('InvalidRepay', `the paying account ${from} does not exist`, { account: from })
-  if (fromLine.isCredit) throw new DeskError('InvalidRepay', `${from} is a credit account: repay is signed by a balance-mode account`, { account: from })
+  if (fromLine.isCredit)
+    throw new DeskError('InvalidRepay', `${from} is a credit account: repay is signed by a balance-mode account`, { account: from })
   if (!line.isCredit) throw new DeskError('InvalidMarginAccount', `${to} is not a credit account`, { account: to })
   const pos = positions.find((p) => p.assetId === asset.assetId)
   const actual = pos?.actualQty ?? 0n
-  if (actual >= 0n) throw new DeskError('InvalidRepay', `${to} has no short in ${asset.symbol} to repay`, { account: to, asset: asset.symbol })
+  if (actual >= 0n)
+    throw new DeskError('InvalidRepay', `${to} has no short in ${asset.symbol} to repay`, { account: to, asset: asset.symbol })
   if (amount > -actual) {
-    throw new DeskError('InvalidRepay', `over-repay: the short is ${fmt(-actual, asset.decimals)} ${asset.symbol}, asked ${req.amount}`, { short: fmt(-actual, asset.decimals), amount: req.amount })
+    throw new DeskError('InvalidRepay', `over-repay: the short is ${fmt(-actual, asset.decimals)} ${asset.symbol}, asked ${req.amount}`, {
+      short: fmt(-actual, asset.decimals),
+      amount: req.amount,
+    })
   }
   const available = await availableAtoms(ctx, from, asset)
   if (amount > available) {
-    throw new DeskError('InsufficientSpotBalance', `${from} has ${fmt(available, asset.decimals)} ${asset.symbol} available, asked ${req.amount}`, { available: fmt(available, asset.decimals) })
+    throw new DeskError(
+      'InsufficientSpotBalance',
+      `${from} has ${fmt(available, asset.decimals)} ${asset.symbol} available, asked ${req.amount}`,
+      { available: fmt(available, asset.decimals) },
+    )
   }
   const notes: string[] = []
   if (line.status === 'frozen') notes.push('the credit account is frozen; repay reduces its short but does not unfreeze it')
@@ -129,7 +170,11 @@ export async function previewRepay(ctx: WriteContext, req: RepayRequest): Promis
     amountAtoms: amount.toString(),
     creditPosition: { account: to, before: fmt(actual, asset.decimals), after: fmt(actual + amount, asset.decimals) },
     cashAvailable: { account: from, before: fmt(available, asset.decimals), after: fmt(available - amount, asset.decimals) },
-    credit: { status: line.status, availableUsdAtoms: line.availableUsdAtoms?.toString() ?? null, lastKnownAvailableUsdAtoms: line.lastKnownAvailableUsdAtoms?.toString() ?? null },
+    credit: {
+      status: line.status,
+      availableUsdAtoms: line.availableUsdAtoms?.toString() ?? null,
+      lastKnownAvailableUsdAtoms: line.lastKnownAvailableUsdAtoms?.toString() ?? null,
+    },
     notes,
   }
 }
@@ -139,11 +184,19 @@ export async function previewRepay(ctx: WriteContext, req: RepayRequest): Promis
  * `from` account (after the vault's confirmation gate); the two differ only in the action type
  * and counterparty field.
  */
-export function describeSettleRepay(ctx: WriteContext, preview: TransferPreview, cloid: string | undefined): DescribedWrite<TransferPreview> {
+export function describeSettleRepay(
+  ctx: WriteContext,
+  preview: TransferPreview,
+  cloid: string | undefined,
+): DescribedWrite<TransferPreview> {
   const from = preview.from as Address
   requireOwnerKey(ctx, from, preview.kind === 'settle' ? 'credit account' : 'paying account')
   const common = { asset_id: String(preview.asset.assetId), amount: preview.amountAtoms, ...(cloid ? { cloid } : {}) }
-  const action = (preview.kind === 'settle' ? { type: 'settle', ...common, cash_account: preview.to } : { type: 'repay', ...common, margin_account: preview.to }) as SettleAction | RepayAction
+  const action = (
+    preview.kind === 'settle'
+      ? { type: 'settle', ...common, cash_account: preview.to }
+      : { type: 'repay', ...common, margin_account: preview.to }
+  ) as SettleAction | RepayAction
   const verb = preview.kind === 'settle' ? 'Settle' : 'Repay'
   const title = `${verb} ${preview.amount} ${preview.asset.symbol}`
   const lines = previewLines(preview)
@@ -164,7 +217,11 @@ export function describeSettleRepay(ctx: WriteContext, preview: TransferPreview,
           action: preview.kind,
           title,
           summary: lines,
-          details: { counterparty: { name: '', address: preview.to }, amount: { units: preview.amount, symbol: preview.asset.symbol, usd: null }, fees: [] },
+          details: {
+            counterparty: { name: '', address: preview.to },
+            amount: { units: preview.amount, symbol: preview.asset.symbol, usd: null },
+            fees: [],
+          },
         },
       },
     },

@@ -28,9 +28,15 @@ export function readTeamConfig(dataDir: string): TeamConfig | null {
     throw new DeskError('TeamConfigCorrupt', `${file} is not valid JSON; fix or move it away`)
   }
   const o = raw as Partial<TeamConfig>
-  if (typeof o?.connectionString !== 'string' || typeof o.deskId !== 'string') throw new DeskError('TeamConfigCorrupt', `${file} lacks connectionString/deskId`)
-  if (/:[^/@]*@/.test(o.connectionString.replace(/^postgres(ql)?:\/\//, ''))) throw new DeskError('TeamConfigCorrupt', `${file} holds a password in the connection string; the password belongs in the vault`)
-  return { connectionString: o.connectionString, deskId: o.deskId, ...(typeof o.genesisDigest === 'string' ? { genesisDigest: o.genesisDigest } : {}) }
+  if (typeof o?.connectionString !== 'string' || typeof o.deskId !== 'string')
+    throw new DeskError('TeamConfigCorrupt', `${file} lacks connectionString/deskId`)
+  if (/:[^/@]*@/.test(o.connectionString.replace(/^postgres(ql)?:\/\//, '')))
+    throw new DeskError('TeamConfigCorrupt', `${file} holds a password in the connection string; the password belongs in the vault`)
+  return {
+    connectionString: o.connectionString,
+    deskId: o.deskId,
+    ...(typeof o.genesisDigest === 'string' ? { genesisDigest: o.genesisDigest } : {}),
+  }
 }
 
 export function writeTeamConfig(dataDir: string, c: TeamConfig): void {
@@ -56,10 +62,18 @@ export function withoutPassword(connectionString: string): string {
 }
 
 /** Host, port, database, user and sslmode for display (no password). */
-export function storeLocation(connectionString: string): { host: string; port: number; database: string; user: string; sslmode: string } | null {
+export function storeLocation(
+  connectionString: string,
+): { host: string; port: number; database: string; user: string; sslmode: string } | null {
   try {
     const u = new URL(connectionString)
-    return { host: u.hostname, port: Number(u.port || 5432), database: decodeURIComponent(u.pathname.replace(/^\//, '')), user: decodeURIComponent(u.username), sslmode: u.searchParams.get('sslmode') ?? 'disable' }
+    return {
+      host: u.hostname,
+      port: Number(u.port || 5432),
+      database: decodeURIComponent(u.pathname.replace(/^\//, '')),
+      user: decodeURIComponent(u.username),
+      sslmode: u.searchParams.get('sslmode') ?? 'disable',
+    }
   } catch {
     return null
   }

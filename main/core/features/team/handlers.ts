@@ -3,8 +3,23 @@ import type { HandlerTable } from '../../ipc/dispatch'
 import type { TeamService } from './service'
 
 export type TeamChannels =
-  | 'team.status' | 'team.configure' | 'team.init' | 'team.join' | 'team.members' | 'team.members.add' | 'team.members.remove' | 'team.members.roles'
-  | 'team.policy' | 'team.policy.set' | 'team.proposals' | 'team.proposal' | 'team.approve' | 'team.reject' | 'team.execute' | 'team.verify' | 'team.export'
+  | 'team.status'
+  | 'team.configure'
+  | 'team.init'
+  | 'team.join'
+  | 'team.members'
+  | 'team.members.add'
+  | 'team.members.remove'
+  | 'team.members.roles'
+  | 'team.policy'
+  | 'team.policy.set'
+  | 'team.proposals'
+  | 'team.proposal'
+  | 'team.approve'
+  | 'team.reject'
+  | 'team.execute'
+  | 'team.verify'
+  | 'team.export'
 
 export function teamHandlers(d: { team: TeamService }): Pick<HandlerTable, TeamChannels> {
   const t = d.team

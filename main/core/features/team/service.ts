@@ -7,7 +7,20 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Hex } from 'viem'
-import type { Address, ExportFile, TeamLinkState, TeamMembersView, TeamPolicyView, TeamProposalDetail, TeamProposalView, TeamRole, TeamRuleView, TeamStatusView, TeamVerifyView, WriteOutcome } from '../../../contract/types'
+import type {
+  Address,
+  ExportFile,
+  TeamLinkState,
+  TeamMembersView,
+  TeamPolicyView,
+  TeamProposalDetail,
+  TeamProposalView,
+  TeamRole,
+  TeamRuleView,
+  TeamStatusView,
+  TeamVerifyView,
+  WriteOutcome,
+} from '../../../contract/types'
 import { DeskError } from '../../errors/desk-error'
 import type { EventHub } from '../../ipc/events'
 import type { Notify } from '../../ipc/notify'
@@ -37,12 +50,22 @@ import { canApprove, membersView, policyVersionView, proposalView, ruleView, typ
 /** A rule as the channel's schema validated it (addresses checked, any case). */
 export type TeamRuleInput = Omit<TeamRuleView, 'accounts' | 'destinations'> & { accounts?: string[]; destinations?: string[] }
 
-type Dispatch = (channel: string, args: unknown, ctx: { host: 'electron' | 'web' | 'test' | 'cli'; client?: string }) => Promise<Result<unknown>>
+type Dispatch = (
+  channel: string,
+  args: unknown,
+  ctx: { host: 'electron' | 'web' | 'test' | 'cli'; client?: string },
+) => Promise<Result<unknown>>
 
 /** Channels whose write can be replayed with its fixed cloid (their schema takes `cloid`). */
 const REPLAYABLE = new Set(['settle.submit', 'repay.submit', 'transfer.submit', 'withdraw.submit', 'activate.submit', 'orders.place'])
 /** The query that previews each replayable write from live data (approvers recompute their own). */
-const PREVIEW_OF: Record<string, string> = { 'settle.submit': 'settle.preview', 'repay.submit': 'repay.preview', 'transfer.submit': 'transfer.preview', 'withdraw.submit': 'withdraw.preview', 'orders.place': 'orders.check' }
+const PREVIEW_OF: Record<string, string> = {
+  'settle.submit': 'settle.preview',
+  'repay.submit': 'repay.preview',
+  'transfer.submit': 'transfer.preview',
+  'withdraw.submit': 'withdraw.preview',
+  'orders.place': 'orders.check',
+}
 /** Never stored in a proposal, whatever a channel carries. */
 const SECRET_ARGS = new Set(['passphrase', 'password', 'confirmText'])
 
@@ -146,9 +169,15 @@ export class TeamService {
     this.setLink('connecting', 'opening the team store')
     let store: TeamStore
     try {
-      store = await TeamStore.open({ connectionString: config.connectionString, password: vault.teamSecret('teamStorePassword') ?? undefined })
+      store = await TeamStore.open({
+        connectionString: config.connectionString,
+        password: vault.teamSecret('teamStorePassword') ?? undefined,
+      })
     } catch (e) {
-      this.setLink(e instanceof DeskError && e.code === TeamErrors.unreachable ? 'unreachable' : 'unreachable', `team store unreachable: ${(e as Error).message}`)
+      this.setLink(
+        e instanceof DeskError && e.code === TeamErrors.unreachable ? 'unreachable' : 'unreachable',
+        `team store unreachable: ${(e as Error).message}`,
+      )
       this.scheduleRetry()
       throw e
     }
@@ -175,7 +204,8 @@ export class TeamService {
       {
         onEntries: () => void this.refresh(),
         onStatus: (s, err) => {
-          if (s === 'unreachable') this.setLink('unreachable', `team store unreachable${err ? `: ${err.message}` : ''}; team writes are refused until it returns`)
+          if (s === 'unreachable')
+            this.setLink('unreachable', `team store unreachable${err ? `: ${err.message}` : ''}; team writes are refused until it returns`)
           else void this.refresh()
         },
       },
@@ -206,8 +236,10 @@ export class TeamService {
     } catch (e) {
       const err = e as DeskError
       if (err.code === TeamErrors.tampered) this.setLink('tampered', err.message)
-      else if (err.code === TeamErrors.unreachable) this.setLink('unreachable', `team store unreachable: ${err.message}; team writes are refused until it returns`)
-      else if (err.code === TeamErrors.refused && !gate.report().state.roster) this.setLink('live', 'connected; the team has no genesis yet (desk team init)')
+      else if (err.code === TeamErrors.unreachable)
+        this.setLink('unreachable', `team store unreachable: ${err.message}; team writes are refused until it returns`)
+      else if (err.code === TeamErrors.refused && !gate.report().state.roster)
+        this.setLink('live', 'connected; the team has no genesis yet (desk team init)')
       else this.setLink('unreachable', err.message)
     }
   }
@@ -256,12 +288,20 @@ export class TeamService {
 
   private alert(p: import('../../team').Proposal, before: string | undefined, f: ViewerFacts, roster: import('../../team').Roster): void {
     const title = p.title
-    if (before === undefined && canApprove(p, roster, f)) return this.d.notify('info', 'warning', 'Needs your approval', `${title} (proposed by ${roster.members.get(p.initiator)?.name ?? p.initiator})`)
+    if (before === undefined && canApprove(p, roster, f))
+      return this.d.notify(
+        'info',
+        'warning',
+        'Needs your approval',
+        `${title} (proposed by ${roster.members.get(p.initiator)?.name ?? p.initiator})`,
+      )
     if (f.me !== p.initiator) return
     const last = p.outcomes.at(-1)
-    if (last && last.state !== 'signed' && last.state !== 'sent') return this.d.notify('info', last.state === 'accepted' ? 'success' : 'warning', `Your proposal was executed: ${last.state}`, title)
+    if (last && last.state !== 'signed' && last.state !== 'sent')
+      return this.d.notify('info', last.state === 'accepted' ? 'success' : 'warning', `Your proposal was executed: ${last.state}`, title)
     if (p.rejection) return this.d.notify('info', 'warning', 'Your proposal was rejected', `${title}: ${p.rejection.reason}`)
-    if (p.approvals.length > 0 && !p.signed) return this.d.notify('info', 'success', 'Your proposal was approved', `${title} (${p.approvals.length} approval(s))`)
+    if (p.approvals.length > 0 && !p.signed)
+      return this.d.notify('info', 'success', 'Your proposal was approved', `${title} (${p.approvals.length} approval(s))`)
   }
 
   /** Vault locked or core closing: the store and the push are released; a configured desk keeps refusing writes. */
@@ -359,7 +399,8 @@ export class TeamService {
       return { gate: this.gate, state }
     } catch (e) {
       await this.refresh()
-      if (e instanceof DeskError && e.code === TeamErrors.refused && !this.gate.report().state.roster) return { gate: this.gate, state: this.gate.report().state }
+      if (e instanceof DeskError && e.code === TeamErrors.refused && !this.gate.report().state.roster)
+        return { gate: this.gate, state: this.gate.report().state }
       throw e
     }
   }
@@ -377,10 +418,18 @@ export class TeamService {
 
   async policy(): Promise<TeamPolicyView> {
     const { state } = await this.roster()
-    return { version: state.policy?.version ?? null, rules: (state.policy?.rules ?? []).map(ruleView), history: state.policyHistory.map(policyVersionView) }
+    return {
+      version: state.policy?.version ?? null,
+      rules: (state.policy?.rules ?? []).map(ruleView),
+      history: state.policyHistory.map(policyVersionView),
+    }
   }
 
-  async proposals(f: { view: 'needsMe' | 'waiting' | 'history'; kind?: string | undefined; account?: string | undefined }): Promise<TeamProposalView[]> {
+  async proposals(f: {
+    view: 'needsMe' | 'waiting' | 'history'
+    kind?: string | undefined
+    account?: string | undefined
+  }): Promise<TeamProposalView[]> {
     const { gate, roster } = await this.roster()
     const facts = this.facts()
     const all = (await gate.proposals()).map(({ proposal }) => proposalView(proposal, roster, facts))
@@ -427,7 +476,14 @@ export class TeamService {
     void gate
     const rows = await this.store!.readLog(0n)
     const r = await verifyStore(this.store!, this.config?.genesisDigest ? { genesisDigest: this.config.genesisDigest as Hex } : {})
-    return { ok: r.ok, entries: rows.length, verified: r.verified, broken: r.broken ? { seq: r.broken.seq.toString(), reason: r.broken.reason } : null, headSeq: r.state.head?.seq.toString() ?? null, headDigest: r.state.head?.digest ?? null }
+    return {
+      ok: r.ok,
+      entries: rows.length,
+      verified: r.verified,
+      broken: r.broken ? { seq: r.broken.seq.toString(), reason: r.broken.reason } : null,
+      headSeq: r.state.head?.seq.toString() ?? null,
+      headDigest: r.state.head?.digest ?? null,
+    }
   }
 
   async exportCsv(): Promise<ExportFile> {
@@ -468,7 +524,11 @@ export class TeamService {
   async init(teamName: string, name: string, passphrase: string): Promise<TeamStatusView> {
     const { address } = await this.join(passphrase)
     const { gate, state } = await this.live()
-    if (state.roster || state.head) throw new DeskError('TeamAlreadyInitialised', `the team store already holds a team (${state.roster?.teamName ?? 'unverified'}); join it instead`)
+    if (state.roster || state.head)
+      throw new DeskError(
+        'TeamAlreadyInitialised',
+        `the team store already holds a team (${state.roster?.teamName ?? 'unverified'}); join it instead`,
+      )
     const { teamId, entry } = genesisEntry({ teamName, adminQuorum: 1, members: [{ address, name, roles: ['admin', 'trader'] }] })
     const signed = await signedEntry(teamId, entry, [this.operator()])
     await this.store!.append(signed)
@@ -484,7 +544,11 @@ export class TeamService {
     for (let attempt = 0; ; attempt++) {
       const { gate, roster } = await this.roster()
       const state = gate.report().state
-      if (roster.adminQuorum > 1) throw new DeskError('TeamQuorumSigning', `roster and policy changes need ${roster.adminQuorum} admin signatures; collecting them across desks is not built yet`)
+      if (roster.adminQuorum > 1)
+        throw new DeskError(
+          'TeamQuorumSigning',
+          `roster and policy changes need ${roster.adminQuorum} admin signatures; collecting them across desks is not built yet`,
+        )
       let entry
       try {
         entry = build(state)
@@ -501,7 +565,8 @@ export class TeamService {
       }
       await this.refresh()
       const after = gate.report()
-      if (after.broken) throw new DeskError(TeamErrors.tampered, `the team chain does not verify at entry ${after.broken.seq}: ${after.broken.reason}`)
+      if (after.broken)
+        throw new DeskError(TeamErrors.tampered, `the team chain does not verify at entry ${after.broken.seq}: ${after.broken.reason}`)
       return
     }
   }
@@ -509,7 +574,8 @@ export class TeamService {
   private async requireAdmin(): Promise<void> {
     const { roster } = await this.roster()
     const me = this.facts().me
-    if (!me || !roster.members.get(me)?.roles.includes('admin')) throw new DeskError(TeamErrors.refused, 'only a team admin may change the roster or the policy')
+    if (!me || !roster.members.get(me)?.roles.includes('admin'))
+      throw new DeskError(TeamErrors.refused, 'only a team admin may change the roster or the policy')
   }
 
   async changeRoster(changes: RosterChange[]): Promise<TeamMembersView> {
@@ -521,7 +587,11 @@ export class TeamService {
 
   async setPolicy(rules: TeamRuleInput[]): Promise<TeamPolicyView> {
     await this.requireAdmin()
-    const stored = rules.map((r) => ({ ...r, ...(r.accounts ? { accounts: r.accounts.map((a) => a.toLowerCase()) } : {}), ...(r.destinations ? { destinations: r.destinations.map((a) => a.toLowerCase()) } : {}) }))
+    const stored = rules.map((r) => ({
+      ...r,
+      ...(r.accounts ? { accounts: r.accounts.map((a) => a.toLowerCase()) } : {}),
+      ...(r.destinations ? { destinations: r.destinations.map((a) => a.toLowerCase()) } : {}),
+    }))
     await this.appendAdmin((s) => policyEntry(s, stored))
     return this.policy()
   }
@@ -556,7 +626,8 @@ export class TeamService {
     const { state } = await this.roster()
     const p = state.proposals.get(id)
     if (!p) throw new DeskError('TeamProposalNotFound', `no verified proposal ${id.slice(0, 10)}…`)
-    if (!p.replay) throw new DeskError('TeamNotReplayable', `proposal ${id.slice(0, 10)}… carries no replayable write; run it again from its screen`)
+    if (!p.replay)
+      throw new DeskError('TeamNotReplayable', `proposal ${id.slice(0, 10)}… carries no replayable write; run it again from its screen`)
     if (!this.dispatch) throw new DeskError('Internal', 'team execution has no dispatcher')
     const r = await this.withCall(p.replay.channel, p.replay.args, () => this.dispatch!(p.replay!.channel, p.replay!.args, ctx))
     await this.refresh()
@@ -570,7 +641,9 @@ function previewLines(v: unknown): { title: string; lines: string[] } {
   const o = (v ?? {}) as { title?: unknown; summary?: unknown; effects?: unknown; warnings?: unknown; problems?: unknown }
   const lines: string[] = []
   if (Array.isArray(o.summary)) lines.push(...o.summary.map(String))
-  if (Array.isArray(o.effects)) for (const e of o.effects as { label?: string; account?: string; assetSymbol?: string; before?: string; after?: string }[]) lines.push(`${e.label || e.account}: ${e.before} → ${e.after} ${e.assetSymbol ?? ''}`.trim())
+  if (Array.isArray(o.effects))
+    for (const e of o.effects as { label?: string; account?: string; assetSymbol?: string; before?: string; after?: string }[])
+      lines.push(`${e.label || e.account}: ${e.before} → ${e.after} ${e.assetSymbol ?? ''}`.trim())
   if (Array.isArray(o.problems)) lines.push(...o.problems.map((x) => `problem: ${String(x)}`))
   if (Array.isArray(o.warnings)) lines.push(...o.warnings.map((x) => `warning: ${String(x)}`))
   return { title: typeof o.title === 'string' ? o.title : 'recomputed now', lines }

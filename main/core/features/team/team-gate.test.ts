@@ -9,7 +9,17 @@ import { randomBytes } from 'node:crypto'
 import type { Address } from 'viem'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { startPostgres, type PostgresHandle } from '../../../testing/postgres'
-import { TeamErrors, TeamStore, entryDigest, lifecycleEntry, rosterEntry, signedEntry, toStoredRow, verifyStore, type SignedEntry } from '../../team'
+import {
+  TeamErrors,
+  TeamStore,
+  entryDigest,
+  lifecycleEntry,
+  rosterEntry,
+  signedEntry,
+  toStoredRow,
+  verifyStore,
+  type SignedEntry,
+} from '../../team'
 import { ChainBuilder, asMember, operator, type Operator } from '../../team/testing/team-fixture'
 import type { SignedWrite, WriteIntent } from '../../writes/decision'
 import { promises as fs } from 'node:fs'
@@ -53,7 +63,14 @@ let team: ChainBuilder
 
 /** A desk: its own store connection and its operator's identity key. */
 async function desk(who: Operator, deskId = `${who.name}-desk`): Promise<TeamGate> {
-  return new TeamGate({ store: await openStore(), operator: who, deskId, genesisDigest: team.entries[0]!.digest, proposalTtlMs: 3600_000, now: () => clock })
+  return new TeamGate({
+    store: await openStore(),
+    operator: who,
+    deskId,
+    genesisDigest: team.entries[0]!.digest,
+    proposalTtlMs: 3600_000,
+    now: () => clock,
+  })
 }
 
 function withdrawal(o: Partial<WriteIntent> = {}): WriteIntent {
@@ -74,13 +91,25 @@ function withdrawal(o: Partial<WriteIntent> = {}): WriteIntent {
 }
 
 function sent(intent: WriteIntent, nonce: string): SignedWrite {
-  return { intent, journalId: 1, nonce, body: JSON.stringify({ action: { ...intent.action, cloid: intent.cloid }, nonce, signature: `0x${randomBytes(65).toString('hex')}` }) }
+  return {
+    intent,
+    journalId: 1,
+    nonce,
+    body: JSON.stringify({ action: { ...intent.action, cloid: intent.cloid }, nonce, signature: `0x${randomBytes(65).toString('hex')}` }),
+  }
 }
 
 /** Appends an entry as an honest desk would not (the chain's own pre-checks bypassed). */
 async function insertRaw(e: SignedEntry): Promise<void> {
   const r = toStoredRow(e)
-  await asDba('INSERT INTO team_log (seq, prev, kind, payload, digest, signatures) VALUES ($1, $2, $3, $4, $5, $6)', [r.seq.toString(), r.prev, r.kind, r.payload, r.digest, r.signatures])
+  await asDba('INSERT INTO team_log (seq, prev, kind, payload, digest, signatures) VALUES ($1, $2, $3, $4, $5, $6)', [
+    r.seq.toString(),
+    r.prev,
+    r.kind,
+    r.payload,
+    r.digest,
+    r.signatures,
+  ])
 }
 
 beforeAll(async () => {
@@ -97,7 +126,12 @@ beforeEach(async () => {
   await asDba('DELETE FROM team_log')
   await asDba('DELETE FROM team_leases')
   clock += 24 * 3600_000
-  team = await ChainBuilder.genesis(ann, [asMember(ann, ['admin']), asMember(bob, ['approver']), asMember(cat, ['approver']), asMember(dan, ['trader'])])
+  team = await ChainBuilder.genesis(ann, [
+    asMember(ann, ['admin']),
+    asMember(bob, ['approver']),
+    asMember(cat, ['approver']),
+    asMember(dan, ['trader']),
+  ])
   await team.policy(
     [
       { id: 'withdrawals', kinds: ['withdraw'], minUsd: '1000', then: { effect: 'approve', count: 2, roles: ['approver'] } },
@@ -120,7 +154,11 @@ describe('TeamGate: proposal, approvals, execution', () => {
   it('turns a large withdrawal into a proposal, allows it once two approvers signed, stores the bytes before sending, and records the outcome', async () => {
     const [danDesk, bobDesk, catDesk] = await Promise.all([desk(dan), desk(bob), desk(cat)])
     expect(await danDesk.decide(withdrawal({ usdAtoms: 999_99999999n }))).toEqual({ verdict: 'allow' }) // the small rule
-    expect(await danDesk.decide(withdrawal({ cloid: '' }))).toMatchObject({ verdict: 'block', code: TeamErrors.refused, reason: expect.stringMatching(/no cloid/) })
+    expect(await danDesk.decide(withdrawal({ cloid: '' }))).toMatchObject({
+      verdict: 'block',
+      code: TeamErrors.refused,
+      reason: expect.stringMatching(/no cloid/),
+    })
     const { intent, id } = await proposed(danDesk)
     expect(await danDesk.decide(intent)).toMatchObject({ verdict: 'propose', proposalId: id, needs: '0 of 2 approval(s) from approver' })
     await bobDesk.approve(id)
@@ -128,7 +166,10 @@ describe('TeamGate: proposal, approvals, execution', () => {
     await catDesk.approve(id)
     expect(await danDesk.decide(intent)).toEqual({ verdict: 'allow', proposalId: id })
     // The same cloid with another action is not this proposal.
-    expect(await danDesk.decide({ ...intent, action: { ...intent.action, amount: '150000' } })).toMatchObject({ verdict: 'block', code: 'TeamProposalMismatch' })
+    expect(await danDesk.decide({ ...intent, action: { ...intent.action, amount: '150000' } })).toMatchObject({
+      verdict: 'block',
+      code: 'TeamProposalMismatch',
+    })
 
     const write = sent(intent, '1764147600000')
     await danDesk.beforeSend(write)
@@ -144,24 +185,42 @@ describe('TeamGate: proposal, approvals, execution', () => {
   it("refuses the initiator's own approval and a second approval by the same approver", async () => {
     const [danDesk, bobDesk] = await Promise.all([desk(dan), desk(bob)])
     const { intent, id } = await proposed(danDesk)
-    await expect(danDesk.approve(id)).rejects.toMatchObject({ code: TeamErrors.refused, message: expect.stringMatching(/not a member|roles the rule names|initiator/) })
+    await expect(danDesk.approve(id)).rejects.toMatchObject({
+      code: TeamErrors.refused,
+      message: expect.stringMatching(/not a member|roles the rule names|initiator/),
+    })
     await bobDesk.approve(id)
-    await expect(bobDesk.approve(id)).rejects.toMatchObject({ code: TeamErrors.refused, message: expect.stringMatching(/already approved/) })
+    await expect(bobDesk.approve(id)).rejects.toMatchObject({
+      code: TeamErrors.refused,
+      message: expect.stringMatching(/already approved/),
+    })
     expect(await danDesk.decide(intent)).toMatchObject({ verdict: 'propose', needs: '1 of 2 approval(s) from approver' })
     // Forced into the database anyway, a second approval by bob breaks the chain at that entry.
     const state = (await verifyStore(store)).state
-    await insertRaw(await signedEntry(team.teamId, { ...lifecycleEntryUnchecked(state, 'approval', { proposal: id, policyVersion: 1, at: clock }) }, [bob]))
+    await insertRaw(
+      await signedEntry(team.teamId, { ...lifecycleEntryUnchecked(state, 'approval', { proposal: id, policyVersion: 1, at: clock }) }, [
+        bob,
+      ]),
+    )
     const r = await verifyStore(store)
     expect(r.broken).toEqual({ seq: state.head!.seq + 1n, reason: `${bob.address.toLowerCase()} already approved this proposal` })
-    await expect(danDesk.decide(intent)).rejects.toMatchObject({ code: TeamErrors.tampered, details: { seq: String(state.head!.seq + 1n) } })
+    await expect(danDesk.decide(intent)).rejects.toMatchObject({
+      code: TeamErrors.tampered,
+      details: { seq: String(state.head!.seq + 1n) },
+    })
   })
 
   it('refuses an initiator approving even when they hold an approver role', async () => {
     const danDesk = await desk(dan)
     const { id } = await proposed(danDesk)
     const state = (await verifyStore(store)).state
-    await store.append(await signedEntry(team.teamId, rosterEntry(state, [{ op: 'roles', address: dan.address, roles: ['trader', 'approver'] }]), [ann]))
-    await expect(danDesk.approve(id)).rejects.toMatchObject({ code: TeamErrors.refused, message: 'the initiator cannot approve their own proposal' })
+    await store.append(
+      await signedEntry(team.teamId, rosterEntry(state, [{ op: 'roles', address: dan.address, roles: ['trader', 'approver'] }]), [ann]),
+    )
+    await expect(danDesk.approve(id)).rejects.toMatchObject({
+      code: TeamErrors.refused,
+      message: 'the initiator cannot approve their own proposal',
+    })
   })
 
   it('refuses an approval replayed onto another proposal (its signature is bound to the proposal it named)', async () => {
@@ -176,7 +235,14 @@ describe('TeamGate: proposal, approvals, execution', () => {
     const seq = approval.seq + 1n
     const prev = approval.digest as `0x${string}`
     const digest = entryDigest(team.teamId, { seq, prev, kind: 'approval', payload })
-    await asDba('INSERT INTO team_log (seq, prev, kind, payload, digest, signatures) VALUES ($1, $2, $3, $4, $5, $6)', [seq.toString(), prev, 'approval', payload, digest, approval.signatures])
+    await asDba('INSERT INTO team_log (seq, prev, kind, payload, digest, signatures) VALUES ($1, $2, $3, $4, $5, $6)', [
+      seq.toString(),
+      prev,
+      'approval',
+      payload,
+      digest,
+      approval.signatures,
+    ])
     const r = await verifyStore(store)
     expect(r.broken).toEqual({ seq, reason: `signature of ${bob.address.toLowerCase()} does not verify` })
     expect(r.state.proposals.get(b.id)?.approvals).toEqual([])
@@ -192,15 +258,26 @@ describe('TeamGate: proposal, approvals, execution', () => {
     const state = (await verifyStore(store)).state
     await store.append(await signedEntry(team.teamId, rosterEntry(state, [{ op: 'remove', address: cat.address }]), [ann]))
     expect(await danDesk.decide(intent)).toMatchObject({ verdict: 'propose', needs: '1 of 2 approval(s) from approver' })
-    await expect(danDesk.beforeSend(sent(intent, '1'))).rejects.toMatchObject({ code: TeamErrors.refused, message: expect.stringMatching(/is open: nothing may be sent/) })
+    await expect(danDesk.beforeSend(sent(intent, '1'))).rejects.toMatchObject({
+      code: TeamErrors.refused,
+      message: expect.stringMatching(/is open: nothing may be sent/),
+    })
 
     const second = await proposed(danDesk)
-    await expect(catDesk.approve(second.id)).rejects.toMatchObject({ code: TeamErrors.refused, message: expect.stringMatching(/not a member/) })
+    await expect(catDesk.approve(second.id)).rejects.toMatchObject({
+      code: TeamErrors.refused,
+      message: expect.stringMatching(/not a member/),
+    })
     // Written straight into the database with cat's valid signature: refused at that entry.
     const now = (await verifyStore(store)).state
-    await insertRaw(await signedEntry(team.teamId, lifecycleEntryUnchecked(now, 'approval', { proposal: second.id, policyVersion: 1, at: clock }), [cat]))
+    await insertRaw(
+      await signedEntry(team.teamId, lifecycleEntryUnchecked(now, 'approval', { proposal: second.id, policyVersion: 1, at: clock }), [cat]),
+    )
     const r = await verifyStore(store)
-    expect(r.broken).toEqual({ seq: now.head!.seq + 1n, reason: `signed by ${cat.address.toLowerCase()}, who is not a member at this point` })
+    expect(r.broken).toEqual({
+      seq: now.head!.seq + 1n,
+      reason: `signed by ${cat.address.toLowerCase()}, who is not a member at this point`,
+    })
   })
 
   it('refuses a proposal edited in the database after its approvals, naming the edited entry', async () => {
@@ -209,9 +286,15 @@ describe('TeamGate: proposal, approvals, execution', () => {
     await bobDesk.approve(id)
     await catDesk.approve(id)
     const row = (await store.readLog()).find((r) => r.digest === id)!
-    await asDba('UPDATE team_log SET payload = $1 WHERE seq = $2', [row.payload.replace(DEST.toLowerCase(), '0x3333333333333333333333333333333333333333'), row.seq.toString()])
+    await asDba('UPDATE team_log SET payload = $1 WHERE seq = $2', [
+      row.payload.replace(DEST.toLowerCase(), '0x3333333333333333333333333333333333333333'),
+      row.seq.toString(),
+    ])
     const fresh = await desk(dan)
-    await expect(fresh.decide(intent)).rejects.toMatchObject({ code: TeamErrors.tampered, details: { seq: row.seq.toString(), reason: 'content does not match its stored digest (the row was edited)' } })
+    await expect(fresh.decide(intent)).rejects.toMatchObject({
+      code: TeamErrors.tampered,
+      details: { seq: row.seq.toString(), reason: 'content does not match its stored digest (the row was edited)' },
+    })
     // A desk that verified it before reads the edit as a broken chain only when it re-reads it: the new entries after it no longer link.
     expect((await verifyStore(store)).broken?.seq).toBe(row.seq)
   })
@@ -223,7 +306,10 @@ describe('TeamGate: proposal, approvals, execution', () => {
     clock += 3600_000 // the TTL
     await expect(catDesk.approve(id)).rejects.toMatchObject({ code: TeamErrors.refused, message: expect.stringMatching(/expired/) })
     expect(await danDesk.decide(intent)).toMatchObject({ verdict: 'block', code: 'TeamProposalExpired' })
-    await expect(danDesk.beforeSend(sent(intent, '1'))).rejects.toMatchObject({ code: TeamErrors.refused, message: expect.stringMatching(/expired/) })
+    await expect(danDesk.beforeSend(sent(intent, '1'))).rejects.toMatchObject({
+      code: TeamErrors.refused,
+      message: expect.stringMatching(/expired/),
+    })
     const r = await verifyStore(store)
     expect(r.ok).toBe(true)
     expect(r.state.proposals.get(id)?.outcomes.map((o) => o.state)).toEqual(['expired'])
@@ -245,7 +331,10 @@ describe('TeamGate: proposal, approvals, execution', () => {
     const won = results.findIndex((r) => r.status === 'fulfilled')
     const lost = results.find((r) => r.status === 'rejected') as PromiseRejectedResult
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1)
-    expect(lost.reason).toMatchObject({ code: TeamErrors.alreadySigned, details: { proposalId: id, body: writes[won]!.body, nonce: writes[won]!.nonce } })
+    expect(lost.reason).toMatchObject({
+      code: TeamErrors.alreadySigned,
+      details: { proposalId: id, body: writes[won]!.body, nonce: writes[won]!.nonce },
+    })
     const [winner, loser] = won === 0 ? [desk1, desk2] : [desk2, desk1]
     const r = await verifyStore(store)
     expect((await store.readLog()).filter((row) => row.kind === 'signed')).toHaveLength(1)
@@ -262,10 +351,17 @@ describe('TeamGate: proposal, approvals, execution', () => {
   it('takes approvals from an identity key held in the vault, and a rejection (reason required) ends the proposal', async () => {
     const dir = await fs.mkdtemp(join(tmpdir(), 'team-gate-vault-'))
     try {
-      const vault = await Vault.create({ path: vaultPath(dir), passphrase: 'correct horse battery staple', scrypt: { n: 1024, r: 8, p: 1 }, autoLockMs: null })
+      const vault = await Vault.create({
+        path: vaultPath(dir),
+        passphrase: 'correct horse battery staple',
+        scrypt: { n: 1024, r: 8, p: 1 },
+        autoLockMs: null,
+      })
       const eveKey = await vault.createIdentityKey()
       const state = (await verifyStore(store)).state
-      await store.append(await signedEntry(team.teamId, rosterEntry(state, [{ op: 'add', address: eveKey, name: 'eve', roles: ['approver'] }]), [ann]))
+      await store.append(
+        await signedEntry(team.teamId, rosterEntry(state, [{ op: 'add', address: eveKey, name: 'eve', roles: ['approver'] }]), [ann]),
+      )
       const eveDesk = new TeamGate({ store: await openStore(), operator: vaultTeamSigner(vault), deskId: 'eve-desk', now: () => clock })
       const [danDesk, bobDesk] = await Promise.all([desk(dan), desk(bob)])
       const first = await proposed(danDesk)
@@ -274,10 +370,20 @@ describe('TeamGate: proposal, approvals, execution', () => {
       expect(await danDesk.decide(first.intent)).toEqual({ verdict: 'allow', proposalId: first.id })
 
       const second = await proposed(danDesk)
-      await expect(eveDesk.reject(second.id, '  ')).rejects.toMatchObject({ code: TeamErrors.refused, message: expect.stringMatching(/needs a reason/) })
+      await expect(eveDesk.reject(second.id, '  ')).rejects.toMatchObject({
+        code: TeamErrors.refused,
+        message: expect.stringMatching(/needs a reason/),
+      })
       await eveDesk.reject(second.id, 'destination not in the treasury plan')
-      await expect(bobDesk.approve(second.id)).rejects.toMatchObject({ code: TeamErrors.refused, message: expect.stringMatching(/was rejected/) })
-      expect(await danDesk.decide(second.intent)).toMatchObject({ verdict: 'block', code: 'TeamProposalRejected', reason: expect.stringMatching(/destination not in the treasury plan/) })
+      await expect(bobDesk.approve(second.id)).rejects.toMatchObject({
+        code: TeamErrors.refused,
+        message: expect.stringMatching(/was rejected/),
+      })
+      expect(await danDesk.decide(second.intent)).toMatchObject({
+        verdict: 'block',
+        code: 'TeamProposalRejected',
+        reason: expect.stringMatching(/destination not in the treasury plan/),
+      })
       const third = await proposed(danDesk)
       vault.lock() // the identity key signs only while the vault is unlocked
       await expect(eveDesk.approve(third.id)).rejects.toMatchObject({ code: 'VaultLocked' })
@@ -310,5 +416,10 @@ describe('TeamGate: proposal, approvals, execution', () => {
 /** The next lifecycle entry without the chain's pre-checks: what a dishonest client could write. */
 function lifecycleEntryUnchecked(state: Parameters<typeof lifecycleEntry>[0], kind: 'approval', payload: Record<string, unknown>) {
   const seq = state.head!.seq + 1n
-  return { seq, prev: state.head!.digest, kind, payload: JSON.stringify(Object.fromEntries(Object.entries(payload).sort(([a], [b]) => (a < b ? -1 : 1)))) } as const
+  return {
+    seq,
+    prev: state.head!.digest,
+    kind,
+    payload: JSON.stringify(Object.fromEntries(Object.entries(payload).sort(([a], [b]) => (a < b ? -1 : 1)))),
+  } as const
 }

@@ -71,12 +71,16 @@ const CONFLICT_RETRIES = 8
 
 function alreadySigned(p: Proposal): DeskError {
   const s = p.signed!
-  return new DeskError(TeamErrors.alreadySigned, `proposal ${p.id.slice(0, 10)}… was already signed (entry ${s.seq}): re-send its stored bytes, never a new signature`, {
-    proposalId: p.id,
-    body: s.body,
-    nonce: s.nonce,
-    by: s.by,
-  })
+  return new DeskError(
+    TeamErrors.alreadySigned,
+    `proposal ${p.id.slice(0, 10)}… was already signed (entry ${s.seq}): re-send its stored bytes, never a new signature`,
+    {
+      proposalId: p.id,
+      body: s.body,
+      nonce: s.nonce,
+      by: s.by,
+    },
+  )
 }
 
 const refused = (message: string) => new DeskError(TeamErrors.refused, message)
@@ -108,10 +112,12 @@ export class TeamGate implements WriteGate {
 
   /** One read at a time: the verifier is incremental and must see each row once, in order. */
   private readVerified(read: (fromSeq: bigint) => Promise<StoredRow[]>): Promise<TeamState> {
-    const run = this.queue.catch(() => undefined).then(async () => {
-      const head = this.verifier.report().state.head
-      return this.check(await this.verifier.add(await read(head ? head.seq + 1n : 0n)))
-    })
+    const run = this.queue
+      .catch(() => undefined)
+      .then(async () => {
+        const head = this.verifier.report().state.head
+        return this.check(await this.verifier.add(await read(head ? head.seq + 1n : 0n)))
+      })
     this.queue = run
     return run
   }
@@ -162,15 +168,24 @@ export class TeamGate implements WriteGate {
     const state = await this.sync()
     const existing = intent.cloid === '' ? undefined : this.proposalFor(state, intent.cloid)
     if (existing) return this.decideExisting(state, existing, intent)
-    if (!ACTION_KINDS.includes(intent.kind as ActionKind)) return block(TeamErrors.refused, `the team policy has no action kind ${intent.kind}`)
+    if (!ACTION_KINDS.includes(intent.kind as ActionKind))
+      return block(TeamErrors.refused, `the team policy has no action kind ${intent.kind}`)
     if (!state.policy) return block('TeamPolicyBlocks', 'the team has no policy yet: every write is blocked')
     const windowUsd = this.o.windowUsd ? await this.o.windowUsd(intent) : (intent.usdAtoms ?? 0n)
     const destination = intent.destination?.address.toLowerCase()
-    const d = evaluate(state.policy.rules, { kind: intent.kind as ActionKind, account: intent.account, usd: intent.usdAtoms ?? 0n, windowUsd, destination })
+    const d = evaluate(state.policy.rules, {
+      kind: intent.kind as ActionKind,
+      account: intent.account,
+      usd: intent.usdAtoms ?? 0n,
+      windowUsd,
+      destination,
+    })
     if (d.effect === 'allow') return { verdict: 'allow' }
-    if (d.effect === 'block') return block('TeamPolicyBlocks', d.rule ? `team policy rule ${d.rule} blocks this write` : 'no team policy rule allows this write')
+    if (d.effect === 'block')
+      return block('TeamPolicyBlocks', d.rule ? `team policy rule ${d.rule} blocks this write` : 'no team policy rule allows this write')
     // Approval happens later, so the approved write must be recognisable when it comes back: by its cloid.
-    if (intent.cloid === '') return block(TeamErrors.refused, `rule ${d.rule} needs approvals, but this write carries no cloid to match it when approved`)
+    if (intent.cloid === '')
+      return block(TeamErrors.refused, `rule ${d.rule} needs approvals, but this write carries no cloid to match it when approved`)
     let action: ProposalBody['action']
     try {
       action = JSON.parse(canonicalJson(intent.action))
@@ -209,7 +224,12 @@ export class TeamGate implements WriteGate {
       if (e instanceof DeskError && e.code === TeamErrors.refused) return block(e.code, e.message)
       throw e
     }
-    return { verdict: 'propose', proposalId: entry.digest, needs: `${d.count} approval(s) from ${d.roles.join(' or ')} (rule ${d.rule})`, expiresAt: body.expiresAt }
+    return {
+      verdict: 'propose',
+      proposalId: entry.digest,
+      needs: `${d.count} approval(s) from ${d.roles.join(' or ')} (rule ${d.rule})`,
+      expiresAt: body.expiresAt,
+    }
   }
 
   private async decideExisting(state: TeamState, p: Proposal, intent: WriteIntent): Promise<WriteDecision> {
@@ -220,15 +240,25 @@ export class TeamGate implements WriteGate {
       p.kind === intent.kind &&
       canonicalJson(p.action) === canonicalJson(intent.action) &&
       p.destination === (intent.destination?.address.toLowerCase() ?? null)
-    if (!same) return block('TeamProposalMismatch', `cloid ${intent.cloid} belongs to proposal ${p.id.slice(0, 10)}…, which is a different write`)
+    if (!same)
+      return block('TeamProposalMismatch', `cloid ${intent.cloid} belongs to proposal ${p.id.slice(0, 10)}…, which is a different write`)
     const status = proposalStatus(p, state.roster!, this.now())
     switch (status) {
       case 'approved':
-        if (state.policy?.version !== p.policyVersion) return block('TeamPolicyChanged', `the team policy changed since proposal ${p.id.slice(0, 10)}… (version ${p.policyVersion}, now ${state.policy?.version}): propose it again`)
+        if (state.policy?.version !== p.policyVersion)
+          return block(
+            'TeamPolicyChanged',
+            `the team policy changed since proposal ${p.id.slice(0, 10)}… (version ${p.policyVersion}, now ${state.policy?.version}): propose it again`,
+          )
         return { verdict: 'allow', proposalId: p.id }
       case 'open': {
         const have = countingApprovals(p, state.roster!).length
-        return { verdict: 'propose', proposalId: p.id, needs: `${have} of ${p.needs.count} approval(s) from ${p.needs.roles.join(' or ')}`, expiresAt: p.expiresAt }
+        return {
+          verdict: 'propose',
+          proposalId: p.id,
+          needs: `${have} of ${p.needs.count} approval(s) from ${p.needs.roles.join(' or ')}`,
+          expiresAt: p.expiresAt,
+        }
       }
       case 'rejected':
         return block('TeamProposalRejected', `proposal ${p.id.slice(0, 10)}… was rejected: ${p.rejection!.reason}`)
@@ -237,7 +267,10 @@ export class TeamGate implements WriteGate {
         return block('TeamProposalExpired', `proposal ${p.id.slice(0, 10)}… expired at ${new Date(p.expiresAt).toISOString()}`)
       case 'signed':
       case 'final':
-        return block(TeamErrors.alreadySigned, `proposal ${p.id.slice(0, 10)}… was already signed: re-send its stored bytes, never a new signature`)
+        return block(
+          TeamErrors.alreadySigned,
+          `proposal ${p.id.slice(0, 10)}… was already signed: re-send its stored bytes, never a new signature`,
+        )
     }
   }
 
@@ -255,7 +288,11 @@ export class TeamGate implements WriteGate {
           const now = await this.syncVia(tx)
           const current = now.proposals.get(p.id)!
           if (current.signed) throw alreadySigned(current)
-          if (lease.live && lease.holder !== this.o.deskId) throw new DeskError(TeamErrors.leaseHeld, `desk ${lease.holder} holds the execution lease of this proposal`, { holder: lease.holder, expiresAt: lease.expiresAt?.toISOString() ?? null })
+          if (lease.live && lease.holder !== this.o.deskId)
+            throw new DeskError(TeamErrors.leaseHeld, `desk ${lease.holder} holds the execution lease of this proposal`, {
+              holder: lease.holder,
+              expiresAt: lease.expiresAt?.toISOString() ?? null,
+            })
           const status = proposalStatus(current, now.roster!, this.now())
           if (status !== 'approved') throw refused(`proposal ${p.id.slice(0, 10)}… is ${status}: nothing may be sent`)
           const entry = await this.sign(now, 'signed', { proposal: p.id, body: signed.body, nonce: signed.nonce, at: this.now() })
@@ -280,8 +317,15 @@ export class TeamGate implements WriteGate {
     const state = await this.sync()
     const p = intent.cloid === '' ? undefined : this.proposalFor(state, intent.cloid)
     if (!p?.signed) return
-    if (!OUTCOME_STATES.includes(outcome.state as OutcomeState) || outcome.state === 'expired') throw refused(`unknown outcome state ${outcome.state}`)
-    await this.append('outcome', () => ({ proposal: p.id, state: outcome.state, finalStatus: outcome.finalStatus, code: outcome.code, at: this.now() }))
+    if (!OUTCOME_STATES.includes(outcome.state as OutcomeState) || outcome.state === 'expired')
+      throw refused(`unknown outcome state ${outcome.state}`)
+    await this.append('outcome', () => ({
+      proposal: p.id,
+      state: outcome.state,
+      finalStatus: outcome.finalStatus,
+      code: outcome.code,
+      at: this.now(),
+    }))
     const s = outcome.state as OutcomeState
     if (s !== 'unknown' && s !== 'sent' && s !== 'signed') await this.o.store.releaseLease(p.id, this.o.deskId)
   }
@@ -302,7 +346,11 @@ export class TeamGate implements WriteGate {
       const state = await this.syncVia(tx)
       const s = state.proposals.get(proposalId)?.signed
       if (!s) return null
-      if (lease.live && lease.holder !== this.o.deskId) throw new DeskError(TeamErrors.leaseHeld, `desk ${lease.holder} holds the execution lease of this proposal`, { holder: lease.holder, expiresAt: lease.expiresAt?.toISOString() ?? null })
+      if (lease.live && lease.holder !== this.o.deskId)
+        throw new DeskError(TeamErrors.leaseHeld, `desk ${lease.holder} holds the execution lease of this proposal`, {
+          holder: lease.holder,
+          expiresAt: lease.expiresAt?.toISOString() ?? null,
+        })
       await tx.take(this.o.deskId, this.o.leaseMs ?? 60_000)
       return { proposalId, body: s.body, nonce: s.nonce, by: s.by, seq: s.seq }
     })
@@ -310,7 +358,11 @@ export class TeamGate implements WriteGate {
 
   /** Approves a proposal as this desk's operator (the chain's rules checked first, typed refusal otherwise). */
   async approve(proposalId: string): Promise<void> {
-    await this.append('approval', (s) => ({ proposal: proposalId, policyVersion: s.proposals.get(proposalId)?.policyVersion ?? 0, at: this.now() }))
+    await this.append('approval', (s) => ({
+      proposal: proposalId,
+      policyVersion: s.proposals.get(proposalId)?.policyVersion ?? 0,
+      at: this.now(),
+    }))
   }
 
   async reject(proposalId: string, reason: string): Promise<void> {

@@ -5,7 +5,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSandbox, type SandboxHandle } from '../../../../sandbox'
 import { devOwner } from '../../../../sandbox/scenario/dev-keys'
-import type { TeamEvent, TeamMembersView, TeamProposalDetail, TeamProposalView, TeamStatusView, TeamVerifyView, WriteOutcome } from '../../../contract/types'
+import type {
+  TeamEvent,
+  TeamMembersView,
+  TeamProposalDetail,
+  TeamProposalView,
+  TeamStatusView,
+  TeamVerifyView,
+  WriteOutcome,
+} from '../../../contract/types'
 import { TEST_PASSPHRASE } from '../../../testing/desk-on-sandbox'
 import { startPostgres, type PostgresHandle } from '../../../testing/postgres'
 import { shortCoolingOff, startDeskOnSharedSandbox, type SharedSandboxDesk } from '../../../testing/team-desks'
@@ -52,27 +60,42 @@ describe('team mode: two desks, one PostgreSQL, one sandbox', () => {
   })
 
   it('a wrong store password is refused and nothing is kept', async () => {
-    await expect(a.call('team.configure', { connectionString: db.connectionString, password: 'wrong', passphrase: TEST_PASSPHRASE })).rejects.toMatchObject({ code: 'TeamBadInput' })
-    await expect(a.call('team.configure', { connectionString: db.connectionString, password: db.password, passphrase: 'not the passphrase' })).rejects.toMatchObject({ code: 'PassphraseIncorrect' })
+    await expect(
+      a.call('team.configure', { connectionString: db.connectionString, password: 'wrong', passphrase: TEST_PASSPHRASE }),
+    ).rejects.toMatchObject({ code: 'TeamBadInput' })
+    await expect(
+      a.call('team.configure', { connectionString: db.connectionString, password: db.password, passphrase: 'not the passphrase' }),
+    ).rejects.toMatchObject({ code: 'PassphraseIncorrect' })
     expect((await a.call<TeamStatusView>('team.status')).configured).toBe(false)
   })
 
   let proposalId = ''
 
   it('admin A inits the team, adds B as approver and sets "withdraw requires 1 approver"', async () => {
-    const sa = await a.call<TeamStatusView>('team.configure', { connectionString: db.connectionString, password: db.password, passphrase: TEST_PASSPHRASE })
+    const sa = await a.call<TeamStatusView>('team.configure', {
+      connectionString: db.connectionString,
+      password: db.password,
+      passphrase: TEST_PASSPHRASE,
+    })
     expect(sa).toMatchObject({ configured: true, state: 'live', teamId: null })
     const init = await a.call<TeamStatusView>('team.init', { teamName: 'Treasury ops', name: 'Ann', passphrase: TEST_PASSPHRASE })
     expect(init).toMatchObject({ state: 'live', teamName: 'Treasury ops', me: { name: 'Ann' }, chain: { length: 1 } })
     expect([...init.me.roles].sort()).toEqual(['admin', 'trader'])
-    await expect(a.call('team.init', { teamName: 'again', name: 'Ann', passphrase: TEST_PASSPHRASE })).rejects.toMatchObject({ code: 'TeamAlreadyInitialised' })
+    await expect(a.call('team.init', { teamName: 'again', name: 'Ann', passphrase: TEST_PASSPHRASE })).rejects.toMatchObject({
+      code: 'TeamAlreadyInitialised',
+    })
 
     await b.call('team.configure', { connectionString: db.connectionString, password: db.password, passphrase: TEST_PASSPHRASE })
     const { address: bob } = await b.call<{ address: string }>('team.join', { passphrase: TEST_PASSPHRASE })
     // B is not a member yet: it may not change the roster.
-    await expect(b.call('team.members.add', { address: bob, name: 'Bob', roles: ['admin'] })).rejects.toMatchObject({ code: 'TeamProposalRefused' })
+    await expect(b.call('team.members.add', { address: bob, name: 'Bob', roles: ['admin'] })).rejects.toMatchObject({
+      code: 'TeamProposalRefused',
+    })
     const members = await a.call<TeamMembersView>('team.members.add', { address: bob, name: 'Bob', roles: ['approver'] })
-    expect(members.members.map((m) => [m.name, [...m.roles].sort()])).toEqual([['Ann', ['admin', 'trader']], ['Bob', ['approver']]])
+    expect(members.members.map((m) => [m.name, [...m.roles].sort()])).toEqual([
+      ['Ann', ['admin', 'trader']],
+      ['Bob', ['approver']],
+    ])
     const policy = await a.call<{ version: number }>('team.policy.set', {
       rules: [
         { id: 'withdraw-4eyes', kinds: ['withdraw'], then: { effect: 'approve', count: 1, roles: ['approver'] } },
@@ -114,7 +137,7 @@ describe('team mode: two desks, one PostgreSQL, one sandbox', () => {
     await expect(b.call('team.reject', { id: proposalId, reason: '' })).rejects.toMatchObject({ code: 'InvalidArguments' })
   })
 
-  it("B reviews both previews, approves; A executes: exactly one transaction; both desks see the outcome", async () => {
+  it('B reviews both previews, approves; A executes: exactly one transaction; both desks see the outcome', async () => {
     const detail = await b.call<TeamProposalDetail>('team.proposal', { id: proposalId })
     expect(detail.initiatorPreview.lines.length).toBeGreaterThan(0)
     expect(detail.channel).toBe('withdraw.submit')
@@ -139,7 +162,8 @@ describe('team mode: two desks, one PostgreSQL, one sandbox', () => {
     await expect(a.call('team.execute', { id: proposalId })).rejects.toMatchObject({ code: 'WriteBlocked' })
     expect(truth()).toHaveLength(before + 1)
 
-    const seen = async (d: SharedSandboxDesk) => (await d.call<TeamProposalView[]>('team.proposals', { view: 'history' })).find((p) => p.id === proposalId)
+    const seen = async (d: SharedSandboxDesk) =>
+      (await d.call<TeamProposalView[]>('team.proposals', { view: 'history' })).find((p) => p.id === proposalId)
     await expect.poll(() => seen(b), { timeout: 2000, interval: 50 }).toMatchObject({ status: 'final', outcome: { state: 'accepted' } })
     expect(await seen(a)).toMatchObject({ status: 'final', outcome: { state: 'accepted' }, signed: { name: 'Ann' } })
   })
@@ -162,7 +186,9 @@ describe('team mode: two desks, one PostgreSQL, one sandbox', () => {
     await db.stopServer()
     try {
       await expect(b.call('team.approve', { id })).rejects.toMatchObject({ code: 'TeamStoreUnreachable' })
-      await expect.poll(async () => (await b.call<TeamStatusView>('team.status')).state, { timeout: 5000, interval: 50 }).toBe('unreachable')
+      await expect
+        .poll(async () => (await b.call<TeamStatusView>('team.status')).state, { timeout: 5000, interval: 50 })
+        .toBe('unreachable')
       // A team write on A is refused, typed, and nothing is signed or sent.
       await expect(a.call('withdraw.submit', { ...WITHDRAW, amount: '4' })).rejects.toMatchObject({ code: 'TeamStoreUnreachable' })
       expect(truth()).toHaveLength(before)
@@ -192,7 +218,12 @@ describe('team mode: two desks, one PostgreSQL, one sandbox', () => {
       const out = await a.call<WriteOutcome>('withdraw.submit', { ...WITHDRAW, amount: '2' })
       const id = out.proposalId!
       await b.call('team.approve', { id })
-      await expect.poll(async () => (await c.call<TeamProposalView[]>('team.proposals', { view: 'waiting' })).find((p) => p.id === id)?.status, { timeout: 3000, interval: 50 }).toBe('approved')
+      await expect
+        .poll(async () => (await c.call<TeamProposalView[]>('team.proposals', { view: 'waiting' })).find((p) => p.id === id)?.status, {
+          timeout: 3000,
+          interval: 50,
+        })
+        .toBe('approved')
       const before = truth().length
       const results = await Promise.allSettled([a.call<WriteOutcome>('team.execute', { id }), c.call<WriteOutcome>('team.execute', { id })])
       expect(truth().filter((x) => x.cloid === out.submission.cloid)).toHaveLength(1)
@@ -200,7 +231,9 @@ describe('team mode: two desks, one PostgreSQL, one sandbox', () => {
       // At least one desk saw it accepted; the other either re-sent the same bytes (the exchange refuses a
       // duplicate) or was told it was already signed: never a second signature.
       expect(results.some((r) => r.status === 'fulfilled' && r.value.submission.state === 'accepted')).toBe(true)
-      for (const r of results) if (r.status === 'rejected') expect((r.reason as { code: string }).code).toMatch(/WriteBlocked|TeamAlreadySigned|TeamLeaseHeld|WriteNotSent/)
+      for (const r of results)
+        if (r.status === 'rejected')
+          expect((r.reason as { code: string }).code).toMatch(/WriteBlocked|TeamAlreadySigned|TeamLeaseHeld|WriteNotSent/)
     } finally {
       stopC()
       await c.close()

@@ -1,10 +1,19 @@
 /** Team chain state (verified) as the contract's views: proposals, members, policy. Pure. */
-import type { Address, TeamEffectView, TeamMembersView, TeamPolicyVersionView, TeamProposalView, TeamRole, TeamRuleView } from '../../../contract/types'
+import type {
+  Address,
+  TeamEffectView,
+  TeamMembersView,
+  TeamPolicyVersionView,
+  TeamProposalView,
+  TeamRole,
+  TeamRuleView,
+} from '../../../contract/types'
 import { formatAtoms } from '../../money/decimal'
 import { USD_DECIMALS, countingApprovals, proposalStatus, type Proposal, type Roster, type Rule } from '../../team'
 
 const name = (roster: Roster, a: string) => roster.members.get(a)?.name ?? null
-const holds = (roster: Roster, who: string, roles: readonly string[]) => roster.members.get(who)?.roles.some((r) => roles.includes(r)) ?? false
+const holds = (roster: Roster, who: string, roles: readonly string[]) =>
+  roster.members.get(who)?.roles.some((r) => roles.includes(r)) ?? false
 
 export interface ViewerFacts {
   /** this operator's identity address (lower case), null without one */
@@ -50,7 +59,9 @@ export function proposalView(p: Proposal, roster: Roster, f: ViewerFacts): TeamP
     rule: p.rule,
     needs: { count: p.needs.count, roles: [...p.needs.roles] },
     approvals: p.approvals.map((a) => ({ address: a.by as Address, name: name(roster, a.by), at: a.at, counts: counting.has(a.by) })),
-    rejection: p.rejection ? { address: p.rejection.by as Address, name: name(roster, p.rejection.by), reason: p.rejection.reason, at: p.rejection.at } : null,
+    rejection: p.rejection
+      ? { address: p.rejection.by as Address, name: name(roster, p.rejection.by), reason: p.rejection.reason, at: p.rejection.at }
+      : null,
     signed: p.signed ? { address: p.signed.by as Address, name: name(roster, p.signed.by), at: p.signed.at } : null,
     outcome: last ? { state: last.state, finalStatus: last.finalStatus, code: last.code, at: last.at } : null,
     at: p.at,
@@ -65,12 +76,18 @@ export function proposalView(p: Proposal, roster: Roster, f: ViewerFacts): TeamP
 export function membersView(roster: Roster, me: string | null): TeamMembersView {
   return {
     adminQuorum: roster.adminQuorum,
-    members: [...roster.members.values()].map((m) => ({ address: m.address, name: m.name, roles: [...m.roles] as TeamRole[], me: m.address === me })),
+    members: [...roster.members.values()].map((m) => ({
+      address: m.address,
+      name: m.name,
+      roles: [...m.roles] as TeamRole[],
+      me: m.address === me,
+    })),
   }
 }
 
 export function ruleView(r: Rule): TeamRuleView {
-  const then: TeamEffectView = r.then.effect === 'approve' ? { effect: 'approve', count: r.then.count, roles: [...r.then.roles] } : { effect: r.then.effect }
+  const then: TeamEffectView =
+    r.then.effect === 'approve' ? { effect: 'approve', count: r.then.count, roles: [...r.then.roles] } : { effect: r.then.effect }
   return {
     id: r.id,
     ...(r.kinds ? { kinds: [...r.kinds] } : {}),

@@ -35,20 +35,59 @@ export function transfersHandlers(d: TransfersDeps): Pick<HandlerTable, Transfer
       const sym = p.asset.symbol
       return withDataAge(w, {
         title: `Transfer ${p.amount} ${sym}`,
-        summary: [`Network: ${w.network.name}`, `From ${named(p.from)}, signed by its owner key`, `To ${named(p.to)}`, `Amount: ${p.amount} ${sym}`],
-        action: { type: 'transfer', to: p.to, asset_id: String(p.asset.assetId), amount: p.amountAtoms.toString(), cloid: '(new, assigned when signed)' },
+        summary: [
+          `Network: ${w.network.name}`,
+          `From ${named(p.from)}, signed by its owner key`,
+          `To ${named(p.to)}`,
+          `Amount: ${p.amount} ${sym}`,
+        ],
+        action: {
+          type: 'transfer',
+          to: p.to,
+          asset_id: String(p.asset.assetId),
+          amount: p.amountAtoms.toString(),
+          cloid: '(new, assigned when signed)',
+        },
         effects: [
-          { account: p.from as Address, label: `${d.label(p.from) || 'sender'} available`, assetSymbol: sym, before: f(p.fromBefore), after: f(p.fromBefore - p.amountAtoms) },
-          { account: p.to as Address, label: `${d.label(p.to) || 'recipient'} available`, assetSymbol: sym, before: f(p.toBefore), after: f(p.toBefore + p.amountAtoms) },
+          {
+            account: p.from as Address,
+            label: `${d.label(p.from) || 'sender'} available`,
+            assetSymbol: sym,
+            before: f(p.fromBefore),
+            after: f(p.fromBefore - p.amountAtoms),
+          },
+          {
+            account: p.to as Address,
+            label: `${d.label(p.to) || 'recipient'} available`,
+            assetSymbol: sym,
+            before: f(p.toBefore),
+            after: f(p.toBefore + p.amountAtoms),
+          },
         ],
         warnings: [...policy, ...p.warnings.map((x) => `${d.label(p.from) || p.from} has ${x}`)],
       })
     },
-    'transfer.submit': async (a) => d.pipeline.view(await d.pipeline.run(transferWrite({ from: a.from, to: a.to, asset: a.assetId, amount: a.amount, ...(a.cloid ? { cloid: a.cloid } : {}) }))),
+    'transfer.submit': async (a) =>
+      d.pipeline.view(
+        await d.pipeline.run(
+          transferWrite({ from: a.from, to: a.to, asset: a.assetId, amount: a.amount, ...(a.cloid ? { cloid: a.cloid } : {}) }),
+        ),
+      ),
     'withdraw.preview': async (a): Promise<PreviewView> => {
       const w = await unlockedWriteSide(d)
-      const p = await previewWithdraw(w.ctx, { account: a.account, asset: a.assetId, amount: a.amount, dstChainId: a.dstChainId, dstAddress: a.dstAddress })
-      const policy = await guardWithdraw(d, w.ctx, { assetId: a.assetId, amount: a.amount, dstAddress: a.dstAddress, dstChainId: a.dstChainId }, { preview: true }).then(
+      const p = await previewWithdraw(w.ctx, {
+        account: a.account,
+        asset: a.assetId,
+        amount: a.amount,
+        dstChainId: a.dstChainId,
+        dstAddress: a.dstAddress,
+      })
+      const policy = await guardWithdraw(
+        d,
+        w.ctx,
+        { assetId: a.assetId, amount: a.amount, dstAddress: a.dstAddress, dstChainId: a.dstChainId },
+        { preview: true },
+      ).then(
         () => [],
         (e: unknown) => (e instanceof DeskError ? [`Refused by policy (${e.code}): ${e.message}`] : []),
       )
@@ -64,13 +103,45 @@ export function transfersHandlers(d: TransfersDeps): Pick<HandlerTable, Transfer
           `Withdraw fee (recorded, not deducted): ${f(p.feeAtoms)} ${sym}`,
           ...(p.minimumAtoms !== null ? [`Minimum to chain ${p.chain}: ${f(p.minimumAtoms)} ${sym}`] : []),
         ],
-        action: { type: 'withdraw', asset_id: String(p.asset.assetId), amount: p.amountAtoms.toString(), dst_chain_id: p.chain, dst_address: p.dst, withdraw_nonce: '(new, assigned when signed)', cloid: '(new, assigned when signed)' },
-        effects: [{ account: p.account as Address, label: `${d.label(p.account) || 'account'} available`, assetSymbol: sym, before: f(p.before), after: f(p.before - p.amountAtoms) }],
+        action: {
+          type: 'withdraw',
+          asset_id: String(p.asset.assetId),
+          amount: p.amountAtoms.toString(),
+          dst_chain_id: p.chain,
+          dst_address: p.dst,
+          withdraw_nonce: '(new, assigned when signed)',
+          cloid: '(new, assigned when signed)',
+        },
+        effects: [
+          {
+            account: p.account as Address,
+            label: `${d.label(p.account) || 'account'} available`,
+            assetSymbol: sym,
+            before: f(p.before),
+            after: f(p.before - p.amountAtoms),
+          },
+        ],
         warnings: [...policy, ...p.warnings.map((x) => `${d.label(p.account) || p.account}: ${x}`)],
       })
     },
     'withdraw.submit': async (a) =>
-      d.pipeline.view(await d.pipeline.run(withdrawWrite({ account: a.account, asset: a.assetId, amount: a.amount, dstChainId: a.dstChainId, dstAddress: a.dstAddress, ...(a.cloid ? { cloid: a.cloid } : {}) }))),
-    'activate.submit': async (a) => d.pipeline.view(await d.pipeline.run(activationWrite({ from: a.account, target: a.target, asset: a.feeAssetId, ...(a.cloid ? { cloid: a.cloid } : {}) }))),
+      d.pipeline.view(
+        await d.pipeline.run(
+          withdrawWrite({
+            account: a.account,
+            asset: a.assetId,
+            amount: a.amount,
+            dstChainId: a.dstChainId,
+            dstAddress: a.dstAddress,
+            ...(a.cloid ? { cloid: a.cloid } : {}),
+          }),
+        ),
+      ),
+    'activate.submit': async (a) =>
+      d.pipeline.view(
+        await d.pipeline.run(
+          activationWrite({ from: a.account, target: a.target, asset: a.feeAssetId, ...(a.cloid ? { cloid: a.cloid } : {}) }),
+        ),
+      ),
   }
 }

@@ -4,7 +4,15 @@ import { formatAmount } from '../../../contract/format'
 import { parseDecimal } from '../../money/decimal'
 import type { ActivateForAction, TransferAction, WithdrawAction } from '../../wire'
 import type { SubmitRequest } from '../../exchange/trade/submitter'
-import { checkAddress, fmt, parsePositiveAmount, requireOwnerKey, resolveAsset, short, type WriteContext } from '../../session/write-context'
+import {
+  checkAddress,
+  fmt,
+  parsePositiveAmount,
+  requireOwnerKey,
+  resolveAsset,
+  short,
+  type WriteContext,
+} from '../../session/write-context'
 import type { DescribedWrite, WriteSpec } from '../../writes'
 
 /**
@@ -49,12 +57,26 @@ export function transferWrite(req: TransferRequest): WriteSpec<{ amountAtoms: st
       await requireBalanceMode(ctx, from, 'sender')
       await requireBalanceMode(ctx, to, 'recipient')
       const avail = await available(ctx, from, asset.assetId, asset.decimals)
-      if (amount > avail) throw new DeskError('InsufficientSpotBalance', `${from} has ${formatAmount(avail, asset)} available`, { available: fmt(avail, asset.decimals) })
+      if (amount > avail)
+        throw new DeskError('InsufficientSpotBalance', `${from} has ${formatAmount(avail, asset)} available`, {
+          available: fmt(avail, asset.decimals),
+        })
       requireOwnerKey(ctx, from, 'sender')
       const display = fmt(amount, asset.decimals)
-      const action = { type: 'transfer', to, asset_id: String(asset.assetId), amount: amount.toString(), ...(req.cloid ? { cloid: req.cloid } : {}) } as TransferAction
+      const action = {
+        type: 'transfer',
+        to,
+        asset_id: String(asset.assetId),
+        amount: amount.toString(),
+        ...(req.cloid ? { cloid: req.cloid } : {}),
+      } as TransferAction
       const title = `Transfer ${display} ${asset.symbol}`
-      const lines = [`transfer ${display} ${asset.symbol}`, `from ${from}, signed by its owner key`, `to   ${to}`, `available after: ${formatAmount(avail - amount, asset)}`]
+      const lines = [
+        `transfer ${display} ${asset.symbol}`,
+        `from ${from}, signed by its owner key`,
+        `to   ${to}`,
+        `available after: ${formatAmount(avail - amount, asset)}`,
+      ]
       return {
         account: from,
         title,
@@ -69,7 +91,12 @@ export function transferWrite(req: TransferRequest): WriteSpec<{ amountAtoms: st
             signer: { owner: from, role: 'owner' },
             action,
             summary: `transfer ${display} ${asset.symbol} ${short(from)} -> ${short(to)}`,
-            intent: { action: 'transfer', title, summary: lines, details: { counterparty: { name: '', address: to }, amount: { units: display, symbol: asset.symbol, usd: null }, fees: [] } },
+            intent: {
+              action: 'transfer',
+              title,
+              summary: lines,
+              details: { counterparty: { name: '', address: to }, amount: { units: display, symbol: asset.symbol, usd: null }, fees: [] },
+            },
           },
         },
       }
@@ -88,7 +115,11 @@ export interface WithdrawRequest {
 
 /** A withdrawal as the write pipeline takes it: checked against the service's rules, its business nonce allocated at signing. */
 export function withdrawWrite(req: WithdrawRequest): WriteSpec<{ feeAtoms: string }> {
-  return { kind: 'withdraw', guard: { withdraw: { assetId: req.asset, amount: req.amount, dstAddress: req.dstAddress, dstChainId: String(req.dstChainId) } }, describe: (w) => describeWithdraw(w.ctx, req) }
+  return {
+    kind: 'withdraw',
+    guard: { withdraw: { assetId: req.asset, amount: req.amount, dstAddress: req.dstAddress, dstChainId: String(req.dstChainId) } },
+    describe: (w) => describeWithdraw(w.ctx, req),
+  }
 }
 
 async function describeWithdraw(ctx: WriteContext, req: WithdrawRequest): Promise<DescribedWrite<{ feeAtoms: string }>> {
@@ -100,13 +131,24 @@ async function describeWithdraw(ctx: WriteContext, req: WithdrawRequest): Promis
   const amount = parsePositiveAmount(req.amount, asset.decimals)
   await requireBalanceMode(ctx, account, 'account')
   if (amount <= asset.withdrawFeeAtoms) {
-    throw new DeskError('WithdrawBelowFee', `the amount must exceed the withdraw fee of ${fmt(asset.withdrawFeeAtoms, asset.decimals)} ${asset.symbol}`, { fee: fmt(asset.withdrawFeeAtoms, asset.decimals) })
+    throw new DeskError(
+      'WithdrawBelowFee',
+      `the amount must exceed the withdraw fee of ${fmt(asset.withdrawFeeAtoms, asset.decimals)} ${asset.symbol}`,
+      { fee: fmt(asset.withdrawFeeAtoms, asset.decimals) },
+    )
   }
   const min = (await ctx.reads.withdrawMinimums()).get(`${chain}:${asset.assetId}`)
-  if (min === undefined) throw new DeskError('WithdrawTokenUnsupported', `${asset.symbol} cannot be withdrawn to chain ${chain}`, { chain, asset: asset.symbol })
-  if (amount < min) throw new DeskError('WithdrawBelowMinimum', `the minimum withdraw to chain ${chain} is ${fmt(min, asset.decimals)} ${asset.symbol}`, { minimum: fmt(min, asset.decimals) })
+  if (min === undefined)
+    throw new DeskError('WithdrawTokenUnsupported', `${asset.symbol} cannot be withdrawn to chain ${chain}`, { chain, asset: asset.symbol })
+  if (amount < min)
+    throw new DeskError('WithdrawBelowMinimum', `the minimum withdraw to chain ${chain} is ${fmt(min, asset.decimals)} ${asset.symbol}`, {
+      minimum: fmt(min, asset.decimals),
+    })
   const avail = await available(ctx, account, asset.assetId, asset.decimals)
-  if (amount > avail) throw new DeskError('InsufficientSpotBalance', `${account} has ${fmt(avail, asset.decimals)} ${asset.symbol} available`, { available: fmt(avail, asset.decimals) })
+  if (amount > avail)
+    throw new DeskError('InsufficientSpotBalance', `${account} has ${fmt(avail, asset.decimals)} ${asset.symbol} available`, {
+      available: fmt(avail, asset.decimals),
+    })
   requireOwnerKey(ctx, account, 'account')
   const display = fmt(amount, asset.decimals)
   const action = {
@@ -136,7 +178,14 @@ async function describeWithdraw(ctx: WriteContext, req: WithdrawRequest): Promis
       details: {
         counterparty: { name: '', address: dst, chainId: String(chain) },
         amount: { units: display, symbol: asset.symbol, usd: null },
-        fees: [{ label: 'withdraw fee (recorded, not deducted)', units: fmt(asset.withdrawFeeAtoms, asset.decimals), symbol: asset.symbol, usd: null }],
+        fees: [
+          {
+            label: 'withdraw fee (recorded, not deducted)',
+            units: fmt(asset.withdrawFeeAtoms, asset.decimals),
+            symbol: asset.symbol,
+            usd: null,
+          },
+        ],
       },
     },
   }
@@ -160,7 +209,10 @@ export function activationWrite(req: { from: string; target: string; asset: stri
   return { kind: 'activation', describe: (w) => describeActivation(w.ctx, req) }
 }
 
-async function describeActivation(ctx: WriteContext, req: { from: string; target: string; asset: string | number; cloid?: string }): Promise<DescribedWrite> {
+async function describeActivation(
+  ctx: WriteContext,
+  req: { from: string; target: string; asset: string | number; cloid?: string },
+): Promise<DescribedWrite> {
   const from = checkAddress(req.from, 'from') as Address
   const target = checkAddress(req.target, 'target') as Address
   if (/^0x0{40}$/.test(target)) throw new DeskError('InvalidAccountActivation', 'the zero address cannot be activated')
@@ -171,9 +223,15 @@ async function describeActivation(ctx: WriteContext, req: { from: string; target
   await requireBalanceMode(ctx, from, 'paying account')
   if ((await ctx.reads.accountExists(target)).found) throw new DeskError('AccountAlreadyActivated', `${target} already exists`)
   const avail = await available(ctx, from, asset.assetId, asset.decimals)
-  if (avail < ACTIVATION_FEE_ATOMS) throw new DeskError('InsufficientSpotBalance', `the activation fee is 1.0 ${asset.symbol}; ${from} has ${fmt(avail, asset.decimals)}`)
+  if (avail < ACTIVATION_FEE_ATOMS)
+    throw new DeskError('InsufficientSpotBalance', `the activation fee is 1.0 ${asset.symbol}; ${from} has ${fmt(avail, asset.decimals)}`)
   requireOwnerKey(ctx, from, 'paying account')
-  const action = { type: 'activateFor', asset_id: String(asset.assetId), target_address: target, ...(req.cloid ? { cloid: req.cloid } : {}) } as ActivateForAction
+  const action = {
+    type: 'activateFor',
+    asset_id: String(asset.assetId),
+    target_address: target,
+    ...(req.cloid ? { cloid: req.cloid } : {}),
+  } as ActivateForAction
   const title = `Activate ${target}`
   const lines = [`create the account ${target}`, `fee: 1.0 ${asset.symbol} from ${from}`]
   return {
@@ -185,7 +243,13 @@ async function describeActivation(ctx: WriteContext, req: { from: string; target
     feature: undefined,
     signing: {
       channel: 'trade',
-      request: { account: from, signer: { owner: from, role: 'owner' }, action, summary: `activate ${short(target)} paying 1.0 ${asset.symbol}`, intent: { action: 'activateFor', title, summary: lines } },
+      request: {
+        account: from,
+        signer: { owner: from, role: 'owner' },
+        action,
+        summary: `activate ${short(target)} paying 1.0 ${asset.symbol}`,
+        intent: { action: 'activateFor', title, summary: lines },
+      },
     },
   }
 }
@@ -208,7 +272,22 @@ export async function previewTransfer(ctx: WriteContext, req: TransferRequest): 
   const to = checkAddress(req.to, 'to')
   const asset = await resolveAsset(ctx.reads, req.asset)
   const amountAtoms = parsePositiveAmount(req.amount, asset.decimals)
-  const [fromBefore, toBefore] = await Promise.all([available(ctx, from, asset.assetId, asset.decimals), available(ctx, to, asset.assetId, asset.decimals)])
-  const warnings = fromBefore < amountAtoms ? [`only ${fmt(fromBefore, asset.decimals)} ${asset.symbol} available: the service will refuse with InsufficientSpotBalance.`] : []
-  return { from, to, asset: { assetId: asset.assetId, symbol: asset.symbol, decimals: asset.decimals }, amount: fmt(amountAtoms, asset.decimals), amountAtoms, fromBefore, toBefore, warnings }
+  const [fromBefore, toBefore] = await Promise.all([
+    available(ctx, from, asset.assetId, asset.decimals),
+    available(ctx, to, asset.assetId, asset.decimals),
+  ])
+  const warnings =
+    fromBefore < amountAtoms
+      ? [`only ${fmt(fromBefore, asset.decimals)} ${asset.symbol} available: the service will refuse with InsufficientSpotBalance.`]
+      : []
+  return {
+    from,
+    to,
+    asset: { assetId: asset.assetId, symbol: asset.symbol, decimals: asset.decimals },
+    amount: fmt(amountAtoms, asset.decimals),
+    amountAtoms,
+    fromBefore,
+    toBefore,
+    warnings,
+  }
 }

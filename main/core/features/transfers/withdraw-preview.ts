@@ -29,16 +29,34 @@ export async function previewWithdraw(ctx: WriteContext, req: WithdrawRequest): 
   if (!/^(0|[1-9][0-9]*)$/.test(chain)) throw new DeskError('InvalidChainId', 'destination chain id must be a decimal integer')
   const asset = await resolveAsset(ctx.reads, req.asset)
   const amountAtoms = parsePositiveAmount(req.amount, asset.decimals)
-  const [line, mins, balances] = await Promise.all([ctx.reads.creditLine(account), ctx.reads.withdrawMinimums(), ctx.reads.balances(account)])
+  const [line, mins, balances] = await Promise.all([
+    ctx.reads.creditLine(account),
+    ctx.reads.withdrawMinimums(),
+    ctx.reads.balances(account),
+  ])
   const b = balances.find((x) => x.assetId === asset.assetId)
   const before = b ? parseDecimal(b.available, asset.decimals) : 0n
   const min = mins.get(`${chain}:${asset.assetId}`) ?? null
   const f = (x: bigint) => `${fmt(x, asset.decimals)} ${asset.symbol}`
   const warnings: string[] = []
   if (line.isCredit) warnings.push(`${account} is a credit account: the service will refuse with ActionNotAllowedForSpotCreditAccount.`)
-  if (amountAtoms <= asset.withdrawFeeAtoms) warnings.push(`the amount must exceed the withdraw fee of ${f(asset.withdrawFeeAtoms)}: the service will refuse with WithdrawBelowFee.`)
-  if (min === null) warnings.push(`${asset.symbol} cannot be withdrawn to chain ${chain}: the service will refuse with WithdrawTokenUnsupported.`)
-  else if (amountAtoms < min) warnings.push(`the minimum withdraw to chain ${chain} is ${f(min)}: the service will refuse with WithdrawBelowMinimum.`)
+  if (amountAtoms <= asset.withdrawFeeAtoms)
+    warnings.push(`the amount must exceed the withdraw fee of ${f(asset.withdrawFeeAtoms)}: the service will refuse with WithdrawBelowFee.`)
+  if (min === null)
+    warnings.push(`${asset.symbol} cannot be withdrawn to chain ${chain}: the service will refuse with WithdrawTokenUnsupported.`)
+  else if (amountAtoms < min)
+    warnings.push(`the minimum withdraw to chain ${chain} is ${f(min)}: the service will refuse with WithdrawBelowMinimum.`)
   if (amountAtoms > before) warnings.push(`only ${f(before)} available: the service will refuse with InsufficientSpotBalance.`)
-  return { account, dst, chain, asset: { assetId: asset.assetId, symbol: asset.symbol, decimals: asset.decimals }, amount: fmt(amountAtoms, asset.decimals), amountAtoms, feeAtoms: asset.withdrawFeeAtoms, minimumAtoms: min, before, warnings }
+  return {
+    account,
+    dst,
+    chain,
+    asset: { assetId: asset.assetId, symbol: asset.symbol, decimals: asset.decimals },
+    amount: fmt(amountAtoms, asset.decimals),
+    amountAtoms,
+    feeAtoms: asset.withdrawFeeAtoms,
+    minimumAtoms: min,
+    before,
+    warnings,
+  }
 }

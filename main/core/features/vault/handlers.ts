@@ -10,7 +10,10 @@ export function vaultHandlers(d: { vault: VaultHolder; sessions: SessionSource }
     'vault.unlock': async ({ passphrase }) => {
       const status = await d.vault.unlock(passphrase)
       // Unresolved writes are reconciled as soon as keys are available.
-      void d.sessions.current().then((s) => s.reconcileSoon()).catch(() => {})
+      void d.sessions
+        .current()
+        .then((s) => s.reconcileSoon())
+        .catch(() => {})
       return status
     },
     'vault.lock': () => {

@@ -35,12 +35,20 @@ export function vaultKeysHandlers(d: { dataDir: string; vault: VaultHolder }): P
       return { path, kdf: { name: 'scrypt' as const, ...scrypt } }
     },
     'vault.exportKeystore': async (a) => {
-      if (!a.force && (await fs.stat(a.file).then(() => true, () => false))) throw new DeskError('FileExists', `${a.file} exists; pass --force to overwrite`)
+      if (
+        !a.force &&
+        (await fs.stat(a.file).then(
+          () => true,
+          () => false,
+        ))
+      )
+        throw new DeskError('FileExists', `${a.file} exists; pass --force to overwrite`)
       const vaultPassphrase = await readSecret(a.vaultPassphrase, 'vault passphrase')
       // The export re-checks the vault passphrase; a locked vault is unlocked with it first.
       const vault = requireVault()
       if (!vault.isUnlocked) await d.vault.unlock(vaultPassphrase)
-      const kdf: KeystoreExportKdf = a.kdf.kdf === 'scrypt' ? { kdf: 'scrypt', scrypt: { ...DEFAULT_SCRYPT, n: a.kdf.n } } : { kdf: 'pbkdf2' }
+      const kdf: KeystoreExportKdf =
+        a.kdf.kdf === 'scrypt' ? { kdf: 'scrypt', scrypt: { ...DEFAULT_SCRYPT, n: a.kdf.n } } : { kdf: 'pbkdf2' }
       const keystorePassphrase = await readSecret(a.keystorePassphrase, 'keystore passphrase')
       const keystore = await vault.exportKeystore(a.address, { vaultPassphrase, keystorePassphrase, kdf })
       await fs.writeFile(a.file, JSON.stringify(keystore, null, 2) + '\n', { mode: 0o600, flag: a.force ? 'w' : 'wx' })

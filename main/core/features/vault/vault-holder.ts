@@ -54,7 +54,8 @@ export class VaultHolder {
 
   async create(passphrase: string): Promise<VaultStatus> {
     const path = vaultPath(this.d.dataDir)
-    if (this.vault || (await Vault.exists(path))) throw new DeskError('VaultExists', 'A vault already exists in this data directory; unlock it instead.')
+    if (this.vault || (await Vault.exists(path)))
+      throw new DeskError('VaultExists', 'A vault already exists in this data directory; unlock it instead.')
     const v = await Vault.create({ path, passphrase, ...(this.d.scryptN ? { scrypt: { n: this.d.scryptN, r: 8, p: 1 } } : {}) })
     this.adopt(v)
     this.passphraseAt = this.d.now()
@@ -88,7 +89,12 @@ export class VaultHolder {
   status(): VaultStatus {
     const v = this.vault
     const autoLockMinutes = this.d.settings.load().autoLockMinutes
-    return { exists: v !== null, unlocked: v?.isUnlocked ?? false, lastPassphraseAt: v?.isUnlocked ? this.passphraseAt : null, autoLockMinutes }
+    return {
+      exists: v !== null,
+      unlocked: v?.isUnlocked ?? false,
+      lastPassphraseAt: v?.isUnlocked ? this.passphraseAt : null,
+      autoLockMinutes,
+    }
   }
 
   private adopt(v: Vault): void {
@@ -101,7 +107,16 @@ export class VaultHolder {
       this.d.events.emit('vault.status', this.status())
       if (e.type === 'locked') {
         this.d.confirm.cancelAll()
-        this.d.notify('lock', 'info', 'Vault locked', e.reason === 'idle' ? 'Locked after inactivity.' : e.reason === 'os' ? 'Locked because the system locked or suspended.' : 'Locked.')
+        this.d.notify(
+          'lock',
+          'info',
+          'Vault locked',
+          e.reason === 'idle'
+            ? 'Locked after inactivity.'
+            : e.reason === 'os'
+              ? 'Locked because the system locked or suspended.'
+              : 'Locked.',
+        )
       }
     })
   }

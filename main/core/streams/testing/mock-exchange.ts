@@ -41,11 +41,14 @@ export class MockExchange {
         if (msg.method === 'ping') return ws.send(JSON.stringify({ channel: 'pong' }))
         if (msg.method === 'subscribe' && msg.subscription) {
           const key = `${msg.subscription.type}:${msg.subscription.user?.toLowerCase() ?? ''}`
-          if (entry.subs.has(key)) return ws.send(JSON.stringify({ channel: 'error', data: `Already subscribed: ${JSON.stringify(msg.subscription)}` }))
+          if (entry.subs.has(key))
+            return ws.send(JSON.stringify({ channel: 'error', data: `Already subscribed: ${JSON.stringify(msg.subscription)}` }))
           if (entry.subs.size >= 10) return ws.send(JSON.stringify({ channel: 'error', data: 'Too many subscriptions' }))
           entry.subs.add(key)
           ws.send(JSON.stringify({ channel: 'subscriptionResponse', data: { method: 'subscribe', subscription: msg.subscription } }))
-          this.onSubscribe?.(msg.subscription.type, msg.subscription.user?.toLowerCase() ?? '', (data) => ws.send(JSON.stringify({ channel: msg.subscription!.type, data })))
+          this.onSubscribe?.(msg.subscription.type, msg.subscription.user?.toLowerCase() ?? '', (data) =>
+            ws.send(JSON.stringify({ channel: msg.subscription!.type, data })),
+          )
         }
         if (msg.method === 'unsubscribe' && msg.subscription) {
           entry.subs.delete(`${msg.subscription.type}:${msg.subscription.user?.toLowerCase() ?? ''}`)

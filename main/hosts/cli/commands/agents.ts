@@ -12,7 +12,12 @@ import { NETWORK_OPTION } from '../support/read-side'
 
 type Slot = AgentSlotView['slot']
 
-const SLOTS = new Map<string, Slot>([['0', 0], ['1', 1], ['2', 2], ['3', 3]])
+const SLOTS = new Map<string, Slot>([
+  ['0', 0],
+  ['1', 1],
+  ['2', 2],
+  ['3', 3],
+])
 
 function ownerSlot(ctx: CliContext): { owner: Address; slot: Slot } {
   const owner = addressArg(ctx.positionals[0]!)
@@ -42,7 +47,13 @@ const approve: Command = {
     await ctx.unlocked()
     const since = Date.now()
     const v = await ctx.call('agents.approve', { owner, slot })
-    const r = { owner, slot: v.slot, agent: v.agent, epoch: v.epoch ?? '', outcome: await journaledOutcome(ctx, owner, { actionType: 'approveAgent' }, since) }
+    const r = {
+      owner,
+      slot: v.slot,
+      agent: v.agent,
+      epoch: v.epoch ?? '',
+      outcome: await journaledOutcome(ctx, owner, { actionType: 'approveAgent' }, since),
+    }
     ctx.print(`slot ${r.slot} of ${r.owner}: agent ${r.agent} approved, epoch ${r.epoch} (${outcomeText(r.outcome)})`, r)
   },
 }
@@ -59,7 +70,12 @@ const revoke: Command = {
     const since = Date.now()
     await ctx.call('agents.revoke', { owner, slot })
     // The vault retires the key it held for the slot.
-    const r = { owner, slot, retired: before?.keyInVault ? before.agent : null, outcome: await journaledOutcome(ctx, owner, { actionType: 'revokeAgent' }, since) }
+    const r = {
+      owner,
+      slot,
+      retired: before?.keyInVault ? before.agent : null,
+      outcome: await journaledOutcome(ctx, owner, { actionType: 'revokeAgent' }, since),
+    }
     ctx.print(`slot ${r.slot} of ${r.owner} revoked${r.retired ? `, key ${r.retired} retired` : ''} (${outcomeText(r.outcome)})`, r)
   },
 }
@@ -80,7 +96,13 @@ const rotate: Command = {
     const r = {
       owner,
       from: { slot, agent: before?.agent ?? null },
-      to: { owner, slot: v.slot.slot, agent: v.slot.agent, epoch: v.slot.epoch ?? '', outcome: await journaledOutcome(ctx, owner, { actionType: 'approveAgent' }, since) },
+      to: {
+        owner,
+        slot: v.slot.slot,
+        agent: v.slot.agent,
+        epoch: v.slot.epoch ?? '',
+        outcome: await journaledOutcome(ctx, owner, { actionType: 'approveAgent' }, since),
+      },
       revoke: !inPlace && retire?.status === 'done' ? await journaledOutcome(ctx, owner, { actionType: 'revokeAgent' }, since) : null,
       inPlace,
       steps: v.steps,
@@ -88,7 +110,11 @@ const rotate: Command = {
     ctx.print(
       [
         `new key ${r.to.agent} in slot ${r.to.slot}, epoch ${r.to.epoch}`,
-        r.inPlace ? 'no free slot: replaced in place' : r.revoke ? `old slot ${r.from.slot} (${r.from.agent ?? 'empty'}) revoked` : `old slot ${r.from.slot} was empty`,
+        r.inPlace
+          ? 'no free slot: replaced in place'
+          : r.revoke
+            ? `old slot ${r.from.slot} (${r.from.agent ?? 'empty'}) revoked`
+            : `old slot ${r.from.slot} was empty`,
       ],
       r,
     )
@@ -107,7 +133,10 @@ const list: Command = {
     ctx.print(
       [
         `${r.owner} on ${r.network}`,
-        ...r.slots.map((s) => `  slot ${s.slot}: ${s.agent ?? '(empty)'}${s.epoch !== null ? `  epoch ${s.epoch}` : ''}${s.agent ? (s.keyInVault ? '  key in vault' : '  key NOT in vault') : ''}`),
+        ...r.slots.map(
+          (s) =>
+            `  slot ${s.slot}: ${s.agent ?? '(empty)'}${s.epoch !== null ? `  epoch ${s.epoch}` : ''}${s.agent ? (s.keyInVault ? '  key in vault' : '  key NOT in vault') : ''}`,
+        ),
       ],
       r,
     )

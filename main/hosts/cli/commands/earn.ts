@@ -20,7 +20,16 @@ export interface EarnOverview {
   user: string
   paused: boolean
   nextUserNonce: string
-  assets: { symbol: string; earnBalance: string; inQueue: string; withdrawLocked: string; lifetimeDeposit: string; lifetimeYield: string; lifetimeWithdraw: string; projectedApy: string | null }[]
+  assets: {
+    symbol: string
+    earnBalance: string
+    inQueue: string
+    withdrawLocked: string
+    lifetimeDeposit: string
+    lifetimeYield: string
+    lifetimeWithdraw: string
+    projectedApy: string | null
+  }[]
   withdrawals: {
     operationId: string
     type: string
@@ -115,7 +124,10 @@ const create: Command = {
     if (ctx.flag('preview')) {
       const { assetId } = await assetArg(ctx, asset)
       const p = await ctx.call('earn.preview', { account: addressArg(user), assetId, amount: amount.trim(), type })
-      ctx.print(`${p.type} ${inUnits(p.gross, p.symbol)}: fee ${inUnits(p.fee, p.symbol)} (${p.feeBps} bps), you receive ${inUnits(p.net, p.symbol)}`, p)
+      ctx.print(
+        `${p.type} ${inUnits(p.gross, p.symbol)}: fee ${inUnits(p.fee, p.symbol)} (${p.feeBps} bps), you receive ${inUnits(p.net, p.symbol)}`,
+        p,
+      )
       return
     }
     const account = addressArg(user)
@@ -123,8 +135,14 @@ const create: Command = {
     const { assetId } = await assetArg(ctx, asset)
     const since = Date.now()
     const v = await ctx.call('earn.create', { account, assetId, amount: amount.trim(), type })
-    const r = { ...(await earnWrite(ctx, account, v, since)), preview: { symbol: v.symbol, type: v.type, gross: v.gross, fee: v.fee, net: v.net } }
-    ctx.print(`${r.operationId}: ${r.status} (journal #${r.journalId ?? '?'}); fee ${inUnits(r.preview.fee, r.preview.symbol)}, you receive ${inUnits(r.preview.net, r.preview.symbol)}`, r)
+    const r = {
+      ...(await earnWrite(ctx, account, v, since)),
+      preview: { symbol: v.symbol, type: v.type, gross: v.gross, fee: v.fee, net: v.net },
+    }
+    ctx.print(
+      `${r.operationId}: ${r.status} (journal #${r.journalId ?? '?'}); fee ${inUnits(r.preview.fee, r.preview.symbol)}, you receive ${inUnits(r.preview.net, r.preview.symbol)}`,
+      r,
+    )
   },
 }
 
@@ -158,5 +176,9 @@ const cancel: Command = {
   },
 }
 
-const group: CommandGroup = { name: 'earn', summary: 'earn pool: balances, withdrawals queue, create, claim, cancel', commands: [status, create, claim, cancel] }
+const group: CommandGroup = {
+  name: 'earn',
+  summary: 'earn pool: balances, withdrawals queue, create, claim, cancel',
+  commands: [status, create, claim, cancel],
+}
 export default group

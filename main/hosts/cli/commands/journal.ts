@@ -37,7 +37,11 @@ function filter(ctx: CliContext, defaultLimit?: number): Filter {
   const acct = ctx.string('account')
   if (acct) f.account = acct
   const types = ctx.string('type')
-  if (types) f.actionType = types.split(',').map((x) => x.trim()).filter(Boolean)
+  if (types)
+    f.actionType = types
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean)
   const states = ctx.string('state')
   if (states) {
     const list: JournalRecordState[] = []
@@ -62,7 +66,10 @@ function filter(ctx: CliContext, defaultLimit?: number): Filter {
 /** One line per entry: number, time in the operator's zone with its age, network, action, state, account by name. */
 export function journalListLines(rows: readonly JournalRecordView[], name: AccountNamer, now = Date.now()): string[] {
   if (rows.length === 0) return ['(no journal entries match)']
-  return rows.map((r) => `#${r.id} ${when(r.createdAt, now)} ${r.network} ${r.actionType.padEnd(16)} ${r.state.padEnd(10)} ${r.finalStatus ?? ''}${r.code ? ` [${r.code}]` : ''}  ${name(r.account)}  ${r.summary}`)
+  return rows.map(
+    (r) =>
+      `#${r.id} ${when(r.createdAt, now)} ${r.network} ${r.actionType.padEnd(16)} ${r.state.padEnd(10)} ${r.finalStatus ?? ''}${r.code ? ` [${r.code}]` : ''}  ${name(r.account)}  ${r.summary}`,
+  )
 }
 
 const list: Command = {
@@ -93,7 +100,10 @@ const show: Command = {
         `key ${e.key}  nonce ${e.nonce ?? '-'}  signer ${name(e.signer)}  account ${name(e.account)}`,
         `tx ${e.txHash ?? '-'}  trace ${e.traceId ?? '-'}  attempts ${e.attempts}`,
         `body ${e.body}`,
-        ...e.history.map((h) => `  ${when(h.at)} ${h.state}${h.finalStatus ? ` ${h.finalStatus}` : ''}${h.code ? ` [${h.code}]` : ''}${h.note ? ` ${h.note}` : ''}`),
+        ...e.history.map(
+          (h) =>
+            `  ${when(h.at)} ${h.state}${h.finalStatus ? ` ${h.finalStatus}` : ''}${h.code ? ` [${h.code}]` : ''}${h.note ? ` ${h.note}` : ''}`,
+        ),
       ],
       e,
     )
@@ -125,7 +135,12 @@ const reconcile: Command = {
     if (!Number.isSafeInteger(passes) || passes < 1 || passes > 1000) throw new DeskError('Usage', '--passes must be 1..1000')
     await ctx.requireSelectedNetwork()
     const { unresolved } = await ctx.call('journal.reconcile', { passes })
-    ctx.print(unresolved.length === 0 ? 'every entry is final' : [`${unresolved.length} still unresolved:`, ...unresolved.map((u) => `  #${u.id} ${u.actionType} ${u.state} ${u.key}`)], { unresolved })
+    ctx.print(
+      unresolved.length === 0
+        ? 'every entry is final'
+        : [`${unresolved.length} still unresolved:`, ...unresolved.map((u) => `  #${u.id} ${u.actionType} ${u.state} ${u.key}`)],
+      { unresolved },
+    )
     if (unresolved.length > 0) process.exitCode = 1
   },
 }
@@ -139,9 +154,16 @@ const ack: Command = {
     const note = ctx.string('note')
     if (!note) throw new DeskError('Usage', '--note TEXT is required: say what you checked on the exchange')
     const v = await ctx.call('journal.acknowledge', { id: ctx.positionals[0]!, note })
-    ctx.print(`#${v.id} ${v.actionType} ${v.cloid}: acknowledged (${v.outcome}); a new attempt needs a new cloid or the same one re-signed by you`, v)
+    ctx.print(
+      `#${v.id} ${v.actionType} ${v.cloid}: acknowledged (${v.outcome}); a new attempt needs a new cloid or the same one re-signed by you`,
+      v,
+    )
   },
 }
 
-const group: CommandGroup = { name: 'journal', summary: 'the local record of every write: list, show, export, reconcile, ack', commands: [list, show, exportCmd, reconcile, ack] }
+const group: CommandGroup = {
+  name: 'journal',
+  summary: 'the local record of every write: list, show, export, reconcile, ack',
+  commands: [list, show, exportCmd, reconcile, ack],
+}
 export default group

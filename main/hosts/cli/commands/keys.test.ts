@@ -26,7 +26,11 @@ let dir: string
 let dataDir: string
 const f = (name: string) => join(dir, name)
 
-interface Run { code: number | null; stdout: string; stderr: string }
+interface Run {
+  code: number | null
+  stdout: string
+  stderr: string
+}
 let groups: GroupRef[]
 /** One desk command in this process, as desk.ts runs it (non-interactive: prompts refuse). */
 async function desk(args: string[]): Promise<Run> {
@@ -38,7 +42,11 @@ async function desk(args: string[]): Promise<Run> {
 function spawnDesk(args: string[], opts: { bin?: boolean } = {}): Promise<Run> {
   const argv = opts.bin ? [BIN, ...args] : ['--import', 'tsx', DESK_TS, ...args]
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TREASURY_DESK_DATA_DIR: join(dir, 'default-must-not-be-used'), DESK_FROM_SOURCE: '1' } })
+    const child = spawn(process.execPath, argv, {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, TREASURY_DESK_DATA_DIR: join(dir, 'default-must-not-be-used'), DESK_FROM_SOURCE: '1' },
+    })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
@@ -92,8 +100,12 @@ describe('desk keys', { timeout: 120_000 }, () => {
     if (process.platform !== 'win32') expect(statSync(init.path).mode & 0o777).toBe(0o600)
     expectFailure(await desk(['keys', 'init', ...common()]), 'VaultExists')
 
-    expect(json(await desk(['keys', 'import-key', ...common(), '--key-file', f('key'), '--label', 'dev zero', '--json']))).toEqual({ address: DEV_ADDRESS_0 })
-    const ks = json<{ address: string }>(await desk(['keys', 'import-keystore', f('geth31.json'), ...common(), '--keystore-passphrase-file', f('geth31-pass'), '--json']))
+    expect(json(await desk(['keys', 'import-key', ...common(), '--key-file', f('key'), '--label', 'dev zero', '--json']))).toEqual({
+      address: DEV_ADDRESS_0,
+    })
+    const ks = json<{ address: string }>(
+      await desk(['keys', 'import-keystore', f('geth31.json'), ...common(), '--keystore-passphrase-file', f('geth31-pass'), '--json']),
+    )
     const gen = json<{ address: string }>(await desk(['keys', 'generate', ...common(), '--label', 'fresh', '--json']))
     const human = await desk(['keys', 'watch', '0x70997970c51812dc3a010c7d01b50e0d17dc79c8', ...common(), '--label', 'cold'])
     expect(human).toMatchObject({ code: 0, stderr: '', stdout: 'watching 0x70997970C51812dc3A010C7d01b50e0d17dc79C8\n' })
@@ -117,7 +129,10 @@ describe('desk keys', { timeout: 120_000 }, () => {
     expectFailure(await desk(['keys', 'generate', '--data-dir', dataDir, '--passphrase-file', f('wrong-pass')]), 'PassphraseIncorrect')
     expectFailure(await desk(['keys', 'import-key', ...common(), '--key-file', f('bad-key')]), 'InvalidHex')
     expectFailure(await desk(['keys', 'import-key', ...common(), '--key-file', f('key')]), 'AccountExists')
-    expectFailure(await desk(['keys', 'import-keystore', f('geth31.json'), ...common(), '--keystore-passphrase-file', f('pass')]), 'KeystoreMacMismatch')
+    expectFailure(
+      await desk(['keys', 'import-keystore', f('geth31.json'), ...common(), '--keystore-passphrase-file', f('pass')]),
+      'KeystoreMacMismatch',
+    )
     // Secret files, read by main (--passphrase-file of a write) or by the desk itself (--new-passphrase-file):
     // the one reader, the same typed refusals.
     expectFailure(await desk(['keys', 'generate', '--data-dir', dataDir, '--passphrase-file', f('empty')]), 'SecretFileInvalid')
@@ -137,28 +152,68 @@ describe('desk keys', { timeout: 120_000 }, () => {
   it('export-keystore writes a v3 file (0600) that another vault imports', async () => {
     const out = f('exported.json')
     const r = json<{ address: string; file: string }>(
-      await desk(['keys', 'export-keystore', DEV_ADDRESS_0, out, ...common(), '--keystore-passphrase-file', f('export-pass'), '--scrypt-n', '16384', '--json']),
+      await desk([
+        'keys',
+        'export-keystore',
+        DEV_ADDRESS_0,
+        out,
+        ...common(),
+        '--keystore-passphrase-file',
+        f('export-pass'),
+        '--scrypt-n',
+        '16384',
+        '--json',
+      ]),
     )
     expect(r).toEqual({ address: DEV_ADDRESS_0, file: out })
     if (process.platform !== 'win32') expect(statSync(out).mode & 0o777).toBe(0o600)
-    const ks = JSON.parse(await fs.readFile(out, 'utf8')) as { version: number; address: string; crypto: { kdf: string; cipher: string; kdfparams: { n: number } } }
-    expect(ks).toMatchObject({ version: 3, address: DEV_ADDRESS_0.slice(2).toLowerCase(), crypto: { kdf: 'scrypt', cipher: 'aes-128-ctr', kdfparams: { n: 16384 } } })
-    expectFailure(await desk(['keys', 'export-keystore', DEV_ADDRESS_0, out, ...common(), '--keystore-passphrase-file', f('export-pass')]), 'FileExists')
+    const ks = JSON.parse(await fs.readFile(out, 'utf8')) as {
+      version: number
+      address: string
+      crypto: { kdf: string; cipher: string; kdfparams: { n: number } }
+    }
+    expect(ks).toMatchObject({
+      version: 3,
+      address: DEV_ADDRESS_0.slice(2).toLowerCase(),
+      crypto: { kdf: 'scrypt', cipher: 'aes-128-ctr', kdfparams: { n: 16384 } },
+    })
+    expectFailure(
+      await desk(['keys', 'export-keystore', DEV_ADDRESS_0, out, ...common(), '--keystore-passphrase-file', f('export-pass')]),
+      'FileExists',
+    )
 
     const second = join(dir, 'second')
     json(await desk(['keys', 'init', '--data-dir', second, '--passphrase-file', f('new-pass'), '--scrypt-n', '16384', '--json']))
     const imported = json<{ address: string }>(
-      await desk(['keys', 'import-keystore', out, '--data-dir', second, '--passphrase-file', f('new-pass'), '--keystore-passphrase-file', f('export-pass'), '--json']),
+      await desk([
+        'keys',
+        'import-keystore',
+        out,
+        '--data-dir',
+        second,
+        '--passphrase-file',
+        f('new-pass'),
+        '--keystore-passphrase-file',
+        f('export-pass'),
+        '--json',
+      ]),
     )
     expect(imported.address).toBe(DEV_ADDRESS_0)
   })
 
   it('remove needs --yes without a terminal; change-passphrase re-encrypts', async () => {
     expectFailure(await desk(['keys', 'remove', DEV_ADDRESS_0, ...common()]), 'ConfirmationUnavailable')
-    expect(json(await desk(['keys', 'remove', DEV_ADDRESS_0, ...common(), '--yes', '--json']))).toEqual({ address: DEV_ADDRESS_0, removed: true })
-    expect(json<Listing>(await desk(['keys', 'list', '--data-dir', dataDir, '--json'])).accounts.map((a) => a.address)).not.toContain(DEV_ADDRESS_0)
+    expect(json(await desk(['keys', 'remove', DEV_ADDRESS_0, ...common(), '--yes', '--json']))).toEqual({
+      address: DEV_ADDRESS_0,
+      removed: true,
+    })
+    expect(json<Listing>(await desk(['keys', 'list', '--data-dir', dataDir, '--json'])).accounts.map((a) => a.address)).not.toContain(
+      DEV_ADDRESS_0,
+    )
 
-    expect(json(await desk(['keys', 'change-passphrase', ...common(), '--new-passphrase-file', f('new-pass'), '--json']))).toEqual({ changed: true })
+    expect(json(await desk(['keys', 'change-passphrase', ...common(), '--new-passphrase-file', f('new-pass'), '--json']))).toEqual({
+      changed: true,
+    })
     expectFailure(await desk(['keys', 'generate', ...common()]), 'PassphraseIncorrect')
     const g = await desk(['keys', 'generate', '--data-dir', dataDir, '--passphrase-file', f('new-pass')])
     expect(g.code).toBe(0)

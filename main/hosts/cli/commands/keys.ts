@@ -13,14 +13,19 @@ import { UsageError } from '../router'
 
 const LABEL: OptionSpec = { type: 'string', valueName: 'TEXT', description: 'label shown for the account' }
 const SCRYPT_N: OptionSpec = { type: 'string', valueName: 'N', description: `scrypt N, a power of two from 2^14 (default 2^18)` }
-const KEYSTORE_PASS: OptionSpec = { type: 'string', valueName: 'FILE', description: "read the keystore's passphrase from FILE instead of prompting" }
+const KEYSTORE_PASS: OptionSpec = {
+  type: 'string',
+  valueName: 'FILE',
+  description: "read the keystore's passphrase from FILE instead of prompting",
+}
 
 async function scryptFromOption(ctx: CliContext): Promise<{ n: number; r: number; p: number }> {
   const { DEFAULT_SCRYPT } = await vault()
   const raw = ctx.string('scrypt-n')
   if (raw === undefined) return DEFAULT_SCRYPT
   const n = /^[0-9]{1,8}$/.test(raw) ? Number(raw) : NaN
-  if (!Number.isSafeInteger(n) || n < 2 ** 14 || n > 2 ** 22 || (n & (n - 1)) !== 0) throw new UsageError('--scrypt-n must be a power of two between 16384 and 4194304')
+  if (!Number.isSafeInteger(n) || n < 2 ** 14 || n > 2 ** 22 || (n & (n - 1)) !== 0)
+    throw new UsageError('--scrypt-n must be a power of two between 16384 and 4194304')
   return { ...DEFAULT_SCRYPT, n }
 }
 
@@ -63,7 +68,10 @@ const list: Command = {
 const importKey: Command = {
   name: 'import-key',
   summary: 'import a raw private key (hex) from a prompt or --key-file',
-  options: { 'key-file': { type: 'string', valueName: 'FILE', description: 'read the hex key from FILE (never pass a key as an argument)' }, label: LABEL },
+  options: {
+    'key-file': { type: 'string', valueName: 'FILE', description: 'read the hex key from FILE (never pass a key as an argument)' },
+    label: LABEL,
+  },
   async run(ctx) {
     await ctx.unlocked()
     const key = await ctx.secretRef('key-file', 'Private key (hex): ', 'private key')
@@ -102,11 +110,25 @@ const exportKeystore: Command = {
     const kdfName = ctx.string('kdf') ?? 'scrypt'
     if (kdfName !== 'scrypt' && kdfName !== 'pbkdf2') throw new UsageError('--kdf must be scrypt or pbkdf2')
     const kdf = kdfName === 'scrypt' ? { kdf: 'scrypt' as const, n: (await scryptFromOption(ctx)).n } : { kdf: 'pbkdf2' as const }
-    if (!ctx.flag('force') && (await fs.stat(file).then(() => true, () => false))) throw new DeskError('FileExists', `${file} exists; pass --force to overwrite`)
+    if (
+      !ctx.flag('force') &&
+      (await fs.stat(file).then(
+        () => true,
+        () => false,
+      ))
+    )
+      throw new DeskError('FileExists', `${file} exists; pass --force to overwrite`)
     const vaultPassphrase = await ctx.vaultPassphraseRef()
     const keystorePassphrase = await ctx.secretRef('keystore-passphrase-file', 'New keystore passphrase: ', 'keystore passphrase', true)
     // Main writes the file (0600) itself: the keystore never crosses the channel.
-    await ctx.call('vault.exportKeystore', { address, file: resolve(file), force: ctx.flag('force'), vaultPassphrase, keystorePassphrase, kdf })
+    await ctx.call('vault.exportKeystore', {
+      address,
+      file: resolve(file),
+      force: ctx.flag('force'),
+      vaultPassphrase,
+      keystorePassphrase,
+      kdf,
+    })
     ctx.print(`wrote keystore of ${address} to ${file}`, { address, file })
   },
 }
@@ -145,7 +167,9 @@ const remove: Command = {
     const account = (await ctx.call('vault.keys', undefined)).accounts.find((a) => a.address === address)
     if (!account) throw new DeskError('AccountNotInVault', `${address} is not an account in the vault`)
     if (!account.watchOnly || account.agents.length > 0) {
-      await ctx.confirmYes(`Remove ${address} (${account.label}) and its keys from the vault? Without an exported copy the keys are gone (the previous vault file stays as vault.json.bak until the next change).`)
+      await ctx.confirmYes(
+        `Remove ${address} (${account.label}) and its keys from the vault? Without an exported copy the keys are gone (the previous vault file stays as vault.json.bak until the next change).`,
+      )
     }
     await ctx.unlocked()
     await ctx.call('accounts.remove', { address })
@@ -156,7 +180,9 @@ const remove: Command = {
 const changePassphrase: Command = {
   name: 'change-passphrase',
   summary: 're-encrypt the vault under a new passphrase',
-  options: { 'new-passphrase-file': { type: 'string', valueName: 'FILE', description: 'read the new passphrase from FILE instead of prompting' } },
+  options: {
+    'new-passphrase-file': { type: 'string', valueName: 'FILE', description: 'read the new passphrase from FILE instead of prompting' },
+  },
   async run(ctx) {
     const current = await ctx.secret('passphrase-file', 'Vault passphrase: ', 'vault passphrase')
     const next = await ctx.secret('new-passphrase-file', 'New vault passphrase: ', 'new vault passphrase', true)

@@ -39,14 +39,18 @@ const list: Command = {
 
 const URL_OPTS: Record<string, OptionSpec> = {
   kind: { type: 'string', valueName: 'KIND', description: 'custom (new networks), or the built-in kind' },
-  network: { type: 'string', valueName: 'NAME', description: 'the environment\'s `network` name (default: the network name)' },
+  network: { type: 'string', valueName: 'NAME', description: "the environment's `network` name (default: the network name)" },
   'chain-id': { type: 'string', valueName: 'ID', description: 'signing chain id (custom networks)' },
   'trading-url': { type: 'string', valueName: 'URL', description: 'trading service base URL (/info, /trade)' },
   'ws-url': { type: 'string', valueName: 'URL', description: 'WebSocket URL (…/ws)' },
   'earn-url': { type: 'string', valueName: 'URL', description: 'earn pool base URL' },
   'info-rate': { type: 'string', valueName: 'N', description: '/info requests per second (default 1)' },
   'trade-rate': { type: 'string', valueName: 'N', description: '/trade requests per second (default 1)' },
-  'strict-limits': { type: 'string', valueName: 'on|off', description: 'keep to every limit the service counts (one connection); only the sandbox can turn it off' },
+  'strict-limits': {
+    type: 'string',
+    valueName: 'on|off',
+    description: 'keep to every limit the service counts (one connection); only the sandbox can turn it off',
+  },
 }
 
 function num(ctx: CliContext, name: string): number | undefined {

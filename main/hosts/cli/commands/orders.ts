@@ -19,7 +19,18 @@ function outcomeLine(o: OutcomeData): string {
 /** An account's open orders as the desk lists them, from the app's `account.detail`. */
 async function openOrders(ctx: CliContext, account: Address) {
   const d = await ctx.call('account.detail', { address: account })
-  return { account: d.account.address.toLowerCase(), truncated: false, orders: d.openOrders.map((o) => ({ market: o.marketId, oid: o.oid, side: o.side, price: o.price, remainingQty: o.remainingQty, cloid: o.cloid })) }
+  return {
+    account: d.account.address.toLowerCase(),
+    truncated: false,
+    orders: d.openOrders.map((o) => ({
+      market: o.marketId,
+      oid: o.oid,
+      side: o.side,
+      price: o.price,
+      remainingQty: o.remainingQty,
+      cloid: o.cloid,
+    })),
+  }
 }
 
 const list: Command = {
@@ -28,12 +39,20 @@ const list: Command = {
   positionals: ['ACCOUNT', 'MORE_ACCOUNTS?'],
   options: NETWORK_OPTION,
   async run(ctx) {
-    const accounts = ctx.positionals.flatMap((p) => p.split(',')).filter(Boolean).map(addressArg)
+    const accounts = ctx.positionals
+      .flatMap((p) => p.split(','))
+      .filter(Boolean)
+      .map(addressArg)
     await ctx.requireSelectedNetwork()
     const names = accountNamer(ctx)
     const r = await Promise.all(accounts.map((a) => openOrders(ctx, a)))
     const name = await names
-    const lines = r.flatMap((a) => [`${name(a.account)}${a.truncated ? ' (truncated at 500)' : ''}${a.orders.length === 0 ? ': no open orders' : ''}`, ...a.orders.map((o) => `  market ${o.market ?? '?'}  oid ${o.oid}  remaining ${formatNumber(o.remainingQty)}${o.cloid ? `  ${o.cloid}` : ''}`)])
+    const lines = r.flatMap((a) => [
+      `${name(a.account)}${a.truncated ? ' (truncated at 500)' : ''}${a.orders.length === 0 ? ': no open orders' : ''}`,
+      ...a.orders.map(
+        (o) => `  market ${o.market ?? '?'}  oid ${o.oid}  remaining ${formatNumber(o.remainingQty)}${o.cloid ? `  ${o.cloid}` : ''}`,
+      ),
+    ])
     ctx.print(lines, r)
   },
 }
@@ -80,7 +99,10 @@ const TICKET_OPTS = {
   type: s('TYPE', 'limit (default) or market'),
   tif: s('TIF', 'gtc (default), ioc, fok or alo'),
   cloid: CLOID,
-  'override-band': s('PHRASE', 'knowingly override the price band for this order: the phrase the PriceOutsideBand refusal gave (journaled)'),
+  'override-band': s(
+    'PHRASE',
+    'knowingly override the price band for this order: the phrase the PriceOutsideBand refusal gave (journaled)',
+  ),
 }
 const TICKET_POS = ['ACCOUNT', 'MARKET', 'SIDE', 'QUANTITY', 'PRICE']
 
@@ -104,8 +126,16 @@ const place: Command = {
     const args = ticket(ctx)
     const phrase = ctx.string('override-band')
     await ctx.unlocked()
-    const r = orderResult(await ctx.call('orders.place', { ...args, ...(phrase ? { override: { priceBand: true as const, confirmText: phrase } } : {}) }))
-    ctx.print([outcomeLine(r.outcome), ...r.leaves.map((l) => `  ${l.kind}${'oid' in l ? ` oid ${l.oid}` : ''}${l.kind === 'error' ? ` ${l.code}` : ''}`)], r)
+    const r = orderResult(
+      await ctx.call('orders.place', { ...args, ...(phrase ? { override: { priceBand: true as const, confirmText: phrase } } : {}) }),
+    )
+    ctx.print(
+      [
+        outcomeLine(r.outcome),
+        ...r.leaves.map((l) => `  ${l.kind}${'oid' in l ? ` oid ${l.oid}` : ''}${l.kind === 'error' ? ` ${l.code}` : ''}`),
+      ],
+      r,
+    )
   },
 }
 
@@ -125,7 +155,11 @@ const cancel: Command = {
     if (!oid) {
       // The app cancels by order id: the open order carrying this cloid names it.
       const o = (await openOrders(ctx, account)).orders.find((x) => x.market === marketId && x.cloid?.toLowerCase() === cloid)
-      if (!o) throw new DeskError('OrderNotFound', `no open order with cloid ${cloid} in market ${marketId}`, { cloid: cloid ?? '', market: marketId })
+      if (!o)
+        throw new DeskError('OrderNotFound', `no open order with cloid ${cloid} in market ${marketId}`, {
+          cloid: cloid ?? '',
+          market: marketId,
+        })
       oid = o.oid
     }
     const r = orderResult(await ctx.call('orders.cancel', { account, marketId, oid }))
@@ -189,7 +223,11 @@ const transferCmd: Command = {
     const [from, to, asset, amount] = ctx.positionals as [string, string, string, string]
     await ctx.unlocked()
     const { assetId } = await assetArg(ctx, asset)
-    const r = { outcome: outcomeData(await ctx.call('transfer.submit', { from: addressArg(from), to: addressArg(to), assetId, amount: amount.trim(), ...cloidArg(ctx) })) }
+    const r = {
+      outcome: outcomeData(
+        await ctx.call('transfer.submit', { from: addressArg(from), to: addressArg(to), assetId, amount: amount.trim(), ...cloidArg(ctx) }),
+      ),
+    }
     ctx.print(outcomeLine(r.outcome), r)
   },
 }
@@ -198,13 +236,22 @@ const withdrawCmd: Command = {
   name: 'withdraw',
   summary: 'withdraw AMOUNT of ASSET to --dst-address on --dst-chain (asks to confirm)',
   positionals: ['ACCOUNT', 'ASSET', 'AMOUNT'],
-  options: { ...NETWORK_OPTION, 'dst-chain': s('CHAIN_ID', 'destination chain id'), 'dst-address': s('ADDRESS', 'destination address'), cloid: CLOID },
+  options: {
+    ...NETWORK_OPTION,
+    'dst-chain': s('CHAIN_ID', 'destination chain id'),
+    'dst-address': s('ADDRESS', 'destination address'),
+    cloid: CLOID,
+  },
   async run(ctx) {
     const [account, asset, amount] = ctx.positionals as [string, string, string]
     const dst = { dstChainId: required(ctx, 'dst-chain').trim(), dstAddress: addressArg(required(ctx, 'dst-address')) }
     await ctx.unlocked()
     const { assetId } = await assetArg(ctx, asset)
-    const r = { outcome: outcomeData(await ctx.call('withdraw.submit', { account: addressArg(account), assetId, amount: amount.trim(), ...dst, ...cloidArg(ctx) })) }
+    const r = {
+      outcome: outcomeData(
+        await ctx.call('withdraw.submit', { account: addressArg(account), assetId, amount: amount.trim(), ...dst, ...cloidArg(ctx) }),
+      ),
+    }
     ctx.print(outcomeLine(r.outcome), r)
   },
 }
@@ -218,7 +265,11 @@ const activate: Command = {
     const [from, target, asset] = ctx.positionals as [string, string, string]
     await ctx.unlocked()
     const { assetId } = await assetArg(ctx, asset)
-    const r = { outcome: outcomeData(await ctx.call('activate.submit', { account: addressArg(from), target: addressArg(target), feeAssetId: assetId, ...cloidArg(ctx) })) }
+    const r = {
+      outcome: outcomeData(
+        await ctx.call('activate.submit', { account: addressArg(from), target: addressArg(target), feeAssetId: assetId, ...cloidArg(ctx) }),
+      ),
+    }
     ctx.print(outcomeLine(r.outcome), r)
   },
 }

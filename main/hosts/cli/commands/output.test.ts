@@ -86,9 +86,19 @@ describe('status', () => {
     totals: [],
     rows: [
       {
-        account: { address: MAIN, label: 'Treasury main', group: '', hasKey: true, kind: 'balance', status: 'active', accountIndex: null } as OverviewView['rows'][number]['account'],
+        account: {
+          address: MAIN,
+          label: 'Treasury main',
+          group: '',
+          hasKey: true,
+          kind: 'balance',
+          status: 'active',
+          accountIndex: null,
+        } as OverviewView['rows'][number]['account'],
         totalUsd: '1234567.5',
-        available: [{ assetId: 1, symbol: 'USDC', total: '250000.12345678', available: '246950.12345678', locked: '3050', usdValue: '250000.12' }],
+        available: [
+          { assetId: 1, symbol: 'USDC', total: '250000.12345678', available: '246950.12345678', locked: '3050', usdValue: '250000.12' },
+        ],
         credit: null,
         agentsInUse: 1,
         pendingJournal: 0,
@@ -122,7 +132,18 @@ describe('status', () => {
       oracle: { status: 'available', reasonCode: null },
       warning: 'watch',
       tradingWhitelist: [],
-      positions: [{ assetId: 3, symbol: 'BTC', actual: '0.3', pendingExposure: '0', ltvPercent: 85, contributionUsd: '16575', markUsd: '65000', markAgeMs: 12_000 }],
+      positions: [
+        {
+          assetId: 3,
+          symbol: 'BTC',
+          actual: '0.3',
+          pendingExposure: '0',
+          ltvPercent: 85,
+          contributionUsd: '16575',
+          markUsd: '65000',
+          markAgeMs: 12_000,
+        },
+      ],
     }
     expect(creditLines(h, name)).toEqual([
       'Treasury ops (0x2222…2222)  credit active  level watch',
@@ -136,12 +157,34 @@ describe('status', () => {
 
 describe('journal, alerts, policy, earn, pnl, previews', () => {
   it('journal list: the time in the zone with its age, the account by name', () => {
-    const rows = [{ id: 7, createdAt: NOW - 120_000, network: 'sandbox', actionType: 'settle', state: 'accepted', finalStatus: 'success', code: null, account: MAIN, summary: 'settle 1 BTC' }]
-    expect(journalListLines(rows as never, name, NOW)).toEqual(['#7 2026-11-23 11:58:00 (2m 0s ago) sandbox settle           accepted   success  Treasury main (0x1111…1111)  settle 1 BTC'])
+    const rows = [
+      {
+        id: 7,
+        createdAt: NOW - 120_000,
+        network: 'sandbox',
+        actionType: 'settle',
+        state: 'accepted',
+        finalStatus: 'success',
+        code: null,
+        account: MAIN,
+        summary: 'settle 1 BTC',
+      },
+    ]
+    expect(journalListLines(rows as never, name, NOW)).toEqual([
+      '#7 2026-11-23 11:58:00 (2m 0s ago) sandbox settle           accepted   success  Treasury main (0x1111…1111)  settle 1 BTC',
+    ])
   })
 
   it('alerts: time in the zone with its age', () => {
-    const a = { id: '3', kind: 'ltv', level: 'warning', title: 'Credit LTV', message: 'at 80%', atMs: NOW - 3_600_000, acknowledgedAt: null } as unknown as AlertView
+    const a = {
+      id: '3',
+      kind: 'ltv',
+      level: 'warning',
+      title: 'Credit LTV',
+      message: 'at 80%',
+      atMs: NOW - 3_600_000,
+      acknowledgedAt: null,
+    } as unknown as AlertView
     expect(alertLines([a], NOW)).toEqual(['#3 2026-11-23 11:00:00 (1h 0m ago) warning Credit LTV: at 80%'])
   })
 
@@ -158,7 +201,14 @@ describe('journal, alerts, policy, earn, pnl, previews', () => {
       halted: null,
       addresses: [],
       events: [{ id: 1, at: NOW - 30_000, kind: 'rule-set', summary: 'max-order-usd 10000' }],
-      rules: [{ name: 'max-order-usd', value: '10000', unit: 'USD per order', pending: { value: '50000', requestedAt: NOW - 1000, effectiveAt: NOW + 59_000 } }],
+      rules: [
+        {
+          name: 'max-order-usd',
+          value: '10000',
+          unit: 'USD per order',
+          pending: { value: '50000', requestedAt: NOW - 1000, effectiveAt: NOW + 59_000 },
+        },
+      ],
     }
     const lines = policyLines(p)
     expect(lines[1]).toBe('cooling-off 1 minute (the sandbox default; real networks default to 24 h)')
@@ -171,13 +221,43 @@ describe('journal, alerts, policy, earn, pnl, previews', () => {
       user: MAIN,
       paused: false,
       nextUserNonce: 1,
-      assets: [{ symbol: 'USDC', earnBalance: '50000', inQueue: '1000', withdrawLocked: '0', lifetimeDeposit: '50000', lifetimeYield: '12.5', lifetimeWithdraw: '0', projectedApy: '0.065' }],
-      withdrawals: [{ operationId: 'op-1', type: 'scheduled', gross: '1000', fee: '0', net: '1000', symbol: 'USDC', status: 'queued', createdAt: NOW - 60_000, claimableAt: NOW + 90_000, claimableInMs: 90_000, claimable: false, cancelable: true, needsAttention: false, failure: null }],
+      assets: [
+        {
+          symbol: 'USDC',
+          earnBalance: '50000',
+          inQueue: '1000',
+          withdrawLocked: '0',
+          lifetimeDeposit: '50000',
+          lifetimeYield: '12.5',
+          lifetimeWithdraw: '0',
+          projectedApy: '0.065',
+        },
+      ],
+      withdrawals: [
+        {
+          operationId: 'op-1',
+          type: 'scheduled',
+          gross: '1000',
+          fee: '0',
+          net: '1000',
+          symbol: 'USDC',
+          status: 'queued',
+          createdAt: NOW - 60_000,
+          claimableAt: NOW + 90_000,
+          claimableInMs: 90_000,
+          claimable: false,
+          cancelable: true,
+          needsAttention: false,
+          failure: null,
+        },
+      ],
       attention: [],
     } as unknown as EarnOverview
     const lines = earnLines(o, name, NOW)
     expect(lines[0]).toBe('Treasury main (0x1111…1111)')
-    expect(lines[1]).toBe('  USDC   earn 50,000 USDC  queue 1,000 USDC  locked 0 USDC  deposited 50,000 USDC  yield 12.5 USDC  withdrawn 0 USDC  APY 6.5%')
+    expect(lines[1]).toBe(
+      '  USDC   earn 50,000 USDC  queue 1,000 USDC  locked 0 USDC  deposited 50,000 USDC  yield 12.5 USDC  withdrawn 0 USDC  APY 6.5%',
+    )
     expect(lines[3]).toBe('  op-1  scheduled 1,000 USDC (fee 0 USDC)  queued  created 2026-11-23 11:59:00 (1m 0s ago)  claimable in 1m 30s')
   })
 
@@ -188,11 +268,25 @@ describe('journal, alerts, policy, earn, pnl, previews', () => {
       fromMs: NOW - 86_400_000,
       toMs: null,
       gaps: [],
-      rows: [{ account: OPS, label: 'Treasury ops', market: 'BTC/USDC', baseSymbol: 'BTC', quoteSymbol: 'USDC', realisedNet: '-1234.5', realisedGross: '-1200', quoteFees: '34.5', openQty: '0.25' }],
+      rows: [
+        {
+          account: OPS,
+          label: 'Treasury ops',
+          market: 'BTC/USDC',
+          baseSymbol: 'BTC',
+          quoteSymbol: 'USDC',
+          realisedNet: '-1234.5',
+          realisedGross: '-1200',
+          quoteFees: '34.5',
+          openQty: '0.25',
+        },
+      ],
     } as unknown as PnlReport
     const lines = pnlLines(r, NOW)
     expect(lines[1]).toBe('from 2026-11-22 12:00:00 (24h 0m ago) to now')
-    expect(lines[2]).toMatch(/^Treasury ops \(0x2222…2222\)\s+BTC\/USDC\s+realised -1,234.5 USDC \(gross -1,200 USDC, fees 34.5 USDC\) {2}open 0.25 BTC$/)
+    expect(lines[2]).toMatch(
+      /^Treasury ops \(0x2222…2222\)\s+BTC\/USDC\s+realised -1,234.5 USDC \(gross -1,200 USDC, fees 34.5 USDC\) {2}open 0.25 BTC$/,
+    )
   })
 
   it('settle preview: both accounts by name, amounts in the asset', () => {
@@ -236,9 +330,20 @@ describe('accounts named by label', () => {
   }
 
   it('resolves labels (any case) in account positionals, --account and each of --address A,B; addresses pass through without asking the core', async () => {
-    const calls = fakeCore({ 'accounts.list': [{ address: MAIN, label: 'Treasury main' }, { address: OPS, label: 'Treasury ops' }] })
+    const calls = fakeCore({
+      'accounts.list': [
+        { address: MAIN, label: 'Treasury main' },
+        { address: OPS, label: 'Treasury ops' },
+      ],
+    })
     const { io } = fakeIo()
-    expect(await runCli(['demo', 'show', 'treasury MAIN', 'out.json', '--account', 'Treasury ops', '--address', `Treasury ops,${MAIN}`], [group], io)).toBe(0)
+    expect(
+      await runCli(
+        ['demo', 'show', 'treasury MAIN', 'out.json', '--account', 'Treasury ops', '--address', `Treasury ops,${MAIN}`],
+        [group],
+        io,
+      ),
+    ).toBe(0)
     expect(seen.at(-1)).toEqual({ positionals: [MAIN, 'out.json'], account: OPS, address: `${OPS},${MAIN}` })
     // A comma list in an account positional (orders list ACCOUNT,ACCOUNT): each resolved.
     expect(await runCli(['demo', 'show', `Treasury ops,${MAIN}`], [group], io)).toBe(0)

@@ -26,7 +26,8 @@ export function ruleValue(value: PolicyValue, unit: string): string {
 }
 
 /** The unit beside the value, when the value does not already say it. */
-const unitNote = (unit: string) => (unit.startsWith('USD ') ? unit.slice(4) : unit.startsWith('percent ') ? unit.slice(8) : unit === 'ms' ? '' : unit)
+const unitNote = (unit: string) =>
+  unit.startsWith('USD ') ? unit.slice(4) : unit.startsWith('percent ') ? unit.slice(8) : unit === 'ms' ? '' : unit
 
 function entryLine(e: AddressBookEntryView): string {
   return `${e.label.padEnd(20)} ${e.address}  added ${when(e.addedAt)}  chain ${e.chainId.padEnd(8)} ${e.usable ? 'usable' : `cooling off until ${when(e.usableAt)}`}`
@@ -37,7 +38,9 @@ export function policyLines(p: PolicyView): string[] {
     `network ${p.network}${p.halted ? `  HALTED since ${when(p.halted.since)}: every write is refused until \`desk resume\`` : ''}`,
     `cooling-off ${formatDurationWords(p.coolingOffMs)}${p.sandboxDefaults ? ' (the sandbox default; real networks default to 24 h)' : ''}`,
     'rules:',
-    ...p.rules.map((r) => `  ${r.name.padEnd(30)} ${ruleValue(r.value, r.unit).padEnd(16)} ${unitNote(r.unit)}${r.pending ? `  -> ${ruleValue(r.pending.value, r.unit)} from ${when(r.pending.effectiveAt)}` : ''}`.trimEnd()),
+    ...p.rules.map((r) =>
+      `  ${r.name.padEnd(30)} ${ruleValue(r.value, r.unit).padEnd(16)} ${unitNote(r.unit)}${r.pending ? `  -> ${ruleValue(r.pending.value, r.unit)} from ${when(r.pending.effectiveAt)}` : ''}`.trimEnd(),
+    ),
     ...(p.events.length > 0 ? ['recent changes:', ...p.events.slice(0, 5).map((e) => `  ${when(e.at)} ${e.kind} ${e.summary}`)] : []),
     `address book (${p.addresses.length}):`,
     ...p.addresses.map((e) => `  ${entryLine(e)}`),
@@ -55,7 +58,8 @@ const show: Command = {
 
 const set: Command = {
   name: 'set',
-  summary: 'set a rule (transfer-limit-usd, withdraw-limit-usd, max-order-usd, price-band, cooling-off, ...); "off" turns it off. Loosening asks for the passphrase and waits out the cooling-off',
+  summary:
+    'set a rule (transfer-limit-usd, withdraw-limit-usd, max-order-usd, price-band, cooling-off, ...); "off" turns it off. Loosening asks for the passphrase and waits out the cooling-off',
   positionals: ['NAME', 'VALUE'],
   async run(ctx) {
     const [name, raw] = ctx.positionals as [string, string]
@@ -69,11 +73,21 @@ const set: Command = {
     }
     const rule = p.rules.find((r) => r.name === name)
     const shown = (v: PolicyValue) => (rule ? ruleValue(v, rule.unit) : (v ?? 'off'))
-    ctx.print(rule?.pending ? `${name}: ${shown(rule.value)} now; ${shown(rule.pending.value)} from ${when(rule.pending.effectiveAt)} (after the cooling-off)` : `${name}: ${shown(rule ? rule.value : value)} (in force now)`, p)
+    ctx.print(
+      rule?.pending
+        ? `${name}: ${shown(rule.value)} now; ${shown(rule.pending.value)} from ${when(rule.pending.effectiveAt)} (after the cooling-off)`
+        : `${name}: ${shown(rule ? rule.value : value)} (in force now)`,
+      p,
+    )
   },
 }
 
-const policy: CommandGroup = { name: 'policy', summary: 'operator guardrails: show and change the rules main enforces', commands: [show, set], defaultCommand: 'show' }
+const policy: CommandGroup = {
+  name: 'policy',
+  summary: 'operator guardrails: show and change the rules main enforces',
+  commands: [show, set],
+  defaultCommand: 'show',
+}
 export default policy
 
 const list: Command = {
@@ -104,12 +118,19 @@ const remove: Command = {
   summary: 'remove the entry LABEL; asks for the passphrase',
   positionals: ['LABEL'],
   async run(ctx) {
-    const r = (await ctx.call('addresses.remove', { label: ctx.positionals[0]!, passphrase: await ctx.passphraseText() })) as { removed: string }
+    const r = (await ctx.call('addresses.remove', { label: ctx.positionals[0]!, passphrase: await ctx.passphraseText() })) as {
+      removed: string
+    }
     ctx.print(`removed ${r.removed}`, r)
   },
 }
 
-export const addresses: CommandGroup = { name: 'addresses', summary: 'the destination address book (cooling-off on new entries)', commands: [list, add, remove], defaultCommand: 'list' }
+export const addresses: CommandGroup = {
+  name: 'addresses',
+  summary: 'the destination address book (cooling-off on new entries)',
+  commands: [list, add, remove],
+  defaultCommand: 'list',
+}
 
 const haltNow: Command = {
   name: 'now',
@@ -120,14 +141,22 @@ const haltNow: Command = {
     const r = await ctx.call('policy.halt', undefined)
     const lines = [
       `network ${r.network} halted since ${when(r.halted.since)}`,
-      ...r.accounts.map((a) => `  ${(a.label || a.account).padEnd(24)} ${a.verifiedZero ? 'no open orders (verified)' : a.error ? `${a.error.code}: ${a.error.message}` : `${a.remaining.length} order(s) still open`}`),
+      ...r.accounts.map(
+        (a) =>
+          `  ${(a.label || a.account).padEnd(24)} ${a.verifiedZero ? 'no open orders (verified)' : a.error ? `${a.error.code}: ${a.error.message}` : `${a.remaining.length} order(s) still open`}`,
+      ),
     ]
     ctx.print(lines, r)
     if (r.accounts.some((a) => !a.verifiedZero)) process.exitCode = 1
   },
 }
 
-export const halt: CommandGroup = { name: 'halt', summary: 'kill switch: cancel all open orders and refuse writes until resume', commands: [haltNow], defaultCommand: 'now' }
+export const halt: CommandGroup = {
+  name: 'halt',
+  summary: 'kill switch: cancel all open orders and refuse writes until resume',
+  commands: [haltNow],
+  defaultCommand: 'now',
+}
 
 const resumeNow: Command = {
   name: 'now',

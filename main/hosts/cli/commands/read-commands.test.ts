@@ -15,7 +15,12 @@ let sb: SandboxHandle
 let dataDir: string
 
 beforeAll(async () => {
-  sb = await startSandbox({ seed: true, blockMs: 20, botIntervalMs: 0, rateLimits: { infoPerSec: 1000, tradePerSec: 1000, signerPerSec: 1000 } })
+  sb = await startSandbox({
+    seed: true,
+    blockMs: 20,
+    botIntervalMs: 0,
+    rateLimits: { infoPerSec: 1000, tradePerSec: 1000, signerPerSec: 1000 },
+  })
   dataDir = mkdtempSync(join(tmpdir(), 'desk-read-cli-'))
 })
 afterAll(async () => {
@@ -45,7 +50,20 @@ describe('desk networks / status / agents', () => {
   })
 
   it('edits networks and refuses bad input with typed errors', async () => {
-    const set = await desk('networks', 'set', 'sandbox', '--trading-url', sb.tradingUrl, '--ws-url', sb.wsUrl, '--earn-url', sb.earnUrl, '--info-rate', '50', '--json')
+    const set = await desk(
+      'networks',
+      'set',
+      'sandbox',
+      '--trading-url',
+      sb.tradingUrl,
+      '--ws-url',
+      sb.wsUrl,
+      '--earn-url',
+      sb.earnUrl,
+      '--info-rate',
+      '50',
+      '--json',
+    )
     expect(set.code).toBe(0)
     expect(JSON.parse(set.out)).toMatchObject({ name: 'sandbox', infoRatePerSec: 50, configured: true })
     const bad = await desk('networks', 'set', 'mainnet', '--chain-id', '1')
@@ -78,7 +96,21 @@ describe('desk networks / status / agents', () => {
   })
 
   it('reads the network the app selected (one setting every host reads), not a default of its own', async () => {
-    const custom = await desk('networks', 'set', 'staging', '--kind', 'custom', '--chain-id', '777', '--trading-url', 'https://staging.invalid', '--ws-url', 'wss://staging.invalid/ws', '--earn-url', 'https://earn.staging.invalid')
+    const custom = await desk(
+      'networks',
+      'set',
+      'staging',
+      '--kind',
+      'custom',
+      '--chain-id',
+      '777',
+      '--trading-url',
+      'https://staging.invalid',
+      '--ws-url',
+      'wss://staging.invalid/ws',
+      '--earn-url',
+      'https://earn.staging.invalid',
+    )
     expect(custom.err).toBe('')
     expect((await desk('networks', 'select', 'staging')).code).toBe(0)
     const r = await desk('status', 'show', '--address', devOwner(0).address)
@@ -90,7 +122,10 @@ describe('desk networks / status / agents', () => {
   it('status show and credit read the sandbox', async () => {
     const r = await desk('status', 'show', '--address', `${devOwner(0).address},${devOwner(3).address}`, '--json')
     expect(r.err).toBe('')
-    const j = JSON.parse(r.out) as { network: string; rows: { account: { kind: string }; available: { symbol: string; total: string }[]; credit: { creditUsd: string } | null }[] }
+    const j = JSON.parse(r.out) as {
+      network: string
+      rows: { account: { kind: string }; available: { symbol: string; total: string }[]; credit: { creditUsd: string } | null }[]
+    }
     expect(j.network).toBe('sandbox')
     expect(j.rows[0]!.account.kind).toBe('balance')
     expect(j.rows[0]!.available.find((b) => b.symbol === 'BTC')!.total).toBe('2.5')

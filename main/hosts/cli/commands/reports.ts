@@ -22,7 +22,8 @@ const RANGE: Record<string, OptionSpec> = {
 function time(raw: string | undefined, name: string, fallback: number): number {
   if (raw === undefined) return fallback
   const t = Date.parse(raw)
-  if (!Number.isFinite(t)) throw new DeskError('Usage', `--${name} must be a date or time (e.g. 2026-11-01 or 2026-11-01T12:00:00Z), not "${raw}"`)
+  if (!Number.isFinite(t))
+    throw new DeskError('Usage', `--${name} must be a date or time (e.g. 2026-11-01 or 2026-11-01T12:00:00Z), not "${raw}"`)
   return t
 }
 
@@ -58,14 +59,24 @@ const journalExport: Command = {
   options: RANGE,
   async run(ctx) {
     const r = range(ctx)
-    emit(ctx, await ctx.call('journal.export', { format: 'csv', filter: { sinceMs: r.fromMs, untilMs: r.toMs, ...(r.account ? { account: r.account } : {}) } }))
+    emit(
+      ctx,
+      await ctx.call('journal.export', {
+        format: 'csv',
+        filter: { sinceMs: r.fromMs, untilMs: r.toMs, ...(r.account ? { account: r.account } : {}) },
+      }),
+    )
   },
 }
 
 export const exports: CommandGroup = {
   name: 'export',
   summary: 'CSV exports: fills (with fees), transfers and withdrawals, the journal; values in USD or --currency',
-  commands: [exportCmd('fills', 'CSV of fills with fees, per account or all, for the date range', 'reports.fillsCsv'), exportCmd('transfers', 'CSV of deposits, withdrawals, transfers, settles and repays for the date range', 'reports.transfersCsv'), journalExport],
+  commands: [
+    exportCmd('fills', 'CSV of fills with fees, per account or all, for the date range', 'reports.fillsCsv'),
+    exportCmd('transfers', 'CSV of deposits, withdrawals, transfers, settles and repays for the date range', 'reports.transfersCsv'),
+    journalExport,
+  ],
 }
 
 /** The PnL report: its range in the operator's zone, then per account (label and short address) and market, amounts in their assets. */
@@ -89,17 +100,31 @@ const pnlShow: Command = {
   options: { account: RANGE.account!, from: RANGE.from!, to: RANGE.to! },
   async run(ctx) {
     const account = ctx.string('account')
-    const args = { ...(account ? { account } : {}), ...(ctx.string('from') ? { fromMs: time(ctx.string('from'), 'from', 0) } : {}), ...(ctx.string('to') ? { toMs: time(ctx.string('to'), 'to', 0) } : {}) }
+    const args = {
+      ...(account ? { account } : {}),
+      ...(ctx.string('from') ? { fromMs: time(ctx.string('from'), 'from', 0) } : {}),
+      ...(ctx.string('to') ? { toMs: time(ctx.string('to'), 'to', 0) } : {}),
+    }
     const r = await ctx.call('reports.pnl', args)
     ctx.print(pnlLines(r), r)
   },
 }
 
-export const pnl: CommandGroup = { name: 'pnl', summary: 'realised profit and loss from fills', commands: [pnlShow], defaultCommand: 'show' }
+export const pnl: CommandGroup = {
+  name: 'pnl',
+  summary: 'realised profit and loss from fills',
+  commands: [pnlShow],
+  defaultCommand: 'show',
+}
 
 /** One line per alert: its time in the operator's zone with its age. */
 export function alertLines(r: readonly AlertView[], now = Date.now()): string[] {
-  return r.length === 0 ? ['no alerts'] : r.map((a) => `#${a.id} ${when(a.atMs, now)} ${a.level.padEnd(7)} ${a.title}: ${a.message}${a.acknowledgedAt ? ` (acknowledged ${formatAge(a.acknowledgedAt, now)})` : ''}`)
+  return r.length === 0
+    ? ['no alerts']
+    : r.map(
+        (a) =>
+          `#${a.id} ${when(a.atMs, now)} ${a.level.padEnd(7)} ${a.title}: ${a.message}${a.acknowledgedAt ? ` (acknowledged ${formatAge(a.acknowledgedAt, now)})` : ''}`,
+      )
 }
 
 const alertList: Command = {
@@ -131,10 +156,19 @@ const alertSettings: Command = {
   async run(ctx) {
     const r = await ctx.call('alerts.settings.get', undefined)
     ctx.print(
-      [...Object.entries(r.rules).map(([k, on]) => `${k.padEnd(20)} ${on ? 'on' : 'off'}`), `ltv thresholds ${r.ltvThresholdsPct.map((x) => formatPercent(String(x))).join(', ')}`, `quiet hours ${r.quietHours ? `${r.quietHours.start}-${r.quietHours.end}` : 'none'}`],
+      [
+        ...Object.entries(r.rules).map(([k, on]) => `${k.padEnd(20)} ${on ? 'on' : 'off'}`),
+        `ltv thresholds ${r.ltvThresholdsPct.map((x) => formatPercent(String(x))).join(', ')}`,
+        `quiet hours ${r.quietHours ? `${r.quietHours.start}-${r.quietHours.end}` : 'none'}`,
+      ],
       r,
     )
   },
 }
 
-export const alerts: CommandGroup = { name: 'alerts', summary: 'local alerts: list, acknowledge, settings', commands: [alertList, alertAck, alertSettings], defaultCommand: 'list' }
+export const alerts: CommandGroup = {
+  name: 'alerts',
+  summary: 'local alerts: list, acknowledge, settings',
+  commands: [alertList, alertAck, alertSettings],
+  defaultCommand: 'list',
+}

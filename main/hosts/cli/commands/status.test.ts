@@ -36,7 +36,17 @@ beforeAll(async () => {
   // The sandbox network on ports nothing listens on (the default port may be in use by a running app).
   const [trading, earn] = [await freePort(), await freePort()]
   closed = `http://127.0.0.1:${trading}`
-  const set = await desk('networks', 'set', 'sandbox', '--trading-url', closed, '--ws-url', `ws://127.0.0.1:${trading}/ws`, '--earn-url', `http://127.0.0.1:${earn}`)
+  const set = await desk(
+    'networks',
+    'set',
+    'sandbox',
+    '--trading-url',
+    closed,
+    '--ws-url',
+    `ws://127.0.0.1:${trading}/ws`,
+    '--earn-url',
+    `http://127.0.0.1:${earn}`,
+  )
   expect(set.code).toBe(0)
 })
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
@@ -57,7 +67,13 @@ describe('desk status without a reachable service', () => {
     expect(r.code).toBe(1)
     const j = JSON.parse(r.out) as { error: { code: string; details: Record<string, unknown> } }
     expect(j.error.code).toBe('InfoUnreachable')
-    expect(j.error.details).toMatchObject({ mode: 'standalone', pid: process.pid, network: 'sandbox', tradingUrl: closed, reachable: false })
+    expect(j.error.details).toMatchObject({
+      mode: 'standalone',
+      pid: process.pid,
+      network: 'sandbox',
+      tradingUrl: closed,
+      reachable: false,
+    })
     expect(j.error.details.hint).toMatch(/npm run sandbox/)
   })
 
@@ -68,7 +84,23 @@ describe('desk status without a reachable service', () => {
   })
 
   it('a network other than the sandbox points at its URLs instead', async () => {
-    expect((await desk('networks', 'set', 'lab', '--chain-id', '31337', '--trading-url', closed, '--ws-url', closed.replace('http', 'ws') + '/ws', '--earn-url', closed)).code).toBe(0)
+    expect(
+      (
+        await desk(
+          'networks',
+          'set',
+          'lab',
+          '--chain-id',
+          '31337',
+          '--trading-url',
+          closed,
+          '--ws-url',
+          closed.replace('http', 'ws') + '/ws',
+          '--earn-url',
+          closed,
+        )
+      ).code,
+    ).toBe(0)
     expect((await desk('networks', 'select', 'lab')).code).toBe(0)
     const r = await desk('status')
     expect(r.code).toBe(1)

@@ -8,7 +8,13 @@ import type { CliContext } from '../context'
 import type { Command, CommandGroup } from '../router'
 import { NETWORK_OPTION } from '../support/read-side'
 
-const ADDRESS_OPTION = { address: { type: 'string' as const, valueName: 'ACCOUNTS', description: 'accounts to include, by label or address, comma-separated; default: every vault account' } }
+const ADDRESS_OPTION = {
+  address: {
+    type: 'string' as const,
+    valueName: 'ACCOUNTS',
+    description: 'accounts to include, by label or address, comma-separated; default: every vault account',
+  },
+}
 
 function addressesFrom(ctx: CliContext): Address[] | undefined {
   const raw = ctx.string('address')
@@ -22,9 +28,14 @@ export function overviewLines(o: OverviewView, network: string, now = Date.now()
     const a = r.account
     const age = r.fetchedAt === null ? 'never fetched' : `fetched ${formatAge(r.fetchedAt, now)}${r.stale ? ', stale' : ''}`
     lines.push(`${formatAccount(a).text}  ${a.kind} ${a.status}  (${age})`)
-    if (r.credit) lines.push(`    credit line ${formatUsd(r.credit.creditUsd)}, available ${r.credit.availableUsd === null ? `${UNKNOWN} (marks stale)` : formatUsd(r.credit.availableUsd)}, level ${r.credit.warning}`)
+    if (r.credit)
+      lines.push(
+        `    credit line ${formatUsd(r.credit.creditUsd)}, available ${r.credit.availableUsd === null ? `${UNKNOWN} (marks stale)` : formatUsd(r.credit.availableUsd)}, level ${r.credit.warning}`,
+      )
     for (const b of r.available) {
-      lines.push(`    ${b.symbol.padEnd(6)} total ${amount(b.total, b.symbol)}  available ${amount(b.available, b.symbol)}  locked ${amount(b.locked, b.symbol)}  ${b.usdValue === null ? `${UNKNOWN} (${b.usdReason ?? 'no fresh mark'})` : formatUsd(b.usdValue)}`)
+      lines.push(
+        `    ${b.symbol.padEnd(6)} total ${amount(b.total, b.symbol)}  available ${amount(b.available, b.symbol)}  locked ${amount(b.locked, b.symbol)}  ${b.usdValue === null ? `${UNKNOWN} (${b.usdReason ?? 'no fresh mark'})` : formatUsd(b.usdValue)}`,
+      )
     }
     if (r.totalUsd !== null) lines.push(`    total ${formatUsd(r.totalUsd)}`)
     if (r.pendingJournal > 0) lines.push(`    ${r.pendingJournal} journal entr${r.pendingJournal === 1 ? 'y' : 'ies'} not final yet`)
@@ -49,13 +60,16 @@ export function creditLines(h: CreditHealthView, name: AccountNamer = shortAddre
 
 /** Which way this desk reaches the core: attached to the app's process, or standalone. */
 function modeLine(m: CliMode): string {
-  return m.mode === 'attached' ? `mode attached to pid ${m.pid} (commands run through that process's core)` : `mode standalone (pid ${m.pid} holds the data directory)`
+  return m.mode === 'attached'
+    ? `mode attached to pid ${m.pid} (commands run through that process's core)`
+    : `mode standalone (pid ${m.pid} holds the data directory)`
 }
 
 /** The service could not be asked at all (as opposed to answering with an error). */
 const UNREACHABLE = new Set(['InfoUnreachable', 'InfoTimeout'])
 
-const SANDBOX_HINT = 'the sandbox is started by `npm run sandbox`, or by the app (`npm start`, or `npm run web` for the same console in a browser)'
+const SANDBOX_HINT =
+  'the sandbox is started by `npm run sandbox`, or by the app (`npm start`, or `npm run web` for the same console in a browser)'
 
 /**
  * Status when the service cannot be reached: still how desk reaches the core, which network and
@@ -66,9 +80,21 @@ async function unreachable(ctx: CliContext, mode: CliMode, e: DeskError): Promis
   const { selected, networks } = await ctx.call('networks.list', undefined)
   const name = ctx.string('network') ?? selected
   const n = networks.find((x) => x.name === name)
-  const hint = n?.kind === 'sandbox' ? SANDBOX_HINT : 'check the network\'s URLs with `desk networks list` (`desk networks set` changes them)'
-  if (!ctx.globals.json) ctx.io.stdout([modeLine(mode), `network ${name}: the trading service at ${n?.tradingUrl || '(no URL)'} cannot be reached`, hint, ''].join('\n'))
-  return new DeskError(e.code, e.message, { ...e.details, mode: mode.mode, pid: mode.pid, network: name, tradingUrl: n?.tradingUrl ?? null, reachable: false, hint })
+  const hint =
+    n?.kind === 'sandbox' ? SANDBOX_HINT : "check the network's URLs with `desk networks list` (`desk networks set` changes them)"
+  if (!ctx.globals.json)
+    ctx.io.stdout(
+      [modeLine(mode), `network ${name}: the trading service at ${n?.tradingUrl || '(no URL)'} cannot be reached`, hint, ''].join('\n'),
+    )
+  return new DeskError(e.code, e.message, {
+    ...e.details,
+    mode: mode.mode,
+    pid: mode.pid,
+    network: name,
+    tradingUrl: n?.tradingUrl ?? null,
+    reachable: false,
+    hint,
+  })
 }
 
 /**
@@ -110,5 +136,10 @@ const credit: Command = {
   },
 }
 
-const group: CommandGroup = { name: 'status', summary: 'portfolio and credit health of your accounts (`desk status` = `desk status show`)', commands: [show, credit], defaultCommand: 'show' }
+const group: CommandGroup = {
+  name: 'status',
+  summary: 'portfolio and credit health of your accounts (`desk status` = `desk status show`)',
+  commands: [show, credit],
+  defaultCommand: 'show',
+}
 export default group

@@ -46,7 +46,12 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'pass'), TEST_PASSPHRASE + '\n')
   writeFileSync(join(dir, 'dbpass'), db.password + '\n', { mode: 0o600 })
   const data = join(dir, 'data')
-  new SettingsStore(data).saveNetwork({ ...sandboxNetwork({ trading: Number(new URL(sb.tradingUrl).port), earn: Number(new URL(sb.earnUrl).port) }), infoRatePerSec: 100, tradeRatePerSec: 100, strictLimits: false })
+  new SettingsStore(data).saveNetwork({
+    ...sandboxNetwork({ trading: Number(new URL(sb.tradingUrl).port), earn: Number(new URL(sb.earnUrl).port) }),
+    infoRatePerSec: 100,
+    tradeRatePerSec: 100,
+    strictLimits: false,
+  })
   const v = await Vault.create({ path: vaultPath(data), passphrase: TEST_PASSPHRASE, scrypt: { n: 16384, r: 8, p: 1 }, autoLockMs: null })
   v.lock()
   groups = await discoverGroups()
@@ -75,13 +80,24 @@ describe('desk team', () => {
     const { address } = JSON.parse(joined.out) as { address: string }
     expect(address).toMatch(/^0x[0-9a-f]{40}$/)
     await a.call('team.members.add', { address, name: 'Bob', roles: ['approver'] })
-    await a.call('team.policy.set', { rules: [{ id: 'withdraw-4eyes', kinds: ['withdraw'], then: { effect: 'approve', count: 1, roles: ['approver'] } }, { id: 'rest', then: { effect: 'allow' } }] })
+    await a.call('team.policy.set', {
+      rules: [
+        { id: 'withdraw-4eyes', kinds: ['withdraw'], then: { effect: 'approve', count: 1, roles: ['approver'] } },
+        { id: 'rest', then: { effect: 'allow' } },
+      ],
+    })
 
     const members = await desk('team', 'members')
     expect(members.out).toContain('Bob')
     expect(members.out).toContain('(me)')
 
-    const proposed = await a.call<WriteOutcome>('withdraw.submit', { account: devOwner(0).address.toLowerCase(), assetId: 1, amount: '7', dstChainId: '1', dstAddress: DEST })
+    const proposed = await a.call<WriteOutcome>('withdraw.submit', {
+      account: devOwner(0).address.toLowerCase(),
+      assetId: 1,
+      amount: '7',
+      dstChainId: '1',
+      dstAddress: DEST,
+    })
     const id = proposed.proposalId!
 
     const listed = await desk('team', 'proposals', '--json')
@@ -107,7 +123,10 @@ describe('desk team', () => {
     expect(sb.trading.groundTruth()).toHaveLength(before + 1)
 
     const history = await desk('team', 'proposals', '--view', 'history', '--json')
-    expect((JSON.parse(history.out) as TeamProposalView[]).find((p) => p.id === id)).toMatchObject({ status: 'final', outcome: { state: 'accepted' } })
+    expect((JSON.parse(history.out) as TeamProposalView[]).find((p) => p.id === id)).toMatchObject({
+      status: 'final',
+      outcome: { state: 'accepted' },
+    })
     const verified = await desk('team', 'verify', '--json')
     expect(verified.code).toBe(0)
     expect(JSON.parse(verified.out)).toMatchObject({ ok: true, broken: null })

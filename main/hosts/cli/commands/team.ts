@@ -32,18 +32,34 @@ export function statusLines(s: TeamStatusView): string[] {
 }
 
 function memberLines(m: TeamMembersView): string[] {
-  return [`admin quorum ${m.adminQuorum}`, ...m.members.map((x) => `  ${x.address}  ${x.name.padEnd(20)} ${x.roles.join(',')}${x.me ? '  (me)' : ''}`)]
+  return [
+    `admin quorum ${m.adminQuorum}`,
+    ...m.members.map((x) => `  ${x.address}  ${x.name.padEnd(20)} ${x.roles.join(',')}${x.me ? '  (me)' : ''}`),
+  ]
 }
 
 function ruleLine(r: TeamRuleView): string {
-  const when = [r.kinds ? `kind ${r.kinds.join('|')}` : '', r.accounts ? `account ${r.accounts.join('|')}` : '', r.minUsd ? `>= ${formatUsd(r.minUsd)}` : '', r.minWindowUsd ? `window >= ${formatUsd(r.minWindowUsd)}` : '', r.destinations ? `to ${r.destinations.join('|')}` : ''].filter(Boolean).join(', ')
+  const when = [
+    r.kinds ? `kind ${r.kinds.join('|')}` : '',
+    r.accounts ? `account ${r.accounts.join('|')}` : '',
+    r.minUsd ? `>= ${formatUsd(r.minUsd)}` : '',
+    r.minWindowUsd ? `window >= ${formatUsd(r.minWindowUsd)}` : '',
+    r.destinations ? `to ${r.destinations.join('|')}` : '',
+  ]
+    .filter(Boolean)
+    .join(', ')
   const then = r.then.effect === 'approve' ? `needs ${r.then.count} approval(s) from ${r.then.roles.join(' or ')}` : r.then.effect
   return `  ${r.id.padEnd(20)} ${when || 'any write'} -> ${then}`
 }
 
 function policyLines(p: TeamPolicyView): string[] {
-  if (p.version === null) return ['no team policy yet: every write is blocked until an admin sets one (`desk team policy set --file rules.json`)']
-  return [`policy v${p.version} (first match wins, no match blocks):`, ...p.rules.map(ruleLine), `versions: ${p.history.map((h) => `v${h.version}@${h.seq}`).join(' ')}`]
+  if (p.version === null)
+    return ['no team policy yet: every write is blocked until an admin sets one (`desk team policy set --file rules.json`)']
+  return [
+    `policy v${p.version} (first match wins, no match blocks):`,
+    ...p.rules.map(ruleLine),
+    `versions: ${p.history.map((h) => `v${h.version}@${h.seq}`).join(' ')}`,
+  ]
 }
 
 export function proposalLine(p: TeamProposalView): string {
@@ -72,9 +88,12 @@ const status: Command = {
 
 const configure: Command = {
   name: 'configure',
-  summary: 'point this desk at a team store: CONNECTION_STRING (postgresql://user@host:port/db?sslmode=...); the password is sealed in the vault',
+  summary:
+    'point this desk at a team store: CONNECTION_STRING (postgresql://user@host:port/db?sslmode=...); the password is sealed in the vault',
   positionals: ['CONNECTION_STRING'],
-  options: { 'password-file': { type: 'string', description: 'file holding the team store password (else a hidden prompt)', valueName: 'FILE' } },
+  options: {
+    'password-file': { type: 'string', description: 'file holding the team store password (else a hidden prompt)', valueName: 'FILE' },
+  },
   async run(ctx) {
     await ensureUnlocked(ctx)
     const password = await ctx.secret('password-file', 'Team store password: ', 'team store password')
@@ -103,7 +122,10 @@ const join: Command = {
   async run(ctx) {
     await ensureUnlocked(ctx)
     const r = await ctx.call('team.join', { passphrase: await ctx.passphraseText() })
-    ctx.print(`my operator address: ${r.address}\nan admin adds it with: desk team members add ${r.address} --name NAME --roles approver`, r)
+    ctx.print(
+      `my operator address: ${r.address}\nan admin adds it with: desk team members add ${r.address} --name NAME --roles approver`,
+      r,
+    )
   },
 }
 
@@ -116,9 +138,13 @@ const rolesOf = (ctx: CliContext) => {
 
 const members: Command = {
   name: 'members',
-  summary: 'the verified roster; `members add ADDRESS --name N --roles R`, `members remove ADDRESS`, `members roles ADDRESS --roles R` (admins)',
+  summary:
+    'the verified roster; `members add ADDRESS --name N --roles R`, `members remove ADDRESS`, `members roles ADDRESS --roles R` (admins)',
   positionals: ['ACTION?', 'ADDRESS?'],
-  options: { name: { type: 'string', description: 'member name (add)', valueName: 'NAME' }, roles: { type: 'string', description: ROLE_HELP, valueName: 'ROLES' } },
+  options: {
+    name: { type: 'string', description: 'member name (add)', valueName: 'NAME' },
+    roles: { type: 'string', description: ROLE_HELP, valueName: 'ROLES' },
+  },
   async run(ctx) {
     await ensureUnlocked(ctx)
     const [action, address] = ctx.positionals
@@ -139,7 +165,13 @@ const policy: Command = {
   name: 'policy',
   summary: 'the team policy (ordered rules, versions); `policy set --file rules.json` writes a new version (admins)',
   positionals: ['ACTION?'],
-  options: { file: { type: 'string', description: 'JSON array of rules: {id, kinds?, accounts?, minUsd?, minWindowUsd?, destinations?, then}', valueName: 'FILE' } },
+  options: {
+    file: {
+      type: 'string',
+      description: 'JSON array of rules: {id, kinds?, accounts?, minUsd?, minWindowUsd?, destinations?, then}',
+      valueName: 'FILE',
+    },
+  },
   async run(ctx) {
     await ensureUnlocked(ctx)
     const action = ctx.positionals[0]
@@ -173,7 +205,11 @@ const proposals: Command = {
     const view = (ctx.string('view') ?? 'needsMe') as 'needsMe' | 'waiting' | 'history'
     const kind = ctx.string('kind')
     const account = ctx.string('account')
-    const list = await ctx.call('team.proposals', { view, ...(kind ? { kind: kind as TeamProposalView['kind'] } : {}), ...(account ? { account } : {}) })
+    const list = await ctx.call('team.proposals', {
+      view,
+      ...(kind ? { kind: kind as TeamProposalView['kind'] } : {}),
+      ...(account ? { account } : {}),
+    })
     ctx.print(list.length === 0 ? [`no proposals (${view})`] : list.map(proposalLine), list)
   },
 }
@@ -231,7 +267,10 @@ const execute: Command = {
   async run(ctx) {
     await ensureUnlocked(ctx)
     const o = await ctx.call('team.execute', { id: await resolveId(ctx, ctx.positionals[0]!) })
-    ctx.print(`${o.submission.summary}: ${o.submission.state}${o.submission.code ? ` (${o.submission.code})` : ''}  cloid ${o.submission.cloid}`, o)
+    ctx.print(
+      `${o.submission.summary}: ${o.submission.state}${o.submission.code ? ` (${o.submission.code})` : ''}  cloid ${o.submission.cloid}`,
+      o,
+    )
   },
 }
 
@@ -241,7 +280,12 @@ const verify: Command = {
   async run(ctx) {
     await ensureUnlocked(ctx)
     const v = await ctx.call('team.verify', undefined)
-    ctx.print(v.ok ? `ok: ${v.verified} of ${v.entries} entries verified (head ${v.headSeq})` : `BROKEN at entry ${v.broken!.seq}: ${v.broken!.reason} (${v.verified} entries verified before it)`, v)
+    ctx.print(
+      v.ok
+        ? `ok: ${v.verified} of ${v.entries} entries verified (head ${v.headSeq})`
+        : `BROKEN at entry ${v.broken!.seq}: ${v.broken!.reason} (${v.verified} entries verified before it)`,
+      v,
+    )
     if (!v.ok) process.exitCode = 1
   },
 }

@@ -33,7 +33,11 @@ beforeAll(async () => {
   const s = settings.load()
   settings.save({
     ...s,
-    networks: s.networks.map((n) => (n.name === 'sandbox' ? { ...n, tradingUrl: sb.tradingUrl, wsUrl: sb.wsUrl, earnUrl: sb.earnUrl, infoRatePerSec: 100, tradeRatePerSec: 100 } : n)),
+    networks: s.networks.map((n) =>
+      n.name === 'sandbox'
+        ? { ...n, tradingUrl: sb.tradingUrl, wsUrl: sb.wsUrl, earnUrl: sb.earnUrl, infoRatePerSec: 100, tradeRatePerSec: 100 }
+        : n,
+    ),
   })
   const v = await Vault.create({ path: vaultPath(data), passphrase: PASS, scrypt: { n: 16384, r: 8, p: 1 }, autoLockMs: null })
   await v.importPrivateKey(devOwner(0).privateKey, 'cash')
@@ -96,7 +100,9 @@ describe('desk write commands', () => {
   })
 
   it('earn: cancel the queued withdrawal, create a new one and cancel it, each with its journal entry', async () => {
-    const st = JSON.parse((await desk('earn', 'status', O0, '--json')).out) as { withdrawals: { operationId: string; symbol: string; cancelable: boolean }[] }
+    const st = JSON.parse((await desk('earn', 'status', O0, '--json')).out) as {
+      withdrawals: { operationId: string; symbol: string; cancelable: boolean }[]
+    }
     const queued = st.withdrawals.find((w) => w.cancelable)
     expect(queued).toBeDefined()
     const first = await desk('earn', 'cancel', O0, queued!.operationId, '--json', '--yes')
@@ -122,7 +128,9 @@ describe('desk write commands', () => {
     expect(approved).toMatchObject({ slot: 3, outcome: { state: 'accepted' } })
     expect(approved.epoch).toMatch(/^[0-9]+$/)
 
-    const l = JSON.parse((await desk('agents', 'list', O0, '--json')).out) as { slots: { slot: number; agent: string | null; keyInVault: boolean }[] }
+    const l = JSON.parse((await desk('agents', 'list', O0, '--json')).out) as {
+      slots: { slot: number; agent: string | null; keyInVault: boolean }[]
+    }
     expect(l.slots.find((s) => s.slot === 3)).toMatchObject({ agent: approved.agent, keyInVault: true })
 
     const r = await desk('agents', 'rotate', O0, '3', '--json', '--yes')
@@ -144,13 +152,37 @@ describe('desk write commands', () => {
     expect(bad.code).toBe(1)
     expect(JSON.parse(bad.out)).toMatchObject({ error: { code: 'InvalidAddressChecksum' } })
     // Withdrawals go only to address-book entries.
-    const w = await desk('orders', 'withdraw', O0, 'USDC', '10', '--dst-chain', '1', '--dst-address', '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', '--json', '--yes')
+    const w = await desk(
+      'orders',
+      'withdraw',
+      O0,
+      'USDC',
+      '10',
+      '--dst-chain',
+      '1',
+      '--dst-address',
+      '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+      '--json',
+      '--yes',
+    )
     expect(w.code).toBe(1)
     expect(JSON.parse(w.out)).toMatchObject({ error: { code: 'DestinationNotAllowed' } })
     expect(w.err).toMatch(/\[DestinationNotAllowed\]/)
     // A new entry cools off before use.
     expect((await desk('addresses', 'add', 'cold', '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', '--chain', '1', '--json')).code).toBe(0)
-    const cooling = await desk('orders', 'withdraw', O0, 'USDC', '10', '--dst-chain', '1', '--dst-address', '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', '--json', '--yes')
+    const cooling = await desk(
+      'orders',
+      'withdraw',
+      O0,
+      'USDC',
+      '10',
+      '--dst-chain',
+      '1',
+      '--dst-address',
+      '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+      '--json',
+      '--yes',
+    )
     expect(JSON.parse(cooling.out)).toMatchObject({ error: { code: 'DestinationCoolingOff' } })
     // Tightening applies at once, without the passphrase; a transfer over it is refused with the limit.
     expect((await desk('policy', 'set', 'transfer-limit-usd', '1', '--json')).code).toBe(0)
@@ -188,7 +220,9 @@ describe('desk write commands', () => {
     expect(assets.out).toMatch(/USDC\s+\d+\s+\d/)
 
     const yesterday = new Date(Date.now() - 86_400_000).toISOString()
-    expect(JSON.parse((await desk('export', 'fills', '--from', '2020-01-01', '--json')).out)).toMatchObject({ error: { code: 'InvalidRange' } })
+    expect(JSON.parse((await desk('export', 'fills', '--from', '2020-01-01', '--json')).out)).toMatchObject({
+      error: { code: 'InvalidRange' },
+    })
     const fills = await desk('export', 'fills', '--from', yesterday)
     expect(fills.err).toBe('')
     expect(fills.code).toBe(0)
@@ -201,7 +235,9 @@ describe('desk write commands', () => {
     expect(inBtc.err).toBe('')
     expect(inBtc.out.split('\n')[0]).toMatch(/value_currency/)
     for (const row of inBtc.out.trim().split('\n').slice(1)) expect(row).toContain(',BTC,')
-    expect(JSON.parse((await desk('export', 'fills', '--currency', 'DOGE', '--json')).out)).toMatchObject({ error: { code: 'InvalidCurrency' } })
+    expect(JSON.parse((await desk('export', 'fills', '--currency', 'DOGE', '--json')).out)).toMatchObject({
+      error: { code: 'InvalidCurrency' },
+    })
     const pnl = JSON.parse((await desk('pnl', '--json')).out) as { method: string }
     expect(pnl.method).toBe('FIFO')
     expect((await desk('alerts', '--json')).code).toBe(0)

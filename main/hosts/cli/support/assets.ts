@@ -20,6 +20,7 @@ export async function assetArg(ctx: CliContext, given: string): Promise<AssetVie
   const all = (await marketsAndAssets(ctx)).assets
   const s = given.trim()
   const found = /^[0-9]+$/.test(s) ? all.find((a) => a.assetId === Number(s)) : all.find((a) => a.symbol.toLowerCase() === s.toLowerCase())
-  if (!found) throw new DeskError('UnknownAsset', `no asset "${s}" on this network (known: ${all.map((a) => a.symbol).join(', ')})`, { asset: s })
+  if (!found)
+    throw new DeskError('UnknownAsset', `no asset "${s}" on this network (known: ${all.map((a) => a.symbol).join(', ')})`, { asset: s })
   return found
 }

@@ -57,7 +57,10 @@ describe('AccountView', () => {
 
   it('arriving with ?activate opens the Activate tab with that account chosen', async () => {
     const SPARE = '0x3333333333333333333333333333333333333333' as const
-    desk.handle('accounts.list', () => [{ ...account(CASH, 'balance', 'cash-1'), status: 'active' as const }, { ...account(SPARE, 'unknown', 'Spare'), status: 'none' as const }])
+    desk.handle('accounts.list', () => [
+      { ...account(CASH, 'balance', 'cash-1'), status: 'active' as const },
+      { ...account(SPARE, 'unknown', 'Spare'), status: 'none' as const },
+    ])
     const { wrapper } = await mountScreen(AccountView, { props: { address: CASH }, path: `/account/${CASH}?activate=${SPARE}` })
     await flush()
     const form = wrapper.get('form[aria-label="Activate account"]')
@@ -68,7 +71,8 @@ describe('AccountView', () => {
 
   describe('every table sorts by the value behind the cell', () => {
     /** The first cell of each body row: the asset, market or time that identifies it. */
-    const firstCells = (wrapper: { findAll: (s: string) => { text: () => string }[] }, table: string) => wrapper.findAll(`table[aria-label="${table}"] tbody tr td:first-child`).map((c) => c.text())
+    const firstCells = (wrapper: { findAll: (s: string) => { text: () => string }[] }, table: string) =>
+      wrapper.findAll(`table[aria-label="${table}"] tbody tr td:first-child`).map((c) => c.text())
 
     it('Balances: a click sorts by the exact amount (not its text), a second reverses, a third restores; aria-sort follows; axe is clean', async () => {
       desk.handle('account.detail', () => ({
@@ -126,13 +130,66 @@ describe('AccountView', () => {
         balances: [],
         credit: null,
         openOrders: [
-          { marketId: '1', oid: '11', cloid: null, side: 'bid' as const, price: '1000.5', originalQty: '1', remainingQty: '1', filledQty: '0', timeMs: t0 + 2000 },
-          { marketId: '1', oid: '12', cloid: null, side: 'ask' as const, price: '250', originalQty: '2', remainingQty: '2', filledQty: '0', timeMs: t0 + 1000 },
+          {
+            marketId: '1',
+            oid: '11',
+            cloid: null,
+            side: 'bid' as const,
+            price: '1000.5',
+            originalQty: '1',
+            remainingQty: '1',
+            filledQty: '0',
+            timeMs: t0 + 2000,
+          },
+          {
+            marketId: '1',
+            oid: '12',
+            cloid: null,
+            side: 'ask' as const,
+            price: '250',
+            originalQty: '2',
+            remainingQty: '2',
+            filledQty: '0',
+            timeMs: t0 + 1000,
+          },
         ],
         fills: [
-          { marketId: '1', tid: 't-late', oid: '1', side: 'B' as const, price: '99', size: '1', fee: '0.01', feeAssetId: null, cloid: null, timeMs: t0 + 60_000 },
-          { marketId: '1', tid: 't-early', oid: '2', side: 'A' as const, price: '1000', size: '10', fee: '0.1', feeAssetId: null, cloid: null, timeMs: t0 },
-          { marketId: '1', tid: 't-mid', oid: '3', side: 'B' as const, price: '250', size: '2', fee: '0.02', feeAssetId: null, cloid: null, timeMs: t0 + 30_000 },
+          {
+            marketId: '1',
+            tid: 't-late',
+            oid: '1',
+            side: 'B' as const,
+            price: '99',
+            size: '1',
+            fee: '0.01',
+            feeAssetId: null,
+            cloid: null,
+            timeMs: t0 + 60_000,
+          },
+          {
+            marketId: '1',
+            tid: 't-early',
+            oid: '2',
+            side: 'A' as const,
+            price: '1000',
+            size: '10',
+            fee: '0.1',
+            feeAssetId: null,
+            cloid: null,
+            timeMs: t0,
+          },
+          {
+            marketId: '1',
+            tid: 't-mid',
+            oid: '3',
+            side: 'B' as const,
+            price: '250',
+            size: '2',
+            fee: '0.02',
+            feeAssetId: null,
+            cloid: null,
+            timeMs: t0 + 30_000,
+          },
         ],
         fetchedAt: Date.now(),
       }))

@@ -71,5 +71,25 @@ export const useAccountsStore = defineStore('accounts', () => {
     return r.path ?? null
   }
 
-  return { importSandboxKeys, chooseKeystoreFile, accounts, markets, assets, loaded, creditAccounts, balanceAccounts, signable, account, asset, labelOf, load, loadMarkets, upsert, generate, watch, importKeystore, update }
+  return {
+    importSandboxKeys,
+    chooseKeystoreFile,
+    accounts,
+    markets,
+    assets,
+    loaded,
+    creditAccounts,
+    balanceAccounts,
+    signable,
+    account,
+    asset,
+    labelOf,
+    load,
+    loadMarkets,
+    upsert,
+    generate,
+    watch,
+    importKeystore,
+    update,
+  }
 })

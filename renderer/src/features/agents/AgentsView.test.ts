@@ -34,7 +34,13 @@ describe('AgentsView', () => {
     let current = slots()
     desk.handle('agents.list', () => current)
     desk.handle('agents.rotate', () => {
-      current = current.map((x) => (x.slot === 0 ? { ...x, agent: null, epoch: null, keyInVault: false, approvedAt: null } : x.slot === 1 ? { ...x, agent: NEW_AGENT, epoch: '4', keyInVault: true, approvedAt: Date.now() } : x))
+      current = current.map((x) =>
+        x.slot === 0
+          ? { ...x, agent: null, epoch: null, keyInVault: false, approvedAt: null }
+          : x.slot === 1
+            ? { ...x, agent: NEW_AGENT, epoch: '4', keyInVault: true, approvedAt: Date.now() }
+            : x,
+      )
       return rotated
     })
     const rotated: { slot: AgentSlotView; steps: RotationStep[] } = {
@@ -105,4 +111,3 @@ describe('AgentsView follows pushes', () => {
     wrapper.unmount()
   })
 })
-

@@ -11,7 +11,8 @@ export const useAgentsStore = defineStore('agents', () => {
   const approve = (owner: Address, slot: Slot): Promise<AgentSlotView> => call('agents.approve', { owner, slot })
   const revoke = (owner: Address, slot: Slot): Promise<AgentSlotView> => call('agents.revoke', { owner, slot })
   /** Gap-free rotation: new agent in a spare slot, verified, then the old slot revoked. */
-  const rotate = (owner: Address, slot: Slot): Promise<{ slot: AgentSlotView; steps: RotationStep[] }> => call('agents.rotate', { owner, slot })
+  const rotate = (owner: Address, slot: Slot): Promise<{ slot: AgentSlotView; steps: RotationStep[] }> =>
+    call('agents.rotate', { owner, slot })
   /** The latest slots main pushed per owner (`state.agents`: after agent writes and reconnects). */
   const pushed = ref<Record<string, AgentSlotsView>>({})
   const apply = (v: AgentSlotsView): void => {

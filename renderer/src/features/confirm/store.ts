@@ -20,7 +20,10 @@ export const useConfirmStore = defineStore('confirm', () => {
     busy.value = true
     error.value = null
     try {
-      await call('confirm.respond', passphrase !== undefined && passphrase !== '' ? { id: r.id, approved, passphrase } : { id: r.id, approved })
+      await call(
+        'confirm.respond',
+        passphrase !== undefined && passphrase !== '' ? { id: r.id, approved, passphrase } : { id: r.id, approved },
+      )
       queue.value = queue.value.filter((q) => q.id !== r.id)
       return true
     } catch (e) {

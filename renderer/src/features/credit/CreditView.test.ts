@@ -23,7 +23,18 @@ const health = (over: Partial<CreditHealthView> = {}): CreditHealthView => ({
   lastKnownAvailableUsd: '42000',
   marksStale: false,
   oracle: { status: 'available', reasonCode: null },
-  positions: [{ assetId: 3, symbol: 'BTC', actual: '0.3', pendingExposure: '0', ltvPercent: 80, contributionUsd: '15000', markUsd: '62500', markAgeMs: 1000 }],
+  positions: [
+    {
+      assetId: 3,
+      symbol: 'BTC',
+      actual: '0.3',
+      pendingExposure: '0',
+      ltvPercent: 80,
+      contributionUsd: '15000',
+      markUsd: '62500',
+      markAgeMs: 1000,
+    },
+  ],
   warning: 'ok',
   tradingWhitelist: [],
   ...over,
@@ -46,7 +57,15 @@ describe('CreditView', () => {
     const off = wireEvents()
     await flush()
     expect(wrapper.text()).toContain('$42,000.00')
-    desk.emit('state.credit', health({ availableUsd: null, marksStale: true, availableReason: 'mark for BTC is 75 s old (over 60 s)', positions: [{ ...health().positions[0]!, actual: '0.25', contributionUsd: null }] }))
+    desk.emit(
+      'state.credit',
+      health({
+        availableUsd: null,
+        marksStale: true,
+        availableReason: 'mark for BTC is 75 s old (over 60 s)',
+        positions: [{ ...health().positions[0]!, actual: '0.25', contributionUsd: null }],
+      }),
+    )
     await flush()
     expect(wrapper.get('[data-testid="available-reason"]').text()).toBe('unavailable — mark for BTC is 75 s old (over 60 s)')
     const row = wrapper.get('table[aria-label="Asset contributions"] tbody tr').text()

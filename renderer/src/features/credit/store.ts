@@ -13,7 +13,10 @@ export const useCreditStore = defineStore('credit', () => {
   async function load(addr: string, sinceMs: number): Promise<void> {
     address.value = addr
     try {
-      const [c, h] = await Promise.all([call('credit.health', { address: addr as `0x${string}` }), call('credit.history', { address: addr as `0x${string}`, sinceMs })])
+      const [c, h] = await Promise.all([
+        call('credit.health', { address: addr as `0x${string}` }),
+        call('credit.history', { address: addr as `0x${string}`, sinceMs }),
+      ])
       credit.value = c
       history.value = h
       error.value = null

@@ -11,7 +11,23 @@ let desk: FakeDesk
 const NOW = Date.now()
 
 function withdrawal(over: Partial<EarnWithdrawalView>): EarnWithdrawalView {
-  return { operationId: `withdraw:${CASH}:1`, assetId: 1, symbol: 'USDC', type: 'scheduled', gross: '10', fee: '0', net: '10', status: 'queued', createdAt: NOW - 1000, claimableAt: NOW + 60_000, canClaim: false, canCancel: true, needsAttention: false, failureCode: null, ...over }
+  return {
+    operationId: `withdraw:${CASH}:1`,
+    assetId: 1,
+    symbol: 'USDC',
+    type: 'scheduled',
+    gross: '10',
+    fee: '0',
+    net: '10',
+    status: 'queued',
+    createdAt: NOW - 1000,
+    claimableAt: NOW + 60_000,
+    canClaim: false,
+    canCancel: true,
+    needsAttention: false,
+    failureCode: null,
+    ...over,
+  }
 }
 
 function overview(over: Partial<EarnOverviewView> = {}): EarnOverviewView {
@@ -21,12 +37,36 @@ function overview(over: Partial<EarnOverviewView> = {}): EarnOverviewView {
     nextUserNonce: '5',
     fetchedAt: NOW,
     assets: [
-      { assetId: 1, symbol: 'USDC', earnBalance: '100.5', inQueueBalance: '10', withdrawLockedBalance: '0', lifetimeDeposit: '120', lifetimeYield: '0.5', lifetimeWithdraw: '10', activeWithdrawOperationId: null, scheduledEnabled: true, instantEnabled: true, instantFeeBps: 50, pendingSeconds: 60, minWithdraw: '0', maxWithdraw: '0', projectedApy: '0.042' },
+      {
+        assetId: 1,
+        symbol: 'USDC',
+        earnBalance: '100.5',
+        inQueueBalance: '10',
+        withdrawLockedBalance: '0',
+        lifetimeDeposit: '120',
+        lifetimeYield: '0.5',
+        lifetimeWithdraw: '10',
+        activeWithdrawOperationId: null,
+        scheduledEnabled: true,
+        instantEnabled: true,
+        instantFeeBps: 50,
+        pendingSeconds: 60,
+        minWithdraw: '0',
+        maxWithdraw: '0',
+        projectedApy: '0.042',
+      },
     ],
     withdrawals: [
       withdrawal({ operationId: `withdraw:${CASH}:1` }),
       withdrawal({ operationId: `withdraw:${CASH}:2`, claimableAt: NOW - 1000, canClaim: true, canCancel: false }),
-      withdrawal({ operationId: `withdraw:${CASH}:3`, status: 'manual_review', needsAttention: true, failureCode: 'PayoutFailed', canCancel: false, claimableAt: null }),
+      withdrawal({
+        operationId: `withdraw:${CASH}:3`,
+        status: 'manual_review',
+        needsAttention: true,
+        failureCode: 'PayoutFailed',
+        canCancel: false,
+        claimableAt: null,
+      }),
     ],
     ...over,
   }
@@ -76,7 +116,18 @@ describe('EarnView', () => {
 
   it('shows the instant fee and the net before creating, and sends the exact gross', async () => {
     desk.handle('earn.overview', () => overview({ withdrawals: [] }))
-    desk.handle('earn.create', (a) => withdrawal({ operationId: `withdraw:${CASH}:9`, type: 'instant', gross: a.amount, fee: '0.5', net: '99.5', status: 'created', canCancel: false, claimableAt: null }))
+    desk.handle('earn.create', (a) =>
+      withdrawal({
+        operationId: `withdraw:${CASH}:9`,
+        type: 'instant',
+        gross: a.amount,
+        fee: '0.5',
+        net: '99.5',
+        status: 'created',
+        canCancel: false,
+        claimableAt: null,
+      }),
+    )
     const { wrapper } = await mountScreen(EarnView, { props: { address: CASH } })
     await flush()
     await wrapper.get('select[aria-label="Withdrawal asset"]').setValue('1')

@@ -103,10 +103,34 @@ export const useEarnStore = defineStore('earn', () => {
     return w
   }
 
-  return { account, overview, error, deposits, depositsNext, yields, yieldsNext, history, historyNext, load, loadHistory, moreDeposits, moreYields, moreHistory, apply, create, claim, cancel }
+  return {
+    account,
+    overview,
+    error,
+    deposits,
+    depositsNext,
+    yields,
+    yieldsNext,
+    history,
+    historyNext,
+    load,
+    loadHistory,
+    moreDeposits,
+    moreYields,
+    moreHistory,
+    apply,
+    create,
+    claim,
+    cancel,
+  }
 })
 
 function withdrawalsKey(o: EarnOverviewView | null): string {
   // Balances too: a deposit or a yield payment moves them, and the deposit and yield pages follow.
-  return o ? [...o.withdrawals.map((w) => `${w.operationId}:${w.status}`), ...o.assets.map((a) => `${a.assetId}:${a.earnBalance}:${a.inQueueBalance}:${a.withdrawLockedBalance}`)].join('|') : ''
+  return o
+    ? [
+        ...o.withdrawals.map((w) => `${w.operationId}:${w.status}`),
+        ...o.assets.map((a) => `${a.assetId}:${a.earnBalance}:${a.inQueueBalance}:${a.withdrawLockedBalance}`),
+      ].join('|')
+    : ''
 }

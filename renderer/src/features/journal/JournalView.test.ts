@@ -20,8 +20,26 @@ const button = (label: string) => document.querySelector<HTMLButtonElement>(`but
 describe('JournalView', () => {
   it('searches in main (oid, cloid, tx hash, account name), filters by type and by a from/to range, and lists unresolved writes', async () => {
     const all = [
-      submission({ id: '1', cloid: '0xaaaa0000000000000000000000000001', actionType: 'order', state: 'accepted', outcome: 'success', txHash: '0xfeedbeef', oids: ['4242'], createdAt: Date.parse('2026-11-20T10:00:00') }),
-      submission({ id: '2', cloid: '0xbbbb0000000000000000000000000002', actionType: 'transfer', state: 'unresolved', outcome: 'unresolved', advice: 'Check the transfer on the exchange', account: CASH, createdAt: Date.parse('2026-11-22T10:00:00') }),
+      submission({
+        id: '1',
+        cloid: '0xaaaa0000000000000000000000000001',
+        actionType: 'order',
+        state: 'accepted',
+        outcome: 'success',
+        txHash: '0xfeedbeef',
+        oids: ['4242'],
+        createdAt: Date.parse('2026-11-20T10:00:00'),
+      }),
+      submission({
+        id: '2',
+        cloid: '0xbbbb0000000000000000000000000002',
+        actionType: 'transfer',
+        state: 'unresolved',
+        outcome: 'unresolved',
+        advice: 'Check the transfer on the exchange',
+        account: CASH,
+        createdAt: Date.parse('2026-11-22T10:00:00'),
+      }),
     ]
     desk.handle('journal.actionTypes', () => ['order', 'transfer'])
     desk.handle('journal.query', (f) => {
@@ -52,8 +70,17 @@ describe('JournalView', () => {
     await wrapper.get('input[aria-label="To"]').setValue('2026-11-23T00:00')
     button('Apply filters')!.click()
     await flush()
-    expect(desk.callsTo('journal.query').at(-1)).toEqual({ limit: 1000, actionType: 'transfer', sinceMs: Date.parse('2026-11-21T00:00'), untilMs: Date.parse('2026-11-23T00:00') + 59_999 })
-    expect([...(wrapper.get('select[aria-label="Action type"]').element as HTMLSelectElement).querySelectorAll('option')].map((o) => o.textContent)).toEqual(['any type', 'order', 'transfer'])
+    expect(desk.callsTo('journal.query').at(-1)).toEqual({
+      limit: 1000,
+      actionType: 'transfer',
+      sinceMs: Date.parse('2026-11-21T00:00'),
+      untilMs: Date.parse('2026-11-23T00:00') + 59_999,
+    })
+    expect(
+      [...(wrapper.get('select[aria-label="Action type"]').element as HTMLSelectElement).querySelectorAll('option')].map(
+        (o) => o.textContent,
+      ),
+    ).toEqual(['any type', 'order', 'transfer'])
   })
 
   it('every column header but History sorts', async () => {
@@ -66,7 +93,10 @@ describe('JournalView', () => {
   })
 
   it('highlights unresolved entries and exports the filtered journal as a download', async () => {
-    desk.handle('journal.query', () => [submission({ id: '1', state: 'unknown' }), submission({ id: '2', cloid: '0xffffffffffffffffffffffffffffffff', state: 'accepted' })])
+    desk.handle('journal.query', () => [
+      submission({ id: '1', state: 'unknown' }),
+      submission({ id: '2', cloid: '0xffffffffffffffffffffffffffffffff', state: 'accepted' }),
+    ])
     desk.handle('journal.export', ({ format }) => ({ filename: `journal.${format}`, mime: 'text/csv', content: 'cloid,state\n' }))
     const created: Blob[] = []
     const createObjectURL = vi.fn((b: Blob) => {
@@ -99,7 +129,10 @@ describe('JournalView', () => {
 
 describe('JournalView accessibility', () => {
   it('has no critical or serious accessibility violations', async () => {
-    desk.handle('journal.query', () => [submission({ id: '1', state: 'unknown' }), submission({ id: '2', cloid: '0xffffffffffffffffffffffffffffffff', state: 'accepted' })])
+    desk.handle('journal.query', () => [
+      submission({ id: '1', state: 'unknown' }),
+      submission({ id: '2', cloid: '0xffffffffffffffffffffffffffffffff', state: 'accepted' }),
+    ])
     await mountScreen(JournalView, { path: '/journal' })
     await flush()
     expect(await seriousA11yViolations()).toEqual([])

@@ -5,7 +5,8 @@ import { call } from '../../platform/bridge/desk'
 
 const MAX_KEPT = 200
 
-const isAlert = (n: NotificationEvent): n is AlertNotificationEvent => 'alertId' in n && typeof (n as AlertNotificationEvent).alertId === 'string'
+const isAlert = (n: NotificationEvent): n is AlertNotificationEvent =>
+  'alertId' in n && typeof (n as AlertNotificationEvent).alertId === 'string'
 
 /** What each alert kind is called in the panel. */
 export const ALERT_KIND_LABEL: Record<AlertKind, string> = {
@@ -46,7 +47,18 @@ export const useNotificationsStore = defineStore('notifications', () => {
     items.value = [n, ...items.value].slice(0, MAX_KEPT)
     // A pushed alert joins the persistent list at once (the next `alerts.list` fills in its account).
     if (isAlert(n) && !alerts.value.some((a) => a.id === n.alertId)) {
-      mergeAlert({ id: n.alertId, kind: n.alertKind, level: n.level, title: n.title, message: n.message, account: null, network: '', atMs: n.atMs, desktopSuppressed: !n.desktop, acknowledgedAt: null })
+      mergeAlert({
+        id: n.alertId,
+        kind: n.alertKind,
+        level: n.level,
+        title: n.title,
+        message: n.message,
+        account: null,
+        network: '',
+        atMs: n.atMs,
+        desktopSuppressed: !n.desktop,
+        acknowledgedAt: null,
+      })
     }
   }
 
@@ -87,5 +99,19 @@ export const useNotificationsStore = defineStore('notifications', () => {
     seen.value = new Set()
   }
 
-  return { items, sessionItems, alerts, alertsError, unread, unacknowledged, push, local, loadAlerts, acknowledge, acknowledgeAll, markSeen, clear }
+  return {
+    items,
+    sessionItems,
+    alerts,
+    alertsError,
+    unread,
+    unacknowledged,
+    push,
+    local,
+    loadAlerts,
+    acknowledge,
+    acknowledgeAll,
+    markSeen,
+    clear,
+  }
 })

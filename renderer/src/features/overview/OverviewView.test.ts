@@ -42,16 +42,33 @@ afterEach(() => {
 describe('OverviewView', () => {
   it('strict mode: says how fresh the least fresh account is (name, short address, age) and which rows are live or refreshed in turn', async () => {
     desk.handle('portfolio.overview', () =>
-      view([row(CASH, 'cash-1', { source: 'live', fetchedAt: Date.now() - 5 * 60_000 }), row(CREDIT, 'credit-1', { source: 'info', fetchedAt: Date.now() - 42_000 })]),
+      view([
+        row(CASH, 'cash-1', { source: 'live', fetchedAt: Date.now() - 5 * 60_000 }),
+        row(CREDIT, 'credit-1', { source: 'info', fetchedAt: Date.now() - 42_000 }),
+      ]),
     )
     const { wrapper } = await mountScreen(OverviewViewScreen, { path: '/overview', props: { virtual: false } })
     const session = useSessionStore()
     session.stream = {
-      connected: true, connections: 1, connectionLimit: 1, neededConnections: 2, subscriptions: 10, lastMessageAt: Date.now(), reconnects: 0, droppedFrames: 0, detail: '',
-      strict: true, liveAccounts: 1, leastFreshUser: CREDIT.toUpperCase().replace('0X', '0x'), leastFreshAt: Date.now() - 42_000, rotations: 2,
+      connected: true,
+      connections: 1,
+      connectionLimit: 1,
+      neededConnections: 2,
+      subscriptions: 10,
+      lastMessageAt: Date.now(),
+      reconnects: 0,
+      droppedFrames: 0,
+      detail: '',
+      strict: true,
+      liveAccounts: 1,
+      leastFreshUser: CREDIT.toUpperCase().replace('0X', '0x'),
+      leastFreshAt: Date.now() - 42_000,
+      rotations: 2,
     }
     await flush()
-    expect(wrapper.get('[data-testid="least-fresh"]').text()).toMatch(/^Least fresh: credit-1 \(0x1111…1111\), [0-9]+s ago · 1 account live, 1 refreshed in turn$/)
+    expect(wrapper.get('[data-testid="least-fresh"]').text()).toMatch(
+      /^Least fresh: credit-1 \(0x1111…1111\), [0-9]+s ago · 1 account live, 1 refreshed in turn$/,
+    )
     const cells = wrapper.findAll('[data-testid="overview-table"] tbody tr').map((tr) => tr.text())
     // a streaming row reads 'live' whatever the time of its last change; the polled one reads its age and 'in turn'
     expect(cells.find((t) => t.includes('cash-1'))).toMatch(/live$/)
@@ -69,7 +86,22 @@ describe('OverviewView', () => {
   it('without strict limits the least fresh line names the account and says nothing about turns', async () => {
     desk.handle('portfolio.overview', () => view([row(CASH, 'cash-1', { source: 'live' })]))
     const { wrapper } = await mountScreen(OverviewViewScreen, { path: '/overview', props: { virtual: false } })
-    useSessionStore().stream = { connected: true, connections: 2, connectionLimit: 1, neededConnections: 2, subscriptions: 12, lastMessageAt: Date.now(), reconnects: 0, droppedFrames: 0, detail: '', strict: false, liveAccounts: 1, leastFreshUser: CASH, leastFreshAt: null, rotations: 0 }
+    useSessionStore().stream = {
+      connected: true,
+      connections: 2,
+      connectionLimit: 1,
+      neededConnections: 2,
+      subscriptions: 12,
+      lastMessageAt: Date.now(),
+      reconnects: 0,
+      droppedFrames: 0,
+      detail: '',
+      strict: false,
+      liveAccounts: 1,
+      leastFreshUser: CASH,
+      leastFreshAt: null,
+      rotations: 0,
+    }
     await flush()
     expect(wrapper.get('[data-testid="least-fresh"]').text()).toBe('Least fresh: cash-1 (0x2222…2222), not read yet')
     wrapper.unmount()
@@ -77,10 +109,16 @@ describe('OverviewView', () => {
 
   it('shows unknown and stale values as such, never as zero', async () => {
     desk.handle('portfolio.overview', () =>
-      view([row(CASH, 'cash-1', { totalUsd: null, stale: true, fetchedAt: Date.now() - 90_000 }), row(CREDIT, 'credit-1', { totalUsd: null, available: [], fetchedAt: null })], {
-        totals: [{ assetId: 2, symbol: 'BTC', total: '1.5', usdValue: null }],
-        totalUsd: null,
-      }),
+      view(
+        [
+          row(CASH, 'cash-1', { totalUsd: null, stale: true, fetchedAt: Date.now() - 90_000 }),
+          row(CREDIT, 'credit-1', { totalUsd: null, available: [], fetchedAt: null }),
+        ],
+        {
+          totals: [{ assetId: 2, symbol: 'BTC', total: '1.5', usdValue: null }],
+          totalUsd: null,
+        },
+      ),
     )
     const { wrapper } = await mountScreen(OverviewViewScreen, { path: '/overview', props: { virtual: false } })
     await flush()
@@ -100,8 +138,17 @@ describe('OverviewView', () => {
   it('a credit cell without a value and a row that could not be read say why', async () => {
     desk.handle('portfolio.overview', () =>
       view([
-        row(CREDIT, 'credit-1', { credit: { creditUsd: '5000', availableUsd: null, warning: 'unknown' }, creditReason: 'mark for BTC is 75 s old (over 60 s)' }),
-        row(CASH, 'cash-1', { totalUsd: null, available: [], fetchedAt: null, readError: 'could not be read: /info is rate limited', totalUsdReason: 'could not be read: /info is rate limited' }),
+        row(CREDIT, 'credit-1', {
+          credit: { creditUsd: '5000', availableUsd: null, warning: 'unknown' },
+          creditReason: 'mark for BTC is 75 s old (over 60 s)',
+        }),
+        row(CASH, 'cash-1', {
+          totalUsd: null,
+          available: [],
+          fetchedAt: null,
+          readError: 'could not be read: /info is rate limited',
+          totalUsdReason: 'could not be read: /info is rate limited',
+        }),
       ]),
     )
     const { wrapper } = await mountScreen(OverviewViewScreen, { path: '/overview', props: { virtual: false } })
@@ -163,11 +210,16 @@ describe('OverviewView', () => {
   it('sorts from a labelled select, unknown totals last in either direction', async () => {
     const OTHER = '0x3333333333333333333333333333333333333333' as const
     desk.handle('portfolio.overview', () =>
-      view([row(CASH, 'small', { totalUsd: '12.5' }), row(CREDIT, 'unknown-total', { totalUsd: null }), row(OTHER, 'big', { totalUsd: '100000.01' })]),
+      view([
+        row(CASH, 'small', { totalUsd: '12.5' }),
+        row(CREDIT, 'unknown-total', { totalUsd: null }),
+        row(OTHER, 'big', { totalUsd: '100000.01' }),
+      ]),
     )
     const { wrapper } = await mountScreen(OverviewViewScreen, { path: '/overview', props: { virtual: false } })
     await flush()
-    const order = () => wrapper.findAll('[data-testid="overview-table"] tbody tr').map((r) => r.text().match(/small|unknown-total|big/)?.[0])
+    const order = () =>
+      wrapper.findAll('[data-testid="overview-table"] tbody tr').map((r) => r.text().match(/small|unknown-total|big/)?.[0])
     expect(order()).toEqual(['small', 'unknown-total', 'big'])
     await wrapper.get('select[aria-label="Sort by"]').setValue('usd-desc')
     await flush()

@@ -24,12 +24,24 @@ function policyView(over: Partial<PolicyViewData> = {}): PolicyViewData {
     sandboxDefaults: true,
     rules: [
       { name: 'price-band', value: '5', unit: 'percent from the mark or the far side of the book', pending: null },
-      { name: 'withdraw-limit-usd', value: '15', unit: 'USD per transaction', pending: { value: '1000', requestedAt: NOW, effectiveAt: NOW + 60_000 } },
+      {
+        name: 'withdraw-limit-usd',
+        value: '15',
+        unit: 'USD per transaction',
+        pending: { value: '1000', requestedAt: NOW, effectiveAt: NOW + 60_000 },
+      },
     ],
     halted: null,
     addresses: [
       { label: 'cold', address: DEST, chainId: '1', addedAt: NOW - 120_000, usableAt: NOW - 60_000, usable: true },
-      { label: 'new', address: '0x000000000000000000000000000000000000bEEF', chainId: '42161', addedAt: NOW, usableAt: NOW + 60_000, usable: false },
+      {
+        label: 'new',
+        address: '0x000000000000000000000000000000000000bEEF',
+        chainId: '42161',
+        addedAt: NOW,
+        usableAt: NOW + 60_000,
+        usable: false,
+      },
     ],
     events: [{ id: 1, at: NOW, kind: 'policy.pending', summary: 'withdraw-limit-usd: 15 USD -> 1000 USD (loosened)' }],
     ...over,
@@ -67,10 +79,28 @@ describe('PolicyView', () => {
     desk.handle('policy.show', () =>
       policyView({
         rules: [{ name: 'cooling-off', value: '60000', unit: 'ms', pending: null }],
-        exchange: { description: 'chain 424242 at http://127.0.0.1:47100', chainId: 424242, trading: 'http://127.0.0.1:47100', earn: 'http://127.0.0.1:47100', aliases: ['sandbox', 'sandbox-2'] },
+        exchange: {
+          description: 'chain 424242 at http://127.0.0.1:47100',
+          chainId: 424242,
+          trading: 'http://127.0.0.1:47100',
+          earn: 'http://127.0.0.1:47100',
+          aliases: ['sandbox', 'sandbox-2'],
+        },
         events: [
-          { id: 2, at: NOW - 90_000, kind: 'resume', summary: 'writes resumed on every network after a halt of 1 minute 30 seconds', times: { haltedSince: NOW - 180_000 } },
-          { id: 1, at: NOW - 120_000, kind: 'policy.pending', summary: 'withdraw-limit-usd: $15.00 -> $1,000.00 (loosened; in force after the 1 minute cooling-off)', times: { effectiveAt: NOW + 60_000 } },
+          {
+            id: 2,
+            at: NOW - 90_000,
+            kind: 'resume',
+            summary: 'writes resumed on every network after a halt of 1 minute 30 seconds',
+            times: { haltedSince: NOW - 180_000 },
+          },
+          {
+            id: 1,
+            at: NOW - 120_000,
+            kind: 'policy.pending',
+            summary: 'withdraw-limit-usd: $15.00 -> $1,000.00 (loosened; in force after the 1 minute cooling-off)',
+            times: { effectiveAt: NOW + 60_000 },
+          },
         ],
       }),
     )
@@ -96,7 +126,16 @@ describe('PolicyView', () => {
     desk.handle('policy.set', (a) => {
       sets.push(a)
       if (a.value === '1' || a.passphrase) {
-        return policyView({ rules: [{ name: 'max-order-usd', value: a.passphrase ? '1' : a.value, unit: 'USD per order', pending: a.passphrase ? { value: a.value, requestedAt: NOW, effectiveAt: NOW + 60_000 } : null }] })
+        return policyView({
+          rules: [
+            {
+              name: 'max-order-usd',
+              value: a.passphrase ? '1' : a.value,
+              unit: 'USD per order',
+              pending: a.passphrase ? { value: a.value, requestedAt: NOW, effectiveAt: NOW + 60_000 } : null,
+            },
+          ],
+        })
       }
       throw new Error('unreachable')
     })
@@ -119,7 +158,16 @@ describe('PolicyView', () => {
     expect(button('Loosen after the cooling-off')!.disabled).toBe(true)
     desk.handle('policy.set', (a) => {
       sets.push(a)
-      return policyView({ rules: [{ name: 'max-order-usd', value: '1', unit: 'USD per order', pending: { value: a.value, requestedAt: NOW, effectiveAt: NOW + 60_000 } }] })
+      return policyView({
+        rules: [
+          {
+            name: 'max-order-usd',
+            value: '1',
+            unit: 'USD per order',
+            pending: { value: a.value, requestedAt: NOW, effectiveAt: NOW + 60_000 },
+          },
+        ],
+      })
     })
     await pass.setValue('my vault phrase')
     button('Loosen after the cooling-off')!.click()
@@ -144,7 +192,9 @@ describe('PolicyView', () => {
     button('Add to the address book')!.click()
     await flush()
     expect(wrapper.get('[data-testid="error-code"]').text()).toBe('InvalidAddressChecksum')
-    expect(desk.callsTo('addresses.add')).toEqual([{ label: 'treasury', address: '0x52908400098527886E0F7030069857D2E4169Ee7', chainId: '1', passphrase: 'pw' }])
+    expect(desk.callsTo('addresses.add')).toEqual([
+      { label: 'treasury', address: '0x52908400098527886E0F7030069857D2E4169Ee7', chainId: '1', passphrase: 'pw' },
+    ])
 
     desk.handle('addresses.remove', (a) => {
       view = { ...view, addresses: view.addresses.filter((e) => e.label !== a.label) }
@@ -167,7 +217,14 @@ describe('halt', () => {
     halted: { since: NOW },
     accounts: [
       { account: CASH, label: 'cash-1', verifiedZero: true, cancelledMarkets: [1, 2], remaining: [], error: null },
-      { account: CREDIT, label: 'credit-1', verifiedZero: false, cancelledMarkets: [], remaining: [{ market: 2, oid: '77' }], error: { code: 'WatchOnlyAccount', message: 'no key' } },
+      {
+        account: CREDIT,
+        label: 'credit-1',
+        verifiedZero: false,
+        cancelledMarkets: [],
+        remaining: [{ market: 2, oid: '77' }],
+        error: { code: 'WatchOnlyAccount', message: 'no key' },
+      },
     ],
   }
 
@@ -184,7 +241,10 @@ describe('halt', () => {
       return policyView()
     })
     setActivePinia(createPinia())
-    const shell = mount({ components: { HaltButton, HaltPanel }, template: '<div><halt-button /><main><halt-panel /></main></div>' }, { attachTo: document.body })
+    const shell = mount(
+      { components: { HaltButton, HaltPanel }, template: '<div><halt-button /><main><halt-panel /></main></div>' },
+      { attachTo: document.body },
+    )
     await flush()
     expect(button('Halt trading')).not.toBeNull()
     button('Halt trading')!.click()
@@ -227,22 +287,53 @@ describe('halt', () => {
 describe('refusal figures', () => {
   it('reads the limit, what is used and when room frees up from the details', () => {
     const at = Date.UTC(2026, 10, 25, 10, 0, 0)
-    const f = refusalFacts(new DeskCallError({ code: 'LimitExceeded', message: 'x', details: { code: 'LimitExceeded', rule: 'transfer-daily-limit-usd', limit: '20', used: '12.5', amount: '10', freesAt: at } }))!
+    const f = refusalFacts(
+      new DeskCallError({
+        code: 'LimitExceeded',
+        message: 'x',
+        details: { code: 'LimitExceeded', rule: 'transfer-daily-limit-usd', limit: '20', used: '12.5', amount: '10', freesAt: at },
+      }),
+    )!
     expect(f.facts.map((x) => x.label)).toEqual(['Rule', 'Limit', 'Already used (last 24 h)', 'This amount', 'Room frees up at'])
     expect(f.facts.map((x) => x.value).slice(1, 4)).toEqual(['$20.00', '$12.50', '$10.00'])
     expect(f.facts[4]!.value).toMatch(/^2026-11-2\d \d\d:00:00/)
-    const never = refusalFacts(new DeskCallError({ code: 'LimitExceeded', message: 'x', details: { rule: 'withdraw-asset-daily-limit:1', limit: '3000', used: '0', amount: '4', freesAt: null } }), (id) => (id === 1 ? 'USDC' : undefined))!
+    const never = refusalFacts(
+      new DeskCallError({
+        code: 'LimitExceeded',
+        message: 'x',
+        details: { rule: 'withdraw-asset-daily-limit:1', limit: '3000', used: '0', amount: '4', freesAt: null },
+      }),
+      (id) => (id === 1 ? 'USDC' : undefined),
+    )!
     expect(never.facts.at(-1)!.value).toContain('it alone is over the limit')
     // A per-asset limit in that asset's units, with its symbol (never "units").
     expect(never.facts[1]!.value).toBe('3,000 USDC')
-    expect(refusalFacts(new DeskCallError({ code: 'LimitExceeded', message: 'x', details: { rule: 'withdraw-asset-limit:9', limit: '3', used: '0', amount: '4' } }))!.facts[1]!.value).toBe('3 (asset 9)')
+    expect(
+      refusalFacts(
+        new DeskCallError({
+          code: 'LimitExceeded',
+          message: 'x',
+          details: { rule: 'withdraw-asset-limit:9', limit: '3', used: '0', amount: '4' },
+        }),
+      )!.facts[1]!.value,
+    ).toBe('3 (asset 9)')
     expect(refusalFacts(new DeskCallError({ code: 'InsufficientSpotBalance', message: 'x' }))).toBeNull()
-    expect(refusalFacts(new DeskCallError({ code: 'PriceOutsideBand', message: 'x', details: { band: '5', reference: '3450.5', confirmText: 'BUY MARKET 2 AT 34505' } }))!.confirmText).toBe('BUY MARKET 2 AT 34505')
+    expect(
+      refusalFacts(
+        new DeskCallError({
+          code: 'PriceOutsideBand',
+          message: 'x',
+          details: { band: '5', reference: '3450.5', confirmText: 'BUY MARKET 2 AT 34505' },
+        }),
+      )!.confirmText,
+    ).toBe('BUY MARKET 2 AT 34505')
   })
 
   it('a preview predicting a policy refusal or a short balance blocks signing', () => {
     expect(blockingWarning(['Refused by policy (DestinationNotAllowed): not in the address book'])).toMatch(/^Refused by policy/)
-    expect(blockingWarning(['cash-1 has only 1 USDC available: the service will refuse with InsufficientSpotBalance.'])).toMatch(/InsufficientSpotBalance/)
+    expect(blockingWarning(['cash-1 has only 1 USDC available: the service will refuse with InsufficientSpotBalance.'])).toMatch(
+      /InsufficientSpotBalance/,
+    )
     expect(blockingWarning([])).toBeNull()
   })
 })

@@ -2,7 +2,17 @@ import { DeskCallError } from '../../shared/desk-call-error'
 import { formatAmount, formatPercent, formatTime, formatUsd } from '../../../../main/contract/format'
 
 /** The policy refusal codes main raises before anything is signed. */
-export const POLICY_CODES = ['DestinationNotAllowed', 'DestinationCoolingOff', 'LimitExceeded', 'PriceOutsideBand', 'WritesHalted', 'MarkUnavailable', 'InvalidAddressChecksum', 'BurnAddress', 'PolicyFileCorrupt'] as const
+export const POLICY_CODES = [
+  'DestinationNotAllowed',
+  'DestinationCoolingOff',
+  'LimitExceeded',
+  'PriceOutsideBand',
+  'WritesHalted',
+  'MarkUnavailable',
+  'InvalidAddressChecksum',
+  'BurnAddress',
+  'PolicyFileCorrupt',
+] as const
 
 export interface RefusalFacts {
   code: string
@@ -13,7 +23,8 @@ export interface RefusalFacts {
 }
 
 const isUsdRule = (rule: string) => rule.endsWith('-usd')
-const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && /^[0-9]+$/.test(v) ? Number(v) : null)
+const num = (v: unknown): number | null =>
+  typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && /^[0-9]+$/.test(v) ? Number(v) : null
 
 /**
  * The numbers of a policy refusal, read from its details (never parsed out of the message):
@@ -30,14 +41,18 @@ export function refusalFacts(e: unknown, symbolOf: (assetId: number) => string |
     // A per-asset limit (`…-asset-limit:<assetId>`) is in that asset's units, shown with its symbol.
     const assetId = /:([0-9]+)$/.exec(rule)?.[1]
     const symbol = assetId === undefined ? undefined : (symbolOf(Number(assetId)) ?? `(asset ${assetId})`)
-    const money = (v: unknown) => (v === null || v === undefined ? '—' : isUsdRule(rule) ? formatUsd(String(v)) : formatAmount(String(v), { symbol: symbol ?? '' }))
+    const money = (v: unknown) =>
+      v === null || v === undefined ? '—' : isUsdRule(rule) ? formatUsd(String(v)) : formatAmount(String(v), { symbol: symbol ?? '' })
     facts.push({ label: 'Rule', value: rule })
     facts.push({ label: 'Limit', value: money(d.limit) })
     if (rule.includes('daily')) facts.push({ label: 'Already used (last 24 h)', value: money(d.used) })
     facts.push({ label: 'This amount', value: money(d.amount) })
     if (rule.includes('daily')) {
       const at = num(d.freesAt)
-      facts.push({ label: 'Room frees up at', value: at === null ? 'never for this amount: it alone is over the limit' : formatTime(at, { zone: true }) })
+      facts.push({
+        label: 'Room frees up at',
+        value: at === null ? 'never for this amount: it alone is over the limit' : formatTime(at, { zone: true }),
+      })
     }
   } else if (code === 'DestinationCoolingOff') {
     if (d.label) facts.push({ label: 'Address-book entry', value: String(d.label) })
@@ -47,7 +62,13 @@ export function refusalFacts(e: unknown, symbolOf: (assetId: number) => string |
     facts.push({ label: 'Allowed', value: 'your own accounts and address-book entries past their cooling-off' })
   } else if (code === 'PriceOutsideBand') {
     if (d.band !== undefined) facts.push({ label: 'Band', value: formatPercent(String(d.band)) })
-    facts.push({ label: 'Reference', value: d.reference === null || d.reference === undefined ? 'none known' : `${String(d.reference)}${d.referenceSource ? ` (${String(d.referenceSource)})` : ''}` })
+    facts.push({
+      label: 'Reference',
+      value:
+        d.reference === null || d.reference === undefined
+          ? 'none known'
+          : `${String(d.reference)}${d.referenceSource ? ` (${String(d.referenceSource)})` : ''}`,
+    })
   } else if (code === 'WritesHalted') {
     facts.push({ label: 'Halted since', value: formatTime(num(d.since), { zone: true }) })
   } else if (!(POLICY_CODES as readonly string[]).includes(code)) {

@@ -50,7 +50,11 @@ beforeEach(() => {
     { code: 'USD', markUsd: null, markTimeMs: null },
     { code: 'BTC', markUsd: '64000.5', markTimeMs: Date.now() - 1000 },
   ])
-  desk.handle('reports.fillsCsv', (a) => ({ filename: `fills-${a.account ?? 'all'}.csv`, mime: 'text/csv', content: 'time_utc,fee\r\nx,0.1\r\ny,0.2\r\n' }))
+  desk.handle('reports.fillsCsv', (a) => ({
+    filename: `fills-${a.account ?? 'all'}.csv`,
+    mime: 'text/csv',
+    content: 'time_utc,fee\r\nx,0.1\r\ny,0.2\r\n',
+  }))
   desk.handle('reports.transfersCsv', () => ({ filename: 'transfers.csv', mime: 'text/csv', content: 'time_utc,kind\r\nx,withdrawal\r\n' }))
   desk.handle('journal.export', () => ({ filename: 'journal.csv', mime: 'text/csv', content: 'cloid\r\n' }))
   desk.handle('reports.pnl', () => pnl)
@@ -82,7 +86,9 @@ describe('ReportsView', () => {
     // accounts by name and short address; currencies with their mark
     const accountOptions = [...q<HTMLSelectElement>('select[aria-label="Account"]').options].map((o) => o.text)
     expect(accountOptions).toEqual(['All accounts', 'cash-1 (0x2222…2222)', 'credit-1 (0x1111…1111)'])
-    expect([...q<HTMLSelectElement>('select[aria-label="Value currency"]').options].map((o) => o.text)[1]).toMatch(/^BTC — mark \$64,000\.50, \d+s ago$/)
+    expect([...q<HTMLSelectElement>('select[aria-label="Value currency"]').options].map((o) => o.text)[1]).toMatch(
+      /^BTC — mark \$64,000\.50, \d+s ago$/,
+    )
     await wrapper.get('select[aria-label="Account"]').setValue(CASH)
     await wrapper.get('select[aria-label="Value currency"]').setValue('BTC')
     await wrapper.get('input[aria-label="From"]').setValue('2026-11-01T00:00')
@@ -90,7 +96,9 @@ describe('ReportsView', () => {
     q<HTMLButtonElement>('button[aria-label="Export CSV"]').click()
     await flush()
     // the pickers are read in the operator's zone (local time), sent as epoch ms
-    expect(desk.callsTo('reports.fillsCsv')).toEqual([{ account: CASH, fromMs: new Date(2026, 10, 1, 0, 0).getTime(), toMs: new Date(2026, 10, 2, 12, 30).getTime(), currency: 'BTC' }])
+    expect(desk.callsTo('reports.fillsCsv')).toEqual([
+      { account: CASH, fromMs: new Date(2026, 10, 1, 0, 0).getTime(), toMs: new Date(2026, 10, 2, 12, 30).getTime(), currency: 'BTC' },
+    ])
     expect(clicks).toEqual([`fills-${CASH}.csv`])
     expect(await blobs[0]!.text()).toContain('x,0.1')
     expect(wrapper.get('[role="status"].ok').text()).toBe(`Exported fills-${CASH}.csv (2 rows)`)
@@ -104,12 +112,14 @@ describe('ReportsView', () => {
     q<HTMLButtonElement>('button[aria-label="Export CSV"]').click()
     await flush()
     expect(desk.callsTo('reports.transfersCsv')).toEqual([expect.objectContaining({ currency: 'USD' })])
-    expect((desk.callsTo('reports.transfersCsv')[0] as object)).not.toHaveProperty('account')
+    expect(desk.callsTo('reports.transfersCsv')[0] as object).not.toHaveProperty('account')
     await wrapper.get('select[aria-label="Report"]').setValue('journal')
     expect(document.querySelector('select[aria-label="Value currency"]')).toBeNull()
     q<HTMLButtonElement>('button[aria-label="Export CSV"]').click()
     await flush()
-    expect(desk.callsTo('journal.export')).toEqual([{ format: 'csv', filter: expect.objectContaining({ sinceMs: expect.any(Number), untilMs: expect.any(Number) }) }])
+    expect(desk.callsTo('journal.export')).toEqual([
+      { format: 'csv', filter: expect.objectContaining({ sinceMs: expect.any(Number), untilMs: expect.any(Number) }) },
+    ])
     expect(clicks).toEqual(['transfers.csv', 'journal.csv'])
     wrapper.unmount()
   })
@@ -135,8 +145,23 @@ describe('ReportsView', () => {
     await flush()
     q<HTMLButtonElement>('button[aria-label="Show realised PnL"]').click()
     await flush()
-    const row = wrapper.get('table[aria-label="Realised PnL"] tbody tr').findAll('td').map((c) => c.text())
-    expect(row).toEqual(['cash-1 (0x2222…2222)', 'BTC/USDC', '2 of 3', '0.08 BTC', '20 USDC', '0.514 USDC', '19,486.1234 USDC', '0.00001 BTC', '0.02 BTC', '1,280 USDC', '—'])
+    const row = wrapper
+      .get('table[aria-label="Realised PnL"] tbody tr')
+      .findAll('td')
+      .map((c) => c.text())
+    expect(row).toEqual([
+      'cash-1 (0x2222…2222)',
+      'BTC/USDC',
+      '2 of 3',
+      '0.08 BTC',
+      '20 USDC',
+      '0.514 USDC',
+      '19,486.1234 USDC',
+      '0.00001 BTC',
+      '0.02 BTC',
+      '1,280 USDC',
+      '—',
+    ])
     expect(await seriousA11yViolations()).toEqual([])
     wrapper.unmount()
   })

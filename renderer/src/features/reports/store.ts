@@ -26,7 +26,8 @@ export const useReportsStore = defineStore('reports', () => {
 
   function exportCsv(r: ReportRequest): Promise<ExportFile> {
     const account = r.account ? { account: r.account } : {}
-    if (r.kind === 'journal') return call('journal.export', { format: 'csv', filter: { ...account, sinceMs: r.fromMs, untilMs: r.toMs, limit: 10_000 } })
+    if (r.kind === 'journal')
+      return call('journal.export', { format: 'csv', filter: { ...account, sinceMs: r.fromMs, untilMs: r.toMs, limit: 10_000 } })
     const args = { ...account, fromMs: r.fromMs, toMs: r.toMs, currency: r.currency }
     return r.kind === 'fills' ? call('reports.fillsCsv', args) : call('reports.transfersCsv', args)
   }

@@ -12,7 +12,30 @@ export interface Strength {
   hint: string
 }
 
-const COMMON = ['password', 'passw0rd', 'passphrase', 'qwerty', 'azerty', 'letmein', 'welcome', 'admin', 'iloveyou', 'monkey', 'dragon', 'football', 'baseball', 'master', 'sunshine', 'princess', 'trustno1', 'changeme', 'secret', 'treasury', 'ethereum', 'bitcoin']
+const COMMON = [
+  'password',
+  'passw0rd',
+  'passphrase',
+  'qwerty',
+  'azerty',
+  'letmein',
+  'welcome',
+  'admin',
+  'iloveyou',
+  'monkey',
+  'dragon',
+  'football',
+  'baseball',
+  'master',
+  'sunshine',
+  'princess',
+  'trustno1',
+  'changeme',
+  'secret',
+  'treasury',
+  'ethereum',
+  'bitcoin',
+]
 const RUNS = ['abcdefghijklmnopqrstuvwxyz', '0123456789', 'qwertyuiop', 'asdfghjkl', 'zxcvbnm', '1234567890']
 
 function isRunOrRepeat(s: string): boolean {

@@ -57,5 +57,26 @@ export const useSessionStore = defineStore('session', () => {
     settings.value = await call('settings.update', patch)
   }
 
-  return { appState, loadError, settings, networks, stream, hostDisconnected, vault, unlocked, network, isMainnet, theme, load, loadSettings, loadNetworks, setVault, createVault, unlock, lock, selectNetwork, updateSettings }
+  return {
+    appState,
+    loadError,
+    settings,
+    networks,
+    stream,
+    hostDisconnected,
+    vault,
+    unlocked,
+    network,
+    isMainnet,
+    theme,
+    load,
+    loadSettings,
+    loadNetworks,
+    setVault,
+    createVault,
+    unlock,
+    lock,
+    selectNetwork,
+    updateSettings,
+  }
 })

@@ -36,17 +36,28 @@ export function liveSplit(s: StreamStatus, accounts: number | null): string | nu
 }
 
 export function streamWords(s: StreamStatus, accounts: number | null): StreamWords {
-  const conns = s.connections === s.connectionLimit ? `${plural(s.connections, 'connection')} of the ${s.connectionLimit} the service counts` : `${plural(s.connections, 'connection')}, the service counts ${s.connectionLimit}`
+  const conns =
+    s.connections === s.connectionLimit
+      ? `${plural(s.connections, 'connection')} of the ${s.connectionLimit} the service counts`
+      : `${plural(s.connections, 'connection')}, the service counts ${s.connectionLimit}`
   const subs = `${s.subscriptions} of ${plural(Math.max(1, s.connections) * SUBS_PER_CONNECTION, 'subscription')}`
   const split = liveSplit(s, accounts)
   const facts = [conns, subs, ...(split ? [split] : [])].join('; ')
   if (!s.connected) return { tone: 'down', short: 'Stream down', meaning: `stream down, values age until it reconnects; ${facts}` }
   if (budgetSpent(s)) {
-    return { tone: 'warn', short: 'Connection budget spent', meaning: `${s.newConnectionsLastMinute} of the ${s.newConnectionLimitPerMinute} new connections a minute the service counts are spent: the next one waits; ${facts}` }
+    return {
+      tone: 'warn',
+      short: 'Connection budget spent',
+      meaning: `${s.newConnectionsLastMinute} of the ${s.newConnectionLimitPerMinute} new connections a minute the service counts are spent: the next one waits; ${facts}`,
+    }
   }
   if (s.connections > s.connectionLimit) {
     if (s.strict === false) {
-      return { tone: 'warn', short: 'Limits off', meaning: `strict limits off on this sandbox: ${plural(s.connections, 'connection')}, the service counts ${s.connectionLimit} — not enforced yet; ${subs}` }
+      return {
+        tone: 'warn',
+        short: 'Limits off',
+        meaning: `strict limits off on this sandbox: ${plural(s.connections, 'connection')}, the service counts ${s.connectionLimit} — not enforced yet; ${subs}`,
+      }
     }
     return { tone: 'warn', short: `${s.connections} connections`, meaning: `${facts}; more connections than the service counts` }
   }

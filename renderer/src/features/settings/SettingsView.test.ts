@@ -12,9 +12,27 @@ let stored: AlertSettingsView
 beforeEach(() => {
   desk = installFakeDesk()
   desk.handle('app.state', () => appState())
-  desk.handle('settings.get', () => ({ autoLockMinutes: 15, passphraseWindowMinutes: 5, warningThresholds: { watchPct: 50, warningPct: 75, criticalPct: 90 }, theme: 'dark' }))
+  desk.handle('settings.get', () => ({
+    autoLockMinutes: 15,
+    passphraseWindowMinutes: 5,
+    warningThresholds: { watchPct: 50, warningPct: 75, criticalPct: 90 },
+    theme: 'dark',
+  }))
   desk.handle('networks.list', () => ({ selected: 'sandbox', networks: [{ ...appState().network!, network: 'sandbox' }] }))
-  stored = { rules: { 'funds-received': true, ltv: true, 'order-filled': true, 'earn-claimable': true, 'agent-slot-empty': true, 'write-unresolved': true }, ltvThresholdsPct: [80, 90], quietHours: null, checkIntervalSec: 60, desktopNotifications: true }
+  stored = {
+    rules: {
+      'funds-received': true,
+      ltv: true,
+      'order-filled': true,
+      'earn-claimable': true,
+      'agent-slot-empty': true,
+      'write-unresolved': true,
+    },
+    ltvThresholdsPct: [80, 90],
+    quietHours: null,
+    checkIntervalSec: 60,
+    desktopNotifications: true,
+  }
   desk.handle('alerts.settings.get', () => stored)
   desk.handle('alerts.settings.update', (p) => (stored = { ...stored, ...p, rules: { ...stored.rules, ...p.rules } } as AlertSettingsView))
   document.body.innerHTML = ''
@@ -47,7 +65,12 @@ describe('SettingsView', () => {
     await form.trigger('submit')
     await flush()
     expect(desk.callsTo('alerts.settings.update')).toEqual([
-      { rules: expect.objectContaining({ 'order-filled': false, ltv: true }), ltvThresholdsPct: [75.25, 92.5], quietHours: { start: '21:30', end: '06:15' }, desktopNotifications: false },
+      {
+        rules: expect.objectContaining({ 'order-filled': false, ltv: true }),
+        ltvThresholdsPct: [75.25, 92.5],
+        quietHours: { start: '21:30', end: '06:15' },
+        desktopNotifications: false,
+      },
     ])
     expect(form.get('[role="status"]').text()).toBe('Alert settings saved')
     expect(await seriousA11yViolations()).toEqual([])
@@ -63,14 +86,17 @@ describe('SettingsView', () => {
     await flush()
     expect(form.get('[role="alert"]').text()).toMatch(/"80.125" is not a percent from 0 to 100 with at most 2 decimals/)
     expect(desk.callsTo('alerts.settings.update')).toEqual([])
-    desk.fail('alerts.settings.update', { code: 'InvalidAlertSettings', message: 'quiet hours start and end at the same time: turn them off instead' })
+    desk.fail('alerts.settings.update', {
+      code: 'InvalidAlertSettings',
+      message: 'quiet hours start and end at the same time: turn them off instead',
+    })
     await form.get('input[aria-label="Credit line alert thresholds percent"]').setValue('100')
     await form.trigger('submit')
     await flush()
     expect(form.text()).toMatch(/InvalidAlertSettings/)
     wrapper.unmount()
   })
-  it('Networks: saving asks for the vault passphrase and shows main\'s typed refusal (issue 21 item 2)', async () => {
+  it("Networks: saving asks for the vault passphrase and shows main's typed refusal (issue 21 item 2)", async () => {
     const { wrapper } = await mountScreen(SettingsView, { path: '/settings' })
     await flush()
     const form = wrapper.get('form[aria-label="Network configuration"]')
@@ -87,7 +113,18 @@ describe('SettingsView', () => {
     expect(wrapper.text()).toMatch(/Network not saved/)
     // the passphrase is not kept in the form after a try
     expect(form.get<HTMLInputElement>('input[aria-label="Passphrase to save the network"]').element.value).toBe('')
-    desk.handle('networks.save', (a) => ({ name: a.name, kind: a.kind, chainId: a.chainId, tradingUrl: a.tradingUrl, wsUrl: a.wsUrl, earnUrl: a.earnUrl, infoRatePerSec: a.infoRatePerSec, tradeRatePerSec: a.tradeRatePerSec, strictLimits: true, configured: true }))
+    desk.handle('networks.save', (a) => ({
+      name: a.name,
+      kind: a.kind,
+      chainId: a.chainId,
+      tradingUrl: a.tradingUrl,
+      wsUrl: a.wsUrl,
+      earnUrl: a.earnUrl,
+      infoRatePerSec: a.infoRatePerSec,
+      tradeRatePerSec: a.tradeRatePerSec,
+      strictLimits: true,
+      configured: true,
+    }))
     await form.get('input[aria-label="Passphrase to save the network"]').setValue('the passphrase')
     await form.trigger('submit')
     await flush()
@@ -100,7 +137,10 @@ describe('SettingsView', () => {
 
   it('Strict limits: the sandbox switch asks main (networks.update, with the passphrase), shows the new mode, and shows main refusing', async () => {
     let strict = true
-    desk.handle('networks.list', () => ({ selected: 'sandbox', networks: [{ ...appState().network!, strictLimits: strict, network: 'sandbox' }] }))
+    desk.handle('networks.list', () => ({
+      selected: 'sandbox',
+      networks: [{ ...appState().network!, strictLimits: strict, network: 'sandbox' }],
+    }))
     desk.handle('networks.update', (a) => {
       strict = a.strictLimits ?? strict
       return { ...appState().network!, strictLimits: strict, network: 'sandbox' }
@@ -119,7 +159,10 @@ describe('SettingsView', () => {
     expect(form.get('button').text()).toBe('Turn strict limits on')
     expect(wrapper.text()).toContain('Strict limits off for sandbox')
     expect(await seriousA11yViolations()).toEqual([])
-    desk.fail('networks.update', { code: 'PassphraseIncorrect', message: 'wrong vault passphrase: changing network "sandbox" was not done' })
+    desk.fail('networks.update', {
+      code: 'PassphraseIncorrect',
+      message: 'wrong vault passphrase: changing network "sandbox" was not done',
+    })
     await form.trigger('submit')
     await flush()
     expect(wrapper.text()).toContain('Strict limits not changed')

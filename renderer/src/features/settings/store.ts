@@ -17,6 +17,7 @@ export const useSettingsStore = defineStore('settings', () => {
   const installCli = (): Promise<CliInstallView> => call('app.installCli')
   /** Alert rules, LTV thresholds, quiet hours, desktop notifications: main keeps and checks them. */
   const alertSettings = (): Promise<AlertSettingsView> => call('alerts.settings.get')
-  const saveAlertSettings = (patch: ChannelArgs<'alerts.settings.update'>): Promise<AlertSettingsView> => call('alerts.settings.update', patch)
+  const saveAlertSettings = (patch: ChannelArgs<'alerts.settings.update'>): Promise<AlertSettingsView> =>
+    call('alerts.settings.update', patch)
   return { saveNetwork, setStrictLimits, changePassphrase, installCli, alertSettings, saveAlertSettings }
 })

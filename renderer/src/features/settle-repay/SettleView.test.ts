@@ -61,7 +61,14 @@ describe('SettleView', () => {
 
   it('previews exactly what will be signed and both predicted balances, then follows the write to reconciled', async () => {
     desk.handle('settle.submit', () => ({ submission: submission({ state: 'sent' }), leaves: [] }))
-    desk.handle('account.detail', (a) => ({ account: account(a.address as `0x${string}`, a.address === CREDIT ? 'credit' : 'balance', 'x'), balances: [], credit: null, openOrders: [], fills: [], fetchedAt: 1 }))
+    desk.handle('account.detail', (a) => ({
+      account: account(a.address as `0x${string}`, a.address === CREDIT ? 'credit' : 'balance', 'x'),
+      balances: [],
+      credit: null,
+      openOrders: [],
+      fills: [],
+      fetchedAt: 1,
+    }))
     const w = await fill('1.5')
     button('Preview')!.click()
     await flush()
@@ -83,14 +90,32 @@ describe('SettleView', () => {
     expect(status).toContain('reconciling by cloid — do not resubmit')
     expect(status).not.toMatch(/executed|FAILED/)
 
-    desk.emit('journal.changed', submission({ state: 'reconciled', code: null, finalStatus: 'success', outcome: 'success', txHash: '0xabc', traceId: 'trace-1', updatedAt: 3000 }))
+    desk.emit(
+      'journal.changed',
+      submission({
+        state: 'reconciled',
+        code: null,
+        finalStatus: 'success',
+        outcome: 'success',
+        txHash: '0xabc',
+        traceId: 'trace-1',
+        updatedAt: 3000,
+      }),
+    )
     await flush()
     expect(w.get('[aria-label="Submission status"]').text()).toContain('executed')
     expect(w.get('[aria-label="Submission status"]').text()).toContain('trace-1')
     expect(w.get('[aria-label="Submission status"]').text()).toContain('0xabc')
     expect(desk.callsTo('account.detail')).toHaveLength(2)
     // the cash account's final balance arrives later by push: "Balances now" follows it
-    desk.emit('state.account', { account: account(CASH, 'balance', 'x'), balances: [{ assetId: 1, symbol: 'USDC', available: '3.5', locked: '0', total: '3.5', usdValue: '3.5' }], credit: null, openOrders: [], fills: [], fetchedAt: 5 })
+    desk.emit('state.account', {
+      account: account(CASH, 'balance', 'x'),
+      balances: [{ assetId: 1, symbol: 'USDC', available: '3.5', locked: '0', total: '3.5', usdValue: '3.5' }],
+      credit: null,
+      openOrders: [],
+      fills: [],
+      fetchedAt: 5,
+    })
     await flush()
     expect(w.get('[aria-label="Balances now"]').text()).toContain('3.5')
     w.unmount()
@@ -98,9 +123,20 @@ describe('SettleView', () => {
 
   it('when the outcome is unknown, follows the journaled submission until it is reconciled', async () => {
     const cloid = '0x0123456789abcdef0123456789abcdef'
-    desk.fail('settle.submit', { code: 'TradeOutcomeUnknown', message: 'the outcome of the settle is not known yet (NodeUnreachable)', details: { cloid, journalId: 1 } })
+    desk.fail('settle.submit', {
+      code: 'TradeOutcomeUnknown',
+      message: 'the outcome of the settle is not known yet (NodeUnreachable)',
+      details: { cloid, journalId: 1 },
+    })
     desk.handle('journal.get', () => submission({ state: 'unknown', code: 'NodeUnreachable', updatedAt: 2000 }))
-    desk.handle('account.detail', (a) => ({ account: account(a.address as `0x${string}`, 'balance', 'x'), balances: [], credit: null, openOrders: [], fills: [], fetchedAt: 1 }))
+    desk.handle('account.detail', (a) => ({
+      account: account(a.address as `0x${string}`, 'balance', 'x'),
+      balances: [],
+      credit: null,
+      openOrders: [],
+      fills: [],
+      fetchedAt: 1,
+    }))
     const w = await fill('1.5')
     button('Preview')!.click()
     await flush()
@@ -118,7 +154,11 @@ describe('SettleView', () => {
   })
 
   it('shows a rejection with the service code and advice', async () => {
-    desk.fail('settle.submit', { code: 'TradeRejected', message: 'the service rejected the settle: InvalidSettle', details: { rejectCode: 'InvalidSettle' } })
+    desk.fail('settle.submit', {
+      code: 'TradeRejected',
+      message: 'the service rejected the settle: InvalidSettle',
+      details: { rejectCode: 'InvalidSettle' },
+    })
     const w = await fill('1.5')
     button('Preview')!.click()
     await flush()
@@ -148,7 +188,14 @@ describe('SettleView accessibility', () => {
     await flush()
     expect(document.querySelector('table[aria-label="Predicted balances"]')).not.toBeNull()
     const dialog = mount(ConfirmDialog, { attachTo: document.body })
-    desk.emit('confirm.request', { id: 'c1', title: 'Settle 1.5 USDC', summary: ['settle 1.5 USDC from credit-1 to cash-1'], needsPassphrase: true, expiresAt: Date.now() + 60_000, origin: 'app' })
+    desk.emit('confirm.request', {
+      id: 'c1',
+      title: 'Settle 1.5 USDC',
+      summary: ['settle 1.5 USDC from credit-1 to cash-1'],
+      needsPassphrase: true,
+      expiresAt: Date.now() + 60_000,
+      origin: 'app',
+    })
     await flush()
     expect(document.querySelector('[role="dialog"]')).not.toBeNull()
     expect(await seriousA11yViolations()).toEqual([])

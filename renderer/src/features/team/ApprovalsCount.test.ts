@@ -13,7 +13,12 @@ let desk: FakeDesk
 beforeEach(() => {
   desk = installFakeDesk()
   desk.handle('app.state', () => appState())
-  desk.handle('settings.get', () => ({ autoLockMinutes: 15, passphraseWindowMinutes: 5, warningThresholds: { watchPct: 50, warningPct: 75, criticalPct: 90 }, theme: 'dark' }))
+  desk.handle('settings.get', () => ({
+    autoLockMinutes: 15,
+    passphraseWindowMinutes: 5,
+    warningThresholds: { watchPct: 50, warningPct: 75, criticalPct: 90 },
+    theme: 'dark',
+  }))
   desk.handle('accounts.list', () => [account(CASH, 'balance', 'cash-1')])
   desk.handle('portfolio.overview', () => ({ rows: [], totals: [], totalUsd: '0', asOf: Date.now() }))
   document.body.innerHTML = '<div id="app"></div>'

@@ -43,7 +43,18 @@ describe('ApprovalsView', () => {
   })
 
   it('switches tabs by click and arrow keys and filters by kind and account in main', async () => {
-    desk.handle('team.proposals', ({ view }) => (view === 'history' ? [proposal({ status: 'final', outcome: { state: 'accepted', finalStatus: 'success', code: null, at: 1 }, canApprove: false, canReject: false })] : []))
+    desk.handle('team.proposals', ({ view }) =>
+      view === 'history'
+        ? [
+            proposal({
+              status: 'final',
+              outcome: { state: 'accepted', finalStatus: 'success', code: null, at: 1 },
+              canApprove: false,
+              canReject: false,
+            }),
+          ]
+        : [],
+    )
     const { wrapper } = await mountScreen(ApprovalsView, { path: '/approvals' })
     await flush()
     expect(wrapper.text()).toContain('Nothing needs your approval.')
@@ -59,7 +70,13 @@ describe('ApprovalsView', () => {
     await flush()
     await wrapper.get('select[aria-label="Account"]').setValue(CREDIT)
     await flush()
-    expect(desk.callsTo('team.proposals').map((a) => a)).toEqual([{ view: 'needsMe' }, { view: 'waiting' }, { view: 'history' }, { view: 'history', kind: 'withdraw' }, { view: 'history', kind: 'withdraw', account: CREDIT }])
+    expect(desk.callsTo('team.proposals').map((a) => a)).toEqual([
+      { view: 'needsMe' },
+      { view: 'waiting' },
+      { view: 'history' },
+      { view: 'history', kind: 'withdraw' },
+      { view: 'history', kind: 'withdraw', account: CREDIT },
+    ])
     wrapper.unmount()
   })
 
@@ -73,9 +90,15 @@ describe('ApprovalsView', () => {
     list = [proposal(), proposal({ id: `0x${'cd'.repeat(32)}`, title: 'Transfer 10 BTC to desk-2' })]
     desk.emit('state.team', { status: teamStatus({ needsMyApproval: 2 }), proposalsChanged: true })
     await flush()
-    expect(wrapper.findAll('table[aria-label="Needs my approval"] tbody tr a').map((a) => a.text())).toEqual(['Withdraw 25,000 USDC to cold-1', 'Transfer 10 BTC to desk-2'])
+    expect(wrapper.findAll('table[aria-label="Needs my approval"] tbody tr a').map((a) => a.text())).toEqual([
+      'Withdraw 25,000 USDC to cold-1',
+      'Transfer 10 BTC to desk-2',
+    ])
     expect(tab('needsMe').textContent).toContain('(2)')
-    desk.emit('state.team', { status: teamStatus({ state: 'unreachable', detail: 'Team store unreachable since 12:00:00.' }), proposalsChanged: false })
+    desk.emit('state.team', {
+      status: teamStatus({ state: 'unreachable', detail: 'Team store unreachable since 12:00:00.' }),
+      proposalsChanged: false,
+    })
     await flush()
     expect(wrapper.get('[data-testid="team-link"]').text()).toMatch(/Team store unreachable/)
     unwire()

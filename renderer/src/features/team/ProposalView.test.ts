@@ -38,7 +38,11 @@ describe('ProposalView', () => {
   })
 
   it('says when the figures match, and warns when this desk could not recompute them', async () => {
-    desk.handle('team.proposal', () => detail({ recomputed: { title: 't', lines: ['withdraw 25,000 USDC', 'balance after: 75,000 USDC'], computedAt: Date.now(), usd: '25000' } }))
+    desk.handle('team.proposal', () =>
+      detail({
+        recomputed: { title: 't', lines: ['withdraw 25,000 USDC', 'balance after: 75,000 USDC'], computedAt: Date.now(), usd: '25000' },
+      }),
+    )
     const first = await mountDetail()
     await flush()
     expect(first.wrapper.find('[data-testid="preview-differs"]').exists()).toBe(false)
@@ -47,13 +51,24 @@ describe('ProposalView', () => {
     desk.handle('team.proposal', () => detail({ recomputed: null, recomputeError: 'no live session for sandbox' }))
     const second = await mountDetail()
     await flush()
-    expect(second.wrapper.get('[data-testid="recompute-error"]').text()).toMatch(/Not recomputed here: no live session for sandbox\. Do not approve on the initiator's figures alone\./)
+    expect(second.wrapper.get('[data-testid="recompute-error"]').text()).toMatch(
+      /Not recomputed here: no live session for sandbox\. Do not approve on the initiator's figures alone\./,
+    )
     second.wrapper.unmount()
   })
 
   it('approves: main records it and the detail is read again', async () => {
     let approved = false
-    desk.handle('team.proposal', () => (approved ? detail({ approvals: [...detail().approvals, { address: ME, name: 'Alice', at: Date.now(), counts: true }], status: 'approved', canApprove: false, canReject: false }) : detail()))
+    desk.handle('team.proposal', () =>
+      approved
+        ? detail({
+            approvals: [...detail().approvals, { address: ME, name: 'Alice', at: Date.now(), counts: true }],
+            status: 'approved',
+            canApprove: false,
+            canReject: false,
+          })
+        : detail(),
+    )
     desk.handle('team.approve', () => {
       approved = true
       return detail({ status: 'approved' })
@@ -125,7 +140,9 @@ describe('ProposalView', () => {
     opener.focus()
     opener.click()
     await flush()
-    document.querySelector<HTMLElement>('[role="dialog"]')!.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true, cancelable: true }))
+    document
+      .querySelector<HTMLElement>('[role="dialog"]')!
+      .dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true, cancelable: true }))
     await flush()
     expect(document.querySelector('[role="dialog"]')).toBeNull()
     expect(document.activeElement).toBe(opener)
@@ -135,8 +152,27 @@ describe('ProposalView', () => {
 
   it('executes an approved proposal when this desk holds the key, and shows the outcome', async () => {
     let executed = false
-    const approved = detail({ status: 'approved', canApprove: false, canReject: false, canExecute: true, approvals: [{ address: CAROL, name: 'Carol', at: Date.now() - 5000, counts: true }, { address: ME, name: 'Alice', at: Date.now() - 1000, counts: true }] })
-    desk.handle('team.proposal', () => (executed ? { ...approved, status: 'final', canExecute: false, outcome: { state: 'accepted', finalStatus: 'success', code: null, at: Date.now() }, outcomes: [{ address: ME, state: 'accepted', finalStatus: 'success', code: null, at: Date.now() }] } : approved))
+    const approved = detail({
+      status: 'approved',
+      canApprove: false,
+      canReject: false,
+      canExecute: true,
+      approvals: [
+        { address: CAROL, name: 'Carol', at: Date.now() - 5000, counts: true },
+        { address: ME, name: 'Alice', at: Date.now() - 1000, counts: true },
+      ],
+    })
+    desk.handle('team.proposal', () =>
+      executed
+        ? {
+            ...approved,
+            status: 'final',
+            canExecute: false,
+            outcome: { state: 'accepted', finalStatus: 'success', code: null, at: Date.now() },
+            outcomes: [{ address: ME, state: 'accepted', finalStatus: 'success', code: null, at: Date.now() }],
+          }
+        : approved,
+    )
     desk.handle('team.execute', () => {
       executed = true
       return { submission: submission({ state: 'accepted', outcome: 'success' }), proposalId: PID, leaves: [] }

@@ -53,7 +53,18 @@ function live(): void {
 describe('TeamView states', () => {
   it('off: says the desk works alone and connects to a store with the connection string, password and passphrase (cleared after)', async () => {
     let configured = false
-    desk.handle('team.status', () => (configured ? teamStatus({ teamId: null, teamName: null, me: { address: null, name: null, roles: [] } }) : teamStatus({ configured: false, state: 'off', store: null, teamId: null, teamName: null, me: { address: null, name: null, roles: [] } })))
+    desk.handle('team.status', () =>
+      configured
+        ? teamStatus({ teamId: null, teamName: null, me: { address: null, name: null, roles: [] } })
+        : teamStatus({
+            configured: false,
+            state: 'off',
+            store: null,
+            teamId: null,
+            teamName: null,
+            me: { address: null, name: null, roles: [] },
+          }),
+    )
     desk.handle('team.configure', () => {
       configured = true
       return teamStatus({ teamId: null, teamName: null, me: { address: null, name: null, roles: [] } })
@@ -68,7 +79,9 @@ describe('TeamView states', () => {
     expect(button('Connect to the team store')!.disabled).toBe(false)
     button('Connect to the team store')!.click()
     await flush()
-    expect(desk.callsTo('team.configure')).toEqual([{ connectionString: 'postgresql://desk@127.0.0.1:5544/team', password: 'pg-secret', passphrase: 'vault-pass' }])
+    expect(desk.callsTo('team.configure')).toEqual([
+      { connectionString: 'postgresql://desk@127.0.0.1:5544/team', password: 'pg-secret', passphrase: 'vault-pass' },
+    ])
     expect(input('Database password')?.value ?? '').toBe('')
     // An empty store: start the team or join one.
     expect(wrapper.text()).toContain('Start or join a team')
@@ -77,7 +90,9 @@ describe('TeamView states', () => {
   })
 
   it('unreachable: says so in plain words, that team writes are refused and nothing is lost, and what to check', async () => {
-    desk.handle('team.status', () => teamStatus({ state: 'unreachable', detail: 'Team store unreachable since 12:01:04 (connection refused).' }))
+    desk.handle('team.status', () =>
+      teamStatus({ state: 'unreachable', detail: 'Team store unreachable since 12:01:04 (connection refused).' }),
+    )
     const { wrapper } = await mountScreen(TeamView, { path: '/team' })
     await flush()
     const link = wrapper.get('[data-testid="team-link"]')
@@ -92,7 +107,13 @@ describe('TeamView states', () => {
   })
 
   it('tampered: names the first broken link and tells the operator what to do', async () => {
-    desk.handle('team.status', () => teamStatus({ state: 'tampered', detail: 'entry 7 does not verify', broken: { seq: '7', reason: 'signer is not an admin of the roster before it' } }))
+    desk.handle('team.status', () =>
+      teamStatus({
+        state: 'tampered',
+        detail: 'entry 7 does not verify',
+        broken: { seq: '7', reason: 'signer is not an admin of the roster before it' },
+      }),
+    )
     const { wrapper } = await mountScreen(TeamView, { path: '/team' })
     await flush()
     const link = wrapper.get('[data-testid="team-link"]')
@@ -137,13 +158,22 @@ describe('TeamView set-up', () => {
 describe('TeamView roster, policy and audit', () => {
   it('lists members with names, addresses and roles; an admin adds, re-roles and removes (after a second click)', async () => {
     live()
-    desk.handle('team.members.add', (a) => ({ adminQuorum: 1, members: [...members().members, { address: a.address as Address, name: a.name, roles: a.roles, me: false }] }))
-    desk.handle('team.members.roles', (a) => ({ adminQuorum: 1, members: members().members.map((m) => (m.address === a.address ? { ...m, roles: a.roles } : m)) }))
+    desk.handle('team.members.add', (a) => ({
+      adminQuorum: 1,
+      members: [...members().members, { address: a.address as Address, name: a.name, roles: a.roles, me: false }],
+    }))
+    desk.handle('team.members.roles', (a) => ({
+      adminQuorum: 1,
+      members: members().members.map((m) => (m.address === a.address ? { ...m, roles: a.roles } : m)),
+    }))
     desk.handle('team.members.remove', (a) => ({ adminQuorum: 1, members: members().members.filter((m) => m.address !== a.address) }))
     const { wrapper } = await mountScreen(TeamView, { path: '/team' })
     await flush()
     const rows = wrapper.findAll('table[aria-label="Team members"] tbody tr')
-    expect(rows.map((r) => r.text())).toEqual([expect.stringMatching(/Alice \(me\).*0xaaaa…aaaa.*admin, approver/), expect.stringMatching(/Bob.*0xbbbb…bbbb.*trader/)])
+    expect(rows.map((r) => r.text())).toEqual([
+      expect.stringMatching(/Alice \(me\).*0xaaaa…aaaa.*admin, approver/),
+      expect.stringMatching(/Bob.*0xbbbb…bbbb.*trader/),
+    ])
     // Nobody removes themself from here.
     expect(button('Remove Alice from the team')!.disabled).toBe(true)
 
@@ -151,7 +181,9 @@ describe('TeamView roster, policy and audit', () => {
     await type('New member name', 'Carol')
     button('Add member to the team')!.click()
     await flush()
-    expect(desk.callsTo('team.members.add')).toEqual([{ address: '0xcccc00000000000000000000000000000000cccc', name: 'Carol', roles: ['approver'] }])
+    expect(desk.callsTo('team.members.add')).toEqual([
+      { address: '0xcccc00000000000000000000000000000000cccc', name: 'Carol', roles: ['approver'] },
+    ])
 
     button('Change the roles of Bob')!.click()
     await flush()
@@ -183,7 +215,10 @@ describe('TeamView roster, policy and audit', () => {
     desk.emit('state.team', { status: teamStatus(), proposalsChanged: false })
     await flush()
     expect(desk.callsTo('team.members').length).toBe(reads)
-    desk.handle('team.members', () => ({ ...members(), members: [...members().members, { address: CAROL, name: 'Carol', roles: ['approver'], me: false }] }))
+    desk.handle('team.members', () => ({
+      ...members(),
+      members: [...members().members, { address: CAROL, name: 'Carol', roles: ['approver'], me: false }],
+    }))
     desk.emit('state.team', { status: teamStatus({ chain: { length: 13, headSeq: '12', headDigest: null } }), proposalsChanged: false })
     await flush()
     expect(names()).toEqual(['Alice (me)', 'Bob', 'Carol'])
@@ -229,7 +264,11 @@ describe('TeamView roster, policy and audit', () => {
 
   it('an admin writes a new policy version from the rules as JSON; bad JSON is refused before main is asked', async () => {
     live()
-    desk.handle('team.policy.set', (a) => ({ version: 3, rules: a.rules as TeamPolicyView['rules'], history: [...policy().history, { version: 3, seq: '12', digest: `0x${'55'.repeat(32)}`, rules: a.rules as TeamPolicyView['rules'] }] }))
+    desk.handle('team.policy.set', (a) => ({
+      version: 3,
+      rules: a.rules as TeamPolicyView['rules'],
+      history: [...policy().history, { version: 3, seq: '12', digest: `0x${'55'.repeat(32)}`, rules: a.rules as TeamPolicyView['rules'] }],
+    }))
     const { wrapper } = await mountScreen(TeamView, { path: '/team' })
     await flush()
     button('Change the rules: write a new policy version')!.click()
@@ -244,15 +283,26 @@ describe('TeamView roster, policy and audit', () => {
     await box.setValue('[{ "id": "all", "then": { "effect": "approve", "count": 2, "roles": ["approver", "admin"] } }]')
     button('Save rules as a new policy version')!.click()
     await flush()
-    expect(desk.callsTo('team.policy.set')).toEqual([{ rules: [{ id: 'all', then: { effect: 'approve', count: 2, roles: ['approver', 'admin'] } }] }])
+    expect(desk.callsTo('team.policy.set')).toEqual([
+      { rules: [{ id: 'all', then: { effect: 'approve', count: 2, roles: ['approver', 'admin'] } }] },
+    ])
     expect(wrapper.text()).toContain('Policy version 3 is in force.')
-    expect(wrapper.findAll('table[aria-label="Team policy rules"] tbody tr').map((r) => r.text())).toEqual([expect.stringMatching(/1\s*all\s*any action\s*needs 2 approvals from approver or admin/)])
+    expect(wrapper.findAll('table[aria-label="Team policy rules"] tbody tr').map((r) => r.text())).toEqual([
+      expect.stringMatching(/1\s*all\s*any action\s*needs 2 approvals from approver or admin/),
+    ])
     wrapper.unmount()
   })
 
   it('verifies the chain (naming the first broken link) and exports the log as CSV', async () => {
     live()
-    desk.handle('team.verify', () => ({ ok: false, entries: 12, verified: 6, broken: { seq: '6', reason: 'hash link broken' }, headSeq: '5', headDigest: null }))
+    desk.handle('team.verify', () => ({
+      ok: false,
+      entries: 12,
+      verified: 6,
+      broken: { seq: '6', reason: 'hash link broken' },
+      headSeq: '5',
+      headDigest: null,
+    }))
     desk.handle('team.export', () => ({ filename: 'team-log.csv', mime: 'text/csv', content: 'seq,hash\n' }))
     const created: Blob[] = []
     Object.assign(URL, { createObjectURL: vi.fn((b: Blob) => (created.push(b), 'blob:x')), revokeObjectURL: vi.fn() })
@@ -266,7 +316,9 @@ describe('TeamView roster, policy and audit', () => {
       await flush()
       button('Verify chain: check every entry of the team log')!.click()
       await flush()
-      expect(wrapper.get('[data-testid="team-verify"]').text()).toBe('Tampering: 6 of 12 entries verify; the first broken link is entry 6: hash link broken.')
+      expect(wrapper.get('[data-testid="team-verify"]').text()).toBe(
+        'Tampering: 6 of 12 entries verify; the first broken link is entry 6: hash link broken.',
+      )
       button('Export CSV of the team log')!.click()
       await flush()
       expect(clicks).toEqual(['team-log.csv'])
@@ -280,7 +332,16 @@ describe('TeamView roster, policy and audit', () => {
 
 describe('TeamView accessibility', () => {
   it('off with the set-up form: no critical or serious violation', async () => {
-    desk.handle('team.status', () => teamStatus({ configured: false, state: 'off', store: null, teamId: null, teamName: null, me: { address: null, name: null, roles: [] } }))
+    desk.handle('team.status', () =>
+      teamStatus({
+        configured: false,
+        state: 'off',
+        store: null,
+        teamId: null,
+        teamName: null,
+        me: { address: null, name: null, roles: [] },
+      }),
+    )
     await mountScreen(TeamView, { path: '/team' })
     await flush()
     expect(await seriousA11yViolations()).toEqual([])

@@ -40,7 +40,10 @@ export const STATUS_TEXT: Record<string, string> = {
  * The two previews line by line: a line of one that the other does not have is a difference
  * (figures the initiator saw that this desk does not recompute the same).
  */
-export function previewDiff(initiator: string[], mine: string[] | null): { initiator: { line: string; differs: boolean }[]; mine: { line: string; differs: boolean }[]; differences: number } {
+export function previewDiff(
+  initiator: string[],
+  mine: string[] | null,
+): { initiator: { line: string; differs: boolean }[]; mine: { line: string; differs: boolean }[]; differences: number } {
   if (mine === null) return { initiator: initiator.map((line) => ({ line, differs: false })), mine: [], differences: 0 }
   const a = new Set(initiator)
   const b = new Set(mine)

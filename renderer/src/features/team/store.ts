@@ -1,6 +1,19 @@
 import { defineStore } from 'pinia'
 import { computed, ref } from 'vue'
-import type { Address, TeamActionKind, TeamEvent, TeamMembersView, TeamPolicyView, TeamProposalDetail, TeamProposalView, TeamRole, TeamRuleView, TeamStatusView, TeamVerifyView, WriteOutcome } from '../../../../main/contract/types'
+import type {
+  Address,
+  TeamActionKind,
+  TeamEvent,
+  TeamMembersView,
+  TeamPolicyView,
+  TeamProposalDetail,
+  TeamProposalView,
+  TeamRole,
+  TeamRuleView,
+  TeamStatusView,
+  TeamVerifyView,
+  WriteOutcome,
+} from '../../../../main/contract/types'
 import { call } from '../../platform/bridge/desk'
 
 export type ProposalsTab = 'needsMe' | 'waiting' | 'history'
@@ -104,7 +117,11 @@ export const useTeamStore = defineStore('team', () => {
   }
 
   async function afterWrite(id: string): Promise<void> {
-    await Promise.allSettled([loadStatus(), openDetail.value === id ? loadDetail(id) : Promise.resolve(), openList.value ? loadProposals(openList.value.tab, openList.value.filter) : Promise.resolve()])
+    await Promise.allSettled([
+      loadStatus(),
+      openDetail.value === id ? loadDetail(id) : Promise.resolve(),
+      openList.value ? loadProposals(openList.value.tab, openList.value.filter) : Promise.resolve(),
+    ])
   }
 
   async function approve(id: string): Promise<TeamProposalView> {
@@ -158,8 +175,36 @@ export const useTeamStore = defineStore('team', () => {
 
   return {
     openTeam,
-    status, statusError, members, policy, proposals, proposalsError, detail, detailError, verifyResult, needsMe, isAdmin, on,
-    loadStatus, loadTeam, loadProposals, loadDetail, closeList, closeDetail, apply, approve, reject, execute,
-    configure, init, join, addMember, removeMember, setRoles, setPolicy, verify, exportCsv,
+    status,
+    statusError,
+    members,
+    policy,
+    proposals,
+    proposalsError,
+    detail,
+    detailError,
+    verifyResult,
+    needsMe,
+    isAdmin,
+    on,
+    loadStatus,
+    loadTeam,
+    loadProposals,
+    loadDetail,
+    closeList,
+    closeDetail,
+    apply,
+    approve,
+    reject,
+    execute,
+    configure,
+    init,
+    join,
+    addMember,
+    removeMember,
+    setRoles,
+    setPolicy,
+    verify,
+    exportCsv,
   }
 })

@@ -59,7 +59,12 @@ export function detail(over: Partial<TeamProposalDetail> = {}): TeamProposalDeta
   return {
     ...proposal(),
     initiatorPreview: { title: 'Withdraw 25,000 USDC', lines: ['withdraw 25,000 USDC', 'balance after: 75,000 USDC'] },
-    recomputed: { title: 'Withdraw 25,000 USDC', lines: ['withdraw 25,000 USDC', 'balance after: 70,000 USDC'], computedAt: Date.now(), usd: '25000' },
+    recomputed: {
+      title: 'Withdraw 25,000 USDC',
+      lines: ['withdraw 25,000 USDC', 'balance after: 70,000 USDC'],
+      computedAt: Date.now(),
+      usd: '25000',
+    },
     recomputeError: null,
     action: { type: 'withdraw', amount: '25000' },
     channel: 'withdraw.submit',

@@ -14,16 +14,24 @@ let bridge: DeskBridge | null = null
  */
 export function getBridge(): DeskBridge {
   if (!bridge) {
-    if (!window.desk) throw new DeskCallError({ code: 'NoBridge', message: 'The desk bridge is missing: start the renderer from the desk (Electron) or the web host.' })
+    if (!window.desk)
+      throw new DeskCallError({
+        code: 'NoBridge',
+        message: 'The desk bridge is missing: start the renderer from the desk (Electron) or the web host.',
+      })
     bridge = window.desk
   }
   return bridge
 }
 
 /** Typed call of a contract channel; rejects with DeskCallError on `{ ok: false }`. */
-export async function call<N extends ChannelName>(channel: N, ...args: ChannelArgs<N> extends undefined ? [] : [ChannelArgs<N>]): Promise<ChannelResult<N>> {
+export async function call<N extends ChannelName>(
+  channel: N,
+  ...args: ChannelArgs<N> extends undefined ? [] : [ChannelArgs<N>]
+): Promise<ChannelResult<N>> {
   const result = (await getBridge().invoke(channel, args[0])) as Result<ChannelResult<N>>
-  if (!result || typeof result !== 'object' || !('ok' in result)) throw new DeskCallError({ code: 'BadReply', message: 'The host sent an unexpected reply.' })
+  if (!result || typeof result !== 'object' || !('ok' in result))
+    throw new DeskCallError({ code: 'BadReply', message: 'The host sent an unexpected reply.' })
   if (!result.ok) throw new DeskCallError(result.error)
   return result.value
 }

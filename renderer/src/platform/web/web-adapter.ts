@@ -55,7 +55,10 @@ export function createWebBridge(location: Location, WebSocketCtor: typeof WebSoc
     async invoke(channel, args) {
       const ws = await connect()
       if (ws.readyState !== WebSocketCtor.OPEN) {
-        return { ok: false, error: { code: 'HostDisconnected', message: 'The desk host refused the connection (missing or wrong token, or foreign origin).' } }
+        return {
+          ok: false,
+          error: { code: 'HostDisconnected', message: 'The desk host refused the connection (missing or wrong token, or foreign origin).' },
+        }
       }
       const id = nextId++
       return new Promise((resolve) => {

@@ -79,13 +79,22 @@ describe('ErrorNotice', () => {
 
 describe('ErrorNotice titles', () => {
   it('a declined signature is neutral whatever the caller titled it; an unknown outcome is not called failed', () => {
-    const declined = mount(ErrorNotice, { props: { error: new DeskCallError({ code: 'ConfirmationDeclined', message: 'the operator declined: Transfer' }), title: 'Earn action failed' } })
+    const declined = mount(ErrorNotice, {
+      props: {
+        error: new DeskCallError({ code: 'ConfirmationDeclined', message: 'the operator declined: Transfer' }),
+        title: 'Earn action failed',
+      },
+    })
     expect(declined.text()).toContain('Declined — nothing was signed')
     expect(declined.text()).not.toContain('failed')
     expect(declined.find('[data-testid="declined-notice"]').exists()).toBe(true)
-    const unknown = mount(ErrorNotice, { props: { error: new DeskCallError({ code: 'TradeOutcomeUnknown', message: 'sent, answer lost' }), title: 'Cancel failed' } })
+    const unknown = mount(ErrorNotice, {
+      props: { error: new DeskCallError({ code: 'TradeOutcomeUnknown', message: 'sent, answer lost' }), title: 'Cancel failed' },
+    })
     expect(unknown.text()).toContain('Cancel: outcome unknown when sent')
-    const failed = mount(ErrorNotice, { props: { error: new DeskCallError({ code: 'InsufficientSpotBalance', message: 'x' }), title: 'Cancel failed' } })
+    const failed = mount(ErrorNotice, {
+      props: { error: new DeskCallError({ code: 'InsufficientSpotBalance', message: 'x' }), title: 'Cancel failed' },
+    })
     expect(failed.text()).toContain('Cancel failed')
   })
 })

@@ -6,12 +6,17 @@ import { nextTick, onBeforeUnmount, watch, type Ref } from 'vue'
  */
 let lastFocused: HTMLElement | null = null
 if (typeof document !== 'undefined') {
-  document.addEventListener('focusin', (e) => {
-    if (e.target instanceof HTMLElement) lastFocused = e.target
-  }, true)
+  document.addEventListener(
+    'focusin',
+    (e) => {
+      if (e.target instanceof HTMLElement) lastFocused = e.target
+    },
+    true,
+  )
 }
 
-const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])'
+const FOCUSABLE =
+  'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])'
 
 /**
  * Focus for a modal dialog: when it opens, remember the control that had focus and move
@@ -29,7 +34,12 @@ export function useDialogFocus(open: Ref<boolean>, container: Ref<HTMLElement | 
     async (isOpen, wasOpen) => {
       if (isOpen && !wasOpen) {
         const active = document.activeElement
-        invoker = active instanceof HTMLElement && active !== document.body ? active : lastFocused?.isConnected && !container.value?.contains(lastFocused) ? lastFocused : null
+        invoker =
+          active instanceof HTMLElement && active !== document.body
+            ? active
+            : lastFocused?.isConnected && !container.value?.contains(lastFocused)
+              ? lastFocused
+              : null
         await nextTick()
         const first = container.value?.querySelector<HTMLElement>('[autofocus]') ?? focusables()[0] ?? container.value
         first?.focus()
@@ -49,7 +59,11 @@ export function useDialogFocus(open: Ref<boolean>, container: Ref<HTMLElement | 
   function restore(el: HTMLElement, tries = 40): void {
     if (!el.isConnected) return
     if ((el as HTMLButtonElement).disabled) {
-      if (tries > 0) setTimeout(() => (document.activeElement === null || document.activeElement === document.body ? restore(el, tries - 1) : undefined), 50)
+      if (tries > 0)
+        setTimeout(
+          () => (document.activeElement === null || document.activeElement === document.body ? restore(el, tries - 1) : undefined),
+          50,
+        )
       return
     }
     el.focus()

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest'
-import { addDecimal, bpsOf, checkAmount, compareDecimal, formatDecimal, fromAtoms, percentOf, subDecimal, sumDecimals, toAtoms } from './decimal'
+import {
+  addDecimal,
+  bpsOf,
+  checkAmount,
+  compareDecimal,
+  formatDecimal,
+  fromAtoms,
+  percentOf,
+  subDecimal,
+  sumDecimals,
+  toAtoms,
+} from './decimal'
 
 describe('checkAmount (as the operator types)', () => {
   it('accepts exactly the asset precision and rejects one more decimal, never rounding', () => {

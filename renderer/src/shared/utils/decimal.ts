@@ -29,9 +29,14 @@ export function checkAmount(input: string, decimals: number, opts: { allowZero?:
   }
   const frac = s.split('.')[1] ?? ''
   if (frac.length > decimals) {
-    return { ok: false, reason: `at most ${decimals} decimal${decimals === 1 ? '' : 's'} for this asset (you typed ${frac.length}); it is never rounded`, incomplete: false }
+    return {
+      ok: false,
+      reason: `at most ${decimals} decimal${decimals === 1 ? '' : 's'} for this asset (you typed ${frac.length}); it is never rounded`,
+      incomplete: false,
+    }
   }
-  if (!opts.allowZero && toAtoms(s, decimals) === 0n) return { ok: false, reason: 'the amount must be greater than zero', incomplete: false }
+  if (!opts.allowZero && toAtoms(s, decimals) === 0n)
+    return { ok: false, reason: 'the amount must be greater than zero', incomplete: false }
   return { ok: true, value: s }
 }
 
@@ -77,7 +82,10 @@ export function subDecimal(a: string, b: string): string {
 export function sumDecimals(values: readonly string[]): string {
   if (values.length === 0) return '0'
   const d = scaleOf(...values)
-  return fromAtoms(values.reduce((acc, v) => acc + toAtoms(v, d), 0n), d)
+  return fromAtoms(
+    values.reduce((acc, v) => acc + toAtoms(v, d), 0n),
+    d,
+  )
 }
 
 export function compareDecimal(a: string, b: string): -1 | 0 | 1 {

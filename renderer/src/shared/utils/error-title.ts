@@ -3,7 +3,12 @@ import { DeskCallError } from '../desk-call-error'
 /** Codes that mean the operator chose not to sign (or let the dialog expire): nothing was signed, nothing failed. */
 export const DECLINE_CODES: readonly string[] = ['ConfirmationDeclined', 'ConfirmationExpired', 'ConfirmationCancelled']
 
-const codeOf = (e: unknown): string | null => (e instanceof DeskCallError ? e.code : e && typeof e === 'object' && typeof (e as { code?: unknown }).code === 'string' ? (e as { code: string }).code : null)
+const codeOf = (e: unknown): string | null =>
+  e instanceof DeskCallError
+    ? e.code
+    : e && typeof e === 'object' && typeof (e as { code?: unknown }).code === 'string'
+      ? (e as { code: string }).code
+      : null
 
 export function isDecline(e: unknown): boolean {
   const c = codeOf(e)

@@ -8,7 +8,10 @@ export type BookLevel = v.InferOutput<typeof BookLevelSchema>
 /** `l2Book`: `found` false (unknown market) comes without `bids`/`asks`. */
 export const l2Book = defineInfo({
   type: 'l2Book',
-  request: v.strictObject({ market_id: v.pipe(v.number(), v.safeInteger(), v.minValue(0)), depth: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(1), v.maxValue(100))) }),
+  request: v.strictObject({
+    market_id: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
+    depth: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(1), v.maxValue(100))),
+  }),
   response: v.variant('found', [
     v.looseObject({
       found: v.literal(true),

@@ -14,4 +14,8 @@ export const CreditPositionSchema = v.looseObject({
 export type CreditPosition = v.InferOutput<typeof CreditPositionSchema>
 
 /** `spotCreditPositions`: signed positions per asset; empty for an address without a credit line. */
-export const spotCreditPositions = defineInfo({ type: 'spotCreditPositions', request: userParams, response: rowsEnvelope(['positions'], CreditPositionSchema) })
+export const spotCreditPositions = defineInfo({
+  type: 'spotCreditPositions',
+  request: userParams,
+  response: rowsEnvelope(['positions'], CreditPositionSchema),
+})

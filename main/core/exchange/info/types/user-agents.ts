@@ -10,4 +10,8 @@ export const AgentSlotSchema = v.looseObject({
 export type AgentSlot = v.InferOutput<typeof AgentSlotSchema>
 
 /** `userAgents`: the owner's agent slots; `agent` null for an empty slot. */
-export const userAgents = defineInfo({ type: 'userAgents', request: userParams, response: v.looseObject({ agents: v.array(AgentSlotSchema) }) })
+export const userAgents = defineInfo({
+  type: 'userAgents',
+  request: userParams,
+  response: v.looseObject({ agents: v.array(AgentSlotSchema) }),
+})

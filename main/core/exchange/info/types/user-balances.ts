@@ -14,4 +14,8 @@ export const UserBalanceSchema = v.looseObject({
 export type UserBalance = v.InferOutput<typeof UserBalanceSchema>
 
 /** `userBalances`: a balance-mode account's per-asset balances. */
-export const userBalances = defineInfo({ type: 'userBalances', request: userParams, response: rowsEnvelope(['balances'], UserBalanceSchema) })
+export const userBalances = defineInfo({
+  type: 'userBalances',
+  request: userParams,
+  response: rowsEnvelope(['balances'], UserBalanceSchema),
+})

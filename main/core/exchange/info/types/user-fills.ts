@@ -9,7 +9,12 @@ import { FillSchema } from './fill'
  */
 export const userFills = defineInfo({
   type: 'userFills',
-  request: v.strictObject({ user: reqAddress, from_height: reqId, to_height: reqId, limit: v.pipe(v.number(), v.safeInteger(), v.minValue(1), v.maxValue(500)) }),
+  request: v.strictObject({
+    user: reqAddress,
+    from_height: reqId,
+    to_height: reqId,
+    limit: v.pipe(v.number(), v.safeInteger(), v.minValue(1), v.maxValue(500)),
+  }),
   toBody: (p) => ({ user: p.user, from_height: String(p.from_height), to_height: String(p.to_height), limit: p.limit }),
   response: v.looseObject({
     fills: v.array(FillSchema),

@@ -19,4 +19,8 @@ export const WithdrawRecordSchema = v.looseObject({
 export type WithdrawRecord = v.InferOutput<typeof WithdrawRecordSchema>
 
 /** `withdraws`: a user's retained withdraw records (3-day window). */
-export const withdraws = defineInfo({ type: 'withdraws', request: userParams, response: rowsEnvelope(['withdraws', 'records'], WithdrawRecordSchema) })
+export const withdraws = defineInfo({
+  type: 'withdraws',
+  request: userParams,
+  response: rowsEnvelope(['withdraws', 'records'], WithdrawRecordSchema),
+})

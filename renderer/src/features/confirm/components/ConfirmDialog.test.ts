@@ -19,7 +19,14 @@ beforeEach(() => {
 afterEach(() => unwire())
 
 function request(needsPassphrase: boolean) {
-  desk.emit('confirm.request', { id: 'c1', title: 'Settle 1.5 USDC', summary: ['network sandbox (chain 424242)', 'settle 1.5 USDC from credit-1 to cash-1'], needsPassphrase, expiresAt: Date.now() + 60_000, origin: 'app' })
+  desk.emit('confirm.request', {
+    id: 'c1',
+    title: 'Settle 1.5 USDC',
+    summary: ['network sandbox (chain 424242)', 'settle 1.5 USDC from credit-1 to cash-1'],
+    needsPassphrase,
+    expiresAt: Date.now() + 60_000,
+    origin: 'app',
+  })
 }
 
 describe('ConfirmDialog', () => {
@@ -119,7 +126,9 @@ describe('ConfirmDialog accessibility', () => {
     const w = mount(ConfirmDialog, { attachTo: document.body })
     request(false)
     await flush()
-    document.querySelector<HTMLElement>('[role="dialog"]')!.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true, cancelable: true }))
+    document
+      .querySelector<HTMLElement>('[role="dialog"]')!
+      .dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true, cancelable: true }))
     await flush()
     expect(desk.callsTo('confirm.respond')).toEqual([{ id: 'c1', approved: false }])
     w.unmount()
@@ -174,4 +183,3 @@ describe('ConfirmDialog accessibility', () => {
     w.unmount()
   })
 })
-

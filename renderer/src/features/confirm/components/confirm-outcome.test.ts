@@ -39,7 +39,10 @@ describe('ConfirmDialog with structured details', () => {
         counterparty: { name: 'cold', address: CREDIT, chainId: '1' },
         amount: { units: '20', symbol: 'USDC', usd: '20' },
         fees: [{ label: 'withdrawal fee', units: '1', symbol: 'USDC', usd: null }],
-        policyChecks: ['destination "cold" is in the address book for chain 1, usable since 2026-11-24 00:00:00', 'within withdraw-limit-usd (25 USD)'],
+        policyChecks: [
+          'destination "cold" is in the address book for chain 1, usable since 2026-11-24 00:00:00',
+          'within withdraw-limit-usd (25 USD)',
+        ],
         action: { type: 'withdraw', amount: '20000000', dst_chain_id: '1' },
       },
     })
@@ -65,7 +68,12 @@ describe('ConfirmDialog with structured details', () => {
 
 describe('WriteOutcomeTracker', () => {
   it('a write that failed at execution is a failure with its code and advice, never a success tag', async () => {
-    const s = submission({ state: 'failed', outcome: 'failed', code: 'TradeFailed', advice: 'It executed and failed on the exchange: check the balances before trying again.' })
+    const s = submission({
+      state: 'failed',
+      outcome: 'failed',
+      code: 'TradeFailed',
+      advice: 'It executed and failed on the exchange: check the balances before trying again.',
+    })
     const w = mount(WriteOutcomeTracker, { props: { submission: s }, attachTo: document.body })
     await flush()
     const tag = w.get('[data-testid="submission-outcome"]')
@@ -78,7 +86,10 @@ describe('WriteOutcomeTracker', () => {
 
   it('names the key that signed: an API key of the account (orders) or its owner key', async () => {
     const agent = '0x9999999999999999999999999999999999999999' as const
-    const byAgent = mount(WriteOutcomeTracker, { props: { submission: submission({ actionType: 'order', signer: agent }) }, attachTo: document.body })
+    const byAgent = mount(WriteOutcomeTracker, {
+      props: { submission: submission({ actionType: 'order', signer: agent }) },
+      attachTo: document.body,
+    })
     await flush()
     expect(byAgent.get('[data-testid="outcome-signer"]').text()).toContain('API key of')
     expect(byAgent.get('[data-testid="outcome-signer"]').text()).toContain('0x9999…9999')
@@ -90,8 +101,20 @@ describe('WriteOutcomeTracker', () => {
   })
 
   it('unresolved shows its advice and what was checked, and records an acknowledgement with a note', async () => {
-    const s = submission({ id: '42', state: 'unresolved', outcome: 'unresolved', code: 'OutcomeUnknown', advice: 'Check the exchange for this cloid before any new attempt.', evidence: JSON.stringify({ orderStatus: 'unknownOid', fills: 0 }) })
-    desk.handle('journal.acknowledge', (a) => ({ ...s, acknowledgedAt: 5000, updatedAt: s.updatedAt + 1, history: [...s.history, { state: 'unresolved', code: null, atMs: 5000, note: a.note }] }))
+    const s = submission({
+      id: '42',
+      state: 'unresolved',
+      outcome: 'unresolved',
+      code: 'OutcomeUnknown',
+      advice: 'Check the exchange for this cloid before any new attempt.',
+      evidence: JSON.stringify({ orderStatus: 'unknownOid', fills: 0 }),
+    })
+    desk.handle('journal.acknowledge', (a) => ({
+      ...s,
+      acknowledgedAt: 5000,
+      updatedAt: s.updatedAt + 1,
+      history: [...s.history, { state: 'unresolved', code: null, atMs: 5000, note: a.note }],
+    }))
     const w = mount(WriteOutcomeTracker, { props: { submission: s }, attachTo: document.body })
     await flush()
     expect(w.get('[data-testid="submission-outcome"]').text()).toBe('unresolved')

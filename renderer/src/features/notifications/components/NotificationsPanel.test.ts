@@ -27,7 +27,10 @@ const alert = (id: number, over: Partial<AlertView> = {}): AlertView => ({
 
 beforeEach(() => {
   desk = installFakeDesk()
-  log = [alert(2, { kind: 'ltv', level: 'warning', title: 'Credit line 91.5% in use: credit-1 (0x1111…1111)', desktopSuppressed: true }), alert(1)]
+  log = [
+    alert(2, { kind: 'ltv', level: 'warning', title: 'Credit line 91.5% in use: credit-1 (0x1111…1111)', desktopSuppressed: true }),
+    alert(1),
+  ]
   desk.handle('alerts.list', () => log.map((a) => ({ ...a })))
   desk.handle('alerts.acknowledge', ({ id }) => {
     const a = log.find((x) => x.id === id)!
@@ -88,11 +91,25 @@ describe('NotificationsPanel', () => {
   it('a pushed alert joins the list at once; other notifications stay in this session list', async () => {
     const w = await mountPanel()
     const notes = useNotificationsStore()
-    const pushed: AlertNotificationEvent = { id: 'alert-3', kind: 'fill', level: 'success', title: 'Order filled: cash-1 (0x2222…2222)', message: 'Bought 0.01 BTC at 64,000 USDC', atMs: Date.now(), alertId: '3', alertKind: 'order-filled', desktop: true }
+    const pushed: AlertNotificationEvent = {
+      id: 'alert-3',
+      kind: 'fill',
+      level: 'success',
+      title: 'Order filled: cash-1 (0x2222…2222)',
+      message: 'Bought 0.01 BTC at 64,000 USDC',
+      atMs: Date.now(),
+      alertId: '3',
+      alertKind: 'order-filled',
+      desktop: true,
+    }
     notes.push(pushed)
     notes.local('stream', 'warning', 'Live stream disconnected', 'Values age until it reconnects.')
     await flush()
-    expect(items().map((li) => li.querySelector('.title')!.textContent!.trim())).toEqual(['Order filled Order filled: cash-1 (0x2222…2222)', expect.stringMatching(/^Credit line/), expect.stringMatching(/^Funds received/)])
+    expect(items().map((li) => li.querySelector('.title')!.textContent!.trim())).toEqual([
+      'Order filled Order filled: cash-1 (0x2222…2222)',
+      expect.stringMatching(/^Credit line/),
+      expect.stringMatching(/^Funds received/),
+    ])
     expect(document.querySelector('[aria-label="Notification list"]')!.textContent).toMatch(/Live stream disconnected/)
     expect(document.querySelector('[aria-label="Notification list"]')!.textContent).not.toMatch(/Order filled/)
     w.unmount()

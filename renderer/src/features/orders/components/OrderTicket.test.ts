@@ -9,12 +9,28 @@ import { useAccountsStore } from '../../accounts'
 import OrderTicket from './OrderTicket.vue'
 
 let desk: FakeDesk
-const MARKET: MarketView = { marketId: '2', symbol: 'ETH/USDC', priceDecimals: 2, baseQuantityDecimals: 4, baseAssetId: 3, quoteAssetId: 1, creditTrading: false }
+const MARKET: MarketView = {
+  marketId: '2',
+  symbol: 'ETH/USDC',
+  priceDecimals: 2,
+  baseQuantityDecimals: 4,
+  baseAssetId: 3,
+  quoteAssetId: 1,
+  creditTrading: false,
+}
 const PHRASE = 'BUY MARKET 2 AT 34505'
 
 beforeEach(() => {
   desk = installFakeDesk()
-  desk.handle('policy.show', () => ({ network: 'sandbox', coolingOffMs: 60_000, sandboxDefaults: true, rules: [], halted: null, addresses: [], events: [] }))
+  desk.handle('policy.show', () => ({
+    network: 'sandbox',
+    coolingOffMs: 60_000,
+    sandboxDefaults: true,
+    rules: [],
+    halted: null,
+    addresses: [],
+    events: [],
+  }))
   document.body.innerHTML = ''
 })
 afterEach(() => {
@@ -33,7 +49,14 @@ describe('OrderTicket', () => {
     desk.fail('orders.place', {
       code: 'PriceOutsideBand',
       message: `a buy at 34505 is more than 5% above the reference 3450.5: refused before signing. To place it anyway, confirm knowingly by typing: ${PHRASE}`,
-      details: { code: 'PriceOutsideBand', band: '5', marketId: 2, reference: '3450.5', referenceSource: 'best ask in the book', confirmText: PHRASE },
+      details: {
+        code: 'PriceOutsideBand',
+        band: '5',
+        marketId: 2,
+        reference: '3450.5',
+        referenceSource: 'best ask in the book',
+        confirmText: PHRASE,
+      },
     })
     button('Place order')!.click()
     await flush()
@@ -46,12 +69,24 @@ describe('OrderTicket', () => {
     expect(place().disabled).toBe(true)
     await w.get('input[aria-label="Override phrase"]').setValue(PHRASE)
     expect(place().disabled).toBe(false)
-    desk.handle('orders.place', () => ({ submission: submission({ actionType: 'order', state: 'accepted', outcome: 'success' }), leaves: [{ kind: 'open', code: null, oid: '9' }] }))
+    desk.handle('orders.place', () => ({
+      submission: submission({ actionType: 'order', state: 'accepted', outcome: 'success' }),
+      leaves: [{ kind: 'open', code: null, oid: '9' }],
+    }))
     place().click()
     await flush()
     const calls = desk.callsTo('orders.place')
     expect(calls).toHaveLength(2)
-    expect(calls[1]).toEqual({ account: CASH, marketId: '2', side: 'bid', orderType: 'limit', tif: 'gtc', price: '34505', quantity: '0.01', override: { priceBand: true, confirmText: PHRASE } })
+    expect(calls[1]).toEqual({
+      account: CASH,
+      marketId: '2',
+      side: 'bid',
+      orderType: 'limit',
+      tif: 'gtc',
+      price: '34505',
+      quantity: '0.01',
+      override: { priceBand: true, confirmText: PHRASE },
+    })
     expect(w.find('[data-testid="band-phrase"]').exists()).toBe(false)
     expect(w.get('[aria-label="Order result"]').text()).toContain('open oid 9')
     expect(button('Place order')!.disabled).toBe(true) // quantity cleared: no second order by a second click
@@ -66,7 +101,10 @@ describe('OrderTicket', () => {
     await w.get('select[aria-label="Time in force"]').setValue('fok')
     await w.get('input[aria-label="Limit price"]').setValue('3450')
     await w.get('input[aria-label="Quantity"]').setValue('0.01')
-    desk.handle('orders.place', () => ({ submission: submission({ actionType: 'order', state: 'accepted', outcome: 'success', code: 'fokcancel' }), leaves: [{ kind: 'error', code: 'fokcancel', oid: null }] }))
+    desk.handle('orders.place', () => ({
+      submission: submission({ actionType: 'order', state: 'accepted', outcome: 'success', code: 'fokcancel' }),
+      leaves: [{ kind: 'error', code: 'fokcancel', oid: null }],
+    }))
     button('Place order')!.click()
     await flush()
     expect(desk.callsTo('orders.place')[0]).toMatchObject({ tif: 'fok' })
@@ -84,7 +122,11 @@ describe('OrderTicket', () => {
     await w.get('select[aria-label="Market"]').setValue('2')
     await w.get('input[aria-label="Limit price"]').setValue('34505')
     await w.get('input[aria-label="Quantity"]').setValue('0.01')
-    desk.fail('orders.place', { code: 'PriceOutsideBand', message: 'outside', details: { band: '5', reference: '3450.5', confirmText: PHRASE } })
+    desk.fail('orders.place', {
+      code: 'PriceOutsideBand',
+      message: 'outside',
+      details: { band: '5', reference: '3450.5', confirmText: PHRASE },
+    })
     button('Place order')!.click()
     await flush()
     expect(w.find('[data-testid="band-phrase"]').exists()).toBe(true)
@@ -96,13 +138,31 @@ describe('OrderTicket', () => {
   it('shows best bid and offer with their age, tick, minimums, the signing key, and the order value as the operator types', async () => {
     const AGENT = '0x9999999999999999999999999999999999999999'
     desk.handle('orders.preview', (a) => ({
-      market: { marketId: '2', symbol: 'ETH/USDC', baseSymbol: 'ETH', quoteSymbol: 'USDC', tickSize: '0.01', minSize: '0.0001', minNotional: '10', priceDecimals: 2, baseQuantityDecimals: 4, maxPriceSigFigs: 6 },
-      book: { bid: { price: '3449.5', size: '1.25' }, ask: { price: '3450.5', size: '2' }, readAt: Date.now() - 1000, lastChangeMs: null, source: 'info' },
+      market: {
+        marketId: '2',
+        symbol: 'ETH/USDC',
+        baseSymbol: 'ETH',
+        quoteSymbol: 'USDC',
+        tickSize: '0.01',
+        minSize: '0.0001',
+        minNotional: '10',
+        priceDecimals: 2,
+        baseQuantityDecimals: 4,
+        maxPriceSigFigs: 6,
+      },
+      book: {
+        bid: { price: '3449.5', size: '1.25' },
+        ask: { price: '3450.5', size: '2' },
+        readAt: Date.now() - 1000,
+        lastChangeMs: null,
+        source: 'info',
+      },
       markPrice: '3450',
       value: null,
       available: { units: '25000', symbol: 'USDC' },
       signer: { role: 'agent', slot: 1, label: '', address: AGENT, owner: CASH },
-      problems: (a as { quantity?: string }).quantity === '0.001' ? ['order value 3.45 USDC is below the minimum 10 USDC (MinTradeSpotNtl)'] : [],
+      problems:
+        (a as { quantity?: string }).quantity === '0.001' ? ['order value 3.45 USDC is below the minimum 10 USDC (MinTradeSpotNtl)'] : [],
       warnings: [],
       dataAgeMs: 1000,
       dataMaxAgeMs: 30_000,
@@ -147,4 +207,3 @@ describe('OrderTicket', () => {
     w.unmount()
   })
 })
-

@@ -10,8 +10,16 @@ import { useSessionStore } from '../store'
 import StreamStatus from './StreamStatus.vue'
 
 const status = (over: Partial<Status> = {}): Status => ({
-  connected: true, connections: 1, connectionLimit: 1, neededConnections: 1, subscriptions: 8,
-  lastMessageAt: Date.now() - 2_000, reconnects: 0, droppedFrames: 0, detail: 'streaming 2 accounts', ...over,
+  connected: true,
+  connections: 1,
+  connectionLimit: 1,
+  neededConnections: 1,
+  subscriptions: 8,
+  lastMessageAt: Date.now() - 2_000,
+  reconnects: 0,
+  droppedFrames: 0,
+  detail: 'streaming 2 accounts',
+  ...over,
 })
 
 beforeEach(() => {
@@ -37,11 +45,25 @@ async function open(w: Awaited<ReturnType<typeof show>>): Promise<string> {
 
 describe('StreamStatus', () => {
   it('strict, 1 socket: "Live" with no warning, and says what it means (connections, subscriptions, live and refreshed accounts)', async () => {
-    const w = await show(status({ strict: true, subscriptions: 10, liveAccounts: 3, leastFreshUser: '0xabcdef0123456789abcdef0123456789abcdef01', leastFreshAt: Date.now() - 42_000, rotations: 4, newConnectionsLastMinute: 1, newConnectionLimitPerMinute: 30 }), 20)
+    const w = await show(
+      status({
+        strict: true,
+        subscriptions: 10,
+        liveAccounts: 3,
+        leastFreshUser: '0xabcdef0123456789abcdef0123456789abcdef01',
+        leastFreshAt: Date.now() - 42_000,
+        rotations: 4,
+        newConnectionsLastMinute: 1,
+        newConnectionLimitPerMinute: 30,
+      }),
+      20,
+    )
     const button = w.get('button')
     expect(button.text()).toBe('●\u00a0Live')
     expect(button.classes()).not.toContain('warn')
-    expect(button.attributes('aria-label')).toBe('Live: stream connected, 1 connection of the 1 the service counts; 10 of 10 subscriptions; 3 accounts live, 17 refreshed in turn; details')
+    expect(button.attributes('aria-label')).toBe(
+      'Live: stream connected, 1 connection of the 1 the service counts; 10 of 10 subscriptions; 3 accounts live, 17 refreshed in turn; details',
+    )
     const text = await open(w)
     expect(text).toContain('1 connection of the 1 the service counts; 10 of 10 subscriptions; 3 accounts live, 17 refreshed in turn.')
     expect(text).toContain('the rest are refreshed through /info in turn, oldest first (4 moves in or out of the live set so far)')
@@ -50,13 +72,28 @@ describe('StreamStatus', () => {
   })
 
   it('strict limits off on the sandbox with 3 sockets: warns, and says plainly it would go dark once enforced', async () => {
-    const w = await show(status({ strict: false, connections: 3, neededConnections: 3, subscriptions: 25, liveAccounts: 9, newConnectionsLastMinute: 3, newConnectionLimitPerMinute: 30 }), 9)
+    const w = await show(
+      status({
+        strict: false,
+        connections: 3,
+        neededConnections: 3,
+        subscriptions: 25,
+        liveAccounts: 9,
+        newConnectionsLastMinute: 3,
+        newConnectionLimitPerMinute: 30,
+      }),
+      9,
+    )
     const button = w.get('button')
     expect(button.text()).toBe('⚠\u00a0Limits off')
     expect(button.classes()).toContain('warn')
-    expect(button.attributes('aria-label')).toBe('Limits off: stream connected, strict limits off on this sandbox: 3 connections, the service counts 1 — not enforced yet; 25 of 30 subscriptions; details')
+    expect(button.attributes('aria-label')).toBe(
+      'Limits off: stream connected, strict limits off on this sandbox: 3 connections, the service counts 1 — not enforced yet; 25 of 30 subscriptions; details',
+    )
     const text = await open(w)
-    expect(text).toContain('Strict limits off on this sandbox: 3 connections, the service counts 1 — not enforced yet; 25 of 30 subscriptions.')
+    expect(text).toContain(
+      'Strict limits off on this sandbox: 3 connections, the service counts 1 — not enforced yet; 25 of 30 subscriptions.',
+    )
     expect(text).toContain('A service enforcing what it counts would refuse them; real networks always run strict.')
     expect(await seriousA11yViolations()).toEqual([])
   })
@@ -69,7 +106,9 @@ describe('StreamStatus', () => {
   it('warns in words when the new-connection budget of the minute is spent', async () => {
     const w = await show(status({ strict: true, liveAccounts: 2, newConnectionsLastMinute: 30, newConnectionLimitPerMinute: 30 }), 5)
     expect(w.get('button').text()).toBe('⚠\u00a0Connection budget spent')
-    expect(w.get('button').attributes('aria-label')).toMatch(/^Connection budget spent: stream connected, 30 of the 30 new connections a minute the service counts are spent: the next one waits; /)
+    expect(w.get('button').attributes('aria-label')).toMatch(
+      /^Connection budget spent: stream connected, 30 of the 30 new connections a minute the service counts are spent: the next one waits; /,
+    )
     const text = await open(w)
     expect(text).toContain('The new connections the service counts for this minute are spent: the next connection waits.')
     expect(await seriousA11yViolations()).toEqual([])
@@ -81,6 +120,8 @@ describe('StreamStatus', () => {
     polled.unmount()
     const down = await show(status({ connected: false, strict: true, liveAccounts: 0 }), 20)
     expect(down.get('button').text()).toBe('⚠\u00a0Stream down')
-    expect(down.get('button').attributes('aria-label')).toMatch(/^Stream down: stream disconnected, stream down, values age until it reconnects; /)
+    expect(down.get('button').attributes('aria-label')).toMatch(
+      /^Stream down: stream disconnected, stream down, values age until it reconnects; /,
+    )
   })
 })

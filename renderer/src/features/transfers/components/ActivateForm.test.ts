@@ -12,7 +12,15 @@ let desk: FakeDesk
 const FRESH = '0x4444444444444444444444444444444444444444' as const
 beforeEach(() => {
   desk = installFakeDesk()
-  desk.handle('policy.show', () => ({ network: 'sandbox', coolingOffMs: 60_000, sandboxDefaults: true, rules: [], halted: null, addresses: [], events: [] }))
+  desk.handle('policy.show', () => ({
+    network: 'sandbox',
+    coolingOffMs: 60_000,
+    sandboxDefaults: true,
+    rules: [],
+    halted: null,
+    addresses: [],
+    events: [],
+  }))
   document.body.innerHTML = ''
 })
 afterEach(() => {
@@ -37,7 +45,10 @@ describe('ActivateForm', () => {
     expect(w.get('[data-testid="activation-fee"]').text()).toMatch(/Activation fee: 1 USDC, fixed by the protocol/)
     expect(w.text()).not.toContain('1.0')
     expect(await seriousA11yViolations()).toEqual([])
-    desk.handle('activate.submit', () => ({ submission: submission({ actionType: 'activateFor', state: 'accepted', outcome: 'success' }), leaves: [] }))
+    desk.handle('activate.submit', () => ({
+      submission: submission({ actionType: 'activateFor', state: 'accepted', outcome: 'success' }),
+      leaves: [],
+    }))
     document.querySelector<HTMLButtonElement>('button[aria-label="Sign and submit activation"]')!.click()
     await flush()
     expect(desk.callsTo('activate.submit')).toEqual([{ account: CASH, target: FRESH, feeAssetId: 1 }])

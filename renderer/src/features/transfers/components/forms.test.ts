@@ -46,7 +46,12 @@ afterEach(() => {
   document.body.innerHTML = ''
 })
 const button = (label: string) => document.querySelector<HTMLButtonElement>(`button[aria-label="${label}"]`)
-const options = (label: string) => [...document.querySelectorAll<HTMLOptionElement>(`select[aria-label="${label}"] option`)].map((o) => ({ text: o.textContent ?? '', disabled: o.disabled, value: o.value }))
+const options = (label: string) =>
+  [...document.querySelectorAll<HTMLOptionElement>(`select[aria-label="${label}"] option`)].map((o) => ({
+    text: o.textContent ?? '',
+    disabled: o.disabled,
+    value: o.value,
+  }))
 
 async function mountForm(component: typeof TransferForm | typeof WithdrawForm) {
   const m = await mountScreen(component, { props: { account: account(CASH, 'balance', 'cash-1') } })
@@ -60,7 +65,11 @@ async function mountForm(component: typeof TransferForm | typeof WithdrawForm) {
 describe('WithdrawForm', () => {
   it('offers only address-book entries of the chosen chain; cooling-off entries are disabled with their usable time', async () => {
     const w = await mountForm(WithdrawForm)
-    expect(options('Destination chain').filter((o) => o.value).map((o) => o.value)).toEqual(['1', '42161'])
+    expect(
+      options('Destination chain')
+        .filter((o) => o.value)
+        .map((o) => o.value),
+    ).toEqual(['1', '42161'])
     await w.get('select[aria-label="Destination chain"]').setValue('1')
     const dest = options('Destination').filter((o) => o.value)
     expect(dest.map((o) => o.value)).toEqual(['cold', 'new'])
@@ -82,7 +91,11 @@ describe('WithdrawForm', () => {
     expect(await seriousA11yViolations()).toEqual([])
 
     // a limit refusal is shown with its figures
-    desk.fail('withdraw.submit', { code: 'LimitExceeded', message: 'withdraw of 20 USDC exceeds the rolling 24 h limit', details: { code: 'LimitExceeded', rule: 'withdraw-daily-limit-usd', limit: '25', used: '10', amount: '20', freesAt: NOW + 3_600_000 } })
+    desk.fail('withdraw.submit', {
+      code: 'LimitExceeded',
+      message: 'withdraw of 20 USDC exceeds the rolling 24 h limit',
+      details: { code: 'LimitExceeded', rule: 'withdraw-daily-limit-usd', limit: '25', used: '10', amount: '20', freesAt: NOW + 3_600_000 },
+    })
     button('Sign and submit withdrawal')!.click()
     await flush()
     expect(desk.callsTo('withdraw.submit')).toEqual([{ account: CASH, assetId: 1, amount: '20', dstChainId: '1', dstAddress: COLD }])
@@ -94,7 +107,10 @@ describe('WithdrawForm', () => {
     expect(w.get('[data-testid="error-code"]').text()).toBe('LimitExceeded')
 
     // accepted: the amount is cleared, so the same withdrawal cannot go twice by a second click
-    desk.handle('withdraw.submit', () => ({ submission: submission({ actionType: 'withdraw', state: 'accepted', outcome: 'success' }), leaves: [] }))
+    desk.handle('withdraw.submit', () => ({
+      submission: submission({ actionType: 'withdraw', state: 'accepted', outcome: 'success' }),
+      leaves: [],
+    }))
     button('Sign and submit withdrawal')!.click()
     await flush()
     expect(w.get('[data-testid="submission-outcome"]').text()).toBe('success')
@@ -125,14 +141,18 @@ describe('TransferForm', () => {
     await w.get('select[aria-label="Transfer to"]').setValue(COLD)
     await w.get('select[aria-label="Transfer asset"]').setValue('1')
     await w.get('input[aria-label="Transfer amount"]').setValue('5')
-    desk.handle('transfer.preview', () => preview(['Refused by policy (LimitExceeded): transfer of 5 USDC exceeds the per-transaction limit of 1 USD. Nothing was signed.']))
+    desk.handle('transfer.preview', () =>
+      preview(['Refused by policy (LimitExceeded): transfer of 5 USDC exceeds the per-transaction limit of 1 USD. Nothing was signed.']),
+    )
     button('Preview transfer')!.click()
     await flush()
     expect(button('Sign and submit transfer')!.disabled).toBe(true)
     expect(w.get('[data-testid="sign-blocked"]').text()).toContain('Cannot sign: Refused by policy (LimitExceeded)')
 
     // a short balance blocks it too
-    desk.handle('transfer.preview', () => preview(['cash-1 has only 1 USDC available: the service will refuse with InsufficientSpotBalance.']))
+    desk.handle('transfer.preview', () =>
+      preview(['cash-1 has only 1 USDC available: the service will refuse with InsufficientSpotBalance.']),
+    )
     await w.get('input[aria-label="Transfer amount"]').setValue('4')
     button('Preview transfer')!.click()
     await flush()
@@ -140,7 +160,10 @@ describe('TransferForm', () => {
 
     // a clean preview signs once; the form resets so a second click cannot send it again
     desk.handle('transfer.preview', () => preview())
-    desk.handle('transfer.submit', () => ({ submission: submission({ actionType: 'transfer', state: 'accepted', outcome: 'success' }), leaves: [] }))
+    desk.handle('transfer.submit', () => ({
+      submission: submission({ actionType: 'transfer', state: 'accepted', outcome: 'success' }),
+      leaves: [],
+    }))
     await w.get('input[aria-label="Transfer amount"]').setValue('3')
     button('Preview transfer')!.click()
     await flush()
