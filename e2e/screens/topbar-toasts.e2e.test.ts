@@ -58,7 +58,7 @@ describe('top bar and toasts at 1280 px on the default setup', () => {
     // the browser suites run the sandbox with strict limits off: one socket per 10 subscriptions
     expect(st.strict).toBe(false)
     expect(st.connections).toBeGreaterThan(st.connectionLimit)
-    const indicator = page.getByRole('button', { name: /: stream connected, / })
+    const indicator = page.getByRole('button', { name: /: live stream connected, / })
     await expect.poll(async () => (await indicator.textContent())?.replace(/\s+/g, ' ').trim()).toBe('⚠ Limits off')
     expect(await indicator.getAttribute('class')).toContain('warn')
     const b = (await indicator.boundingBox())!

@@ -62,7 +62,7 @@ describe('StreamStatus', () => {
     expect(button.text()).toBe('●\u00a0Live')
     expect(button.classes()).not.toContain('warn')
     expect(button.attributes('aria-label')).toBe(
-      'Live: stream connected, 1 connection of the 1 the service counts; 10 of 10 subscriptions; 3 accounts live, 17 refreshed in turn; details',
+      'Live: live stream connected, 1 connection of the 1 the service counts; 10 of 10 subscriptions; 3 accounts live, 17 refreshed in turn; details',
     )
     const text = await open(w)
     expect(text).toContain('1 connection of the 1 the service counts; 10 of 10 subscriptions; 3 accounts live, 17 refreshed in turn.')
@@ -88,7 +88,7 @@ describe('StreamStatus', () => {
     expect(button.text()).toBe('⚠\u00a0Limits off')
     expect(button.classes()).toContain('warn')
     expect(button.attributes('aria-label')).toBe(
-      'Limits off: stream connected, strict limits off on this sandbox: 3 connections, the service counts 1 — not enforced yet; 25 of 30 subscriptions; details',
+      'Limits off: live stream connected, strict limits off on this sandbox: 3 connections, the service counts 1 — not enforced yet; 25 of 30 subscriptions; details',
     )
     const text = await open(w)
     expect(text).toContain(
@@ -107,7 +107,7 @@ describe('StreamStatus', () => {
     const w = await show(status({ strict: true, liveAccounts: 2, newConnectionsLastMinute: 30, newConnectionLimitPerMinute: 30 }), 5)
     expect(w.get('button').text()).toBe('⚠\u00a0Connection budget spent')
     expect(w.get('button').attributes('aria-label')).toMatch(
-      /^Connection budget spent: stream connected, 30 of the 30 new connections a minute the service counts are spent: the next one waits; /,
+      /^Connection budget spent: live stream connected, 30 of the 30 new connections a minute the service counts are spent: the next one waits; /,
     )
     const text = await open(w)
     expect(text).toContain('The new connections the service counts for this minute are spent: the next connection waits.')
@@ -121,7 +121,7 @@ describe('StreamStatus', () => {
     const down = await show(status({ connected: false, strict: true, liveAccounts: 0 }), 20)
     expect(down.get('button').text()).toBe('⚠\u00a0Stream down')
     expect(down.get('button').attributes('aria-label')).toMatch(
-      /^Stream down: stream disconnected, stream down, values age until it reconnects; /,
+      /^Stream down: live stream disconnected, stream down, values age until it reconnects; /,
     )
   })
 })
