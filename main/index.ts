@@ -164,7 +164,7 @@ async function start(): Promise<void> {
     }
     core?.touch()
     return core
-      ? core.dispatch(channel, args, { host: 'electron' })
+      ? core.dispatch(channel, args, { host: 'electron', sender: `electron:${event.sender.id}` })
       : { ok: false, error: { code: 'ShuttingDown', message: 'The app is shutting down.' } }
   })
 
@@ -191,6 +191,14 @@ function createWindow(): void {
     webPreferences: secureWebPreferences(preloadPath),
   })
   mainWindow.once('ready-to-show', () => mainWindow?.show())
+  // The page's screen leases end with it: a reload or navigation away, a crash, the window closed.
+  const contents = mainWindow.webContents
+  const sender = `electron:${contents.id}`
+  contents.on('did-start-navigation', (details) => {
+    if (details.isMainFrame && !details.isSameDocument) core?.senderGone(sender)
+  })
+  contents.on('render-process-gone', () => core?.senderGone(sender))
+  contents.on('destroyed', () => core?.senderGone(sender))
   mainWindow.on('closed', () => {
     mainWindow = null
   })

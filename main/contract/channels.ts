@@ -37,6 +37,7 @@ import type {
   OverviewView,
   PreviewView,
   RotationStep,
+  ScreenLeaseView,
   SettingsView,
   StreamStatus,
   SubmissionView,
@@ -78,6 +79,13 @@ const networkName = v.pipe(
 )
 const url = v.pipe(v.string(), v.maxLength(400), v.regex(/^(https?|wss?):\/\/[^\s]+$/, 'must be an http(s) or ws(s) URL'))
 const rate = v.pipe(v.number(), v.minValue(0.1), v.maxValue(1000))
+/** What a screen watches: one account page, one credit page, or the overview's visible rows (at most 200). */
+const screenTarget = v.variant('kind', [
+  v.object({ kind: v.literal('account'), address }),
+  v.object({ kind: v.literal('credit'), address }),
+  v.object({ kind: v.literal('overview'), addresses: v.pipe(v.array(address), v.maxLength(200)) }),
+])
+const leaseId = v.pipe(v.string(), v.regex(/^lease-[0-9]{1,15}$/, 'must be a lease id from screen.watch'))
 const pct = v.pipe(v.number(), v.minValue(0), v.maxValue(100))
 /** An export's value currency: 'USD' or an asset symbol; main checks it is listed and has a live mark. */
 /** A credit-line threshold in percent: 0 to 100, at most 2 decimals (75.25). */
@@ -336,6 +344,14 @@ export const channels = {
   'account.detail': query<AccountDetailView>()(v.object({ address })),
   'credit.health': query<CreditHealthView>()(v.object({ address })),
   'credit.history': query<CreditSample[]>()(v.object({ address, sinceMs: timeMs })),
+  /**
+   * A screen takes (or, with its `leaseId`, renews or retargets) a lease on what it watches: main
+   * pushes it and streams it first while the lease holds. Leases are the calling window's or
+   * socket's: they end with it, on `screen.release`, or when not renewed within `ttlMs`.
+   */
+  'screen.watch': query<ScreenLeaseView>()(v.object({ target: screenTarget, leaseId: v.optional(leaseId) })),
+  /** Gives a lease back; `released` is false when it had already lapsed (or is another window's). */
+  'screen.release': query<{ released: boolean }>()(v.object({ leaseId })),
   /** The overview of the named accounts (default: every vault account) read now from the service, not the live model's. */
   'portfolio.status': query<StatusOverviewView>()(v.object({ addresses: v.optional(v.pipe(v.array(address), v.maxLength(200))) })),
 

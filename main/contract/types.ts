@@ -1001,3 +1001,19 @@ export interface TeamEvent {
   /** proposals, approvals or outcomes changed since the last push: re-read `team.proposals` */
   proposalsChanged: boolean
 }
+
+/**
+ * What a screen watches (`screen.watch`): an account page, a credit page, or the accounts the
+ * overview shows through its filter (at most 200). Main follows the target live while the lease holds.
+ */
+export type ScreenTarget =
+  { kind: 'account'; address: Address } | { kind: 'credit'; address: Address } | { kind: 'overview'; addresses: Address[] }
+
+/** A screen's lease: renew it (`screen.watch` with the same id) within `ttlMs`, or it lapses. */
+export interface ScreenLeaseView {
+  leaseId: string
+  /** The lease lapses this long after its last renewal. */
+  ttlMs: number
+  /** How often the renderer renews it (a third of `ttlMs`). */
+  renewEveryMs: number
+}

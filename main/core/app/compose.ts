@@ -41,6 +41,7 @@ import { VaultHolder, vaultHandlers, vaultKeysHandlers } from '../features/vault
 import { reportsHandlers } from '../features/reports'
 import { AlertService, alertsHandlers } from '../features/alerts'
 import { TeamService, teamHandlers } from '../features/team'
+import { ScreenLeases, screenHandlers } from '../features/screen'
 
 export interface DeskCoreOptions {
   dataDir: string
@@ -72,6 +73,8 @@ export interface DeskCore {
   setWriteGate(gate: WriteGate): void
   /** Operator activity: resets the vault's idle auto-lock timer. */
   touch(): void
+  /** A host's window or connection (`CallContext.sender`) went away: what it held (screen leases) ends. */
+  senderGone(sender: string): void
   lockVault(reason: 'os' | 'idle' | 'operator'): void
   /** Stops streams and timers, drains pending journal writes, closes the database. */
   close(): Promise<void>
@@ -134,6 +137,10 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
     credit: creditLive,
   })
   confirm.setContext(confirmationContext(settings, accounts))
+  // What screens watch, by lease: account and credit pages pushed and streamed first, overview rows next.
+  const screen = new ScreenLeases({ now })
+  live.accounts.followScreen(screen)
+  creditLive.followScreen(screen)
 
   const policy = new PolicyBook({
     dataDir: o.dataDir,
@@ -179,6 +186,7 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
     reportsHandlers({ sessions, accounts: operatorAccounts }),
     alertsHandlers({ alerts }),
     teamHandlers({ team }),
+    screenHandlers({ leases: screen }),
     policyHandlers({
       ...writes,
       keys: agentKeys,
@@ -208,9 +216,11 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
     dispatch,
     setWriteGate: (gate) => pipeline.setGate(gate),
     touch: () => vault.touch(),
+    senderGone: (sender) => screen.senderGone(sender),
     lockVault: (reason) => vault.lock(reason),
     close: () =>
       (closing ??= (async () => {
+        screen.close()
         live.close()
         for (const l of [earnLive, agentsLive, creditLive]) l.close()
         await alerts.close()

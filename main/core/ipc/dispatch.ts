@@ -12,6 +12,11 @@ import { toErrorData } from '../errors/desk-error'
 export interface CallContext {
   host: 'electron' | 'web' | 'test' | 'cli'
   client?: string
+  /**
+   * The calling window or connection (an Electron webContents, a web-host socket), set by its
+   * host; what it holds (screen leases) ends when the host reports it gone.
+   */
+  sender?: string
   /** The operator-policy checks this call passed (filled by core/policy's guards; shown in its confirmation). */
   checks?: string[]
   /** The USD value of the amount this call moves, at the current mark (filled by the policy's valuation). */

@@ -103,7 +103,8 @@ export class StreamPool {
   }
 
   /**
-   * Strict mode: what the desk relies on now, per signal (`screen`: account pages on screen;
+   * Strict mode: what the desk relies on now, per signal (`screen`: account and credit pages on
+   * screen; `overview`: the rows the overview shows;
    * `writes`: accounts with pending writes; `alerts`: accounts an alert watches). Accounts with
    * open orders are ranked by the pool itself. The live set follows at once; a no-op when the
    * set of users did not change.
@@ -116,12 +117,16 @@ export class StreamPool {
     if (this.opts.strict) this.setAccounts(this.accounts)
   }
 
-  /** An account's rank: the highest of its signals (0: none). */
+  /**
+   * An account's rank: the highest of its signals (0: none), plus a tenth of its next one, so
+   * among the overview's rows (every account, unfiltered) those with orders or writes come first.
+   */
   rankOf(user: string): number {
     const u = user.toLowerCase()
-    let r = this.withOrders.has(u) ? SIGNAL_RANK.orders : 0
-    for (const [sig, set] of this.signals) if (set.has(u)) r = Math.max(r, SIGNAL_RANK[sig])
-    return r
+    const ranks = this.withOrders.has(u) ? [SIGNAL_RANK.orders] : []
+    for (const [sig, set] of this.signals) if (set.has(u)) ranks.push(SIGNAL_RANK[sig])
+    const [first = 0, second = 0] = [...new Set(ranks)].sort((a, b) => b - a)
+    return first + second / 10
   }
 
   /** Accounts whose every channel is on the socket (strict mode's live set). */

@@ -12,13 +12,16 @@ import {
  * decides which accounts stream. Accounts are ranked by what the operator relies on now; the
  * highest stream (every channel), the rest are refreshed through /info, most due first.
  */
-export type PrioritySignal = 'screen' | 'orders' | 'writes' | 'alerts'
+export type PrioritySignal = 'screen' | 'overview' | 'orders' | 'writes' | 'alerts'
 
-/** Rank of each signal (an account takes its highest): on screen, then open orders or pending writes, then alert-watched. */
-export const SIGNAL_RANK: Readonly<Record<PrioritySignal, number>> = { screen: 3, orders: 2, writes: 2, alerts: 1 }
+/**
+ * Rank of each signal (an account takes its highest): an open account or credit page, then a row
+ * the overview shows, then open orders or pending writes, then alert-watched.
+ */
+export const SIGNAL_RANK: Readonly<Record<PrioritySignal, number>> = { screen: 4, overview: 3, orders: 2, writes: 2, alerts: 1 }
 
-/** How much more often than an unranked account a ranked one is refreshed through /info (rank 0..3). */
-const RANK_WEIGHT = [1, 2, 3, 4] as const
+/** How much more often than an unranked account a ranked one is refreshed through /info (by whole rank, 0..4). */
+const RANK_WEIGHT = [1, 2, 3, 4, 5] as const
 
 /**
  * Relative refresh period per channel: balances and credit state are what the overview shows,
@@ -141,7 +144,7 @@ export function nextRefresh(
       wakeAt = wakeAt === null ? dueAt : Math.min(wakeAt, dueAt)
       continue
     }
-    const score = (age * RANK_WEIGHT[Math.max(0, Math.min(3, c.rank))]!) / period
+    const score = (age * RANK_WEIGHT[Math.max(0, Math.min(4, Math.floor(c.rank)))]!) / period
     if (score > best || (score === best && pick !== null && subscriptionKey(c.sub) < subscriptionKey(pick.sub))) {
       best = score
       pick = c

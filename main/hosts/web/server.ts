@@ -60,7 +60,7 @@ function closeCodeFor(wsErrorCode: string | undefined): number {
 }
 
 export interface WebHostOptions {
-  core: Pick<DeskCore, 'dispatch' | 'events' | 'touch'>
+  core: Pick<DeskCore, 'dispatch' | 'events' | 'touch'> & Partial<Pick<DeskCore, 'senderGone'>>
   rendererRoot: string
   host?: string
   port?: number
@@ -234,7 +234,12 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
     }
     states.set(ws, state)
     sockets.add(ws)
-    ws.on('close', () => sockets.delete(ws))
+    // Each socket is one sender: a reload or a dropped socket ends what it held (screen leases).
+    const sender = `web:${state.id}`
+    ws.on('close', () => {
+      sockets.delete(ws)
+      opts.core.senderGone?.(sender)
+    })
     // ws closes the socket itself with the matching code (1009 too big, 1002 protocol, 1007
     // invalid UTF-8); without this listener the error would be uncaught and end the process.
     ws.on('error', (err: Error & { code?: string }) => {
@@ -275,7 +280,7 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
       }
       const id = msg.id
       opts.core.touch()
-      opts.core.dispatch(msg.channel, msg.args, { host: 'web' }).then(
+      opts.core.dispatch(msg.channel, msg.args, { host: 'web', sender }).then(
         (result) => send(ws, { id, result }),
         // The dispatcher answers with typed errors; a rejection here is a bug, not a crash.
         () => send(ws, { id, result: { ok: false, error: toErrorData(undefined) } }),

@@ -47,13 +47,35 @@ export class CreditLive {
   private heartbeatTimer: ReturnType<typeof setTimeout> | null = null
   private readonly graceTimers = new Set<ReturnType<typeof setTimeout>>()
   private closed = false
+  /** Screen leases (features/screen): when set, credit pages on screen are the leased ones, not the recently asked. */
+  private screen: { credits(): string[]; onChange(listener: () => void): () => void } | null = null
+  private offScreen: () => void = () => {}
 
   constructor(private readonly d: CreditLiveDeps) {
     this.offOpened = d.sessions.onOpened((s) => this.attach(s))
   }
 
+  /**
+   * Credit pages on screen follow the screens' leases: pushed every few seconds while leased,
+   * streamed first (through the portfolio's priority); a released page is no longer followed.
+   */
+  followScreen(screen: { credits(): string[]; onChange(listener: () => void): () => void }): void {
+    this.screen = screen
+    this.askedAt.clear()
+    let leased = new Set(screen.credits())
+    this.offScreen = screen.onChange(() => {
+      const now = new Set(screen.credits())
+      for (const u of leased) if (!now.has(u)) this.followed.delete(u)
+      for (const u of now) if (!leased.has(u) && this.session) this.followed.add(u)
+      leased = now
+      this.screenChanged()
+      if (now.size > 0) this.heartbeat()
+    })
+  }
+
   close(): void {
     this.closed = true
+    this.offScreen()
     this.offOpened()
     this.detach()
     for (const t of [this.pushTimer, this.heartbeatTimer, ...this.graceTimers]) if (t) clearTimeout(t)
@@ -65,18 +87,20 @@ export class CreditLive {
     const user = address.toLowerCase()
     if (s === this.session) {
       this.followed.add(user)
-      this.askedAt.set(user, this.d.now())
-      this.screenChanged()
-      this.heartbeat()
+      if (!this.screen) {
+        this.askedAt.set(user, this.d.now())
+        this.screenChanged()
+        this.heartbeat()
+      }
     }
     const view = await this.read(s, user, 'operator')
     if (!view) throw new DeskError('NotCreditAccount', `${user} has no credit line on ${s.network.name}`)
     return view
   }
 
-  /** Credit pages on screen (asked for in the last ten minutes). */
+  /** Credit pages on screen: the leased ones (without leases: asked for in the last ten minutes). */
   onScreen(): string[] {
-    return [...this.askedAt.keys()]
+    return this.screen ? this.screen.credits() : [...this.askedAt.keys()]
   }
 
   /** Called when the set of credit pages on screen changed. */
@@ -90,6 +114,7 @@ export class CreditLive {
     this.session = s
     this.followed.clear()
     this.askedAt.clear()
+    for (const u of this.screen?.credits() ?? []) this.followed.add(u)
     if (s.pool) {
       this.sessionOffs.push(
         s.pool.subscribe((u) => {
@@ -173,8 +198,9 @@ export class CreditLive {
         gone = true
       }
       if (gone) this.screenChanged()
-      if (this.askedAt.size === 0) return
-      this.pushSoon([...this.askedAt.keys()])
+      const onScreen = this.onScreen()
+      if (onScreen.length === 0) return
+      this.pushSoon(onScreen)
       this.heartbeat()
     }, this.d.heartbeatMs ?? 5000)
   }

@@ -9,6 +9,7 @@ import type { LiveOrder } from '../../streams/live-state'
 import type { Subscription } from '../../streams/plan'
 import type { AccountDirectory, AccountRef } from '../accounts'
 import type { CreditLive } from '../credit'
+import type { ScreenSource } from '../screen'
 import { LeadingBatch } from './leading-batch'
 import { portfolioFor, type PortfolioServiceDeps } from './portfolio-for-session'
 
@@ -26,8 +27,11 @@ export interface LiveAccountsDeps extends PortfolioServiceDeps {
   heartbeatMs?: number
 }
 
-/** A page asked for within this long counts as on screen. */
-const ON_SCREEN_MS = 10 * 60_000
+/**
+ * An account read by the operator without a lease (the CLI, a test), or touched by a write, is
+ * pushed when its stream moves for this long; it never gets the screen's stream priority.
+ */
+const FOLLOW_MS = 60_000
 /** Journal states that end a write: the accounts it touched have their final state to show. */
 const FINAL = new Set(['accepted', 'rejected', 'reconciled', 'failed', 'unresolved'])
 /** How far back an account page lists fills. */
@@ -47,8 +51,8 @@ const ADDRESS_IN_TEXT = /0x[0-9a-fA-F]{40}(?![0-9a-fA-F])/g
 export class LiveAccounts {
   private session: NetworkSession | null = null
   private readonly offs: (() => void)[] = []
-  /** accounts whose page was asked for (pushed on every change) */
-  private readonly watched = new Set<string>()
+  /** accounts read by the operator or touched by a write, and when (pushed on every change for `FOLLOW_MS`) */
+  private readonly watched = new Map<string, number>()
   private readonly fillsRead = new Map<string, Promise<void>>()
   private readonly fillsDone = new Set<string>()
   /** Account pages: pushed at once after a quiet spell; a burst within 50 ms makes one more push per account. */
@@ -58,8 +62,10 @@ export class LiveAccounts {
     for (const u of users) void this.pushAccount(s, u)
   })
   private closed = false
-  /** accounts whose page the operator asked for, and when */
-  private readonly onScreen = new Map<string, number>()
+  /** What screens hold leases on (account pages pushed and streamed first; overview rows streamed next). */
+  private screen: ScreenSource | null = null
+  /** Account pages leased at the last change (to stop following those released). */
+  private leased = new Set<string>()
   private heartbeatTimer: ReturnType<typeof setTimeout> | null = null
 
   constructor(private readonly d: LiveAccountsDeps) {
@@ -72,22 +78,55 @@ export class LiveAccounts {
     this.detach()
     this.session = s
     this.watched.clear()
-    this.onScreen.clear()
     this.fillsRead.clear()
     this.fillsDone.clear()
     const pool = s.pool
     if (pool) {
       this.sessionOffs.push(
         pool.subscribe((u) => {
-          if (this.watched.has(u.user)) this.pushSoon([u.user])
+          if (this.followed(u.user)) this.pushSoon([u.user])
         }),
       )
+      // A new session starts with what screens hold now.
+      this.prioritise()
     }
     this.sessionOffs.push(
       s.journal.onChange((sub) => {
         if (sub.network === s.name) this.onWrite(s, sub)
       }),
     )
+  }
+
+  /**
+   * Follows the screens' leases: a leased account page is pushed on every change and every few
+   * seconds, and streams first (strict priority `screen`, with the leased credit pages); the
+   * overview's visible rows stream next (`overview`). A released page stops both.
+   */
+  followScreen(screen: ScreenSource): void {
+    this.screen = screen
+    this.offs.push(screen.onChange(() => this.screenChanged()))
+    this.screenChanged()
+  }
+
+  private screenChanged(): void {
+    if (this.closed || !this.screen) return
+    const now = new Set(this.screen.accounts())
+    for (const u of this.leased) if (!now.has(u)) this.watched.delete(u)
+    const added = [...now].filter((u) => !this.leased.has(u))
+    this.leased = now
+    this.prioritise()
+    if (added.length > 0) this.pushSoon(added)
+    if (now.size > 0) this.heartbeat()
+  }
+
+  /** Pushed when its stream moves: leased, or read or written lately. */
+  private followed(user: string): boolean {
+    if (this.leased.has(user)) return true
+    const at = this.watched.get(user)
+    if (at === undefined) return false
+    if (this.d.now() - at <= FOLLOW_MS) return true
+    this.watched.delete(user)
+    return false
   }
 
   close(): void {
@@ -111,12 +150,8 @@ export class LiveAccounts {
    */
   async detail(s: NetworkSession, ref: AccountRef, lane: Lane): Promise<AccountDetailView> {
     const user = ref.address.toLowerCase()
-    this.watched.add(user)
-    if (lane === 'operator') {
-      this.onScreen.set(user, this.d.now())
-      s.pool?.setPriority('screen', this.screen()) // strict limits: pages on screen stream
-      this.heartbeat()
-    }
+    // A read pushed by this class itself does not extend how long the account is followed.
+    if (lane !== 'background') this.watched.set(user, this.d.now())
     const portfolio = portfolioFor(s, this.d)
     const { row, credit } = await portfolio.row(ref, lane)
     // Whichever read learns first that an account's kind or existence changed (an activation)
@@ -207,30 +242,26 @@ export class LiveAccounts {
   }
 
   /**
-   * Quiet accounts push nothing, yet their streamed state is current: pages asked for in the
-   * last `ON_SCREEN_MS` are pushed again every few seconds so their ages read "now", not the
-   * time of the last change (from live state; no account request).
+   * Quiet accounts push nothing, yet their streamed state is current: leased pages are pushed
+   * again every few seconds so their ages read "now", not the time of the last change (from
+   * live state; no account request). Stops when no page is leased.
    */
   private heartbeat(): void {
     if (this.heartbeatTimer || this.closed) return
     this.heartbeatTimer = setTimeout(() => {
       this.heartbeatTimer = null
-      const now = this.d.now()
-      for (const [u, at] of this.onScreen) if (now - at > ON_SCREEN_MS) this.onScreen.delete(u)
-      this.prioritise()
-      if (this.onScreen.size === 0) return
-      this.pushSoon([...this.onScreen.keys()])
+      if (this.leased.size === 0) return
+      this.pushSoon([...this.leased])
       this.heartbeat()
     }, this.d.heartbeatMs ?? 5000)
   }
 
-  /** Account pages and credit pages on screen: the strict plan streams them first. */
-  private screen(): string[] {
-    return [...new Set([...this.onScreen.keys(), ...(this.d.credit?.onScreen() ?? [])])]
-  }
-
+  /** Strict limits: leased account and credit pages stream first, then the overview's visible rows. */
   private prioritise(): void {
-    this.session?.pool?.setPriority('screen', this.screen())
+    const pool = this.session?.pool
+    if (!pool) return
+    pool.setPriority('screen', [...new Set([...this.leased, ...(this.d.credit?.onScreen() ?? [])])])
+    pool.setPriority('overview', this.screen?.overview() ?? [])
   }
 
   /** Pushes the pages of `users` now, or once a burst is over (one push per account). */
@@ -265,7 +296,7 @@ export class LiveAccounts {
   private onWrite(s: NetworkSession, sub: Submission): void {
     if (this.closed) return
     const users = this.affected(sub)
-    for (const u of users) this.watched.add(u)
+    for (const u of users) this.watched.set(u, this.d.now())
     this.pushSoon(users)
     this.d.overviewSoon()
     if (!FINAL.has(sub.state) || sub.channel !== 'trade') return
