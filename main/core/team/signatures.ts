@@ -1,6 +1,9 @@
 /**
  * Verifying author signatures fast enough to check a 10,000-entry chain from genesis on every
- * start. The first signatures seen from an address are checked the standard way (viem recovers the
+ * start. Where libsecp256k1's native binding loads (verify-native.ts: linux-x64, darwin-arm64,
+ * win32-x64), every signature is recovered by it (~80 µs) and the key compared with the author's:
+ * the first signature seen from an address must recover a key that hashes to that address, later
+ * ones must recover that same key (one address, one key). Elsewhere, in JavaScript: the first signatures seen from an address are checked the standard way (viem recovers the
  * public key and it must hash to that address); once an author has signed a few entries, their key
  * gets fixed-window tables (verify-ecdsa.ts) and later signatures are checked against it, ~3x
  * faster than recovering each one. Both ways accept exactly the signatures by that key over that
@@ -16,6 +19,7 @@
 import { publicKeyToAddress } from 'viem/accounts'
 import { recoverPublicKey, type Address, type Hex } from 'viem'
 import { KeyTable, onCurve, verifyWithTable, type BatchItem } from './verify-ecdsa'
+import { nativeRecover, nativeRecoveryAvailable } from './verify-native'
 import { verifyBatchSplit, warmUp } from './verify-worker'
 
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
@@ -27,6 +31,14 @@ interface Author {
   pub: Hex
   seen: number
   table: KeyTable | null
+  /** the key's 65 uncompressed bytes, for the native path's comparison */
+  bytes?: Uint8Array
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
 }
 
 /** r, s, v of a signature in the stored form, or null when its format or ranges are wrong. */
@@ -54,6 +66,8 @@ export class SignatureVerifier {
   async prefetch(rows: readonly { digest: string; signatures: string }[]): Promise<void> {
     this.verdicts = new Map()
     this.pending = null
+    // Native recovery is cheaper than the batch's bookkeeping: `verify` does each one as asked.
+    if (nativeRecoveryAvailable()) return
     warmUp(rows.length)
     const batch: BatchItem[] = []
     const keys: string[] = []
@@ -125,6 +139,15 @@ export class SignatureVerifier {
     }
     const { r, s, recovery } = p
     const known = this.authors.get(who)
+    const native = nativeRecover(Buffer.from(digest.slice(2), 'hex'), Buffer.from(signature.slice(2, 130), 'hex'), recovery)
+    if (native !== undefined) {
+      if (native === null) return false
+      if (known) return sameBytes(native, (known.bytes ??= Buffer.from(known.pub.slice(2), 'hex')))
+      const hex = `0x${Buffer.from(native).toString('hex')}` as Hex
+      if (publicKeyToAddress(hex).toLowerCase() !== who) return false
+      this.authors.set(who, { pub: hex, seen: 1, table: null, bytes: Uint8Array.from(native) })
+      return true
+    }
     if (known?.table) return verifyWithTable(known.table, BigInt(digest), r, s, recovery)
     let pub: Hex
     try {

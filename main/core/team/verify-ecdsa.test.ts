@@ -2,11 +2,12 @@ import { secp256k1 } from '@noble/curves/secp256k1'
 import { randomBytes } from 'node:crypto'
 import { recoverAddress, recoverTypedDataAddress, type Address, type Hex, type TypedDataDefinition } from 'viem'
 import { generatePrivateKey, privateKeyToAccount, sign } from 'viem/accounts'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { verifyChain, type StoredRow } from './chain'
 import { entryDigest, entryTypedData, signEntry, unsignedEntry, ZERO_HASH } from './entry'
 import { SignatureVerifier } from './signatures'
 import { KeyTable, verifyBatch, verifyWithTable, type BatchItem } from './verify-ecdsa'
+import { nativeRecoveryAvailable, useNativeRecovery } from './verify-native'
 import { asMember, ChainBuilder, operator } from './testing/team-fixture'
 
 const N = secp256k1.CURVE.n
@@ -131,8 +132,25 @@ describe('table-based ECDSA check (verify-ecdsa.ts)', () => {
   })
 })
 
-describe('SignatureVerifier', () => {
+describe('native recovery (verify-native.ts)', () => {
+  it('loads the prebuilt libsecp256k1 binding on the platforms the package ships one for', () => {
+    const shipped = ['linux-x64', 'darwin-arm64', 'win32-x64'].includes(`${process.platform}-${process.arch}`)
+    expect(nativeRecoveryAvailable()).toBe(shipped)
+    useNativeRecovery(false)
+    expect(nativeRecoveryAvailable()).toBe(false)
+    useNativeRecovery(true)
+  })
+})
+
+afterAll(() => useNativeRecovery(true))
+
+// Both ways of deciding: libsecp256k1's recovery where it loads, the JavaScript tables elsewhere.
+describe.each([
+  ['native recovery', true],
+  ['JavaScript tables', false],
+])('SignatureVerifier (%s)', (_, native) => {
   it('agrees with recoverTypedDataAddress on entries before and after the key gets its tables', async () => {
+    useNativeRecovery(native)
     const ann = operator('ann')
     const bob = operator('bob')
     const v = new SignatureVerifier()
@@ -157,8 +175,12 @@ describe('SignatureVerifier', () => {
   })
 })
 
-describe('chain verification with the batched check', () => {
+describe.each([
+  ['native recovery', true],
+  ['JavaScript batch', false],
+])('chain verification (%s)', (_, native) => {
   it('verifies a chain whose later entries go through the batch, and stops at a bad signature there', async () => {
+    useNativeRecovery(native)
     const ann = operator('ann')
     const bob = operator('bob')
     const b = await ChainBuilder.genesis(ann, [asMember(ann, ['admin']), asMember(bob, ['trader'])])

@@ -5,12 +5,16 @@ import { generatePrivateKey } from 'viem/accounts'
 import { afterAll, describe, expect, it } from 'vitest'
 import { verifyChain, type StoredRow } from './chain'
 import { KeyTable, verifyBatch, type BatchItem } from './verify-ecdsa'
+import { useNativeRecovery } from './verify-native'
 import { setVerifyThreads, verifyBatchSplit, workerStats } from './verify-worker'
 import { asMember, ChainBuilder, operator } from './testing/team-fixture'
 
 const N = secp256k1.CURVE.n
 
-afterAll(() => setVerifyThreads(1))
+afterAll(() => {
+  setVerifyThreads(1)
+  useNativeRecovery(true)
+})
 
 function signed(key: Hex, table: KeyTable, digest: bigint): BatchItem {
   const s = secp256k1.sign(digest.toString(16).padStart(64, '0'), key.slice(2))
@@ -59,6 +63,8 @@ describe('signature batches on a worker thread (verify-worker.ts)', () => {
       i === at ? { ...r, signatures: `[{"signature":"${sigOf(rows[at - 2]!)}","signer":"${signerOf(r)}"}]` } : r,
     )
 
+    // The workers serve the JavaScript path (where libsecp256k1's binding is not there).
+    useNativeRecovery(false)
     setVerifyThreads(0)
     const inProcess = [await verifyChain(rows), await verifyChain(tampered)]
     setVerifyThreads(1, 8)
