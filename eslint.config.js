@@ -57,7 +57,7 @@ const TESTS = ['**/*.test.ts']
  */
 export const CORE_LAYERS = [
   ['contract', []],
-  ['errors', []],
+  ['errors', ['contract']], // DeskError itself lives in main/contract/errors.ts (one class for the core and the CLI)
   ['money', ['errors']],
   ['wire', ['errors']],
   ['config', ['errors', 'wire']],
@@ -177,16 +177,55 @@ const coreLayersRule = {
         })
       }
     }
-    return {
-      ImportDeclaration: (n) => check(n.source),
-      ExportNamedDeclaration: (n) => check(n.source),
-      ExportAllDeclaration: (n) => check(n.source),
-      ImportExpression: (n) => check(n.source),
-      TSImportEqualsDeclaration: (n) => check(n.moduleReference?.expression),
-      TSImportType: (n) => check(n.source ?? n.argument?.literal ?? n.argument),
-    }
+    return importVisitors(check)
   },
 }
+
+/** Every way a file names another: imports (type-only too), re-exports, dynamic imports, import types. */
+function importVisitors(check) {
+  return {
+    ImportDeclaration: (n) => check(n.source),
+    ExportNamedDeclaration: (n) => check(n.source),
+    ExportAllDeclaration: (n) => check(n.source),
+    ImportExpression: (n) => check(n.source),
+    TSImportEqualsDeclaration: (n) => check(n.moduleReference?.expression),
+    TSImportType: (n) => check(n.source ?? n.argument?.literal ?? n.argument),
+  }
+}
+
+/**
+ * The desk CLI talks to the core only through the typed contract, as the renderer does: a file of
+ * main/hosts/cli imports main/contract, its own folder and packages, nothing else of the repo.
+ * The one exception is core-client.ts, the CLI host's composition root (the Electron entry and the
+ * web host have theirs): it starts the in-process core, attaches to a running app (hosts/attach)
+ * and hands the CLI the core's Node-side helpers (default data directory, secret-file reader).
+ * Tests and testing/ are exempt (they start sandboxes and vaults).
+ */
+const CLI_COMPOSITION_ROOT = 'main/hosts/cli/core-client.ts'
+const cliContractOnlyRule = {
+  meta: {
+    type: 'problem',
+    schema: [],
+    docs: { description: 'main/hosts/cli imports only main/contract and its own files (core-client.ts excepted).' },
+  },
+  create(context) {
+    const check = (node) => {
+      const spec = node?.type === 'Literal' && typeof node.value === 'string' ? node.value : null
+      if (!spec || !spec.startsWith('.')) return // packages (node:, viem); electron is refused by no-restricted-imports
+      const to = path
+        .relative(ROOT, path.resolve(path.dirname(context.filename), spec))
+        .split(path.sep)
+        .join('/')
+      if (/^main\/(contract|hosts\/cli)(\/|$)/.test(to)) return
+      context.report({
+        node,
+        message: `main/hosts/cli imports only main/contract and its own files, not ${to} ('${spec}'); the core is reached through ${CLI_COMPOSITION_ROOT}, the CLI's composition root (the one exception).`,
+      })
+    }
+    return importVisitors(check)
+  },
+}
+const deskPlugin = { rules: { 'core-layers': coreLayersRule, 'cli-contract-only': cliContractOnlyRule } }
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'out/**', 'dist/**', '.native-cache/**', 'e2e/artifacts/**', 'docs/**', '.tmp/**'] },
@@ -220,7 +259,7 @@ export default tseslint.config(
   {
     files: ['main/core/**/*.ts'],
     ignores: CORE_NOT_LAYERED,
-    plugins: { desk: { rules: { 'core-layers': coreLayersRule } } },
+    plugins: { desk: deskPlugin },
     rules: { 'desk/core-layers': 'error' },
   },
   // Core tests may use the sandbox and the test harnesses, never Electron or a host.
@@ -229,6 +268,13 @@ export default tseslint.config(
   // Hosts: only hosts/dev brings the sandbox in; none imports test code.
   boundary(['main/hosts/**/*.ts'], [...TESTS, 'main/hosts/dev/**'], [rule.sandbox, rule.testing, rule.entry]),
   boundary(['main/hosts/dev/**/*.ts'], TESTS, [rule.testing, rule.entry]),
+  // The desk CLI: main/contract and its own files only; core-client.ts (its composition root) excepted.
+  {
+    files: ['main/hosts/cli/**/*.ts'],
+    ignores: [...TESTS, 'main/hosts/cli/testing/**', CLI_COMPOSITION_ROOT],
+    plugins: { desk: deskPlugin },
+    rules: { 'desk/cli-contract-only': 'error' },
+  },
   // The Electron entry and its shell: no web-host code, no direct sandbox import, no test code.
   boundary(['main/index.ts'], [], [rule.webHost, rule.sandbox, rule.testing], true),
   boundary(['main/electron-shell/**/*.ts'], TESTS, [rule.hosts, rule.sandbox, rule.testing]),

@@ -12,7 +12,7 @@ const eslint = new ESLint({ cwd: root })
 const configUrl = pathToFileURL(`${root}/eslint.config.js`).href
 const { CORE_LAYERS } = (await import(configUrl)) as { CORE_LAYERS: [string, string[]][] }
 const LAYERS = CORE_LAYERS.map(([layer]) => layer)
-const IMPORT_RULES = ['no-restricted-imports', 'desk/core-layers']
+const IMPORT_RULES = ['no-restricted-imports', 'desk/core-layers', 'desk/cli-contract-only']
 
 /** The import-rule messages ESLint reports for `source` linted as if it were `filePath` (a parse error counts too). */
 async function importErrors(filePath: string, source: string): Promise<string[]> {
@@ -206,6 +206,30 @@ describe('lint enforces the boundaries around the core', () => {
       /hosts\/dev imports the sandbox/,
     ],
     [
+      'the desk CLI imports the core',
+      'main/hosts/cli/commands/planted.ts',
+      "import { DeskError } from '../../../core/errors/desk-error'\nexport const x = DeskError\n",
+      /main\/hosts\/cli imports only main\/contract and its own files, not main\/core\/errors\/desk-error/,
+    ],
+    [
+      'the desk CLI loads the core lazily',
+      'main/hosts/cli/commands/planted.ts',
+      "export const load = () => import('../../../core/vault')\n",
+      /main\/hosts\/cli imports only main\/contract and its own files, not main\/core\/vault/,
+    ],
+    [
+      'the desk CLI imports a core type',
+      'main/hosts/cli/planted.ts',
+      "import type { DeskCore } from '../../core/app/compose'\nexport type X = DeskCore\n",
+      /main\/hosts\/cli imports only main\/contract and its own files, not main\/core\/app\/compose/,
+    ],
+    [
+      'the desk CLI imports another host',
+      'main/hosts/cli/planted.ts',
+      "import { connectAttach } from '../attach'\nexport const x = connectAttach\n",
+      /main\/hosts\/cli imports only main\/contract and its own files, not main\/hosts\/attach/,
+    ],
+    [
       'the sandbox imports the core beyond the wire profile',
       'sandbox/trading/planted.ts',
       "import { Journal } from '../../main/core/journal'\nexport const x = Journal\n",
@@ -252,6 +276,16 @@ describe('lint enforces the boundaries around the core', () => {
       'the renderer uses the contract',
       'renderer/src/planted.ts',
       "import { channels } from '../../main/contract/channels'\nexport const x = channels\n",
+    ],
+    [
+      'the desk CLI uses the contract and its own files',
+      'main/hosts/cli/commands/planted.ts',
+      "import { DeskError } from '../../../contract/errors'\nimport type { CliContext } from '../context'\nexport const x = (c: CliContext) => [DeskError, c]\n",
+    ],
+    [
+      "the desk CLI's composition root (core-client.ts) starts the core",
+      'main/hosts/cli/core-client.ts',
+      "import { acquireDataDirLock } from '../attach'\nexport const x = acquireDataDirLock\nexport const load = () => import('../../core/app/compose')\n",
     ],
     [
       'the sandbox uses the wire profile',

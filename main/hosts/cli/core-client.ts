@@ -4,10 +4,26 @@
  * journal writer, one reconciler, one rate budget). Otherwise desk runs the core in-process and
  * holds the data directory's lock for as long as it runs, so a second writer can never exist.
  */
+/*
+ * This file is the desk host's composition root, as the Electron entry and the web host have one:
+ * the ONE file of main/hosts/cli that imports the core (and hosts/attach). Every other file of
+ * the CLI imports only main/contract and its own folder (eslint.config.js, the hosts/cli block).
+ * Besides the core itself it hands the CLI the few host-side facts a command needs from Node
+ * code the core owns: the default data directory, the one secret-file reader, the vault's
+ * default scrypt cost.
+ */
 import type { CliMode, Result } from '../../contract/types'
-import { DeskError, isDeskError } from '../../core/errors/desk-error'
+import { DeskError, isDeskError } from '../../contract/errors'
 import { acquireDataDirLock, attachEndpoint, connectAttach } from '../attach'
 import { deskVersion } from './version'
+
+export { defaultDataDir } from '../../core/config/paths'
+export { readSecretFile } from '../../core/vault/secret-file'
+
+/** The vault's default scrypt cost (N = 2^18, r = 8, p = 1); loaded only when a keys command needs it. */
+export async function defaultScrypt(): Promise<{ n: number; r: number; p: number }> {
+  return { ...(await import('../../core/vault/kdf')).DEFAULT_SCRYPT }
+}
 
 export interface CoreClient {
   readonly mode: CliMode

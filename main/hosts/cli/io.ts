@@ -3,7 +3,7 @@
  * for secrets (raw mode, nothing echoed). Secrets are never read from the command line.
  */
 import { createInterface } from 'node:readline'
-import { DeskError } from '../../core/errors/desk-error'
+import { DeskError } from '../../contract/errors'
 
 export interface CliIo {
   stdout(text: string): void

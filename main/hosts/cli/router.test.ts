@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { DeskError } from '../../core/errors/desk-error'
+import { DeskError } from '../../contract/errors'
 import type { CliIo } from './io'
 import { columns, runCli, usage, type CommandGroup } from './router'
 

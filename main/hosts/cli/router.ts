@@ -4,7 +4,7 @@
  *   desk [global options] <group> <command> [positionals] [options]
  */
 import { parseArgs } from 'node:util'
-import { DeskError, isDeskError } from '../../core/errors/desk-error'
+import { DeskError, isDeskError } from '../../contract/errors'
 import type { CliIo } from './io'
 import { CliContext, GLOBAL_OPTIONS, type GlobalOptions } from './context'
 import { deskVersion } from './version'

@@ -1,5 +1,5 @@
 /** `desk earn …`: earn pool balances, withdrawals queue, create / claim / cancel. */
-import { DeskError } from '../../../core/errors/desk-error'
+import { DeskError } from '../../../contract/errors'
 import type { EarnOverviewView, EarnWithdrawalView } from '../../../contract/types'
 import { addressArg } from '../support/address'
 import { journaledOutcome, NETWORK_OPTION } from '../desk-write'

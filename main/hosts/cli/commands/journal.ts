@@ -1,6 +1,6 @@
 /** `desk journal …`: the local record of every write: list, show, export, reconcile. */
 import { writeFileSync } from 'node:fs'
-import { DeskError } from '../../../core/errors/desk-error'
+import { DeskError } from '../../../contract/errors'
 import type { ChannelArgs } from '../../../contract/channels'
 import { JOURNAL_RECORD_STATES, type JournalRecordState, type JournalRecordView } from '../../../contract/types'
 import type { CliContext } from '../context'

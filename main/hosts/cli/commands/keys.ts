@@ -2,14 +2,12 @@
 import { promises as fs } from 'node:fs'
 import { resolve } from 'node:path'
 import type { VaultKeysView } from '../../../contract/types'
-import { DeskError } from '../../../core/errors/desk-error'
-
-// The vault module (and viem behind it) loads when a command needs it, not with the group:
-// `desk keys --help` and `desk keys list` against a running app never evaluate it.
-const vault = () => import('../../../core/vault')
+import { DeskError } from '../../../contract/errors'
 import type { CliContext } from '../context'
+import { defaultScrypt } from '../core-client'
 import type { Command, CommandGroup, OptionSpec } from '../router'
 import { UsageError } from '../router'
+import { checksummedArg } from '../support/address'
 
 const LABEL: OptionSpec = { type: 'string', valueName: 'TEXT', description: 'label shown for the account' }
 const SCRYPT_N: OptionSpec = { type: 'string', valueName: 'N', description: `scrypt N, a power of two from 2^14 (default 2^18)` }
@@ -19,14 +17,14 @@ const KEYSTORE_PASS: OptionSpec = {
   description: "read the keystore's passphrase from FILE instead of prompting",
 }
 
-async function scryptFromOption(ctx: CliContext): Promise<{ n: number; r: number; p: number }> {
-  const { DEFAULT_SCRYPT } = await vault()
+/** `--scrypt-n`, checked; undefined when not given (the vault's default cost applies). */
+function scryptNFromOption(ctx: CliContext): number | undefined {
   const raw = ctx.string('scrypt-n')
-  if (raw === undefined) return DEFAULT_SCRYPT
+  if (raw === undefined) return undefined
   const n = /^[0-9]{1,8}$/.test(raw) ? Number(raw) : NaN
   if (!Number.isSafeInteger(n) || n < 2 ** 14 || n > 2 ** 22 || (n & (n - 1)) !== 0)
     throw new UsageError('--scrypt-n must be a power of two between 16384 and 4194304')
-  return { ...DEFAULT_SCRYPT, n }
+  return n
 }
 
 /** The label option, when given. */
@@ -46,12 +44,15 @@ const init: Command = {
   summary: 'create the vault (asks for a new passphrase)',
   options: { 'scrypt-n': SCRYPT_N },
   async run(ctx) {
-    const path = (await vault()).vaultPath(ctx.dataDir)
-    if ((await ctx.call('app.state', undefined)).vault.exists) throw new DeskError('VaultExists', `a vault already exists at ${path}`)
-    const scrypt = await scryptFromOption(ctx)
+    // Refused before the passphrase is asked; the core names its vault file (vault.keys reads a locked vault).
+    if ((await ctx.call('app.state', undefined)).vault.exists) {
+      const { path } = await ctx.call('vault.keys', undefined)
+      throw new DeskError('VaultExists', `a vault already exists at ${path}`)
+    }
+    const scryptN = scryptNFromOption(ctx)
     const passphrase = await ctx.secretRef('passphrase-file', 'New vault passphrase: ', 'vault passphrase', true)
-    const r = await ctx.call('vault.init', { passphrase, scryptN: scrypt.n })
-    ctx.print(`created vault ${path} (scrypt N=${scrypt.n}, r=${scrypt.r}, p=${scrypt.p})`, r)
+    const r = await ctx.call('vault.init', { passphrase, ...(scryptN !== undefined ? { scryptN } : {}) })
+    ctx.print(`created vault ${r.path} (scrypt N=${r.kdf.n}, r=${r.kdf.r}, p=${r.kdf.p})`, r)
   },
 }
 
@@ -106,10 +107,11 @@ const exportKeystore: Command = {
   },
   async run(ctx) {
     const [addressText, file] = ctx.positionals as [string, string]
-    const address = (await vault()).parseAddress(addressText)
+    const address = await checksummedArg(addressText)
     const kdfName = ctx.string('kdf') ?? 'scrypt'
     if (kdfName !== 'scrypt' && kdfName !== 'pbkdf2') throw new UsageError('--kdf must be scrypt or pbkdf2')
-    const kdf = kdfName === 'scrypt' ? { kdf: 'scrypt' as const, n: (await scryptFromOption(ctx)).n } : { kdf: 'pbkdf2' as const }
+    const kdf =
+      kdfName === 'scrypt' ? { kdf: 'scrypt' as const, n: scryptNFromOption(ctx) ?? (await defaultScrypt()).n } : { kdf: 'pbkdf2' as const }
     if (
       !ctx.flag('force') &&
       (await fs.stat(file).then(
@@ -140,7 +142,7 @@ const generate: Command = {
   async run(ctx) {
     await ctx.unlocked()
     // Checksummed, as `keys list` shows it (the app's view is lower case).
-    const address = (await vault()).parseAddress((await ctx.call('accounts.generate', { label: ctx.string('label') ?? '' })).address)
+    const address = await checksummedArg((await ctx.call('accounts.generate', { label: ctx.string('label') ?? '' })).address)
     ctx.print(`generated ${address}`, { address })
   },
 }
@@ -151,7 +153,7 @@ const watch: Command = {
   positionals: ['ADDRESS'],
   options: { label: LABEL },
   async run(ctx) {
-    const address = (await vault()).parseAddress(ctx.positionals[0]!)
+    const address = await checksummedArg(ctx.positionals[0]!)
     await ctx.unlocked()
     await ctx.call('accounts.watch', { address, label: ctx.string('label') ?? '' })
     ctx.print(`watching ${address}`, { address })
@@ -163,7 +165,7 @@ const remove: Command = {
   summary: 'remove an account with its key and agent keys (asks for confirmation)',
   positionals: ['ACCOUNT'],
   async run(ctx) {
-    const address = (await vault()).parseAddress(ctx.positionals[0]!)
+    const address = await checksummedArg(ctx.positionals[0]!)
     const account = (await ctx.call('vault.keys', undefined)).accounts.find((a) => a.address === address)
     if (!account) throw new DeskError('AccountNotInVault', `${address} is not an account in the vault`)
     if (!account.watchOnly || account.agents.length > 0) {

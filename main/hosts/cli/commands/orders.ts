@@ -1,5 +1,5 @@
 /** `desk orders …`: open orders, the order ticket, cancels, the emergency cancel-all, transfers, withdraw, activateFor. */
-import { DeskError } from '../../../core/errors/desk-error'
+import { DeskError } from '../../../contract/errors'
 import type { Address, WriteOutcome } from '../../../contract/types'
 import type { CliContext } from '../context'
 import { cloidArg, NETWORK_OPTION, outcomeData, required, type OutcomeData } from '../desk-write'

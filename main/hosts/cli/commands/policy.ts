@@ -5,7 +5,7 @@
  */
 import { formatDurationWords, formatNumber, formatPercent, formatUsd } from '../../../contract/format'
 import type { AddressBookEntryView, PolicyValue, PolicyView } from '../../../contract/types'
-import { DeskError } from '../../../core/errors/desk-error'
+import { DeskError } from '../../../contract/errors'
 import type { CliContext } from '../context'
 import type { Command, CommandGroup } from '../router'
 import { when } from '../support/display'

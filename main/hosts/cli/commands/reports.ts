@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs'
 import type { AlertView, ExportFile, PnlReport } from '../../../contract/types'
-import { DeskError } from '../../../core/errors/desk-error'
+import { DeskError } from '../../../contract/errors'
 import { formatAccount, formatAge, formatPercent } from '../../../contract/format'
 import type { CliContext } from '../context'
 import { amount, when } from '../support/display'

@@ -1,6 +1,6 @@
 /** `desk status …`: the dashboard from the command line (portfolio and credit health). */
 import type { Address, CliMode, CreditHealthView, OverviewView } from '../../../contract/types'
-import { DeskError, isDeskError } from '../../../core/errors/desk-error'
+import { DeskError, isDeskError } from '../../../contract/errors'
 import { formatAccount, formatAge, formatDuration, formatPercent, formatUsd, shortAddress, UNKNOWN } from '../../../contract/format'
 import { addressArg } from '../support/address'
 import { accountNamer, amount, when, type AccountNamer } from '../support/display'

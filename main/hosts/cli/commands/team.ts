@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { formatUsd } from '../../../contract/format'
 import type { TeamMembersView, TeamPolicyView, TeamProposalView, TeamRuleView, TeamStatusView } from '../../../contract/types'
-import { DeskError } from '../../../core/errors/desk-error'
+import { DeskError } from '../../../contract/errors'
 import type { CliContext } from '../context'
 import type { Command, CommandGroup } from '../router'
 import { when } from '../support/display'

@@ -1,9 +1,10 @@
 /**
- * An operator-typed 0x address, checked without loading the vault (and viem behind it): the
- * commands that take one send it lower-case, and main checks it again against the contract.
+ * An operator-typed 0x address, checked without loading viem: the commands that take one send it
+ * lower-case, and main checks it again against the contract. The keys commands show and send it
+ * checksummed (EIP-55, as the vault lists it), with viem loaded only then.
  */
 import type { Address } from '../../../contract/types'
-import { DeskError } from '../../../core/errors/desk-error'
+import { DeskError } from '../../../contract/errors'
 
 const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/
 
@@ -14,4 +15,11 @@ export function addressArg(text: string): Address {
   const t = text.trim().toLowerCase()
   if (!isAddress(t)) throw new DeskError('InvalidAddress', `"${text.trim().slice(0, 60)}" is not a 20-byte 0x address`)
   return t
+}
+
+/** The address checksummed (EIP-55, as the vault lists it); InvalidAddress as `addressArg`. viem loads only here. */
+export async function checksummedArg(text: string): Promise<Address> {
+  const address = addressArg(text)
+  const { getAddress } = await import('viem')
+  return getAddress(address)
 }

@@ -1,6 +1,6 @@
 /** The operator's words for assets and markets, as the app's channels take them (ids). */
 import type { AssetView, MarketView } from '../../../contract/types'
-import { DeskError } from '../../../core/errors/desk-error'
+import { DeskError } from '../../../contract/errors'
 import type { CliContext } from '../context'
 
 const lists = new WeakMap<CliContext, Promise<{ markets: MarketView[]; assets: AssetView[] }>>()
