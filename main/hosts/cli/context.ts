@@ -3,7 +3,7 @@
  * to the running app, or in-process) and the ways to name secrets (a file main reads, else a
  * hidden TTY prompt). Owner-key confirmations pushed by the core for this desk are answered here.
  */
-import { join, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import type { ChannelArgs, ChannelName, ChannelResult } from '../../contract/channels'
 import type { CliSecret, ConfirmRequest } from '../../contract/types'
 import { DeskError } from '../../contract/errors'
@@ -231,10 +231,8 @@ export class CliContext {
   async unlocked(): Promise<void> {
     await this.requireSelectedNetwork()
     const state = await this.call('app.state', undefined)
-    if (!state.vault.exists) {
-      const path = join(this.dataDir, 'vault.json')
-      throw new DeskError('VaultNotFound', `no vault at ${path}; create one with \`desk keys init\``, { path })
-    }
+    // No vault: the core's vault.keys refuses with VaultNotFound naming its vault file (one home for the path).
+    if (!state.vault.exists) await this.call('vault.keys', undefined)
     if (state.vault.unlocked) return
     // --passphrase-file, else the hidden prompt, else NoTerminal (never a bare prompt failure).
     await this.call('vault.unlock', { passphrase: await this.secret('passphrase-file', 'Vault passphrase: ', 'vault passphrase') })
