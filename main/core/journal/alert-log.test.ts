@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
 import { openJournalFile, type Journal } from './index'
 
@@ -57,5 +61,40 @@ describe('alert log (migration 4)', () => {
     expect(j.alerts.settingsJson()).toBeNull()
     j.alerts.saveSettingsJson('{"a":1}')
     expect(j.alerts.settingsJson()).toBe('{"a":1}')
+  })
+
+  it('stores rule state set in one turn together on the next turn, and what is pending before a close', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'alert-log-'))
+    try {
+      const file = join(dir, 'journal.db')
+      const j = openJournalFile(file, { now: () => 7_000 })
+      open.push(j)
+      const stored = () => {
+        const db = new Database(file, { readonly: true })
+        try {
+          return (db.prepare(`SELECT COUNT(*) AS n FROM alert_state WHERE network = 'sandbox'`).get() as { n: number }).n
+        } finally {
+          db.close()
+        }
+      }
+      for (let i = 0; i < 200; i++) j.alerts.setState('sandbox', `funds-checked:0x${i}`, String(i))
+      j.alerts.setState('sandbox', 'funds-checked:0x7', null)
+      // Not one disk sync per key: nothing stored yet, every value readable already.
+      expect(stored()).toBe(0)
+      expect(j.alerts.getState('sandbox', 'funds-checked:0x5')).toBe('5')
+      expect(j.alerts.getState('sandbox', 'funds-checked:0x7')).toBeNull()
+      await new Promise((r) => setImmediate(r))
+      expect(stored()).toBe(199)
+      j.alerts.setState('sandbox', 'late', '1')
+      j.alerts.flush()
+      expect(stored()).toBe(200)
+      // A fired key is stored with what was set before it.
+      j.alerts.setState('sandbox', 'before-fire', '1')
+      expect(j.alerts.fire('k', alert(1))).not.toBeNull()
+      expect(stored()).toBe(202)
+    } finally {
+      for (const j of open.splice(0)) j.closeNow()
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

@@ -49,14 +49,44 @@ const toRecord = (r: Row): AlertRecord => ({
  * does nothing when the key was already fired, so evaluation can run as often as it likes.
  */
 export class AlertLog {
+  /**
+   * Rule state set since the last flush, by network and key (null: delete). A pass over 200
+   * accounts sets a few keys each; stored row by row, every one was a disk sync (the journal
+   * syncs each commit) and the event loop stalled for seconds. They are stored together, in one
+   * transaction, on the next turn of the event loop (or before anything reads the table).
+   */
+  private readonly pending = new Map<string, { network: string; key: string; value: string | null; at: number }>()
+  private flushing: ReturnType<typeof setImmediate> | null = null
+
   constructor(
     private readonly db: Database.Database,
     private readonly now: () => number,
     private readonly cap = 500,
   ) {}
 
+  /** Stores the pending rule state now (one transaction); a closed database drops it (a cache of checks, re-derived on the next pass). */
+  flush(): void {
+    if (this.flushing) clearImmediate(this.flushing)
+    this.flushing = null
+    if (this.pending.size === 0) return
+    const rows = [...this.pending.values()]
+    this.pending.clear()
+    if (!this.db.open) return
+    const del = this.db.prepare(`DELETE FROM alert_state WHERE network = ? AND key = ?`)
+    const put = this.db.prepare(
+      `INSERT INTO alert_state (network, key, value, at) VALUES (?, ?, ?, ?) ON CONFLICT (network, key) DO UPDATE SET value = excluded.value, at = excluded.at`,
+    )
+    this.db.transaction(() => {
+      for (const r of rows) {
+        if (r.value === null) del.run(r.network, r.key)
+        else put.run(r.network, r.key, r.value, r.at)
+      }
+    })()
+  }
+
   /** Records the alert unless `key` already fired on this network; returns it, or null when it had fired. */
   fire(key: string, a: NewAlert): AlertRecord | null {
+    this.flush()
     return this.db.transaction((): AlertRecord | null => {
       const ins = this.db
         .prepare(`INSERT OR IGNORE INTO alert_state (network, key, value, at) VALUES (?, ?, '1', ?)`)
@@ -92,23 +122,21 @@ export class AlertLog {
   }
 
   getState(network: string, key: string): string | null {
+    const held = this.pending.get(`${network}\u0000${key}`)
+    if (held) return held.value
     const r = this.db.prepare(`SELECT value FROM alert_state WHERE network = ? AND key = ?`).get(network, key) as
       { value: string } | undefined
     return r ? r.value : null
   }
 
   setState(network: string, key: string, value: string | null): void {
-    if (value === null) this.db.prepare(`DELETE FROM alert_state WHERE network = ? AND key = ?`).run(network, key)
-    else
-      this.db
-        .prepare(
-          `INSERT INTO alert_state (network, key, value, at) VALUES (?, ?, ?, ?) ON CONFLICT (network, key) DO UPDATE SET value = excluded.value, at = excluded.at`,
-        )
-        .run(network, key, value, this.now())
+    this.pending.set(`${network}\u0000${key}`, { network, key, value, at: this.now() })
+    this.flushing ??= setImmediate(() => this.flush())
   }
 
   /** Forgets fired keys older than `beforeMs` (the log itself is bounded by count). */
   pruneFired(beforeMs: number): number {
+    this.flush()
     return this.db.prepare(`DELETE FROM alert_state WHERE key LIKE 'fired:%' AND at < ?`).run(beforeMs).changes
   }
 

@@ -132,6 +132,8 @@ export class AlertService {
     for (const off of this.st?.offs.splice(0) ?? []) off()
     await this.running?.catch(() => {})
     await this.chain.catch(() => {})
+    // Rule state is stored write-behind (one transaction per turn): store the last of it before the journal closes.
+    if (!this.d.journal.isClosed) this.d.journal.alerts.flush()
   }
 
   settings(): AlertSettingsView {

@@ -46,6 +46,13 @@ export class LiveOverview {
   /** Balance-frame patches: at once, then at most one per 16 ms (a frame at 60 Hz). */
   private readonly patches = new LeadingBatch<string>(16, (users) => this.patch(users))
   private patchSession: NetworkSession | null = null
+  /**
+   * The stream status as frames arrive: at most every 500 ms (computing it walks every socket's
+   * subscriptions; per frame, at 200 accounts, that was seconds of a start-up). Sockets opening,
+   * closing or dropping are announced at once through `onStatusChange`.
+   */
+  private statusPool: StreamPool | null = null
+  private readonly statusOnFrames = new LeadingBatch<never>(500, () => this.statusPool && this.streamStatus(this.statusPool))
   private refreshTimer: ReturnType<typeof setTimeout> | null = null
   private pushing: Promise<void> | null = null
   private pushAgain = false
@@ -126,6 +133,7 @@ export class LiveOverview {
     this.accounts.close()
     this.full.close()
     this.patches.close()
+    this.statusOnFrames.close()
     if (this.refreshTimer) clearTimeout(this.refreshTimer)
   }
 
@@ -152,7 +160,8 @@ export class LiveOverview {
       }
       if (u.kind === 'balances') this.patchSoon(s, u.user)
       else this.overviewSoon()
-      this.streamStatus(pool)
+      this.statusPool = pool
+      if (!this.closed) this.statusOnFrames.add()
     })
     pool.onReconnect(() => {
       this.streamStatus(pool, true)
