@@ -27,7 +27,10 @@ export interface SharedSandboxDesk {
 }
 
 /** A desk core over a fresh data directory, its selected network the already running `sandbox`. */
-export async function startDeskOnSharedSandbox(sandbox: SandboxHandle, opts: { dataDir?: string } = {}): Promise<SharedSandboxDesk> {
+export async function startDeskOnSharedSandbox(
+  sandbox: SandboxHandle,
+  opts: { dataDir?: string; team?: { proposalTtlMs?: number; leaseMs?: number; recoverEveryMs?: number } } = {},
+): Promise<SharedSandboxDesk> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'desk-team-'))
   const settings = new SettingsStore(dataDir)
   settings.saveNetwork({
@@ -52,6 +55,7 @@ export async function startDeskOnSharedSandbox(sandbox: SandboxHandle, opts: { d
     alerts: false,
     overviewRefreshMs: 0,
     scryptN: 2 ** 12,
+    ...(opts.team ? { team: opts.team } : {}),
   })
   const call = async <T>(channel: string, args?: unknown): Promise<T> => {
     const r = await core.dispatch(channel, args, { host: 'test' })

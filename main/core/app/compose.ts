@@ -40,7 +40,7 @@ import { transfersHandlers } from '../features/transfers'
 import { VaultHolder, vaultHandlers, vaultKeysHandlers } from '../features/vault'
 import { reportsHandlers } from '../features/reports'
 import { AlertService, alertsHandlers } from '../features/alerts'
-import { TeamService, teamHandlers } from '../features/team'
+import { TeamService, sessionTakeoverSender, teamHandlers } from '../features/team'
 import { ScreenLeases, screenHandlers } from '../features/screen'
 
 export interface DeskCoreOptions {
@@ -61,6 +61,8 @@ export interface DeskCoreOptions {
   /** scrypt cost for vaults created by this core (tests use a cheap one). */
   scryptN?: number
   now?: () => number
+  /** Team mode timings (tests): proposal expiry, the execution lease and the takeover timer. */
+  team?: { proposalTtlMs?: number; leaseMs?: number; recoverEveryMs?: number }
 }
 
 /** The core every host drives: one dispatcher for the contract, pushed events, orderly close. */
@@ -164,7 +166,17 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
     log: (line) => console.warn(line),
   })
   // Team mode: with a team configured, its gate (or a refusing one while the store is not open) replaces ALLOW_ALL.
-  const team = new TeamService({ dataDir: o.dataDir, vault, events, notify, setGate: (g) => pipeline.setGate(g), now })
+  // A desk on the proposal's network finishes what a crashed desk signed: the stored bytes, re-sent (takeover.ts).
+  const team = new TeamService({
+    dataDir: o.dataDir,
+    vault,
+    events,
+    notify,
+    setGate: (g) => pipeline.setGate(g),
+    now,
+    takeover: sessionTakeoverSender({ sessions }),
+    ...o.team,
+  })
   const handlers = mergeHandlers([
     settingsHandlers({ settings, sessions, vault, accounts, policy, host: o.host, version: o.version }),
     vaultHandlers({ vault, sessions }),

@@ -43,6 +43,7 @@ export { genesisEntry, lifecycleEntry, policyEntry, rosterEntry, type GenesisInp
 export {
   EXECUTOR_ROLES,
   INITIATOR_ROLES,
+  MAX_EVIDENCE_CHARS,
   MAX_PROPOSAL_TTL_MS,
   OUTCOME_STATES,
   countingApprovals,

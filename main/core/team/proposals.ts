@@ -76,8 +76,20 @@ export interface Proposal extends ProposalBody {
   approvals: { by: string; seq: bigint; at: number }[]
   rejection: { by: string; reason: string; seq: bigint; at: number } | null
   signed: { by: string; body: string; nonce: string; seq: bigint; at: number } | null
-  outcomes: { by: string; state: OutcomeState; finalStatus: string | null; code: string | null; seq: bigint; at: number }[]
+  outcomes: {
+    by: string
+    state: OutcomeState
+    finalStatus: string | null
+    code: string | null
+    /** what the desk checked (a takeover's reads), when the exchange could not confirm the outcome */
+    evidence?: string
+    seq: bigint
+    at: number
+  }[]
 }
+
+/** Longest evidence text an outcome entry carries. */
+export const MAX_EVIDENCE_CHARS = 4000
 
 export type ProposalStatus = 'open' | 'approved' | 'rejected' | 'expired' | 'signed' | 'final'
 
@@ -315,7 +327,7 @@ export function applyLifecycleEntry(
       return { ...p, signed: { by: signer, body, nonce, seq, at } }
     }
     case 'outcome': {
-      keys(payload, ['proposal', 'state', 'finalStatus', 'code', 'at'])
+      keys(payload, ['proposal', 'state', 'finalStatus', 'code', 'at'], ['evidence'])
       const p = findProposal(s, payload)
       const at = time(payload, 'at')
       const state = payload.state as OutcomeState
@@ -324,6 +336,9 @@ export function applyLifecycleEntry(
         v === null ? null : typeof v === 'string' && v.length <= 200 ? v : bad(`${k} must be text or null`)
       const finalStatus = opt(payload.finalStatus, 'finalStatus')
       const code = opt(payload.code, 'code')
+      const evidence = payload.evidence
+      if (evidence !== undefined && (typeof evidence !== 'string' || evidence === '' || evidence.length > MAX_EVIDENCE_CHARS))
+        bad(`evidence must be text of at most ${MAX_EVIDENCE_CHARS} characters`)
       const last = p.outcomes.at(-1)
       if (last && isFinalOutcome(last.state)) bad('the proposal already has its final outcome')
       if (state === 'expired') {
@@ -333,7 +348,8 @@ export function applyLifecycleEntry(
       } else if (!p.signed) {
         bad('an outcome before the signed bytes were stored')
       }
-      return { ...p, outcomes: [...p.outcomes, { by: signer, state, finalStatus, code, seq, at }] }
+      const outcome = { by: signer, state, finalStatus, code, seq, at, ...(typeof evidence === 'string' ? { evidence } : {}) }
+      return { ...p, outcomes: [...p.outcomes, outcome] }
     }
   }
 }

@@ -28,6 +28,7 @@ import type { Result } from '../../../contract/types'
 import {
   TeamErrors,
   TeamStore,
+  isTeamUnreachable,
   exportCsv,
   genesisEntry,
   logToCsv,
@@ -45,6 +46,7 @@ import type { WriteGate, WriteIntent } from '../../writes/decision'
 import type { VaultHolder } from '../vault'
 import { newDeskId, readTeamConfig, storeLocation, withoutPassword, writeTeamConfig, type TeamConfig } from './config'
 import { TeamGate } from './team-gate'
+import type { TakeoverSender } from './takeover'
 import { canApprove, membersView, policyVersionView, proposalView, ruleView, type ViewerFacts } from './views'
 
 /** A rule as the channel's schema validated it (addresses checked, any case). */
@@ -86,6 +88,13 @@ export interface TeamServiceDeps {
   /** TeamGate timings (tests) */
   proposalTtlMs?: number
   leaseMs?: number
+  /**
+   * Re-sends a signed proposal's stored bytes when its lease expired without an outcome (a desk
+   * crashed or lost its answer). Without it this desk never takes over (it still records expiries).
+   */
+  takeover?: TakeoverSender
+  /** The slow timer for lease and proposal expiries (pushes trigger a pass too). Default 15 s. */
+  recoverEveryMs?: number
 }
 
 export class TeamService {
@@ -103,6 +112,9 @@ export class TeamService {
   private readonly now: () => number
   private snapshot = new Map<string, string>()
   private closed = false
+  private recovering: Promise<void> | null = null
+  private recoverAgain = false
+  private recoverTimer: NodeJS.Timeout | null = null
 
   constructor(private readonly d: TeamServiceDeps) {
     this.now = d.now ?? Date.now
@@ -202,7 +214,7 @@ export class TeamService {
     await this.refresh()
     this.sub = store.subscribe(
       {
-        onEntries: () => void this.refresh(),
+        onEntries: () => void this.refresh().then(() => this.recoverSoon()),
         onStatus: (s, err) => {
           if (s === 'unreachable')
             this.setLink('unreachable', `team store unreachable${err ? `: ${err.message}` : ''}; team writes are refused until it returns`)
@@ -212,6 +224,65 @@ export class TeamService {
       gate.report().state.head?.seq ?? -1n,
     )
     await this.sub.ready.catch(() => {})
+    // Expired leases and proposals: a pass now (a desk restarting after a crash), on every push, and on a slow timer.
+    this.recoverTimer = setInterval(() => this.recoverSoon(), this.d.recoverEveryMs ?? 15_000)
+    this.recoverTimer.unref?.()
+    this.recoverSoon()
+  }
+
+  /** Runs one recovery pass unless one is running (then one more after it): never two at once. */
+  private recoverSoon(): void {
+    if (!this.gate || this.closed) return
+    if (this.recovering) {
+      this.recoverAgain = true
+      return
+    }
+    this.recovering = this.recover()
+      .catch((e: unknown) => {
+        // An unreachable store is reported by the link state; the next pass (push or timer) retries.
+        if (!isTeamUnreachable(e)) console.warn('team takeover pass failed:', e instanceof Error ? e.message : String(e))
+      })
+      .finally(() => {
+        this.recovering = null
+        if (this.recoverAgain) {
+          this.recoverAgain = false
+          this.recoverSoon()
+        }
+      })
+  }
+
+  /**
+   * Finishes what a crashed desk left: unsigned proposals past their expiry are recorded expired;
+   * signed proposals with no final outcome whose execution lease expired are taken over (this desk
+   * takes the lease, re-sends exactly the stored bytes, settles by cloid, and appends the outcome for
+   * every desk). A lease another desk holds, or a proposal this desk cannot send, is left alone.
+   */
+  private async recover(): Promise<void> {
+    const gate = this.gate
+    if (!gate || this.link !== 'live') return
+    // No genesis yet, or the store went away: refresh() reports it; nothing to recover now.
+    const state = await gate.sync().catch(() => null)
+    if (!state) return
+    const me = this.facts().me
+    if (!me || !state.roster?.members.has(me)) return
+    await gate.expireDue().catch(() => 0) // another desk may record the same expiry first
+    const takeover = this.d.takeover
+    if (!takeover) return
+    for (const p of await gate.unsettled()) {
+      if (this.gate !== gate || this.closed) return
+      if (await takeover.cannotSend(p)) continue
+      let stored
+      try {
+        stored = await gate.claimExpired(p.id)
+      } catch (e) {
+        if (e instanceof DeskError && e.code === TeamErrors.leaseHeld) continue
+        throw e
+      }
+      if (!stored) continue
+      const fresh = gate.report().state.proposals.get(p.id) ?? p
+      const outcome = await takeover.resend(fresh, stored)
+      await gate.recordOutcome(p.id, outcome)
+    }
   }
 
   private scheduleRetry(): void {
@@ -308,6 +379,8 @@ export class TeamService {
   async release(reason: string): Promise<void> {
     if (this.retry) clearTimeout(this.retry)
     this.retry = null
+    if (this.recoverTimer) clearInterval(this.recoverTimer)
+    this.recoverTimer = null
     const sub = this.sub
     const store = this.store
     this.sub = null
@@ -320,6 +393,8 @@ export class TeamService {
       this.setLink('connecting', `${reason}: unlock the vault to open the team store`)
     }
     await sub?.close().catch(() => {})
+    // A takeover in flight finishes (or fails typed) before its store closes.
+    await this.recovering?.catch(() => {})
     await store?.close().catch(() => {})
   }
 

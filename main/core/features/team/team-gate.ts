@@ -19,8 +19,10 @@ import {
   OUTCOME_STATES,
   TeamErrors,
   canonicalJson,
+  MAX_EVIDENCE_CHARS,
   countingApprovals,
   evaluate,
+  isFinalOutcome,
   lifecycleEntry,
   proposalPayload,
   proposalStatus,
@@ -81,6 +83,22 @@ function alreadySigned(p: Proposal): DeskError {
       by: s.by,
     },
   )
+}
+
+function leaseHeld(lease: { holder: string | null; expiresAt: Date | null }): DeskError {
+  return new DeskError(TeamErrors.leaseHeld, `desk ${lease.holder} holds the execution lease of this proposal`, {
+    holder: lease.holder,
+    expiresAt: lease.expiresAt?.toISOString() ?? null,
+  })
+}
+
+/** What a desk found out about a proposal's stored bytes (the pipeline's outcome, or a takeover's). */
+export interface ProposalOutcome {
+  state: OutcomeState
+  finalStatus: string | null
+  code: string | null
+  /** what was checked, when the exchange could not confirm (kept to MAX_EVIDENCE_CHARS) */
+  evidence?: string | null
 }
 
 const refused = (message: string) => new DeskError(TeamErrors.refused, message)
@@ -353,6 +371,54 @@ export class TeamGate implements WriteGate {
         })
       await tx.take(this.o.deskId, this.o.leaseMs ?? 60_000)
       return { proposalId, body: s.body, nonce: s.nonce, by: s.by, seq: s.seq }
+    })
+  }
+
+  /**
+   * The takeover claim: a signed proposal with no final outcome whose execution lease has expired
+   * (whoever held it, this desk included: a live lease is a send in progress) is leased to this desk.
+   * Returns the stored bytes to re-send (never a new signature); null when there is nothing to take
+   * over; TeamLeaseHeld while a lease runs. Two desks racing here: the lease row serialises them, the
+   * second sees the first one's live lease.
+   */
+  async claimExpired(proposalId: string): Promise<StoredSignature | null> {
+    return this.o.store.withLease(proposalId, async (tx, lease) => {
+      const state = await this.syncVia(tx)
+      const p = state.proposals.get(proposalId)
+      const s = p?.signed
+      if (!p || !s) return null
+      const last = p.outcomes.at(-1)
+      if (last && isFinalOutcome(last.state)) return null
+      if (lease.live) throw leaseHeld(lease)
+      await tx.take(this.o.deskId, this.o.leaseMs ?? 60_000)
+      return { proposalId, body: s.body, nonce: s.nonce, by: s.by, seq: s.seq }
+    })
+  }
+
+  /**
+   * Appends a proposal's outcome for every desk (a takeover's result). A final outcome ends this
+   * desk's lease; a non-final one ('unknown') keeps it until it expires, then any desk may take over again.
+   */
+  async recordOutcome(proposalId: string, o: ProposalOutcome): Promise<void> {
+    if (!OUTCOME_STATES.includes(o.state) || o.state === 'expired') throw refused(`unknown outcome state ${o.state}`)
+    const evidence = o.evidence ? o.evidence.slice(0, MAX_EVIDENCE_CHARS) : null
+    await this.append('outcome', () => ({
+      proposal: proposalId,
+      state: o.state,
+      finalStatus: o.finalStatus?.slice(0, 200) ?? null,
+      code: o.code?.slice(0, 200) ?? null,
+      at: this.now(),
+      ...(evidence ? { evidence } : {}),
+    }))
+    if (isFinalOutcome(o.state)) await this.o.store.releaseLease(proposalId, this.o.deskId)
+  }
+
+  /** Signed proposals without a final outcome: what a takeover may have to finish. */
+  async unsettled(): Promise<Proposal[]> {
+    const state = await this.sync()
+    return [...state.proposals.values()].filter((p) => {
+      const last = p.outcomes.at(-1)
+      return p.signed !== null && !(last && isFinalOutcome(last.state))
     })
   }
 

@@ -1,0 +1,300 @@
+/**
+ * Issue 23 item 5, the faults: a desk dies between storing a proposal's signed bytes and knowing
+ * their outcome, and another desk finishes the job. Real PostgreSQL, one sandbox exchange whose
+ * ground truth says what executed. The takeover desk (C) holds no account key at all: it can only
+ * re-send the stored bytes, so a second signature is impossible by construction, and the sandbox's
+ * record shows exactly one transaction, with exactly the stored nonce.
+ *
+ * The "kill" is the desk object dropped at the exact step: the write pipeline's beforeSend stored the
+ * bytes and the desk then stops (a) or the send went through and the answer never reached the team
+ * store (b); the desk is then closed without running anything else.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { startSandbox, type SandboxHandle } from '../../../../sandbox'
+import { devOwner } from '../../../../sandbox/scenario/dev-keys'
+import type { JournalRecordDetail, SubmissionView, TeamProposalView, TeamStatusView, WriteOutcome } from '../../../contract/types'
+import { DeskError } from '../../errors/desk-error'
+import { TeamStore, verifyStore, type Proposal } from '../../team'
+import { TEST_PASSPHRASE } from '../../../testing/desk-on-sandbox'
+import { startPostgres, type PostgresHandle } from '../../../testing/postgres'
+import { shortCoolingOff, startDeskOnSharedSandbox, type SharedSandboxDesk } from '../../../testing/team-desks'
+import { TeamGate } from './team-gate'
+
+const DEST = '0x52908400098527886E0F7030069857D2E4169EE7'
+const owner = (i: number) => devOwner(i).address.toLowerCase()
+const WITHDRAW = { account: owner(0), assetId: 1, amount: '2', dstChainId: '1', dstAddress: DEST }
+/** The initiating desk's execution lease: short, so a takeover is due within the test. */
+const LEASE_MS = 1500
+/** Takeover desks check for expired leases this often (pushes trigger a pass too). */
+const TAKEOVER_TIMER_MS = 250
+const SLOW = 600_000
+/** A's proposals expire this long after they are made (the expiry test waits for it). */
+const TTL_MS = 15_000
+
+describe('team takeover: a desk dies after signing, another desk finishes with the same bytes', () => {
+  let db: PostgresHandle
+  let sandbox: SandboxHandle
+  let store: TeamStore
+  let a: SharedSandboxDesk | null = null
+  let b: SharedSandboxDesk
+  let c: SharedSandboxDesk
+  let stopConfirm: (() => void) | null = null
+  // A's data directory outlives each "kill": the desk restarts on it.
+  const aDir = mkdtempSync(join(tmpdir(), 'desk-team-a-'))
+  let aCreated = false
+  let cAddress = ''
+  const truth = () => sandbox.trading.groundTruth()
+  /** The exchange's clock runs this far ahead of the desks' (the expired-envelope test moves it). */
+  let exchangeSkewMs = 0
+  /** An unapproved proposal made first: nobody acts on it; some desk must record its expiry. */
+  let forgotten = ''
+  const extra: SharedSandboxDesk[] = []
+
+  /** Desk A (Ann: keys for the accounts, admin and trader), on its own data directory, reopened after each "kill". */
+  async function openA(): Promise<SharedSandboxDesk> {
+    const d = await startDeskOnSharedSandbox(sandbox, {
+      dataDir: aDir,
+      team: { leaseMs: LEASE_MS, recoverEveryMs: SLOW, proposalTtlMs: TTL_MS },
+    })
+    if (aCreated) {
+      await d.call('vault.unlock', { passphrase: TEST_PASSPHRASE })
+      await expect.poll(async () => (await d.call<TeamStatusView>('team.status')).state, { timeout: 10_000, interval: 50 }).toBe('live')
+    }
+    aCreated = true
+    stopConfirm = d.autoConfirm()
+    return d
+  }
+
+  async function killA(): Promise<void> {
+    stopConfirm?.()
+    stopConfirm = null
+    await a?.close()
+    a = null
+  }
+
+  /** A verified view of the store (as any desk sees it), straight from PostgreSQL. */
+  async function proposal(id: string): Promise<Proposal> {
+    const r = await verifyStore(store)
+    expect(r.ok).toBe(true)
+    return r.state.proposals.get(id)!
+  }
+
+  /** A withdrawal proposed on A, approved on B: returns its id and cloid. */
+  async function approvedWithdrawal(amount: string): Promise<{ id: string; cloid: string }> {
+    const out = await a!.call<WriteOutcome>('withdraw.submit', { ...WITHDRAW, amount })
+    expect(out.submission.state).toBe('proposed')
+    const id = out.proposalId!
+    await expect
+      .poll(async () => (await b.call<TeamProposalView[]>('team.proposals', { view: 'needsMe' })).some((p) => p.id === id), {
+        timeout: 3000,
+        interval: 50,
+      })
+      .toBe(true)
+    expect(await b.call<TeamProposalView>('team.approve', { id })).toMatchObject({ status: 'approved' })
+    await expect
+      .poll(async () => (await a!.call<TeamProposalView[]>('team.proposals', { view: 'waiting' })).find((p) => p.id === id)?.status, {
+        timeout: 3000,
+        interval: 50,
+      })
+      .toBe('approved')
+    return { id, cloid: out.submission.cloid }
+  }
+
+  const seenOn = async (d: SharedSandboxDesk, id: string) =>
+    (await d.call<TeamProposalView[]>('team.proposals', { view: 'history' })).find((p) => p.id === id)
+
+  beforeAll(async () => {
+    db = await startPostgres()
+    sandbox = await startSandbox({
+      port: 0,
+      seed: true,
+      rateLimits: false,
+      botIntervalMs: 0,
+      markStepBps: 0,
+      now: () => Date.now() + exchangeSkewMs,
+    })
+    a = await openA()
+    b = await startDeskOnSharedSandbox(sandbox, { team: { recoverEveryMs: SLOW } })
+    c = await startDeskOnSharedSandbox(sandbox, { team: { recoverEveryMs: TAKEOVER_TIMER_MS } })
+    for (const d of [a, b, c]) await d.call('vault.create', { passphrase: TEST_PASSPHRASE })
+    await a.call('accounts.importSandboxKeys')
+    shortCoolingOff(a, sandbox)
+    await a.call('addresses.add', { label: 'cold', address: DEST, chainId: '1', passphrase: TEST_PASSPHRASE })
+    await new Promise((r) => setTimeout(r, 1600))
+    const cfg = { connectionString: db.connectionString, password: db.password, passphrase: TEST_PASSPHRASE }
+    for (const d of [a, b, c]) await d.call('team.configure', cfg)
+    await a.call('team.init', { teamName: 'Treasury ops', name: 'Ann', passphrase: TEST_PASSPHRASE })
+    const { address: bob } = await b.call<{ address: string }>('team.join', { passphrase: TEST_PASSPHRASE })
+    cAddress = (await c.call<{ address: string }>('team.join', { passphrase: TEST_PASSPHRASE })).address
+    await a.call('team.members.add', { address: bob, name: 'Bob', roles: ['approver'] })
+    // C is on the team but holds no account key: it can re-send stored bytes, never sign.
+    await a.call('team.members.add', { address: cAddress, name: 'Cat', roles: ['viewer'] })
+    await a.call('team.policy.set', {
+      rules: [
+        { id: 'withdraw-4eyes', kinds: ['withdraw'], then: { effect: 'approve', count: 1, roles: ['approver'] } },
+        { id: 'everything-else', then: { effect: 'allow' } },
+      ],
+    })
+    store = await TeamStore.open({ connectionString: db.connectionString, password: db.password })
+    const never = await a.call<WriteOutcome>('withdraw.submit', { ...WITHDRAW, amount: '5' })
+    expect(never.submission.state).toBe('proposed')
+    forgotten = never.proposalId!
+  })
+
+  afterAll(async () => {
+    vi.restoreAllMocks()
+    stopConfirm?.()
+    for (const d of [a, b, c, ...extra]) await d?.close()
+    await store?.close()
+    await sandbox?.stop()
+    await db?.stop()
+    rmSync(aDir, { recursive: true, force: true })
+  })
+
+  it('(a) killed after storing the signed bytes, before sending: C takes over after the lease; exactly one transaction, outcome on every desk', async () => {
+    const { id, cloid } = await approvedWithdrawal('2')
+    const original = TeamGate.prototype.beforeSend
+    const spy = vi.spyOn(TeamGate.prototype, 'beforeSend').mockImplementationOnce(async function (this: TeamGate, signed) {
+      await original.call(this, signed)
+      throw new DeskError('DeskKilled', 'the desk stopped right after storing the signed bytes')
+    })
+    const before = truth().length
+    await expect(a!.call('team.execute', { id })).rejects.toMatchObject({ code: 'WriteNotSent' })
+    spy.mockRestore()
+    await killA()
+    const p = await proposal(id)
+    expect(p.signed).not.toBeNull()
+    expect(p.outcomes).toEqual([])
+    expect(truth()).toHaveLength(before) // nothing left: the bytes are only in the team store
+
+    await expect.poll(async () => (await seenOn(c, id))?.outcome?.state, { timeout: 15_000, interval: 100 }).toBe('accepted')
+    const txs = truth().filter((x) => x.cloid === cloid)
+    expect(txs).toHaveLength(1)
+    expect(txs[0]!.nonce).toBe(p.signed!.nonce) // exactly the stored bytes, not a new signature
+    expect(truth()).toHaveLength(before + 1)
+    const after = await proposal(id)
+    expect(after.signed!.seq).toBe(p.signed!.seq) // one `signed` entry, ever
+    expect(after.outcomes.map((o) => [o.by, o.state])).toEqual([[cAddress.toLowerCase(), 'accepted']])
+    await expect.poll(async () => (await seenOn(b, id))?.status, { timeout: 2000, interval: 50 }).toBe('final')
+
+    // C journaled the re-sent bytes locally, under the cloid, naming the proposal.
+    const entry = await c.call<SubmissionView>('journal.get', { cloid })
+    expect(entry.summary).toContain(id)
+    expect(entry.state).toBe('accepted')
+    const record = await c.call<JournalRecordDetail>('journal.record', { id: Number(entry.id) })
+    expect(record.body).toBe(p.signed!.body)
+
+    // Desk A restarts on the same data directory and sees the outcome; nothing is sent again.
+    a = await openA()
+    await expect.poll(async () => (await seenOn(a!, id))?.outcome?.state, { timeout: 5000, interval: 100 }).toBe('accepted')
+    expect(truth().filter((x) => x.cloid === cloid)).toHaveLength(1)
+  })
+
+  it('(b) killed after sending, before the answer was recorded: the re-send is refused, the cloid is found, the final outcome is written back', async () => {
+    a ??= await openA()
+    const { id, cloid } = await approvedWithdrawal('3')
+    const spy = vi.spyOn(TeamGate.prototype, 'settled').mockImplementationOnce(async () => {
+      throw new DeskError('DeskKilled', 'the desk stopped before recording the answer')
+    })
+    const before = truth().length
+    await a.call<WriteOutcome>('team.execute', { id }).catch(() => undefined)
+    spy.mockRestore()
+    await killA()
+    expect(truth().filter((x) => x.cloid === cloid)).toHaveLength(1) // the send went through
+    const p = await proposal(id)
+    expect(p.signed).not.toBeNull()
+    expect(p.outcomes).toEqual([]) // ...but no desk knows
+
+    await expect.poll(async () => (await seenOn(c, id))?.status, { timeout: 15_000, interval: 100 }).toBe('final')
+    const view = (await seenOn(c, id))!
+    expect(view.outcome).toMatchObject({ state: 'reconciled', finalStatus: 'success' })
+    const txs = truth().filter((x) => x.cloid === cloid)
+    expect(txs).toHaveLength(1)
+    expect(txs[0]!.nonce).toBe(p.signed!.nonce)
+    expect(truth()).toHaveLength(before + 1)
+    // C's journal: the same bytes, refused as a duplicate, then settled by cloid.
+    const entry = await c.call<SubmissionView>('journal.get', { cloid })
+    expect(entry).toMatchObject({ state: 'reconciled', finalStatus: 'success' })
+    expect((await c.call<JournalRecordDetail>('journal.record', { id: Number(entry.id) })).body).toBe(p.signed!.body)
+    await expect.poll(async () => (await seenOn(b, id))?.outcome?.state, { timeout: 2000, interval: 50 }).toBe('reconciled')
+  })
+
+  it('(c) two desks race to take over the same proposal: exactly one sends', async () => {
+    // D: a second keyless takeover desk, checking as often as C.
+    const d = await startDeskOnSharedSandbox(sandbox, { team: { recoverEveryMs: TAKEOVER_TIMER_MS } })
+    extra.push(d)
+    await d.call('vault.create', { passphrase: TEST_PASSPHRASE })
+    await d.call('team.configure', { connectionString: db.connectionString, password: db.password, passphrase: TEST_PASSPHRASE })
+    const { address: dan } = await d.call<{ address: string }>('team.join', { passphrase: TEST_PASSPHRASE })
+    a ??= await openA()
+    await a.call('team.members.add', { address: dan, name: 'Dan', roles: ['viewer'] })
+
+    const { id, cloid } = await approvedWithdrawal('4')
+    const original = TeamGate.prototype.beforeSend
+    const spy = vi.spyOn(TeamGate.prototype, 'beforeSend').mockImplementationOnce(async function (this: TeamGate, signed) {
+      await original.call(this, signed)
+      throw new DeskError('DeskKilled', 'the desk stopped right after storing the signed bytes')
+    })
+    const before = truth().length
+    await expect(a.call('team.execute', { id })).rejects.toMatchObject({ code: 'WriteNotSent' })
+    spy.mockRestore()
+    await killA()
+
+    await expect.poll(async () => (await seenOn(d, id))?.status, { timeout: 15_000, interval: 100 }).toBe('final')
+    await expect.poll(async () => (await seenOn(c, id))?.status, { timeout: 2000, interval: 50 }).toBe('final')
+    expect(truth().filter((x) => x.cloid === cloid)).toHaveLength(1)
+    expect(truth()).toHaveLength(before + 1)
+    // Exactly one of the two journaled (and so sent) the bytes; one outcome entry.
+    const journaled = await Promise.all(
+      [c, d].map((x) =>
+        x.call<SubmissionView>('journal.get', { cloid }).then(
+          () => true,
+          () => false,
+        ),
+      ),
+    )
+    expect(journaled.filter(Boolean)).toHaveLength(1)
+    const p = await proposal(id)
+    expect(p.outcomes).toHaveLength(1)
+    expect(p.outcomes[0]!.state).toBe('accepted')
+  })
+
+  it('(d) bytes stored but never sent, and the envelope expired before any desk could take over: unresolved with evidence, never re-signed', async () => {
+    a ??= await openA()
+    const { id, cloid } = await approvedWithdrawal('6')
+    const original = TeamGate.prototype.beforeSend
+    const spy = vi.spyOn(TeamGate.prototype, 'beforeSend').mockImplementationOnce(async function (this: TeamGate, signed) {
+      await original.call(this, signed)
+      // The takeover desks may only find out once the exchange can no longer execute these bytes.
+      exchangeSkewMs = 10 * 60_000
+      throw new DeskError('DeskKilled', 'the desk stopped right after storing the signed bytes')
+    })
+    const before = truth().length
+    await expect(a.call('team.execute', { id })).rejects.toMatchObject({ code: 'WriteNotSent' })
+    spy.mockRestore()
+    await killA()
+
+    await expect.poll(async () => (await seenOn(c, id))?.status, { timeout: 15_000, interval: 100 }).toBe('final')
+    expect(truth().filter((x) => x.cloid === cloid)).toHaveLength(0)
+    expect(truth()).toHaveLength(before)
+    const p = await proposal(id)
+    const [outcome] = p.outcomes
+    expect(p.outcomes).toHaveLength(1)
+    expect(outcome).toMatchObject({ state: 'unresolved', code: 'ExpiredTx' })
+    const evidence = JSON.parse(outcome!.evidence!) as { checks: string[] }
+    expect(evidence.checks.join('\n')).toMatch(/txStatusByCloid\(.*\): not found/)
+    expect((await seenOn(b, id))?.outcome?.state).toBe('unresolved')
+  })
+
+  it('an approved-never proposal past its expiry reaches its final state on its own: expired, recorded once for every desk', async () => {
+    // The recorded outcome, not the status a desk computes from the clock.
+    await expect.poll(async () => (await seenOn(c, forgotten))?.outcome?.state, { timeout: TTL_MS + 5000, interval: 200 }).toBe('expired')
+    const p = await proposal(forgotten)
+    expect(p.signed).toBeNull()
+    expect(p.outcomes.map((o) => o.state)).toEqual(['expired'])
+    expect((await seenOn(b, forgotten))?.status).toBe('expired')
+  })
+})
