@@ -348,6 +348,47 @@ describe('TeamGate: proposal, approvals, execution', () => {
     expect(await loser.signedBytesFor(id)).toMatchObject({ body: writes[won]!.body })
   })
 
+  it('takeover claim: nobody (not even the holder) claims a running lease; once it expired exactly one of two racing desks gets the stored bytes; a final outcome with evidence ends it', async () => {
+    const [bobDesk, catDesk] = await Promise.all([desk(bob), desk(cat)])
+    const danDesk = await desk(dan, 'dan-desk-1')
+    const { intent, id } = await proposed(danDesk)
+    await bobDesk.approve(id)
+    await catDesk.approve(id)
+    expect(await bobDesk.claimExpired(id)).toBeNull() // nothing signed yet: nothing to take over
+    const w = sent(intent, '1764147600001')
+    await danDesk.beforeSend(w)
+    expect((await catDesk.unsettled()).map((p) => p.id)).toEqual([id])
+    // A running lease is a send in progress, whoever holds it.
+    await expect(danDesk.claimExpired(id)).rejects.toMatchObject({ code: TeamErrors.leaseHeld })
+    await expect(bobDesk.claimExpired(id)).rejects.toMatchObject({ code: TeamErrors.leaseHeld })
+    // The holder died: its lease runs out (server clock).
+    await asDba("UPDATE team_leases SET expires_at = now() - interval '1 second' WHERE proposal_id = $1", [id])
+    const results = await Promise.allSettled([bobDesk.claimExpired(id), catDesk.claimExpired(id)])
+    const won = results.filter((r) => r.status === 'fulfilled')
+    expect(won).toHaveLength(1)
+    expect((won[0] as PromiseFulfilledResult<unknown>).value).toMatchObject({ proposalId: id, body: w.body, nonce: w.nonce })
+    expect((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason).toMatchObject({ code: TeamErrors.leaseHeld })
+    const winner = results[0]!.status === 'fulfilled' ? bobDesk : catDesk
+
+    await expect(winner.recordOutcome(id, { state: 'expired', finalStatus: null, code: null })).rejects.toMatchObject({
+      code: TeamErrors.refused,
+    })
+    await winner.recordOutcome(id, { state: 'unknown', finalStatus: null, code: 'ClientTimeout' })
+    expect(await catDesk.unsettled()).toHaveLength(1) // not final: still to be taken over once the lease runs out
+    const evidence = JSON.stringify({ checks: ['txStatusByCloid(0x1111…, cloid): not found'] })
+    await winner.recordOutcome(id, { state: 'unresolved', finalStatus: 'unresolved', code: 'ExpiredTx', evidence })
+    const r = await verifyStore(store)
+    expect(r.ok).toBe(true)
+    expect(r.state.proposals.get(id)?.outcomes.map((o) => [o.state, o.evidence ?? null])).toEqual([
+      ['unknown', null],
+      ['unresolved', evidence],
+    ])
+    expect((await store.readLog()).filter((row) => row.kind === 'signed')).toHaveLength(1)
+    // Final: nothing left to take over, and the lease was released.
+    expect(await catDesk.unsettled()).toEqual([])
+    expect(await danDesk.claimExpired(id)).toBeNull()
+  })
+
   it('takes approvals from an identity key held in the vault, and a rejection (reason required) ends the proposal', async () => {
     const dir = await fs.mkdtemp(join(tmpdir(), 'team-gate-vault-'))
     try {
