@@ -16,6 +16,7 @@ interface Secp256k1Binding {
 }
 
 let binding: Secp256k1Binding | null | undefined
+let bindingPath: string | null = null
 let enabled = true
 
 function load(): Secp256k1Binding | null {
@@ -23,12 +24,18 @@ function load(): Secp256k1Binding | null {
   try {
     // createRequire so that no bundler (electron-vite, the CLI's esbuild) pulls the package in:
     // node-gyp-build finds the binary relative to the package's own directory at run time.
-    binding = createRequire(import.meta.url)('secp256k1/bindings.js') as Secp256k1Binding
+    const require = createRequire(import.meta.url)
+    const path = require.resolve('secp256k1/bindings.js')
+    binding = require(path) as Secp256k1Binding
+    bindingPath = path
   } catch {
     binding = null
   }
   return binding
 }
+
+/** Where the binding was loaded from, for a worker thread to load the same one (null when not loaded). */
+export const nativeBindingPath = (): string | null => (enabled && load() ? bindingPath : null)
 
 /** For tests: turn the native path off (and on again) to exercise verify-ecdsa.ts on this machine. */
 export function useNativeRecovery(on: boolean): void {

@@ -5,8 +5,8 @@ import { generatePrivateKey } from 'viem/accounts'
 import { afterAll, describe, expect, it } from 'vitest'
 import { verifyChain, type StoredRow } from './chain'
 import { KeyTable, verifyBatch, type BatchItem } from './verify-ecdsa'
-import { useNativeRecovery } from './verify-native'
-import { setVerifyThreads, verifyBatchSplit, workerStats } from './verify-worker'
+import { nativeBindingPath, nativeRecoveryAvailable, useNativeRecovery } from './verify-native'
+import { recoverOnWorker, setVerifyThreads, verifyBatchSplit, workerStats } from './verify-worker'
 import { asMember, ChainBuilder, operator } from './testing/team-fixture'
 
 const N = secp256k1.CURVE.n
@@ -79,5 +79,55 @@ describe('signature batches on a worker thread (verify-worker.ts)', () => {
     expect(onWorker[1]!.broken).toEqual(inProcess[1]!.broken)
     expect(onWorker[1]!.verified).toBe(at)
     expect(onWorker[1]!.state.head?.seq).toBe(BigInt(at - 1))
+  })
+})
+
+// Where libsecp256k1's binding loads (linux-x64 here), the later part of a batch is recovered on a worker.
+describe.runIf(nativeRecoveryAvailable())('native recovery on a worker thread', () => {
+  it('returns the keys this thread recovers, and zeros where nothing recovers', async () => {
+    useNativeRecovery(true)
+    setVerifyThreads(1, 8)
+    const key = generatePrivateKey()
+    const pub = secp256k1.getPublicKey(key.slice(2), false)
+    const digest = randomBytes(32)
+    const s = secp256k1.sign(digest, key.slice(2))
+    const sig = Buffer.concat([Buffer.from(s.toCompactRawBytes()), Buffer.alloc(64)]) // the second: r = s = 0
+    const out = await recoverOnWorker(nativeBindingPath()!, Buffer.concat([digest, digest]), sig, Uint8Array.from([s.recovery, 0]))
+    expect(out && Buffer.from(out.subarray(0, 65)).equals(Buffer.from(pub))).toBe(true)
+    expect(out && out.subarray(65).every((b) => b === 0)).toBe(true)
+  })
+
+  it("verifies a chain as this thread alone does, and stops at a bad signature in the worker's part", async () => {
+    useNativeRecovery(true)
+    const ann = operator('ann')
+    const bob = operator('bob')
+    const b = await ChainBuilder.genesis(ann, [asMember(ann, ['admin']), asMember(bob, ['admin'])])
+    for (let i = 0; i < 40; i++) await b.policy([{ id: `r${i}`, then: { effect: 'allow' } }], [i % 2 ? ann : bob])
+    const rows = b.rows()
+    const at = 37
+    const sigOf = (row: StoredRow): Hex => JSON.parse(row.signatures)[0].signature
+    const signerOf = (row: StoredRow): string => JSON.parse(row.signatures)[0].signer
+    const s = BigInt(`0x${sigOf(rows[at]!).slice(66, 130)}`)
+    const flipV = sigOf(rows[at]!).slice(130) === '1b' ? '1c' : '1b'
+    const bad: Hex[] = [
+      sigOf(rows[at - 2]!), // the same signer's signature of another entry
+      `${sigOf(rows[at]!).slice(0, 130)}${flipV}` as Hex, // v flipped: recovers another key
+      `${sigOf(rows[at]!).slice(0, 66)}${(N - s).toString(16).padStart(64, '0')}${flipV}` as Hex, // high-s twin
+    ]
+    setVerifyThreads(0)
+    const alone = await verifyChain(rows)
+    setVerifyThreads(1, 8)
+    const before = workerStats.remote
+    const withWorker = await verifyChain(rows)
+    expect(workerStats.remote - before).toBeGreaterThan(20)
+    expect(withWorker.ok).toBe(true)
+    expect(withWorker.verified).toBe(41)
+    expect(withWorker.state.head).toEqual(alone.state.head)
+    for (const signature of bad) {
+      const tampered = rows.map((r, i) => (i === at ? { ...r, signatures: `[{"signature":"${signature}","signer":"${signerOf(r)}"}]` } : r))
+      const r = await verifyChain(tampered)
+      expect(r.broken, signature).toEqual({ seq: BigInt(at), reason: `signature of ${signerOf(rows[at]!)} does not verify` })
+      expect(r.verified).toBe(at)
+    }
   })
 })

@@ -45,9 +45,38 @@ parentPort.on('message', (m) => {
 })
 `
 
+/**
+ * The native path's worker (verify-native.ts): public-key recovery by libsecp256k1 for a batch,
+ * loaded by the absolute path this thread resolved. It returns the 65-byte keys (all zero where
+ * nothing recovers); which key a signature must recover, and what an address is, stay with
+ * signatures.ts in the calling thread.
+ */
+const nativeSource = (bindingPath: string) => `'use strict'
+const { parentPort } = require('node:worker_threads')
+const b = require(${JSON.stringify(bindingPath)})
+parentPort.on('message', (m) => {
+  const n = m.rec.length
+  const out = new Uint8Array(65 * n)
+  for (let i = 0; i < n; i++) {
+    try {
+      b.ecdsaRecover(m.sig.subarray(64 * i, 64 * i + 64), m.rec[i], m.msg.subarray(32 * i, 32 * i + 32), false, out.subarray(65 * i, 65 * i + 65))
+    } catch {
+      out.fill(0, 65 * i, 65 * i + 65)
+    }
+  }
+  parentPort.postMessage({ id: m.id, out }, [out.buffer])
+})
+`
+
 interface Job {
-  resolve: (ok: boolean[]) => void
+  resolve: (m: Reply) => void
   reject: (e: Error) => void
+}
+interface Reply {
+  id: number
+  ok?: Uint8Array
+  out?: Uint8Array
+  error?: string
 }
 
 class BatchWorker {
@@ -56,17 +85,17 @@ class BatchWorker {
   private next = 0
   dead = false
 
-  constructor() {
+  constructor(source = WORKER_SOURCE) {
     // No execArgv: the script is plain JavaScript, and a loader inherited from the parent (tsx's)
     // would keep an unref'd worker's process alive.
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [] })
-    this.worker.on('message', (m: { id: number; ok?: Uint8Array; error?: string }) => {
+    this.worker = new Worker(source, { eval: true, execArgv: [] })
+    this.worker.on('message', (m: Reply) => {
       const job = this.jobs.get(m.id)
       if (!job) return
       this.jobs.delete(m.id)
       if (this.jobs.size === 0) this.worker.unref()
-      if (m.ok) job.resolve(Array.from(m.ok, (b) => b === 1))
-      else job.reject(new Error(m.error ?? 'worker failed'))
+      if (m.error === undefined) job.resolve(m)
+      else job.reject(new Error(m.error))
     })
     const fail = (e: Error) => {
       this.dead = true
@@ -80,7 +109,7 @@ class BatchWorker {
     this.worker.unref()
   }
 
-  run(items: readonly BatchItem[]): Promise<boolean[]> {
+  async run(items: readonly BatchItem[]): Promise<boolean[]> {
     // Keys by index (each sent once as its point Q = the table's first entry, 1·Q).
     const keyIndex = new Map<object, number>()
     const keys: [bigint, bigint][] = []
@@ -94,19 +123,24 @@ class BatchWorker {
       }
       k[i] = at
     })
+    const m = await this.send({
+      keys,
+      k,
+      d: items.map((it) => it.digest),
+      r: items.map((it) => it.r),
+      s: items.map((it) => it.s),
+      v: Uint8Array.from(items, (it) => it.recovery),
+    })
+    if (!m.ok) throw new Error('worker sent no verdicts')
+    return Array.from(m.ok, (b) => b === 1)
+  }
+
+  send(payload: object): Promise<Reply> {
     const id = this.next++
-    return new Promise<boolean[]>((resolve, reject) => {
+    return new Promise<Reply>((resolve, reject) => {
       if (this.jobs.size === 0) this.worker.ref()
       this.jobs.set(id, { resolve, reject })
-      this.worker.postMessage({
-        id,
-        keys,
-        k,
-        d: items.map((it) => it.digest),
-        r: items.map((it) => it.r),
-        s: items.map((it) => it.s),
-        v: Uint8Array.from(items, (it) => it.recovery),
-      })
+      this.worker.postMessage({ id, ...payload })
     })
   }
 }
@@ -178,3 +212,27 @@ export function verifyBatchSplit(items: readonly BatchItem[]): { local: boolean[
   const local = verifyBatch(items.slice(0, head))
   return { local, rest: Promise.all(parts).then((ps) => ps.flat()) }
 }
+
+let nativeWorker: BatchWorker | null = null
+
+/**
+ * libsecp256k1 recovery of `n` signatures (msg: 32·n bytes, sig: r|s 64·n bytes, rec: n recovery
+ * bits) on a worker thread: 65·n bytes of uncompressed keys, zero where nothing recovers. Null when
+ * no worker is to be used (one core, or `setVerifyThreads(0)`) or the worker failed: the caller
+ * recovers in its own thread then.
+ */
+export async function recoverOnWorker(bindingPath: string, msg: Uint8Array, sig: Uint8Array, rec: Uint8Array): Promise<Uint8Array | null> {
+  if (threads < 1 || rec.length === 0) return null
+  try {
+    if (!nativeWorker || nativeWorker.dead) nativeWorker = new BatchWorker(nativeSource(bindingPath))
+    const m = await nativeWorker.send({ msg, sig, rec })
+    if (!m.out || m.out.length !== 65 * rec.length) return null
+    workerStats.remote += rec.length
+    return m.out
+  } catch {
+    return null
+  }
+}
+
+/** The size of batch worth sending to a worker (below it, recovery stays in this thread). */
+export const parallelMinimum = (): number => parallelMin
