@@ -116,6 +116,48 @@ describe('npm test runner', () => {
     expect(r.last).toBe('Tests: 7 passed, 0 failed, 0 skipped')
   })
 
+  it('steps of one group run at the same time, each output printed whole under its name, the summary still last', () => {
+    // Each step waits for the other's mark: run one after the other, the first would time out and fail.
+    const meets = (me: string, other: string) => [
+      node,
+      '-e',
+      `const fs = require('fs'), p = require('path'), d = ${JSON.stringify(dir)}
+       console.log('${me} starts'); fs.writeFileSync(p.join(d, '${me}'), '')
+       const until = Date.now() + 10000
+       const wait = () => fs.existsSync(p.join(d, '${other}')) ? (console.log('${me} met ${other}'), process.exit(0))
+         : Date.now() > until ? process.exit(3) : setTimeout(wait, 20)
+       wait()`,
+    ]
+    const r = spawnSync(node, [join(root, 'bin', 'run-tests.mjs')], {
+      cwd: root,
+      env: {
+        ...process.env,
+        DESK_TEST_STEPS: JSON.stringify([
+          { name: 'native build', command: exit(0) },
+          { name: 'typecheck', command: meets('typecheck', 'lint'), group: 'checks' },
+          { name: 'lint', command: meets('lint', 'typecheck'), group: 'checks' },
+          { name: 'e2e build', command: exit(1), group: 'checks' },
+          { name: 'unit', command: vitest('unit', { passed: 2, failed: 0 }, 0), report: 'unit', needs: ['native build'] },
+          { name: 'e2e', command: vitest('e2e', { passed: 1, failed: 0 }, 0), report: 'e2e', needs: ['native build', 'e2e build'] },
+        ]),
+        DESK_TEST_RESULTS: dir,
+      },
+      encoding: 'utf8',
+    })
+    const lines = r.stdout.trimEnd().split('\n')
+    expect(r.status).toBe(1)
+    // Each step's lines together, never interleaved with the other's.
+    const out = lines.filter((l) => /^(typecheck|lint) /.test(l))
+    expect(out).toHaveLength(4)
+    expect(out.indexOf('typecheck met lint') - out.indexOf('typecheck starts')).toBe(1)
+    expect(out.indexOf('lint met typecheck') - out.indexOf('lint starts')).toBe(1)
+    expect(r.stderr).toMatch(/run-tests: typecheck, lint, e2e build at the same time/)
+    expect(r.stderr).toMatch(/run-tests: e2e build \(failed, exit 1\)/)
+    expect(r.stderr).toMatch(/e2e not run \(needs e2e build\)/)
+    expect(lines.at(-2)).toBe('e2e build failed; unit 2 passed, 0 failed; e2e not run')
+    expect(lines.at(-1)).toBe('Tests: 2 passed, 1 failed, 0 skipped')
+  })
+
   it('npm test runs through the runner', async () => {
     const pkg = (await import('../package.json', { with: { type: 'json' } })).default as { scripts: Record<string, string> }
     expect(pkg.scripts.test).toBe('node bin/run-tests.mjs')

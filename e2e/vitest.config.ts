@@ -9,7 +9,11 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    fileParallelism: false,
+    // Files run two at a time: each starts its own sandbox, web host, Chromium (fresh profile) and
+    // PostgreSQL on ports and temp directories it picked, so none shares state with another. Two,
+    // not vitest's default (CPUs - 1, one on a 2-core CI machine): the browser tests wait on the
+    // page and the network most of the time.
+    maxWorkers: 2,
     setupFiles: ['e2e/setup.ts'],
     reporters: ['default', 'json'],
     outputFile: { json: '.tmp/test-results/e2e.json' },
