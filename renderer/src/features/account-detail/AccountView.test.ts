@@ -221,4 +221,24 @@ describe('AccountView', () => {
       wrapper.unmount()
     })
   })
+
+  it('holds a screen lease on its account while mounted: taken on mount, moved with the address, given back on unmount', async () => {
+    const OTHER = '0x3333333333333333333333333333333333333333' as const
+    desk.handle('screen.watch', () => ({ leaseId: 'lease-7', ttlMs: 60_000, renewEveryMs: 20_000 }))
+    desk.handle('screen.release', () => ({ released: true }))
+    const { wrapper } = await mountScreen(AccountView, { props: { address: CASH }, path: `/account/${CASH}` })
+    await flush()
+    expect(desk.callsTo('screen.watch')).toEqual([{ target: { kind: 'account', address: CASH } }])
+    expect(desk.callsTo('screen.release')).toEqual([])
+    await (wrapper as unknown as { setProps(p: { address: string }): Promise<void> }).setProps({ address: OTHER })
+    await flush()
+    // The same lease follows the page to its new account (no second lease, nothing left pinned).
+    expect(desk.callsTo('screen.watch')).toEqual([
+      { target: { kind: 'account', address: CASH } },
+      { target: { kind: 'account', address: OTHER }, leaseId: 'lease-7' },
+    ])
+    wrapper.unmount()
+    await flush()
+    expect(desk.callsTo('screen.release')).toEqual([{ leaseId: 'lease-7' }])
+  })
 })
