@@ -12,6 +12,7 @@ import { ChainVerifier, toStoredRow } from '../main/core/team/chain'
 import { sealEntry, unsignedEntry, entryDigest, type SignedEntry } from '../main/core/team/entry'
 import { identitySigner, newIdentityKey } from '../main/core/team/identity'
 import { TeamStore } from '../main/core/team/store'
+import { nativeRecoveryAvailable } from '../main/core/team/verify-native'
 import { verifyThreads, workerStats } from '../main/core/team/verify-worker'
 import { startPostgres } from '../main/testing/postgres'
 import { fromValue, spreadOf } from './judge'
@@ -169,12 +170,13 @@ export default async function bench(): Promise<BenchResult> {
         verify_cpu_ms_per_entry: Number(((cpuS * 1000) / ENTRIES).toFixed(3)),
         from_local_head_wall_s: Number(headWallS.toFixed(3)),
         from_local_head_cpu_s: Number(headCpuS.toFixed(3)),
+        native_secp256k1: nativeRecoveryAvailable(),
         verify_worker_threads: verifyThreads(),
         signatures_on_workers: onWorkers,
         load_average_1m: `${load0.toFixed(1)} -> ${load1.toFixed(1)} (2 cores shared with other sessions: wall stretches with it)`,
         verify_wall_per_batch_s: chunkWall.map((x) => x.toFixed(2)).join(' / '),
       },
-      verdict: `Reading and verifying ${ENTRIES} entries from genesis took ${wallS.toFixed(2)} s wall, ${cpuS.toFixed(2)} s CPU (goal ${GOAL_S} s), ${((cpuS * 1000) / ENTRIES).toFixed(2)} ms CPU per entry (one secp256k1 check per signature, batched per author table, ${onWorkers} of them on ${verifyThreads()} worker thread(s), plus parsing, hashing and the roster/policy rules; the part without ECDSA is the from-head figure; load average ${load0.toFixed(1)}); from a head the desk verified before (ECDSA skipped up to it) ${headCpuS.toFixed(2)} s CPU.`,
+      verdict: `Reading and verifying ${ENTRIES} entries from genesis took ${wallS.toFixed(2)} s wall, ${cpuS.toFixed(2)} s CPU (goal ${GOAL_S} s), ${((cpuS * 1000) / ENTRIES).toFixed(2)} ms CPU per entry (one secp256k1 check per signature, ${nativeRecoveryAvailable() ? "libsecp256k1's recovery (native binding)" : 'JavaScript tables, batched per author'}, ${onWorkers} of them on ${verifyThreads()} worker thread(s), plus parsing, hashing and the roster/policy rules; the part without ECDSA is the from-head figure; load average ${load0.toFixed(1)}); from a head the desk verified before (ECDSA skipped up to it) ${headCpuS.toFixed(2)} s CPU.`,
     }
   } finally {
     await store?.close()
