@@ -9,9 +9,11 @@
  * bytes and the desk then stops (a) or the send went through and the answer never reached the team
  * store (b); the desk is then closed without running anything else.
  */
+import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
+import { build } from 'esbuild'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startSandbox, type SandboxHandle } from '../../../../sandbox'
 import { devOwner } from '../../../../sandbox/scenario/dev-keys'
@@ -261,6 +263,66 @@ describe('team takeover: a desk dies after signing, another desk finishes with t
     expect(p.outcomes).toHaveLength(1)
     expect(p.outcomes[0]!.state).toBe('accepted')
   })
+
+  it('(a) with a real SIGKILL: a desk process killed right after storing the signed bytes; a keyless desk takes over, exactly one transaction', async () => {
+    a ??= await openA()
+    const { id, cloid } = await approvedWithdrawal('7')
+    await killA()
+    // Bundled (packages external, inside the repo so node_modules resolves): a real desk core in its own process.
+    const child = resolve(__dirname, `../../../../.tmp/team-crash-child-${process.pid}.mjs`)
+    await build({
+      entryPoints: [resolve(__dirname, '../../../../tests/chaos/team-crash-child.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      outfile: child,
+      logLevel: 'warning',
+    })
+    const before = truth().length
+    const exit = await new Promise<{ signal: NodeJS.Signals | null; code: number | null; out: string }>((done, fail) => {
+      const p = spawn(process.execPath, [child], {
+        env: {
+          ...process.env,
+          DATA_DIR: aDir,
+          TRADING_URL: sandbox.tradingUrl,
+          WS_URL: sandbox.wsUrl,
+          EARN_URL: sandbox.earnUrl,
+          CHAIN_ID: String(sandbox.chainId),
+          PASSPHRASE: TEST_PASSPHRASE,
+          PROPOSAL_ID: id,
+          LEASE_MS: String(LEASE_MS),
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      let out = ''
+      p.stdout.on('data', (d) => (out += d))
+      p.stderr.on('data', (d) => (out += d))
+      p.on('error', fail)
+      const timer = setTimeout(() => p.kill('SIGKILL'), 60_000)
+      p.on('exit', (code, signal) => {
+        clearTimeout(timer)
+        done({ signal, code, out })
+      })
+    })
+    rmSync(child, { force: true })
+    expect(exit.out).toContain('stored')
+    expect(exit.signal).toBe('SIGKILL')
+    const p = await proposal(id)
+    expect(p.signed).not.toBeNull()
+    expect(truth()).toHaveLength(before) // killed before anything left
+
+    await expect.poll(async () => (await seenOn(c, id))?.outcome?.state, { timeout: 15_000, interval: 100 }).toBe('accepted')
+    const txs = truth().filter((x) => x.cloid === cloid)
+    expect(txs).toHaveLength(1)
+    expect(txs[0]!.nonce).toBe(p.signed!.nonce)
+    expect(truth()).toHaveLength(before + 1)
+    // Written by a keyless takeover desk (C or D, whichever took the lease), not by the killed signer.
+    const outcomes = (await proposal(id)).outcomes
+    expect(outcomes.map((o) => o.state)).toEqual(['accepted'])
+    expect(outcomes[0]!.by).not.toBe(p.signed!.by)
+  }, 90_000)
 
   it('(d) bytes stored but never sent, and the envelope expired before any desk could take over: unresolved with evidence, never re-signed', async () => {
     a ??= await openA()
