@@ -166,7 +166,7 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
     log: (line) => console.warn(line),
   })
   // Team mode: with a team configured, its gate (or a refusing one while the store is not open) replaces ALLOW_ALL.
-  // A desk on the proposal's network finishes what a crashed desk signed: the stored bytes, re-sent (takeover.ts).
+  // A desk on the proposal's network finishes what a crashed desk signed: the stored bytes, re-sent (features/team/takeover.ts).
   const team = new TeamService({
     dataDir: o.dataDir,
     vault,
@@ -174,7 +174,8 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
     notify,
     setGate: (g) => pipeline.setGate(g),
     now,
-    takeover: sessionTakeoverSender({ sessions }),
+    // Only long-running hosts finish other desks' work (a short `desk` command must not start a takeover and exit mid-send).
+    ...((o.stream ?? true) ? { takeover: sessionTakeoverSender({ sessions }) } : { recoverEveryMs: 0 }),
     ...o.team,
   })
   const handlers = mergeHandlers([

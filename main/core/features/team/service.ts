@@ -93,7 +93,7 @@ export interface TeamServiceDeps {
    * crashed or lost its answer). Without it this desk never takes over (it still records expiries).
    */
   takeover?: TakeoverSender
-  /** The slow timer for lease and proposal expiries (pushes trigger a pass too). Default 15 s. */
+  /** The slow timer for lease and proposal expiries (pushes trigger a pass too). Default 15 s; 0: no recovery passes at all. */
   recoverEveryMs?: number
 }
 
@@ -225,14 +225,16 @@ export class TeamService {
     )
     await this.sub.ready.catch(() => {})
     // Expired leases and proposals: a pass now (a desk restarting after a crash), on every push, and on a slow timer.
-    this.recoverTimer = setInterval(() => this.recoverSoon(), this.d.recoverEveryMs ?? 15_000)
-    this.recoverTimer.unref?.()
-    this.recoverSoon()
+    if (this.d.recoverEveryMs !== 0) {
+      this.recoverTimer = setInterval(() => this.recoverSoon(), this.d.recoverEveryMs ?? 15_000)
+      this.recoverTimer.unref?.()
+      this.recoverSoon()
+    }
   }
 
   /** Runs one recovery pass unless one is running (then one more after it): never two at once. */
   private recoverSoon(): void {
-    if (!this.gate || this.closed) return
+    if (!this.gate || this.closed || this.d.recoverEveryMs === 0) return
     if (this.recovering) {
       this.recoverAgain = true
       return
