@@ -59,7 +59,7 @@ describe('team takeover: a desk dies after signing, another desk finishes with t
   async function openA(): Promise<SharedSandboxDesk> {
     const d = await startDeskOnSharedSandbox(sandbox, {
       dataDir: aDir,
-      team: { leaseMs: LEASE_MS, recoverEveryMs: SLOW, proposalTtlMs: TTL_MS },
+      team: { leaseMs: LEASE_MS, recoverEveryMs: 1000, proposalTtlMs: TTL_MS },
     })
     if (aCreated) {
       await d.call('vault.unlock', { passphrase: TEST_PASSPHRASE })
@@ -324,7 +324,10 @@ describe('team takeover: a desk dies after signing, another desk finishes with t
     expect(outcomes[0]!.by).not.toBe(p.signed!.by)
   }, 90_000)
 
-  it('(d) bytes stored but never sent, and the envelope expired before any desk could take over: unresolved with evidence, never re-signed', async () => {
+  it('(d) bytes stored but never sent, the envelope expired before any desk took over, the killed desk restarts and takes over itself: unresolved with evidence, never re-signed', async () => {
+    // Only A is left to take over: it restarts on the same data directory, whose journal already used the stored nonce.
+    await c.close()
+    for (const x of extra) await x.close()
     a ??= await openA()
     const { id, cloid } = await approvedWithdrawal('6')
     const original = TeamGate.prototype.beforeSend
@@ -338,8 +341,10 @@ describe('team takeover: a desk dies after signing, another desk finishes with t
     await expect(a.call('team.execute', { id })).rejects.toMatchObject({ code: 'WriteNotSent' })
     spy.mockRestore()
     await killA()
+    await new Promise((r) => setTimeout(r, LEASE_MS + 200))
+    a = await openA() // its first recovery pass finds the expired lease
 
-    await expect.poll(async () => (await seenOn(c, id))?.status, { timeout: 15_000, interval: 100 }).toBe('final')
+    await expect.poll(async () => (await seenOn(a!, id))?.status, { timeout: 15_000, interval: 100 }).toBe('final')
     expect(truth().filter((x) => x.cloid === cloid)).toHaveLength(0)
     expect(truth()).toHaveLength(before)
     const p = await proposal(id)
@@ -348,12 +353,18 @@ describe('team takeover: a desk dies after signing, another desk finishes with t
     expect(outcome).toMatchObject({ state: 'unresolved', code: 'ExpiredTx' })
     const evidence = JSON.parse(outcome!.evidence!) as { checks: string[] }
     expect(evidence.checks.join('\n')).toMatch(/txStatusByCloid\(.*\): not found/)
-    expect((await seenOn(b, id))?.outcome?.state).toBe('unresolved')
+    expect(outcome!.by).toBe(p.signed!.by) // Ann's desk, after its restart
+    await expect.poll(async () => (await seenOn(b, id))?.outcome?.state, { timeout: 2000, interval: 50 }).toBe('unresolved')
+    // A's journal: the pipeline's entry (never sent) and the re-sent copy of the same bytes, naming the proposal.
+    const entry = await a!.call<SubmissionView>('journal.get', { cloid })
+    expect(entry.summary).toContain(id)
+    expect(entry).toMatchObject({ state: 'rejected', code: 'ExpiredTx' })
+    expect((await a!.call<JournalRecordDetail>('journal.record', { id: Number(entry.id) })).body).toBe(p.signed!.body)
   })
 
   it('an approved-never proposal past its expiry reaches its final state on its own: expired, recorded once for every desk', async () => {
     // The recorded outcome, not the status a desk computes from the clock.
-    await expect.poll(async () => (await seenOn(c, forgotten))?.outcome?.state, { timeout: TTL_MS + 5000, interval: 200 }).toBe('expired')
+    await expect.poll(async () => (await seenOn(b, forgotten))?.outcome?.state, { timeout: TTL_MS + 5000, interval: 200 }).toBe('expired')
     const p = await proposal(forgotten)
     expect(p.signed).toBeNull()
     expect(p.outcomes.map((o) => o.state)).toEqual(['expired'])
