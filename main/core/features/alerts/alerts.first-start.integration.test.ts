@@ -8,7 +8,7 @@
 import { join } from 'node:path'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { accepted, actionSender } from '../../../../sandbox/scenario/signed-actions'
 import { devOwner } from '../../../../sandbox/scenario/dev-keys'
 import type { AlertView } from '../../../contract/types'
@@ -16,6 +16,7 @@ import { JOURNAL_FILE, openJournalFile } from '../../journal'
 import type { TradeAction } from '../../wire/actions'
 import { startDeskOnSandbox, TEST_PASSPHRASE, type DeskOnSandbox } from '../../../testing/desk-on-sandbox'
 import { DEFAULT_ALERT_SETTINGS } from './alert-settings'
+import { AlertService } from './alerts.service'
 
 describe('first start: nothing already there is announced as new', () => {
   let d: DeskOnSandbox
@@ -30,6 +31,18 @@ describe('first start: nothing already there is announced as new', () => {
     }
     throw new Error(`timed out waiting for ${what}`)
   }
+  // The timer's full passes, counted: the test waits for passes, not for a length of time that a
+  // loaded machine may not fit them in. Passes run one at a time, so they end in the order asked.
+  const passAskedAt: number[] = []
+  let passesEnded = 0
+  const evaluate = AlertService.prototype.evaluate
+  vi.spyOn(AlertService.prototype, 'evaluate').mockImplementation(function (this: AlertService) {
+    passAskedAt.push(Date.now())
+    return evaluate.call(this).finally(() => passesEnded++)
+  })
+  /** Waits until `n` full passes asked for at `from` or later have ended. */
+  const passesFrom = (from: number, n = 1) =>
+    until(`${n} evaluation pass(es)`, async () => passAskedAt.filter((t, i) => t >= from && i < passesEnded).length >= n)
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'desk-alerts-start-'))
@@ -55,14 +68,14 @@ describe('first start: nothing already there is announced as new', () => {
     // a trade between owners 0 and 1 raises their balances (the fill explains it) and makes the desk read their deposits
     const order = (side: 'bid' | 'ask', tif: 'gtc' | 'ioc'): TradeAction =>
       ({ type: 'order', market_id: '1', side, order_type: 'limit', tif, price: '64000', quantity: '0.01' }) as TradeAction
-    await new Promise((r) => setTimeout(r, 3_000)) // the first passes take the baseline
+    await passesFrom(Date.now(), 2) // the first passes over the imported accounts take the baseline
     expect(accepted(await actionSender(d.sandbox.trading, devOwner(1).privateKey, 'fs1').send(order('bid', 'gtc')))).toBe(true)
     expect(accepted(await actionSender(d.sandbox.trading, devOwner(0).privateKey, 'fs0').send(order('ask', 'ioc')))).toBe(true)
     await until(
       'the fill alerts',
       async () => (await d.call<AlertView[]>('alerts.list', {})).filter((a) => a.kind === 'order-filled').length >= 2,
     )
-    await new Promise((r) => setTimeout(r, 4_000)) // past the 2 s grace and a full pass
+    await passesFrom(Date.now() + 2_100) // a full pass past the 2 s grace
     expect((await funds()).map((a) => `${a.title}: ${a.message}`)).toEqual([])
   }, 60_000)
 

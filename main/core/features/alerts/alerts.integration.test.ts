@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { accepted, actionSender } from '../../../../sandbox/scenario/signed-actions'
 import { devBot, devOwner } from '../../../../sandbox/scenario/dev-keys'
 import type { AlertKind, AlertNotificationEvent, AlertSettingsView, AlertView } from '../../../contract/types'
 import { JOURNAL_FILE, openJournalFile } from '../../journal'
 import type { TradeAction } from '../../wire/actions'
 import { startDeskOnSandbox, TEST_PASSPHRASE, type DeskOnSandbox } from '../../../testing/desk-on-sandbox'
+import { AlertService } from './alerts.service'
 import { inQuietHours } from './quiet-hours'
 
 const hhmm = (d: Date) => `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`
@@ -40,8 +41,20 @@ describe('alerts evaluated in main on the sandbox, fired once each', () => {
     }
     throw new Error(`timed out waiting for ${what}`)
   }
+  // The timer's full passes, counted: a test waits for passes, not for a length of time that a
+  // loaded machine may not fit them in. Passes run one at a time, so they end in the order asked.
+  const passAskedAt: number[] = []
+  let passesEnded = 0
+  const evaluate = AlertService.prototype.evaluate
+  vi.spyOn(AlertService.prototype, 'evaluate').mockImplementation(function (this: AlertService) {
+    passAskedAt.push(Date.now())
+    return evaluate.call(this).finally(() => passesEnded++)
+  })
+  /** Waits until a full pass asked for at `from` or later has ended (`n`: that many such passes). */
+  const passesFrom = (from: number, n = 1) =>
+    until(`${n} evaluation pass(es)`, async () => passAskedAt.filter((t, i) => t >= from && i < passesEnded).length >= n)
   /** Waits for two more full evaluation passes (1 s apart), so a repeat would have fired. */
-  const twoPasses = () => new Promise((r) => setTimeout(r, 3_500))
+  const twoPasses = () => passesFrom(Date.now(), 2)
 
   beforeAll(async () => {
     d = await startDeskOnSandbox({ alerts: true })
@@ -94,7 +107,7 @@ describe('alerts evaluated in main on the sandbox, fired once each', () => {
     await twoPasses()
     expect(await at95()).toHaveLength(1)
     d.sandbox.trading.setMark(ETH, usd(3200n))
-    await new Promise((r) => setTimeout(r, 7_000)) // past the desk's 5 s market-data cache, then a pass
+    await passesFrom(Date.now() + 5_100) // a pass past the desk's 5 s market-data cache (marks read after the drop)
     expect(await at95()).toHaveLength(1)
     d.sandbox.trading.setMark(ETH, usd(3400n))
     await until('the second crossing alert', async () => (await at95()).length === 2)
