@@ -82,18 +82,27 @@ export function sessionTakeoverSender(d: SessionTakeoverDeps): TakeoverSender {
       if (typeof w === 'string') throw new DeskError('TeamTakeoverRefused', w)
       const env = envelopeOf(stored.body)
       if (!env) throw new DeskError('TeamTakeoverRefused', 'the stored bytes are not a /trade envelope')
-      const entry = journalEntry(w.journal, p, stored, env)
-      if (!RESENDABLE.includes(entry.state)) return outcomeOf(entry)
-      let sent: Submission
-      try {
-        sent = (await w.submitter.send(entry)).submission
-      } catch {
-        sent = w.journal.get(entry.id) ?? entry
+      let entry = journalEntry(w.journal, p, stored, env)
+      let sent = entry
+      for (let attempt = 0; attempt < 2; attempt++) {
+        if (!RESENDABLE.includes(entry.state)) return outcomeOf(entry)
+        try {
+          sent = (await w.submitter.send(entry)).submission
+        } catch {
+          sent = w.journal.get(entry.id) ?? entry
+        }
+        // This journal's reconciler closed its own entry as "never sent from here" before the send
+        // took it: true of this journal only, not of the exchange. Journal the bytes again and send.
+        if (sent.state === 'reconciled' && isNotExecuted(sent) && sent.attempts === 0) {
+          entry = journalEntry(w.journal, p, stored, env)
+          continue
+        }
+        break
       }
       if (sent.state === 'unknown' || sent.state === 'sent') {
         // The answer was lost: the journal's reconciler reads the exchange by cloid.
         await w.reconciler.reconcileEntry(sent).catch(() => false)
-        sent = w.journal.get(entry.id) ?? sent
+        sent = w.journal.get(sent.id) ?? sent
         return outcomeOf(sent)
       }
       if (sent.state !== 'rejected') return outcomeOf(sent)
