@@ -80,9 +80,9 @@ const kindHashes = new Map<string, Uint8Array>(ENTRY_KINDS.map((kind) => [kind, 
 const separators = new Map<string, Uint8Array>()
 const HEX32 = /^0x[0-9a-fA-F]{64}$/
 
-/** Writes the 32 bytes of a checked 0x-hex word at `at`. */
+/** Writes the 32 bytes of a checked 0x-hex word at `at` (Buffer's native hex decoding). */
 function putHex32(out: Uint8Array, at: number, hex: string): void {
-  for (let i = 0; i < 32; i++) out[at + i] = parseInt(hex.slice(2 + 2 * i, 4 + 2 * i), 16)
+  Buffer.from(out.buffer, out.byteOffset, out.length).write(hex.slice(2), at, 32, 'hex')
 }
 
 const HEX_BYTE = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'))
