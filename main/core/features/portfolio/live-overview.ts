@@ -46,6 +46,8 @@ export class LiveOverview {
   /** Balance-frame patches: at once, then at most one per 16 ms (a frame at 60 Hz). */
   private readonly patches = new LeadingBatch<string>(16, (users) => this.patch(users))
   private patchSession: NetworkSession | null = null
+  /** One set per full computation in progress: the users patched meanwhile. */
+  private readonly patchedDuring = new Set<Set<string>>()
   /**
    * The stream status as frames arrive: at most every 500 ms (computing it walks every socket's
    * subscriptions; per frame, at 200 accounts, that was seconds of a start-up). Sockets opening,
@@ -118,7 +120,18 @@ export class LiveOverview {
   /** The overview of every account; remembered as the base that balance frames patch. */
   async overview(lane: Lane): Promise<OverviewView> {
     const s = await this.d.sessions.current()
-    const view = await portfolioFor(s, this.d).overview(this.d.accounts.refs(), lane)
+    // Rows patched from balance frames while this view is computed (at 200 accounts that takes a
+    // while): the view read them before the frame, so they are patched again from live state
+    // below; otherwise the full push would put the older balance back on screen until the next one.
+    const patchedMeanwhile = new Set<string>()
+    this.patchedDuring.add(patchedMeanwhile)
+    let view: OverviewView
+    try {
+      view = await portfolioFor(s, this.d).overview(this.d.accounts.refs(), lane)
+    } finally {
+      this.patchedDuring.delete(patchedMeanwhile)
+    }
+    if (patchedMeanwhile.size > 0) view = portfolioFor(s, this.d).patchOverview(view, patchedMeanwhile) ?? view
     let kindsChanged = false
     for (const row of view.rows) if (this.d.accounts.remember(row.account.address, row.account)) kindsChanged = true
     if (kindsChanged) s.streamAccounts(this.d.accounts.streamTargets())
@@ -202,6 +215,7 @@ export class LiveOverview {
     if (!s || this.closed) return
     const patched = this.last ? portfolioFor(s, this.d).patchOverview(this.last, new Set(users)) : null
     if (!patched) return this.overviewSoon()
+    for (const during of this.patchedDuring) for (const u of users) during.add(u)
     this.last = patched
     this.d.events.emit('state.overview', patched)
   }
