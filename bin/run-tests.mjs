@@ -101,7 +101,7 @@ async function runTogether(batch) {
     process.on('SIGINT', hold)
     const results = await Promise.all(go.map(runHeld))
     process.off('SIGINT', hold)
-    for (const r of results) entries[batch.indexOf(go[results.indexOf(r)])] = r
+    go.forEach((step, k) => (entries[batch.indexOf(step)] = results[k]))
   }
   done.push(...entries)
 }
