@@ -262,6 +262,19 @@ describe('account state cache and credit history', () => {
     expect(() => j.putState('sandbox', A, 'credit', { x: 1n })).toThrowError(expect.objectContaining({ code: 'InvalidStateValue' }))
   })
 
+  it('stores a batch of last-known values in one go: older fetches lose, a value that is not JSON is skipped, not the batch', () => {
+    const j = mem(() => 5000)
+    j.putState('sandbox', A, 'balances', { '1': { available: '10' } }, 100)
+    j.putStates('sandbox', [
+      { account: A.toUpperCase().replace('0X', '0x'), kind: 'balances', value: { '1': { available: 'old' } }, fetchedAt: 50 },
+      { account: A, kind: 'credit', value: { x: 1n }, fetchedAt: 200 },
+      { account: A, kind: 'agents', value: [], fetchedAt: 300 },
+    ])
+    expect(j.getState('sandbox', A, 'balances')?.value).toEqual({ '1': { available: '10' } })
+    expect(j.getState('sandbox', A, 'credit')).toBeNull()
+    expect(j.getState('sandbox', A, 'agents')?.fetchedAt).toBe(300)
+  })
+
   it('appends credit samples and returns them since a time, oldest first', () => {
     const j = mem()
     for (let i = 1; i <= 5; i++) {

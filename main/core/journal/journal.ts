@@ -173,6 +173,12 @@ export class Journal {
     this.stateCache.put(network, account, kind, value, fetchedAt)
   }
 
+  /** Several last-known values in one transaction (the session's write-behind flush). */
+  putStates(network: string, rows: readonly { account: string; kind: AccountStateKind; value: unknown; fetchedAt: number }[]): void {
+    this.open()
+    this.stateCache.putMany(network, rows)
+  }
+
   getState<T = unknown>(network: string, account: string, kind: AccountStateKind): CachedState<T> | null {
     this.open()
     return this.stateCache.get<T>(network, account, kind)

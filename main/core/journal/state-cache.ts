@@ -2,6 +2,11 @@ import type Database from 'better-sqlite3'
 import { DeskError } from '../errors/desk-error'
 import type { AccountStateKind, CachedState } from './types'
 
+/** An older answer arriving late never replaces a newer one. */
+const UPSERT = `INSERT INTO account_state (network, account, kind, json, fetched_at) VALUES (?, ?, ?, ?, ?)
+  ON CONFLICT (network, account, kind) DO UPDATE SET json = excluded.json, fetched_at = excluded.fetched_at
+  WHERE excluded.fetched_at >= account_state.fetched_at`
+
 /**
  * Last known account state (balances, credit, agents, earn...) per (network, account, kind),
  * kept so the dashboard can show it at start, with its age, before the network answers.
@@ -24,13 +29,24 @@ export class StateCache {
       throw new DeskError('InvalidStateValue', `state "${kind}" for ${account} is not JSON-serialisable (bigints must be strings)`, {
         kind,
       })
-    this.db
-      .prepare(
-        `INSERT INTO account_state (network, account, kind, json, fetched_at) VALUES (?, ?, ?, ?, ?)
-        ON CONFLICT (network, account, kind) DO UPDATE SET json = excluded.json, fetched_at = excluded.fetched_at
-        WHERE excluded.fetched_at >= account_state.fetched_at`,
-      )
-      .run(network, account.toLowerCase(), kind, json, fetchedAt)
+    this.db.prepare(UPSERT).run(network, account.toLowerCase(), kind, json, fetchedAt)
+  }
+
+  /**
+   * Several values in one transaction (one disk sync for the lot); a value that is not JSON is
+   * skipped (as `put` refuses it), never the whole batch.
+   */
+  putMany(network: string, rows: readonly { account: string; kind: AccountStateKind; value: unknown; fetchedAt: number }[]): void {
+    const stmt = this.db.prepare(UPSERT)
+    const encoded = rows.flatMap((r) => {
+      try {
+        const json = JSON.stringify(r.value)
+        return json === undefined ? [] : [[network, r.account.toLowerCase(), r.kind, json, r.fetchedAt] as const]
+      } catch {
+        return []
+      }
+    })
+    if (encoded.length > 0) this.db.transaction(() => encoded.forEach((e) => stmt.run(...e)))()
   }
 
   get<T = unknown>(network: string, account: string, kind: AccountStateKind): CachedState<T> | null {

@@ -34,6 +34,8 @@ export interface NetworkSessionOptions {
 }
 
 /** Journal states of a write still in flight (`Journal.unresolved`): its account streams in strict mode. */
+/** The last-known cache is stored at most this often (write-behind: see LastKnownOptions.flushMs). */
+const LAST_KNOWN_FLUSH_MS = 2_000
 const PENDING = new Set<string>(['signed', 'sent', 'unknown'])
 
 /**
@@ -65,7 +67,7 @@ export class NetworkSession {
     this.now = opts.now ?? Date.now
     this.info = new InfoClient({ baseUrl: n.tradingUrl, scheduler: opts.schedulers.get(n.tradingUrl, 'info', n.infoRatePerSec) })
     this.pool = opts.stream ? new StreamPool({ wsUrl: n.wsUrl, info: this.info, strict: strictLimitsFor(n) }) : null
-    this.lastKnown = new LastKnownState(opts.journal, n.name, this.now)
+    this.lastKnown = new LastKnownState(opts.journal, n.name, { now: this.now, flushMs: LAST_KNOWN_FLUSH_MS })
     this.market = new MarketDataCache(this.info, { now: this.now, lastKnown: this.lastKnown })
   }
 
@@ -144,5 +146,6 @@ export class NetworkSession {
     this.offJournal?.()
     await this.pool?.stop()
     await this.connected.close()
+    this.lastKnown.flush()
   }
 }
