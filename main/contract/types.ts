@@ -981,7 +981,8 @@ export interface TeamProposalDetail extends TeamProposalView {
   action: Record<string, unknown>
   /** the channel this write came from (replayed by `team.execute`) */
   channel: string | null
-  outcomes: { address: Address; state: string; finalStatus: string | null; code: string | null; at: number }[]
+  /** `evidence`: what a desk that could not establish the outcome checked (e.g. a takeover's txStatusByCloid read). */
+  outcomes: { address: Address; state: string; finalStatus: string | null; code: string | null; at: number; evidence?: string }[]
 }
 
 export interface TeamVerifyView {

@@ -544,7 +544,14 @@ export class TeamService {
       recomputeError,
       action: p.action as Record<string, unknown>,
       channel: p.replay?.channel ?? null,
-      outcomes: p.outcomes.map((o) => ({ address: o.by as Address, state: o.state, finalStatus: o.finalStatus, code: o.code, at: o.at })),
+      outcomes: p.outcomes.map((o) => ({
+        address: o.by as Address,
+        state: o.state,
+        finalStatus: o.finalStatus,
+        code: o.code,
+        at: o.at,
+        ...(o.evidence !== undefined ? { evidence: o.evidence } : {}),
+      })),
     }
   }
 

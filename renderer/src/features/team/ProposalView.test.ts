@@ -189,6 +189,32 @@ describe('ProposalView', () => {
     wrapper.unmount()
   })
 
+  it('shows the evidence a taking-over desk recorded when it could not establish the outcome', async () => {
+    desk.handle('team.proposal', () =>
+      detail({
+        status: 'final',
+        canApprove: false,
+        canReject: false,
+        canExecute: false,
+        outcome: { state: 'unresolved', finalStatus: null, code: 'ExpiredTx', at: Date.now() },
+        outcomes: [
+          {
+            address: CAROL,
+            state: 'unresolved',
+            finalStatus: null,
+            code: 'ExpiredTx',
+            at: Date.now(),
+            evidence: 'txStatusByCloid: not found',
+          },
+        ],
+      }),
+    )
+    const { wrapper } = await mountDetail()
+    await flush()
+    expect(wrapper.get('[data-testid="outcome-evidence"]').text()).toBe('(checked: txStatusByCloid: not found)')
+    wrapper.unmount()
+  })
+
   it('offers no Execute without the key, and says why nothing is offered on my own open proposal', async () => {
     desk.handle('team.proposal', () => detail({ mine: true, canApprove: false, canReject: true, canExecute: false }))
     const { wrapper } = await mountDetail()
