@@ -182,6 +182,20 @@ export class TeamStore {
     )
   }
 
+  /**
+   * Extends `holder`'s lease of `proposalId` by `ms` (server clock) while it still runs: a send
+   * that outlives the lease keeps it. False when the lease already ran out (a takeover may be on).
+   */
+  async renewLease(proposalId: string, holder: string, ms: number): Promise<boolean> {
+    const r = await this.withClient('renew lease', (c) =>
+      c.query(
+        "UPDATE team_leases SET expires_at = now() + ($3::text || ' milliseconds')::interval WHERE proposal_id = $1 AND holder = $2 AND expires_at > now()",
+        [proposalId, holder, String(Math.max(1, Math.floor(ms)))],
+      ),
+    )
+    return (r.rowCount ?? 0) > 0
+  }
+
   /** Pushes new log rows (after `afterSeq`) to `subscriber` over a dedicated connection. */
   subscribe(subscriber: LogSubscriber, afterSeq = -1n): LogSubscription {
     return subscribeLog(this.config, (from) => this.readLogVia(from), subscriber, afterSeq)

@@ -71,6 +71,12 @@ export interface WriteGate {
   decide(intent: WriteIntent): Promise<WriteDecision>
   /** Called once the write is signed and journaled, before it is sent; a throw stops the send (the entry stays provably unsent). */
   beforeSend?(signed: SignedWrite): Promise<void>
+  /**
+   * Called as the signed bytes start to leave; the returned function when the send ended (answered
+   * or given up). Team mode keeps its execution lease alive meanwhile: the submitter may resend the
+   * same bytes until the envelope expires, longer than one lease.
+   */
+  sending?(intent: WriteIntent): () => void
   /** Called with the write's final or unknown outcome. */
   settled?(intent: WriteIntent, outcome: { state: string; finalStatus: string | null; code: string | null }): Promise<void>
 }

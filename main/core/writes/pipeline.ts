@@ -162,8 +162,9 @@ export class WritePipeline {
   private async trade(w: WriteSide, intent: WriteIntent, request: SubmitRequest): Promise<{ outcome: WriteOutcome; leaves: Leaf[] }> {
     const prepared = await w.submitter.prepare(request)
     const entry = (await this.beforeSend(intent, prepared)) ?? prepared
+    const sent = this.gate.sending?.(intent)
     try {
-      const r = await w.submitter.send(entry, request.lane ?? 'operator')
+      const r = await w.submitter.send(entry, request.lane ?? 'operator').finally(() => sent?.())
       const outcome = outcomeOfEntry(r.submission)
       await this.settled(intent, r.submission)
       return { outcome, leaves: r.leaves }

@@ -62,7 +62,7 @@ let store: TeamStore
 let team: ChainBuilder
 
 /** A desk: its own store connection and its operator's identity key. */
-async function desk(who: Operator, deskId = `${who.name}-desk`): Promise<TeamGate> {
+async function desk(who: Operator, deskId = `${who.name}-desk`, leaseMs?: number): Promise<TeamGate> {
   return new TeamGate({
     store: await openStore(),
     operator: who,
@@ -70,6 +70,7 @@ async function desk(who: Operator, deskId = `${who.name}-desk`): Promise<TeamGat
     genesisDigest: team.entries[0]!.digest,
     proposalTtlMs: 3600_000,
     now: () => clock,
+    ...(leaseMs !== undefined ? { leaseMs } : {}),
   })
 }
 
@@ -387,6 +388,23 @@ describe('TeamGate: proposal, approvals, execution', () => {
     // Final: nothing left to take over, and the lease was released.
     expect(await catDesk.unsettled()).toEqual([])
     expect(await danDesk.claimExpired(id)).toBeNull()
+  })
+
+  it('keeps its execution lease while a send outlives it, and lets it run out once the send ended', async () => {
+    const [danDesk, bobDesk, catDesk] = await Promise.all([desk(dan, 'dan-desk', 600), desk(bob), desk(cat)])
+    const { intent, id } = await proposed(danDesk)
+    await bobDesk.approve(id)
+    await catDesk.approve(id)
+    await danDesk.beforeSend(sent(intent, '1764147600002'))
+    const done = danDesk.sending(intent)
+    // Three lease lengths into a send (resends of the same bytes): still held, nobody takes over.
+    await new Promise((r) => setTimeout(r, 1_800))
+    await expect(bobDesk.claimExpired(id)).rejects.toMatchObject({ code: TeamErrors.leaseHeld })
+    done()
+    await new Promise((r) => setTimeout(r, 900))
+    expect(await bobDesk.claimExpired(id)).toMatchObject({ proposalId: id })
+    // A write this desk did not lease (allowed outright) renews nothing.
+    expect(() => danDesk.sending(withdrawal({ cloid: '0x' + 'ab'.repeat(16) }))()).not.toThrow()
   })
 
   it('takes approvals from an identity key held in the vault, and a rejection (reason required) ends the proposal', async () => {

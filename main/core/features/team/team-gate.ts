@@ -107,6 +107,8 @@ const block = (code: string, reason: string): WriteDecision => ({ verdict: 'bloc
 export class TeamGate implements WriteGate {
   private readonly verifier: ChainVerifier
   private queue: Promise<unknown> = Promise.resolve()
+  /** Proposals whose signed bytes this desk stored under its lease (by cloid), until their send ends. */
+  private readonly leased = new Map<string, string>()
   private readonly now: () => number
 
   constructor(private readonly o: TeamGateOptions) {
@@ -317,6 +319,7 @@ export class TeamGate implements WriteGate {
           await tx.append(entry)
           await tx.take(this.o.deskId, this.o.leaseMs ?? 60_000)
         })
+        this.leased.set(signed.intent.cloid, p.id)
         break
       } catch (e) {
         if (e instanceof DeskError && e.code === TeamErrors.conflict && attempt < CONFLICT_RETRIES) continue
@@ -324,6 +327,32 @@ export class TeamGate implements WriteGate {
       }
     }
     await this.sync()
+  }
+
+  /**
+   * While the bytes this desk stored are being sent (resends of the same bytes included), its lease
+   * is renewed every third of its length, so no other desk takes over a send still in progress. A
+   * renewal that finds the lease already run out stops: a takeover may be under way, and the
+   * exchange's nonce rules keep the two sends of the same bytes to one transaction.
+   */
+  sending(intent: WriteIntent): () => void {
+    const id = this.leased.get(intent.cloid)
+    if (id === undefined) return () => {}
+    const ms = this.o.leaseMs ?? 60_000
+    const timer = setInterval(
+      () => {
+        this.o.store.renewLease(id, this.o.deskId, ms).then(
+          (held) => void (held || clearInterval(timer)),
+          () => undefined, // store unreachable: the lease runs out; a takeover re-sends the same bytes
+        )
+      },
+      Math.max(1, Math.floor(ms / 3)),
+    )
+    timer.unref?.()
+    return () => {
+      clearInterval(timer)
+      this.leased.delete(intent.cloid)
+    }
   }
 
   /** Rows appended since the last verified one, read inside the lease transaction (so none is missed). */
