@@ -170,7 +170,7 @@ export default async function bench(): Promise<BenchResult> {
         verify_cpu_ms_per_entry: Number(((cpuS * 1000) / ENTRIES).toFixed(3)),
         from_local_head_wall_s: Number(headWallS.toFixed(3)),
         from_local_head_cpu_s: Number(headCpuS.toFixed(3)),
-        native_secp256k1: nativeRecoveryAvailable(),
+        native_secp256k1: nativeRecoveryAvailable() ? 'yes' : 'no (JavaScript tables)',
         verify_worker_threads: verifyThreads(),
         signatures_on_workers: onWorkers,
         load_average_1m: `${load0.toFixed(1)} -> ${load1.toFixed(1)} (2 cores shared with other sessions: wall stretches with it)`,

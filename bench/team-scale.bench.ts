@@ -301,7 +301,7 @@ export default async function bench(): Promise<BenchResult> {
         read_log_s: read.map((x) => x.toFixed(2)).join(' / '),
         verify_wall_s: wall.map((x) => x.toFixed(2)).join(' / '),
         verify_cpu_s: cpu.map((x) => x.toFixed(2)).join(' / '),
-        native_secp256k1: nativeRecoveryAvailable(),
+        native_secp256k1: nativeRecoveryAvailable() ? 'yes' : 'no (JavaScript tables)',
         load_average_1m: `live phase ${load0.toFixed(1)} -> ${load1.toFixed(1)}, verification ${vLoad0.toFixed(1)} -> ${vLoad1.toFixed(1)} (2 cores shared with other sessions)`,
       },
       verdict: `A proposal reached all ${DESKS} desks (verified in each desk's state) in ${ms(percentile(toEvery, 50))} ms at p50 and ${ms(percentile(toEvery, 99))} ms at p99 (goal ${LATENCY_GOAL_MS} ms), ${missing} deliveries missing; a desk read and verified ${CHAIN} entries from genesis in ${wall.map((x) => x.toFixed(2)).join('/')} s wall, ${cpu.map((x) => x.toFixed(2)).join('/')} s CPU (goal ${VERIFY_GOAL_S} s; libsecp256k1 ${nativeRecoveryAvailable() ? 'native' : 'unavailable: JavaScript tables'}).`,
