@@ -23,6 +23,8 @@
 import { fork } from 'node:child_process'
 import { EventEmitter } from 'node:events'
 import { readdirSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { writeHeapSnapshot } from 'node:v8'
 import { fileURLToPath } from 'node:url'
 import type { Address } from 'viem'
 import { WebSocket } from 'ws'
@@ -186,6 +188,9 @@ function earnDriver(core: Awaited<ReturnType<typeof openCore>>): { tick(): Promi
   return {
     stats,
     async tick() {
+      // The operator is at the desk: the web and Electron hosts touch the core on every request
+      // (resetting the vault's idle auto-lock), and these requests come through `dispatch` directly.
+      core.touch()
       for (const slot of EARN_SLOTS) {
         const account = devOwner(slot.owner).address
         try {
@@ -255,6 +260,14 @@ async function child(dataDir: string, urls: SandboxUrls, fillUsers: string[]): P
   }
   report()
   setInterval(report, SAMPLE_MS)
+  // Diagnosis only: SOAK_HEAP_SNAPSHOTS="300,600" writes a heap snapshot of the child at those
+  // seconds into SOAK_SNAPSHOT_DIR (default the working directory), to compare by constructor.
+  for (const at of (process.env.SOAK_HEAP_SNAPSHOTS ?? '').split(',').filter(Boolean).map(Number)) {
+    setTimeout(() => {
+      const file = writeHeapSnapshot(join(process.env.SOAK_SNAPSHOT_DIR ?? '.', `soak-${at}s.heapsnapshot`))
+      process.stderr.write(`soak child: heap snapshot at ${at} s: ${file}\n`)
+    }, at * 1000).unref()
+  }
   const loop = (ms: number, fn: () => Promise<void>) => {
     let busy = false
     setInterval(() => {

@@ -322,7 +322,11 @@ export class AccountBook {
     // Repeated identical frames are normal (throttled channels push on touch): they refresh
     // the age but are not news, and must not use up the coalescer's leading edge.
     if (prev !== null && sameBalances(prev.value, value)) return
-    if (fromStream && prevFromStream && prev !== null && e.fillSeq === e.fillSeqAtBalances)
+    // A trade moves two assets (its base and its quote); a change in one asset alone is a deposit,
+    // a withdrawal, a transfer or an order placed or cancelled, never a lost fill. Suspecting
+    // those cost an /info read each, and at a desk's rate of deposits and orders those reads
+    // alone can use the whole /info budget.
+    if (fromStream && prevFromStream && prev !== null && e.fillSeq === e.fillSeqAtBalances && assetsMoved(prev.value, value) >= 2)
       this.hooks.suspectGap(s.user, 'a balance change without a fill')
     e.fillSeqAtBalances = e.fillSeq
     this.coalescer.push(e.topics.balances, { kind: 'balances', user: s.user, at, value })
@@ -369,6 +373,18 @@ function sameBalances(a: readonly LiveBalance[], b: readonly LiveBalance[]): boo
       return false
   }
   return true
+}
+
+/** How many assets differ between two balance lists (an asset listed in one only counts). */
+function assetsMoved(a: readonly LiveBalance[], b: readonly LiveBalance[]): number {
+  const before = new Map(a.map((x) => [x.assetId, x]))
+  let moved = 0
+  for (const y of b) {
+    const x = before.get(y.assetId)
+    before.delete(y.assetId)
+    if (!x || x.total !== y.total || x.locked !== y.locked || x.available !== y.available) moved++
+  }
+  return moved + before.size
 }
 
 function samePositions(a: LiveCredit, b: LiveCredit): boolean {

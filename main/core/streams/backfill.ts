@@ -28,8 +28,11 @@ export class InfoBackfill {
   private readonly verifiedThrough = new Map<string, number>()
   /** Per user: when /info last confirmed its fills (the polled fills channel's age). */
   private readonly fillsCheckedAt = new Map<string, number>()
-  /** Per user: the pending gap check, and when the last one ran. */
-  private readonly gaps = new Map<string, { timer: unknown; lastCheckAt: number }>()
+  /**
+   * Per user: the pending gap check, when the last one ran, whether its /info read is still
+   * queued or in flight, and the reason of a gap suspected meanwhile (checked again once it ends).
+   */
+  private readonly gaps = new Map<string, { timer: unknown; lastCheckAt: number; reading: boolean; again: string | null }>()
   private sweepTimer: unknown
   /** Fills backfills started because a gap was suspected (not counting reconnects and the sweep). */
   gapBackfills = 0
@@ -166,7 +169,15 @@ export class InfoBackfill {
     let g = this.gaps.get(user)
     if (!this.host.running() || !this.opts.info || (g !== undefined && g.timer !== undefined)) return
     if (!this.host.streamedFillUsers().has(user)) return // polled users are read through /info anyway
-    if (g === undefined) this.gaps.set(user, (g = { timer: undefined, lastCheckAt: -Infinity }))
+    if (g === undefined) this.gaps.set(user, (g = { timer: undefined, lastCheckAt: -Infinity, reading: false, again: null }))
+    // One read per user at a time: when /info is busy (its budget is shared by every account) a
+    // read waits in the scheduler's queue, and a check started per suspicion would queue one more
+    // read for each state change while it waits, without bound. A suspicion meanwhile is checked
+    // once the read ends (it may have left before that state change).
+    if (g.reading) {
+      g.again = reason
+      return
+    }
     const gap = g
     const seq = this.book.fillSeq(user)
     const now = this.clock.now()
@@ -176,10 +187,18 @@ export class InfoBackfill {
       gap.timer = undefined
       if (!this.host.running() || this.book.fillSeq(user) !== seq) return // the fill came after all
       gap.lastCheckAt = this.clock.now()
+      gap.reading = true
       this.gapBackfills++
-      const p = this.reconcileFills([user]).then((n) => {
-        if (n > 0) this.host.log(`${n} fill(s) recovered through /info after ${reason} for ${user}`)
-      })
+      const p = this.reconcileFills([user])
+        .then((n) => {
+          if (n > 0) this.host.log(`${n} fill(s) recovered through /info after ${reason} for ${user}`)
+        })
+        .finally(() => {
+          gap.reading = false
+          const again = gap.again
+          gap.again = null
+          if (again !== null) this.suspectGap(user, again)
+        })
       this.host.track(p)
     }, wait)
   }

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { RateScheduler } from '../exchange/scheduler'
 import { InfoClient } from '../exchange/info/client'
 import { ManualClock } from './testing/manual-clock'
@@ -52,7 +52,15 @@ const infoFill = (tid: number) => ({
   sz: '1',
   oid: 7,
 })
-const bal = (total: string) => ({ user: A, balances: [{ coin: 'USDC', token: 1, total, hold: '0' }] })
+const usdc = (total: string) => ({ user: A, balances: [{ coin: 'USDC', token: 1, total, hold: '0' }] })
+/** Both assets of a trade move (the quote's total, and the base's as its mirror). */
+const bal = (total: string, base = total) => ({
+  user: A,
+  balances: [
+    { coin: 'USDC', token: 1, total, hold: '0' },
+    { coin: 'BTC', token: 2, total: base, hold: '0' },
+  ],
+})
 const orders = (sz: string) => ({
   user: A,
   orders: [{ coin: '1', side: 'B', limitPx: '100', sz, oid: 7, timestamp: T0, origSz: '5', cloid: null }],
@@ -153,6 +161,59 @@ describe('StreamPool prompt fills recovery', () => {
     await p.idle()
     expect(fillsRequests()).toBe(2)
   })
+
+  it('a change in one asset alone (a deposit, an order placed) is not a lost fill: no /info read', async () => {
+    ex.infoHandler = () => ({ fills: [] })
+    const { p, fs } = makePool()
+    p.setAccounts([{ address: A, kind: 'balance' }])
+    p.start()
+    const s = fs.last()
+    s.open()
+    s.frame('spotState', bal('100', '5'))
+    s.frame('spotState', bal('150', '5')) // a deposit of 50 USDC
+    clock.advance(5_000)
+    s.frame('spotState', { user: A, balances: [{ coin: 'USDC', token: 1, total: '150', hold: '40' }, { coin: 'BTC', token: 2, total: '5', hold: '0' }] }) // a bid placed
+    clock.advance(5_000)
+    await p.idle()
+    expect(fillsRequests()).toBe(0)
+    s.frame('spotState', bal('110', '6')) // the bid filled: both assets moved, and no fill frame came
+    clock.advance(500)
+    await p.idle()
+    expect(fillsRequests()).toBe(1)
+  })
+
+  it('while /info is saturated, a user has at most one gap read queued; a suspicion meanwhile is checked once after it', async () => {
+    ex.infoHandler = () => ({ fills: [] })
+    // The budget is held shut (as when higher lanes use all of it) until `shift` moves its clock on.
+    let shift = 0
+    const scheduler = new RateScheduler({ ratePerSec: 1000, now: () => Date.now() + shift })
+    const { p, fs } = makePool({ info: new InfoClient({ baseUrl: ex.httpUrl, scheduler }) })
+    p.setAccounts([{ address: A, kind: 'balance' }])
+    // The reads left queued when an expectation fails are rejected, so the pool can stop.
+    onTestFinished(() => scheduler.close())
+    p.start()
+    const s = fs.last()
+    s.open()
+    scheduler.pauseFor(3_600_000)
+    s.frame('spotState', bal('100'))
+    for (let i = 1; i <= 30; i++) {
+      s.frame('spotState', bal(String(100 + i))) // balance changes without their fill frames, one every 2 s
+      clock.advance(2_000)
+    }
+    expect(p.status().gapBackfills).toBe(1)
+    expect(scheduler.stats().queued.reconcile).toBe(1)
+    shift = 3_600_000
+    scheduler.setRate(1000) // wakes the queue
+    await p.idle()
+    expect(fillsRequests()).toBe(1)
+    // The suspicions while it waited: one more check after the grace, not thirty.
+    clock.advance(500)
+    await p.idle()
+    expect(fillsRequests()).toBe(2)
+    clock.advance(60_000)
+    await p.idle()
+    expect(fillsRequests()).toBe(2)
+  })
 })
 
 describe('StreamPool balance latency', () => {
@@ -185,8 +246,8 @@ describe('StreamPool exact repeats', () => {
     p.start()
     const s = fs.last()
     s.open()
-    const one = JSON.stringify({ channel: 'spotState', data: bal('1') })
-    const two = JSON.stringify({ channel: 'spotState', data: bal('2') })
+    const one = JSON.stringify({ channel: 'spotState', data: usdc('1') })
+    const two = JSON.stringify({ channel: 'spotState', data: usdc('2') })
     s.text(one)
     clock.advance(100)
     s.text(one)

@@ -193,7 +193,7 @@ export class LiveAccounts {
     if (s.pool) {
       // Never waits: the stream's snapshot has the latest 100 fills; the 24 h read lands later
       // and the page is pushed again (its age says "not read yet" until then).
-      void this.readFillsOnce(s, user).catch(() => {})
+      this.readFillsOnce(s, user)
       fills = fillViews(s.pool.fills(user), now)
       fillsAt = this.fillsDone.has(user) ? now : null
     } else {
@@ -219,11 +219,14 @@ export class LiveAccounts {
     }
   }
 
-  /** One /info read of 24 h of fills into the pool's book (deduplicated on tid); pushes the page after. */
-  private readFillsOnce(s: NetworkSession, user: string): Promise<void> {
-    let p = this.fillsRead.get(user)
-    if (p) return p
-    p = s.info.userFillsByTime({ user, start_time_ms: Math.max(0, this.d.now() - FILLS_WINDOW_MS) }, { lane: 'background' }).then(
+  /**
+   * One /info read of 24 h of fills into the pool's book (deduplicated on tid); pushes the page
+   * after. Callers do not wait on it: while /info is busy the read may queue for minutes, and a
+   * handler added per page push would pile up on the pending read (one per push, without bound).
+   */
+  private readFillsOnce(s: NetworkSession, user: string): void {
+    if (this.fillsRead.has(user)) return
+    const p = s.info.userFillsByTime({ user, start_time_ms: Math.max(0, this.d.now() - FILLS_WINDOW_MS) }, { lane: 'background' }).then(
       (r) => {
         s.pool?.addFills(
           user,
@@ -232,13 +235,12 @@ export class LiveAccounts {
         this.fillsDone.add(user)
         this.pushSoon([user])
       },
-      (e: unknown) => {
+      () => {
+        // Read again on the next page push; the age says "not read yet" meanwhile.
         this.fillsRead.delete(user)
-        throw e
       },
     )
     this.fillsRead.set(user, p)
-    return p
   }
 
   /**
