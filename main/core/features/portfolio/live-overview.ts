@@ -320,10 +320,14 @@ export class LiveOverview {
     }
   }
 
-  /** Market names for fill toasts: one background `markets` read per session (markets change rarely). */
+  /**
+   * Market names for fill toasts: one `markets` read per session (markets change rarely), in the
+   * marks lane: in the background lane it waits behind every account's reads (minutes at 200
+   * accounts), and every fill's toast waits on it meanwhile, one suspended call per fill.
+   */
   private marketNames(s: NetworkSession): Promise<Map<string, { symbol: string; base: string; quote: string }>> {
     if (this.markets?.s === s) return this.markets.value
-    const value = Promise.all([s.info.markets({ lane: 'background' }), s.market.recent('background')]).then(([mk, md]) => {
+    const value = Promise.all([s.info.markets({ lane: 'marks' }), s.market.recent('marks')]).then(([mk, md]) => {
       const out = new Map<string, { symbol: string; base: string; quote: string }>()
       for (const m of mk.markets) {
         const base = m.base_asset_id === undefined ? undefined : md.assets.get(m.base_asset_id)?.symbol
