@@ -68,7 +68,8 @@ describe('writes go first, and every screen shows what they did', () => {
     return p
   }
 
-  async function ticket(p: Page, account: string, marketId: string): Promise<void> {
+  /** Opens the ticket on `marketId`; waits for its preview (with a best bid unless `needBid` is false). */
+  async function ticket(p: Page, account: string, marketId: string, needBid = true): Promise<void> {
     await p.evaluate((a) => {
       location.hash = '#/overview'
       location.hash = `#/account/${a}`
@@ -77,7 +78,7 @@ describe('writes go first, and every screen shows what they did', () => {
     await choose(p, 'Market', new RegExp(`\\(#${marketId}\\)`))
     await expect
       .poll(() => p.getByRole('region', { name: 'Order preview', exact: true }).getByTestId('best-bid').innerText(), { timeout: 60_000 })
-      .toMatch(/×/)
+      .toMatch(needBid ? /×/ : /×|none/)
   }
 
   it("an order's /trade send is not preceded by any screen's /info read after the click", async () => {
@@ -155,7 +156,8 @@ describe('writes go first, and every screen shows what they did', () => {
   }, 180_000)
 
   it("after a fill, the ticket's available to spend is the balance table's available in the same frame", async () => {
-    await ticket(page, owner(1), '2')
+    // The book may hold no bid at all here (the halt cancelled the desk's own): the preview read is what counts.
+    await ticket(page, owner(1), '2', false)
     // The halt above cancelled every resting order (the scenario's asks too) and no bot trades
     // here: another account offers 0.01 at the mark, for the IOC below to cross.
     const place = async (args: Record<string, string>) => {
