@@ -172,7 +172,13 @@ describe('StreamPool prompt fills recovery', () => {
     s.frame('spotState', bal('100', '5'))
     s.frame('spotState', bal('150', '5')) // a deposit of 50 USDC
     clock.advance(5_000)
-    s.frame('spotState', { user: A, balances: [{ coin: 'USDC', token: 1, total: '150', hold: '40' }, { coin: 'BTC', token: 2, total: '5', hold: '0' }] }) // a bid placed
+    s.frame('spotState', {
+      user: A,
+      balances: [
+        { coin: 'USDC', token: 1, total: '150', hold: '40' },
+        { coin: 'BTC', token: 2, total: '5', hold: '0' },
+      ],
+    }) // a bid placed
     clock.advance(5_000)
     await p.idle()
     expect(fillsRequests()).toBe(0)
