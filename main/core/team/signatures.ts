@@ -75,40 +75,27 @@ export class SignatureVerifier {
     const batch: BatchItem[] = []
     const keys: string[] = []
     let recoveryFailed = false
-    for (const row of rows) {
-      let list: unknown
-      try {
-        list = JSON.parse(row.signatures)
-      } catch {
+    for (const { digest, signer: who, signature } of rowSignatures(rows)) {
+      const key = verdictKey(digest, who, signature)
+      if (this.verdicts.has(key)) continue
+      const table = this.authors.get(who)?.table
+      if (!table) {
+        // An author not known yet: the standard way (recovery), which also builds their tables.
+        // After one failure, recoveries are left to the loop, which stops at the first broken
+        // link, so a tampered log cannot make this pass recover thousands of forged signatures.
+        if (recoveryFailed) continue
+        const ok = await this.verify(digest as Hex, who as Address, signature as Hex)
+        this.verdicts.set(key, ok)
+        recoveryFailed = !ok
         continue
       }
-      if (!Array.isArray(list)) continue
-      for (const e of list as unknown[]) {
-        if (typeof e !== 'object' || e === null) continue
-        const { signer, signature } = e as { signer?: unknown; signature?: unknown }
-        if (typeof signer !== 'string' || typeof signature !== 'string') continue
-        const who = signer.toLowerCase()
-        const key = verdictKey(row.digest, who, signature)
-        if (this.verdicts.has(key)) continue
-        const table = this.authors.get(who)?.table
-        if (!table) {
-          // An author not known yet: the standard way (recovery), which also builds their tables.
-          // After one failure, recoveries are left to the loop, which stops at the first broken
-          // link, so a tampered log cannot make this pass recover thousands of forged signatures.
-          if (recoveryFailed) continue
-          const ok = await this.verify(row.digest as Hex, who as Address, signature as Hex)
-          this.verdicts.set(key, ok)
-          recoveryFailed = !ok
-          continue
-        }
-        const p = parse(row.digest, signature)
-        if (!p) {
-          this.verdicts.set(key, false)
-          continue
-        }
-        batch.push({ key: table, digest: BigInt(row.digest), ...p })
-        keys.push(key)
+      const p = parse(digest, signature)
+      if (!p) {
+        this.verdicts.set(key, false)
+        continue
       }
+      batch.push({ key: table, digest: BigInt(digest), ...p })
+      keys.push(key)
     }
     // Part here, the later part on worker threads (verify-worker.ts); `verify` waits for those
     // verdicts only when it asks for one that is not in yet. They go into this prefetch's map, so
@@ -128,22 +115,9 @@ export class SignatureVerifier {
     const path = nativeBindingPath()
     if (!path || rows.length === 0) return
     const asked: { key: string; digest: string; signature: string; recovery: 0 | 1 }[] = []
-    for (const row of rows) {
-      let list: unknown
-      try {
-        list = JSON.parse(row.signatures)
-      } catch {
-        continue
-      }
-      if (!Array.isArray(list)) continue
-      for (const e of list as unknown[]) {
-        if (typeof e !== 'object' || e === null) continue
-        const { signer, signature } = e as { signer?: unknown; signature?: unknown }
-        if (typeof signer !== 'string' || typeof signature !== 'string') continue
-        const p = parse(row.digest, signature)
-        if (p)
-          asked.push({ key: verdictKey(row.digest, signer.toLowerCase(), signature), digest: row.digest, signature, recovery: p.recovery })
-      }
+    for (const { digest, signer, signature } of rowSignatures(rows)) {
+      const p = parse(digest, signature)
+      if (p) asked.push({ key: verdictKey(digest, signer, signature), digest, signature, recovery: p.recovery })
     }
     if (asked.length < parallelMinimum()) return
     // This thread also runs every rule of every entry: it takes about a third of the recoveries.
@@ -224,5 +198,25 @@ export class SignatureVerifier {
       if (onCurve(x, y)) author.table = new KeyTable(x, y)
     }
     return true
+  }
+}
+
+/** Each well-formed (signer, signature) of each row, signer lower-cased; malformed lists and entries are skipped (the chain's rules refuse them). */
+function* rowSignatures(
+  rows: readonly { digest: string; signatures: string }[],
+): Generator<{ digest: string; signer: string; signature: string }> {
+  for (const row of rows) {
+    let list: unknown
+    try {
+      list = JSON.parse(row.signatures)
+    } catch {
+      continue
+    }
+    if (!Array.isArray(list)) continue
+    for (const e of list as unknown[]) {
+      if (typeof e !== 'object' || e === null) continue
+      const { signer, signature } = e as { signer?: unknown; signature?: unknown }
+      if (typeof signer === 'string' && typeof signature === 'string') yield { digest: row.digest, signer: signer.toLowerCase(), signature }
+    }
   }
 }
