@@ -11,6 +11,7 @@ import { sandboxNetwork, type ResolvedNetwork } from '../core/config/networks'
 import { InfoClient } from '../core/exchange/info/client'
 import { RateScheduler } from '../core/exchange/scheduler'
 import type { HttpPoster } from '../core/exchange/trade/http-post'
+import { CANCEL_NO_EFFECT } from '../core/exchange/trade/reconcile-evidence'
 import { outcomeOf, type Journal, type Submission } from '../core/journal'
 import { parseDecimal } from '../core/money/decimal'
 import { WriteSide, type WriteSideOptions } from '../core/session/write-side'
@@ -122,6 +123,8 @@ export interface Verdict {
   /** What the journal says (outcomeOf of its entries for this write). */
   journal: 'success' | 'failed' | 'rejected' | 'notexecuted' | 'unresolved' | 'pending'
   wrong: boolean
+  /** A cancel the journal calls "took no effect" (not executed) that ran and failed: both true of it. */
+  noEffect?: boolean
   entries: Submission[]
 }
 
@@ -169,7 +172,14 @@ export function judge(
     const ran = Math.max(byNonce.length, byCloid.length)
     const tx = byNonce[0] ?? byCloid[0]
     const truth: Truth = ran === 0 ? 'notexecuted' : tx!.status === 'success' ? 'success' : 'failed'
-    verdicts.push(verdict(e.key, e.actionType, ran, truth, [e]))
+    const v = verdict(e.key, e.actionType, ran, truth, [e])
+    // A lost cancel whose target stayed open is "took no effect": the exchange keeps no record
+    // that tells "never ran" from "ran and failed in its block". That claim is what is judged.
+    if (v.journal === 'notexecuted' && truth === 'failed' && journal.history(e.id).at(-1)?.note?.startsWith(CANCEL_NO_EFFECT)) {
+      v.wrong = false
+      v.noEffect = true
+    }
+    verdicts.push(v)
   }
   const earnGroups = new Map<string, Submission[]>()
   for (const e of entries.filter((x) => x.channel === 'earn')) {
@@ -205,7 +215,7 @@ export function judge(
     }
   }
   for (const v of verdicts) {
-    if (v.ran > 0 && (v.journal === 'notexecuted' || v.journal === 'rejected')) {
+    if (v.ran > 0 && (v.journal === 'notexecuted' || v.journal === 'rejected') && !v.noEffect) {
       lost++
       problems.push(`lost: ${v.actionType} ${v.key} ran ${v.ran}x but the journal says ${v.journal}`)
     }
@@ -234,6 +244,7 @@ export function judge(
     duplicates: verdicts.filter((v) => v.ran > 1).length + dupCloids,
     lost,
     wrongStatus: verdicts.filter((v) => v.wrong).length,
+    cancelsRanAndFailedNoEffect: verdicts.filter((v) => v.noEffect).length,
     nonFinal: verdicts.filter((v) => v.journal === 'pending').length,
     unresolved: verdicts.filter((v) => v.journal === 'unresolved').length,
     executed: verdicts.filter((v) => v.ran > 0).length,

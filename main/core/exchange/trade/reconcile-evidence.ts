@@ -33,6 +33,8 @@ const SUCCESS = new Set(['ok', 'success', 'committed', 'executed', 'accepted'])
 /** Order statuses of an order that reached the book or closed benignly (it may have traded). */
 const ORDER_OK = new Set(['open', 'partiallyfilledresting', 'filled', 'cancelled', ...BENIGN_CLOSE_CODES])
 const STILL_OPEN = new Set(['open', 'partiallyfilledresting'])
+/** How the journal note of a lost cancel judged by its still-open target begins. */
+export const CANCEL_NO_EFFECT = 'the cancel took no effect'
 /** Spec: `txStatusByCloid` keeps 10000 blocks; used when queryStatus names no earliest height. */
 export const LOOKBACK_BLOCKS = 10_000n
 /** Spec §4 nonce rules: execution accepts nonces no older than block time minus 2 days. */
@@ -93,9 +95,13 @@ export class OutcomeEvidence {
   }
 
   /**
-   * A cancel whose target is still open where the envelope can no longer execute did not run:
-   * had it executed, the target (open before it was signed; oids and the desk's cloids name
-   * one order) would be cancelled. No lookback window is needed: open orders are always visible.
+   * A cancel whose target is still open where the envelope can no longer execute did not take
+   * effect: had it run with success, the target would be cancelled. The target was open when the
+   * cancel was signed (the orders service refuses a cancel of an order the exchange does not
+   * list as open), so it was there whenever the cancel could execute. Final `notexecuted` (the
+   * operator may cancel again), with a note that says what is proven and what is not: a cancel
+   * that ran and failed inside its block looks the same, since the exchange keeps no record of a
+   * cancel without a cloid of its own. No lookback window is needed: open orders are always visible.
    */
   private openTarget(c: Ctx, effects: ItemEffect[]): Verdict | null {
     const open = effects.filter((e) => e.kind === 'open' && e.cancelTarget)
@@ -103,7 +109,7 @@ export class OutcomeEvidence {
     if (!c.settled) return { kind: 'pending' }
     return {
       kind: 'notexecuted',
-      note: `the envelope can no longer execute and its cancel target is still open: ${open.map((e) => e.word).join(', ')}`,
+      note: `${CANCEL_NO_EFFECT}: the envelope can no longer execute and its target is still open (${open.map((e) => e.word).join(', ')}); whether it never ran or ran and failed inside its block, the exchange does not record`,
     }
   }
 

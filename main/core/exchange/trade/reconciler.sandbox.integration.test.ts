@@ -10,6 +10,8 @@ import { InfoClient } from '../info/client'
 import { RateScheduler } from '../scheduler'
 import { infoTradeReads, queryHeightFloor } from './info-reads'
 import { TradeReconciler } from './reconciler'
+import { CANCEL_NO_EFFECT } from './reconcile-evidence'
+import { judge } from '../../../testing/chaos-harness'
 import { localTradeSigner } from './testing/local-signer'
 import { TradeSubmitter } from './submitter'
 
@@ -104,5 +106,33 @@ describe('a cancel whose 504 answer was lost, against the sandbox', () => {
     // Ground truth agrees: only the third cancel executed.
     const cancels = sb.trading.groundTruth().filter((t) => t.actionType === 'cancel')
     expect(cancels.map((t) => t.nonce)).toEqual([ran.nonce])
+  })
+})
+
+describe('a lost cancel that ran and failed inside its block (its target still open)', () => {
+  it('ends "took no effect" (notexecuted, saying the exchange cannot tell it from never ran), never success; the target is still open', async () => {
+    const t = await restingBid()
+    // The cancel is included in a block and fails there (nothing applied); its answer is the wait-budget timeout.
+    sb.trading.faults.failTx = { count: 1 }
+    sb.trading.faults.tradeTimeout = { count: 1, executed: true }
+    const action = { type: 'cancel', market_id: '1', cloid: t.cloid } as TradeAction
+    await expect(sub.submit({ ...who, action, summary: 'cancel that fails in its block' })).rejects.toMatchObject({
+      code: 'TradeOutcomeUnknown',
+    })
+    Object.assign(sb.trading.faults, { failTx: null, tradeTimeout: null })
+    const s = journal.list({ order: 'newest', limit: 1 })[0]!
+
+    await new Promise((r) => setTimeout(r, 2000)) // past expires_after_ms and the grace
+    await rec.reconcileOnce()
+    expect(await statusOf(t.oid)).toBe('open')
+    expect(journal.get(s.id)).toMatchObject({ state: 'reconciled', finalStatus: 'notexecuted' })
+    expect(journal.history(s.id).at(-1)?.note).toMatch(new RegExp(`^${CANCEL_NO_EFFECT}.*still open.*does not record`))
+    // Ground truth: it ran once and failed. The judge accepts "took no effect" for it, and only for it.
+    const ran = sb.trading.groundTruth().filter((x) => x.authority.toLowerCase() === s.signer && x.nonce === s.nonce)
+    expect(ran.map((x) => x.status)).not.toContain('success')
+    expect(ran).toHaveLength(1)
+    const { verdicts } = judge(sb, journal, 'cancel-failed-in-block', [owner.address])
+    const v = verdicts.find((x) => x.entries[0]!.id === s.id)!
+    expect(v).toMatchObject({ truth: 'failed', journal: 'notexecuted', wrong: false, noEffect: true })
   })
 })
