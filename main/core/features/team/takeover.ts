@@ -1,6 +1,7 @@
 /**
  * The takeover's send: a desk finishing a proposal another desk (or this one, before a crash)
- * signed. It re-sends exactly the bytes stored in the team store (it needs no signing key and never
+ * signed. Earn writes (their stored bytes are the pool's request body) go to earn-takeover.ts; this
+ * module handles /trade envelopes. It re-sends exactly the bytes stored in the team store (it needs no signing key and never
  * signs), journaled locally under the proposal's cloid with the proposal id in the summary, then
  * settles the outcome by the exchange's own record of the cloid:
  *  - the exchange accepts them: that is the one transaction;
@@ -19,6 +20,7 @@ import { exchangeIdentity, exchangeKey } from '../../policy'
 import type { SessionSource, WriteSide } from '../../session'
 import type { Proposal } from '../../team'
 import type { TradeEnvelope } from '../../wire'
+import { earnBodyOf, earnMismatch, resendEarn } from './earn-takeover'
 import type { ProposalOutcome, StoredSignature } from './team-gate'
 
 export interface TakeoverSender {
@@ -56,12 +58,26 @@ export function sessionTakeoverSender(d: SessionTakeoverDeps): TakeoverSender {
     if (exchangeKey(exchangeIdentity(session.network)) !== p.exchange) return `this desk's ${p.network} is another exchange`
     return session.write()
   }
+  const sendable = async (p: Proposal): Promise<string | null> => {
+    try {
+      const w = await writeSide(p)
+      return typeof w === 'string' ? w : null
+    } catch (e) {
+      return e instanceof Error ? e.message : String(e)
+    }
+  }
   const readsFor = async (w: WriteSide): Promise<TradeReads> => (d.reads ? d.reads(w) : infoTradeReads((await d.sessions.current()).info))
 
   return {
     async cannotSend(p) {
+      const earn = p.signed ? earnBodyOf(p.signed.body) : null
+      if (earn) {
+        const bad = earnMismatch(p, earn)
+        if (bad) return bad
+        return sendable(p)
+      }
       const env = p.signed ? envelopeOf(p.signed.body) : null
-      if (!env) return 'its stored bytes are not a /trade envelope (earn writes are not taken over)'
+      if (!env) return 'its stored bytes are neither a /trade envelope nor an earn write'
       let key: string
       try {
         key = withCloid(env.action).key
@@ -69,19 +85,20 @@ export function sessionTakeoverSender(d: SessionTakeoverDeps): TakeoverSender {
         return 'its stored action carries no valid cloid'
       }
       if (key !== p.cloid) return `its stored bytes name cloid ${key}, the proposal ${p.cloid}`
-      try {
-        const w = await writeSide(p)
-        return typeof w === 'string' ? w : null
-      } catch (e) {
-        return e instanceof Error ? e.message : String(e)
-      }
+      return sendable(p)
     },
 
     async resend(p, stored) {
       const w = await writeSide(p)
       if (typeof w === 'string') throw new DeskError('TeamTakeoverRefused', w)
+      const earn = earnBodyOf(stored.body)
+      if (earn) {
+        const bad = earnMismatch(p, earn)
+        if (bad) throw new DeskError('TeamTakeoverRefused', bad)
+        return resendEarn(w, p, stored, earn)
+      }
       const env = envelopeOf(stored.body)
-      if (!env) throw new DeskError('TeamTakeoverRefused', 'the stored bytes are not a /trade envelope')
+      if (!env) throw new DeskError('TeamTakeoverRefused', 'the stored bytes are neither a /trade envelope nor an earn write')
       let entry = journalEntry(w.journal, p, stored, env)
       let sent = entry
       for (let attempt = 0; attempt < 2; attempt++) {

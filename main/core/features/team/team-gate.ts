@@ -70,6 +70,8 @@ export interface StoredSignature {
 }
 
 const CONFLICT_RETRIES = 8
+/** The `signed` entry's nonce for bytes without an exchange nonce (earn requests): the chain requires a non-empty one. */
+export const NO_NONCE = 'none'
 
 function alreadySigned(p: Proposal): DeskError {
   const s = p.signed!
@@ -315,7 +317,9 @@ export class TeamGate implements WriteGate {
             })
           const status = proposalStatus(current, now.roster!, this.now())
           if (status !== 'approved') throw refused(`proposal ${p.id.slice(0, 10)}… is ${status}: nothing may be sent`)
-          const entry = await this.sign(now, 'signed', { proposal: p.id, body: signed.body, nonce: signed.nonce, at: this.now() })
+          // An earn request carries no exchange nonce (its bytes are bound by user_nonce / operation id and deadline).
+          const nonce = signed.nonce === '' ? NO_NONCE : signed.nonce
+          const entry = await this.sign(now, 'signed', { proposal: p.id, body: signed.body, nonce, at: this.now() })
           await tx.append(entry)
           await tx.take(this.o.deskId, this.o.leaseMs ?? 60_000)
         })
