@@ -1,0 +1,189 @@
+/** What team mode shows, read from the chain as this desk verified it: status, members, policy, proposals, the log. */
+import type { Hex } from 'viem'
+import type {
+  Address,
+  ExportFile,
+  Result,
+  TeamMembersView,
+  TeamPolicyView,
+  TeamProposalDetail,
+  TeamProposalView,
+  TeamRole,
+  TeamStatusView,
+  TeamVerifyView,
+} from '../../../contract/types'
+import { DeskError } from '../../errors/desk-error'
+import { exportCsv, verifyStore } from '../../team'
+import type { VaultHolder } from '../vault'
+import { storeLocation } from './config'
+import { PREVIEW_OF, previewLines } from './replay'
+import type { TeamLink } from './team-link'
+import { membersView, policyVersionView, proposalView, ruleView } from './views'
+
+export type Dispatch = (
+  channel: string,
+  args: unknown,
+  ctx: { host: 'electron' | 'web' | 'test' | 'cli'; client?: string },
+) => Promise<Result<unknown>>
+
+export interface TeamQueryDeps {
+  link: TeamLink
+  vault: VaultHolder
+  now: () => number
+  /** The dispatcher, for the previews an approver's desk recomputes (null until the core is composed). */
+  dispatch: () => Dispatch | null
+}
+
+export class TeamQueries {
+  constructor(private readonly d: TeamQueryDeps) {}
+
+  async status(): Promise<TeamStatusView> {
+    const link = this.d.link
+    const me = this.d.vault.current?.identityAddress() ?? null
+    const base: TeamStatusView = {
+      configured: link.config !== null,
+      state: link.state,
+      detail: link.detail,
+      broken: null,
+      store: link.config ? storeLocation(link.config.connectionString) : null,
+      teamId: null,
+      teamName: null,
+      me: { address: me, name: null, roles: [] as TeamRole[] },
+      chain: { length: 0, headSeq: null, headDigest: null },
+      policyVersion: null,
+      needsMyApproval: 0,
+      waitingOnOthers: 0,
+    }
+    const gate = link.gate
+    if (!gate) return base
+    // Fresh when the store answers (a push may still be on its way); the last verified state otherwise.
+    if (link.state === 'live') await gate.sync().catch(() => undefined)
+    const r = gate.report()
+    const s = r.state
+    const member = me ? s.roster?.members.get(me.toLowerCase()) : undefined
+    const facts = link.facts()
+    let needs = 0
+    let waiting = 0
+    if (s.roster) {
+      for (const p of s.proposals.values()) {
+        const v = proposalView(p, s.roster, facts)
+        if (v.canApprove) needs++
+        else if (v.mine && (v.status === 'open' || v.status === 'approved')) waiting++
+      }
+    }
+    return {
+      ...base,
+      broken: r.broken ? { seq: r.broken.seq.toString(), reason: r.broken.reason } : null,
+      teamId: s.roster?.teamId ?? null,
+      teamName: s.roster?.teamName ?? null,
+      me: { address: me, name: member?.name ?? null, roles: member ? ([...member.roles] as TeamRole[]) : [] },
+      chain: { length: r.verified, headSeq: s.head?.seq.toString() ?? null, headDigest: s.head?.digest ?? null },
+      policyVersion: s.policy?.version ?? null,
+      needsMyApproval: needs,
+      waitingOnOthers: waiting,
+    }
+  }
+
+  async members(): Promise<TeamMembersView> {
+    const { roster } = await this.d.link.roster()
+    return membersView(roster, this.d.link.facts().me)
+  }
+
+  async policy(): Promise<TeamPolicyView> {
+    const { state } = await this.d.link.roster()
+    return {
+      version: state.policy?.version ?? null,
+      rules: (state.policy?.rules ?? []).map(ruleView),
+      history: state.policyHistory.map(policyVersionView),
+    }
+  }
+
+  async proposals(f: {
+    view: 'needsMe' | 'waiting' | 'history'
+    kind?: string | undefined
+    account?: string | undefined
+  }): Promise<TeamProposalView[]> {
+    const { gate, roster } = await this.d.link.roster()
+    const facts = this.d.link.facts()
+    const all = (await gate.proposals()).map(({ proposal }) => proposalView(proposal, roster, facts))
+    return all
+      .filter((p) => {
+        if (f.kind && p.kind !== f.kind) return false
+        if (f.account && p.account !== f.account.toLowerCase()) return false
+        const active = p.status === 'open' || p.status === 'approved' || (p.status === 'signed' && p.outcome === null)
+        if (f.view === 'needsMe') return p.canApprove
+        if (f.view === 'waiting') return active && !p.canApprove
+        return !active
+      })
+      .sort((a, b) => b.at - a.at)
+  }
+
+  /** One proposal as verified, when it is there. */
+  async view(id: string): Promise<TeamProposalView> {
+    const { state, roster } = await this.d.link.roster()
+    const p = state.proposals.get(id)
+    if (!p) throw new DeskError('TeamProposalNotFound', `no verified proposal ${id.slice(0, 10)}…`)
+    return proposalView(p, roster, this.d.link.facts())
+  }
+
+  /** The proposal with the initiator's preview beside one this desk recomputes from live data now. */
+  async proposal(id: string): Promise<TeamProposalDetail> {
+    const { state, roster } = await this.d.link.roster()
+    const p = state.proposals.get(id)
+    if (!p) throw new DeskError('TeamProposalNotFound', `no verified proposal ${id.slice(0, 10)}…`)
+    const view = proposalView(p, roster, this.d.link.facts())
+    let recomputed: TeamProposalDetail['recomputed'] = null
+    let recomputeError: string | null = null
+    const previewChannel = p.replay ? PREVIEW_OF[p.replay.channel] : undefined
+    const dispatch = this.d.dispatch()
+    if (!p.replay || !previewChannel) recomputeError = 'this write has no live preview on this desk'
+    else if (!dispatch) recomputeError = 'previews are not available here'
+    else {
+      const r = await dispatch(previewChannel, p.replay.args, { host: 'test' })
+      if (!r.ok) recomputeError = `${r.error.code}: ${r.error.message}`
+      else recomputed = { ...previewLines(r.value), computedAt: this.d.now(), usd: null }
+    }
+    return {
+      ...view,
+      initiatorPreview: { title: p.title, lines: [...p.preview] },
+      recomputed,
+      recomputeError,
+      action: p.action as Record<string, unknown>,
+      channel: p.replay?.channel ?? null,
+      outcomes: p.outcomes.map((o) => ({
+        address: o.by as Address,
+        state: o.state,
+        finalStatus: o.finalStatus,
+        code: o.code,
+        at: o.at,
+        ...(o.evidence !== undefined ? { evidence: o.evidence } : {}),
+      })),
+    }
+  }
+
+  private genesis(): { genesisDigest?: Hex } {
+    const g = this.d.link.config?.genesisDigest
+    return g ? { genesisDigest: g as Hex } : {}
+  }
+
+  /** The whole chain checked from genesis: the first bad entry named. */
+  async verify(): Promise<TeamVerifyView> {
+    const { store } = await this.d.link.live()
+    const rows = await store.readLog(0n)
+    const r = await verifyStore(store, this.genesis())
+    return {
+      ok: r.ok,
+      entries: rows.length,
+      verified: r.verified,
+      broken: r.broken ? { seq: r.broken.seq.toString(), reason: r.broken.reason } : null,
+      headSeq: r.state.head?.seq.toString() ?? null,
+      headDigest: r.state.head?.digest ?? null,
+    }
+  }
+
+  async exportCsv(): Promise<ExportFile> {
+    const { store } = await this.d.link.live()
+    const content = await exportCsv(store, this.genesis())
+    return { filename: `team-log-${new Date(this.d.now()).toISOString().slice(0, 10)}.csv`, mime: 'text/csv', content }
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * What a proposal stores to run the same write again once approved: the channel and its arguments
+ * (secrets dropped, cloid fixed), known to the decision step through the call's async context; and
+ * the query an approver's desk runs to recompute the write's preview from live data.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks'
+import type { ProposalBody } from '../../team'
+import type { WriteIntent } from '../../writes/decision'
+
+/** Channels whose write can be replayed with its fixed cloid (their schema takes `cloid`). */
+const REPLAYABLE = new Set(['settle.submit', 'repay.submit', 'transfer.submit', 'withdraw.submit', 'activate.submit', 'orders.place'])
+/** The query that previews each replayable write from live data (approvers recompute their own). */
+export const PREVIEW_OF: Record<string, string> = {
+  'settle.submit': 'settle.preview',
+  'repay.submit': 'repay.preview',
+  'transfer.submit': 'transfer.preview',
+  'withdraw.submit': 'withdraw.preview',
+  'orders.place': 'orders.check',
+}
+/** Never stored in a proposal, whatever a channel carries. */
+const SECRET_ARGS = new Set(['passphrase', 'password', 'confirmText'])
+
+/** The channel call a write runs under, as the decision step sees it. */
+export class CallContext {
+  private readonly calls = new AsyncLocalStorage<{ channel: string; args: unknown }>()
+
+  /** Runs one channel call with its name and arguments known to the decision step (what a proposal stores to replay it). */
+  withCall<T>(channel: unknown, args: unknown, fn: () => Promise<T>): Promise<T> {
+    if (typeof channel !== 'string' || !REPLAYABLE.has(channel)) return fn()
+    return this.calls.run({ channel, args }, fn)
+  }
+
+  replayOf(intent: WriteIntent): ProposalBody['replay'] | undefined {
+    const call = this.calls.getStore()
+    if (!call || typeof call.args !== 'object' || call.args === null) return undefined
+    const args = JSON.parse(JSON.stringify(call.args)) as Record<string, unknown>
+    for (const k of Object.keys(args)) if (SECRET_ARGS.has(k)) delete args[k]
+    if (intent.cloid === '') return undefined
+    // The fixed cloid goes with it: the replay is the same write, matched by cloid and action.
+    args.cloid = intent.cloid
+    return { channel: call.channel, args: args as NonNullable<ProposalBody['replay']>['args'] }
+  }
+}
+
+/** A preview (PreviewView or OrderCheckView) as lines to set beside the initiator's. */
+export function previewLines(v: unknown): { title: string; lines: string[] } {
+  const o = (v ?? {}) as { title?: unknown; summary?: unknown; effects?: unknown; warnings?: unknown; problems?: unknown }
+  const lines: string[] = []
+  if (Array.isArray(o.summary)) lines.push(...o.summary.map(String))
+  if (Array.isArray(o.effects))
+    for (const e of o.effects as { label?: string; account?: string; assetSymbol?: string; before?: string; after?: string }[])
+      lines.push(`${e.label || e.account}: ${e.before} → ${e.after} ${e.assetSymbol ?? ''}`.trim())
+  if (Array.isArray(o.problems)) lines.push(...o.problems.map((x) => `problem: ${String(x)}`))
+  if (Array.isArray(o.warnings)) lines.push(...o.warnings.map((x) => `warning: ${String(x)}`))
+  return { title: typeof o.title === 'string' ? o.title : 'recomputed now', lines }
+}

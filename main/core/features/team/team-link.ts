@@ -1,0 +1,286 @@
+/**
+ * The desk's link to the team store: opens it when the vault unlocks (password from the vault),
+ * verifies the chain, installs the TeamGate as the write pipeline's decision step, follows the
+ * store's LISTEN/NOTIFY push (no polling loop) and keeps the link state (`live`, `unreachable`,
+ * `tampered`, ...). A configured desk never falls back to ALLOW_ALL: while the store is not open,
+ * team writes are refused (typed) and nothing is lost.
+ */
+import type { Hex } from 'viem'
+import type { TeamLinkState } from '../../../contract/types'
+import { DeskError } from '../../errors/desk-error'
+import type { EventHub } from '../../ipc/events'
+import { TeamErrors, TeamStore, type LogSubscription, type Roster, type TeamSigner, type TeamState } from '../../team'
+import type { WriteGate, WriteIntent } from '../../writes/decision'
+import type { ProposalBody } from '../../team'
+import type { VaultHolder } from '../vault'
+import { readTeamConfig, writeTeamConfig, type TeamConfig } from './config'
+import { TeamGate } from './team-gate'
+import type { ViewerFacts } from './views'
+
+const notConfigured = () => new DeskError('TeamNotConfigured', 'team mode is not configured on this desk (desk team configure)')
+
+/** While the store is not open on a configured desk: every write refused, nothing signed. */
+function refusingGate(code: string, reason: () => string): WriteGate {
+  return { decide: async () => ({ verdict: 'block', code, reason: reason() }) }
+}
+
+/** What the rest of team mode hears from the link. */
+export interface LinkHooks {
+  /** The chain verified after a push, an open or a write (proposals may have changed). */
+  verified(state: TeamState): void
+  /** The link state or its detail changed. */
+  changed(): void
+  /** The store opened and its push is subscribed. */
+  opened(): void
+  /** New entries arrived by push (after they were verified). */
+  entries(): void
+  /** The store is being released: whatever uses it stops (and is waited for). */
+  releasing(): Promise<void>
+}
+
+export interface TeamLinkDeps {
+  dataDir: string
+  vault: VaultHolder
+  events: EventHub
+  setGate(gate: WriteGate): void
+  now: () => number
+  proposalTtlMs?: number | undefined
+  leaseMs?: number | undefined
+  replayOf(intent: WriteIntent): ProposalBody['replay'] | undefined
+}
+
+export class TeamLink {
+  private cfg: TeamConfig | null
+  private storeNow: TeamStore | null = null
+  private gateNow: TeamGate | null = null
+  private sub: LogSubscription | null = null
+  private linkState: TeamLinkState = 'off'
+  private linkDetail = 'no team store configured: this desk works alone'
+  private opening: Promise<void> | null = null
+  private retry: NodeJS.Timeout | null = null
+  private retryMs = 500
+  private closed = false
+  private hooks: LinkHooks | null = null
+
+  constructor(private readonly d: TeamLinkDeps) {
+    this.cfg = readTeamConfig(d.dataDir)
+    if (this.cfg) {
+      this.linkState = 'connecting'
+      this.linkDetail = 'unlock the vault to open the team store'
+      d.setGate(refusingGate(TeamErrors.unreachable, () => `team store not open (${this.linkDetail})`))
+    }
+    d.events.subscribe((event, payload) => {
+      if (event !== 'vault.status') return
+      if ((payload as { unlocked: boolean }).unlocked) void this.open().catch(() => {})
+      else void this.release('vault locked')
+    })
+  }
+
+  listen(hooks: LinkHooks): void {
+    this.hooks = hooks
+  }
+
+  get config(): TeamConfig | null {
+    return this.cfg
+  }
+  get state(): TeamLinkState {
+    return this.linkState
+  }
+  get detail(): string {
+    return this.linkDetail
+  }
+  get gate(): TeamGate | null {
+    return this.gateNow
+  }
+  get store(): TeamStore | null {
+    return this.storeNow
+  }
+  get isClosed(): boolean {
+    return this.closed
+  }
+
+  /** Keeps a new configuration (written to the data directory). */
+  setConfig(c: TeamConfig): void {
+    this.cfg = c
+    writeTeamConfig(this.d.dataDir, c)
+  }
+
+  /** This desk's operator identity key (vault), as a signer of team entries. */
+  operator(): TeamSigner {
+    const vault = this.d.vault.require()
+    return {
+      get address() {
+        const a = vault.identityAddress()
+        if (!a) throw new DeskError('IdentityKeyMissing', 'this vault has no operator identity key: desk team join creates one')
+        return a
+      },
+      signTypedData: (td) => vault.signAsIdentity(td),
+    }
+  }
+
+  /** Who is looking: this operator's identity, now, and which accounts this desk's vault can sign for. */
+  facts(): ViewerFacts {
+    const vault = this.d.vault.current
+    const me = vault?.identityAddress()?.toLowerCase() ?? null
+    const keyed = new Set((vault?.listAccounts() ?? []).filter((a) => !a.watchOnly).map((a) => a.address.toLowerCase()))
+    return { me, now: this.d.now(), canSignFor: (a) => keyed.has(a.toLowerCase()) }
+  }
+
+  /** Opens the store with the vault's password and verifies the chain; on failure, retries with backoff (the push reconnects by itself once open). */
+  open(): Promise<void> {
+    if (!this.cfg || this.closed) return Promise.resolve()
+    return (this.opening ??= this.doOpen().finally(() => (this.opening = null)))
+  }
+
+  private async doOpen(): Promise<void> {
+    const config = this.cfg!
+    if (this.storeNow) return
+    const vault = this.d.vault.current
+    if (!vault?.isUnlocked) return
+    this.setLink('connecting', 'opening the team store')
+    let store: TeamStore
+    try {
+      store = await TeamStore.open({
+        connectionString: config.connectionString,
+        password: vault.teamSecret('teamStorePassword') ?? undefined,
+      })
+    } catch (e) {
+      this.setLink('unreachable', `team store unreachable: ${(e as Error).message}`)
+      this.scheduleRetry()
+      throw e
+    }
+    if (this.closed || !this.d.vault.current?.isUnlocked) {
+      await store.close()
+      return
+    }
+    this.storeNow = store
+    this.retryMs = 500
+    const gate = new TeamGate({
+      store,
+      operator: this.operator(),
+      deskId: config.deskId,
+      ...(config.genesisDigest ? { genesisDigest: config.genesisDigest as Hex } : {}),
+      now: this.d.now,
+      replayOf: (i) => this.d.replayOf(i),
+      ...(this.d.proposalTtlMs ? { proposalTtlMs: this.d.proposalTtlMs } : {}),
+      ...(this.d.leaseMs ? { leaseMs: this.d.leaseMs } : {}),
+    })
+    this.gateNow = gate
+    this.d.setGate(gate)
+    await this.refresh()
+    this.sub = store.subscribe(
+      {
+        onEntries: () => void this.refresh().then(() => this.hooks?.entries()),
+        onStatus: (s, err) => {
+          if (s === 'unreachable')
+            this.setLink('unreachable', `team store unreachable${err ? `: ${err.message}` : ''}; team writes are refused until it returns`)
+          else void this.refresh()
+        },
+      },
+      gate.report().state.head?.seq ?? -1n,
+    )
+    await this.sub.ready.catch(() => {})
+    this.hooks?.opened()
+  }
+
+  private scheduleRetry(): void {
+    if (this.retry || this.closed) return
+    this.retry = setTimeout(() => {
+      this.retry = null
+      void this.open().catch(() => {})
+    }, this.retryMs)
+    this.retry.unref?.()
+    this.retryMs = Math.min(this.retryMs * 2, 10_000)
+  }
+
+  /** Re-verifies what the store holds now; the hooks hear the verified state (or the link state changed). */
+  async refresh(): Promise<void> {
+    const gate = this.gateNow
+    if (!gate) return
+    try {
+      const state = await gate.sync()
+      await this.pinGenesis(state)
+      this.setLink('live', `verified ${gate.report().verified} entries`, false)
+      this.hooks?.verified(state)
+    } catch (e) {
+      const err = e as DeskError
+      if (err.code === TeamErrors.tampered) this.setLink('tampered', err.message)
+      else if (err.code === TeamErrors.unreachable)
+        this.setLink('unreachable', `team store unreachable: ${err.message}; team writes are refused until it returns`)
+      else if (err.code === TeamErrors.refused && !gate.report().state.roster)
+        this.setLink('live', 'connected; the team has no genesis yet (desk team init)')
+      else this.setLink('unreachable', err.message)
+    }
+  }
+
+  /** The first genesis this desk verified is the one it trusts from now on (a replaced chain is refused). */
+  private async pinGenesis(state: TeamState): Promise<void> {
+    if (!this.cfg || this.cfg.genesisDigest || !state.roster || !this.storeNow) return
+    const [genesis] = await this.storeNow.readLog(0n, 1)
+    if (!genesis) return
+    this.setConfig({ ...this.cfg, genesisDigest: genesis.digest })
+  }
+
+  private setLink(state: TeamLinkState, detail: string, push = true): void {
+    const changed = state !== this.linkState || detail !== this.linkDetail
+    this.linkState = state
+    this.linkDetail = detail
+    if (changed || push) this.hooks?.changed()
+  }
+
+  /** Vault locked or core closing: the store and the push are released; a configured desk keeps refusing writes. */
+  async release(reason: string): Promise<void> {
+    if (this.retry) clearTimeout(this.retry)
+    this.retry = null
+    const sub = this.sub
+    const store = this.storeNow
+    this.sub = null
+    this.storeNow = null
+    this.gateNow = null
+    const stopping = this.hooks?.releasing()
+    if (this.cfg) {
+      this.d.setGate(refusingGate(TeamErrors.unreachable, () => `team store not open (${this.linkDetail})`))
+      this.setLink('connecting', `${reason}: unlock the vault to open the team store`)
+    }
+    await sub?.close().catch(() => {})
+    // A takeover in flight finishes (or fails typed) before its store closes.
+    await stopping?.catch(() => {})
+    await store?.close().catch(() => {})
+  }
+
+  async close(): Promise<void> {
+    this.closed = true
+    await this.opening?.catch(() => {})
+    await this.release('closing')
+  }
+
+  /** The gate, synced now: TeamStoreUnreachable / TeamChainTampered typed as they come. */
+  async live(): Promise<{ gate: TeamGate; store: TeamStore; state: TeamState }> {
+    if (!this.cfg) throw notConfigured()
+    if (!this.gateNow) {
+      await this.open().catch(() => {})
+      if (!this.gateNow) {
+        if (!this.d.vault.current?.isUnlocked) throw new DeskError('VaultLocked', 'the vault is locked; unlock it to reach the team store')
+        throw new DeskError(TeamErrors.unreachable, `team store unreachable (${this.linkDetail}); team writes are refused until it returns`)
+      }
+    }
+    const gate = this.gateNow
+    const store = this.storeNow!
+    try {
+      const state = await gate.sync()
+      return { gate, store, state }
+    } catch (e) {
+      await this.refresh()
+      if (e instanceof DeskError && e.code === TeamErrors.refused && !gate.report().state.roster)
+        return { gate, store, state: gate.report().state }
+      throw e
+    }
+  }
+
+  /** As live(), with the verified roster (TeamNoGenesis before the first admin's init). */
+  async roster(): Promise<{ gate: TeamGate; store: TeamStore; state: TeamState; roster: Roster }> {
+    const l = await this.live()
+    if (!l.state.roster) throw new DeskError('TeamNoGenesis', 'the team has no genesis yet: the first admin runs desk team init')
+    return { ...l, roster: l.state.roster }
+  }
+}
