@@ -236,11 +236,13 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
         screen.close()
         live.close()
         for (const l of [earnLive, agentsLive, creditLive]) l.close()
+        // Queued requests are refused first: the passes awaited below (alerts, reconciler, the
+        // pool's sweep) would otherwise wait for their turn on the budget (minutes at 200 accounts).
+        schedulers.closeAll()
         await alerts.close()
         stopJournalWatch()
         confirm.cancelAll()
         await sessions.close()
-        schedulers.closeAll()
         vault.lock('operator')
         await journal.close()
       })()),

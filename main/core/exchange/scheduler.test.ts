@@ -191,6 +191,13 @@ describe('HostSchedulers', () => {
     expect(() => h.get('not a url', 'info', 1)).toThrow(expect.objectContaining({ code: 'InvalidUrl' }))
     h.closeAll()
     await expect(a.run('operator', () => Promise.resolve(1))).rejects.toMatchObject({ code: 'SchedulerClosed' })
+    // Closed for good: a budget asked for afterwards (a pass finishing during close) sends nothing either.
+    await expect(h.get('http://127.0.0.1:5000', 'info', 1).run('operator', () => Promise.resolve(1))).rejects.toMatchObject({
+      code: 'SchedulerClosed',
+    })
+    await expect(h.get('http://127.0.0.1:5002', 'earn', 1).run('write', () => Promise.resolve(1))).rejects.toMatchObject({
+      code: 'SchedulerClosed',
+    })
   })
 })
 

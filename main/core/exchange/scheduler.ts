@@ -310,6 +310,7 @@ export const ARRIVAL_BOUND_MS = 2_000
 
 export class HostSchedulers {
   private readonly byKey = new Map<string, RateScheduler>()
+  private closed = false
 
   constructor(private readonly now?: () => number) {}
 
@@ -334,11 +335,13 @@ export class HostSchedulers {
       ...(this.now ? { now: this.now } : {}),
     })
     this.byKey.set(key, s)
+    // Closed for good: a pass still finishing during close must not get a fresh budget to send on.
+    if (this.closed) s.close()
     return s
   }
 
   closeAll(): void {
+    this.closed = true
     for (const s of this.byKey.values()) s.close()
-    this.byKey.clear()
   }
 }

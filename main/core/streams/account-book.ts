@@ -22,7 +22,12 @@ interface Entry {
   balancesFromStream: boolean
   /** When the latest openOrders frame arrived (repeats included) */
   ordersFrameAt: number
+  /** When balances, credit state or open orders last changed in substance (any source; the first value is not a change) */
+  changedAt: number
 }
+
+/** Fills a userFills snapshot replays (spec §6). */
+const FILLS_SNAPSHOT = 100
 
 /** A cancelled oid is kept this long: far beyond the age of any snapshot still in flight. */
 const CANCELLED_KEEP_MS = 10 * 60_000
@@ -91,6 +96,16 @@ export class AccountBook {
 
   fills(user: string): StreamFill[] {
     return this.book.list(user)
+  }
+
+  /**
+   * When `user`'s balances, credit state or open orders last changed (undefined: not since its
+   * first value). A fill always changes one of them, so an account quiet since its fills were
+   * last confirmed has none to recover.
+   */
+  stateChangedAt(user: string): number | undefined {
+    const at = this.entries.get(user)?.changedAt
+    return at === undefined || at < 0 ? undefined : at
   }
 
   /** New fills seen so far for `user`: unchanged across a state change hints at a lost fill frame. */
@@ -193,6 +208,7 @@ export class AccountBook {
         texts: {},
         cancelled: new Map(),
         ordersFrameAt: -Infinity,
+        changedAt: -Infinity,
         balancesFromStream: false,
       }
       this.entries.set(k, e)
@@ -245,6 +261,9 @@ export class AccountBook {
         const fills = new Array<StreamFill>(ws.length)
         for (let i = 0; i < ws.length; i++) fills[i] = fromWsFillLower(user, ws[i]!)
         this.addFillsAt(user, fills, at)
+        // A full snapshot (the service replays the latest 100) may hide older fills since the last
+        // confirmed point: the account is due for the sweep as if its state had changed.
+        if (f.data.isSnapshot === true && ws.length >= FILLS_SNAPSHOT) this.entryOf(user).changedAt = at
         break
       }
       case 'spotState': {
@@ -322,6 +341,7 @@ export class AccountBook {
     // Repeated identical frames are normal (throttled channels push on touch): they refresh
     // the age but are not news, and must not use up the coalescer's leading edge.
     if (prev !== null && sameBalances(prev.value, value)) return
+    if (prev !== null) e.changedAt = at
     // A trade moves two assets (its base and its quote); a change in one asset alone is a deposit,
     // a withdrawal, a transfer or an order placed or cancelled, never a lost fill. Suspecting
     // those cost an /info read each, and at a desk's rate of deposits and orders those reads
@@ -340,6 +360,7 @@ export class AccountBook {
     if (!fromStream) this.rememberText(e, 'credit', undefined)
     s.credit = { value, at }
     if (prev !== null && sameCredit(prev.value, value)) return
+    if (prev !== null) e.changedAt = at
     if (fromStream && prev !== null && e.fillSeq === e.fillSeqAtCredit && !samePositions(prev.value, value))
       this.hooks.suspectGap(s.user, 'a position change without a fill')
     e.fillSeqAtCredit = e.fillSeq
@@ -357,6 +378,7 @@ export class AccountBook {
     s.openOrders = { value, at, truncated }
     this.hooks.noteHasOrders(s.user, value.length > 0)
     if (prev !== null && prev.truncated === truncated && sameOrders(prev.value, value)) return
+    if (prev !== null) e.changedAt = at
     if (fromStream && prev !== null && e.fillSeq === e.fillSeqAtOrders && anyPartiallyFilled(prev.value, value))
       this.hooks.suspectGap(s.user, 'an order filled without a fill')
     e.fillSeqAtOrders = e.fillSeq

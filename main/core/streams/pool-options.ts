@@ -34,7 +34,7 @@ export interface StreamPoolOptions {
   gapMinIntervalMs?: number
   /** Pause between two refresh passes over the polled topics (default 5 s; the scheduler sets the real pace). */
   pollIntervalMs?: number
-  /** Fills sweep through /info that catches frames dropped without a disconnect (default 60 s; 0 = off). */
+  /** Fills sweep through /info that catches frames dropped without a disconnect, for accounts whose state changed since (default 60 s; 0 = off). */
   reconcileIntervalMs?: number
   /**
    * Strict limits (spec §8 as if every counted limit were enforced): one socket, at most 10

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
-import { RateScheduler } from '../exchange/scheduler'
+import { onDispatch, RateScheduler, type DispatchEvent } from '../exchange/scheduler'
 import { InfoClient } from '../exchange/info/client'
 import { ManualClock } from './testing/manual-clock'
 import type { StateUpdate } from './live-state'
@@ -241,6 +241,45 @@ describe('StreamPool balance latency', () => {
       [1_010, '101'],
     ])
     expect(p.state(A).balances!.at).toBe(T0 + 1_010)
+  })
+})
+
+describe('StreamPool minute sweep', () => {
+  const B = acct(0xbb)
+  const usdcOf = (user: string, total: string) => ({ user, balances: [{ coin: 'USDC', token: 1, total, hold: '0' }] })
+
+  it('reads the fills of accounts whose state changed since their last /info check (or whose snapshot was full), in the background lane; quiet accounts cost nothing', async () => {
+    ex.infoHandler = (b) => (b.type === 'userFillsByTime' ? { fills: [] } : {})
+    const sent: DispatchEvent[] = []
+    onTestFinished(onDispatch((e) => sent.push(e)))
+    // (a socket quiet for minutes would be replaced: liveness is not what this test is about)
+    const { p, fs } = makePool({ reconcileIntervalMs: 60_000, silenceMs: 3_600_000, pingIntervalMs: 3_600_000 })
+    const C = acct(0xcc)
+    p.setAccounts([A, B, C].map((address) => ({ address, kind: 'balance' as const })))
+    p.start()
+    const s = fs.last()
+    s.open()
+    for (const u of [A, B, C]) s.frame('spotState', usdcOf(u, '100'))
+    clock.advance(1_000)
+    s.frame('spotState', usdcOf(A, '100')) // a repeat: not a change
+    s.frame('spotState', usdcOf(B, '150')) // a deposit: a change
+    // C's fills snapshot is full: older fills since the last confirmed point may lie beyond it.
+    s.frame('userFills', { user: C, isSnapshot: true, fills: Array.from({ length: 100 }, (_, i) => fill(i + 1)) })
+    const users = () => ex.infoRequests.filter((r) => r.type === 'userFillsByTime').map((r) => r.user)
+    clock.advance(59_000)
+    await p.idle()
+    expect(users().sort()).toEqual([B, C])
+    expect(sent.filter((e) => e.label === 'userFillsByTime').map((e) => e.lane)).toEqual(['background', 'background'])
+    // Nothing changed since that check: the next sweep reads nothing.
+    ex.infoRequests.length = 0
+    clock.advance(60_000)
+    await p.idle()
+    expect(users()).toEqual([])
+    // A change after the check makes the account due again.
+    s.frame('spotState', usdcOf(A, '90'))
+    clock.advance(60_000)
+    await p.idle()
+    expect(users()).toEqual([A])
   })
 })
 

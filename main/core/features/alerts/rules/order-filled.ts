@@ -4,8 +4,9 @@ import { fromInfoFill, type StreamFill } from '../../../streams/fills'
 import { FILLS_OVERLAP_MS, who, type AlertAccount, type MarketLabel, type RuleContext, type SessionState } from './context'
 
 /**
- * The pool's own backfill covers fills from 5 minutes before it started (its sweep) plus the
- * stream's snapshot; a stored check older than this at start leaves a gap read once.
+ * The pool's own backfill covers fills from 5 minutes before it started (its sweep, for accounts
+ * whose state changed or whose snapshot was full) plus the stream's snapshot; a stored check
+ * older than this at start leaves a gap read once.
  */
 const CATCH_UP_GAP_MS = 4 * 60_000
 
