@@ -20,9 +20,9 @@
  * each request (bench/sandbox-child.ts), each explained by the gap the service saw and the desk's
  * dispatches around it: the budget must never be exceeded.
  */
-import { rmSync } from 'node:fs'
+import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Page } from 'playwright-core'
+import type { CDPSession, Page } from 'playwright-core'
 import { onDispatch, type DispatchEvent } from '../main/core/exchange/scheduler'
 import { startWebHost } from '../main/hosts/web/server'
 import { devOwner } from '../sandbox/scenario/dev-keys'
@@ -71,6 +71,7 @@ function explainRefusal(r: ServiceRequest, served: ServiceRequest[], dispatches:
 
 interface JournalPush {
   id: string
+  cloid: string
   state: string
   actionType: string
   account: string
@@ -84,7 +85,19 @@ export default async function run(): Promise<BenchResult> {
   const { dataDir } = await prepareDataDirOn(sandbox.urls, sandbox.deposit)
   const browser = await launchBrowser()
   const core = await openCore(dataDir, sandbox.urls)
-  const web = await startWebHost({ core, rendererRoot: join(repoRoot, 'out/renderer-web'), log: () => {} })
+  // WRITES_BENCH_RENDERER: a web renderer built elsewhere (a private build on a shared checkout).
+  const rendererRoot = process.env.WRITES_BENCH_RENDERER ?? join(repoRoot, 'out/renderer-web')
+  /**
+   * What the web host wrote to the pages (all tabs): when, how big, and a write's reply whole, so
+   * each write's log says when its answer left the host and what was sent ahead of it.
+   */
+  const wire: { at: number; bytes: number; head: string; reply: string | null }[] = []
+  const tap = (direction: 'in' | 'out', text: string) => {
+    if (direction !== 'out') return
+    const reply = text.startsWith('{"id":') && text.length < 20_000 && text.includes('"submission":{"id":') ? text : null
+    wire.push({ at: Date.now(), bytes: text.length, head: text.slice(0, 40), reply })
+  }
+  const web = await startWebHost({ core, rendererRoot, log: () => {}, tap })
   // Every /info 429 the service answers (the desk must never exceed its budget).
   const realFetch = globalThis.fetch
   let info429 = 0
@@ -125,6 +138,35 @@ export default async function run(): Promise<BenchResult> {
     }
     const log = (line: string) => process.stderr.write(`  writes: ${line}\n`)
     /**
+     * CPU-side: the CPU time of every open tab's renderer main thread (Chromium's ThreadTime; its
+     * TaskDuration is wall time, inflated when the machine is busy) and this process's CPU (the
+     * core, the web host and the bench's Playwright client), so a phase's cost can be compared
+     * between runs on a shared machine whose wall clock is noisy.
+     */
+    const cpuNow = async () => {
+      const perTab = await Promise.all(
+        tabs.map(async (t) => {
+          const m = (await t.cdp.send('Performance.getMetrics')).metrics
+          return { route: t.route, taskMs: 1000 * (m.find((x) => x.name === 'ThreadTime')?.value ?? 0) }
+        }),
+      )
+      const u = process.cpuUsage()
+      return { perTab, coreMs: (u.user + u.system) / 1000 }
+    }
+    type Cpu = Awaited<ReturnType<typeof cpuNow>>
+    const cpuPhases: Record<string, { writes: number; tabsMsPerWrite: Record<string, number>; processMsPerWrite: number }> = {}
+    const cpuPhase = (name: string, from: Cpu, to: Cpu, writes: number) => {
+      const tabsMsPerWrite: Record<string, number> = {}
+      to.perTab.forEach((t, i) => {
+        const k = `${i}:${t.route.split('/')[1] ?? t.route}`
+        tabsMsPerWrite[k] = Number(((t.taskMs - (from.perTab[i]?.taskMs ?? 0)) / writes).toFixed(1))
+      })
+      cpuPhases[name] = { writes, tabsMsPerWrite, processMsPerWrite: Number(((to.coreMs - from.coreMs) / writes).toFixed(1)) }
+      log(
+        `cpu ${name}: per write, renderer main thread ${JSON.stringify(tabsMsPerWrite)} ms; this process ${cpuPhases[name].processMsPerWrite} ms`,
+      )
+    }
+    /**
      * Every wait of the bench has a deadline and names what it waited for: a Playwright wait
      * that times out is rethrown as "<what> not within <ms> ms", with what the /info budget was
      * spent on meanwhile.
@@ -150,8 +192,13 @@ export default async function run(): Promise<BenchResult> {
       }
     }
     const ctx = browser.context
+    /** Each tab's DevTools session: its renderer's main-thread time (CPU-side, less noisy than wall time). */
+    const tabs: { route: string; cdp: CDPSession }[] = []
     const tab = async (route: string): Promise<Page> => {
       const p = await ctx.newPage()
+      const cdp = await ctx.newCDPSession(p)
+      await cdp.send('Performance.enable')
+      tabs.push({ route, cdp })
       await p.goto(web.url)
       await p
         .getByRole('navigation', { name: 'Main', exact: true })
@@ -215,6 +262,18 @@ export default async function run(): Promise<BenchResult> {
     /** /info reads that started between the click and the write's send (what the write waited for). */
     const readsBefore = (t0: number, sentAt: number) =>
       dispatches.filter((d) => d.scheduler.startsWith('info') && d.startedAt >= t0 && d.startedAt <= sentAt).length
+    /** When the write's reply (its journal entry `id`) left the host after `from`, and what the pages were sent between. */
+    const replyLeft = (from: number, id: string): string => {
+      const i = wire.findIndex((w) => w.at >= from && w.reply !== null && w.reply.includes(`"submission":{"id":${JSON.stringify(id)}`))
+      if (i < 0) return 'reply not seen'
+      const ahead = wire.filter((w, j) => j < i && w.at >= from)
+      const events = new Map<string, number>()
+      for (const w of ahead) {
+        const name = /"event":"([^"]+)"/.exec(w.head)?.[1] ?? w.head.slice(0, 12)
+        events.set(name, (events.get(name) ?? 0) + 1)
+      }
+      return `reply left the host ${wire[i]!.at - from} ms after accepted, behind ${ahead.length} messages (${Math.round(ahead.reduce((n, w) => n + w.bytes, 0) / 1024)} KiB: ${[...events].map(([k, v]) => `${k}×${v}`).join(' ')})`
+    }
     let lastSend = 0
     /** From the /trade send of each order to its journaled accepted (the exchange's part, and the answer's way back). */
     const sentToAccepted: number[] = []
@@ -242,7 +301,7 @@ export default async function run(): Promise<BenchResult> {
       // The time that counts: the ticket showing the accepted order (its new oid) to the operator.
       const onScreen = (await within('the ticket showing the order result', 15_000, () => shown)) - t0
       log(
-        `order ${onScreen} ms on screen (journaled accepted at ${done.at - t0} ms, prepared at ${signed.at - t0} ms, sent at ${sent ? `${sent.startedAt - t0} ms` : '?'}, ${readsBefore(t0, lastSend)} /info reads started before its send${onScreen > 1000 ? `: ${lanes(t0)}` : ''})`,
+        `order ${onScreen} ms on screen (journaled accepted at ${done.at - t0} ms, prepared at ${signed.at - t0} ms, sent at ${sent ? `${sent.startedAt - t0} ms` : '?'}, ${readsBefore(t0, lastSend)} /info reads started before its send${onScreen > 1000 ? `: ${lanes(t0)}` : ''}; ${replyLeft(done.at, signed.s.id)})`,
       )
       if (sent) sentToAccepted.push(done.at - sent.startedAt)
       return { ms: onScreen, journalMs: done.at - t0, infoReads: readsBefore(t0, lastSend), preparedMs: signed.at - t0 }
@@ -250,6 +309,7 @@ export default async function run(): Promise<BenchResult> {
 
     // Warm-up: the first order reads the agent slots, the book and the height once.
     await placeOne(true)
+    const cpu0 = await cpuNow()
     const spaced: number[] = []
     const spacedJournal: number[] = []
     const spacedReads: number[] = []
@@ -261,8 +321,12 @@ export default async function run(): Promise<BenchResult> {
       spacedReads.push(r.infoReads)
       prepared.push(r.preparedMs)
     }
+    const cpu1 = await cpuNow()
+    cpuPhase('spaced orders', cpu0, cpu1, SPACED)
     const b2b: number[] = []
     for (let i = 0; i < BACK_TO_BACK; i++) b2b.push((await placeOne(false)).ms)
+    const cpu2 = await cpuNow()
+    cpuPhase('back-to-back orders', cpu1, cpu2, BACK_TO_BACK)
 
     // Cancels from the account page's list of open orders.
     const orders = page.getByRole('table', { name: 'Open orders', exact: true })
@@ -312,7 +376,7 @@ export default async function run(): Promise<BenchResult> {
         log(`cancel of ${name}: still listed ${GONE_WAIT_MS} ms after accepted; ${await diagnose(name.replace(/\D+/g, ''), done.s)}`)
       }
       log(
-        `cancel ${onScreen} ms on screen (journaled accepted at ${done.at - t0} ms, ${readsBefore(t0, lastSend)} /info reads started before its send)`,
+        `cancel ${onScreen} ms on screen (journaled accepted at ${done.at - t0} ms, prepared at ${signed.at - t0} ms, sent at ${sent ? `${sent.startedAt - t0} ms` : '?'}, ${readsBefore(t0, lastSend)} /info reads started before its send${onScreen > 1000 ? `: ${lanes(t0)}` : ''}; ${replyLeft(done.at, signed.s.id)})`,
       )
       return { ms: onScreen, infoReads: readsBefore(t0, lastSend) }
     }
@@ -345,11 +409,21 @@ export default async function run(): Promise<BenchResult> {
     }
     const cancelSpaced: number[] = []
     const cancelReads: number[] = []
+    // WRITES_BENCH_PROFILE=<file>: the account tab's renderer CPU profile over the spaced cancels (DevTools format).
+    const profiled = process.env.WRITES_BENCH_PROFILE ? tabs.find((t) => t.route.startsWith('/account/')) : undefined
+    if (profiled) {
+      await profiled.cdp.send('Profiler.enable')
+      await profiled.cdp.send('Profiler.setSamplingInterval', { interval: 200 })
+      await profiled.cdp.send('Profiler.start')
+    }
+    const cpu3 = await cpuNow()
     for (let i = 0; i < SPACED; i++) {
       const r = await cancelOne(true)
       cancelSpaced.push(r.ms)
       cancelReads.push(r.infoReads)
     }
+    cpuPhase('spaced cancels', cpu3, await cpuNow(), SPACED)
+    if (profiled) writeFileSync(process.env.WRITES_BENCH_PROFILE!, JSON.stringify((await profiled.cdp.send('Profiler.stop')).profile))
     const cancelB2b: number[] = []
     for (let i = 0; i < BACK_TO_BACK - 1; i++) cancelB2b.push((await cancelOne(false)).ms)
     // (the tenth back-to-back cancel: one order is left, plus the scenario's own)
@@ -541,6 +615,7 @@ export default async function run(): Promise<BenchResult> {
         cancel_accepted_to_gone_from_page_max_ms: Math.max(...gone),
         cancelled_still_listed: stuck.join(' '),
         halt_ms: haltMs,
+        cpu_per_write: JSON.stringify(cpuPhases),
         service_rate_limited_info: refused.filter((r) => r.api === 'info').length,
         service_rate_limited_trade: refused.filter((r) => r.api === 'trade').length,
         service_requests_info: served.filter((r) => r.api === 'info').length,

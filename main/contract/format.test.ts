@@ -127,6 +127,25 @@ describe('times', () => {
     expect(formatTime(at)).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/)
     expect(formatTime(null)).toBe(UNKNOWN)
   })
+  it('keeps each zone apart when formatters are reused, and follows a change of the system zone (TZ)', () => {
+    for (let i = 0; i < 3; i++) {
+      expect(formatTime(at, { timeZone: 'Asia/Tokyo' })).toBe('2026-11-24 08:54:07')
+      expect(formatTime(at, { timeZone: 'UTC', zone: true })).toBe('2026-11-23 23:54:07 UTC')
+      expect(formatTime(at, { timeZone: 'UTC' })).toBe('2026-11-23 23:54:07')
+    }
+    // (this file is typed for the renderer too, which has no Node types)
+    const env = (globalThis as unknown as { process: { env: Record<string, string | undefined> } }).process.env
+    const tz = env.TZ
+    try {
+      env.TZ = 'UTC'
+      expect(formatTime(at)).toBe('2026-11-23 23:54:07')
+      env.TZ = 'Asia/Tokyo'
+      expect(formatTime(at)).toBe('2026-11-24 08:54:07')
+    } finally {
+      if (tz === undefined) delete env.TZ
+      else env.TZ = tz
+    }
+  })
   it('gives relative ages and countdowns', () => {
     expect(formatAge(at - 12_000, at)).toBe('12s ago')
     expect(formatAge(at - 65_000, at)).toBe('1m 5s ago')

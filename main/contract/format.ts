@@ -208,23 +208,44 @@ export function formatCountdown(atMs: number | null | undefined, nowMs: number):
 }
 
 /**
+ * Formatters by zone: building one costs about ten times a format (a table of 200 times,
+ * re-rendered every second, spent most of its render building them). The system zone's is keyed
+ * by its current UTC offset too, so a zone change (TZ in Node) is not served from the old one.
+ */
+const timeFormats = new Map<string, Intl.DateTimeFormat>()
+function timeFormat(timeZone: string | undefined, zone: boolean): Intl.DateTimeFormat {
+  const key = `${timeZone ?? `system ${new Date().getTimezoneOffset()}`}|${zone ? 'z' : ''}`
+  let f = timeFormats.get(key)
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+      ...(zone ? { timeZoneName: 'short' as const } : {}),
+    })
+    // An invalid zone threw above and is not kept; a bounded map all the same.
+    if (timeFormats.size >= 64) timeFormats.clear()
+    timeFormats.set(key, f)
+  }
+  return f
+}
+
+/**
  * A time in the operator's zone (or `timeZone`, an IANA name), 24-hour:
  * "2026-11-23 23:54:00"; with `zone: true` the zone's short name follows ("… UTC", "… GMT+1").
  */
 export function formatTime(ms: number | null | undefined, opts: { timeZone?: string; zone?: boolean } = {}): string {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return UNKNOWN
-  const f = new Intl.DateTimeFormat('en-US', {
-    timeZone: opts.timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    hourCycle: 'h23',
-    ...(opts.zone ? { timeZoneName: 'short' as const } : {}),
-  })
-  const p = Object.fromEntries(f.formatToParts(new Date(ms)).map((x) => [x.type, x.value]))
+  const p = Object.fromEntries(
+    timeFormat(opts.timeZone, !!opts.zone)
+      .formatToParts(new Date(ms))
+      .map((x) => [x.type, x.value]),
+  )
   const text = `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}`
   return opts.zone && p.timeZoneName ? `${text} ${p.timeZoneName}` : text
 }

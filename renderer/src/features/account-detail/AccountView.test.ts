@@ -2,7 +2,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { seriousA11yViolations } from '../../testing/axe'
 import { flush, installFakeDesk, type FakeDesk } from '../../testing/fake-desk'
-import { ASSETS, CASH, account } from '../../testing/fixtures'
+import { ASSETS, CASH, account, submission } from '../../testing/fixtures'
+import type { AccountDetailView, FillView, OpenOrderView } from '../../../../main/contract/types'
+import { useAccountDetailStore } from './store'
 import { mountScreen } from '../../testing/mount'
 import AccountView from './AccountView.vue'
 
@@ -220,6 +222,109 @@ describe('AccountView', () => {
       expect(await seriousA11yViolations()).toEqual([])
       wrapper.unmount()
     })
+  })
+
+  it('a day of fills: the first 50 rows in the order chosen, all of them on request', async () => {
+    const t0 = Date.now() - 3_600_000
+    const fills: FillView[] = Array.from({ length: 60 }, (_, i) => ({
+      marketId: '1',
+      tid: `t${String(i).padStart(2, '0')}`,
+      oid: null,
+      side: 'B' as const,
+      price: String(100 + i),
+      size: '1',
+      fee: '0.01',
+      feeAssetId: null,
+      cloid: null,
+      timeMs: t0 + i * 1000,
+    }))
+    desk.handle('account.detail', () => ({
+      account: account(CASH, 'balance', 'cash-1'),
+      balances: [],
+      credit: null,
+      openOrders: [],
+      fills,
+      fetchedAt: Date.now(),
+    }))
+    const { wrapper } = await mountScreen(AccountView, { props: { address: CASH }, path: `/account/${CASH}` })
+    await flush()
+    const tids = () => wrapper.findAll('table[aria-label="Recent fills"] tbody tr td:nth-child(7)').map((c) => c.text())
+    expect(tids()).toHaveLength(50)
+    expect(tids()[0]).toBe('t00')
+    // Sorted first, then cut: the highest prices are the first rows once sorted descending.
+    const price = wrapper.get('table[aria-label="Recent fills"] thead th:nth-child(4) button')
+    await price.trigger('click')
+    await price.trigger('click')
+    expect(tids().slice(0, 2)).toEqual(['t59', 't58'])
+    expect(tids()).toHaveLength(50)
+    const more = wrapper.findAll('button').find((b) => b.text().startsWith('Show all'))!
+    expect(more.text()).toBe('Show all 60 fills')
+    expect(more.attributes('aria-expanded')).toBe('false')
+    await more.trigger('click')
+    expect(tids()).toHaveLength(60)
+    expect(more.attributes('aria-expanded')).toBe('true')
+    expect(tids().at(-1)).toBe('t00')
+    expect(await seriousA11yViolations()).toEqual([])
+    wrapper.unmount()
+  })
+
+  it("a cancel shows its accepted result from its own answer, and the list follows main's push of the page (no read of its own)", async () => {
+    const order = (oid: string): OpenOrderView => ({
+      marketId: '1',
+      oid,
+      cloid: null,
+      side: 'bid',
+      price: '100',
+      originalQty: '1',
+      remainingQty: '1',
+      filledQty: '0',
+      timeMs: Date.now() - 5_000,
+    })
+    const fills: FillView[] = [
+      {
+        marketId: '1',
+        tid: 'f1',
+        oid: null,
+        side: 'A',
+        price: '99',
+        size: '1',
+        fee: '0',
+        feeAssetId: null,
+        cloid: null,
+        timeMs: Date.now(),
+      },
+    ]
+    const page = (orders: OpenOrderView[]): AccountDetailView => ({
+      account: account(CASH, 'balance', 'cash-1'),
+      balances: [],
+      credit: null,
+      openOrders: orders,
+      fills: fills.map((f) => ({ ...f })),
+      fetchedAt: Date.now(),
+    })
+    desk.handle('account.detail', () => page([order('11'), order('12')]))
+    desk.handle('orders.cancel', () => ({
+      submission: submission({ actionType: 'cancel', state: 'accepted', outcome: 'success', summary: 'cancel oid 11 in market 1' }),
+      leaves: [{ kind: 'cancelled', oid: '11', code: null }],
+    }))
+    const { wrapper } = await mountScreen(AccountView, { props: { address: CASH }, path: `/account/${CASH}` })
+    await flush()
+    const reads = desk.callsTo('account.detail').length
+    const store = useAccountDetailStore()
+    const shownFills = store.detail!.fills
+    await wrapper.get('button[aria-label="Cancel order 11"]').trigger('click')
+    await flush()
+    expect(desk.callsTo('orders.cancel')).toEqual([{ account: CASH, marketId: '1', oid: '11' }])
+    expect(wrapper.get('[data-testid="submission-state"]').text()).toBe('accepted')
+    expect(desk.callsTo('account.detail')).toHaveLength(reads)
+    // main pushes the page without the order: the row goes; the fills, unchanged, are the ones already shown.
+    store.applyAccount(page([order('12')]))
+    await flush()
+    expect(wrapper.find('button[aria-label="Cancel order 11"]').exists()).toBe(false)
+    expect(wrapper.find('button[aria-label="Cancel order 12"]').exists()).toBe(true)
+    expect(store.detail!.fills).toBe(shownFills)
+    expect(await seriousA11yViolations()).toEqual([])
+    wrapper.unmount()
   })
 
   it('holds a screen lease on its account while mounted: taken on mount, moved with the address, given back on unmount', async () => {
