@@ -14,11 +14,13 @@ import { sandboxNetwork } from '../main/core/config/networks'
 import { SettingsStore } from '../main/core/config/settings'
 import { createDeskCore, type DeskCore } from '../main/core/app/compose'
 import { headlessHostServices } from '../main/core/features/host'
-import { Vault, vaultPath } from '../main/core/vault'
+import { Vault, vaultPath, type ScryptParams } from '../main/core/vault'
 import { DEV_OWNERS, DEV_OWNER_LABELS } from '../sandbox/scenario/dev-keys'
 
 export const BENCH_PASSPHRASE = 'correct horse battery staple 42!'
 export const ACCOUNTS = 20
+/** A cheap vault cost for benches that unlock often (the desk ships N = 2^18: DEFAULT_SCRYPT). */
+export const BENCH_SCRYPT: ScryptParams = { n: 2 ** 14, r: 8, p: 1 }
 
 export interface Extra {
   address: Address
@@ -47,6 +49,7 @@ export function prepareDataDir(
   dataDir?: string,
   accounts = ACCOUNTS,
   watch: readonly Extra[] = [],
+  vaultScrypt: ScryptParams = BENCH_SCRYPT,
 ): Promise<{ dataDir: string; extra: Extra[] }> {
   return prepareDataDirOn(
     urlsOf(sandbox),
@@ -54,6 +57,7 @@ export function prepareDataDir(
     dataDir,
     accounts,
     watch,
+    vaultScrypt,
   )
 }
 
@@ -66,6 +70,8 @@ export async function prepareDataDirOn(
   accounts = ACCOUNTS,
   /** addresses watched as well, unfunded by us and not counted in `accounts` (e.g. the market maker's, whose fills are checked) */
   watch: readonly Extra[] = [],
+  /** the vault's scrypt cost: cheap by default (benches unlock often); the soak uses the shipped one (DEFAULT_SCRYPT) */
+  vaultScrypt: ScryptParams = BENCH_SCRYPT,
 ): Promise<{ dataDir: string; extra: Extra[] }> {
   const settings = new SettingsStore(dataDir)
   // The figures "without strict mode" (issue 25); the sandbox would otherwise run strict by default.
@@ -73,7 +79,7 @@ export async function prepareDataDirOn(
     ...sandboxNetwork({ trading: Number(new URL(urls.tradingUrl).port), earn: Number(new URL(urls.earnUrl).port) }),
     strictLimits: false,
   })
-  const vault = await Vault.create({ path: vaultPath(dataDir), passphrase: BENCH_PASSPHRASE, scrypt: { n: 2 ** 14, r: 8, p: 1 } })
+  const vault = await Vault.create({ path: vaultPath(dataDir), passphrase: BENCH_PASSPHRASE, scrypt: vaultScrypt })
   for (const o of DEV_OWNERS) await vault.importPrivateKey(o.privateKey, DEV_OWNER_LABELS[o.index])
   // Labels sort in creation order and none is a prefix of another (Bench 01 … Bench 14; Bench 001 … Bench 194).
   const pad = Math.max(2, String(accounts - DEV_OWNERS.length).length)

@@ -44,6 +44,8 @@ import {
   type Extra,
   type SandboxUrls,
 } from './desk-fixture'
+import { DEFAULT_SCRYPT } from '../main/core/vault'
+import { NATIVE_KEYS, nativeBreakdown, trackSqlite, type NativeBreakdown } from './soak-native'
 
 const SAMPLE_MS = 2000
 export const GROWTH_GOAL = 1.1
@@ -89,6 +91,10 @@ interface Sample extends Resources {
   heap: number
   pushes: number
   earn: { created: number; claimed: number; failed: number; lastError: string }
+  /** passphrase re-entries so far (owner-key confirmations that asked for it: one scrypt each) */
+  reentries: number
+  /** where the RSS lives besides the collected heap (KiB) */
+  native: NativeBreakdown
 }
 
 interface FillKey {
@@ -116,6 +122,9 @@ export interface SoakReport {
   resources: Record<keyof Resources, { ref: number; refMax: number; end: number; max: number; series: number[] }>
   /** the resources whose end median exceeds every sample of the reference window (growth) */
   grown: string[]
+  /** the native-memory breakdown (KiB), reference and end medians of the same windows, and the max */
+  native: Record<keyof NativeBreakdown, { ref: number; end: number; max: number }>
+  reentries: number
   earn: Sample['earn']
   /** the desk's fills of the market maker's accounts against the sandbox's, on tid (and price, size, side) */
   fills: { user: string; sandbox: number; desk: number; missing: number; extra: number; different: number; examples: string[] }[]
@@ -215,14 +224,17 @@ function earnDriver(core: Awaited<ReturnType<typeof openCore>>): { tick(): Promi
 /** The child: the core over the prepared data dir, unlocked, overview push on; reports memory and resources. */
 async function child(dataDir: string, urls: SandboxUrls, fillUsers: string[]): Promise<void> {
   trackEmitters()
+  trackSqlite()
   const stage = (what: string) => process.env.SOAK_DEBUG && process.stderr.write(`soak child ${new Date().toISOString()}: ${what}\n`)
   const core = await openCore(dataDir, urls, 5000)
   stage('core open')
   await call(core, 'vault.unlock', { passphrase: BENCH_PASSPHRASE })
   stage('unlocked')
   let pushes = 0
-  core.events.subscribe((event) => {
+  let reentries = 0
+  core.events.subscribe((event, payload) => {
     if (event === 'state.overview') pushes++
+    if (event === 'confirm.request' && (payload as { needsPassphrase?: boolean }).needsPassphrase) reentries++
   })
   // Boxed: in strict mode a first start over an empty cache reads every account at 1 /info per
   // second, minutes at 200 accounts; the run's warm-up absorbs the rest of that filling.
@@ -255,6 +267,8 @@ async function child(dataDir: string, urls: SandboxUrls, fillUsers: string[]): P
       heap: m.heapUsed,
       pushes,
       earn: { ...earn.stats },
+      reentries,
+      native: nativeBreakdown(dataDir),
       ...resources(hubSize()),
     })
   }
@@ -290,6 +304,12 @@ async function child(dataDir: string, urls: SandboxUrls, fillUsers: string[]): P
 
 const MB = 1024 * 1024
 
+/** The breakdown in MB, for the progress lines. */
+function nativeLine(n: NativeBreakdown): string {
+  const mb = (kb: number) => (kb / 1024).toFixed(1)
+  return `heapTotal ${mb(n.heapTotal)}, external ${mb(n.external)}, arrayBuffers ${mb(n.arrayBuffers)}, code ${mb(n.codeSpace)}, anon ${mb(n.rssAnon)}, file ${mb(n.rssFile)}, malloc main ${mb(n.mainArena)} + ${n.threadArenaCount} thread arenas ${mb(n.threadArenas)}, sqlite ${n.sqliteConnections} conn cache <= ${mb(n.sqliteCacheBound)} wal ${mb(n.wal)} shm ${mb(n.shm)} db ${mb(n.dbFiles)}, threads ${n.threads}`
+}
+
 /** Least-squares line y = intercept + slope x, with the slope's standard error. */
 export function linearFit(xs: readonly number[], ys: readonly number[]): { slope: number; intercept: number; slopeSe: number } {
   const n = xs.length
@@ -320,7 +340,12 @@ export async function soak(
   strict = false,
 ): Promise<SoakReport> {
   const sandbox = await startLiveSandbox({ earnPendingSeconds: EARN_PENDING_S })
-  const { dataDir, extra } = await prepareDataDir(sandbox, undefined, accounts, BOT_WATCH)
+  // The vault at the cost the desk ships (N = 2^18), not the benches' cheap one: a passphrase
+  // re-entry (every 5 minutes of owner-key signing) runs one scrypt in the libuv threadpool, and
+  // glibc keeps a buffer under its 32 MiB mmap cap (N = 2^14: 16 MiB) resident in that thread's
+  // malloc arena after the free, one per pool thread: 4 x 16 MiB of RSS steps the desk as shipped
+  // never takes (its 256 MiB buffer is mmapped and unmapped on free).
+  const { dataDir, extra } = await prepareDataDir(sandbox, undefined, accounts, BOT_WATCH, DEFAULT_SCRYPT)
   // The sandbox network's own default is strict limits; the soak runs without them unless asked.
   setStrictLimits(dataDir, urlsOf(sandbox), strict)
   const fillsBefore = sandbox.trading.groundTruth().length
@@ -353,7 +378,7 @@ export async function soak(
         }
         if (samples.length % 15 === 0)
           log(
-            `soak ${(s.t / 1000).toFixed(0)} s: rss ${(s.rss / MB).toFixed(1)} MB, heap ${(s.heap / MB).toFixed(1)} MB, ${s.pushes} overview pushes; hub ${s.hub}, listeners ${s.listeners} (ws ${s.wsListeners} on ${s.wsSockets} sockets), handles ${s.handles} (timers ${s.timers}, sockets ${s.sockets}), fds ${s.fds}; earn ${s.earn.created} requested / ${s.earn.claimed} claimed / ${s.earn.failed} failed`,
+            `soak ${(s.t / 1000).toFixed(0)} s: rss ${(s.rss / MB).toFixed(1)} MB, heap ${(s.heap / MB).toFixed(1)} MB (${nativeLine(s.native)}; ${s.reentries} re-entries), ${s.pushes} overview pushes; hub ${s.hub}, listeners ${s.listeners} (ws ${s.wsListeners} on ${s.wsSockets} sockets), handles ${s.handles} (timers ${s.timers}, sockets ${s.sockets}), fds ${s.fds}; earn ${s.earn.created} requested / ${s.earn.claimed} claimed / ${s.earn.failed} failed`,
           )
         if (s.t >= durationMs) {
           if (feeder) clearInterval(feeder)
@@ -524,6 +549,16 @@ export async function soak(
     ]),
   ) as SoakReport['resources']
   const grown = keys.filter((k) => resources[k].end > resources[k].refMax)
+  const native = Object.fromEntries(
+    NATIVE_KEYS.map((k) => [
+      k,
+      {
+        ref: median(refSet.map((s) => s.native[k])),
+        end: median(tail.map((s) => s.native[k])),
+        max: Math.max(...steady.map((s) => s.native[k])),
+      },
+    ]),
+  ) as SoakReport['native']
   return {
     minutes,
     comparison,
@@ -531,6 +566,8 @@ export async function soak(
     strict,
     resources,
     grown,
+    native,
+    reentries: end.reentries,
     earn: end.earn,
     fills,
     fillsExact,
@@ -583,6 +620,11 @@ if (isMain) {
         .join(', ')
       process.stderr.write(
         `soak: resources (reference -> end median): ${res}; ${r.grown.length ? `GREW: ${r.grown.join(', ')}` : 'none grew'}\n`,
+      )
+      process.stderr.write(
+        `soak: native (KiB, reference -> end median): ${Object.entries(r.native)
+          .map(([k, v]) => `${k} ${v.ref}->${v.end}`)
+          .join(', ')}; ${r.reentries} passphrase re-entries\n`,
       )
       process.stderr.write(
         `soak: earn ${r.earn.created} requested, ${r.earn.claimed} claimed, ${r.earn.failed} failed${r.earn.lastError ? ` (last: ${r.earn.lastError})` : ''}\n`,
