@@ -44,6 +44,7 @@ import type {
   VaultStatus,
   WriteOutcome,
   TeamEvent,
+  TeamChangeView,
   TeamMembersView,
   TeamPolicyView,
   TeamProposalDetail,
@@ -525,13 +526,22 @@ export const channels = {
   /** Creates this vault's identity key if needed and returns its address, for an admin to add with `team.members.add`. */
   'team.join': intent<{ address: Address }>()(v.object({ passphrase })),
   'team.members': query<TeamMembersView>()(none),
-  /** Roster changes are signed by this operator (an admin); refused unless the admin quorum is 1. */
+  /**
+   * Roster changes are signed by this operator (an admin). With an admin quorum above 1 the change waits
+   * for the other admins (TeamChangeNeedsAdmins, details.changeId): each signs it with `team.changes.sign`.
+   */
   'team.members.add': intent<TeamMembersView>()(v.object({ address, name: memberName, roles: teamRoles })),
   'team.members.remove': intent<TeamMembersView>()(v.object({ address })),
   'team.members.roles': intent<TeamMembersView>()(v.object({ address, roles: teamRoles })),
+  /** How many admins must sign each roster or policy change (itself a roster change, signed by the quorum in force). */
+  'team.quorum': intent<TeamMembersView>()(v.object({ adminQuorum: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100)) })),
+  /** Roster and policy changes collecting their admin quorum, as this desk verifies them. */
+  'team.changes': query<TeamChangeView[]>()(none),
+  /** Adds this admin's signature to a change; with the quorum reached, the change enters the chain. */
+  'team.changes.sign': intent<{ applied: boolean; signatures: number; quorum: number }>()(v.object({ id: proposalId })),
   /** The current ordered rules (first match wins, no match blocks) and every version. */
   'team.policy': query<TeamPolicyView>()(none),
-  /** A new policy version with these rules, signed by this operator (an admin, quorum 1). */
+  /** A new policy version with these rules, signed by this operator (an admin; above quorum 1 it waits for the others, as roster changes do). */
   'team.policy.set': intent<TeamPolicyView>()(v.object({ rules: v.pipe(v.array(teamRule), v.maxLength(200)) })),
   /** needsMe: open, this operator may approve; waiting: open, initiated by this operator or waiting on others; history: the rest. */
   'team.proposals': query<TeamProposalView[]>()(

@@ -898,6 +898,23 @@ export interface TeamMembersView {
   members: TeamMemberView[]
 }
 
+/** A roster or policy change collecting its admin quorum (team.changes): each admin signs it on their own desk. */
+export interface TeamChangeView {
+  /** its change digest: what every admin signs */
+  id: string
+  kind: 'roster' | 'policy'
+  /** what it does, in words */
+  summary: string[]
+  /** admins whose signature this desk verified */
+  signers: { address: string; name: string | null }[]
+  quorum: number
+  /** why it can no longer be applied (the roster or policy moved on, or the stored row is bad); null while it can */
+  stale: string | null
+  signedByMe: boolean
+  canSign: boolean
+  at: number
+}
+
 export type TeamEffectView = { effect: 'allow' } | { effect: 'block' } | { effect: 'approve'; count: number; roles: TeamRole[] }
 
 /** A policy rule: first match wins, no match blocks. USD amounts are decimal strings. */

@@ -39,9 +39,19 @@ function next(state: TeamState): { seq: bigint; prev: Hex } {
   return { seq: state.head.seq + 1n, prev: state.head.digest }
 }
 
+/**
+ * Roster and policy changes name their basis (the last genesis, roster or policy entry), so they are
+ * signed as changes (entry.ts): the admins of a quorum may sign them on their own desks, one after
+ * the other, while proposals keep appending entries.
+ */
+function basisOf(state: TeamState): Hex {
+  if (!state.governance) throw teamBadInput('the team chain has no verified genesis yet')
+  return state.governance
+}
+
 export function rosterEntry(state: TeamState, changes: RosterChange[]): UnsignedEntry {
   const { seq, prev } = next(state)
-  const e = unsignedEntry(seq, prev, 'roster', { changes })
+  const e = unsignedEntry(seq, prev, 'roster', { basis: basisOf(state), changes })
   applyRosterChanges(state.roster!, JSON.parse(e.payload))
   return e
 }
@@ -50,7 +60,7 @@ export function rosterEntry(state: TeamState, changes: RosterChange[]): Unsigned
 export function policyEntry(state: TeamState, rules: unknown[]): UnsignedEntry {
   const { seq, prev } = next(state)
   const version = (state.policy?.version ?? 0) + 1
-  const e = unsignedEntry(seq, prev, 'policy', { version, rules })
+  const e = unsignedEntry(seq, prev, 'policy', { basis: basisOf(state), version, rules })
   policyFromPayload(JSON.parse(e.payload), version - 1)
   return e
 }
@@ -64,4 +74,10 @@ export function lifecycleEntry(state: TeamState, kind: ProposalEntryKind, payloa
   const e = unsignedEntry(seq, prev, kind, payload)
   applyLifecycleEntry(state, kind, JSON.parse(e.payload), author.toLowerCase(), entryDigest(state.roster!.teamId, e), seq)
   return e
+}
+
+/** A change collected under an older head, placed at the current one (its signatures do not cover the position). */
+export function atHead(state: TeamState, change: { kind: 'roster' | 'policy'; payload: string }): UnsignedEntry {
+  const { seq, prev } = next(state)
+  return { seq, prev, kind: change.kind, payload: change.payload }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { toStoredRow, verifyChain, type StoredRow } from './chain'
-import { rosterEntry } from './authoring'
-import { signedEntry } from './entry'
+import { atHead, rosterEntry } from './authoring'
+import { signedEntry, unsignedEntry } from './entry'
 import { ChainBuilder, asMember, operator } from './testing/team-fixture'
 
 const ann = operator('ann') // first admin
@@ -31,10 +31,27 @@ describe('chain verification', () => {
     await b.roster([{ op: 'quorum', adminQuorum: 2 }], [ann])
     const lone = await signedEntry(b.teamId, rosterEntry(b.state, [{ op: 'roles', address: cat.address, roles: ['approver'] }]), [ann])
     const r = await verifyChain([...b.rows(), toStoredRow(lone)])
-    expect(r.broken).toEqual({ seq: 3n, reason: '1 admin signature(s), the quorum is 2' })
+    expect(r.broken).toEqual({ seq: 3n, reason: '1 admin signature(s), the admin quorum is 2 (a roster change needs it)' })
     expect(r.state.roster?.members.get(cat.address.toLowerCase())?.roles).toEqual(['trader'])
     await b.roster([{ op: 'roles', address: cat.address, roles: ['approver'] }], [ann, bob])
     expect((await verifyChain(b.rows())).ok).toBe(true)
+  })
+
+  it('refuses a change signed for an older roster (its basis is not the last change), naming it; the position-signed form still verifies', async () => {
+    const b = await team()
+    const early = rosterEntry(b.state, [{ op: 'add', address: dan.address, name: 'dan', roles: ['admin'] }])
+    await b.roster([{ op: 'roles', address: cat.address, roles: ['approver'] }], [ann])
+    // Signed when Dan's addition was made, appended after another roster change: refused.
+    const late = await signedEntry(b.teamId, atHead(b.state, { kind: 'roster', payload: early.payload }), [ann])
+    const r = await verifyChain([...b.rows(), toStoredRow(late)])
+    expect(r.broken?.seq).toBe(3n)
+    expect(r.broken?.reason).toMatch(/^signed for another roster and policy/)
+    expect(r.state.roster?.members.has(dan.address.toLowerCase())).toBe(false)
+    // A change without a basis is signed as its chain position (every admin at once), as before.
+    const plain = unsignedEntry(3n, b.state.head!.digest, 'roster', {
+      changes: [{ op: 'add', address: dan.address.toLowerCase(), name: 'dan', roles: ['viewer'] }],
+    })
+    expect((await verifyChain([...b.rows(), toStoredRow(await signedEntry(b.teamId, plain, [ann]))])).ok).toBe(true)
   })
 
   it('refuses an entry signed by an admin who was removed, naming its seq', async () => {
@@ -152,7 +169,9 @@ describe('verification from a head this desk verified before', () => {
     const byCat = toStoredRow(
       await signedEntry(
         b.teamId,
-        rosterEntry({ ...b.state, head: { seq: 0n, digest: b.entries[0]!.digest } }, [{ op: 'quorum', adminQuorum: 1 }]),
+        rosterEntry({ ...b.state, head: { seq: 0n, digest: b.entries[0]!.digest }, governance: b.entries[0]!.digest }, [
+          { op: 'quorum', adminQuorum: 1 },
+        ]),
         [cat],
       ),
     )

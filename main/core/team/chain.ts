@@ -7,7 +7,17 @@
  */
 import type { Address, Hex } from 'viem'
 import { parseCanonical, type Canonical } from './canonical'
-import { ENTRY_KINDS, ZERO_HASH, entryDigest, keccakReady, type EntryKind, type EntrySignature, type SignedEntry } from './entry'
+import {
+  ENTRY_KINDS,
+  ZERO_HASH,
+  changeDigest,
+  entryDigest,
+  keccakReady,
+  signsAsChange,
+  type EntryKind,
+  type EntrySignature,
+  type SignedEntry,
+} from './entry'
 import { isDeskError } from '../errors/desk-error'
 import { policyFromPayload, type Policy } from './policy'
 import { applyLifecycleEntry, isProposalEntryKind, type Proposal, type ProposalEntryKind } from './proposals'
@@ -37,6 +47,8 @@ export interface TeamState {
   /** appended in place as policy entries verify (like `proposals`), never copied per entry */
   policyHistory: PolicyVersion[]
   head: { seq: bigint; digest: Hex } | null
+  /** the digest of the last genesis, roster or policy entry: the basis a new change must name */
+  governance: Hex | null
   /** by proposal id (its entry digest); the map is updated in place as entries verify */
   proposals: Map<string, Proposal>
   /** cloid -> proposal id */
@@ -93,9 +105,24 @@ function parseSignatures(text: string): EntrySignature[] {
   })
 }
 
+/** The team id a genesis row names (for the signature batch; the row itself is verified later). */
+function genesisTeamId(row: StoredRow | undefined): Hex | null {
+  if (row?.kind !== 'genesis') return null
+  const m = /"teamId":"(0x[0-9a-f]{64})"/.exec(row.payload)
+  return m ? (m[1] as Hex) : null
+}
+
 export class ChainVerifier {
   private readonly sigs = new SignatureVerifier()
-  private state: TeamState = { roster: null, policy: null, policyHistory: [], head: null, proposals: new Map(), cloids: new Map() }
+  private state: TeamState = {
+    roster: null,
+    policy: null,
+    policyHistory: [],
+    head: null,
+    governance: null,
+    proposals: new Map(),
+    cloids: new Map(),
+  }
   private verified = 0
   private broken: BrokenLink | null = null
 
@@ -117,7 +144,12 @@ export class ChainVerifier {
     // below still asks for each one, in order, and gets this process's own verdict.
     await keccakReady
     const pinned = this.opts.trustedHead
-    if (!this.broken) await this.sigs.prefetch(pinned ? rows.filter((r) => r.seq > pinned.seq) : rows)
+    // Changes signed as changes (entry.ts) are checked over their change digest.
+    const teamId = this.state.roster?.teamId ?? genesisTeamId(rows[0])
+    const batch = rows
+      .filter((r) => !pinned || r.seq > pinned.seq)
+      .map((r) => (teamId && signsAsChange(r) ? { digest: changeDigest(teamId, r), signatures: r.signatures } : r))
+    if (!this.broken) await this.sigs.prefetch(batch)
     for (const row of rows) {
       if (this.broken) break
       try {
@@ -159,26 +191,37 @@ export class ChainVerifier {
       refuse('differs from the entry this desk verified before (the chain was rewritten)')
     const skipEcdsa = pinned !== undefined && row.seq <= pinned.seq
     if (isProposalEntryKind(kind)) return this.verifyLifecycleRow(row, kind, payload, digest, skipEcdsa)
+    // A change signed as a change (entry.ts) applies only on the roster and policy it was signed for.
+    const asChange = signsAsChange(row)
+    if (asChange) {
+      const basis = (payload as { basis?: unknown }).basis
+      if (basis !== s.governance)
+        refuse(
+          `signed for another roster and policy (basis ${String(basis).slice(0, 10)}…, the last change is ${String(s.governance).slice(0, 10)}…)`,
+        )
+    }
+    const signed = asChange ? changeDigest(authority.teamId, row) : digest
     const authors = admins(authority)
     const signatures = parseSignatures(row.signatures)
     for (const sig of signatures) {
       if (!authors.has(sig.signer))
         refuse(`signed by ${sig.signer}, who is not an admin ${authority.members.has(sig.signer) ? '' : '(or not a member) '}at this point`)
-      if (!skipEcdsa && !(await this.sigs.verify(digest, sig.signer, sig.signature))) refuse(`signature of ${sig.signer} does not verify`)
+      if (!skipEcdsa && !(await this.sigs.verify(signed, sig.signer, sig.signature))) refuse(`signature of ${sig.signer} does not verify`)
     }
-    if (signatures.length < authority.adminQuorum) refuse(`${signatures.length} admin signature(s), the quorum is ${authority.adminQuorum}`)
+    if (signatures.length < authority.adminQuorum)
+      refuse(`${signatures.length} admin signature(s), the admin quorum is ${authority.adminQuorum} (a ${kind} change needs it)`)
 
     const head = { seq: row.seq, digest }
     switch (kind) {
       case 'genesis':
-        return { ...s, roster: authority, head }
+        return { ...s, roster: authority, head, governance: digest }
       case 'roster':
-        return { ...s, roster: applyRosterChanges(authority, payload), head }
+        return { ...s, roster: applyRosterChanges(authority, payload), head, governance: digest }
       case 'policy': {
         const policy = policyFromPayload(payload, s.policy?.version ?? 0)
         // Every check has passed: appended in place (a copy per entry made the chain quadratic).
         s.policyHistory.push({ version: policy.version, seq: row.seq, digest, policy })
-        return { ...s, policy, head }
+        return { ...s, policy, head, governance: digest }
       }
     }
   }

@@ -12,7 +12,7 @@
  */
 import { keccak_256 } from '@noble/hashes/sha3'
 import { createKeccak, type IHasher } from 'hash-wasm'
-import { bytesToHex, hexToBytes, type Address, type Hex, type TypedDataDefinition } from 'viem'
+import { bytesToHex, hashTypedData, hexToBytes, type Address, type Hex, type TypedDataDefinition } from 'viem'
 import { canonicalJson } from './canonical'
 import type { TeamSigner } from './identity'
 
@@ -145,12 +145,48 @@ export function entryTypedData(teamId: Hex, e: UnsignedEntry): TypedDataDefiniti
   } as TypedDataDefinition
 }
 
+/**
+ * A roster or policy change whose payload names its `basis` (the digest of the last genesis, roster
+ * or policy entry it builds on) is signed as the change itself, not as a chain position:
+ *   TeamChange(string kind, bytes32 payloadHash)
+ * in the same domain. Admins of a quorum sign it on their own desks, over minutes or days, while
+ * proposals keep appending entries; the basis makes it apply once, on exactly that roster and
+ * policy (after it applies, the basis is stale). Without a basis, a change is signed as its entry
+ * (TeamEntry above), by every admin at once.
+ */
+export const CHANGE_TYPES = {
+  TeamChange: [
+    { name: 'kind', type: 'string' },
+    { name: 'payloadHash', type: 'bytes32' },
+  ],
+} as const
+
+/** A roster or policy entry whose payload carries a basis: its signatures are over changeDigest. */
+export function signsAsChange(e: { kind: string; payload: string }): boolean {
+  return (e.kind === 'roster' || e.kind === 'policy') && /^\{"basis":"0x[0-9a-f]{64}"/.test(e.payload)
+}
+
+export function changeTypedData(teamId: Hex, e: { kind: string; payload: string }): TypedDataDefinition {
+  return {
+    domain: { name: DOMAIN_NAME, version: DOMAIN_VERSION, salt: teamId },
+    types: CHANGE_TYPES,
+    primaryType: 'TeamChange',
+    message: { kind: e.kind, payloadHash: bytesToHex(payloadHashBytes(e.payload)) },
+  } as TypedDataDefinition
+}
+
+/** What a change's admins sign (and its id while its signatures are being collected). */
+export function changeDigest(teamId: Hex, e: { kind: string; payload: string }): Hex {
+  return hashTypedData(changeTypedData(teamId, e) as Parameters<typeof hashTypedData>[0])
+}
+
 export function unsignedEntry(seq: bigint, prev: Hex, kind: EntryKind, payload: unknown): UnsignedEntry {
   return { seq, prev, kind, payload: canonicalJson(payload) }
 }
 
 export async function signEntry(signer: TeamSigner, teamId: Hex, e: UnsignedEntry): Promise<EntrySignature> {
-  return { signer: signer.address.toLowerCase() as Address, signature: await signer.signTypedData(entryTypedData(teamId, e)) }
+  const td = signsAsChange(e) ? changeTypedData(teamId, e) : entryTypedData(teamId, e)
+  return { signer: signer.address.toLowerCase() as Address, signature: await signer.signTypedData(td) }
 }
 
 /** An entry with its digest and its signatures in canonical order (by signer, one each). */

@@ -1,11 +1,14 @@
 /** Team mode's lower layer: the team store on PostgreSQL and the signed chain (roster, policy). */
 export { TeamErrors, isTeamUnreachable, teamBadInput } from './errors'
-export { TeamStore, type LeaseRow, type LeaseTx, type LogEntryRow } from './store'
+export { TeamStore, type LeaseRow, type LeaseTx, type LogEntryRow, type PendingChange } from './store'
 export type { TeamConnectionOptions } from './connection'
 export type { LinkStatus, LogSubscriber, LogSubscription } from './listen'
 export { MIGRATIONS } from './migrations'
 export { identitySigner, newIdentityKey, type TeamSigner } from './identity'
 export {
+  changeDigest,
+  changeTypedData,
+  signsAsChange,
   entryDigest,
   entryTypedData,
   sealEntry,
@@ -27,11 +30,12 @@ export {
   type TeamState,
   type VerifyOptions,
 } from './chain'
-export { ROLES, type Member, type Role, type Roster, type RosterChange } from './roster'
+export { ROLES, adminsOf, applyRosterChanges, type Member, type Role, type Roster, type RosterChange } from './roster'
 export {
   ACTION_KINDS,
   USD_DECIMALS,
   evaluate,
+  policyFromPayload,
   type ActionKind,
   type Decision,
   type Effect,
@@ -39,7 +43,7 @@ export {
   type Policy,
   type Rule,
 } from './policy'
-export { genesisEntry, lifecycleEntry, policyEntry, rosterEntry, type GenesisInput } from './authoring'
+export { atHead, genesisEntry, lifecycleEntry, policyEntry, rosterEntry, type GenesisInput } from './authoring'
 export {
   EXECUTOR_ROLES,
   INITIATOR_ROLES,

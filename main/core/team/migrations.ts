@@ -58,6 +58,22 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'admin changes collecting signatures',
+    sql: `
+      -- A roster or policy change while its admin quorum signs it, desk by desk. Not part of the
+      -- chain and never trusted: each desk re-checks every signature before it adds its own, and the
+      -- change enters team_log (verified by every desk) once it carries the quorum.
+      CREATE TABLE team_changes (
+        id text PRIMARY KEY,
+        kind text NOT NULL,
+        payload text NOT NULL,
+        signatures text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+    `,
+  },
 ]
 
 export const NOTIFY_CHANNEL = 'team_log'

@@ -10,6 +10,7 @@ import { rosterEntry } from './authoring'
 import { toStoredRow, type ChainReport } from './chain'
 import { signedEntry } from './entry'
 import { TeamErrors } from './errors'
+import { MIGRATIONS } from './migrations'
 import { TeamStore } from './store'
 import { ChainBuilder, asMember, operator } from './testing/team-fixture'
 
@@ -70,7 +71,8 @@ describe('team store on PostgreSQL', () => {
     await c.connect()
     const { rows } = await c.query('SELECT version FROM team_migrations ORDER BY version')
     await c.end()
-    expect(rows).toEqual([{ version: 1 }, { version: 2 }])
+    expect(rows).toEqual(MIGRATIONS.map((m) => ({ version: m.version })))
+    expect(rows.length).toBeGreaterThanOrEqual(3)
   })
 
   it('refuses a wrong password and a malformed connection string with typed errors', async () => {

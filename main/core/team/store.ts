@@ -7,7 +7,7 @@ import pg from 'pg'
 import { DeskError } from '../errors/desk-error'
 import { toStoredRow, type StoredRow } from './chain'
 import { clientConfig, toTeamError, type TeamConnectionOptions } from './connection'
-import type { SignedEntry } from './entry'
+import type { EntrySignature, SignedEntry } from './entry'
 import { TeamErrors } from './errors'
 import { subscribeLog, type LogSubscription, type LogSubscriber } from './listen'
 import { migrate } from './migrations'
@@ -59,6 +59,30 @@ export interface LeaseTx {
   append(entry: SignedEntry): Promise<void>
   /** this desk holds the lease for `ms` from now (server clock) */
   take(holder: string, ms: number): Promise<void>
+}
+
+/** A roster or policy change collecting its admin quorum (id: its change digest). */
+export interface PendingChange {
+  id: string
+  kind: string
+  payload: string
+}
+
+/** A stored signature list, shape-checked only (whose and whether it verifies is the caller's check). */
+function parseSignatureList(text: string): EntrySignature[] {
+  let list: unknown
+  try {
+    list = JSON.parse(text)
+  } catch {
+    return []
+  }
+  if (!Array.isArray(list)) return []
+  return list.flatMap((e: unknown) => {
+    const { signer, signature } = (e ?? {}) as { signer?: unknown; signature?: unknown }
+    return typeof signer === 'string' && typeof signature === 'string'
+      ? [{ signer: signer.toLowerCase() as EntrySignature['signer'], signature: signature as EntrySignature['signature'] }]
+      : []
+  })
 }
 
 export class TeamStore {
@@ -194,6 +218,55 @@ export class TeamStore {
       ),
     )
     return (r.rowCount ?? 0) > 0
+  }
+
+  /**
+   * Adds one admin's signature to a change collecting its quorum (created with the first one). One
+   * row lock per change: two admins signing at once both keep theirs. Returns the change's
+   * signatures as stored (unverified: the caller checks each one).
+   */
+  async signChange(change: PendingChange, signature: EntrySignature): Promise<EntrySignature[]> {
+    return this.withClient('sign change', async (c) => {
+      await c.query('BEGIN')
+      try {
+        await c.query('INSERT INTO team_changes (id, kind, payload, signatures) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
+          change.id,
+          change.kind,
+          change.payload,
+          '[]',
+        ])
+        const { rows } = await c.query<{ signatures: string }>('SELECT signatures FROM team_changes WHERE id = $1 FOR UPDATE', [change.id])
+        const list = parseSignatureList(rows[0]!.signatures).filter((s) => s.signer !== signature.signer)
+        list.push(signature)
+        await c.query('UPDATE team_changes SET signatures = $2 WHERE id = $1', [change.id, JSON.stringify(list)])
+        await c.query('COMMIT')
+        return list
+      } catch (e) {
+        await c.query('ROLLBACK').catch(() => {})
+        throw e
+      }
+    })
+  }
+
+  /** Changes still collecting signatures, oldest first (rows as stored: nothing in them is trusted). */
+  async changes(): Promise<(PendingChange & { signatures: EntrySignature[]; createdAt: Date })[]> {
+    return this.withClient('read changes', async (c) => {
+      const { rows } = await c.query<{ id: string; kind: string; payload: string; signatures: string; created_at: Date }>(
+        'SELECT id, kind, payload, signatures, created_at FROM team_changes ORDER BY created_at, id',
+      )
+      return rows.map((r) => ({
+        id: r.id,
+        kind: r.kind,
+        payload: r.payload,
+        signatures: parseSignatureList(r.signatures),
+        createdAt: r.created_at,
+      }))
+    })
+  }
+
+  /** Forgets a change (applied, or stale: the roster or policy it was signed for has changed). */
+  async dropChange(id: string): Promise<void> {
+    await this.withClient('drop change', (c) => c.query('DELETE FROM team_changes WHERE id = $1', [id]))
   }
 
   /** Pushes new log rows (after `afterSeq`) to `subscriber` over a dedicated connection. */

@@ -42,7 +42,7 @@ export const COMMAND_GROUPS: readonly LazyGroup[] = [
   ),
   lazy(
     'team',
-    'team mode: shared team store, roster, policy, approvals (init, join, members, policy, proposals, approve, reject, verify)',
+    'team mode: shared team store, roster, policy, approvals (init, join, members, quorum, changes, policy, proposals, approve, reject, verify)',
     () => import('./commands/team').then((m) => m.default),
   ),
 ]

@@ -2,15 +2,27 @@
  * Joining and running a team: the store's connection (password kept in the vault), the operator's
  * identity key, the genesis, and the admin-signed roster and policy entries.
  */
-import type { Address, TeamRuleView } from '../../../contract/types'
+import { verifyTypedData, type Hex } from 'viem'
+import type { Address, TeamChangeView, TeamRuleView } from '../../../contract/types'
 import { DeskError } from '../../errors/desk-error'
 import {
   TeamErrors,
   TeamStore,
+  adminsOf,
+  applyRosterChanges,
+  atHead,
+  changeDigest,
+  changeTypedData,
   genesisEntry,
   policyEntry,
+  policyFromPayload,
   rosterEntry,
+  sealEntry,
   signedEntry,
+  signsAsChange,
+  type EntrySignature,
+  type PendingChange,
+  type Roster,
   type RosterChange,
   type TeamState,
   type UnsignedEntry,
@@ -68,25 +80,50 @@ export class TeamAdmin {
     await link.refresh()
   }
 
-  /** Appends one admin-signed roster/policy entry on the freshest verified state (retried on a seq conflict). */
+  /**
+   * One admin-signed roster or policy change on the freshest verified state. It is signed as a
+   * change (team/entry.ts: bound to the roster and policy it builds on, not to a chain position):
+   * with an admin quorum of 1 it is appended at once; above 1 it waits in the store for the other
+   * admins (`team.changes.sign`) and TeamChangeNeedsAdmins says so.
+   */
   private async appendAdmin(build: (state: TeamState) => UnsignedEntry): Promise<void> {
     const link = this.d.link
+    const { gate, store, roster } = await link.roster()
+    let entry
+    try {
+      entry = build(gate.report().state)
+    } catch (e) {
+      if (e instanceof DeskError && e.code === TeamErrors.badInput) throw new DeskError(TeamErrors.refused, e.message)
+      throw e
+    }
+    const change: PendingChange = { id: changeDigest(roster.teamId, entry), kind: entry.kind, payload: entry.payload }
+    const mine = await this.signAsAdmin(roster.teamId, change)
+    if (roster.adminQuorum <= 1) return this.appendChange(change, [mine])
+    await store.signChange(change, mine)
+    throw new DeskError(
+      'TeamChangeNeedsAdmins',
+      `signed by you; the admin quorum is ${roster.adminQuorum}: ${roster.adminQuorum - 1} more admin(s) must sign it (desk team changes sign ${change.id})`,
+      { changeId: change.id, signatures: 1, quorum: roster.adminQuorum },
+    )
+  }
+
+  private async signAsAdmin(teamId: Hex, change: PendingChange): Promise<EntrySignature> {
+    const op = this.d.link.operator()
+    return { signer: op.address.toLowerCase() as Address, signature: await op.signTypedData(changeTypedData(teamId, change)) }
+  }
+
+  /**
+   * Appends a change carrying its quorum at the current head (retried when another desk took the
+   * seq). Checked first as every desk will check it: an entry the chain refuses is never appended.
+   */
+  private async appendChange(change: PendingChange, signatures: EntrySignature[]): Promise<void> {
+    const link = this.d.link
     for (let attempt = 0; ; attempt++) {
-      const { gate, store, roster } = await link.roster()
-      const state = gate.report().state
-      if (roster.adminQuorum > 1)
-        throw new DeskError(
-          'TeamQuorumSigning',
-          `roster and policy changes need ${roster.adminQuorum} admin signatures; collecting them across desks is not built yet`,
-        )
-      let entry
-      try {
-        entry = build(state)
-      } catch (e) {
-        if (e instanceof DeskError && e.code === TeamErrors.badInput) throw new DeskError(TeamErrors.refused, e.message)
-        throw e
-      }
-      const signed = await signedEntry(roster.teamId, entry, [link.operator()])
+      const { gate, store, state, roster } = await link.roster()
+      checkChange(change, state, roster)
+      if (signatures.length < roster.adminQuorum)
+        throw new DeskError(TeamErrors.refused, `${signatures.length} admin signature(s), the admin quorum is ${roster.adminQuorum}`)
+      const signed = sealEntry(roster.teamId, atHead(state, change as PendingChange & { kind: 'roster' | 'policy' }), signatures)
       try {
         await store.append(signed)
       } catch (e) {
@@ -101,11 +138,72 @@ export class TeamAdmin {
     }
   }
 
+  /** Admin changes collecting their quorum, as this desk checks them now (signatures verified, stale ones marked). */
+  async changes(): Promise<TeamChangeView[]> {
+    const { store, state, roster } = await this.d.link.roster()
+    const me = this.d.link.facts().me
+    const out: TeamChangeView[] = []
+    for (const c of await store.changes()) {
+      let stale: string | null = null
+      try {
+        checkChange(c, state, roster)
+      } catch (e) {
+        stale = e instanceof Error ? e.message : String(e)
+      }
+      const valid = stale ? [] : await validSignatures(c, c.signatures, roster)
+      out.push({
+        id: c.id,
+        kind: c.kind === 'policy' ? 'policy' : 'roster',
+        summary: changeSummary(c, roster),
+        signers: valid.map((s) => ({ address: s.signer, name: roster.members.get(s.signer)?.name ?? null })),
+        quorum: roster.adminQuorum,
+        stale,
+        signedByMe: me !== null && valid.some((s) => s.signer === me),
+        canSign: stale === null && me !== null && adminsOf(roster).has(me) && !valid.some((s) => s.signer === me),
+        at: c.createdAt.getTime(),
+      })
+    }
+    return out
+  }
+
+  /**
+   * Adds this admin's signature to a change collecting its quorum; with the quorum reached, appends it
+   * to the chain. Every stored signature is re-checked (the store is not trusted); a change whose
+   * roster or policy has moved on is stale: dropped, TeamChangeStale (make it again).
+   */
+  async signChange(id: string): Promise<{ applied: boolean; signatures: number; quorum: number }> {
+    await this.requireAdmin()
+    const { store, state, roster } = await this.d.link.roster()
+    const c = (await store.changes()).find((x) => x.id === id)
+    if (!c)
+      throw new DeskError(
+        'TeamChangeNotFound',
+        `no admin change ${id.slice(0, 10)}… is collecting signatures (applied, dropped or never made)`,
+      )
+    try {
+      checkChange(c, state, roster)
+    } catch (e) {
+      if (e instanceof DeskError && e.code === 'TeamChangeStale') await store.dropChange(c.id)
+      throw e
+    }
+    const list = await store.signChange(c, await this.signAsAdmin(roster.teamId, c))
+    const valid = await validSignatures(c, list, roster)
+    if (valid.length < roster.adminQuorum) return { applied: false, signatures: valid.length, quorum: roster.adminQuorum }
+    await this.appendChange(c, valid)
+    await store.dropChange(c.id)
+    return { applied: true, signatures: valid.length, quorum: roster.adminQuorum }
+  }
+
   private async requireAdmin(): Promise<void> {
     const { roster } = await this.d.link.roster()
     const me = this.d.link.facts().me
     if (!me || !roster.members.get(me)?.roles.includes('admin'))
       throw new DeskError(TeamErrors.refused, 'only a team admin may change the roster or the policy')
+  }
+
+  /** Sets how many admins must sign each roster or policy change (itself a roster change, signed by the quorum now). */
+  async setQuorum(adminQuorum: number): Promise<void> {
+    await this.changeRoster([{ op: 'quorum', adminQuorum }])
   }
 
   async changeRoster(changes: RosterChange[]): Promise<void> {
@@ -123,4 +221,77 @@ export class TeamAdmin {
     }))
     await this.appendAdmin((s) => policyEntry(s, stored))
   }
+}
+
+/**
+ * Would every desk accept this change on the state verified now? Its id is its change digest, it is
+ * signed as a change, it builds on the current roster and policy (else TeamChangeStale), and it applies.
+ */
+function checkChange(c: PendingChange, state: TeamState, roster: Roster): void {
+  if ((c.kind !== 'roster' && c.kind !== 'policy') || !signsAsChange(c) || changeDigest(roster.teamId, c) !== c.id)
+    throw new DeskError(TeamErrors.refused, `the stored change ${c.id.slice(0, 10)}… does not match its id (edited in the database)`)
+  let payload: unknown
+  try {
+    payload = JSON.parse(c.payload)
+  } catch {
+    throw new DeskError(TeamErrors.refused, `the stored change ${c.id.slice(0, 10)}… is not JSON`)
+  }
+  if ((payload as { basis?: unknown }).basis !== state.governance)
+    throw new DeskError(
+      'TeamChangeStale',
+      `the roster or policy changed since this ${c.kind} change was made (${c.id.slice(0, 10)}…): make it again`,
+      { changeId: c.id },
+    )
+  try {
+    if (c.kind === 'roster') applyRosterChanges(roster, payload as never)
+    else policyFromPayload(payload as never, state.policy?.version ?? 0)
+  } catch (e) {
+    throw new DeskError(TeamErrors.refused, e instanceof Error ? e.message : String(e))
+  }
+}
+
+/** The stored signatures that are an admin's (of the roster now) over this change, one per admin. */
+async function validSignatures(c: PendingChange, list: readonly EntrySignature[], roster: Roster): Promise<EntrySignature[]> {
+  const admins = adminsOf(roster)
+  const td = changeTypedData(roster.teamId, c)
+  const out: EntrySignature[] = []
+  for (const s of list) {
+    if (!admins.has(s.signer) || out.some((o) => o.signer === s.signer)) continue
+    const ok = await verifyTypedData({ ...(td as Parameters<typeof verifyTypedData>[0]), address: s.signer, signature: s.signature }).catch(
+      () => false,
+    )
+    if (ok) out.push(s)
+  }
+  return out
+}
+
+/** What a pending change does, in words an admin signs. */
+function changeSummary(c: PendingChange, roster: Roster): string[] {
+  let p: { changes?: unknown; version?: unknown; rules?: unknown }
+  try {
+    p = JSON.parse(c.payload) as typeof p
+  } catch {
+    return ['(unreadable change)']
+  }
+  const who = (a: unknown) => `${roster.members.get(String(a))?.name ?? ''} ${String(a)}`.trim()
+  if (c.kind === 'policy') {
+    const rules = Array.isArray(p.rules) ? (p.rules as { id?: unknown }[]) : []
+    return [`policy version ${String(p.version)}: ${rules.length} rule(s), in order: ${rules.map((r) => String(r.id)).join(', ')}`]
+  }
+  const changes = Array.isArray(p.changes) ? (p.changes as Record<string, unknown>[]) : []
+  return changes.map((x) => {
+    const roles = Array.isArray(x.roles) ? (x.roles as unknown[]).join(', ') : ''
+    switch (x.op) {
+      case 'add':
+        return `add ${String(x.name)} ${String(x.address)} as ${roles}`
+      case 'remove':
+        return `remove ${who(x.address)}`
+      case 'roles':
+        return `set the roles of ${who(x.address)} to ${roles}`
+      case 'quorum':
+        return `set the admin quorum to ${String(x.adminQuorum)}`
+      default:
+        return `unknown change ${String(x.op)}`
+    }
+  })
 }

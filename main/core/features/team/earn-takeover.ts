@@ -85,7 +85,9 @@ async function groundTruth(w: WriteSide, b: EarnBody, op: string, checks: string
     checks.push(`withdrawal(${op}): failed (${message(e)})`)
     return null
   }
-  checks.push(`withdrawal(${op}): ${rec ? `found, status ${rec.status}${effectOn(b, rec) ? '' : ", without this write's effect"}` : 'not found'}`)
+  checks.push(
+    `withdrawal(${op}): ${rec ? `found, status ${rec.status}${effectOn(b, rec) ? '' : ", without this write's effect"}` : 'not found'}`,
+  )
   if (b.type === 'createWithdrawal' && !effectOn(b, rec)) {
     // The nonce counter is evidence too: still at the stored nonce, no create with it went through.
     try {
@@ -146,7 +148,9 @@ function journalEntry(journal: Journal, p: Proposal, stored: StoredSignature, b:
   const own = journal.list({ network: p.network, key: op }).filter((s) => s.body === stored.body && s.channel === 'earn')
   const live = own.find((s) => RESENDABLE.includes(s.state))
   if (live) return live
-  const done = own.find((s) => s.state === 'accepted' || (s.state === 'reconciled' && !['notexecuted', 'notsent'].includes(s.finalStatus ?? '')))
+  const done = own.find(
+    (s) => s.state === 'accepted' || (s.state === 'reconciled' && !['notexecuted', 'notsent'].includes(s.finalStatus ?? '')),
+  )
   if (done) return done
   const user = b.user_address.toLowerCase()
   return journal.record({

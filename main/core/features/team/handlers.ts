@@ -11,6 +11,9 @@ export type TeamChannels =
   | 'team.members.add'
   | 'team.members.remove'
   | 'team.members.roles'
+  | 'team.quorum'
+  | 'team.changes'
+  | 'team.changes.sign'
   | 'team.policy'
   | 'team.policy.set'
   | 'team.proposals'
@@ -32,6 +35,9 @@ export function teamHandlers(d: { team: TeamService }): Pick<HandlerTable, TeamC
     'team.members.add': (a) => t.changeRoster([{ op: 'add', address: a.address, name: a.name, roles: a.roles }]),
     'team.members.remove': (a) => t.changeRoster([{ op: 'remove', address: a.address }]),
     'team.members.roles': (a) => t.changeRoster([{ op: 'roles', address: a.address, roles: a.roles }]),
+    'team.quorum': (a) => t.setQuorum(a.adminQuorum),
+    'team.changes': () => t.changes(),
+    'team.changes.sign': (a) => t.signChange(a.id),
     'team.policy': () => t.policy(),
     'team.policy.set': (a) => t.setPolicy(a.rules),
     'team.proposals': (a) => t.proposals(a),

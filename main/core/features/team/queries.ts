@@ -168,7 +168,7 @@ export class TeamQueries {
 
   /** The whole chain checked from genesis: the first bad entry named. */
   async verify(): Promise<TeamVerifyView> {
-    const { store } = await this.d.link.live()
+    const { store } = await this.d.link.opened()
     const rows = await store.readLog(0n)
     const r = await verifyStore(store, this.genesis())
     return {

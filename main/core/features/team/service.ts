@@ -5,6 +5,7 @@
  * link or the proposals change. A desk with no team configuration keeps ALLOW_ALL exactly as before.
  */
 import type {
+  TeamChangeView,
   TeamMembersView,
   TeamPolicyView,
   TeamProposalDetail,
@@ -131,7 +132,11 @@ export class TeamService {
   policy(): Promise<TeamPolicyView> {
     return this.queries.policy()
   }
-  proposals(f: { view: 'needsMe' | 'waiting' | 'history'; kind?: string | undefined; account?: string | undefined }): Promise<TeamProposalView[]> {
+  proposals(f: {
+    view: 'needsMe' | 'waiting' | 'history'
+    kind?: string | undefined
+    account?: string | undefined
+  }): Promise<TeamProposalView[]> {
     return this.queries.proposals(f)
   }
   proposal(id: string): Promise<TeamProposalDetail> {
@@ -163,6 +168,19 @@ export class TeamService {
   async changeRoster(changes: RosterChange[]): Promise<TeamMembersView> {
     await this.admin.changeRoster(changes)
     return this.members()
+  }
+
+  async setQuorum(adminQuorum: number): Promise<TeamMembersView> {
+    await this.admin.setQuorum(adminQuorum)
+    return this.members()
+  }
+
+  changes(): Promise<TeamChangeView[]> {
+    return this.admin.changes()
+  }
+
+  signChange(id: string): Promise<{ applied: boolean; signatures: number; quorum: number }> {
+    return this.admin.signChange(id)
   }
 
   async setPolicy(rules: TeamRuleInput[]): Promise<TeamPolicyView> {

@@ -254,8 +254,8 @@ export class TeamLink {
     await this.release('closing')
   }
 
-  /** The gate, synced now: TeamStoreUnreachable / TeamChainTampered typed as they come. */
-  async live(): Promise<{ gate: TeamGate; store: TeamStore; state: TeamState }> {
+  /** The open store and its gate, unsynced (a tampered chain too: `team verify` reports it). */
+  async opened(): Promise<{ gate: TeamGate; store: TeamStore }> {
     if (!this.cfg) throw notConfigured()
     if (!this.gateNow) {
       await this.open().catch(() => {})
@@ -264,8 +264,12 @@ export class TeamLink {
         throw new DeskError(TeamErrors.unreachable, `team store unreachable (${this.linkDetail}); team writes are refused until it returns`)
       }
     }
-    const gate = this.gateNow
-    const store = this.storeNow!
+    return { gate: this.gateNow, store: this.storeNow! }
+  }
+
+  /** The gate, synced now: TeamStoreUnreachable / TeamChainTampered typed as they come. */
+  async live(): Promise<{ gate: TeamGate; store: TeamStore; state: TeamState }> {
+    const { gate, store } = await this.opened()
     try {
       const state = await gate.sync()
       return { gate, store, state }

@@ -5,7 +5,14 @@
  */
 import { readFileSync } from 'node:fs'
 import { formatUsd } from '../../../contract/format'
-import type { TeamMembersView, TeamPolicyView, TeamProposalView, TeamRuleView, TeamStatusView } from '../../../contract/types'
+import type {
+  TeamChangeView,
+  TeamMembersView,
+  TeamPolicyView,
+  TeamProposalView,
+  TeamRuleView,
+  TeamStatusView,
+} from '../../../contract/types'
 import { DeskError } from '../../../contract/errors'
 import type { CliContext } from '../context'
 import type { Command, CommandGroup } from '../router'
@@ -192,6 +199,54 @@ const policy: Command = {
   },
 }
 
+const quorum: Command = {
+  name: 'quorum',
+  summary: 'set how many admins must sign each roster or policy change: `quorum N` (signed by the quorum in force)',
+  positionals: ['N'],
+  async run(ctx) {
+    await ensureUnlocked(ctx)
+    const n = Number(ctx.positionals[0])
+    if (!Number.isInteger(n) || n < 1) throw new DeskError('Usage', 'desk team quorum N (a whole number, 1 or more)')
+    const m = await ctx.call('team.quorum', { adminQuorum: n })
+    ctx.print(memberLines(m), m)
+  },
+}
+
+export function changeLines(list: TeamChangeView[]): string[] {
+  if (list.length === 0) return ['no roster or policy change is waiting for admin signatures']
+  return list.flatMap((c) => [
+    `${c.id}  ${c.kind}  ${c.signers.length}/${c.quorum} admin signature(s) (${c.signers.map((s) => s.name ?? s.address).join(', ') || 'none verified'})${c.stale ? `  STALE: ${c.stale}` : c.canSign ? '  you may sign' : ''}`,
+    ...c.summary.map((l) => `    ${l}`),
+  ])
+}
+
+const changes: Command = {
+  name: 'changes',
+  summary: 'roster and policy changes waiting for admin signatures; `changes sign ID` adds mine (the quorum reached: it enters the chain)',
+  positionals: ['ACTION?', 'ID?'],
+  async run(ctx) {
+    await ensureUnlocked(ctx)
+    const [action, id] = ctx.positionals
+    if (action === undefined || action === 'list') {
+      const list = await ctx.call('team.changes', undefined)
+      return ctx.print(changeLines(list), list)
+    }
+    if (action !== 'sign') throw new DeskError('Usage', `unknown changes action "${action}" (list, sign)`)
+    if (!id) throw new DeskError('Usage', 'desk team changes sign ID')
+    const full = /^0x[0-9a-f]{64}$/.test(id.toLowerCase())
+      ? id.toLowerCase()
+      : (await ctx.call('team.changes', undefined)).find((c) => c.id.startsWith(id.toLowerCase().replace(/…$/, '')))?.id
+    if (!full) throw new DeskError('Usage', `no change ${id} is waiting for signatures`)
+    const r = await ctx.call('team.changes.sign', { id: full })
+    ctx.print(
+      r.applied
+        ? `signed: the quorum of ${r.quorum} is reached, the change is in the chain`
+        : `signed: ${r.signatures} of ${r.quorum} admin signature(s)`,
+      r,
+    )
+  },
+}
+
 const proposals: Command = {
   name: 'proposals',
   summary: 'the approvals queue: --view needsMe (default) | waiting | history; --kind, --account filters',
@@ -308,8 +363,9 @@ const exportCmd: Command = {
 
 const team: CommandGroup = {
   name: 'team',
-  summary: 'team mode: shared team store, roster, policy, approvals (init, join, members, policy, proposals, approve, reject, verify)',
-  commands: [status, configure, init, join, members, policy, proposals, show, approve, reject, execute, verify, exportCmd],
+  summary:
+    'team mode: shared team store, roster, policy, approvals (init, join, members, quorum, changes, policy, proposals, approve, reject, verify)',
+  commands: [status, configure, init, join, members, quorum, changes, policy, proposals, show, approve, reject, execute, verify, exportCmd],
   defaultCommand: 'status',
 }
 
