@@ -22,7 +22,7 @@
  */
 import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { CDPSession, Page } from 'playwright-core'
+import type { CDPSession, Locator, Page } from 'playwright-core'
 import { onDispatch, type DispatchEvent } from '../main/core/exchange/scheduler'
 import { startWebHost } from '../main/hosts/web/server'
 import { devOwner } from '../sandbox/scenario/dev-keys'
@@ -92,8 +92,14 @@ export default async function run(): Promise<BenchResult> {
    * each write's log says when its answer left the host and what was sent ahead of it.
    */
   const wire: { at: number; bytes: number; head: string; reply: string | null }[] = []
+  /** When the host received each write's call from the page (click to core = the page and the socket; core to prepared = the pipeline). */
+  const calls: { at: number; channel: string }[] = []
   const tap = (direction: 'in' | 'out', text: string) => {
-    if (direction !== 'out') return
+    if (direction === 'in') {
+      const channel = /"channel":"(orders\.[a-zA-Z]+|policy\.[a-zA-Z]+)"/.exec(text)?.[1]
+      if (channel) calls.push({ at: Date.now(), channel })
+      return
+    }
     const reply = text.startsWith('{"id":') && text.length < 20_000 && text.includes('"submission":{"id":') ? text : null
     wire.push({ at: Date.now(), bytes: text.length, head: text.slice(0, 40), reply })
   }
@@ -147,7 +153,20 @@ export default async function run(): Promise<BenchResult> {
       const perTab = await Promise.all(
         tabs.map(async (t) => {
           const m = (await t.cdp.send('Performance.getMetrics')).metrics
-          return { route: t.route, taskMs: 1000 * (m.find((x) => x.name === 'ThreadTime')?.value ?? 0) }
+          const v = (name: string) => m.find((x) => x.name === name)?.value ?? 0
+          return {
+            route: t.route,
+            taskMs: 1000 * v('ThreadTime'),
+            // (wall-clock durations and counts, for where the main thread's time went)
+            parts: {
+              scriptMs: 1000 * v('ScriptDuration'),
+              styleMs: 1000 * v('RecalcStyleDuration'),
+              layoutMs: 1000 * v('LayoutDuration'),
+              styles: v('RecalcStyleCount'),
+              layouts: v('LayoutCount'),
+              taskMs: 1000 * v('TaskDuration'),
+            },
+          }
         }),
       )
       const u = process.cpuUsage()
@@ -162,6 +181,12 @@ export default async function run(): Promise<BenchResult> {
         tabsMsPerWrite[k] = Number(((t.taskMs - (from.perTab[i]?.taskMs ?? 0)) / writes).toFixed(1))
       })
       cpuPhases[name] = { writes, tabsMsPerWrite, processMsPerWrite: Number(((to.coreMs - from.coreMs) / writes).toFixed(1)) }
+      to.perTab.forEach((t, i) => {
+        const f = from.perTab[i]?.parts
+        if (!f) return
+        const per = Object.entries(t.parts).map(([k, x]) => `${k} ${((x - f[k as keyof typeof f]) / writes).toFixed(1)}`)
+        log(`  tab ${i}:${t.route.split('/')[1] ?? t.route} per write: ${per.join(', ')}`)
+      })
       log(
         `cpu ${name}: per write, renderer main thread ${JSON.stringify(tabsMsPerWrite)} ms; this process ${cpuPhases[name].processMsPerWrite} ms`,
       )
@@ -191,6 +216,13 @@ export default async function run(): Promise<BenchResult> {
         await new Promise((r) => setTimeout(r, everyMs))
       }
     }
+    /**
+     * The operator's click: real mouse events at the element, without Playwright's actionability
+     * wait (two animation frames of a stable box, then a hit test), which is the tool's overhead,
+     * not the operator's, and on a busy machine cost 50-300 ms of every measured write. The bench
+     * checked the element enabled and shown just before; the clock starts before this call.
+     */
+    const clickNow = (l: Locator) => l.click({ force: true })
     const ctx = browser.context
     /** Each tab's DevTools session: its renderer's main-thread time (CPU-side, less noisy than wall time). */
     const tabs: { route: string; cdp: CDPSession }[] = []
@@ -274,6 +306,11 @@ export default async function run(): Promise<BenchResult> {
       }
       return `reply left the host ${wire[i]!.at - from} ms after accepted, behind ${ahead.length} messages (${Math.round(ahead.reduce((n, w) => n + w.bytes, 0) / 1024)} KiB: ${[...events].map(([k, v]) => `${k}×${v}`).join(' ')})`
     }
+    /** When the host received the page's call on `channel` after `t0`, relative to t0. */
+    const reached = (t0: number, channel: string): string => {
+      const c = calls.find((x) => x.at >= t0 && x.channel === channel)
+      return c ? `${c.at - t0} ms` : '?'
+    }
     let lastSend = 0
     /** From the /trade send of each order to its journaled accepted (the exchange's part, and the answer's way back). */
     const sentToAccepted: number[] = []
@@ -290,7 +327,7 @@ export default async function run(): Promise<BenchResult> {
       }
       const before = await shownResult(page, ORDER_RESULT)
       const t0 = Date.now()
-      await place.click()
+      await clickNow(place)
       const shown = shownNew(page, ORDER_RESULT, before, 120_000)
       const signed = await waitPush(t0, (s) => s.actionType === 'order' && s.account === trader, 120_000)
       const done = await waitPush(t0, (s) => s.id === signed.s.id && s.state !== 'prepared' && s.state !== 'sent')
@@ -301,7 +338,7 @@ export default async function run(): Promise<BenchResult> {
       // The time that counts: the ticket showing the accepted order (its new oid) to the operator.
       const onScreen = (await within('the ticket showing the order result', 15_000, () => shown)) - t0
       log(
-        `order ${onScreen} ms on screen (journaled accepted at ${done.at - t0} ms, prepared at ${signed.at - t0} ms, sent at ${sent ? `${sent.startedAt - t0} ms` : '?'}, ${readsBefore(t0, lastSend)} /info reads started before its send${onScreen > 1000 ? `: ${lanes(t0)}` : ''}; ${replyLeft(done.at, signed.s.id)})`,
+        `order ${onScreen} ms on screen (call reached the host at ${reached(t0, 'orders.place')}, journaled accepted at ${done.at - t0} ms, prepared at ${signed.at - t0} ms, sent at ${sent ? `${sent.startedAt - t0} ms` : '?'}, ${readsBefore(t0, lastSend)} /info reads started before its send${onScreen > 1000 ? `: ${lanes(t0)}` : ''}; ${replyLeft(done.at, signed.s.id)})`,
       )
       if (sent) sentToAccepted.push(done.at - sent.startedAt)
       return { ms: onScreen, journalMs: done.at - t0, infoReads: readsBefore(t0, lastSend), preparedMs: signed.at - t0 }
@@ -351,7 +388,7 @@ export default async function run(): Promise<BenchResult> {
       const name = (await btn.getAttribute('aria-label')) ?? ''
       const before = await shownResult(page, CANCEL_STATUS)
       const t0 = Date.now()
-      await btn.click()
+      await clickNow(btn)
       const shown = shownNew(page, CANCEL_STATUS, before, 120_000)
       const signed = await waitPush(t0, (s) => s.actionType === 'cancel' && s.account === trader)
       const done = await waitPush(t0, (s) => s.id === signed.s.id && s.state !== 'prepared' && s.state !== 'sent')
@@ -376,7 +413,7 @@ export default async function run(): Promise<BenchResult> {
         log(`cancel of ${name}: still listed ${GONE_WAIT_MS} ms after accepted; ${await diagnose(name.replace(/\D+/g, ''), done.s)}`)
       }
       log(
-        `cancel ${onScreen} ms on screen (journaled accepted at ${done.at - t0} ms, prepared at ${signed.at - t0} ms, sent at ${sent ? `${sent.startedAt - t0} ms` : '?'}, ${readsBefore(t0, lastSend)} /info reads started before its send${onScreen > 1000 ? `: ${lanes(t0)}` : ''}; ${replyLeft(done.at, signed.s.id)})`,
+        `cancel ${onScreen} ms on screen (call reached the host at ${reached(t0, 'orders.cancel')}, journaled accepted at ${done.at - t0} ms, prepared at ${signed.at - t0} ms, sent at ${sent ? `${sent.startedAt - t0} ms` : '?'}, ${readsBefore(t0, lastSend)} /info reads started before its send${onScreen > 1000 ? `: ${lanes(t0)}` : ''}; ${replyLeft(done.at, signed.s.id)})`,
       )
       return { ms: onScreen, infoReads: readsBefore(t0, lastSend) }
     }
@@ -462,7 +499,7 @@ export default async function run(): Promise<BenchResult> {
     const haltBtn = policy.getByRole('button', { name: 'Halt and cancel every open order', exact: true })
     await within('the halt confirmation', 15_000, (timeout) => haltBtn.waitFor({ timeout }))
     const h0 = Date.now()
-    await haltBtn.click()
+    await clickNow(haltBtn)
     const results = policy.getByRole('table', { name: 'Halt result per account', exact: true })
     await within('the halt result table', 60_000, (timeout) => results.waitFor({ timeout }))
     const haltMs = Date.now() - h0
