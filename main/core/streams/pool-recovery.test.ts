@@ -327,17 +327,27 @@ describe('StreamPool connections', () => {
 
   it('a socket the plan adds is "connecting", not a drop: connected stays true until an open socket closes', () => {
     const { p, fs } = makePool({ info: undefined })
+    // Status changes are told to listeners, who read the cheap link key; it says what the full status says.
+    const keys: string[] = []
+    p.onStatusChange(() => keys.push(p.linkKey()))
+    const keyOf = () => {
+      const st = p.status()
+      expect(p.linkKey()).toBe(`${st.connected}/${st.connections}/${st.subscriptions}/${st.reconnects}/${st.droppedFrames}`)
+      return st
+    }
     p.setAccounts([1, 2, 3].map((i) => ({ address: acct(i), kind: 'balance' as const })))
     p.start()
-    expect(p.status().connected).toBe(false) // nothing open yet
+    expect(keyOf().connected).toBe(false) // nothing open yet
     fs.sockets[0]!.open()
-    expect(p.status().connected).toBe(true)
+    expect(keyOf().connected).toBe(true)
     p.setAccounts([1, 2, 3, 4, 5, 6].map((i) => ({ address: acct(i), kind: 'balance' as const }))) // 18 -> a second socket
     expect(fs.sockets).toHaveLength(2)
-    expect(p.status()).toMatchObject({ connected: true, connections: 2 }) // the new one is still opening
+    expect(keyOf()).toMatchObject({ connected: true, connections: 2 }) // the new one is still opening
     fs.sockets[1]!.open()
     fs.sockets[0]!.fail('reset')
-    expect(p.status().connected).toBe(false) // an open socket dropped
+    expect(keyOf().connected).toBe(false) // an open socket dropped
+    expect(keys.at(-1)).toMatch(/^false\/2\//)
+    expect(keys.some((k) => k.startsWith('true/2/'))).toBe(true)
   })
 
   it('keeps new connections within the counted 30 per minute however fast a server drops them', () => {

@@ -9,7 +9,7 @@ import { StreamConnection } from './connection'
 import type { StreamFill } from './fills'
 import { parseFrame, type Frame } from './frames'
 import type { LiveAccountState, StateUpdate } from './live-state'
-import { planSubscriptions, type PlanAccount, type StreamPlan, type Subscription } from './plan'
+import { planSubscriptions, subscriptionKey, type PlanAccount, type StreamPlan, type Subscription } from './plan'
 import type { PoolStatus, StreamPoolOptions } from './pool-options'
 import { planStrict, SIGNAL_RANK, type PrioritySignal } from './strict-plan'
 
@@ -35,6 +35,12 @@ export class StreamPool {
   private readonly opts: StreamPoolOptions
   private readonly clock: Clock
   private conns: StreamConnection[] = []
+  /**
+   * Each planned topic's socket: `isLive` asks one socket, not every one (the stream status asks
+   * it for every account, on every socket state change: at 200 accounts and 61 sockets, scanning
+   * all of them was half a second of a start-up's CPU).
+   */
+  private topicConn = new Map<string, StreamConnection>()
   private currentPlan: StreamPlan = { connections: [], polled: [], neededConnections: 0, note: null }
   /** Per-account live state (see `AccountBook`). */
   private readonly book: AccountBook
@@ -44,7 +50,7 @@ export class StreamPool {
   private readonly poller: InfoPoller
   private readonly listeners = new Set<Listener>()
   private readonly reconnectListeners = new Set<ReconnectListener>()
-  private readonly statusListeners = new Set<(status: PoolStatus) => void>()
+  private readonly statusListeners = new Set<() => void>()
   private running = false
   private startedAt = 0
   private readonly inflight = new Set<Promise<unknown>>()
@@ -132,8 +138,12 @@ export class StreamPool {
   /** Accounts whose every channel is on the socket (strict mode's live set). */
   liveUsers(): string[] {
     const p = this.currentPlan as StreamPlan & { live?: string[] }
-    return p.live ?? [...new Set(p.connections.flat().map((s) => s.user))]
+    if (p.live) return p.live
+    // Once per plan (the status asks on every socket state change).
+    if (this.liveOf?.plan !== p) this.liveOf = { plan: p, users: [...new Set(p.connections.flat().map((s) => s.user))] }
+    return this.liveOf.users
   }
+  private liveOf: { plan: StreamPlan; users: string[] } | undefined
 
   /**
    * The least fresh account: the one whose balances (credit state for a credit account) were
@@ -142,13 +152,14 @@ export class StreamPool {
   leastFresh(): { user: string; at: number | null } | null {
     const now = this.clock.now()
     let worst: { user: string; at: number | null } | null = null
+    // (one closure for the walk, not one per account: this runs on every status)
+    const when = (user: string, ch: 'spotState' | 'spotCreditState', v: { at: number } | null): number | null =>
+      v === null ? null : this.isLive(user, ch, v.at) ? now : v.at
     for (const a of this.accounts) {
       const user = a.address.toLowerCase()
       const st = this.stateOf(user)
-      const when = (ch: 'spotState' | 'spotCreditState', v: { at: number } | null): number | null =>
-        v === null ? null : this.isLive(user, ch, v.at) ? now : v.at
-      const b = a.kind === 'credit' ? null : when('spotState', st.balances)
-      const c = a.kind === 'balance' ? null : when('spotCreditState', st.credit)
+      const b = a.kind === 'credit' ? null : when(user, 'spotState', st.balances)
+      const c = a.kind === 'balance' ? null : when(user, 'spotCreditState', st.credit)
       const at = a.kind === 'credit' ? c : a.kind === 'balance' ? b : b === null ? c : c === null ? b : Math.max(b, c)
       if (worst === null || (worst.at !== null && (at === null || at < worst.at))) worst = { user, at }
     }
@@ -168,6 +179,7 @@ export class StreamPool {
     this.running = false
     for (const c of this.conns) c.stop()
     this.conns = []
+    this.topicConn = new Map()
     this.backfill.stop()
     this.poller.stop()
     if (this.replanTimer !== undefined) this.clock.clearTimeout(this.replanTimer)
@@ -200,8 +212,12 @@ export class StreamPool {
     return this.stateOf(user)
   }
 
-  /** Called whenever a socket opens, closes, waits to reconnect or gets an acknowledgement. */
-  onStatusChange(listener: (status: PoolStatus) => void): () => void {
+  /**
+   * Called whenever a socket opens, closes, waits to reconnect or gets an acknowledgement. The
+   * listener asks for what it needs (`linkKey` is cheap; `status` walks every account): at start
+   * every socket acknowledges each of its topics, hundreds of calls at 200 accounts.
+   */
+  onStatusChange(listener: () => void): () => void {
     this.statusListeners.add(listener)
     return () => this.statusListeners.delete(listener)
   }
@@ -209,7 +225,7 @@ export class StreamPool {
   /** Whether `user`'s snapshot channel is streaming now, so state received at `at` is still current. */
   isLive(user: string, channel: 'spotState' | 'spotCreditState' | 'openOrders', at: number): boolean {
     const sub = { channel, user: user.toLowerCase() } as Subscription
-    return this.conns.some((c) => c.carriesLive(sub, at))
+    return this.topicConn.get(subscriptionKey(sub))?.carriesLive(sub, at) ?? false
   }
 
   /**
@@ -223,6 +239,26 @@ export class StreamPool {
 
   fills(user: string): StreamFill[] {
     return this.book.fills(user)
+  }
+
+  /**
+   * What a status change is made of, without the per-account walk of `status()`: whether the
+   * stream is connected, its sockets and subscriptions, reconnects and dropped frames.
+   */
+  linkKey(): string {
+    let open = 0
+    let connected = true
+    let subs = 0
+    let reconnects = 0
+    let dropped = this.droppedHere
+    for (const c of this.conns) {
+      if (c.state === 'open') open++
+      else if (c.hasOpened) connected = false
+      subs += c.subscriptions.length
+      reconnects += c.reconnects
+      dropped += c.dropped
+    }
+    return `${open > 0 && connected}/${this.conns.length}/${subs}/${reconnects}/${dropped}`
   }
 
   status(): PoolStatus {
@@ -390,7 +426,7 @@ export class StreamPool {
         onStateChange: () => {
           for (const l of this.statusListeners) {
             try {
-              l(this.status())
+              l()
             } catch (e) {
               this.lastProblem = e instanceof Error ? e.message : String(e)
             }
@@ -400,6 +436,10 @@ export class StreamPool {
       this.conns.push(c)
       c.start()
     })
+    const topics = new Map<string, StreamConnection>()
+    for (const c of this.conns)
+      for (const sub of c.subscriptions) if (!topics.has(subscriptionKey(sub))) topics.set(subscriptionKey(sub), c)
+    this.topicConn = topics
   }
 
   /** Strict mode: an account gaining or losing its last open order is re-ranked (after the current frame). */

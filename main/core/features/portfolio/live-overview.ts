@@ -80,6 +80,7 @@ export class LiveOverview {
       this.attach(s)
       this.accounts.attach(s)
       this.paintCached(s)
+      this.prefetchMarks(s)
     })
     if (refreshMs > 0) this.every(refreshMs)
   }
@@ -115,6 +116,18 @@ export class LiveOverview {
     if (this.d.accounts.refs().length === 0) return
     const cached = portfolioFor(s, this.d).cachedOverview(this.d.accounts.refs())
     if (cached && !this.last) this.d.events.emit('state.overview', cached)
+  }
+
+  /**
+   * Marks and the oracle status are read as the session opens, while the operator unlocks: they
+   * are two /info reads a second apart (the budget holds one second of allowance), and the first
+   * fresh overview waits for both. In the operator's lane, because that overview is what the
+   * operator opened the desk to see; every other start-up reader (alerts, pushes) then shares
+   * this fetch rather than queueing its own behind it.
+   */
+  private prefetchMarks(s: NetworkSession): void {
+    if (this.d.accounts.refs().length === 0) return
+    void s.market.get('operator').catch(() => {})
   }
 
   /** The overview of every account; remembered as the base that balance frames patch. */
@@ -186,9 +199,10 @@ export class LiveOverview {
 
   /** Pushes the stream status when it changed, and otherwise at most every 2 s (its ages tick). */
   private streamStatus(pool: StreamPool, force = false): void {
-    const st = pool.status()
-    const key = `${st.connected}/${st.connections}/${st.subscriptions}/${st.reconnects}/${st.droppedFrames}`
+    // The key first: the full status walks every account, and sockets change state hundreds of times at start.
+    const key = pool.linkKey()
     if (!force && key === this.lastStreamKey && this.d.now() - this.lastStreamAt < 2000) return
+    const st = pool.status()
     this.lastStreamKey = key
     this.lastStreamAt = this.d.now()
     this.d.events.emit('stream.status', st)
