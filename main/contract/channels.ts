@@ -482,6 +482,8 @@ export const channels = {
             'earn-claimable': v.boolean(),
             'agent-slot-empty': v.boolean(),
             'write-unresolved': v.boolean(),
+            'team-approval': v.boolean(),
+            'team-proposal': v.boolean(),
           }),
         ),
       ),

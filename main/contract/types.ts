@@ -677,7 +677,17 @@ export interface PnlReport {
   gaps: string[]
 }
 
-export type AlertKind = 'funds-received' | 'ltv' | 'order-filled' | 'earn-claimable' | 'agent-slot-empty' | 'write-unresolved'
+export type AlertKind =
+  | 'funds-received'
+  | 'ltv'
+  | 'order-filled'
+  | 'earn-claimable'
+  | 'agent-slot-empty'
+  | 'write-unresolved'
+  /** team mode: a proposal waits for my approval */
+  | 'team-approval'
+  /** team mode: my proposal was approved, rejected or executed */
+  | 'team-proposal'
 
 export interface AlertView {
   id: string

@@ -172,6 +172,7 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
     vault,
     events,
     notify,
+    alerts,
     setGate: (g) => pipeline.setGate(g),
     now,
     // Only long-running hosts finish other desks' work (a short `desk` command must not start a takeover and exit mid-send).

@@ -15,6 +15,8 @@ export const DEFAULT_ALERT_SETTINGS: AlertSettingsView = {
     'earn-claimable': true,
     'agent-slot-empty': true,
     'write-unresolved': true,
+    'team-approval': true,
+    'team-proposal': true,
   },
   ltvThresholdsPct: [80, 90],
   quietHours: null,

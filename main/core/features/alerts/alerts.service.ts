@@ -40,6 +40,8 @@ const NOTIFY_KIND: Record<AlertKind, NotificationEvent['kind']> = {
   'earn-claimable': 'info',
   'agent-slot-empty': 'info',
   'write-unresolved': 'rejection',
+  'team-approval': 'info',
+  'team-proposal': 'info',
 }
 
 const FIRED_KEEP_MS = 90 * 24 * 3600_000
@@ -328,6 +330,16 @@ export class AlertService {
   }
 
   // ---- recording and pushing --------------------------------------------------------------------
+
+  /**
+   * An alert another feature raises from its own state (team mode's proposals), once per key like
+   * every alert, unless its kind is turned off: recorded, in the panel with acknowledge, pushed on
+   * `notify`. True when it fired now.
+   */
+  raise(network: string, key: string, a: Omit<NewAlert, 'network' | 'at' | 'desktopSuppressed'>): boolean {
+    if (this.closed || this.d.journal.isClosed || !this.settingsCache.rules[a.kind as AlertKind]) return false
+    return this.fire(network, key, a)
+  }
 
   /** Records and pushes the alert unless its key already fired; true when it fired now. */
   private fire(network: string, key: string, a: Omit<NewAlert, 'network' | 'at' | 'desktopSuppressed'>): boolean {

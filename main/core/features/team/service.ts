@@ -23,7 +23,7 @@ import type { RosterChange } from '../../team'
 import type { WriteGate } from '../../writes/decision'
 import type { VaultHolder } from '../vault'
 import { TeamAdmin, type TeamRuleInput } from './admin'
-import { ProposalAlerts } from './proposal-alerts'
+import { ProposalAlerts, notifySink, type TeamAlertSink } from './proposal-alerts'
 import { TeamQueries, type Dispatch } from './queries'
 import { TeamRecovery } from './recovery'
 import { CallContext } from './replay'
@@ -37,6 +37,8 @@ export interface TeamServiceDeps {
   vault: VaultHolder
   events: EventHub
   notify: Notify
+  /** The desk's alert log (features/alerts): team alerts in the notifications drawer with acknowledge. Without it: plain notify lines. */
+  alerts?: TeamAlertSink
   setGate(gate: WriteGate): void
   now?: () => number
   /** TeamGate timings (tests) */
@@ -73,7 +75,7 @@ export class TeamService {
       replayOf: (i) => this.calls.replayOf(i),
     })
     this.recovery = new TeamRecovery({ link: this.link, takeover: d.takeover, everyMs: d.recoverEveryMs })
-    this.alerts = new ProposalAlerts(d.notify)
+    this.alerts = new ProposalAlerts(d.alerts ?? notifySink(d.notify))
     this.queries = new TeamQueries({ link: this.link, vault: d.vault, now, dispatch: () => this.dispatch })
     this.admin = new TeamAdmin({ link: this.link, vault: d.vault })
     this.link.listen({

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSandbox, type SandboxHandle } from '../../../../sandbox'
 import { devOwner } from '../../../../sandbox/scenario/dev-keys'
 import type {
+  AlertView,
   TeamEvent,
   TeamMembersView,
   TeamProposalDetail,
@@ -166,6 +167,27 @@ describe('team mode: two desks, one PostgreSQL, one sandbox', () => {
       (await d.call<TeamProposalView[]>('team.proposals', { view: 'history' })).find((p) => p.id === proposalId)
     await expect.poll(() => seen(b), { timeout: 2000, interval: 50 }).toMatchObject({ status: 'final', outcome: { state: 'accepted' } })
     expect(await seen(a)).toMatchObject({ status: 'final', outcome: { state: 'accepted' }, signed: { name: 'Ann' } })
+  })
+
+  it("team alerts are in each desk's alert log (drawer, acknowledge): B's needs-approval, A's approved and executed; once each", async () => {
+    const teamAlerts = async (d: SharedSandboxDesk) =>
+      (await d.call<AlertView[]>('alerts.list', {})).filter((x) => x.kind === 'team-approval' || x.kind === 'team-proposal')
+    const onB = await teamAlerts(b)
+    expect(onB.map((x) => [x.kind, x.title])).toEqual([['team-approval', 'Needs your approval']])
+    expect(onB[0]).toMatchObject({ account: WITHDRAW.account, network: 'sandbox', acknowledgedAt: null })
+    expect(onB[0]!.message).toContain('proposed by Ann')
+    const onA = await teamAlerts(a)
+    expect(onA.map((x) => [x.kind, x.level, x.title]).sort()).toEqual(
+      [
+        ['team-proposal', 'success', 'Your proposal was approved'],
+        ['team-proposal', 'success', 'Your proposal was executed: accepted'],
+      ].sort(),
+    )
+    // Acknowledged in the drawer: kept, marked; a later push raises nothing again for the same news.
+    const ack = await b.call<AlertView>('alerts.acknowledge', { id: onB[0]!.id })
+    expect(ack.acknowledgedAt).not.toBeNull()
+    await b.call('team.status')
+    expect((await teamAlerts(b)).map((x) => x.acknowledgedAt !== null)).toEqual([true])
   })
 
   it('verify checks the whole chain; export lists every entry with its hash', async () => {

@@ -16,6 +16,8 @@ export const ALERT_KIND_LABEL: Record<AlertKind, string> = {
   'earn-claimable': 'Earn claimable',
   'agent-slot-empty': 'Agent slot empty',
   'write-unresolved': 'Write unresolved',
+  'team-approval': 'Needs my approval (team)',
+  'team-proposal': 'My team proposals',
 }
 
 /**

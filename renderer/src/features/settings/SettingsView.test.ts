@@ -27,6 +27,8 @@ beforeEach(() => {
       'earn-claimable': true,
       'agent-slot-empty': true,
       'write-unresolved': true,
+      'team-approval': true,
+      'team-proposal': true,
     },
     ltvThresholdsPct: [80, 90],
     quietHours: null,
