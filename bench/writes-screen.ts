@@ -16,12 +16,14 @@ export function shownResult(page: Page, what: string): Promise<string> {
 }
 
 /**
- * Resolves to the wall clock (this process) when the page shows at `what` a result other than
- * `before` in its accepted state: for the ticket a leaf with an oid, for a cancel the submission
- * status reading `accepted`. Polled every 5 ms in the page.
+ * Resolves to the wall clock at which the page showed at `what` a result other than `before` in
+ * its accepted state: for the ticket a leaf with an oid, for a cancel the submission status
+ * reading `accepted`. Polled every 5 ms in the page, and read there (the page's Date.now, the
+ * same machine clock as this process): the time the result was in the page, not the time this
+ * process, which also runs the core and the web host, got round to hearing of it.
  */
 export async function shownNew(page: Page, what: string, before: string, timeoutMs: number): Promise<number> {
-  await page.waitForFunction(
+  const seen = await page.waitForFunction(
     ([w, b]) => {
       // (the same lookup as `find`, inlined: the page cannot call this module's functions)
       let el: Element | null
@@ -34,12 +36,28 @@ export async function shownNew(page: Page, what: string, before: string, timeout
         el = document.querySelector(w)
         state = /\boid \d+/.test(el?.textContent ?? '') ? 'accepted' : ''
       }
-      return !!el && el.textContent !== b && state === 'accepted'
+      return !!el && el.textContent !== b && state === 'accepted' ? Date.now() : false
     },
     [what, before] as const,
     { polling: 5, timeout: timeoutMs },
   )
-  return Date.now()
+  const at = (await seen.jsonValue()) as number
+  await seen.dispose()
+  return at
+}
+
+/** The halt's result table (one row per account). */
+export const HALT_RESULT = 'table[aria-label="Halt result per account"]'
+
+/** The wall clock, read in the page (see `shownNew`), at which an element matching `selector` was in it. Polled every 5 ms. */
+export async function shownElement(page: Page, selector: string, timeoutMs: number): Promise<number> {
+  const seen = await page.waitForFunction((sel) => (document.querySelector(sel) ? Date.now() : false), selector, {
+    polling: 5,
+    timeout: timeoutMs,
+  })
+  const at = (await seen.jsonValue()) as number
+  await seen.dispose()
+  return at
 }
 
 function find(w: string): { text: string } | null {
