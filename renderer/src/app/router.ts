@@ -6,7 +6,7 @@ import { EarnView } from '../features/earn'
 import { JournalView } from '../features/journal'
 // The two first screens load with the shell (no chunk waterfall on start); the others are
 // exported by their features as loaders, so each is its own chunk.
-import { OverviewView } from '../features/overview'
+import { OverviewView, useOverviewStore } from '../features/overview'
 import { PolicyView } from '../features/policy'
 import { ReportsView } from '../features/reports'
 import { UnlockView, useSessionStore } from '../features/session'
@@ -45,6 +45,8 @@ export function createDeskRouter(): Router {
     const session = useSessionStore()
     if (!session.appState) await session.load()
     if (!to.meta.open && !session.unlocked) return { name: 'unlock', query: { next: to.fullPath } }
+    // The overview is asked for while the shell and the view mount, not after (first paint at 200 accounts).
+    if (to.name === 'overview') void useOverviewStore().load()
     return true
   })
   return router

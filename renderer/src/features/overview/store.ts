@@ -12,13 +12,20 @@ export const useOverviewStore = defineStore('overview', () => {
   const error = ref<unknown>(null)
   const updates = ref(0)
 
-  async function load(): Promise<void> {
-    try {
-      apply(await call('portfolio.overview'))
-      error.value = null
-    } catch (e) {
-      error.value = e
-    }
+  let loading: Promise<void> | null = null
+  /** One request at a time: the router starts it before the view mounts, and the view's own load joins it. */
+  function load(): Promise<void> {
+    loading ??= (async () => {
+      try {
+        apply(await call('portfolio.overview'))
+        error.value = null
+      } catch (e) {
+        error.value = e
+      } finally {
+        loading = null
+      }
+    })()
+    return loading
   }
 
   function apply(next: OverviewView): void {
