@@ -968,6 +968,8 @@ export interface TeamProposalView {
   title: string
   /** USD value at the initiator's marks (decimal string), null when the write moves no value */
   usd: Decimal | null
+  /** what it moves, in the asset's units with its symbol ("2,500 USDC"); null when it moves no amount */
+  amount: string | null
   destination: Address | null
   initiator: { address: Address; name: string | null }
   policyVersion: number
@@ -1006,6 +1008,8 @@ export interface TeamProposalDetail extends TeamProposalView {
   recomputeError: string | null
   /** the exact action that will be signed (JSON) */
   action: Record<string, unknown>
+  /** the same action as shown to the operator: its amount in the asset's units with the symbol, never atoms */
+  actionShown: Record<string, unknown>
   /** the channel this write came from (replayed by `team.execute`) */
   channel: string | null
   /** `evidence`: what a desk that could not establish the outcome checked (e.g. a takeover's txStatusByCloid read). */

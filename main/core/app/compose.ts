@@ -173,6 +173,7 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
     events,
     notify,
     alerts,
+    sessions,
     setGate: (g) => pipeline.setGate(g),
     now,
     // Only long-running hosts finish other desks' work (a short `desk` command must not start a takeover and exit mid-send).

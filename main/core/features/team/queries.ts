@@ -14,7 +14,9 @@ import type {
 } from '../../../contract/types'
 import { DeskError } from '../../errors/desk-error'
 import { exportCsv, verifyStore } from '../../team'
+import type { SessionSource } from '../../session'
 import type { VaultHolder } from '../vault'
+import { actionShown, unitsFor, type UnitsBook } from './amounts'
 import { storeLocation } from './config'
 import { PREVIEW_OF, previewLines } from './replay'
 import type { TeamLink } from './team-link'
@@ -29,6 +31,8 @@ export type Dispatch = (
 export interface TeamQueryDeps {
   link: TeamLink
   vault: VaultHolder
+  /** The session, for the units of the amounts proposals move (absent: the views say the units are unknown). */
+  sessions?: SessionSource | undefined
   now: () => number
   /** The dispatcher, for the previews an approver's desk recomputes (null until the core is composed). */
   dispatch: () => Dispatch | null
@@ -105,7 +109,19 @@ export class TeamQueries {
   }): Promise<TeamProposalView[]> {
     const { gate, roster } = await this.d.link.roster()
     const facts = this.d.link.facts()
-    const all = (await gate.proposals()).map(({ proposal }) => proposalView(proposal, roster, facts))
+    const listed = await gate.proposals()
+    const books = new Map<string, UnitsBook>()
+    for (const { proposal: p } of listed)
+      if (!books.has(p.network))
+        books.set(
+          p.network,
+          await unitsFor(
+            this.d.sessions,
+            p.network,
+            listed.some((x) => x.proposal.network === p.network && x.proposal.kind === 'earn_request'),
+          ),
+        )
+    const all = listed.map(({ proposal }) => proposalView(proposal, roster, facts, books.get(proposal.network)))
     return all
       .filter((p) => {
         if (f.kind && p.kind !== f.kind) return false
@@ -131,7 +147,8 @@ export class TeamQueries {
     const { state, roster } = await this.d.link.roster()
     const p = state.proposals.get(id)
     if (!p) throw new DeskError('TeamProposalNotFound', `no verified proposal ${id.slice(0, 10)}…`)
-    const view = proposalView(p, roster, this.d.link.facts())
+    const units = await unitsFor(this.d.sessions, p.network, p.kind === 'earn_request')
+    const view = proposalView(p, roster, this.d.link.facts(), units)
     let recomputed: TeamProposalDetail['recomputed'] = null
     let recomputeError: string | null = null
     const previewChannel = p.replay ? PREVIEW_OF[p.replay.channel] : undefined
@@ -149,6 +166,7 @@ export class TeamQueries {
       recomputed,
       recomputeError,
       action: p.action as Record<string, unknown>,
+      actionShown: actionShown(p, units),
       channel: p.replay?.channel ?? null,
       outcomes: p.outcomes.map((o) => ({
         address: o.by as Address,

@@ -19,6 +19,7 @@ import type {
 import { DeskError } from '../../errors/desk-error'
 import type { EventHub } from '../../ipc/events'
 import type { Notify } from '../../ipc/notify'
+import type { SessionSource } from '../../session'
 import type { RosterChange } from '../../team'
 import type { WriteGate } from '../../writes/decision'
 import type { VaultHolder } from '../vault'
@@ -37,6 +38,8 @@ export interface TeamServiceDeps {
   vault: VaultHolder
   events: EventHub
   notify: Notify
+  /** The session: the units of the amounts proposals move, on the list and the detail. */
+  sessions?: SessionSource
   /** The desk's alert log (features/alerts): team alerts in the notifications drawer with acknowledge. Without it: plain notify lines. */
   alerts?: TeamAlertSink
   setGate(gate: WriteGate): void
@@ -76,7 +79,7 @@ export class TeamService {
     })
     this.recovery = new TeamRecovery({ link: this.link, takeover: d.takeover, everyMs: d.recoverEveryMs })
     this.alerts = new ProposalAlerts(d.alerts ?? notifySink(d.notify))
-    this.queries = new TeamQueries({ link: this.link, vault: d.vault, now, dispatch: () => this.dispatch })
+    this.queries = new TeamQueries({ link: this.link, vault: d.vault, sessions: d.sessions, now, dispatch: () => this.dispatch })
     this.admin = new TeamAdmin({ link: this.link, vault: d.vault })
     this.link.listen({
       verified: (state) => {

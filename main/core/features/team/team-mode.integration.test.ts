@@ -123,7 +123,14 @@ describe('team mode: two desks, one PostgreSQL, one sandbox', () => {
 
     const needs = await b.call<TeamProposalView[]>('team.proposals', { view: 'needsMe' })
     expect(needs.map((p) => p.id)).toEqual([proposalId])
-    expect(needs[0]).toMatchObject({ kind: 'withdraw', status: 'open', canApprove: true, initiator: { name: 'Ann' }, usd: '10' })
+    expect(needs[0]).toMatchObject({
+      kind: 'withdraw',
+      status: 'open',
+      canApprove: true,
+      initiator: { name: 'Ann' },
+      usd: '10',
+      amount: '10 USDC', // units and symbol, not the action's atoms
+    })
     expect(await a.call<TeamProposalView[]>('team.proposals', { view: 'needsMe' })).toEqual([])
     const waiting = await a.call<TeamProposalView[]>('team.proposals', { view: 'waiting' })
     expect(waiting[0]).toMatchObject({ id: proposalId, mine: true, canApprove: false })

@@ -9,6 +9,7 @@ import type {
   TeamRuleView,
 } from '../../../contract/types'
 import { formatAtoms } from '../../money/decimal'
+import { NO_UNITS, amountText, type UnitsBook } from './amounts'
 import { USD_DECIMALS, countingApprovals, proposalStatus, type Proposal, type Roster, type Rule } from '../../team'
 
 const name = (roster: Roster, a: string) => roster.members.get(a)?.name ?? null
@@ -39,7 +40,7 @@ export function canReject(p: Proposal, roster: Roster, f: ViewerFacts): boolean 
   return p.initiator === f.me || holds(roster, f.me, p.needs.roles)
 }
 
-export function proposalView(p: Proposal, roster: Roster, f: ViewerFacts): TeamProposalView {
+export function proposalView(p: Proposal, roster: Roster, f: ViewerFacts, units: UnitsBook = NO_UNITS): TeamProposalView {
   const status = proposalStatus(p, roster, f.now)
   const counting = new Set(countingApprovals(p, roster))
   const last = p.outcomes.at(-1)
@@ -53,6 +54,7 @@ export function proposalView(p: Proposal, roster: Roster, f: ViewerFacts): TeamP
     cloid: p.cloid,
     title: p.title,
     usd: p.usd === null ? null : formatAtoms(p.usd, USD_DECIMALS),
+    amount: amountText(p, units),
     destination: p.destination as Address | null,
     initiator: { address: p.initiator as Address, name: name(roster, p.initiator) },
     policyVersion: p.policyVersion,

@@ -21,7 +21,7 @@ afterEach(() => {
 const tab = (name: string) => document.querySelector<HTMLButtonElement>(`[role="tab"][id="ptab-${name}"]`)!
 
 describe('ApprovalsView', () => {
-  it('lists what needs my approval: title, account name and address, USD, initiator, age, expiry, approvals so far', async () => {
+  it('lists what needs my approval: title, account name and address, amount in units, USD, initiator, age, expiry, approvals so far', async () => {
     desk.handle('team.proposals', ({ view }) => (view === 'needsMe' ? [proposal()] : []))
     const { wrapper } = await mountScreen(ApprovalsView, { path: '/approvals' })
     await flush()
@@ -32,12 +32,13 @@ describe('ApprovalsView', () => {
     const cells = row.findAll('td').map((c) => c.text())
     expect(cells[0]).toMatch(/Withdraw 25,000 USDC to cold-1\s*withdraw on sandbox/)
     expect(cells[1]).toMatch(/treasury-1\s*0x1111…1111/)
-    expect(cells[2]).toBe('$25,000.00')
-    expect(cells[3]).toBe('Bob')
+    expect(cells[2]).toBe('25,000 USDC') // the amount in units with its symbol, never atoms
+    expect(cells[3]).toBe('$25,000.00')
+    expect(cells[4]).toBe('Bob')
     // Ages and the countdown follow the screen's shared 1 s clock.
-    expect(cells[4]).toMatch(/^\d+m \d+s ago$/)
-    expect(cells[5]).toMatch(/^in \d+[hm] \d+[ms]$/)
-    expect(cells[6]).toMatch(/^1 of 2\s*Carol \(.+ ago\)$/)
+    expect(cells[5]).toMatch(/^\d+m \d+s ago$/)
+    expect(cells[6]).toMatch(/^in \d+[hm] \d+[ms]$/)
+    expect(cells[7]).toMatch(/^1 of 2\s*Carol \(.+ ago\)$/)
     expect(row.get('a').attributes('href')).toBe(`/approvals/${proposal().id}`)
     wrapper.unmount()
   })

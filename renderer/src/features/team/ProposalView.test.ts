@@ -27,6 +27,10 @@ describe('ProposalView', () => {
     await flush()
     expect(desk.callsTo('team.proposal')).toEqual([{ id: PID }])
     expect(wrapper.get('h2').text()).toBe('Withdraw 25,000 USDC to cold-1')
+    // The amount in units with its symbol, in the facts and in the exact action; never the atoms.
+    expect(wrapper.get('[data-testid="proposal-amount"]').text()).toBe('25,000 USDC')
+    expect(wrapper.get('pre[aria-label="Exact action"]').text()).toContain('"amount": "25,000 USDC"')
+    expect(wrapper.text()).not.toContain('2500000000000')
     expect(wrapper.get('[data-testid="preview-differs"]').attributes('role')).toBe('alert')
     const marked = (label: string) => wrapper.findAll(`ul[aria-label="${label}"] li.differs`).map((l) => l.text())
     expect(marked("Initiator's preview lines")).toEqual(['balance after: 75,000 USDC (differs)'])
