@@ -515,6 +515,11 @@ export default async function run(): Promise<BenchResult> {
     const results = policy.getByRole('table', { name: 'Halt result per account', exact: true })
     const haltMs = (await within('the halt result table', 60_000, (timeout) => shownElement(policy, HALT_RESULT, timeout))) - h0
     log(`halt ${haltMs} ms; /info reads in the run: ${lanes(0)}`)
+    // What the halt waited for: every request that left between the click and the result, when it was queued and when it left.
+    const haltSteps = dispatches
+      .filter((x) => x.startedAt >= h0 && x.startedAt <= h0 + haltMs)
+      .map((x) => `${x.scheduler.split(' ')[0]}:${x.lane}:${x.label.split(' ')[0]} queued +${x.queuedAt - h0} left +${x.startedAt - h0}`)
+    log(`halt requests: ${haltSteps.join('; ') || 'none'}`)
     const rows = await results.locator('tbody tr').allInnerTexts()
     const verified = rows.filter((r) => r.includes('verified zero')).length
     if (verified !== rows.length) log(`halt: only ${verified}/${rows.length} accounts verified zero: ${rows.join(' | ')}`)
