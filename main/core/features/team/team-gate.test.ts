@@ -482,3 +482,41 @@ function lifecycleEntryUnchecked(state: Parameters<typeof lifecycleEntry>[0], ki
     payload: JSON.stringify(Object.fromEntries(Object.entries(payload).sort(([a], [b]) => (a < b ? -1 : 1)))),
   } as const
 }
+
+describe('TeamGate: the rolling window (policy rules with minWindowUsd)', () => {
+  it("sums the USD values the account's proposals of the last 24 h recorded when they were made, this write included; rejected and old ones leave it", async () => {
+    await store.append(
+      await team.policy(
+        [
+          { id: 'window', kinds: ['withdraw'], minWindowUsd: '3000', then: { effect: 'approve', count: 2, roles: ['approver'] } },
+          { id: 'per-write', kinds: ['withdraw'], minUsd: '1000', then: { effect: 'approve', count: 1, roles: ['approver'] } },
+          { id: 'small', then: { effect: 'allow' } },
+        ],
+        [ann],
+      ),
+    )
+    const [danDesk, bobDesk] = await Promise.all([desk(dan), desk(bob)])
+    const propose = async (o: Partial<WriteIntent>) => {
+      const d = await danDesk.decide(withdrawal(o))
+      if (d.verdict !== 'propose') throw new Error(`expected a proposal, got ${JSON.stringify(d)}`)
+      return d
+    }
+    const first = await propose({ usdAtoms: 2000_00000000n })
+    expect(first.needs).toBe('1 approval(s) from approver (rule per-write)')
+    // 2,000 recorded by the first + 1,500 now: over the window's 3,000 (this write alone is not).
+    const second = await propose({ usdAtoms: 1500_00000000n })
+    expect(second.needs).toBe('2 approval(s) from approver (rule window)')
+    const recorded = (await verifyStore(store)).state.proposals.get(second.proposalId)!
+    expect(recorded.windowUsd).toBe(3500_00000000n) // the total is signed into the proposal; every desk verifies the same figure
+    // Another account's window is its own.
+    expect((await propose({ account: DEST, usdAtoms: 1500_00000000n })).needs).toMatch(/rule per-write/)
+
+    await bobDesk.reject(first.proposalId, 'not this one')
+    await bobDesk.reject(second.proposalId, 'nor this one')
+    const third = await propose({ usdAtoms: 1500_00000000n })
+    expect(third.needs).toMatch(/rule per-write/) // rejected proposals moved nothing
+    expect((await propose({ usdAtoms: 1500_00000000n })).needs).toMatch(/rule window/) // 1,500 (third) + 1,500
+    clock += 24 * 3600_000 + 1
+    expect((await propose({ usdAtoms: 1500_00000000n })).needs).toMatch(/rule per-write/) // the earlier ones left the window
+  })
+})

@@ -40,6 +40,7 @@ import {
   type StoredRow,
 } from '../../team'
 import type { SignedWrite, WriteDecision, WriteGate, WriteIntent } from '../../writes/decision'
+import { rollingWindowUsd } from './window'
 
 export interface TeamGateOptions {
   store: TeamStore
@@ -54,7 +55,7 @@ export interface TeamGateOptions {
   /** how long a desk holds the execution lease after storing the signed bytes; default 60 s */
   leaseMs?: number
   now?: () => number
-  /** USD moved over the policy's rolling window, this write included (USD atoms); default: this write's value */
+  /** USD moved over the policy's rolling window, this write included (USD atoms); default: window.ts (proposals' recorded values, 24 h, per account) */
   windowUsd?: (intent: WriteIntent) => Promise<bigint>
   /** what to store in a new proposal so the approved write can be replayed (the channel and its arguments, cloid fixed) */
   replayOf?: (intent: WriteIntent) => ProposalBody['replay'] | undefined
@@ -193,7 +194,7 @@ export class TeamGate implements WriteGate {
     if (!ACTION_KINDS.includes(intent.kind as ActionKind))
       return block(TeamErrors.refused, `the team policy has no action kind ${intent.kind}`)
     if (!state.policy) return block('TeamPolicyBlocks', 'the team has no policy yet: every write is blocked')
-    const windowUsd = this.o.windowUsd ? await this.o.windowUsd(intent) : (intent.usdAtoms ?? 0n)
+    const windowUsd = this.o.windowUsd ? await this.o.windowUsd(intent) : rollingWindowUsd(state, intent, this.now())
     const destination = intent.destination?.address.toLowerCase()
     const d = evaluate(state.policy.rules, {
       kind: intent.kind as ActionKind,

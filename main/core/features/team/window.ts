@@ -1,0 +1,45 @@
+/**
+ * The USD an account moved over the policy's rolling window, for rules with `minWindowUsd`. The
+ * source of every figure is the USD value recorded in each proposal when it was made: the write's
+ * value at the marks of that moment (writes/pipeline.ts: the guardrail's value, else the moved
+ * amount at the session's marks), signed into the chain with the proposal. Figures are never
+ * re-valued at today's marks: what the approvers and the policy saw is what counts, and every desk
+ * computes the same total from the same verified entries.
+ *
+ * Window: the 24 hours before this write, same network, exchange and account. Counted: proposals
+ * that may execute or did (open, approved, signed, final with an executed or unknown outcome);
+ * not counted: rejected, expired (recorded or past expiry unsigned), or settled as not executed. Writes the policy allowed outright
+ * are not in the chain and so not in the total (docs/team-mode.md).
+ */
+import type { Proposal, TeamState } from '../../team'
+import type { WriteIntent } from '../../writes/decision'
+
+export const WINDOW_MS = 24 * 3600_000
+
+const NOT_EXECUTED = new Set(['notexecuted', 'notsent', 'failed', 'rejected'])
+
+/** Did (or may) this proposal's write move its value? */
+function counts(p: Proposal, now: number): boolean {
+  if (p.rejection) return false
+  if (!p.signed && now >= p.expiresAt) return false // expired unsigned: it can no longer execute
+  const last = p.outcomes.at(-1)
+  if (!last) return true
+  if (last.state === 'expired' || last.state === 'rejected' || last.state === 'failed') return false
+  return !(last.finalStatus !== null && NOT_EXECUTED.has(last.finalStatus))
+}
+
+/** This write's USD value plus what the account's counted proposals of the last 24 h recorded (USD atoms). */
+export function rollingWindowUsd(
+  state: Pick<TeamState, 'proposals'>,
+  intent: Pick<WriteIntent, 'network' | 'exchange' | 'account' | 'usdAtoms'>,
+  now: number,
+): bigint {
+  const account = intent.account.toLowerCase()
+  let total = intent.usdAtoms ?? 0n
+  for (const p of state.proposals.values()) {
+    if (p.network !== intent.network || p.exchange !== intent.exchange || p.account !== account) continue
+    if (p.at <= now - WINDOW_MS || p.at > now || p.usd === null || !counts(p, now)) continue
+    total += p.usd
+  }
+  return total
+}
