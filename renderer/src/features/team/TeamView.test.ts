@@ -240,6 +240,56 @@ describe('TeamView roster, policy and audit', () => {
     wrapper.unmount()
   })
 
+  it('above an admin quorum of 1: my change waits, signed, listed for the other admins, who sign it here; no serious a11y violation', async () => {
+    live()
+    const change = {
+      id: `0x${'cd'.repeat(32)}`,
+      kind: 'roster' as const,
+      summary: [`add Carol ${CAROL} as approver`],
+      signers: [{ address: ME, name: 'Alice' }],
+      quorum: 2,
+      stale: null,
+      signedByMe: false,
+      canSign: true,
+      at: Date.now(),
+    }
+    let waiting = [] as (typeof change)[]
+    desk.handle('team.changes', () => waiting)
+    desk.fail('team.members.add', {
+      code: 'TeamChangeNeedsAdmins',
+      message: `signed by you; the admin quorum is 2: 1 more admin(s) must sign it (desk team changes sign ${change.id})`,
+    })
+    desk.handle('team.changes.sign', () => ({ applied: true, signatures: 2, quorum: 2 }))
+    const { wrapper } = await mountScreen(TeamView, { path: '/team' })
+    await flush()
+    expect(wrapper.find('table[aria-label="Changes waiting for admin signatures"]').exists()).toBe(false)
+
+    waiting = [{ ...change, signedByMe: true, canSign: false }]
+    await type('New member identity address', CAROL)
+    await type('New member name', 'Carol')
+    button('Add member to the team')!.click()
+    await flush()
+    // Not a failure: the change is signed by me and waits for the other admins.
+    expect(wrapper.text()).not.toContain('Cannot add the member')
+    expect(wrapper.get('[data-testid="change-note"]').text()).toMatch(/1 more admin\(s\) must sign it/)
+    const row = wrapper.get(`[data-testid="change-${change.id}"]`)
+    expect(row.text()).toMatch(new RegExp(`add Carol ${CAROL} as approver.*Alice \\(1 of 2\\).*Signed by me`))
+    expect(row.find('button').exists()).toBe(false) // I cannot sign twice
+    expect(await seriousA11yViolations()).toEqual([])
+
+    // On another admin's desk the same change can be signed.
+    waiting = [change]
+    await (await import('./store')).useTeamStore().loadTeam()
+    await flush()
+    button(`Sign this roster change: add Carol ${CAROL} as approver`)!.click()
+    await flush()
+    expect(desk.callsTo('team.changes.sign')).toEqual([{ id: change.id }])
+    expect(wrapper.get('[data-testid="change-note"]').text()).toBe(
+      'Signed: the quorum of 2 is reached and the change is in the team chain.',
+    )
+    wrapper.unmount()
+  })
+
   it('a non-admin sees the roster without admin actions', async () => {
     live()
     desk.handle('team.status', () => teamStatus({ me: { address: BOB, name: 'Bob', roles: ['trader'] } }))

@@ -3,6 +3,7 @@ import { computed, ref } from 'vue'
 import type {
   Address,
   TeamActionKind,
+  TeamChangeView,
   TeamEvent,
   TeamMembersView,
   TeamPolicyView,
@@ -38,6 +39,10 @@ export const useTeamStore = defineStore('team', () => {
   const detail = ref<TeamProposalDetail | null>(null)
   const detailError = ref<unknown>(null)
   const verifyResult = ref<TeamVerifyView | null>(null)
+  /** Roster and policy changes waiting for admin signatures (quorum above 1), as main verifies them. */
+  const changes = ref<TeamChangeView[]>([])
+  /** What the last roster or policy change of this operator became when it waits for other admins. */
+  const changeNote = ref<string | null>(null)
 
   /** What the open screens show, so a push re-reads exactly that. */
   const openList = ref<{ tab: ProposalsTab; filter: ProposalFilter } | null>(null)
@@ -63,9 +68,38 @@ export const useTeamStore = defineStore('team', () => {
   async function loadTeam(): Promise<void> {
     await loadStatus()
     if (!status.value || status.value.state !== 'live' || !status.value.teamId) return
-    const [m, p] = await Promise.allSettled([call('team.members'), call('team.policy')])
+    const [m, p, c] = await Promise.allSettled([call('team.members'), call('team.policy'), call('team.changes')])
     if (m.status === 'fulfilled') members.value = m.value
     if (p.status === 'fulfilled') policy.value = p.value
+    if (c.status === 'fulfilled') changes.value = c.value
+  }
+
+  /**
+   * An admin's roster or policy change: applied at once with an admin quorum of 1; above it main
+   * keeps it signed by this admin and answers TeamChangeNeedsAdmins, which is not a failure: the
+   * change is listed for the other admins to sign.
+   */
+  async function adminChange(run: () => Promise<void>): Promise<'applied' | 'waiting'> {
+    changeNote.value = null
+    try {
+      await run()
+      return 'applied'
+    } catch (e) {
+      if ((e as { code?: unknown }).code !== 'TeamChangeNeedsAdmins') throw e
+      changeNote.value = (e as Error).message
+      changes.value = await call('team.changes')
+      return 'waiting'
+    } finally {
+      await loadStatus()
+    }
+  }
+
+  async function signChange(id: string): Promise<void> {
+    const r = await call('team.changes.sign', { id })
+    changeNote.value = r.applied
+      ? `Signed: the quorum of ${r.quorum} is reached and the change is in the team chain.`
+      : `Signed: ${r.signatures} of ${r.quorum} admin signatures.`
+    await loadTeam()
   }
 
   let listRequest = 0
@@ -150,22 +184,12 @@ export const useTeamStore = defineStore('team', () => {
   }
   const join = (passphrase: string): Promise<{ address: Address }> => call('team.join', { passphrase })
 
-  async function addMember(address: Address, name: string, roles: TeamRole[]): Promise<void> {
-    members.value = await call('team.members.add', { address, name, roles })
-    await loadStatus()
-  }
-  async function removeMember(address: Address): Promise<void> {
-    members.value = await call('team.members.remove', { address })
-    await loadStatus()
-  }
-  async function setRoles(address: Address, roles: TeamRole[]): Promise<void> {
-    members.value = await call('team.members.roles', { address, roles })
-    await loadStatus()
-  }
-  async function setPolicy(rules: TeamRuleView[]): Promise<void> {
-    policy.value = await call('team.policy.set', { rules })
-    await loadStatus()
-  }
+  const addMember = (address: Address, name: string, roles: TeamRole[]) =>
+    adminChange(async () => void (members.value = await call('team.members.add', { address, name, roles })))
+  const removeMember = (address: Address) => adminChange(async () => void (members.value = await call('team.members.remove', { address })))
+  const setRoles = (address: Address, roles: TeamRole[]) =>
+    adminChange(async () => void (members.value = await call('team.members.roles', { address, roles })))
+  const setPolicy = (rules: TeamRuleView[]) => adminChange(async () => void (policy.value = await call('team.policy.set', { rules })))
 
   async function verify(): Promise<TeamVerifyView> {
     verifyResult.value = await call('team.verify')
@@ -184,6 +208,9 @@ export const useTeamStore = defineStore('team', () => {
     detail,
     detailError,
     verifyResult,
+    changes,
+    changeNote,
+    signChange,
     needsMe,
     isAdmin,
     on,
