@@ -131,4 +131,33 @@ describe('desk team', () => {
     expect(verified.code).toBe(0)
     expect(JSON.parse(verified.out)).toMatchObject({ ok: true, broken: null })
   })
+
+  it('quorum 2: a roster change made on A waits; `team changes` lists it and `team changes sign` (a prefix) applies it', async () => {
+    const bob = (JSON.parse((await desk('team', 'join', '--json')).out) as { address: string }).address
+    await a.call('team.members.roles', { address: bob, roles: ['admin', 'approver'] })
+    await a.call('team.quorum', { adminQuorum: 2 })
+    const cat = '0x00000000000000000000000000000000000000ca'
+    await expect(a.call('team.members.add', { address: cat, name: 'Cat', roles: ['viewer'] })).rejects.toMatchObject({
+      code: 'TeamChangeNeedsAdmins',
+    })
+
+    const listed = await desk('team', 'changes')
+    expect(listed.code).toBe(0)
+    expect(listed.out).toMatch(/roster\s+1\/2 admin signature\(s\) \(Ann\)\s+you may sign/)
+    expect(listed.out).toContain(`add Cat ${cat} as viewer`)
+    const [change] = JSON.parse((await desk('team', 'changes', '--json')).out) as { id: string }[]
+    const signed = await desk('team', 'changes', 'sign', change!.id.slice(0, 14), '--json')
+    expect(signed.code).toBe(0)
+    expect(JSON.parse(signed.out)).toEqual({ applied: true, signatures: 2, quorum: 2 })
+    const members = JSON.parse((await desk('team', 'members', '--json')).out) as { adminQuorum: number; members: { address: string }[] }
+    expect(members.adminQuorum).toBe(2)
+    expect(members.members.map((m) => m.address)).toContain(cat)
+    expect(JSON.parse((await desk('team', 'changes', '--json')).out)).toEqual([])
+
+    // Bob alone lowering the quorum: signed, waiting (exit code non-zero, typed), nothing applied.
+    const lone = await desk('team', 'quorum', '1')
+    expect(lone.code).not.toBe(0)
+    expect(lone.err).toContain('TeamChangeNeedsAdmins')
+    expect((JSON.parse((await desk('team', 'members', '--json')).out) as { adminQuorum: number }).adminQuorum).toBe(2)
+  })
 })
