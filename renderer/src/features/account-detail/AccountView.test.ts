@@ -338,7 +338,49 @@ describe('AccountView', () => {
     expect(wrapper.find('button[aria-label="Cancel order 11"]').exists()).toBe(false)
     expect(wrapper.find('button[aria-label="Cancel order 12"]').exists()).toBe(true)
     expect(store.detail!.fills).toBe(shownFills)
+    // The push came: nothing is read a moment later either.
+    await new Promise((r) => setTimeout(r, 1_100))
+    expect(desk.callsTo('account.detail')).toHaveLength(reads)
     expect(await seriousA11yViolations()).toEqual([])
+    wrapper.unmount()
+  })
+
+  it('a cancelled order still listed a moment after its accepted result (no push removed it): the page is read once', async () => {
+    const order = (oid: string): OpenOrderView => ({
+      marketId: '1',
+      oid,
+      cloid: null,
+      side: 'bid',
+      price: '100',
+      originalQty: '1',
+      remainingQty: '1',
+      filledQty: '0',
+      timeMs: Date.now() - 5_000,
+    })
+    let listed = [order('11'), order('12')]
+    desk.handle('account.detail', () => ({
+      account: account(CASH, 'balance', 'cash-1'),
+      balances: [],
+      credit: null,
+      openOrders: listed,
+      fills: [],
+      fetchedAt: Date.now(),
+    }))
+    desk.handle('orders.cancel', () => ({
+      submission: submission({ actionType: 'cancel', state: 'accepted', outcome: 'success', summary: 'cancel oid 11 in market 1' }),
+      leaves: [{ kind: 'cancelled', oid: '11', code: null }],
+    }))
+    const { wrapper } = await mountScreen(AccountView, { props: { address: CASH }, path: `/account/${CASH}` })
+    await flush()
+    const reads = desk.callsTo('account.detail').length
+    await wrapper.get('button[aria-label="Cancel order 11"]').trigger('click')
+    await flush()
+    expect(desk.callsTo('account.detail')).toHaveLength(reads)
+    listed = [order('12')]
+    await new Promise((r) => setTimeout(r, 1_100))
+    await flush()
+    expect(desk.callsTo('account.detail')).toHaveLength(reads + 1)
+    expect(wrapper.find('button[aria-label="Cancel order 11"]').exists()).toBe(false)
     wrapper.unmount()
   })
 
