@@ -1032,6 +1032,8 @@ export interface TeamEvent {
   status: TeamStatusView
   /** proposals, approvals or outcomes changed since the last push: re-read `team.proposals` */
   proposalsChanged: boolean
+  /** the admin changes collecting signatures changed (made, signed, applied, dropped): re-read `team.changes` */
+  changesChanged?: boolean
 }
 
 /**

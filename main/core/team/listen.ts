@@ -2,18 +2,22 @@
  * Push of new chain entries: a dedicated connection LISTENs on the log channel; each notification
  * (and each reconnection) reads every row after the last one delivered, so rows arrive in order,
  * once, and none is lost while the database was away. No polling loop: reads happen on a
- * notification, on (re)connect, and on a retry after a failed read.
+ * notification, on (re)connect, and on a retry after a failed read. The same connection LISTENs for
+ * the admin changes collecting signatures: each of their notifications (and each (re)connection,
+ * which may have missed some) tells the subscriber to re-read them.
  */
 import pg from 'pg'
 import type { DeskError } from '../errors/desk-error'
 import { toTeamError } from './connection'
-import { NOTIFY_CHANNEL } from './migrations'
+import { CHANGES_CHANNEL, NOTIFY_CHANNEL } from './migrations'
 import type { LogEntryRow } from './store'
 
 export type LinkStatus = 'live' | 'unreachable'
 
 export interface LogSubscriber {
   onEntries(rows: LogEntryRow[]): void
+  /** An admin change was made, signed, applied or dropped (or the link is back: any may have been). */
+  onChanges?(): void
   onStatus?(status: LinkStatus, error?: DeskError): void
 }
 
@@ -99,6 +103,7 @@ export function subscribeLog(
     try {
       await c.connect()
       await c.query(`LISTEN ${NOTIFY_CHANNEL}`)
+      if (sub.onChanges) await c.query(`LISTEN ${CHANGES_CHANNEL}`)
     } catch (e) {
       c.removeAllListeners()
       c.on('error', () => {})
@@ -113,9 +118,13 @@ export function subscribeLog(
     }
     client = c
     backoff = MIN_BACKOFF_MS
-    c.on('notification', () => void pull())
+    c.on('notification', (n) => {
+      if (n.channel === CHANGES_CHANNEL) sub.onChanges?.()
+      else void pull()
+    })
     setStatus('live')
     await pull()
+    sub.onChanges?.()
     markReady()
   }
 

@@ -74,9 +74,28 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: 'push of admin changes',
+    sql: `
+      -- Push: a change made, signed or dropped wakes the desks listening (payload: its id), as
+      -- team_log's entries do; the desks re-read and re-verify the waiting changes.
+      CREATE FUNCTION team_changes_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'DELETE' THEN PERFORM pg_notify('team_changes', OLD.id);
+        ELSE PERFORM pg_notify('team_changes', NEW.id);
+        END IF;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER team_changes_notify AFTER INSERT OR UPDATE OR DELETE ON team_changes
+        FOR EACH ROW EXECUTE FUNCTION team_changes_notify();
+    `,
+  },
 ]
 
 export const NOTIFY_CHANNEL = 'team_log'
+/** Admin changes collecting signatures (team_changes): made, signed, applied or dropped. */
+export const CHANGES_CHANNEL = 'team_changes'
 
 /** Applies what is missing; returns the versions applied by this call. */
 export async function migrate(client: pg.ClientBase, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {

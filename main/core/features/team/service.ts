@@ -24,6 +24,7 @@ import type { RosterChange } from '../../team'
 import type { WriteGate } from '../../writes/decision'
 import type { VaultHolder } from '../vault'
 import { TeamAdmin, type TeamRuleInput } from './admin'
+import { ChangeAlerts } from './change-alerts'
 import { ProposalAlerts, notifySink, type TeamAlertSink } from './proposal-alerts'
 import { TeamQueries, type Dispatch } from './queries'
 import { TeamRecovery } from './recovery'
@@ -63,6 +64,10 @@ export class TeamService {
   private readonly alerts: ProposalAlerts
   private readonly queries: TeamQueries
   private readonly admin: TeamAdmin
+  private readonly changeAlerts: ChangeAlerts
+  /** A pass over the waiting admin changes is running / another push came meanwhile. */
+  private changesPass: Promise<void> | null = null
+  private changesAgain = false
   private dispatch: Dispatch | null = null
 
   constructor(private readonly d: TeamServiceDeps) {
@@ -81,6 +86,7 @@ export class TeamService {
     this.alerts = new ProposalAlerts(d.alerts ?? notifySink(d.notify))
     this.queries = new TeamQueries({ link: this.link, vault: d.vault, sessions: d.sessions, now, dispatch: () => this.dispatch })
     this.admin = new TeamAdmin({ link: this.link, vault: d.vault })
+    this.changeAlerts = new ChangeAlerts(d.alerts ?? notifySink(d.notify))
     this.link.listen({
       verified: (state) => {
         const roster = state.roster
@@ -89,6 +95,7 @@ export class TeamService {
       changed: () => void this.push(false),
       opened: () => this.recovery.start(),
       entries: () => this.recovery.soon(),
+      changes: () => this.changesPushed(),
       releasing: () => {
         this.alerts.reset()
         return this.recovery.stop()
@@ -106,8 +113,29 @@ export class TeamService {
     return this.calls.withCall(channel, args, fn)
   }
 
-  private async push(proposalsChanged: boolean): Promise<void> {
-    this.d.events.emit('state.team', { status: await this.status(), proposalsChanged })
+  private async push(proposalsChanged: boolean, changesChanged = false): Promise<void> {
+    this.d.events.emit('state.team', { status: await this.status(), proposalsChanged, changesChanged })
+  }
+
+  /**
+   * The waiting admin changes moved (pushed by the store): re-read and re-verify them, alert this
+   * admin about each one they may sign, and tell the screens. One pass at a time; a push during a
+   * pass runs one more.
+   */
+  private changesPushed(): void {
+    if (this.changesPass) {
+      this.changesAgain = true
+      return
+    }
+    this.changesPass = (async () => {
+      do {
+        this.changesAgain = false
+        // No genesis yet, or the store went away: nothing to sign now (the next push re-reads).
+        const list = await this.admin.changes().catch(() => [])
+        this.changeAlerts.seen(list)
+        await this.push(false, true).catch(() => {})
+      } while (this.changesAgain)
+    })().finally(() => (this.changesPass = null))
   }
 
   // ---- lifecycle ------------------------------------------------------------------------------

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSandbox, type SandboxHandle } from '../../../../sandbox'
-import type { TeamChangeView, TeamMembersView, TeamStatusView, TeamVerifyView } from '../../../contract/types'
+import type { AlertView, TeamChangeView, TeamEvent, TeamMembersView, TeamStatusView, TeamVerifyView } from '../../../contract/types'
 import { TeamStore, atHead, sealEntry, verifyStore } from '../../team'
 import { TEST_PASSPHRASE } from '../../../testing/desk-on-sandbox'
 import { startPostgres, type PostgresHandle } from '../../../testing/postgres'
@@ -58,6 +58,40 @@ describe('admin quorum above one: roster and policy changes signed desk by desk'
   })
 
   let pendingPolicy = ''
+
+  it("a waiting change reaches the other admin's desk by push (LISTEN/NOTIFY) with a 'needs my signature' alert; its signing reaches back", async () => {
+    const EVE = '0x00000000000000000000000000000000000000ee'
+    const teamAlerts = async (d: SharedSandboxDesk) =>
+      (await d.call<AlertView[]>('alerts.list', {})).filter((x) => x.kind === 'team-approval')
+    expect(await teamAlerts(b)).toEqual([])
+    // No recovery timer runs on either desk (recoverEveryMs 0): only the store's push can bring it.
+    const onB = b.nextEvent<TeamEvent>('state.team', (e) => e.changesChanged === true)
+    const e = await failure(a.call('team.members.add', { address: EVE, name: 'Eve', roles: ['viewer'] }))
+    const made = Date.now()
+    expect(e).toMatchObject({ code: 'TeamChangeNeedsAdmins' })
+    const changeId = (e!.details as { changeId: string }).changeId
+    await onB
+    expect(Date.now() - made).toBeLessThan(1000)
+
+    await expect.poll(() => teamAlerts(b), { timeout: 2000, interval: 50 }).toHaveLength(1)
+    const [alert] = await teamAlerts(b)
+    expect(alert).toMatchObject({ kind: 'team-approval', title: 'Needs your signature', account: null, acknowledgedAt: null })
+    expect(alert!.message).toContain(`add Eve ${EVE} as viewer`)
+    expect(alert!.message).toContain('signed by Ann; 1 of 2 admin signatures')
+    expect(alert!.message).toContain(changeId)
+    // Ann signed it herself: nothing waits on her.
+    expect(await teamAlerts(a)).toEqual([])
+
+    // Bob signs on his desk: the change leaves the waiting list and Ann's desk hears that by push too.
+    const onA = a.nextEvent<TeamEvent>('state.team', (x) => x.changesChanged === true)
+    expect(await b.call('team.changes.sign', { id: changeId })).toEqual({ applied: true, signatures: 2, quorum: 2 })
+    const signed = Date.now()
+    await onA
+    expect(Date.now() - signed).toBeLessThan(1000)
+    expect(await a.call<TeamChangeView[]>('team.changes')).toEqual([])
+    // Another push re-reads the list: the alert stays one (once per change).
+    expect(await teamAlerts(b)).toHaveLength(1)
+  })
 
   it('one admin signing a roster change is not enough: it waits, typed, and the roster is unchanged on every desk', async () => {
     const e = await failure(a.call('team.members.add', { address: CAT, name: 'Cat', roles: ['approver'] }))

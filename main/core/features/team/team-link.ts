@@ -34,6 +34,8 @@ export interface LinkHooks {
   opened(): void
   /** New entries arrived by push (after they were verified). */
   entries(): void
+  /** The admin changes collecting signatures changed (pushed), or the push (re)connected. */
+  changes(): void
   /** The store is being released: whatever uses it stops (and is waited for). */
   releasing(): Promise<void>
 }
@@ -171,6 +173,7 @@ export class TeamLink {
     this.sub = store.subscribe(
       {
         onEntries: () => void this.refresh().then(() => this.hooks?.entries()),
+        onChanges: () => this.hooks?.changes(),
         onStatus: (s, err) => {
           if (s === 'unreachable')
             this.setLink('unreachable', `team store unreachable${err ? `: ${err.message}` : ''}; team writes are refused until it returns`)

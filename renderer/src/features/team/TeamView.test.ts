@@ -226,6 +226,36 @@ describe('TeamView roster, policy and audit', () => {
     wrapper.unmount()
   })
 
+  it('a change another admin made (pushed as changesChanged, no new chain entry) shows in the waiting list without a click', async () => {
+    live()
+    const change = {
+      id: `0x${'ce'.repeat(32)}`,
+      kind: 'roster' as const,
+      summary: [`add Carol ${CAROL} as approver`],
+      signers: [{ address: BOB, name: 'Bob' }],
+      quorum: 2,
+      stale: null,
+      signedByMe: false,
+      canSign: true,
+      at: Date.now(),
+    }
+    let waiting = [] as (typeof change)[]
+    desk.handle('team.changes', () => waiting)
+    const unwire = wireEvents()
+    const { wrapper } = await mountScreen(TeamView, { path: '/team' })
+    await flush()
+    expect(wrapper.find(`[data-testid="change-${change.id}"]`).exists()).toBe(false)
+    const reads = desk.callsTo('team.changes').length
+    waiting = [change]
+    desk.emit('state.team', { status: teamStatus(), proposalsChanged: false, changesChanged: true })
+    await flush()
+    expect(desk.callsTo('team.changes').length).toBe(reads + 1)
+    expect(wrapper.get(`[data-testid="change-${change.id}"]`).text()).toContain(`add Carol ${CAROL} as approver`)
+    expect(button(`Sign this roster change: add Carol ${CAROL} as approver`)).not.toBeNull()
+    unwire()
+    wrapper.unmount()
+  })
+
   it('shows a refused roster change with its code and advice', async () => {
     live()
     desk.fail('team.members.remove', { code: 'TeamQuorumNeeded', message: 'this change needs 2 admin signatures' })

@@ -74,6 +74,14 @@ export const useTeamStore = defineStore('team', () => {
     if (c.status === 'fulfilled') changes.value = c.value
   }
 
+  async function loadChanges(): Promise<void> {
+    try {
+      changes.value = await call('team.changes')
+    } catch {
+      // Kept as shown; the next push or loadTeam reads them again.
+    }
+  }
+
   /**
    * An admin's roster or policy change: applied at once with an admin quorum of 1; above it main
    * keeps it signed by this admin and answers TeamChangeNeedsAdmins, which is not a failure: the
@@ -148,6 +156,8 @@ export const useTeamStore = defineStore('team', () => {
     // A new verified entry (a roster or policy change among them), or the link back: re-read what the Team screen shows.
     const moved = was?.state !== 'live' || was.chain.headSeq !== e.status.chain.headSeq || was.teamId !== e.status.teamId
     if (e.status.state === 'live' && moved && (members.value || policy.value || openTeam.value)) void loadTeam()
+    // An admin change made or signed on another desk (pushed): the waiting list, where the Team screen shows it.
+    else if (e.status.state === 'live' && e.changesChanged && openTeam.value) void loadChanges()
   }
 
   async function afterWrite(id: string): Promise<void> {
