@@ -60,6 +60,17 @@ export async function shownElement(page: Page, selector: string, timeoutMs: numb
   return at
 }
 
+/** The wall clock, read in the page (see `shownNew`), at which no element matched `selector` any more. Polled every 5 ms. */
+export async function goneAt(page: Page, selector: string, timeoutMs: number): Promise<number> {
+  const seen = await page.waitForFunction((sel) => (document.querySelector(sel) ? false : Date.now()), selector, {
+    polling: 5,
+    timeout: timeoutMs,
+  })
+  const at = (await seen.jsonValue()) as number
+  await seen.dispose()
+  return at
+}
+
 function find(w: string): { text: string } | null {
   let el: Element | null
   if (w.endsWith(' >> status'))

@@ -32,7 +32,7 @@ import { launchBrowser, repoRoot } from '../e2e/harness'
 import { fromPercentile, fromValue, percentile, spreadOf } from './judge'
 import { BENCH_PASSPHRASE, call, openCore, prepareDataDirOn } from './desk-fixture'
 import { startSandboxProcess, type ServiceRequest } from './sandbox-child'
-import { CANCEL_STATUS, HALT_RESULT, ORDER_RESULT, readAside, shownElement, shownNew, shownResult } from './writes-screen'
+import { CANCEL_STATUS, HALT_RESULT, ORDER_RESULT, goneAt, readAside, shownElement, shownNew, shownResult } from './writes-screen'
 import type { BenchResult } from './types'
 
 /** WRITES_BENCH_SPACED / WRITES_BENCH_B2B shorten a diagnostic run (percentiles need 20). */
@@ -410,16 +410,14 @@ export default async function run(): Promise<BenchResult> {
       lastAnswer = done.at
       const onScreen = (await within('the account page showing the cancel accepted', 15_000, () => shown)) - t0
       // The page lists the exchange's state before the next click: the cancelled order is gone.
-      const left = await within('the cancelled order leaving the page', GONE_WAIT_MS + 5_000, () =>
-        orders
-          .getByRole('button', { name, exact: true })
-          .waitFor({ state: 'detached', timeout: GONE_WAIT_MS })
-          .then(
-            () => true,
-            () => false,
-          ),
+      // (read in the page, as the result is: when the row's button left it)
+      const leftAt = await within('the cancelled order leaving the page', GONE_WAIT_MS + 5_000, () =>
+        goneAt(page, `table[aria-label="Open orders"] button[aria-label="${name}"]`, GONE_WAIT_MS).then(
+          (at) => at,
+          () => null,
+        ),
       )
-      if (left) gone.push(Date.now() - done.at)
+      if (leftAt !== null) gone.push(Math.max(0, leftAt - done.at))
       else {
         stuck.push(name)
         log(`cancel of ${name}: still listed ${GONE_WAIT_MS} ms after accepted; ${await diagnose(name.replace(/\D+/g, ''), done.s)}`)

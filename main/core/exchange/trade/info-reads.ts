@@ -63,8 +63,11 @@ export const HEIGHT_FLOOR_MAX_AGE_MS = 60_000
  * write executes at: the latest one seen (by the reconciler's reads, or an earlier write's) is
  * used while it is younger than `maxAgeMs`, so a write costs no /info read of its own. Older
  * (the window a lost write is proved in moves on), it is read again in the write lane, ahead of
- * every screen's read; and refreshed in the background lane once half that age, so a steady
- * flow of writes never has to wait for it.
+ * every screen's read; and refreshed once half that age, not awaited, so a steady flow of writes
+ * never has to wait for it. The refresh is a write's read too, so it goes in the write lane
+ * (one read per half age at most): in the reconcile lane it waited behind the screens' reads for
+ * longer than the half age left when /info was busy (the writes bench saw 24 s), and the next
+ * write (a halt's cancel) then waited 1.7 s for a read of its own.
  */
 export class HeightFloor {
   private height: bigint | null = null
@@ -83,7 +86,7 @@ export class HeightFloor {
     this.at = this.now()
   }
 
-  private read(lane: 'write' | 'reconcile' | 'background'): Promise<bigint | null> {
+  private read(lane: 'write' | 'background'): Promise<bigint | null> {
     return this.info.call(T.queryStatus, {}, { lane }).then((r) => {
       const h = windowOf(r).height
       this.observe(h)
@@ -105,7 +108,7 @@ export class HeightFloor {
     const age = this.now() - this.at
     if (this.height !== null && age <= this.maxAgeMs) {
       if (age > this.maxAgeMs / 2 && !this.refreshing) {
-        this.refreshing = this.read('reconcile')
+        this.refreshing = this.read('write')
           .catch(() => null)
           .finally(() => (this.refreshing = null))
       }
