@@ -135,6 +135,11 @@ export class StreamPool {
     return first + second / 10
   }
 
+  /** Strict limits: the accounts that do not stream are refreshed through /info in turn (`InfoPoller`). */
+  get strict(): boolean {
+    return this.opts.strict === true
+  }
+
   /** Accounts whose every channel is on the socket (strict mode's live set). */
   liveUsers(): string[] {
     const p = this.currentPlan as StreamPlan & { live?: string[] }

@@ -104,11 +104,12 @@ export class CreditHealthService {
    * delivered this account's credit state yet (the caller reads /info instead); null for an
    * address without a credit line.
    */
-  healthLive(address: string, md: MarketData | undefined): CreditHealthView | null | undefined {
+  healthLive(address: string, md: MarketData | undefined, maxAgeMs?: number): CreditHealthView | null | undefined {
     const user = address.toLowerCase()
     const live = this.deps.pool?.state(user).credit
-    // Live state that stopped streaming and grew old is re-read through /info instead.
-    if (!live || !md || !this.deps.pool!.usable(user, 'spotCreditState', live.at)) return undefined
+    // Live state that stopped streaming and grew old is re-read through /info instead (unless the
+    // caller shows it with its age: strict mode's overview, whose rows the pool refreshes in turn).
+    if (!live || !md || !this.deps.pool!.usable(user, 'spotCreditState', live.at, maxAgeMs)) return undefined
     const c = live.value
     if (!c.authorized) return null
     if (c.status === null || c.creditUsdAtoms === null) return undefined

@@ -128,22 +128,40 @@ export class PortfolioService {
   }
 
   /** Balances of a balance-mode account valued at mark; empty for a credit account. */
-  async balances(address: string, lane: Lane = 'operator'): Promise<{ rows: BalanceView[]; fetchedAt: number; source: 'stream' | 'info' }> {
+  async balances(
+    address: string,
+    lane: Lane = 'operator',
+  ): Promise<{ rows: BalanceView[]; fetchedAt: number; source: 'stream' | 'info' | 'cache' }> {
     const user = address.toLowerCase()
     const md = await this.deps.market.recent(lane)
     const live = this.deps.pool?.state(user).balances
     let atoms: BalanceAtoms[]
     let fetchedAt: number
-    let source: 'stream' | 'info'
+    let source: 'stream' | 'info' | 'cache'
     // Live state is current while its channel streams (quiet accounts push nothing); otherwise it
     // is trusted for `liveMaxAgeMs` and then re-read through /info.
-    if (live && this.deps.pool!.usable(user, 'spotState', live.at, this.deps.liveMaxAgeMs)) {
+    // Strict limits: an account that does not stream is refreshed through /info in turn by the
+    // pool (most due first); its state is shown with its age, whatever it is, and a view never
+    // waits for a read of its own (at 200 accounts, 197 reads: minutes at 1 request/s, and no
+    // balance frame could reach the screen meanwhile). Before its first refresh, the last known
+    // balances stand in, with their age.
+    const polled = this.deps.pool?.strict === true && lane !== 'write'
+    const known = polled && !live ? this.deps.lastKnown?.load<BalanceView[]>(user, 'balances') : null
+    if (live && (polled || this.deps.pool!.usable(user, 'spotState', live.at, this.deps.liveMaxAgeMs))) {
       atoms = liveAtoms(md, live.value)
       // Streaming state is as of now; a merely recent one (a frame before a reconnect, or a
       // strict-mode /info refresh) is as of its last update, and is not called live.
       const streaming = this.deps.pool!.isLive(user, 'spotState', live.at)
       fetchedAt = streaming ? this.now() : live.at
       source = streaming ? 'stream' : 'info'
+    } else if (known && Array.isArray(known.value)) {
+      atoms = known.value.map((b) => {
+        const dec = decimalsOf(md, b.assetId)
+        return { assetId: b.assetId, available: parseDecimal(b.available, dec), locked: parseDecimal(b.locked, dec) }
+      })
+      // Valued at today's marks; as of when it was read.
+      const rows = atoms.map((b) => this.balanceView(md, b))
+      return { rows, fetchedAt: known.fetchedAt, source: 'cache' }
     } else {
       const rows = await this.deps.info.userBalances({ user }, { lane })
       atoms = rows.map((r) => {
@@ -181,7 +199,12 @@ export class PortfolioService {
       const md = await this.deps.market.recent(lane)
       const liveCredit = this.deps.pool?.state(ref.address).credit
       // Streams first: the credit frame carries the line and positions; /info only without it.
-      const fromLive = this.deps.credit.healthLive(ref.address, md)
+      // Strict limits: a polled credit line is shown with its age, as polled balances are (see `balances`).
+      const fromLive = this.deps.credit.healthLive(
+        ref.address,
+        md,
+        this.deps.pool?.strict === true && lane !== 'write' ? Infinity : undefined,
+      )
       const credit = fromLive === undefined ? await this.deps.credit.health(ref.address, lane) : fromLive
       const positions = this.creditHoldings(md, ref.address, credit)
       const value = sumUsd(positions)
@@ -207,13 +230,13 @@ export class PortfolioService {
       account,
       totalUsd: total.total,
       totalUsdReason: total.reason,
-      source: b.source === 'stream' ? 'live' : 'info',
+      source: b.source === 'stream' ? 'live' : b.source,
       available: b.rows,
       credit: null,
       agentsInUse,
       pendingJournal,
       fetchedAt: b.fetchedAt,
-      stale: b.rows.some((r) => r.usdValue === null && r.total !== '0'),
+      stale: b.source === 'cache' || b.rows.some((r) => r.usdValue === null && r.total !== '0'),
     }
     return { row, credit: null }
   }
