@@ -46,6 +46,14 @@ function conflictOrSelf(e: unknown): unknown {
   return e
 }
 
+async function readRowsOn(c: pg.ClientBase, seqs: readonly bigint[]): Promise<LogEntryRow[]> {
+  if (seqs.length === 0) return []
+  const { rows } = await c.query<LogRow>(`${SELECT_LOG} WHERE team_log.seq = ANY($1::bigint[]) ORDER BY team_log.seq`, [
+    seqs.map((x) => x.toString()),
+  ])
+  return rows.map(toRow)
+}
+
 export interface LeaseRow {
   holder: string | null
   expiresAt: Date | null
@@ -56,6 +64,8 @@ export interface LeaseRow {
 /** What a desk may do while it holds a proposal's lease row (one transaction). */
 export interface LeaseTx {
   readLog(fromSeq: bigint): Promise<LogEntryRow[]>
+  /** The rows at these seqs as stored now (missing ones left out), in seq order. */
+  readRows(seqs: readonly bigint[]): Promise<LogEntryRow[]>
   append(entry: SignedEntry): Promise<void>
   /** this desk holds the lease for `ms` from now (server clock) */
   take(holder: string, ms: number): Promise<void>
@@ -147,6 +157,11 @@ export class TeamStore {
     })
   }
 
+  /** The rows at these seqs as stored now (missing ones left out), in seq order. */
+  async readRows(seqs: readonly bigint[]): Promise<LogEntryRow[]> {
+    return this.withClient('read rows', (c) => readRowsOn(c, seqs))
+  }
+
   /** Appends one entry at its seq; TeamChainConflict when another desk took that seq first. */
   async append(entry: SignedEntry): Promise<void> {
     const row = toStoredRow(entry)
@@ -178,6 +193,7 @@ export class TeamStore {
         const tx: LeaseTx = {
           readLog: async (fromSeq) =>
             (await c.query<LogRow>(`${SELECT_LOG} WHERE team_log.seq >= $1 ORDER BY team_log.seq`, [fromSeq.toString()])).rows.map(toRow),
+          readRows: (seqs) => readRowsOn(c, seqs),
           append: async (entry) => {
             const row = toStoredRow(entry)
             await c.query(INSERT_LOG, [row.seq.toString(), row.prev, row.kind, row.payload, row.digest, row.signatures])

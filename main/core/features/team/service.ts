@@ -20,7 +20,7 @@ import { DeskError } from '../../errors/desk-error'
 import type { EventHub } from '../../ipc/events'
 import type { Notify } from '../../ipc/notify'
 import type { SessionSource } from '../../session'
-import type { RosterChange } from '../../team'
+import { TeamErrors, countingApprovals, proposalStatus, type RosterChange } from '../../team'
 import type { WriteGate } from '../../writes/decision'
 import type { VaultHolder } from '../vault'
 import { TeamAdmin, type TeamRuleInput } from './admin'
@@ -241,9 +241,17 @@ export class TeamService {
    * quorum itself, stores the signed bytes under the lease and sends them once.
    */
   async execute(id: string, ctx: Parameters<Dispatch>[2]): Promise<WriteOutcome> {
-    const { state } = await this.link.roster()
+    const { gate, state, roster } = await this.link.roster()
     const p = state.proposals.get(id)
     if (!p) throw new DeskError('TeamProposalNotFound', `no verified proposal ${id.slice(0, 10)}…`)
+    // Not (or no longer) approved: say so, typed, rather than answer with the write proposed again.
+    if (proposalStatus(p, roster, (this.d.now ?? Date.now)()) === 'open')
+      throw new DeskError(
+        TeamErrors.refused,
+        `proposal ${id.slice(0, 10)}… is not approved: ${countingApprovals(p, roster).length} of ${p.needs.count} approval(s) from ${p.needs.roles.join(' or ')} count in the verified roster; nothing was signed or sent`,
+      )
+    // The rows it rests on, read again: an edit below the head since this desk verified them refuses it here (and again before signing).
+    await gate.recheck(p)
     const replay = p.replay
     if (!replay)
       throw new DeskError('TeamNotReplayable', `proposal ${id.slice(0, 10)}… carries no replayable write; run it again from its screen`)

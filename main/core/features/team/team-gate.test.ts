@@ -298,6 +298,28 @@ describe('TeamGate: proposal, approvals, execution', () => {
     })
     // A desk that verified it before reads the edit as a broken chain only when it re-reads it: the new entries after it no longer link.
     expect((await verifyStore(store)).broken?.seq).toBe(row.seq)
+    // ...and before it signs, it reads again the rows the execution rests on: refused, nothing stored.
+    await expect(danDesk.beforeSend(sent(intent, '1'))).rejects.toMatchObject({
+      code: TeamErrors.tampered,
+      details: { seq: row.seq.toString(), reason: 'content does not match its stored digest (the row was edited)' },
+    })
+    expect((await store.readLog()).some((r) => r.kind === 'signed')).toBe(false)
+  })
+
+  it('refuses to sign when a row it verified was replaced below the head (an approval swapped for another valid one)', async () => {
+    const [danDesk, bobDesk, catDesk] = await Promise.all([desk(dan), desk(bob), desk(cat)])
+    const { intent, id } = await proposed(danDesk)
+    await bobDesk.approve(id)
+    await catDesk.approve(id)
+    expect(await danDesk.decide(intent)).toMatchObject({ verdict: 'allow' })
+    // The approval rows' signature lists swapped: each row still hashes to its digest, but they are not what was verified.
+    const [x, y] = (await store.readLog()).filter((r) => r.kind === 'approval')
+    await asDba('UPDATE team_log SET signatures = $1 WHERE seq = $2', [y!.signatures, x!.seq.toString()])
+    await expect(danDesk.beforeSend(sent(intent, '1'))).rejects.toMatchObject({
+      code: TeamErrors.tampered,
+      details: { seq: x!.seq.toString(), reason: 'the row differs from the one this desk verified (replaced or moved in the database)' },
+    })
+    expect((await store.readLog()).some((r) => r.kind === 'signed')).toBe(false)
   })
 
   it('refuses an expired proposal: no approval, no execution, and it reaches the final state expired', async () => {

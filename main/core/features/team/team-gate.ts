@@ -21,6 +21,7 @@ import {
   canonicalJson,
   MAX_EVIDENCE_CHARS,
   countingApprovals,
+  entryDigest,
   evaluate,
   isFinalOutcome,
   lifecycleEntry,
@@ -105,6 +106,17 @@ export interface ProposalOutcome {
 }
 
 const refused = (message: string) => new DeskError(TeamErrors.refused, message)
+
+/** The entries a proposal's execution rests on: who may approve, under which rules, and the approvals themselves. */
+const PINNED_KINDS = new Set(['genesis', 'roster', 'policy', 'proposal', 'approval', 'rejection'])
+const fingerprint = (r: StoredRow) => `${r.digest}|${r.signatures}`
+function digestMatches(teamId: Hex, r: StoredRow): boolean {
+  try {
+    return entryDigest(teamId, { seq: r.seq, prev: r.prev as Hex, kind: r.kind as never, payload: r.payload }) === r.digest
+  } catch {
+    return false // a prev that is not even a digest
+  }
+}
 const block = (code: string, reason: string): WriteDecision => ({ verdict: 'block', code, reason })
 
 export class TeamGate implements WriteGate {
@@ -113,6 +125,13 @@ export class TeamGate implements WriteGate {
   /** Proposals whose signed bytes this desk stored under its lease (by cloid), until their send ends. */
   private readonly leased = new Map<string, string>()
   private readonly now: () => number
+  /**
+   * What each verified row an execution rests on looked like (digest and signatures), by seq: the
+   * roster and policy entries and every proposal, approval and rejection. Verification is
+   * incremental, so a row edited, swapped or replaced in the database below the head after this
+   * desk verified it would go unseen; before signing, those rows are read again and compared.
+   */
+  private readonly pinned = new Map<bigint, { kind: string; print: string }>()
 
   constructor(private readonly o: TeamGateOptions) {
     this.verifier = new ChainVerifier({ genesisDigest: o.genesisDigest })
@@ -139,7 +158,13 @@ export class TeamGate implements WriteGate {
       .catch(() => undefined)
       .then(async () => {
         const head = this.verifier.report().state.head
-        return this.check(await this.verifier.add(await read(head ? head.seq + 1n : 0n)))
+        const rows = await read(head ? head.seq + 1n : 0n)
+        const report = await this.verifier.add(rows)
+        for (const r of rows) {
+          if (report.broken && r.seq >= report.broken.seq) break
+          if (PINNED_KINDS.has(r.kind)) this.pinned.set(r.seq, { kind: r.kind, print: fingerprint(r) })
+        }
+        return this.check(report)
       })
     this.queue = run
     return run
@@ -318,6 +343,7 @@ export class TeamGate implements WriteGate {
             })
           const status = proposalStatus(current, now.roster!, this.now())
           if (status !== 'approved') throw refused(`proposal ${p.id.slice(0, 10)}… is ${status}: nothing may be sent`)
+          await this.recheck(current, (seqs) => tx.readRows(seqs))
           // An earn request carries no exchange nonce (its bytes are bound by user_nonce / operation id and deadline).
           const nonce = signed.nonce === '' ? NO_NONCE : signed.nonce
           const entry = await this.sign(now, 'signed', { proposal: p.id, body: signed.body, nonce, at: this.now() })
@@ -357,6 +383,33 @@ export class TeamGate implements WriteGate {
     return () => {
       clearInterval(timer)
       this.leased.delete(intent.cloid)
+    }
+  }
+
+  /**
+   * Reads again the rows `p`'s execution rests on (the roster and policy entries, the proposal, its
+   * approvals) and refuses, TeamChainTampered naming the first, any that differs from what this desk
+   * verified: edited (content no longer matching its digest), replaced, swapped or deleted.
+   */
+  async recheck(p: Proposal, read: (seqs: bigint[]) => Promise<StoredRow[]> = (seqs) => this.o.store.readRows(seqs)): Promise<void> {
+    const state = this.verifier.report().state
+    const mine = new Set([p.seq, ...p.approvals.map((a) => a.seq), ...(p.rejection ? [p.rejection.seq] : [])])
+    const seqs = [...this.pinned].filter(([seq, v]) => mine.has(seq) || v.kind === 'genesis' || v.kind === 'roster' || v.kind === 'policy')
+    const rows = new Map((await read(seqs.map(([seq]) => seq))).map((r) => [r.seq, r]))
+    for (const [seq, v] of seqs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      const r = rows.get(seq)
+      const reason = !r
+        ? 'the row is gone from the team store'
+        : !digestMatches(state.roster!.teamId, r)
+          ? 'content does not match its stored digest (the row was edited)'
+          : fingerprint(r) !== v.print
+            ? 'the row differs from the one this desk verified (replaced or moved in the database)'
+            : null
+      if (reason)
+        throw new DeskError(TeamErrors.tampered, `the team chain does not verify at entry ${seq}: ${reason}; nothing was signed or sent`, {
+          seq: seq.toString(),
+          reason,
+        })
     }
   }
 

@@ -135,9 +135,11 @@ describe('team mode: two desks, one PostgreSQL, one sandbox', () => {
     const waiting = await a.call<TeamProposalView[]>('team.proposals', { view: 'waiting' })
     expect(waiting[0]).toMatchObject({ id: proposalId, mine: true, canApprove: false })
 
-    // Executing before the quorum is refused by A's own decision step: nothing is signed.
-    const early = await a.call<WriteOutcome>('team.execute', { id: proposalId })
-    expect(early.submission.state).toBe('proposed')
+    // Executing before the quorum is refused, typed: nothing is signed.
+    await expect(a.call('team.execute', { id: proposalId })).rejects.toMatchObject({
+      code: 'TeamProposalRefused',
+      message: expect.stringMatching(/is not approved: 0 of 1 approval/),
+    })
     expect(truth()).toHaveLength(before)
 
     // The initiator cannot approve their own proposal; a rejection needs a reason (schema).

@@ -224,6 +224,69 @@ describe('team takeover: a desk dies after signing, another desk finishes with t
     await expect.poll(async () => (await seenOn(b, id))?.outcome?.state, { timeout: 2000, interval: 50 }).toBe('reconciled')
   })
 
+  it('the database stops mid-execution: before the bytes are stored nothing is sent; after, the send completes once, desks say unreachable and refuse team writes, and the outcome is written back when it returns', async () => {
+    a ??= await openA()
+    const original = TeamGate.prototype.beforeSend
+    const status = (d: SharedSandboxDesk) => d.call<TeamStatusView>('team.status').then((s) => s.state)
+    const live = async () => {
+      for (const d of [a!, b, c]) await expect.poll(() => status(d), { timeout: 10_000, interval: 100 }).toBe('live')
+    }
+
+    // 1. The database stops inside the execution, before the lease transaction stored the signed bytes.
+    const first = await approvedWithdrawal('2')
+    let before = truth().length
+    const early = vi.spyOn(TeamGate.prototype, 'beforeSend').mockImplementationOnce(async function (this: TeamGate, signed) {
+      await db.stopServer()
+      return original.call(this, signed)
+    })
+    try {
+      await expect(a.call('team.execute', { id: first.id })).rejects.toMatchObject({ code: 'WriteNotSent' })
+      expect(truth()).toHaveLength(before) // refused, typed; nothing signed reached the exchange
+    } finally {
+      early.mockRestore()
+      await db.startServer()
+    }
+    await live()
+    expect((await proposal(first.id)).signed).toBeNull() // nothing was stored: the proposal is still approved
+    const done = await a.call<WriteOutcome>('team.execute', { id: first.id })
+    expect(done.submission.state).toBe('accepted')
+    expect(truth().filter((x) => x.cloid === first.cloid)).toHaveLength(1)
+    expect(truth()).toHaveLength(before + 1)
+
+    // 2. The database stops after the bytes were stored (write-ahead), while they are on their way.
+    const second = await approvedWithdrawal('3')
+    before = truth().length
+    const late = vi.spyOn(TeamGate.prototype, 'beforeSend').mockImplementationOnce(async function (this: TeamGate, signed) {
+      await original.call(this, signed)
+      await db.stopServer()
+    })
+    try {
+      const out = await a.call<WriteOutcome>('team.execute', { id: second.id })
+      expect(out.submission.state).toBe('accepted') // the exchange answered; the team store could not hear it
+      expect(truth().filter((x) => x.cloid === second.cloid)).toHaveLength(1)
+      for (const d of [a, b]) await expect.poll(() => status(d), { timeout: 5000, interval: 50 }).toBe('unreachable')
+      expect((await b.call<TeamStatusView>('team.status')).detail).toMatch(/team store unreachable/)
+      // Team writes are refused while it is away, typed; nothing is signed or sent.
+      await expect(a.call('withdraw.submit', { ...WITHDRAW, amount: '4' })).rejects.toMatchObject({ code: 'TeamStoreUnreachable' })
+      await expect(b.call('team.approve', { id: forgotten })).rejects.toMatchObject({ code: 'TeamStoreUnreachable' })
+      expect(truth()).toHaveLength(before + 1)
+    } finally {
+      late.mockRestore()
+      await db.startServer()
+    }
+    await live()
+    // Nothing lost: the stored bytes are in the chain, and a desk writes the outcome back (the lease ran
+    // out with no outcome: the same bytes re-sent are refused as a duplicate and the cloid settles it).
+    await expect.poll(async () => (await seenOn(b, second.id))?.status, { timeout: 15_000, interval: 100 }).toBe('final')
+    expect((await seenOn(b, second.id))!.outcome?.state).toMatch(/^(accepted|reconciled)$/)
+    const p = await proposal(second.id)
+    const txs = truth().filter((x) => x.cloid === second.cloid)
+    expect(txs).toHaveLength(1)
+    expect(txs[0]!.nonce).toBe(p.signed!.nonce) // the stored bytes, never a second signature
+    expect(truth()).toHaveLength(before + 1)
+    await expect.poll(async () => (await seenOn(a!, second.id))?.status, { timeout: 2000, interval: 50 }).toBe('final')
+  })
+
   it('(c) two desks race to take over the same proposal: exactly one sends', async () => {
     // D: a second keyless takeover desk, checking as often as C.
     const d = await startDeskOnSharedSandbox(sandbox, { team: { recoverEveryMs: TAKEOVER_TIMER_MS } })

@@ -1,5 +1,5 @@
 /** `desk team …` in-process against a real PostgreSQL and the sandbox: desk B (the CLI) approves what desk A (an app core) proposed. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -159,5 +159,49 @@ describe('desk team', () => {
     expect(lone.code).not.toBe(0)
     expect(lone.err).toContain('TeamChangeNeedsAdmins')
     expect((JSON.parse((await desk('team', 'members', '--json')).out) as { adminQuorum: number }).adminQuorum).toBe(2)
+  })
+
+  it('init, policy, show, reject, export: each with --json; refusals typed with a non-zero exit', async () => {
+    // init on a store that already holds a team: refused, typed, nothing written.
+    const init = await desk('team', 'init', 'Another', '--name', 'Bob', '--json')
+    expect(init.code).not.toBe(0)
+    expect(init.err).toContain('TeamAlreadyInitialised')
+    expect(JSON.parse((await desk('team', 'members', '--json')).out)).toMatchObject({ adminQuorum: 2 })
+
+    const policy = await desk('team', 'policy', '--json')
+    expect(policy.code).toBe(0)
+    expect(JSON.parse(policy.out)).toMatchObject({ version: 1, rules: [{ id: 'withdraw-4eyes' }, { id: 'rest' }] })
+    expect((await desk('team', 'policy')).out).toContain('withdraw-4eyes')
+    // Bob alone writing a new policy version under an admin quorum of 2: signed, waiting, typed.
+    writeFileSync(join(dir, 'rules.json'), JSON.stringify([{ id: 'all', then: { effect: 'allow' } }]))
+    const set = await desk('team', 'policy', 'set', '--file', join(dir, 'rules.json'), '--json')
+    expect(set.code).not.toBe(0)
+    expect(set.err).toContain('TeamChangeNeedsAdmins')
+    expect(JSON.parse((await desk('team', 'policy', '--json')).out)).toMatchObject({ version: 1 })
+
+    const proposed = await a.call<WriteOutcome>('withdraw.submit', {
+      account: devOwner(0).address.toLowerCase(),
+      assetId: 1,
+      amount: '6',
+      dstChainId: '1',
+      dstAddress: DEST,
+    })
+    const id = proposed.proposalId!
+    const shown = await desk('team', 'show', id.slice(0, 12), '--json')
+    expect(shown.code).toBe(0)
+    expect(JSON.parse(shown.out)).toMatchObject({ id, status: 'open', channel: 'withdraw.submit' })
+    const rejected = await desk('team', 'reject', id, '--reason', 'not this week', '--json')
+    expect(rejected.code).toBe(0)
+    expect(JSON.parse(rejected.out)).toMatchObject({ id, status: 'rejected' })
+    // Executing a rejected proposal: refused, typed; the exchange holds nothing for its cloid.
+    const before = sb.trading.groundTruth().length
+    await expect(a.call('team.execute', { id })).rejects.toMatchObject({ code: expect.stringMatching(/WriteBlocked|TeamProposalRefused/) })
+    expect(sb.trading.groundTruth()).toHaveLength(before)
+
+    const csv = join(dir, 'team.csv')
+    const exported = await desk('team', 'export', '--out', csv, '--json')
+    expect(exported.code).toBe(0)
+    expect(JSON.parse(exported.out)).toMatchObject({ file: csv })
+    expect(readFileSync(csv, 'utf8')).toMatch(/^seq,hash,/)
   })
 })
