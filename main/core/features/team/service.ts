@@ -251,7 +251,10 @@ export class TeamService {
         `proposal ${id.slice(0, 10)}… is not approved: ${countingApprovals(p, roster).length} of ${p.needs.count} approval(s) from ${p.needs.roles.join(' or ')} count in the verified roster; nothing was signed or sent`,
       )
     // The rows it rests on, read again: an edit below the head since this desk verified them refuses it here (and again before signing).
-    await gate.recheck(p)
+    await gate.recheck(p).catch(async (e: unknown) => {
+      await this.link.refresh() // the desk now shows the chain as tampered at that entry
+      throw e
+    })
     const replay = p.replay
     if (!replay)
       throw new DeskError('TeamNotReplayable', `proposal ${id.slice(0, 10)}… carries no replayable write; run it again from its screen`)

@@ -132,6 +132,8 @@ export class TeamGate implements WriteGate {
    * desk verified it would go unseen; before signing, those rows are read again and compared.
    */
   private readonly pinned = new Map<bigint, { kind: string; print: string }>()
+  /** A pinned row found changed (recheck): from then on this desk treats the chain as broken there. */
+  private changed: { seq: bigint; reason: string } | null = null
 
   constructor(private readonly o: TeamGateOptions) {
     this.verifier = new ChainVerifier({ genesisDigest: o.genesisDigest })
@@ -144,7 +146,8 @@ export class TeamGate implements WriteGate {
 
   /** The chain as last verified (no read): the roster, policy and proposals; `broken` names the first bad entry. */
   report(): ReturnType<ChainVerifier['report']> {
-    return this.verifier.report()
+    const r = this.verifier.report()
+    return this.changed && !r.broken ? { ...r, ok: false, broken: this.changed } : r
   }
 
   /** Reads and verifies every entry after the last verified one; a broken chain throws TeamChainTampered. */
@@ -171,8 +174,9 @@ export class TeamGate implements WriteGate {
   }
 
   private check(report: ReturnType<ChainVerifier['report']>): TeamState {
-    if (report.broken) {
-      const { seq, reason } = report.broken
+    const broken = report.broken ?? this.changed
+    if (broken) {
+      const { seq, reason } = broken
       throw new DeskError(TeamErrors.tampered, `the team chain does not verify at entry ${seq}: ${reason}`, { seq: seq.toString(), reason })
     }
     if (!report.state.roster) throw refused('the team chain has no genesis yet')
@@ -405,11 +409,13 @@ export class TeamGate implements WriteGate {
           : fingerprint(r) !== v.print
             ? 'the row differs from the one this desk verified (replaced or moved in the database)'
             : null
-      if (reason)
+      if (reason) {
+        this.changed ??= { seq, reason }
         throw new DeskError(TeamErrors.tampered, `the team chain does not verify at entry ${seq}: ${reason}; nothing was signed or sent`, {
           seq: seq.toString(),
           reason,
         })
+      }
     }
   }
 

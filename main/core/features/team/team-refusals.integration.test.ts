@@ -224,6 +224,12 @@ describe('refused with a typed error, nothing sent (real PostgreSQL, sandbox gro
       seq: row.seq,
       reason: 'content does not match its stored digest (the row was edited)',
     })
+    // A desk that had verified the row before shows the tampering from now on, and refuses every team write.
+    expect(await a.call<TeamStatusView>('team.status')).toMatchObject({
+      state: 'tampered',
+      broken: { seq: row.seq.toString(), reason: 'content does not match its stored digest (the row was edited)' },
+    })
+    await expect(a.call('withdraw.submit', { ...WITHDRAW, amount: '3' })).rejects.toMatchObject({ code: 'TeamChainTampered' })
   })
 
   it('an expired proposal, approved in time: execution refused typed, nothing sent, and it ends expired', async () => {
