@@ -71,7 +71,9 @@ describe('soak: every live screen stays known and fresh on a moving market', () 
       const problems: string[] = []
       const until = Date.now() + SOAK_MS
       let samples = 0
-      while (Date.now() < until) {
+      // The whole span and every sample: a loaded machine makes a pass over six screens slower,
+      // which must not shorten the sampling.
+      while (Date.now() < until || samples < SOAK_MS / SAMPLE_MS) {
         await page.waitForTimeout(SAMPLE_MS)
         samples++
         const at = `${Math.round((SOAK_MS - (until - Date.now())) / 1000)} s`
@@ -111,7 +113,6 @@ describe('soak: every live screen stays known and fresh on a moving market', () 
         }
       }
       expect(problems).toEqual([])
-      expect(samples).toBeGreaterThanOrEqual(SOAK_MS / SAMPLE_MS - 1)
       // Marks moved and the market maker traded: totals and the credit page were pushed with new values, unasked.
       expect(seenTotals.size).toBeGreaterThan(1)
       expect(seenMarks.size).toBeGreaterThan(1)
