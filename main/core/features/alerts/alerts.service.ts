@@ -95,6 +95,12 @@ export class AlertService {
   private readonly dirty = new Set<string>()
   private dirtyTimer: ReturnType<typeof setTimeout> | undefined
   private dirtyDue = 0
+  /**
+   * The accounts of the stream-triggered pass queued behind a running one, not yet started: a
+   * later burst joins it. Queuing a pass per burst piled them up without bound whenever passes ran
+   * slower than bursts came (the 200-account soak, a deposit a second: 958 queued after 15 minutes).
+   */
+  private waiting: Set<string> | null = null
 
   /** What the rules (rules/) use of this service. */
   private readonly ctx: RuleContext
@@ -242,11 +248,19 @@ export class AlertService {
     this.dirtyDue = due
     this.dirtyTimer = setTimeout(() => {
       this.dirtyTimer = undefined
+      if (this.waiting) {
+        for (const u of this.dirty) this.waiting.add(u)
+        this.dirty.clear()
+        return
+      }
       const users = new Set(this.dirty)
       this.dirty.clear()
-      void this.serial(() => this.pass(users)).catch((e: unknown) =>
-        this.d.log?.(`alerts: evaluation failed: ${e instanceof Error ? e.message : String(e)}`),
-      )
+      this.waiting = users
+      void this.serial(() => {
+        // Started: what arrives from now on waits for the next pass.
+        if (this.waiting === users) this.waiting = null
+        return this.pass(users)
+      }).catch((e: unknown) => this.d.log?.(`alerts: evaluation failed: ${e instanceof Error ? e.message : String(e)}`))
     }, ms)
     ;(this.dirtyTimer as { unref?: () => void }).unref?.()
   }
