@@ -16,6 +16,8 @@ const dan = operator('dan')
 const vic = operator('vic') // viewer
 const T0 = Date.UTC(2026, 10, 26, 9)
 const ACC = '0x1111111111111111111111111111111111111111'
+/** The /trade envelope of the approved action, as a desk stores it. */
+const SENT = JSON.stringify({ action: { amount: '5000', type: 'withdraw' }, nonce: '7', signature: '0x01' })
 
 function body(o: Partial<ProposalBody> = {}): ProposalBody {
   return {
@@ -72,7 +74,7 @@ describe('proposal lifecycle in the chain', () => {
     const { add } = await setup()
     const p = await add('proposal', proposalPayload(body()), dan)
     await add('approval', { proposal: p.id, policyVersion: 1, at: T0 + 1 }, bob)
-    await add('signed', { proposal: p.id, body: '{"cloid":"0xc1"}', nonce: '7', at: T0 + 2 }, dan)
+    await add('signed', { proposal: p.id, body: SENT, nonce: '7', at: T0 + 2 }, dan)
     const last = await add('outcome', { proposal: p.id, state: 'accepted', finalStatus: 'ok', code: null, at: T0 + 3 }, dan)
     expect(last.report.ok).toBe(true)
     const got = last.report.state.proposals.get(p.id)!
@@ -95,7 +97,7 @@ describe('proposal lifecycle in the chain', () => {
   ][] = [
     [
       'signed bytes without the quorum',
-      (add, id) => add('signed', { proposal: id, body: '{"cloid":"0xc1"}', nonce: '7', at: T0 + 2 }, dan, false),
+      (add, id) => add('signed', { proposal: id, body: SENT, nonce: '7', at: T0 + 2 }, dan, false),
       /signed without its quorum: 0 of 1/,
     ],
     [
@@ -157,12 +159,26 @@ describe('proposal lifecycle in the chain', () => {
     expect((await s3.add('proposal', proposalPayload(body()), vic, false)).report.broken?.reason).toMatch(/may not propose/)
   })
 
+  it('refuses signed bytes that carry another action than the approved one, naming that entry', async () => {
+    const other = JSON.stringify({ action: { amount: '50000', type: 'withdraw' }, nonce: '7', signature: '0x01' })
+    for (const wrong of [other, '{"cloid":"0xc1"}', 'not json']) {
+      const { add } = await setup()
+      const p = await add('proposal', proposalPayload(body()), dan)
+      await add('approval', { proposal: p.id, policyVersion: 1, at: T0 + 1 }, bob)
+      const r = await add('signed', { proposal: p.id, body: wrong, nonce: '7', at: T0 + 2 }, dan, false)
+      expect(r.report.broken).toEqual({
+        seq: r.seq,
+        reason: 'the signed bytes do not carry the approved action (their action differs from the proposal)',
+      })
+    }
+  })
+
   it('stops counting an approval once the policy changed, and refuses signed bytes then', async () => {
     const { add } = await setup()
     const p = await add('proposal', proposalPayload(body()), dan)
     await add('approval', { proposal: p.id, policyVersion: 1, at: T0 + 1 }, bob)
     await add('policy', { version: 2, rules: [{ id: 'all', then: { effect: 'allow' } }] }, ann)
-    const signed = await add('signed', { proposal: p.id, body: '{"cloid":"0xc1"}', nonce: '7', at: T0 + 2 }, dan, false)
+    const signed = await add('signed', { proposal: p.id, body: SENT, nonce: '7', at: T0 + 2 }, dan, false)
     expect(signed.report.broken).toEqual({ seq: signed.seq, reason: 'the policy changed since the proposal (now version 2)' })
   })
 })

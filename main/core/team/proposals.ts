@@ -10,7 +10,7 @@
  */
 import { getAddress, isAddress, type Hex } from 'viem'
 import { formatAtoms, parseDecimal } from '../money/decimal'
-import type { Canonical } from './canonical'
+import { canonicalJson, type Canonical } from './canonical'
 import { teamBadInput } from './errors'
 import { ACTION_KINDS, USD_DECIMALS, evaluate, type ActionKind, type Policy } from './policy'
 import { ROLES, type Role, type Roster } from './roster'
@@ -246,6 +246,27 @@ function requireOpen(p: Proposal, at: number): void {
   if (at >= p.expiresAt) bad(`proposal ${p.id.slice(0, 10)}… expired at ${new Date(p.expiresAt).toISOString()}`)
 }
 
+/**
+ * An action as compared between a proposal and the bytes signed for it, canonical. A withdrawal's
+ * `withdraw_nonce` is assigned when it is signed (the proposal holds a placeholder): it is left out;
+ * everything else (asset, amount, destination, cloid, ...) must be the same.
+ */
+function comparable(action: Record<string, unknown>): string {
+  const { withdraw_nonce: _signingTime, ...rest } = action
+  return canonicalJson(rest)
+}
+const approvedAction = (action: Record<string, unknown>) => comparable(action)
+
+/** The action a /trade envelope carries, comparable (null: not an envelope with an action). */
+function sentAction(body: string): string | null {
+  try {
+    const env = JSON.parse(body) as { action?: unknown }
+    return isObj(env) && isObj(env.action) ? comparable(env.action) : null
+  } catch {
+    return null
+  }
+}
+
 function findProposal(s: LifecycleState, o: Obj): Proposal {
   const id = proposalRef(o)
   const p = s.proposals.get(id)
@@ -324,6 +345,9 @@ export function applyLifecycleEntry(
         bad(`signed without its quorum: ${countingApprovals(p, roster).length} of ${p.needs.count} approvals count`)
       const body = str(payload, 'body', 100_000)
       const nonce = str(payload, 'nonce', 40)
+      // /trade bytes carry the action itself: it must be the approved one (an earn request's body is the pool's own format).
+      if (!p.kind.startsWith('earn_') && sentAction(body) !== approvedAction(p.action))
+        bad('the signed bytes do not carry the approved action (their action differs from the proposal)')
       return { ...p, signed: { by: signer, body, nonce, seq, at } }
     }
     case 'outcome': {

@@ -96,7 +96,7 @@ function sent(intent: WriteIntent, nonce: string): SignedWrite {
     intent,
     journalId: 1,
     nonce,
-    body: JSON.stringify({ action: { ...intent.action, cloid: intent.cloid }, nonce, signature: `0x${randomBytes(65).toString('hex')}` }),
+    body: JSON.stringify({ action: intent.action, nonce, signature: `0x${randomBytes(65).toString('hex')}` }),
   }
 }
 
