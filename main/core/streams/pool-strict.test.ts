@@ -124,6 +124,43 @@ describe('StreamPool in strict-limits mode', () => {
     await until(() => subsOf(out).join() === `spotState:${out}`)
   })
 
+  it('a quiet polled account costs one read per round (its balances); its orders and fills are read again once its balances changed', async () => {
+    const Z = addr(10)
+    let zTotal = '5'
+    serve(new Map(), new Map())
+    const base = ex.infoHandler
+    ex.infoHandler = (b) =>
+      b.type === 'userBalances' && String(b.user).toLowerCase() === Z
+        ? { balances: [{ asset_id: 1, available: zTotal, locked: '0' }] }
+        : base(b)
+    const p = strictPool(12)
+    p.start()
+    await until(() => p.status().connected && ex.subscriptionCounts()[0] === 10)
+    await pump(p, 30) // the first round reads every polled channel once
+    // (the live accounts' sockets may reconnect as the clock jumps, and their backfill reads them: not the refresher's)
+    const live = new Set(p.liveUsers())
+    const reads = (from: number) =>
+      ex.infoRequests
+        .slice(from)
+        .filter((r) => !live.has(String(r.user).toLowerCase()))
+        .map((r) => `${String(r.type)}:${String(r.user).toLowerCase()}`)
+    let from = ex.infoRequests.length
+    // Rounds with nothing changed: balances only.
+    for (let round = 0; round < 3; round++) {
+      clock.advance(10_000)
+      await pump(p, 12)
+    }
+    expect(reads(from).filter((r) => !r.startsWith('userBalances:'))).toEqual([])
+    expect(reads(from).filter((r) => r === `userBalances:${Z}`).length).toBeGreaterThanOrEqual(3)
+    // Z's balances change (a fill, an order): its fills and orders are read after that balance read.
+    zTotal = '7'
+    from = ex.infoRequests.length
+    clock.advance(10_000)
+    await pump(p, 14)
+    expect(reads(from)).toEqual(expect.arrayContaining([`userBalances:${Z}`, `userFillsByTime:${Z}`, `openOrders:${Z}`]))
+    expect(reads(from).filter((r) => !r.startsWith('userBalances:') && !r.endsWith(Z))).toEqual([])
+  })
+
   it('an account found with open orders through /info is ranked up and streams', async () => {
     const Y = addr(9)
     const order = { oid: 5, cloid: null, original_qty: '1', filled_qty: '0', remaining_qty: '1', market_id: 1, side: 'bid', price: '100' }
