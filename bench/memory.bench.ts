@@ -31,6 +31,9 @@ export default async function run(): Promise<BenchResult> {
         .map(([k, v]) => `${k} ${v.ref}->${v.end}`)
         .join(', '),
       resources_grown: r.grown.join(', ') || 'none',
+      native_ref_to_end_kb: Object.entries(r.native)
+        .map(([k, v]) => `${k} ${v.ref}->${v.end}`)
+        .join(', '),
       earn_requested_claimed_failed: `${r.earn.created}/${r.earn.claimed}/${r.earn.failed}`,
       fills_vs_ground_truth: r.fills
         .map(
