@@ -7,7 +7,7 @@ import { createDispatcher, mergeHandlers, type CallContext, type Dispatch } from
 import { EventHub } from '../ipc/events'
 import { notifier } from '../ipc/notify'
 import { openJournal } from '../journal'
-import { PolicyBook } from '../policy'
+import { PolicyBook, policyEngine } from '../policy'
 import { ExternalLinkPolicy } from '../security/external-links'
 import { SessionHolder } from '../session'
 import { WritePipeline, type WriteGate } from '../writes'
@@ -33,7 +33,7 @@ import {
 } from '../features/journal'
 import { ordersHandlers } from '../features/orders'
 import { LiveOverview, portfolioHandlers, portfolioStatusHandlers } from '../features/portfolio'
-import { policyHandlers } from '../features/policy'
+import { applyApprovedSettings, policyHandlers } from '../features/policy'
 import { settingsHandlers } from '../features/settings'
 import { settleRepayHandlers } from '../features/settle-repay'
 import { transfersHandlers } from '../features/transfers'
@@ -205,6 +205,7 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
     policyHandlers({
       ...writes,
       keys: agentKeys,
+      settings: team,
       accounts: () => (vault.current?.listAccounts() ?? []).map((a) => ({ address: a.address, label: a.label, watchOnly: a.watchOnly })),
     }),
   ])
@@ -213,6 +214,8 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
   // A write's channel and arguments are known to team mode's decision step (a proposal stores them to replay the same write).
   const dispatch: Dispatch = (channel, args, ctx) => team.withCall(channel, args, () => dispatchOnly(channel, args, ctx))
   team.setDispatch(dispatch)
+  // An approved address-book, limit or resume change is applied by the desk that proposed it (features/policy/team-settings.ts).
+  team.setSettingsApplier(async (change, network) => applyApprovedSettings((await policyEngine(writes)).engine, change, network))
 
   await vault.open()
   const stopJournalWatch = watchJournal(journal, events, notify)

@@ -26,6 +26,14 @@ export type { PolicyNetwork } from './exchange'
 /** The journal key of desk-wide policy events (the halt, network changes): no network can be named so. */
 export const DESK_EVENTS = '(desk)'
 
+/**
+ * Stands in for the passphrase when a team-approved settings change is applied on the desk that
+ * proposed it (its initiator gave the passphrase when proposing; the approvals are in the team
+ * chain). A symbol cannot cross IPC, so no host can pass it.
+ */
+export const TEAM_APPROVED: unique symbol = Symbol('team-approved')
+type Authority = string | typeof TEAM_APPROVED
+
 export interface PolicyEngineOptions {
   dataDir: string
   network: PolicyNetwork
@@ -234,10 +242,16 @@ export class PolicyEngine {
 
   // ---- changes (journaled) ---------------------------------------------------------------------
 
-  private async requirePassphrase(passphrase: string | undefined, what: string): Promise<void> {
+  private async requirePassphrase(passphrase: Authority | undefined, what: string): Promise<void> {
+    if (passphrase === TEAM_APPROVED) return
     if (passphrase === undefined || passphrase === '') throw new DeskError('PassphraseRequired', `${what} needs the vault passphrase`)
     if (!(await this.o.verifyPassphrase(passphrase)))
       throw new DeskError('PassphraseIncorrect', `wrong vault passphrase: ${what} was not done`)
+  }
+
+  /** The passphrase check a change needs, alone: a team proposal is made only after it. */
+  checkPassphrase(passphrase: string | undefined, what: string): Promise<void> {
+    return this.requirePassphrase(passphrase, what)
   }
 
   /**
@@ -249,7 +263,7 @@ export class PolicyEngine {
    * no change made without the passphrase may delay a later change beyond the cooling-off in
    * force before it. A raise (with the passphrase) applies at once; a cut waits out the current one.
    */
-  async set(name: string, raw: string | null, passphrase?: string): Promise<{ applied: boolean; effectiveAt: number }> {
+  async set(name: string, raw: string | null, passphrase?: Authority): Promise<{ applied: boolean; effectiveAt: number }> {
     const value = canonicalValue(name, raw)
     const doc = this.doc()
     const { value: current, source } = valueWithSource(doc.rules, name, this.sandboxIn(doc))
@@ -293,12 +307,32 @@ export class PolicyEngine {
     return { applied: effectiveAt <= t, effectiveAt }
   }
 
-  /** Adds (or edits, by label) an address-book entry; usable after the cooling-off. */
-  async addAddress(req: { label: string; address: string; chainId: string; passphrase: string }): Promise<AddressView> {
+  /** An address-book entry as it would be stored (label trimmed, address checksummed), or a typed refusal. */
+  addressInput(req: { label: string; address: string; chainId: string }): { label: string; address: string; chainId: string } {
     const label = req.label.trim()
     if (!label || label.length > 64) throw new DeskError('InvalidLabel', 'an address-book label is 1 to 64 characters')
     const address = checkDestination(req.address, 'address')
     if (!/^(0|[1-9][0-9]{0,19})$/.test(req.chainId)) throw new DeskError('InvalidChainId', 'destination chain id must be a decimal integer')
+    return { label, address, chainId: req.chainId }
+  }
+
+  /** A rule change as `set` would store it, and whether `set` asks for the passphrase (a loosening, or the cooling-off). */
+  setInput(name: string, raw: string | null): { value: string | null; needsPassphrase: boolean } {
+    const value = canonicalValue(name, raw)
+    const doc = this.doc()
+    const { value: current } = valueWithSource(doc.rules, name, this.sandboxIn(doc))
+    return { value, needsPassphrase: name === 'cooling-off' || !isTightening(name, current, value) }
+  }
+
+  /** Refuses (NotHalted) when writes are not halted: resume has nothing to do. */
+  requireHalted(): void {
+    this.doc()
+    if (!this.haltFile.load()) throw new DeskError('NotHalted', 'writes are not halted')
+  }
+
+  /** Adds (or edits, by label) an address-book entry; usable after the cooling-off. */
+  async addAddress(req: { label: string; address: string; chainId: string; passphrase: Authority }): Promise<AddressView> {
+    const { label, address } = this.addressInput(req)
     const doc = this.doc()
     await this.requirePassphrase(req.passphrase, 'changing the address book')
     const t = this.now()
@@ -325,7 +359,7 @@ export class PolicyEngine {
     return this.addressView(entry, t)
   }
 
-  async removeAddress(req: { label: string; passphrase: string }): Promise<{ removed: string }> {
+  async removeAddress(req: { label: string; passphrase: Authority }): Promise<{ removed: string }> {
     const doc = this.doc()
     const old = doc.addresses.find((a) => a.label.toLowerCase() === req.label.trim().toLowerCase())
     if (!old) throw new DeskError('AddressNotListed', `no address-book entry is labelled "${req.label.slice(0, 64)}"`)
@@ -357,7 +391,7 @@ export class PolicyEngine {
     return halted
   }
 
-  async resume(passphrase: string): Promise<void> {
+  async resume(passphrase: Authority): Promise<void> {
     this.doc()
     const h = this.haltFile.load()
     if (!h) throw new DeskError('NotHalted', 'writes are not halted')

@@ -1,6 +1,7 @@
 export {
   DESK_EVENTS,
   PolicyEngine,
+  TEAM_APPROVED,
   freesAt,
   type AddressView,
   type Move,

@@ -10,7 +10,7 @@ import { canonicalJson } from './canonical'
 import type { TeamState } from './chain'
 import { ZERO_HASH, entryDigest, unsignedEntry, type UnsignedEntry } from './entry'
 import { teamBadInput } from './errors'
-import { policyFromPayload } from './policy'
+import { policyFromPayload, refuseGatedHalt } from './policy'
 import { applyLifecycleEntry, type ProposalEntryKind } from './proposals'
 import { applyRosterChanges, rosterFromGenesis, type MemberInput, type RosterChange } from './roster'
 
@@ -60,6 +60,7 @@ export function rosterEntry(state: TeamState, changes: RosterChange[]): Unsigned
 export function policyEntry(state: TeamState, rules: unknown[]): UnsignedEntry {
   const { seq, prev } = next(state)
   const version = (state.policy?.version ?? 0) + 1
+  refuseGatedHalt(rules)
   const e = unsignedEntry(seq, prev, 'policy', { basis: basisOf(state), version, rules })
   policyFromPayload(JSON.parse(e.payload), version - 1)
   return e

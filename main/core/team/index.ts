@@ -64,3 +64,16 @@ export {
 export { exportCsv, followStore, verifyStore, type FollowHandlers } from './audit'
 export { logToCsv } from './csv'
 export { canonicalJson } from './canonical'
+export {
+  DESK_WIDE_ACCOUNT,
+  SETTINGS_KINDS,
+  isSettingsKind,
+  settingsAction,
+  settingsChangeOf,
+  settingsKey,
+  settingsKeyBase,
+  settingsKind,
+  settingsTitle,
+  type SettingsChange,
+  type SettingsKind,
+} from './settings'

@@ -7,6 +7,7 @@
 import { getAddress, isAddress } from 'viem'
 import { parseDecimal } from '../money/decimal'
 import type { Canonical } from './canonical'
+import { DeskError } from '../errors/desk-error'
 import { teamBadInput } from './errors'
 import { ROLES, type Role } from './roster'
 
@@ -149,4 +150,22 @@ function matches(r: Rule, i: Intent): boolean {
 export function evaluate(rules: readonly Rule[], intent: Intent): Decision {
   for (const r of rules) if (matches(r, intent)) return { ...r.then, rule: r.id }
   return { effect: 'block', rule: null, reason: 'no rule matches' }
+}
+
+/**
+ * Policy authoring refuses a rule naming `halt` that blocks it or makes it wait for approvals: an
+ * emergency halt stays immediate on every desk (a second person must never be needed to stop
+ * trading), so such a rule could never do what it says. The halt is never judged by the policy at
+ * run time either; a rule without `kinds` (every kind) therefore does not reach it.
+ */
+export function refuseGatedHalt(rules: readonly unknown[]): void {
+  for (const r of rules) {
+    const o = (r ?? {}) as { id?: unknown; kinds?: unknown; then?: { effect?: unknown } }
+    if (Array.isArray(o.kinds) && o.kinds.includes('halt') && o.then?.effect !== 'allow')
+      throw new DeskError(
+        'TeamPolicyGatesHalt',
+        `rule ${String(o.id)} would ${o.then?.effect === 'block' ? 'block' : 'put approvals before'} the emergency halt: a halt is always immediate; name halt only in an allow rule`,
+        { rule: typeof o.id === 'string' ? o.id : null },
+      )
+  }
 }

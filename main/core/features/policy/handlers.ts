@@ -4,6 +4,7 @@ import { policyEngine } from '../../policy'
 import { unlockedWriteSide } from '../../session'
 import { agentsFor, revokeAgent, type AgentKeyDirectory } from '../agents'
 import { haltAll, type HaltDeps } from './halt'
+import { judgeSettings, type SettingsGate } from './team-settings'
 
 export type PolicyChannels =
   | 'policy.show'
@@ -17,6 +18,8 @@ export type PolicyChannels =
 
 export interface PolicyDeps extends HaltDeps {
   keys: AgentKeyDirectory
+  /** Team mode's verdict on address-book, limit and resume changes (team-settings.ts); absent: a single desk. */
+  settings?: SettingsGate
 }
 
 /** The times an event's detail names (`times`), for the screen to show in the operator's zone. */
@@ -48,16 +51,40 @@ export function policyHandlers(d: PolicyDeps): Pick<HandlerTable, PolicyChannels
   return {
     'policy.show': () => view(),
     'policy.set': async ({ name, value, passphrase }) => {
-      await (await engine()).set(name, value, passphrase)
+      const e = await engine()
+      const input = e.setInput(name, value)
+      await judgeSettings(d.settings, e, { op: 'limit.set', name, value: input.value }, () =>
+        input.needsPassphrase ? e.checkPassphrase(passphrase, `changing ${name}`) : Promise.resolve(),
+      )
+      await e.set(name, value, passphrase)
       return view()
     },
     'addresses.list': () => addresses(),
-    'addresses.add': async (a) =>
-      (await engine()).addAddress({ label: a.label, address: a.address, chainId: a.chainId, passphrase: a.passphrase }),
-    'addresses.remove': async (a) => (await engine()).removeAddress({ label: a.label, passphrase: a.passphrase }),
+    'addresses.add': async (a) => {
+      const e = await engine()
+      const entry = e.addressInput(a)
+      await judgeSettings(d.settings, e, { op: 'address.add', ...entry }, () =>
+        e.checkPassphrase(a.passphrase, 'changing the address book'),
+      )
+      return e.addAddress({ ...entry, passphrase: a.passphrase })
+    },
+    'addresses.remove': async (a) => {
+      const e = await engine()
+      const label = e.state().addresses.find((x) => x.label.toLowerCase() === a.label.trim().toLowerCase())?.label
+      // An unknown label is refused by the engine as today (AddressNotListed), before any proposal.
+      if (label !== undefined)
+        await judgeSettings(d.settings, e, { op: 'address.remove', label }, () =>
+          e.checkPassphrase(a.passphrase, 'changing the address book'),
+        )
+      return e.removeAddress({ label: a.label, passphrase: a.passphrase })
+    },
+    // Never judged by the team policy: an emergency halt is immediate on every desk (docs/team-mode.md).
     'policy.halt': () => haltAll(d),
     'policy.resume': async ({ passphrase }) => {
-      await (await engine()).resume(passphrase)
+      const e = await engine()
+      e.requireHalted()
+      await judgeSettings(d.settings, e, { op: 'resume' }, () => e.checkPassphrase(passphrase, 'resuming writes'))
+      await e.resume(passphrase)
       return view()
     },
     // Emergency, offered beside halt (allowed while halted: it only removes access).

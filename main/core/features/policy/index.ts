@@ -1,2 +1,3 @@
 export { haltAll, type HaltDeps } from './halt'
 export { policyHandlers, type PolicyChannels, type PolicyDeps } from './handlers'
+export { applyApprovedSettings, judgeSettings, type SettingsGate, type SettingsVerdict } from './team-settings'

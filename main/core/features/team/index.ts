@@ -2,5 +2,5 @@
 export { TeamGate, type ProposalOutcome, type StoredSignature, type TeamGateOptions } from './team-gate'
 export { vaultTeamSigner } from './vault-signer'
 export { teamHandlers, type TeamChannels } from './handlers'
-export { TeamService } from './service'
+export { TeamService, type SettingsApplier, type SettingsVerdict, type SettingsWhere } from './service'
 export { sessionTakeoverSender, type TakeoverSender } from './takeover'

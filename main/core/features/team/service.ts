@@ -20,7 +20,16 @@ import { DeskError } from '../../errors/desk-error'
 import type { EventHub } from '../../ipc/events'
 import type { Notify } from '../../ipc/notify'
 import type { SessionSource } from '../../session'
-import { TeamErrors, countingApprovals, proposalStatus, type RosterChange } from '../../team'
+import {
+  TeamErrors,
+  countingApprovals,
+  isSettingsKind,
+  proposalStatus,
+  settingsChangeOf,
+  type Proposal,
+  type RosterChange,
+  type SettingsChange,
+} from '../../team'
 import type { WriteGate } from '../../writes/decision'
 import type { VaultHolder } from '../vault'
 import { TeamAdmin, type TeamRuleInput } from './admin'
@@ -30,9 +39,20 @@ import { TeamQueries, type Dispatch } from './queries'
 import { TeamRecovery } from './recovery'
 import { CallContext } from './replay'
 import type { TakeoverSender } from './takeover'
+import type { ProposalOutcome } from './team-gate'
 import { TeamLink } from './team-link'
 
 export type { TeamRuleInput } from './admin'
+
+/** Where a settings change applies and what the initiator saw (the queue's preview lines). */
+export interface SettingsWhere {
+  network: string
+  exchange: string
+  preview: string[]
+}
+export type SettingsVerdict = { verdict: 'allow' } | { verdict: 'propose'; proposalId: string; needs: string; expiresAt: number }
+/** Applies an approved settings change to this desk's guardrails (features/policy), on the network the proposal names. */
+export type SettingsApplier = (change: SettingsChange, network: string) => Promise<void>
 
 export interface TeamServiceDeps {
   dataDir: string
@@ -69,6 +89,10 @@ export class TeamService {
   private changesPass: Promise<void> | null = null
   private changesAgain = false
   private dispatch: Dispatch | null = null
+  private settingsApplier: SettingsApplier | null = null
+  /** A pass applying approved settings changes is running / another push came meanwhile. */
+  private settingsPass: Promise<void> | null = null
+  private settingsAgain = false
 
   constructor(private readonly d: TeamServiceDeps) {
     const now = d.now ?? Date.now
@@ -91,6 +115,7 @@ export class TeamService {
       verified: (state) => {
         const roster = state.roster
         void this.push(roster ? this.alerts.changed(state, this.link.facts()) : false)
+        if (roster) this.applyDueSettings()
       },
       changed: () => void this.push(false),
       opened: () => this.recovery.start(),
@@ -106,6 +131,82 @@ export class TeamService {
   /** The dispatcher, for `team.execute` (replay) and the recomputed previews. */
   setDispatch(dispatch: Dispatch): void {
     this.dispatch = dispatch
+  }
+
+  /** What applies an approved settings change here (features/policy); without it none is applied. */
+  setSettingsApplier(apply: SettingsApplier): void {
+    this.settingsApplier = apply
+  }
+
+  /**
+   * The team policy's verdict on a guardrail settings change of this desk (address book, limits,
+   * resume; never the halt). No team configured: allow, exactly as a single desk works today. A
+   * configured desk whose store is not open refuses (TeamStoreUnreachable), as it does writes.
+   * `beforePropose` runs (the passphrase check) only when a proposal is about to be made.
+   */
+  async decideSettings(change: SettingsChange, where: SettingsWhere, beforePropose: () => Promise<void>): Promise<SettingsVerdict> {
+    if (!this.link.config) return { verdict: 'allow' }
+    const { gate } = await this.link.roster()
+    const v = await gate.decideSettings(change, where, beforePropose)
+    if (v.verdict === 'propose') await this.link.refresh()
+    return v
+  }
+
+  /**
+   * Applies an approved settings proposal on this desk (the one it names) exactly once: the gate
+   * re-verifies the quorum against the verified roster and policy, stores the `signed` entry under
+   * the lease, then the change is applied and its outcome recorded for every desk.
+   */
+  async applySettings(id: string): Promise<ProposalOutcome> {
+    const apply = this.settingsApplier
+    if (!apply) throw new DeskError('Internal', 'team settings changes have no applier on this desk')
+    const { gate } = await this.link.roster()
+    const out = await gate.applySettings(id, async (p) => {
+      const change = settingsChangeOf(p.action)
+      if (!change) throw new DeskError(TeamErrors.refused, `proposal ${id.slice(0, 10)}… carries no settings change`)
+      await apply(change, p.network)
+    })
+    await this.link.refresh()
+    return out
+  }
+
+  /** Approved settings proposals this desk made for itself and has not applied yet. */
+  private dueSettings(): Proposal[] {
+    const gate = this.link.gate
+    const me = this.link.facts().me
+    if (!gate || !me) return []
+    const state = gate.report().state
+    if (!state.roster) return []
+    const now = (this.d.now ?? Date.now)()
+    return [...state.proposals.values()].filter(
+      (p) =>
+        isSettingsKind(p.kind) &&
+        p.initiator === me &&
+        p.action.desk === gate.desk &&
+        !p.signed &&
+        proposalStatus(p, state.roster!, now) === 'approved',
+    )
+  }
+
+  /** Once its quorum is verified, the initiating desk applies its settings change on its own (one pass at a time). */
+  private applyDueSettings(): void {
+    if (!this.settingsApplier) return
+    if (this.settingsPass) {
+      this.settingsAgain = true
+      return
+    }
+    this.settingsPass = (async () => {
+      do {
+        this.settingsAgain = false
+        for (const p of this.dueSettings()) {
+          await this.applySettings(p.id).catch((e: unknown) => {
+            // Another call of this desk got there first (TeamAlreadySigned), or the store went away: the next push retries.
+            if (!(e instanceof DeskError && e.code === TeamErrors.alreadySigned))
+              console.warn('team settings change not applied:', e instanceof Error ? e.message : String(e))
+          })
+        }
+      } while (this.settingsAgain)
+    })().finally(() => (this.settingsPass = null))
   }
 
   /** Runs one channel call with its name and arguments known to the decision step (what a proposal stores to replay it). */
@@ -244,6 +345,11 @@ export class TeamService {
     const { gate, state, roster } = await this.link.roster()
     const p = state.proposals.get(id)
     if (!p) throw new DeskError('TeamProposalNotFound', `no verified proposal ${id.slice(0, 10)}…`)
+    if (isSettingsKind(p.kind))
+      throw new DeskError(
+        'TeamSettingsApplyOnTheirOwn',
+        `proposal ${id.slice(0, 10)}… is a settings change: desk ${String(p.action.desk)} applies it on its own once its quorum is verified`,
+      )
     // Not (or no longer) approved: say so, typed, rather than answer with the write proposed again.
     if (proposalStatus(p, roster, (this.d.now ?? Date.now)()) === 'open')
       throw new DeskError(

@@ -39,6 +39,14 @@ import {
   type TeamStore,
   type LeaseTx,
   type StoredRow,
+  DESK_WIDE_ACCOUNT,
+  isSettingsKind,
+  settingsAction,
+  settingsKey,
+  settingsKeyBase,
+  settingsKind,
+  settingsTitle,
+  type SettingsChange,
 } from '../../team'
 import type { SignedWrite, WriteDecision, WriteGate, WriteIntent } from '../../writes/decision'
 import { rollingWindowUsd } from './window'
@@ -511,7 +519,8 @@ export class TeamGate implements WriteGate {
     const state = await this.sync()
     return [...state.proposals.values()].filter((p) => {
       const last = p.outcomes.at(-1)
-      return p.signed !== null && !(last && isFinalOutcome(last.state))
+      // A settings change is applied by the desk it names, never re-sent to an exchange.
+      return p.signed !== null && !(last && isFinalOutcome(last.state)) && !isSettingsKind(p.kind)
     })
   }
 
@@ -545,6 +554,135 @@ export class TeamGate implements WriteGate {
       }
     }
     return n
+  }
+
+  // ---- guardrail settings changes (address book, limits, resume) --------------------------------
+
+  get desk(): string {
+    return this.o.deskId
+  }
+
+  /**
+   * Judges a settings change of this desk by the team policy's first matching rule: allow -> the
+   * caller applies it now; block -> TeamPolicyBlocks naming the rule; approvals -> a signed proposal
+   * carrying the exact change (or the one already open or approved for the same change: asking twice
+   * makes one proposal). The halt never comes here (it stays immediate).
+   */
+  async decideSettings(
+    change: SettingsChange,
+    where: { network: string; exchange: string; preview: string[] },
+    beforePropose: () => Promise<void> = async () => {},
+  ): Promise<{ verdict: 'allow' } | { verdict: 'propose'; proposalId: string; needs: string; expiresAt: number }> {
+    const state = await this.sync()
+    if (!state.policy) throw new DeskError('TeamPolicyBlocks', 'the team has no policy yet: every settings change is blocked')
+    const kind = settingsKind(change)
+    const action = settingsAction(change, this.o.deskId)
+    const destination = change.op === 'address.add' ? change.address.toLowerCase() : undefined
+    const d = evaluate(state.policy.rules, { kind, account: DESK_WIDE_ACCOUNT, usd: 0n, windowUsd: 0n, destination })
+    if (d.effect === 'allow') return { verdict: 'allow' }
+    if (d.effect === 'block')
+      throw new DeskError(
+        'TeamPolicyBlocks',
+        d.rule ? `team policy rule ${d.rule} blocks this change (${kind})` : `no team policy rule allows this change (${kind})`,
+        { rule: d.rule, kind },
+      )
+    const base = settingsKeyBase(settingsKey(where.network, where.exchange, action, 0))
+    const same = [...state.proposals.values()].filter((p) => p.cloid.startsWith(`${base}:`))
+    const now = this.now()
+    const pending = same.find((p) => {
+      const st = proposalStatus(p, state.roster!, now)
+      return st === 'open' || st === 'approved'
+    })
+    const needs = (p: Proposal) =>
+      `${countingApprovals(p, state.roster!).length} of ${p.needs.count} approval(s) from ${p.needs.roles.join(' or ')} (rule ${p.rule})`
+    if (pending) return { verdict: 'propose', proposalId: pending.id, needs: needs(pending), expiresAt: pending.expiresAt }
+    await beforePropose()
+    const at = now
+    let entry: SignedEntry
+    try {
+      entry = await this.append('proposal', (s) => {
+        const n = [...s.proposals.values()].filter((p) => p.cloid.startsWith(`${base}:`)).length
+        return proposalPayload({
+          network: where.network,
+          exchange: where.exchange,
+          account: DESK_WIDE_ACCOUNT,
+          signer: null,
+          kind,
+          action,
+          cloid: settingsKey(where.network, where.exchange, action, n),
+          title: settingsTitle(change),
+          preview: [...where.preview],
+          usd: null,
+          windowUsd: 0n,
+          destination: destination ?? null,
+          policyVersion: s.policy!.version,
+          rule: d.rule,
+          needs: { count: d.count, roles: d.roles },
+          at,
+          expiresAt: at + (this.o.proposalTtlMs ?? 24 * 3600_000),
+        })
+      })
+    } catch (e) {
+      if (e instanceof DeskError && e.code === TeamErrors.badInput) throw refused(e.message)
+      throw e
+    }
+    return {
+      verdict: 'propose',
+      proposalId: entry.digest,
+      needs: `0 of ${d.count} approval(s) from ${d.roles.join(' or ')} (rule ${d.rule})`,
+      expiresAt: this.now() + (this.o.proposalTtlMs ?? 24 * 3600_000),
+    }
+  }
+
+  /**
+   * Applies an approved settings proposal on the desk it names, exactly once: under its lease, with
+   * the chain re-read through that transaction, the quorum counted against the verified roster and
+   * policy and the rows it rests on re-checked, a `signed` entry (the exact change) is appended
+   * before anything changes locally; then `apply` runs and its outcome is recorded for every desk.
+   * A second call finds the `signed` entry: TeamAlreadySigned, nothing applied again.
+   */
+  async applySettings(proposalId: string, apply: (p: Proposal) => Promise<void>): Promise<ProposalOutcome> {
+    const state = await this.sync()
+    const p = state.proposals.get(proposalId)
+    if (!p) throw new DeskError('TeamProposalNotFound', `no verified proposal ${proposalId.slice(0, 10)}…`)
+    if (!isSettingsKind(p.kind)) throw refused(`proposal ${proposalId.slice(0, 10)}… is not a settings change`)
+    if (p.action.desk !== this.o.deskId)
+      throw new DeskError(
+        'TeamSettingsOtherDesk',
+        `proposal ${proposalId.slice(0, 10)}… changes the settings of desk ${String(p.action.desk)}, not this one (${this.o.deskId})`,
+      )
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.o.store.withLease(p.id, async (tx, lease) => {
+          const now = await this.syncVia(tx)
+          const current = now.proposals.get(p.id)!
+          if (current.signed) throw alreadySigned(current)
+          if (lease.live && lease.holder !== this.o.deskId) throw leaseHeld(lease)
+          const status = proposalStatus(current, now.roster!, this.now())
+          if (status !== 'approved') throw refused(`proposal ${p.id.slice(0, 10)}… is ${status}: nothing was applied`)
+          await this.recheck(current, (seqs) => tx.readRows(seqs))
+          const body = canonicalJson({ action: current.action })
+          const entry = await this.sign(now, 'signed', { proposal: p.id, body, nonce: NO_NONCE, at: this.now() })
+          await tx.append(entry)
+          await tx.take(this.o.deskId, this.o.leaseMs ?? 60_000)
+        })
+        break
+      } catch (e) {
+        if (e instanceof DeskError && e.code === TeamErrors.conflict && attempt < CONFLICT_RETRIES) continue
+        throw e
+      }
+    }
+    await this.sync()
+    let outcome: ProposalOutcome
+    try {
+      await apply(p)
+      outcome = { state: 'accepted', finalStatus: 'applied', code: null }
+    } catch (e) {
+      const code = e instanceof DeskError ? e.code : 'Internal'
+      outcome = { state: 'rejected', finalStatus: 'not applied', code, evidence: e instanceof Error ? e.message : null }
+    }
+    await this.recordOutcome(p.id, outcome)
+    return outcome
   }
 
   /** Verified proposals with their status now (for the approvals queue). */
