@@ -26,6 +26,7 @@ import { promises as fs } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Vault, vaultPath } from '../../vault'
+import { DeskError } from '../../errors/desk-error'
 import { TeamGate } from './team-gate'
 import { vaultTeamSigner } from './vault-signer'
 
@@ -540,5 +541,103 @@ describe('TeamGate: the rolling window (policy rules with minWindowUsd)', () => 
     expect((await propose({ usdAtoms: 1500_00000000n })).needs).toMatch(/rule window/) // 1,500 (third) + 1,500
     clock += 24 * 3600_000 + 1
     expect((await propose({ usdAtoms: 1500_00000000n })).needs).toMatch(/rule per-write/) // the earlier ones left the window
+  })
+})
+
+describe('TeamGate: guardrail settings changes (address book, limits, resume)', () => {
+  const where = { network: 'sandbox', exchange: 'sandbox-1', preview: ['Address book: add "cold"'] }
+  const addCold = { op: 'address.add' as const, label: 'cold', address: DEST, chainId: '1' }
+
+  async function settingsPolicy(): Promise<void> {
+    await team.policy(
+      [
+        { id: 'book', kinds: ['address_book'], then: { effect: 'approve', count: 2, roles: ['approver'] } },
+        { id: 'limits-free', kinds: ['limits'], then: { effect: 'allow' } },
+      ],
+      [ann],
+    )
+    await store.append(team.entries.at(-1)!)
+  }
+
+  it('verifies the quorum before applying, applies once on the desk it names, and records the outcome', async () => {
+    await settingsPolicy()
+    const [danDesk, danDeskAgain, danElsewhere, bobDesk, catDesk] = await Promise.all([
+      desk(dan),
+      desk(dan), // the same desk (same id) through another connection: two calls racing
+      desk(dan, 'dan-laptop'),
+      desk(bob),
+      desk(cat),
+    ])
+    expect(await danDesk.decideSettings({ op: 'limit.set', name: 'withdraw-limit-usd', value: '10' }, where)).toEqual({ verdict: 'allow' })
+    let checked = 0
+    const v = await danDesk.decideSettings(addCold, where, async () => void checked++)
+    if (v.verdict !== 'propose') throw new Error('expected a proposal')
+    expect(checked).toBe(1)
+    // The same change again is the same proposal (no second passphrase check, no second entry).
+    expect(await danDesk.decideSettings(addCold, where, async () => void checked++)).toMatchObject({ proposalId: v.proposalId })
+    expect(checked).toBe(1)
+
+    let applied = 0
+    const apply = async () => void applied++
+    await expect(danDesk.applySettings(v.proposalId, apply)).rejects.toMatchObject({ code: TeamErrors.refused, message: /is open/ })
+    await bobDesk.approve(v.proposalId)
+    await expect(danDesk.applySettings(v.proposalId, apply)).rejects.toMatchObject({ code: TeamErrors.refused, message: /is open/ })
+    await catDesk.approve(v.proposalId)
+    await expect(danElsewhere.applySettings(v.proposalId, apply)).rejects.toMatchObject({ code: 'TeamSettingsOtherDesk' })
+    expect(applied).toBe(0)
+
+    const race = await Promise.allSettled([danDesk.applySettings(v.proposalId, apply), danDeskAgain.applySettings(v.proposalId, apply)])
+    expect(race.filter((r) => r.status === 'fulfilled')).toHaveLength(1)
+    expect(race.find((r) => r.status === 'rejected')).toMatchObject({ reason: { code: TeamErrors.alreadySigned } })
+    expect(applied).toBe(1)
+    const p = (await verifyStore(store)).state.proposals.get(v.proposalId)!
+    expect(p.signed?.nonce).toBe('none')
+    expect(p.outcomes.map((o) => [o.state, o.finalStatus])).toEqual([['accepted', 'applied']])
+    // Never a takeover candidate: a settings change is not re-sent to an exchange.
+    expect(await danDesk.unsettled()).toEqual([])
+  })
+
+  it('records a change the desk refused to apply as rejected with its code, once', async () => {
+    await settingsPolicy()
+    const [danDesk, bobDesk, catDesk] = await Promise.all([desk(dan), desk(bob), desk(cat)])
+    const v = await danDesk.decideSettings({ op: 'address.remove', label: 'cold' }, where)
+    if (v.verdict !== 'propose') throw new Error('expected a proposal')
+    await bobDesk.approve(v.proposalId)
+    await catDesk.approve(v.proposalId)
+    const out = await danDesk.applySettings(v.proposalId, async () => {
+      throw new DeskError('AddressNotListed', 'no address-book entry is labelled "cold"')
+    })
+    expect(out).toMatchObject({ state: 'rejected', code: 'AddressNotListed' })
+    const p = (await verifyStore(store)).state.proposals.get(v.proposalId)!
+    expect(p.outcomes).toMatchObject([{ state: 'rejected', code: 'AddressNotListed' }])
+  })
+
+  it("refuses to apply on an approval forged in an approver's name, naming the entry; nothing applied", async () => {
+    await settingsPolicy()
+    const [danDesk, bobDesk] = await Promise.all([desk(dan), desk(bob)])
+    const v = await danDesk.decideSettings(addCold, where)
+    if (v.verdict !== 'propose') throw new Error('expected a proposal')
+    await bobDesk.approve(v.proposalId)
+    const { state } = await verifyStore(store)
+    const head = state.head!
+    const unsigned = {
+      seq: head.seq + 1n,
+      prev: head.digest,
+      kind: 'approval' as const,
+      payload: JSON.stringify({ at: clock, policyVersion: state.policy!.version, proposal: v.proposalId }),
+    }
+    const mallory = operator('mallory')
+    const sig = (await signedEntry(state.roster!.teamId, unsigned, [mallory])).signatures[0]!
+    await insertRaw({
+      ...unsigned,
+      digest: entryDigest(state.roster!.teamId, unsigned),
+      signatures: [{ signer: cat.address.toLowerCase() as Address, signature: sig.signature }],
+    })
+    let applied = 0
+    await expect(danDesk.applySettings(v.proposalId, async () => void applied++)).rejects.toMatchObject({
+      code: TeamErrors.tampered,
+      message: new RegExp(`entry ${head.seq + 1n}`),
+    })
+    expect(applied).toBe(0)
   })
 })
