@@ -13,7 +13,7 @@ import type {
   TeamVerifyView,
 } from '../../../contract/types'
 import { DeskError } from '../../errors/desk-error'
-import { exportCsv, verifyStore } from '../../team'
+import { exportCsv, isSettingsKind, verifyStore } from '../../team'
 import type { SessionSource } from '../../session'
 import type { VaultHolder } from '../vault'
 import { actionShown, unitsFor, type UnitsBook } from './amounts'
@@ -153,7 +153,9 @@ export class TeamQueries {
     let recomputeError: string | null = null
     const previewChannel = p.replay ? PREVIEW_OF[p.replay.channel] : undefined
     const dispatch = this.d.dispatch()
-    if (!p.replay || !previewChannel) recomputeError = 'this write has no live preview on this desk'
+    if (isSettingsKind(p.kind))
+      recomputeError = `a guardrail settings change of desk ${String(p.action.desk)}: the exact change is shown above; there is nothing to recompute here`
+    else if (!p.replay || !previewChannel) recomputeError = 'this write has no live preview on this desk'
     else if (!dispatch) recomputeError = 'previews are not available here'
     else {
       const r = await dispatch(previewChannel, p.replay.args, { host: 'test' })

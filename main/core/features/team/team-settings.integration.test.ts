@@ -8,7 +8,7 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSandbox, type SandboxHandle } from '../../../../sandbox'
-import type { HaltResult, PolicyView, TeamProposalView, TeamStatusView } from '../../../contract/types'
+import type { HaltResult, PolicyView, TeamProposalDetail, TeamProposalView, TeamStatusView } from '../../../contract/types'
 import { TeamStore, sealEntry, signEntry, toStoredRow, verifyStore } from '../../team'
 import { operator } from '../../team/testing/team-fixture'
 import { TEST_PASSPHRASE } from '../../../testing/desk-on-sandbox'
@@ -143,6 +143,9 @@ describe('team policy on address-book, limit and resume changes (real PostgreSQL
       .toEqual([bookProposal])
     const [queued] = await b.call<TeamProposalView[]>('team.proposals', { view: 'needsMe' })
     expect(queued).toMatchObject({ kind: 'address_book', title: `Address book: add "warm" ${WARM} on chain 1`, canExecute: false })
+    const detail = await b.call<TeamProposalDetail>('team.proposal', { id: bookProposal })
+    expect(detail.action).toMatchObject({ op: 'address.add', label: 'warm' })
+    expect(detail.recomputeError).toMatch(/guardrail settings change of desk/)
     // The initiator cannot approve it; A's desk refuses to run it by hand.
     await expect(a.call('team.approve', { id: bookProposal })).rejects.toMatchObject({ code: 'TeamProposalRefused' })
     await expect(a.call('team.execute', { id: bookProposal })).rejects.toMatchObject({ code: 'TeamSettingsApplyOnTheirOwn' })
