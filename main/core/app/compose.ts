@@ -33,7 +33,7 @@ import {
 } from '../features/journal'
 import { ordersHandlers } from '../features/orders'
 import { LiveOverview, portfolioHandlers, portfolioStatusHandlers } from '../features/portfolio'
-import { applyApprovedSettings, policyHandlers } from '../features/policy'
+import { applyApprovedSettings, policyHandlers, settingsInEffect } from '../features/policy'
 import { settingsHandlers } from '../features/settings'
 import { settleRepayHandlers } from '../features/settle-repay'
 import { transfersHandlers } from '../features/transfers'
@@ -215,7 +215,10 @@ export async function createDeskCore(o: DeskCoreOptions): Promise<DeskCore> {
   const dispatch: Dispatch = (channel, args, ctx) => team.withCall(channel, args, () => dispatchOnly(channel, args, ctx))
   team.setDispatch(dispatch)
   // An approved address-book, limit or resume change is applied by the desk that proposed it (features/policy/team-settings.ts).
-  team.setSettingsApplier(async (change, network) => applyApprovedSettings((await policyEngine(writes)).engine, change, network))
+  team.setSettingsApplier({
+    apply: async (change, network) => applyApprovedSettings((await policyEngine(writes)).engine, change, network),
+    inEffect: async (change) => settingsInEffect((await policyEngine(writes)).engine, change),
+  })
 
   await vault.open()
   const stopJournalWatch = watchJournal(journal, events, notify)

@@ -1,3 +1,3 @@
 export { haltAll, type HaltDeps } from './halt'
 export { policyHandlers, type PolicyChannels, type PolicyDeps } from './handlers'
-export { applyApprovedSettings, judgeSettings, type SettingsGate, type SettingsVerdict } from './team-settings'
+export { applyApprovedSettings, judgeSettings, settingsInEffect, type SettingsGate, type SettingsVerdict } from './team-settings'

@@ -64,3 +64,23 @@ export async function applyApprovedSettings(engine: PolicyEngine, change: Settin
       return
   }
 }
+
+/** Whether this desk's guardrails already hold the change (a desk restarted between recording and applying it). */
+export function settingsInEffect(engine: PolicyEngine, change: SettingsChange): boolean {
+  const s = engine.state()
+  const byLabel = (label: string) => s.addresses.find((a) => a.label.toLowerCase() === label.trim().toLowerCase())
+  switch (change.op) {
+    case 'address.add': {
+      const a = byLabel(change.label)
+      return a !== undefined && a.address.toLowerCase() === change.address.toLowerCase() && a.chainId === change.chainId
+    }
+    case 'address.remove':
+      return byLabel(change.label) === undefined
+    case 'limit.set': {
+      const r = s.rules.find((x) => x.name === change.name)
+      return (r?.value ?? null) === change.value || (r?.pending !== null && r?.pending !== undefined && r.pending.value === change.value)
+    }
+    case 'resume':
+      return s.halted === null
+  }
+}

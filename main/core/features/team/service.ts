@@ -52,7 +52,11 @@ export interface SettingsWhere {
 }
 export type SettingsVerdict = { verdict: 'allow' } | { verdict: 'propose'; proposalId: string; needs: string; expiresAt: number }
 /** Applies an approved settings change to this desk's guardrails (features/policy), on the network the proposal names. */
-export type SettingsApplier = (change: SettingsChange, network: string) => Promise<void>
+export interface SettingsApplier {
+  apply(change: SettingsChange, network: string): Promise<void>
+  /** Whether this desk's settings already hold the change (after a restart between recording and applying). */
+  inEffect(change: SettingsChange, network: string): Promise<boolean>
+}
 
 export interface TeamServiceDeps {
   dataDir: string
@@ -75,6 +79,12 @@ export interface TeamServiceDeps {
   takeover?: TakeoverSender
   /** The slow timer for lease and proposal expiries (pushes trigger a pass too). Default 15 s; 0: no recovery passes at all. */
   recoverEveryMs?: number
+}
+
+function changeIn(p: Proposal): SettingsChange {
+  const change = settingsChangeOf(p.action)
+  if (!change) throw new DeskError(TeamErrors.refused, `proposal ${p.id.slice(0, 10)}… carries no settings change`)
+  return change
 }
 
 export class TeamService {
@@ -161,13 +171,32 @@ export class TeamService {
     const apply = this.settingsApplier
     if (!apply) throw new DeskError('Internal', 'team settings changes have no applier on this desk')
     const { gate } = await this.link.roster()
-    const out = await gate.applySettings(id, async (p) => {
-      const change = settingsChangeOf(p.action)
-      if (!change) throw new DeskError(TeamErrors.refused, `proposal ${id.slice(0, 10)}… carries no settings change`)
-      await apply(change, p.network)
-    })
+    const out = await gate.applySettings(id, (p) => apply.apply(changeIn(p), p.network))
     await this.link.refresh()
     return out
+  }
+
+  /** A settings change this desk recorded but did not settle (it stopped in between): settled now, never applied twice. */
+  private async finishSettings(id: string): Promise<void> {
+    const apply = this.settingsApplier
+    if (!apply) return
+    const { gate } = await this.link.roster()
+    const out = await gate.finishSettings(
+      id,
+      (p) => apply.inEffect(changeIn(p), p.network),
+      (p) => apply.apply(changeIn(p), p.network),
+    )
+    if (out) await this.link.refresh()
+  }
+
+  /** Settings proposals of this desk that were signed and never settled (this desk stopped in between). */
+  private unfinishedSettings(): Proposal[] {
+    const gate = this.link.gate
+    const me = this.link.facts().me
+    if (!gate || !me) return []
+    return [...gate.report().state.proposals.values()].filter(
+      (p) => isSettingsKind(p.kind) && p.action.desk === gate.desk && p.signed?.by === me && p.outcomes.length === 0,
+    )
   }
 
   /** Approved settings proposals this desk made for itself and has not applied yet. */
@@ -198,6 +227,11 @@ export class TeamService {
     this.settingsPass = (async () => {
       do {
         this.settingsAgain = false
+        // Only this pass applies settings in this process: a signed one without outcome seen here is from before a restart.
+        for (const p of this.unfinishedSettings())
+          await this.finishSettings(p.id).catch((e: unknown) =>
+            console.warn('team settings change not settled:', e instanceof Error ? e.message : String(e)),
+          )
         for (const p of this.dueSettings()) {
           await this.applySettings(p.id).catch((e: unknown) => {
             // Another call of this desk got there first (TeamAlreadySigned), or the store went away: the next push retries.

@@ -12,6 +12,7 @@ import { startPostgres, type PostgresHandle } from '../../../testing/postgres'
 import {
   TeamErrors,
   TeamStore,
+  canonicalJson,
   entryDigest,
   lifecycleEntry,
   rosterEntry,
@@ -595,6 +596,38 @@ describe('TeamGate: guardrail settings changes (address book, limits, resume)', 
     expect(p.outcomes.map((o) => [o.state, o.finalStatus])).toEqual([['accepted', 'applied']])
     // Never a takeover candidate: a settings change is not re-sent to an exchange.
     expect(await danDesk.unsettled()).toEqual([])
+  })
+
+  it('finishes a change recorded as signed before the desk stopped: found in effect -> not applied again; else applied; once', async () => {
+    await settingsPolicy()
+    const [danDesk, bobDesk, catDesk] = await Promise.all([desk(dan), desk(bob), desk(cat)])
+    const ids: string[] = []
+    for (const label of ['cold', 'warm']) {
+      const v = await danDesk.decideSettings({ ...addCold, label }, where)
+      if (v.verdict !== 'propose') throw new Error('expected a proposal')
+      await bobDesk.approve(v.proposalId)
+      await catDesk.approve(v.proposalId)
+      // The desk stored its `signed` entry, then stopped before applying (an honest entry, as applySettings writes it).
+      const { state } = await verifyStore(store)
+      const p = state.proposals.get(v.proposalId)!
+      const payload = { proposal: p.id, body: canonicalJson({ action: p.action }), nonce: 'none', at: clock }
+      await store.append(await signedEntry(team.teamId, lifecycleEntry(state, 'signed', payload, dan.address), [dan]))
+      ids.push(p.id)
+    }
+    let applied = 0
+    const apply = async () => void applied++
+    expect(await danDesk.finishSettings(ids[0]!, async () => true, apply)).toMatchObject({
+      state: 'accepted',
+      finalStatus: 'applied (found in effect after a restart)',
+    })
+    expect(applied).toBe(0)
+    expect(await danDesk.finishSettings(ids[1]!, async () => false, apply)).toMatchObject({ state: 'accepted', finalStatus: 'applied' })
+    expect(applied).toBe(1)
+    // Settled: nothing more to finish, nothing applied again.
+    expect(await danDesk.finishSettings(ids[1]!, async () => false, apply)).toBeNull()
+    expect(applied).toBe(1)
+    const { state } = await verifyStore(store)
+    for (const id of ids) expect(state.proposals.get(id)!.outcomes).toHaveLength(1)
   })
 
   it('records a change the desk refused to apply as rejected with its code, once', async () => {

@@ -685,6 +685,42 @@ export class TeamGate implements WriteGate {
     return outcome
   }
 
+  /**
+   * A settings change this desk recorded as `signed` but never settled (the desk stopped between the
+   * two): under the lease (another desk's live lease refuses), `inEffect` reads this desk's settings;
+   * found in effect -> recorded applied, never applied twice; not in effect -> applied now (its
+   * quorum was verified before the `signed` entry). Null when there is nothing to finish.
+   */
+  async finishSettings(
+    proposalId: string,
+    inEffect: (p: Proposal) => Promise<boolean>,
+    apply: (p: Proposal) => Promise<void>,
+  ): Promise<ProposalOutcome | null> {
+    const p = await this.o.store.withLease(proposalId, async (tx, lease) => {
+      const state = await this.syncVia(tx)
+      const cur = state.proposals.get(proposalId)
+      if (!cur || !isSettingsKind(cur.kind) || cur.action.desk !== this.o.deskId) return null
+      if (!cur.signed || cur.signed.by !== this.operatorAddress || cur.outcomes.length > 0) return null
+      if (lease.live && lease.holder !== this.o.deskId) throw leaseHeld(lease)
+      await tx.take(this.o.deskId, this.o.leaseMs ?? 60_000)
+      return cur
+    })
+    if (!p) return null
+    let outcome: ProposalOutcome
+    try {
+      if (await inEffect(p)) outcome = { state: 'accepted', finalStatus: 'applied (found in effect after a restart)', code: null }
+      else {
+        await apply(p)
+        outcome = { state: 'accepted', finalStatus: 'applied', code: null }
+      }
+    } catch (e) {
+      const code = e instanceof DeskError ? e.code : 'Internal'
+      outcome = { state: 'rejected', finalStatus: 'not applied', code, evidence: e instanceof Error ? e.message : null }
+    }
+    await this.recordOutcome(p.id, outcome)
+    return outcome
+  }
+
   /** Verified proposals with their status now (for the approvals queue). */
   async proposals(): Promise<{ proposal: Proposal; status: ReturnType<typeof proposalStatus> }[]> {
     const state = await this.sync()
