@@ -43,6 +43,26 @@ describe('ApprovalsView', () => {
     wrapper.unmount()
   })
 
+  it('shows a guardrail settings proposal (address book) as desk-wide, with its readable change', async () => {
+    const book = proposal({
+      account: '0x0000000000000000000000000000000000000000',
+      kind: 'address_book',
+      title: 'Address book: add "warm" 0x8ba1f109551bD432803012645Ac136ddd64DBA72 on chain 1',
+      usd: null,
+      amount: null,
+    })
+    desk.handle('team.proposals', ({ view }) => (view === 'needsMe' ? [book] : []))
+    const { wrapper } = await mountScreen(ApprovalsView, { path: '/approvals' })
+    await flush()
+    const cells = wrapper
+      .get('table[aria-label="Needs my approval"] tbody tr')
+      .findAll('td')
+      .map((c) => c.text())
+    expect(cells[0]).toMatch(/Address book: add "warm" 0x8ba1f109551bD432803012645Ac136ddd64DBA72 on chain 1\s*address book on sandbox/)
+    expect(cells[1]).toMatch(/^desk-wide settings/)
+    wrapper.unmount()
+  })
+
   it('switches tabs by click and arrow keys and filters by kind and account in main', async () => {
     desk.handle('team.proposals', ({ view }) =>
       view === 'history'

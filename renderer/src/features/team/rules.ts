@@ -1,6 +1,12 @@
 import type { TeamRuleView } from '../../../../main/contract/types'
 import { formatUsd } from '../../../../main/contract/format'
 
+/** The account a guardrail settings proposal names (address book, limits, resume): none, desk-wide. */
+export const DESK_WIDE_ACCOUNT = `0x${'00'.repeat(20)}`
+/** A proposal's account as shown: a settings change is desk-wide, not an account's. */
+export const accountShown = (a: string, labelOf: (a: string) => string | null): string | null =>
+  a === DESK_WIDE_ACCOUNT ? 'desk-wide settings' : labelOf(a)
+
 /** Action kinds in words, for rules and proposals ("agent_rotate" → "agent rotate"). */
 export const kindText = (k: string): string => k.replace(/_/g, ' ')
 
