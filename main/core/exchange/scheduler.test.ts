@@ -80,7 +80,7 @@ describe('RateScheduler', () => {
       ])
       expect(seen[1]!.scheduler).toBe('info test')
       expect(seen[1]!.startedAt - seen[1]!.queuedAt).toBe(900)
-      expect(s.stats().queued).toEqual({ write: 0, operator: 3, reconcile: 1, marks: 0, background: 0 })
+      expect(s.stats().queued).toEqual({ write: 0, operator: 3, reconcile: 1, marks: 0, overdue: 0, background: 0 })
     } finally {
       off()
     }
@@ -212,7 +212,7 @@ describe('RateScheduler: marks lane and margin', () => {
     void s.run('reconcile', task('reconcile'))
     await vi.advanceTimersByTimeAsync(3000)
     expect(started.map((x) => x.label).slice(0, 4)).toEqual(['first', 'reconcile', 'marks', 'acct0'])
-    expect(s.stats().queued).toEqual({ write: 0, operator: 0, reconcile: 0, marks: 0, background: 4 })
+    expect(s.stats().queued).toEqual({ write: 0, operator: 0, reconcile: 0, marks: 0, overdue: 0, background: 4 })
   })
 
   it('a margin delays each request that waited for a token, never one that had a token', async () => {

@@ -6,11 +6,14 @@ import { DeskError } from '../errors/desk-error'
  * wait behind a screen's read, an operator action never waits behind reconciliation,
  * reconciliation never waits behind the marks refresh, and the marks refresh (which keeps every
  * USD value on screen valid) never waits behind the per-account background reads of a large desk.
+ * `overdue` is strict mode's refresher reading a polled account's balances past their age bound
+ * (rationed by the refresher): ahead of the one-off background reads of a start (identities,
+ * agent slots, the alerts pass), which would otherwise hold every balance for minutes.
  */
-export type Lane = 'write' | 'operator' | 'reconcile' | 'marks' | 'background'
+export type Lane = 'write' | 'operator' | 'reconcile' | 'marks' | 'overdue' | 'background'
 
 /** Lanes in dispatch order: a queued task of an earlier lane always starts first. */
-export const LANES: readonly Lane[] = ['write', 'operator', 'reconcile', 'marks', 'background']
+export const LANES: readonly Lane[] = ['write', 'operator', 'reconcile', 'marks', 'overdue', 'background']
 
 /** One request leaving the budget: which lane, what it was, how long it waited for its turn. */
 export interface DispatchEvent {
@@ -93,7 +96,7 @@ export class RateScheduler {
   private pausedUntil = 0
   private readonly now: () => number
   private readonly marginMs: number
-  private readonly queues: Record<Lane, Entry[]> = { write: [], operator: [], reconcile: [], marks: [], background: [] }
+  private readonly queues: Record<Lane, Entry[]> = { write: [], operator: [], reconcile: [], marks: [], overdue: [], background: [] }
   private readonly name: string
   private timer: ReturnType<typeof setTimeout> | undefined
   private timerAt = Infinity
@@ -170,6 +173,7 @@ export class RateScheduler {
         operator: this.queues.operator.length,
         reconcile: this.queues.reconcile.length,
         marks: this.queues.marks.length,
+        overdue: this.queues.overdue.length,
         background: this.queues.background.length,
       },
       tokens: this.tokens,

@@ -63,7 +63,7 @@ export class InfoBackfill {
    * started) for `users` (default: every account) and adds the missing ones, deduplicated on
    * (user, tid). Returns how many were new.
    */
-  async reconcileFills(users?: readonly string[], lane: 'reconcile' | 'background' = 'reconcile'): Promise<number> {
+  async reconcileFills(users?: readonly string[], lane: 'reconcile' | 'overdue' | 'background' = 'reconcile'): Promise<number> {
     const info = this.opts.info
     if (!info) return 0
     let added = 0
@@ -87,7 +87,7 @@ export class InfoBackfill {
   }
 
   /** One refresh of the given subscriptions through /info (background lane). */
-  async refresh(subs: readonly Subscription[], lane: 'reconcile' | 'background' = 'background'): Promise<void> {
+  async refresh(subs: readonly Subscription[], lane: 'reconcile' | 'overdue' | 'background' = 'background'): Promise<void> {
     const info = this.opts.info
     if (!info) return
     for (const s of subs) {

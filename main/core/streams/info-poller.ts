@@ -3,7 +3,7 @@ import type { InfoBackfill } from './backfill'
 import type { Clock } from './clock'
 import { subscriptionKey, type Subscription } from './plan'
 import type { StreamPoolOptions } from './pool-options'
-import { nextRefresh } from './strict-plan'
+import { nextRefresh, type RefreshCandidate } from './strict-plan'
 
 /** What the poller needs from the pool around it. */
 export interface InfoPollerHost {
@@ -23,6 +23,13 @@ export class InfoPoller {
   private pollTimer: unknown
   /** Per polled subscription key: the last /info attempt, so a failing read is not retried in a loop. */
   private readonly pollAttempts = new Map<string, number>()
+  /** When the last `overdue` read was sent (they are rationed: see `pollOverdueSpacingMs`). */
+  private lastOverdueAt = -Infinity
+  /** Per user: the last `overdue` read of its balances. */
+  private readonly overdueAttempts = new Map<string, number>()
+  /** A read of each chain in flight (each reads one channel at a time). */
+  private overdueBusy = false
+  private backgroundBusy = false
 
   constructor(
     private readonly opts: StreamPoolOptions,
@@ -40,6 +47,7 @@ export class InfoPoller {
   schedulePoll(delay: number): void {
     if (!this.host.running() || !this.opts.info) return
     if (this.opts.strict) {
+      this.stop() // one wake-up at a time (two chains of reads finish and look again)
       this.pollTimer = this.clock.setTimeout(() => this.strictPoll(), delay)
       return
     }
@@ -56,24 +64,88 @@ export class InfoPoller {
    * Strict mode's refresher: one polled channel at a time, the most due first (rank, then age;
    * see `nextRefresh`), straight after the previous one; /info's scheduler sets the pace (its
    * background lane yields to the operator and writes). Nothing due: sleep until something is.
+   * Beside it, a second chain reads balances past `pollOverdueMs` in the `overdue` lane (see
+   * `overdue`): the first chain's read may wait behind a start's backlog of one-off reads.
    */
   private strictPoll(): void {
     this.pollTimer = undefined
     if (!this.host.running()) return
     const now = this.clock.now()
     const minAge = this.opts.pollMinAgeMs ?? 5000
-    const cands = this.host
-      .polled()
-      .filter((sub) => this.worthReading(sub))
-      .map((sub) => {
-        const at = this.channelAt(sub)
-        const tried = this.pollAttempts.get(subscriptionKey(sub))
-        return { sub, rank: this.host.rankOf(sub.user), at: at === null ? (tried ?? null) : tried === undefined ? at : Math.max(at, tried) }
-      })
-    const { pick, wakeAt } = nextRefresh(cands, now, minAge)
-    if (!pick) return this.schedulePoll(wakeAt === null ? minAge : Math.max(1, wakeAt - now))
-    this.pollAttempts.set(subscriptionKey(pick.sub), now)
-    this.host.track(this.backfill.refresh([pick.sub]).finally(() => this.schedulePoll(0)))
+    const polled = this.host.polled().filter((sub) => this.worthReading(sub))
+    const cands = polled.map((sub) => {
+      const at = this.channelAt(sub)
+      const tried = this.pollAttempts.get(subscriptionKey(sub))
+      return { sub, rank: this.host.rankOf(sub.user), at: at === null ? (tried ?? null) : tried === undefined ? at : Math.max(at, tried) }
+    })
+    const late = this.lateBalances(polled, now)
+    let wake = Infinity
+    if (late.length > 0 && !this.overdueBusy) {
+      const rationedUntil = this.lastOverdueAt + (this.opts.pollOverdueSpacingMs ?? 1250)
+      if (now < rationedUntil) wake = rationedUntil
+      else {
+        const pick = nextRefresh(late, now, 0).pick!
+        this.lastOverdueAt = now
+        this.overdueAttempts.set(pick.sub.user, now)
+        this.overdueBusy = true
+        this.host.track(
+          this.backfill.refresh([pick.sub], 'overdue').finally(() => {
+            this.overdueBusy = false
+            this.kick()
+          }),
+        )
+      }
+    }
+    if (!this.backgroundBusy) {
+      const lateKeys = new Set(late.map((c) => subscriptionKey(c.sub)))
+      const { pick, wakeAt } = nextRefresh(
+        cands.filter((c) => !lateKeys.has(subscriptionKey(c.sub))),
+        now,
+        minAge,
+      )
+      if (pick) {
+        this.pollAttempts.set(subscriptionKey(pick.sub), now)
+        this.backgroundBusy = true
+        this.host.track(
+          this.backfill.refresh([pick.sub]).finally(() => {
+            this.backgroundBusy = false
+            this.kick()
+          }),
+        )
+      } else wake = Math.min(wake, wakeAt ?? now + minAge)
+    }
+    if (Number.isFinite(wake)) this.schedulePoll(Math.max(1, wake - now))
+  }
+
+  /** A read finished: look again now (instead of at the pending wake-up). */
+  private kick(): void {
+    this.stop()
+    this.schedulePoll(0)
+  }
+
+  /**
+   * Polled balances past `pollOverdueMs` (never read included), by their last value, not by the
+   * other chain's attempt (its read may be waiting behind the backlog): read one at a time in the
+   * `overdue` lane, ahead of the background lane's one-off reads (a start's identities, agent
+   * slots and alerts pass, queued first-come-first-served), which at 1 request/s would otherwise
+   * hold every polled balance for minutes. The operator's and a write's reads, the reconciliation
+   * and the marks still go first (earlier lanes). Rationed (`pollOverdueSpacingMs`), so the
+   * background lane keeps a share when every balance is overdue; a failed read is retried after
+   * `pollMinAgeMs`, not in a loop.
+   */
+  private lateBalances(polled: readonly Subscription[], now: number): RefreshCandidate[] {
+    const bound = this.opts.pollOverdueMs ?? 45_000
+    const retry = this.opts.pollMinAgeMs ?? 5000
+    const late: RefreshCandidate[] = []
+    for (const sub of polled) {
+      if (sub.channel !== 'spotState') continue
+      const at = this.channelAt(sub)
+      if (at !== null && now - at < bound) continue
+      const tried = this.overdueAttempts.get(sub.user)
+      if (tried !== undefined && now - tried < retry) continue
+      late.push({ sub, rank: this.host.rankOf(sub.user), at })
+    }
+    return late
   }
 
   /**

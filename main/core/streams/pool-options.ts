@@ -45,6 +45,17 @@ export interface StreamPoolOptions {
   strict?: boolean
   /** Strict mode: a polled channel is read again once this old, times its channel period (default 5 s; /info's scheduler sets the real pace). */
   pollMinAgeMs?: number
+  /**
+   * Strict mode: a polled account's balances this old (default 45 s, under the 60 s goal) are
+   * read in the `overdue` lane, ahead of the one-off background reads of a start.
+   */
+  pollOverdueMs?: number
+  /**
+   * Strict mode: at most one `overdue` read per this many ms (default 1250: about 4 reads in 5 at
+   * 1 request/s), so the background lane keeps a share when every balance is overdue (a desk with
+   * more polled accounts than /info can read within the bound).
+   */
+  pollOverdueSpacingMs?: number
 }
 
 /** Contract `StreamStatus`, plus the plan's note. */

@@ -55,7 +55,16 @@ describe('StreamPool in strict-limits mode', () => {
 
   function strictPool(n: number): StreamPool {
     const info = new InfoClient({ baseUrl: ex.httpUrl, scheduler: new RateScheduler({ ratePerSec: 1000 }) })
-    pool = new StreamPool({ wsUrl: ex.wsUrl, info, clock, random: () => 0.5, reconcileIntervalMs: 0, strict: true })
+    // (overdue balance reads unrationed: the manual clock stands still while a round is pumped)
+    pool = new StreamPool({
+      wsUrl: ex.wsUrl,
+      info,
+      clock,
+      random: () => 0.5,
+      reconcileIntervalMs: 0,
+      strict: true,
+      pollOverdueSpacingMs: 0,
+    })
     pool.setAccounts(Array.from({ length: n }, (_, i) => ({ address: addr(i), kind: 'balance' as const })))
     return pool
   }
