@@ -340,7 +340,13 @@ export class AccountBook {
     e.balancesFromStream = fromStream
     // Repeated identical frames are normal (throttled channels push on touch): they refresh
     // the age but are not news, and must not use up the coalescer's leading edge.
-    if (prev !== null && sameBalances(prev.value, value)) return
+    if (prev !== null && sameBalances(prev.value, value)) {
+      // An /info read (strict mode's refresher, at most one a second) is news for the screen's
+      // age even when nothing changed: without it a quiet polled account's row keeps the age of
+      // its last change, however often it is read.
+      if (!fromStream) this.coalescer.push(e.topics.balances, { kind: 'balances', user: s.user, at, value })
+      return
+    }
     if (prev !== null) e.changedAt = at
     // A trade moves two assets (its base and its quote); a change in one asset alone is a deposit,
     // a withdrawal, a transfer or an order placed or cancelled, never a lost fill. Suspecting

@@ -170,6 +170,29 @@ describe('StreamPool in strict-limits mode', () => {
     expect(reads(from).filter((r) => !r.startsWith('userBalances:') && !r.endsWith(Z))).toEqual([])
   })
 
+  it('a quiet polled account read again through /info tells its consumers the new age (same balances)', async () => {
+    serve(new Map(), new Map())
+    const p = strictPool(12)
+    const Q = addr(11)
+    const seen: number[] = []
+    p.subscribe((u) => {
+      if (u.kind === 'balances' && u.user === Q) seen.push(u.at)
+    })
+    p.start()
+    await until(() => p.status().connected && ex.subscriptionCounts()[0] === 10)
+    expect(p.liveUsers()).not.toContain(Q)
+    await pump(p, 30)
+    clock.advance(1000) // past the coalescing window
+    const first = p.state(Q).balances!.at
+    expect(seen.at(-1)).toBe(first)
+    // Nothing changed; a round later its balances are read again: the screen learns they are current.
+    clock.advance(10_000)
+    await pump(p, 12)
+    clock.advance(1000)
+    expect(p.state(Q).balances!.at).toBeGreaterThan(first)
+    expect(seen.at(-1)).toBe(p.state(Q).balances!.at)
+  })
+
   it('an account found with open orders through /info is ranked up and streams', async () => {
     const Y = addr(9)
     const order = { oid: 5, cloid: null, original_qty: '1', filled_qty: '0', remaining_qty: '1', market_id: 1, side: 'bid', price: '100' }
