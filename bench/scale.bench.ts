@@ -24,7 +24,7 @@
  *  - strict-limits mode (one socket, 10 subscriptions, 1 /info per second; SCALE_BENCH_STRICT=0
  *    skips it): every row's balances age on the overview, p99 ≤ 60 s over the second half of a
  *    SCALE_BENCH_STRICT_S (120) s window; the account on screen (the live set), frame to DOM,
- *    p99 ≤ 1 s.
+ *    p99 ≤ 1 s. SCALE_BENCH_ONLY=strict runs this phase alone.
  */
 import { rmSync } from 'node:fs'
 import { loadavg } from 'node:os'
@@ -69,6 +69,8 @@ const STRICT_AGE_GOAL_S = 60
 const STRICT_LIVE_GOAL_MS = 1000
 /** How long the strict phase runs; ages are judged over its second half (the first is the desk filling its plan). */
 const STRICT_WINDOW_MS = Number(process.env.SCALE_BENCH_STRICT_S ?? 120) * 1000
+/** SCALE_BENCH_ONLY=strict: only the strict phase (see `measureStrictOnly`). */
+const STRICT_ONLY = process.env.SCALE_BENCH_ONLY === 'strict'
 const MB = 1024 * 1024
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -254,6 +256,88 @@ interface SizeResult {
   figures: Figure[]
   metrics: Record<string, number | string>
   line: string
+}
+
+type StrictResult = Awaited<ReturnType<typeof strictPhase>>
+
+/** The strict phase's figures: balance age p99 and the live set's frame to DOM p99. */
+function strictFigures(n: number, strict: StrictResult): Figure[] {
+  const agesFinite = strict.ages.length >= 20 ? strict.ages : [...strict.ages, ...Array(20 - strict.ages.length).fill(Infinity)]
+  return [
+    fromPercentile(
+      {
+        name: `strict_balance_age_p99_${n}`,
+        what: `${n} accounts, strict mode: age of every row's balances in the overview pushed (now − fetchedAt), sampled every 2 s over the second half of a ${STRICT_WINDOW_MS / 1000} s window, p99`,
+        unit: 's',
+        goal: STRICT_AGE_GOAL_S,
+        better: 'lower',
+        clock: 'wall',
+      },
+      agesFinite,
+      99,
+    ),
+    strict.live.length >= 20
+      ? fromPercentile(
+          {
+            name: `strict_live_set_p99_${n}`,
+            what: `${n} accounts, strict mode: the account on screen (filtered, so in the live set): spotState frame sent to the DOM, p99`,
+            unit: 'ms',
+            goal: STRICT_LIVE_GOAL_MS,
+            better: 'lower',
+            clock: 'wall',
+          },
+          strict.live,
+          99,
+        )
+      : fromValue(
+          {
+            name: `strict_live_set_p99_${n}`,
+            what: `${n} accounts, strict mode: the account on screen, frame sent to the DOM; only ${strict.live.length} samples (${strict.missed} not on screen within 20 s), the slowest stands for p99`,
+            unit: 'ms',
+            goal: STRICT_LIVE_GOAL_MS,
+            better: 'lower',
+            clock: 'wall',
+          },
+          strict.live.length && strict.missed === 0 ? Math.max(...strict.live) : Infinity,
+          0,
+          'too few samples for a noise estimate',
+          strict.live.length ? strict.live : [Infinity],
+        ),
+  ]
+}
+
+/**
+ * SCALE_BENCH_ONLY=strict: the strict phase alone at each size (the sandbox, the data dir, one
+ * first start that fills the cache, then the strict desk), for working on strict mode without
+ * the other phases' half hour.
+ */
+async function measureStrictOnly(n: number): Promise<SizeResult> {
+  const sandbox: RemoteSandbox = await startSandboxProcess()
+  const { dataDir, extra } = await prepareDataDirOn(sandbox.urls, sandbox.deposit, undefined, n)
+  setStrictLimits(dataDir, sandbox.urls, false)
+  const browser = await launchBrowser()
+  try {
+    await freshStart(dataDir, sandbox.urls, n, 0, Math.max(60_000, n * 600))
+    const strict = await strictPhase(dataDir, sandbox, browser, extra[0]!, 4_999n) // 5000 deposited less the 1.0 activation fee
+    const ages = strict.ages.length
+      ? `${percentile(strict.ages, 50).toFixed(1)} / ${percentile(strict.ages, 99).toFixed(1)} / ${Math.max(...strict.ages).toFixed(1)}`
+      : 'none'
+    return {
+      figures: strictFigures(n, strict),
+      metrics: {
+        [`n${n}_strict_balance_age_p50_p99_max_s`]: ages,
+        [`n${n}_strict_live_set_p50_p99_ms`]: strict.live.length
+          ? `${percentile(strict.live, 50)} / ${percentile(strict.live, 99)} (${strict.live.length} samples, ${strict.missed} missed)`
+          : 'not measured',
+        [`n${n}_strict_status`]: strict.status,
+      },
+      line: `${n} accounts, strict only: balance age p50 / p99 / max ${ages} s`,
+    }
+  } finally {
+    await browser.close()
+    await sandbox.stop().catch(() => {})
+    rmSync(dataDir, { recursive: true, force: true })
+  }
 }
 
 async function measureSize(n: number): Promise<SizeResult> {
@@ -516,50 +600,7 @@ async function measureSize(n: number): Promise<SizeResult> {
         rssFigureSample,
       ),
     ]
-    if (strict) {
-      const agesFinite = strict.ages.length >= 20 ? strict.ages : [...strict.ages, ...Array(20 - strict.ages.length).fill(Infinity)]
-      figures.push(
-        fromPercentile(
-          {
-            name: `strict_balance_age_p99_${n}`,
-            what: `${n} accounts, strict mode: age of every row's balances in the overview pushed (now − fetchedAt), sampled every 2 s over the second half of a ${STRICT_WINDOW_MS / 1000} s window, p99`,
-            unit: 's',
-            goal: STRICT_AGE_GOAL_S,
-            better: 'lower',
-            clock: 'wall',
-          },
-          agesFinite,
-          99,
-        ),
-        strict.live.length >= 20
-          ? fromPercentile(
-              {
-                name: `strict_live_set_p99_${n}`,
-                what: `${n} accounts, strict mode: the account on screen (filtered, so in the live set): spotState frame sent to the DOM, p99`,
-                unit: 'ms',
-                goal: STRICT_LIVE_GOAL_MS,
-                better: 'lower',
-                clock: 'wall',
-              },
-              strict.live,
-              99,
-            )
-          : fromValue(
-              {
-                name: `strict_live_set_p99_${n}`,
-                what: `${n} accounts, strict mode: the account on screen, frame sent to the DOM; only ${strict.live.length} samples (${strict.missed} not on screen within 20 s), the slowest stands for p99`,
-                unit: 'ms',
-                goal: STRICT_LIVE_GOAL_MS,
-                better: 'lower',
-                clock: 'wall',
-              },
-              strict.live.length && strict.missed === 0 ? Math.max(...strict.live) : Infinity,
-              0,
-              'too few samples for a noise estimate',
-              strict.live.length ? strict.live : [Infinity],
-            ),
-      )
-    }
+    if (strict) figures.push(...strictFigures(n, strict))
     const r0 = (x: number) => (Number.isFinite(x) ? Math.round(x) : 'not within the box')
     return {
       figures,
@@ -613,7 +654,7 @@ export default async function run(): Promise<BenchResult> {
     if (!Number.isInteger(n) || n < 8)
       throw new Error(`SCALE_BENCH_ACCOUNTS: ${n} is not a size (at least 8: six owners and two watched targets)`)
     process.stderr.write(`  scale: ${n} accounts…\n`)
-    const r = await measureSize(n)
+    const r = STRICT_ONLY ? await measureStrictOnly(n) : await measureSize(n)
     // Each size's figures as soon as they are measured (a long run stopped later keeps them).
     for (const f of r.figures) process.stderr.write(`  scale: ${describeFigure('scale', f)}\n`)
     process.stderr.write(`  scale: ${JSON.stringify(r.metrics)}\n`)
