@@ -98,3 +98,21 @@ describe('ErrorNotice titles', () => {
     expect(failed.text()).toContain('Cancel failed')
   })
 })
+
+describe('ErrorNotice for a team proposal', () => {
+  it('a guardrail change the team policy put behind approvals is shown as sent for approval, not as a failure', () => {
+    const w = mount(ErrorNotice, {
+      props: {
+        error: new DeskCallError({
+          code: 'TeamSettingsProposed',
+          message: 'Address book: add "warm" 0xabc… on chain 1: proposal 0x12345678… needs 1 approver',
+        }),
+        title: 'Entry not added',
+      },
+    })
+    expect(w.find('[data-testid="proposed-notice"]').exists()).toBe(true)
+    expect(w.text()).toContain('Sent for approval — nothing changed yet')
+    expect(w.text()).toContain('Address book: add "warm"')
+    expect(w.text()).not.toContain('Entry not added')
+  })
+})
