@@ -365,7 +365,11 @@ export class AccountBook {
     // State from /info replaces the stream's: a later repeat of the old frame is news again.
     if (!fromStream) this.rememberText(e, 'credit', undefined)
     s.credit = { value, at }
-    if (prev !== null && sameCredit(prev.value, value)) return
+    if (prev !== null && sameCredit(prev.value, value)) {
+      // (as for balances: an /info read is news for the screen's age)
+      if (!fromStream) this.coalescer.push(e.topics.credit, { kind: 'credit', user: s.user, at, value })
+      return
+    }
     if (prev !== null) e.changedAt = at
     if (fromStream && prev !== null && e.fillSeq === e.fillSeqAtCredit && !samePositions(prev.value, value))
       this.hooks.suspectGap(s.user, 'a position change without a fill')

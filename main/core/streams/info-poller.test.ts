@@ -105,6 +105,16 @@ describe('InfoPoller in strict mode: balances past the bound', () => {
     await Promise.all(queued)
   })
 
+  it("a credit account's credit state (its balances) past the bound is overdue too", async () => {
+    const queued = startupReads(3)
+    start([{ channel: 'spotCreditState', user: C }])
+    poller!.schedulePoll(0)
+    await vi.advanceTimersByTimeAsync(1_500)
+    expect(sent[1]).toEqual({ lane: 'overdue', what: `spotCreditState ${C}` })
+    await vi.advanceTimersByTimeAsync(5_000)
+    await Promise.all(queued)
+  })
+
   it('with every balance overdue, the background lane keeps a share (overdue reads are rationed)', async () => {
     const users = Array.from({ length: 40 }, (_, i) => `0x${i.toString(16).padStart(4, '0')}`)
     for (const u of users) balancesAt.set(u, T0 - 100_000)

@@ -25,7 +25,7 @@ export class InfoPoller {
   private readonly pollAttempts = new Map<string, number>()
   /** When the last `overdue` read was sent (they are rationed: see `pollOverdueSpacingMs`). */
   private lastOverdueAt = -Infinity
-  /** Per user: the last `overdue` read of its balances. */
+  /** Per polled channel: its last `overdue` read. */
   private readonly overdueAttempts = new Map<string, number>()
   /** A read of each chain in flight (each reads one channel at a time). */
   private overdueBusy = false
@@ -86,7 +86,7 @@ export class InfoPoller {
       else {
         const pick = nextRefresh(late, now, 0).pick!
         this.lastOverdueAt = now
-        this.overdueAttempts.set(pick.sub.user, now)
+        this.overdueAttempts.set(subscriptionKey(pick.sub), now)
         this.overdueBusy = true
         this.host.track(
           this.backfill.refresh([pick.sub], 'overdue').finally(() => {
@@ -138,10 +138,11 @@ export class InfoPoller {
     const retry = this.opts.pollMinAgeMs ?? 5000
     const late: RefreshCandidate[] = []
     for (const sub of polled) {
-      if (sub.channel !== 'spotState') continue
+      // (a credit account's balances are its credit state)
+      if (sub.channel !== 'spotState' && sub.channel !== 'spotCreditState') continue
       const at = this.channelAt(sub)
       if (at !== null && now - at < bound) continue
-      const tried = this.overdueAttempts.get(sub.user)
+      const tried = this.overdueAttempts.get(subscriptionKey(sub))
       if (tried !== undefined && now - tried < retry) continue
       late.push({ sub, rank: this.host.rankOf(sub.user), at })
     }
