@@ -28,7 +28,8 @@ export class InfoPoller {
   /** Per polled channel: its last `overdue` read. */
   private readonly overdueAttempts = new Map<string, number>()
   /** A read of each chain in flight (each reads one channel at a time). */
-  private overdueBusy = false
+  /** The channel the overdue chain is reading (false: none). */
+  private overdueBusy: string | false = false
   private backgroundBusy = false
 
   constructor(
@@ -87,7 +88,7 @@ export class InfoPoller {
         const pick = nextRefresh(late, now, 0).pick!
         this.lastOverdueAt = now
         this.overdueAttempts.set(subscriptionKey(pick.sub), now)
-        this.overdueBusy = true
+        this.overdueBusy = subscriptionKey(pick.sub)
         this.host.track(
           this.backfill.refresh([pick.sub], 'overdue').finally(() => {
             this.overdueBusy = false
@@ -97,12 +98,11 @@ export class InfoPoller {
       }
     }
     if (!this.backgroundBusy) {
-      const lateKeys = new Set(late.map((c) => subscriptionKey(c.sub)))
-      const { pick, wakeAt } = nextRefresh(
-        cands.filter((c) => !lateKeys.has(subscriptionKey(c.sub))),
-        now,
-        minAge,
-      )
+      // Only the channel the overdue chain is reading now is left out: the overdue chain is
+      // rationed to a share of a 1 request/s budget, so at a higher rate (or with every balance
+      // never read, at a start) the refresher must still take the late ones in its turn.
+      const reading = this.overdueBusy
+      const { pick, wakeAt } = nextRefresh(reading === false ? cands : cands.filter((c) => subscriptionKey(c.sub) !== reading), now, minAge)
       if (pick) {
         this.pollAttempts.set(subscriptionKey(pick.sub), now)
         this.backgroundBusy = true
