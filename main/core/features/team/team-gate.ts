@@ -673,10 +673,17 @@ export class TeamGate implements WriteGate {
       }
     }
     await this.sync()
+    return this.settleSettings(p, async () => {
+      await apply(p)
+      return 'applied'
+    })
+  }
+
+  /** Runs a settings change's application and records its outcome for every desk (a refusal as `rejected` with its code). */
+  private async settleSettings(p: Proposal, run: () => Promise<string>): Promise<ProposalOutcome> {
     let outcome: ProposalOutcome
     try {
-      await apply(p)
-      outcome = { state: 'accepted', finalStatus: 'applied', code: null }
+      outcome = { state: 'accepted', finalStatus: await run(), code: null }
     } catch (e) {
       const code = e instanceof DeskError ? e.code : 'Internal'
       outcome = { state: 'rejected', finalStatus: 'not applied', code, evidence: e instanceof Error ? e.message : null }
@@ -706,19 +713,11 @@ export class TeamGate implements WriteGate {
       return cur
     })
     if (!p) return null
-    let outcome: ProposalOutcome
-    try {
-      if (await inEffect(p)) outcome = { state: 'accepted', finalStatus: 'applied (found in effect after a restart)', code: null }
-      else {
-        await apply(p)
-        outcome = { state: 'accepted', finalStatus: 'applied', code: null }
-      }
-    } catch (e) {
-      const code = e instanceof DeskError ? e.code : 'Internal'
-      outcome = { state: 'rejected', finalStatus: 'not applied', code, evidence: e instanceof Error ? e.message : null }
-    }
-    await this.recordOutcome(p.id, outcome)
-    return outcome
+    return this.settleSettings(p, async () => {
+      if (await inEffect(p)) return 'applied (found in effect after a restart)'
+      await apply(p)
+      return 'applied'
+    })
   }
 
   /** Verified proposals with their status now (for the approvals queue). */
