@@ -194,6 +194,58 @@ describe('OrderTicket', () => {
     w.unmount()
   })
 
+  it("switching market drops the old market's book at once and ignores its answer still in flight", async () => {
+    const BTC: MarketView = { ...MARKET, marketId: '1', symbol: 'BTC/USDC', baseAssetId: 3 }
+    const facts = (marketId: string, bid: string) => ({
+      market: {
+        marketId,
+        symbol: 'X/USDC',
+        baseSymbol: 'X',
+        quoteSymbol: 'USDC',
+        tickSize: '0.5',
+        minSize: '0.0001',
+        minNotional: null,
+        priceDecimals: 2,
+        baseQuantityDecimals: 4,
+        maxPriceSigFigs: 6,
+      },
+      book: { bid: { price: bid, size: '1' }, ask: null, readAt: Date.now(), lastChangeMs: null, source: 'info' },
+      markPrice: null,
+      value: null,
+      available: null,
+      signer: null,
+      problems: [],
+      warnings: [],
+      dataAgeMs: 0,
+      dataMaxAgeMs: 30_000,
+    })
+    let releaseSlow: () => void = () => undefined
+    desk.handle('orders.preview', async (a) => {
+      const m = (a as { marketId: string }).marketId
+      if (m === '1' && desk.callsTo('orders.preview').length > 1) await new Promise<void>((r) => (releaseSlow = r))
+      return facts(m, m === '1' ? '65000' : '3199.5')
+    })
+    const { wrapper: w } = await mountScreen(OrderTicket, { props: { account: account(CASH, 'balance', 'cash-1') } })
+    useAccountsStore().markets = [BTC, MARKET]
+    await flush()
+    await w.get('select[aria-label="Market"]').setValue('1')
+    await new Promise((r) => setTimeout(r, 300))
+    await flush()
+    expect(w.get('[data-testid="best-bid"]').text()).toContain('65,000')
+    // A second read of market 1 is still in flight when the operator picks market 2.
+    await w.get('input[aria-label="Quantity"]').setValue('0.5')
+    await new Promise((r) => setTimeout(r, 300))
+    await w.get('select[aria-label="Market"]').setValue('2')
+    expect(w.get('[data-testid="best-bid"]').text()).toBe('—')
+    releaseSlow()
+    await flush()
+    expect(w.get('[data-testid="best-bid"]').text()).toBe('—')
+    await new Promise((r) => setTimeout(r, 300))
+    await flush()
+    expect(w.get('[data-testid="best-bid"]').text()).toContain('3,199.5')
+    w.unmount()
+  })
+
   it('says when the preview data is too old (StaleData) instead of showing old figures', async () => {
     desk.fail('orders.preview', { code: 'StaleData', message: "the ticket's data is 31 s old, over the 30 s limit" })
     const { wrapper: w } = await mountScreen(OrderTicket, { props: { account: account(CASH, 'balance', 'cash-1') } })
