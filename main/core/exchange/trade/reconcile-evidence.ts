@@ -271,7 +271,8 @@ export class OutcomeEvidence {
   /**
    * Cancels without a cloid of their own: judged by the exchange's state after the envelope
    * can no longer execute, item by item. All items took effect: executed. A cancel target still
-   * open: not executed. None can take effect any more (orders closed otherwise): failed.
+   * open, or every target closed otherwise (filled): took no effect, final `notexecuted` with a
+   * note that does not claim whether it ran.
    * Anything else (orders open after a cancel-all, targets not found): unresolved, with the evidence.
    */
   private effectOnly(c: Ctx, effects: ItemEffect[]): Verdict {
@@ -281,8 +282,13 @@ export class OutcomeEvidence {
       return { kind: 'executed', status: effects.length === 1 ? effects[0]!.status : 'executed', note: `read from the exchange: ${words}` }
     const proof = this.openTarget(c, effects)
     if (proof) return proof
+    // Every target closed otherwise (filled, ...): the cancel had no effect, but whether it never
+    // ran or ran and failed (missingorder) is not recorded, so neither is claimed.
     if (effects.every((e) => e.kind === 'moot'))
-      return { kind: 'failed', code: 'missingorder', note: `no cancel could take effect: ${words}` }
+      return {
+        kind: 'notexecuted',
+        note: `${CANCEL_NO_EFFECT}: its target is no longer open (${words}), so no cancel could apply and there is nothing left to cancel; whether it never ran or ran and failed (missingorder) inside its block, the exchange does not record`,
+      }
     return {
       kind: 'unresolved',
       reason: `the exchange does not show whether the cancels took effect: ${words}`,

@@ -50,8 +50,8 @@ afterAll(async () => {
   await sb?.stop()
 })
 
-/** Rests a bid far below the book; returns its oid and cloid. */
-async function restingBid(): Promise<{ oid: string; cloid: string }> {
+/** Rests a bid (by default far below the book); returns its oid and cloid. */
+async function restingBid(price = '40000'): Promise<{ oid: string; cloid: string }> {
   const r = await sub.submit({
     ...who,
     action: {
@@ -60,7 +60,7 @@ async function restingBid(): Promise<{ oid: string; cloid: string }> {
       side: 'bid',
       order_type: 'limit',
       tif: 'gtc',
-      price: '40000',
+      price,
       quantity: '0.001',
     } as TradeAction,
     summary: 'resting bid',
@@ -134,5 +134,49 @@ describe('a lost cancel that ran and failed inside its block (its target still o
     const { verdicts } = judge(sb, journal, 'cancel-failed-in-block', [owner.address])
     const v = verdicts.find((x) => x.entries[0]!.id === s.id)!
     expect(v).toMatchObject({ truth: 'failed', journal: 'notexecuted', wrong: false, noEffect: true })
+  })
+})
+
+describe('a lost cancel whose target was filled meanwhile', () => {
+  it('ends "took no effect" (notexecuted, nothing left to cancel), claiming neither that it ran nor that it did not', async () => {
+    // The best bid in market 1 (above the seeded 61000), then filled by another owner's sell.
+    const t = await restingBid('61500')
+    const seller = privateKeyToAccount(devOwner(2).privateKey as `0x${string}`)
+    const sell = new TradeSubmitter({
+      network: 'sandbox',
+      tradeUrl: `${sb.tradingUrl}/trade`,
+      chainId: CHAIN_IDS.sandbox,
+      journal,
+      signer: localTradeSigner(() => seller),
+      scheduler: new RateScheduler({ ratePerSec: 1000 }),
+    })
+    const fill = await sell.submit({
+      account: seller.address,
+      signer: { owner: seller.address, role: 'owner' },
+      action: {
+        type: 'order',
+        market_id: '1',
+        side: 'ask',
+        order_type: 'limit',
+        tif: 'ioc',
+        price: '61500',
+        quantity: '0.001',
+      } as TradeAction,
+      summary: 'sell into the bid',
+    })
+    expect(fill.leaves[0]).toMatchObject({ kind: 'filled' })
+    expect(await statusOf(t.oid)).toBe('filled')
+    // The cancel never reaches a block (its answer is a 504, nothing ran).
+    const s = await lostCancel({ oid: t.oid }, false)
+    await new Promise((r) => setTimeout(r, 2000)) // past expires_after_ms and the grace
+    await rec.reconcileOnce()
+    expect(journal.get(s.id)).toMatchObject({ state: 'reconciled', finalStatus: 'notexecuted' })
+    expect(journal.history(s.id).at(-1)?.note).toMatch(
+      new RegExp(`^${CANCEL_NO_EFFECT}: its target is no longer open.*filled.*does not record`),
+    )
+    const { verdicts, problems } = judge(sb, journal, 'cancel-of-filled', [owner.address])
+    const v = verdicts.find((x) => x.entries[0]!.id === s.id)!
+    expect(v).toMatchObject({ truth: 'notexecuted', journal: 'notexecuted', wrong: false })
+    expect(problems.filter((p) => p.includes(s.key))).toEqual([])
   })
 })

@@ -339,7 +339,10 @@ describe('TradeReconciler', () => {
     })
     await r.reconcileOnce()
     expect(j.get(allDone.id)).toMatchObject({ state: 'reconciled', finalStatus: 'executed' })
-    expect(j.get(filled.id)).toMatchObject({ state: 'failed', code: 'missingorder', advice: expect.stringMatching(/no longer open/) })
+    // Its target filled: no effect, and whether the cancel ran (missingorder) is not claimed.
+    expect(j.get(filled.id)).toMatchObject({ state: 'reconciled', finalStatus: 'notexecuted' })
+    expect(j.history(filled.id).at(-1)?.note).toMatch(/^the cancel took no effect: its target is no longer open \(oid 2: filled/)
+    expect(j.history(filled.id).at(-1)?.note).toMatch(/nothing left to cancel/)
     expect(j.get(oneOpen.id)).toMatchObject({ state: 'reconciled', finalStatus: 'notexecuted' })
     expect(j.history(oneOpen.id).at(-1)?.note).toMatch(/oid 3: still open/)
     expect(j.get(mixed.id)).toMatchObject({ state: 'unresolved' })
