@@ -67,12 +67,15 @@ export const HEIGHT_FLOOR_MAX_AGE_MS = 60_000
  * never has to wait for it. The refresh is a write's read too, so it goes in the write lane
  * (one read per half age at most): in the reconcile lane it waited behind the screens' reads for
  * longer than the half age left when /info was busy (the writes bench saw 24 s), and the next
- * write (a halt's cancel) then waited 1.7 s for a read of its own.
+ * write (a halt's cancel) then waited 1.7 s for a read of its own. A start's priming read in the
+ * background lane never stands in for a write's read: on a busy budget it can wait minutes, and
+ * the writes bench saw a cancel wait 1 s for its own read after the floor aged out behind it.
  */
 export class HeightFloor {
   private height: bigint | null = null
   private at = -Infinity
-  private refreshing: Promise<unknown> | null = null
+  /** The read in flight, if any, and its lane (a write shares a write-lane read, never a background one). */
+  private pending: { lane: 'write' | 'background'; read: Promise<bigint | null> } | null = null
 
   constructor(
     private readonly info: InfoClient,
@@ -87,31 +90,35 @@ export class HeightFloor {
   }
 
   private read(lane: 'write' | 'background'): Promise<bigint | null> {
-    return this.info.call(T.queryStatus, {}, { lane }).then((r) => {
-      const h = windowOf(r).height
-      this.observe(h)
-      return h
-    })
+    const p = this.pending
+    if (p && (p.lane === 'write' || lane === 'background')) return p.read
+    const mine = {
+      lane,
+      read: this.info
+        .call(T.queryStatus, {}, { lane })
+        .then((r) => {
+          const h = windowOf(r).height
+          this.observe(h)
+          return h
+        })
+        .finally(() => {
+          if (this.pending === mine) this.pending = null
+        }),
+    }
+    this.pending = mine
+    return mine.read
   }
 
   /** Reads the height in the background lane when none is known yet. */
   prime(): void {
-    if (this.height === null && !this.refreshing) {
-      this.refreshing = this.read('background')
-        .catch(() => null)
-        .finally(() => (this.refreshing = null))
-    }
+    if (this.height === null && !this.pending) void this.read('background').catch(() => null)
   }
 
   /** The floor for the write about to be signed. */
   readonly get = async (): Promise<bigint | null> => {
     const age = this.now() - this.at
     if (this.height !== null && age <= this.maxAgeMs) {
-      if (age > this.maxAgeMs / 2 && !this.refreshing) {
-        this.refreshing = this.read('write')
-          .catch(() => null)
-          .finally(() => (this.refreshing = null))
-      }
+      if (age > this.maxAgeMs / 2) void this.read('write').catch(() => null)
       return this.height
     }
     return this.read('write')
