@@ -52,7 +52,7 @@ import type {
   TeamStatusView,
   TeamVerifyView,
 } from './types'
-import { JOURNAL_RECORD_STATES, TEAM_ACTION_KINDS, TEAM_ROLES } from './types'
+import { JOURNAL_RECORD_STATES, TEAM_ACTION_KINDS, TEAM_ROLES, TEAM_RULE_DIRECTIONS } from './types'
 
 // ---- argument building blocks ------------------------------------------------------------
 
@@ -165,6 +165,7 @@ const teamRule = v.object({
   minUsd: v.optional(usdAmount),
   minWindowUsd: v.optional(usdAmount),
   destinations: v.optional(v.pipe(v.array(address), v.minLength(1), v.maxLength(200))),
+  direction: v.optional(v.picklist(TEAM_RULE_DIRECTIONS)),
   then: v.variant('effect', [
     v.object({ effect: v.literal('allow') }),
     v.object({ effect: v.literal('block') }),

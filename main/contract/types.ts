@@ -865,6 +865,9 @@ export const TEAM_ACTION_KINDS = [
   'limits',
 ] as const
 export type TeamActionKind = (typeof TEAM_ACTION_KINDS)[number]
+/** Which way a guardrail change moves (core/team/policy.ts DIRECTIONS); a rule may match one (limits, address_book only). */
+export const TEAM_RULE_DIRECTIONS = ['tighten', 'loosen'] as const
+export type TeamRuleDirection = (typeof TEAM_RULE_DIRECTIONS)[number]
 
 /**
  * off: no team configured (single operator, as before); connecting: the store is being opened and
@@ -937,6 +940,8 @@ export interface TeamRuleView {
   /** ... or when the rolling-window total including this write is at least this */
   minWindowUsd?: Decimal
   destinations?: Address[]
+  /** limit and address-book changes in this direction only (removing a limit or adding an address loosens) */
+  direction?: TeamRuleDirection
   then: TeamEffectView
 }
 

@@ -316,12 +316,16 @@ export class PolicyEngine {
     return { label, address, chainId: req.chainId }
   }
 
-  /** A rule change as `set` would store it, and whether `set` asks for the passphrase (a loosening, or the cooling-off). */
-  setInput(name: string, raw: string | null): { value: string | null; needsPassphrase: boolean } {
+  /**
+   * A rule change as `set` would store it, whether `set` asks for the passphrase (a loosening, or the
+   * cooling-off), and whether it tightens (the team policy's direction; unchanged counts as tightening).
+   */
+  setInput(name: string, raw: string | null): { value: string | null; needsPassphrase: boolean; tightening: boolean } {
     const value = canonicalValue(name, raw)
     const doc = this.doc()
     const { value: current } = valueWithSource(doc.rules, name, this.sandboxIn(doc))
-    return { value, needsPassphrase: name === 'cooling-off' || !isTightening(name, current, value) }
+    const tightening = isTightening(name, current, value)
+    return { value, needsPassphrase: name === 'cooling-off' || !tightening, tightening }
   }
 
   /** Refuses (NotHalted) when writes are not halted: resume has nothing to do. */

@@ -33,11 +33,14 @@ export {
 export { ROLES, adminsOf, applyRosterChanges, type Member, type Role, type Roster, type RosterChange } from './roster'
 export {
   ACTION_KINDS,
+  DIRECTED_KINDS,
+  DIRECTIONS,
   USD_DECIMALS,
   evaluate,
   policyFromPayload,
   type ActionKind,
   type Decision,
+  type Direction,
   type Effect,
   type Intent,
   type Policy,
@@ -70,6 +73,7 @@ export {
   isSettingsKind,
   settingsAction,
   settingsChangeOf,
+  settingsDirection,
   settingsKey,
   settingsKeyBase,
   settingsKind,

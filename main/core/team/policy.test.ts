@@ -77,4 +77,42 @@ describe('policy evaluation (first match wins, default deny)', () => {
       ),
     ).toThrow(/unique/)
   })
+
+  describe('direction on guardrail changes (limits, address book)', () => {
+    const directed = policyFromPayload(
+      {
+        version: 1,
+        rules: [
+          { id: 'tighten-free', kinds: ['limits'], direction: 'tighten', then: { effect: 'allow' } },
+          {
+            id: 'loosen-4eyes',
+            kinds: ['limits', 'address_book'],
+            direction: 'loosen',
+            then: { effect: 'approve', count: 2, roles: ['approver'] },
+          },
+          { id: 'rest', kinds: ['limits', 'address_book'], then: { effect: 'block' } },
+        ],
+      },
+      0,
+    ).rules
+
+    it('matches a rule with a direction only on a change in that direction', () => {
+      expect(evaluate(directed, intent({ kind: 'limits', direction: 'tighten' }))).toEqual({ effect: 'allow', rule: 'tighten-free' })
+      expect(evaluate(directed, intent({ kind: 'limits', direction: 'loosen' }))).toMatchObject({ effect: 'approve', rule: 'loosen-4eyes' })
+      expect(evaluate(directed, intent({ kind: 'address_book', direction: 'tighten' }))).toEqual({ effect: 'block', rule: 'rest' })
+      // A change without a direction (recorded before there were any) matches no directed rule.
+      expect(evaluate(directed, intent({ kind: 'limits' }))).toEqual({ effect: 'block', rule: 'rest' })
+    })
+
+    it('refuses, when the policy is written, a direction that is unknown or on a rule that could match anything else', () => {
+      const write = (r: Record<string, unknown>) => () =>
+        policyFromPayload({ version: 1, rules: [{ id: 'r', then: { effect: 'allow' }, ...r }] }, 0)
+      expect(write({ kinds: ['limits'], direction: 'down' })).toThrow(/rule r: direction must be tighten or loosen/)
+      expect(write({ kinds: ['limits'], direction: 1 })).toThrow(/direction must be/)
+      expect(write({ direction: 'loosen' })).toThrow(/rule r: a direction applies to limits and address_book changes only/)
+      expect(write({ kinds: ['limits', 'withdraw'], direction: 'loosen' })).toThrow(/applies to limits and address_book/)
+      expect(write({ kinds: ['resume'], direction: 'loosen' })).toThrow(expect.objectContaining({ code: 'TeamBadInput' }))
+      expect(write({ kinds: ['address_book'], direction: 'tighten' })().rules[0]!.direction).toBe('tighten')
+    })
+  })
 })

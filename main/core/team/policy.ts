@@ -1,8 +1,9 @@
 /**
  * Team policy as stored in the chain: a version and ordered rules, first match wins. Each rule
  * matches on action kind, account, the write's USD value, the USD value over the rolling window,
- * and destination, and allows, blocks or requires N approvals from named roles. `evaluate` is pure;
- * no match blocks (default deny). The single-desk guardrails (core/policy) apply in any case.
+ * destination, and, for guardrail changes, their direction (tighten or loosen), and allows, blocks
+ * or requires N approvals from named roles. `evaluate` is pure; no match blocks (default deny). The
+ * single-desk guardrails (core/policy) apply in any case.
  */
 import { getAddress, isAddress } from 'viem'
 import { parseDecimal } from '../money/decimal'
@@ -39,6 +40,15 @@ export type ActionKind = (typeof ACTION_KINDS)[number]
  */
 export const USD_DECIMALS = 8
 
+/**
+ * Which way a guardrail change moves (settings.ts: settingsDirection): a limit lowered or added,
+ * an address removed -> 'tighten'; a limit raised or removed, an address added -> 'loosen'.
+ */
+export const DIRECTIONS = ['tighten', 'loosen'] as const
+export type Direction = (typeof DIRECTIONS)[number]
+/** The only kinds a direction means something for: a rule with a direction names these alone. */
+export const DIRECTED_KINDS = ['limits', 'address_book'] as const satisfies readonly ActionKind[]
+
 export type Effect = { effect: 'allow' } | { effect: 'block' } | { effect: 'approve'; count: number; roles: Role[] }
 
 export interface Rule {
@@ -50,6 +60,8 @@ export interface Rule {
   /** ... or when the rolling-window total including this write is at least this */
   minWindowUsd?: bigint
   destinations?: string[]
+  /** a guardrail change (limits, address book) in this direction only */
+  direction?: Direction
   then: Effect
 }
 
@@ -65,6 +77,8 @@ export interface Intent {
   /** USD moved in the rolling window, this write included */
   windowUsd: bigint
   destination?: string
+  /** a guardrail change's direction (none for writes, resume, or a change recorded without one) */
+  direction?: Direction
 }
 
 export type Decision = (Effect & { rule: string }) | { effect: 'block'; rule: null; reason: 'no rule matches' }
@@ -123,7 +137,20 @@ function rule(v: unknown, i: number): Rule {
   if (minUsd !== undefined) r.minUsd = minUsd
   const minWindowUsd = usd(v.minWindowUsd, 'minWindowUsd')
   if (minWindowUsd !== undefined) r.minWindowUsd = minWindowUsd
+  if (v.direction !== undefined) r.direction = direction(v.direction, r)
   return r
+}
+
+/**
+ * A direction is checked where the rule is written: an unknown one, or one on a rule that could
+ * match a write (no kinds, or a kind other than limits and address book), would silently never
+ * match or match nothing the author meant.
+ */
+function direction(v: unknown, r: Rule): Direction {
+  if (!DIRECTIONS.includes(v as Direction)) throw teamBadInput(`rule ${r.id}: direction must be ${DIRECTIONS.join(' or ')}`)
+  if (!r.kinds || r.kinds.some((k) => !(DIRECTED_KINDS as readonly string[]).includes(k)))
+    throw teamBadInput(`rule ${r.id}: a direction applies to ${DIRECTED_KINDS.join(' and ')} changes only: name only those kinds`)
+  return v as Direction
 }
 
 /** A policy entry's payload; its version must follow the current one by exactly 1. */
@@ -141,6 +168,7 @@ function matches(r: Rule, i: Intent): boolean {
   if (r.kinds && !r.kinds.includes(i.kind)) return false
   if (r.accounts && !r.accounts.includes(i.account.toLowerCase())) return false
   if (r.destinations && (i.destination === undefined || !r.destinations.includes(i.destination.toLowerCase()))) return false
+  if (r.direction && i.direction !== r.direction) return false
   const amountSet = r.minUsd !== undefined || r.minWindowUsd !== undefined
   if (amountSet && !((r.minUsd !== undefined && i.usd >= r.minUsd) || (r.minWindowUsd !== undefined && i.windowUsd >= r.minWindowUsd)))
     return false

@@ -7,6 +7,7 @@ import { lifecycleEntry } from './authoring'
 import { toStoredRow, verifyChain, type TeamState } from './chain'
 import { signedEntry, unsignedEntry, type EntryKind } from './entry'
 import { proposalPayload, type ProposalBody } from './proposals'
+import { DESK_WIDE_ACCOUNT, settingsAction, type SettingsChange } from './settings'
 import { ChainBuilder, asMember, operator, type Operator } from './testing/team-fixture'
 
 const ann = operator('ann')
@@ -180,5 +181,45 @@ describe('proposal lifecycle in the chain', () => {
     await add('policy', { version: 2, rules: [{ id: 'all', then: { effect: 'allow' } }] }, ann)
     const signed = await add('signed', { proposal: p.id, body: SENT, nonce: '7', at: T0 + 2 }, dan, false)
     expect(signed.report.broken).toEqual({ seq: signed.seq, reason: 'the policy changed since the proposal (now version 2)' })
+  })
+
+  it("judges a limit change by the direction it carries: the loosening rule's approvals for a loosening only", async () => {
+    const b = await ChainBuilder.genesis(ann, [asMember(ann, ['admin']), asMember(bob, ['approver']), asMember(dan, ['trader'])])
+    await b.policy(
+      [
+        { id: 'tighten-free', kinds: ['limits'], direction: 'tighten', then: { effect: 'allow' } },
+        { id: 'loosen-4eyes', kinds: ['limits'], direction: 'loosen', then: { effect: 'approve', count: 1, roles: ['approver'] } },
+      ],
+      [ann],
+    )
+    const propose = async (change: SettingsChange, cloid: string) => {
+      const rows = b.rows()
+      const e = unsignedEntry(
+        b.state.head!.seq + 1n,
+        b.state.head!.digest,
+        'proposal',
+        proposalPayload(
+          body({
+            kind: 'limits',
+            account: DESK_WIDE_ACCOUNT,
+            signer: null,
+            action: settingsAction(change, 'dan@desk'),
+            cloid,
+            usd: null,
+            windowUsd: 0n,
+            rule: 'loosen-4eyes',
+          }),
+        ),
+      )
+      rows.push(toStoredRow(await signedEntry(b.teamId, e, [dan])))
+      return verifyChain(rows)
+    }
+    const limit = { op: 'limit.set', name: 'withdraw-limit-usd', value: '900' } as const
+    expect((await propose({ ...limit, direction: 'loosen' }, 'settings:a:0')).ok).toBe(true)
+    // The same approvals claimed for a tightening, or for a change recorded without a direction: refused.
+    expect((await propose({ ...limit, direction: 'tighten' }, 'settings:b:0')).broken?.reason).toMatch(
+      /does not require these approvals for this write \(rule tighten-free: allow\)/,
+    )
+    expect((await propose(limit, 'settings:c:0')).broken?.reason).toMatch(/rule none: block/)
   })
 })

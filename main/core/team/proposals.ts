@@ -14,6 +14,7 @@ import { canonicalJson, type Canonical } from './canonical'
 import { teamBadInput } from './errors'
 import { ACTION_KINDS, USD_DECIMALS, evaluate, type ActionKind, type Policy } from './policy'
 import { ROLES, type Role, type Roster } from './roster'
+import { isSettingsKind, settingsChangeOf, settingsDirection } from './settings'
 
 export const PROPOSAL_ENTRY_KINDS = ['proposal', 'approval', 'rejection', 'signed', 'outcome'] as const
 export type ProposalEntryKind = (typeof PROPOSAL_ENTRY_KINDS)[number]
@@ -274,6 +275,12 @@ function findProposal(s: LifecycleState, o: Obj): Proposal {
   return p
 }
 
+/** A settings proposal's direction, from the exact change it carries (writes have none). */
+function directionOf(b: { kind: ActionKind; action: { [key: string]: Canonical } }) {
+  const change = isSettingsKind(b.kind) ? settingsChangeOf(b.action) : null
+  return change ? settingsDirection(change) : undefined
+}
+
 /**
  * Checks one lifecycle entry by `signer` (lower-case, its signature already verified) against the
  * state before it and returns the proposal as it stands after it. Throws TeamBadInput with the reason.
@@ -304,6 +311,7 @@ export function applyLifecycleEntry(
         usd: b.usd ?? 0n,
         windowUsd: b.windowUsd,
         destination: b.destination ?? undefined,
+        direction: directionOf(b),
       })
       if (d.effect !== 'approve' || d.rule !== b.rule || d.count !== b.needs.count || d.roles.join() !== [...b.needs.roles].join()) {
         bad(`policy version ${b.policyVersion} does not require these approvals for this write (rule ${d.rule ?? 'none'}: ${d.effect})`)

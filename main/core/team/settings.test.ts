@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { settingsAction, settingsChangeOf, settingsKey, settingsKeyBase, settingsKind, settingsTitle } from './settings'
+import { settingsAction, settingsChangeOf, settingsDirection, settingsKey, settingsKeyBase, settingsKind, settingsTitle } from './settings'
 import { refuseGatedHalt } from './policy'
 
 const ADD = { op: 'address.add' as const, label: 'cold', address: '0x52908400098527886E0F7030069857D2E4169EE7', chainId: '1' }
@@ -34,6 +34,20 @@ describe('guardrail settings changes as proposals', () => {
     expect(settingsKind({ op: 'limit.set', name: 'withdraw-limit-usd', value: '10' })).toBe('limits')
     expect(settingsKind({ op: 'resume' })).toBe('resume')
     expect(settingsTitle({ op: 'limit.set', name: 'withdraw-limit-usd', value: null })).toBe('Limit withdraw-limit-usd: set to off')
+  })
+
+  it('names the direction a policy rule matches: an address added loosens, removed tightens; a limit change carries its own', () => {
+    expect(settingsDirection(ADD)).toBe('loosen')
+    expect(settingsDirection({ op: 'address.remove', label: 'cold' })).toBe('tighten')
+    const raise = { op: 'limit.set', name: 'withdraw-limit-usd', value: '900', direction: 'loosen' } as const
+    expect(settingsDirection(raise)).toBe('loosen')
+    expect(settingsDirection({ op: 'limit.set', name: 'withdraw-limit-usd', value: '9' })).toBeUndefined()
+    expect(settingsDirection({ op: 'resume' })).toBeUndefined()
+    // It travels in the proposal's action and reads back; an unknown one is not a settings change.
+    expect(settingsChangeOf(settingsAction(raise, 'd'))).toEqual({ ...raise, desk: 'd' })
+    expect(settingsChangeOf({ ...settingsAction(raise, 'd'), direction: 'sideways' })).toBeNull()
+    expect(settingsTitle(raise)).toBe('Limit withdraw-limit-usd: set to 900 (loosening)')
+    expect(settingsTitle({ ...raise, value: '5', direction: 'tighten' })).toBe('Limit withdraw-limit-usd: set to 5 (tightening)')
   })
 
   it('refuses at authoring a rule that blocks or gates the halt; allow rules and rules without kinds pass', () => {

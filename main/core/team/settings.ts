@@ -11,7 +11,7 @@
  */
 import { keccak256, toHex } from 'viem'
 import { canonicalJson, type Canonical } from './canonical'
-import type { ActionKind } from './policy'
+import { DIRECTIONS, type ActionKind, type Direction } from './policy'
 
 export const SETTINGS_KINDS = ['address_book', 'limits', 'resume'] as const satisfies readonly ActionKind[]
 export type SettingsKind = (typeof SETTINGS_KINDS)[number]
@@ -25,7 +25,8 @@ export const SETTINGS_KEY_PREFIX = 'settings:'
 export type SettingsChange =
   | { op: 'address.add'; label: string; address: string; chainId: string }
   | { op: 'address.remove'; label: string }
-  | { op: 'limit.set'; name: string; value: string | null }
+  /** `direction`: tighten or loosen against the value in force on the proposing desk (core/policy isTightening) */
+  | { op: 'limit.set'; name: string; value: string | null; direction?: Direction }
   | { op: 'resume' }
 
 export function settingsKind(c: SettingsChange): SettingsKind {
@@ -44,9 +45,34 @@ export function settingsChangeOf(action: { [key: string]: Canonical }): (Setting
   if (!s('desk')) return null
   if (a.op === 'address.add' && s('label') && s('address') && s('chainId')) return a as never
   if (a.op === 'address.remove' && s('label')) return a as never
-  if (a.op === 'limit.set' && s('name') && (a.value === null || s('value'))) return a as never
+  if (
+    a.op === 'limit.set' &&
+    s('name') &&
+    (a.value === null || s('value')) &&
+    (a.direction === undefined || DIRECTIONS.includes(a.direction as Direction))
+  )
+    return a as never
   if (a.op === 'resume') return a as never
   return null
+}
+
+/**
+ * The direction a team policy rule matches a change on: adding an address-book entry (or pointing a
+ * label elsewhere) loosens, removing one tightens; a limit change carries its own, judged by the
+ * proposing desk against the value in force there (removing a limit loosens, adding one tightens).
+ * Resume has none, nor a limit change recorded without one.
+ */
+export function settingsDirection(c: SettingsChange): Direction | undefined {
+  switch (c.op) {
+    case 'address.add':
+      return 'loosen'
+    case 'address.remove':
+      return 'tighten'
+    case 'limit.set':
+      return c.direction
+    case 'resume':
+      return undefined
+  }
 }
 
 /**
@@ -70,7 +96,7 @@ export function settingsTitle(c: SettingsChange): string {
     case 'address.remove':
       return `Address book: remove "${c.label}"`
     case 'limit.set':
-      return `Limit ${c.name}: set to ${c.value === null ? 'off' : c.value}`
+      return `Limit ${c.name}: set to ${c.value === null ? 'off' : c.value}${c.direction ? ` (${c.direction === 'loosen' ? 'loosening' : 'tightening'})` : ''}`
     case 'resume':
       return 'Resume writes after the halt'
   }

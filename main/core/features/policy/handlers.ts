@@ -53,7 +53,8 @@ export function policyHandlers(d: PolicyDeps): Pick<HandlerTable, PolicyChannels
     'policy.set': async ({ name, value, passphrase }) => {
       const e = await engine()
       const input = e.setInput(name, value)
-      await judgeSettings(d.settings, e, { op: 'limit.set', name, value: input.value }, () =>
+      const direction = input.tightening ? 'tighten' : 'loosen'
+      await judgeSettings(d.settings, e, { op: 'limit.set', name, value: input.value, direction }, () =>
         input.needsPassphrase ? e.checkPassphrase(passphrase, `changing ${name}`) : Promise.resolve(),
       )
       await e.set(name, value, passphrase)

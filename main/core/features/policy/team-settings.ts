@@ -57,6 +57,13 @@ export async function applyApprovedSettings(engine: PolicyEngine, change: Settin
       await engine.removeAddress({ label: change.label, passphrase: TEAM_APPROVED })
       return
     case 'limit.set':
+      // Approved as a tightening, it must still be one: a loosening may have needed other approvals.
+      if (change.direction === 'tighten' && !engine.setInput(change.name, change.value).tightening)
+        throw new DeskError(
+          'TeamSettingsDirectionChanged',
+          `${change.name} changed since the proposal: setting it to ${change.value ?? 'off'} would now loosen it, and it was approved as a tightening; propose it again`,
+          { name: change.name },
+        )
       await engine.set(change.name, change.value, TEAM_APPROVED)
       return
     case 'resume':

@@ -14,6 +14,7 @@ import {
   proposalPayload,
   proposalStatus,
   settingsAction,
+  settingsDirection,
   settingsKey,
   settingsKeyBase,
   settingsKind,
@@ -38,7 +39,8 @@ export async function decideSettings(
   const kind = settingsKind(change)
   const action = settingsAction(change, ctx.deskId)
   const destination = change.op === 'address.add' ? change.address.toLowerCase() : undefined
-  const d = evaluate(state.policy.rules, { kind, account: DESK_WIDE_ACCOUNT, usd: 0n, windowUsd: 0n, destination })
+  const direction = settingsDirection(change)
+  const d = evaluate(state.policy.rules, { kind, account: DESK_WIDE_ACCOUNT, usd: 0n, windowUsd: 0n, destination, direction })
   if (d.effect === 'allow') return { verdict: 'allow' }
   if (d.effect === 'block')
     throw new DeskError(

@@ -8,7 +8,7 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSandbox, type SandboxHandle } from '../../../../sandbox'
-import type { HaltResult, PolicyView, TeamProposalDetail, TeamProposalView, TeamStatusView } from '../../../contract/types'
+import type { HaltResult, PolicyView, TeamPolicyView, TeamProposalDetail, TeamProposalView, TeamStatusView } from '../../../contract/types'
 import { TeamStore, sealEntry, signEntry, toStoredRow, verifyStore } from '../../team'
 import { operator } from '../../team/testing/team-fixture'
 import { TEST_PASSPHRASE } from '../../../testing/desk-on-sandbox'
@@ -193,6 +193,110 @@ describe('team policy on address-book, limit and resume changes (real PostgreSQL
     await expect.poll(async () => (await entriesOf(id)).outcomes.map((o) => o.state), { timeout: 3000, interval: 50 }).toEqual(['accepted'])
     // Not halted any more: resume has nothing to do, no proposal is made.
     await expect(a.call('policy.resume', { passphrase: TEST_PASSPHRASE })).rejects.toMatchObject({ code: 'NotHalted' })
+  })
+
+  it('direction: tightening a limit or removing an address applies at once, loosening one or adding an address waits for approval', async () => {
+    // Checked where the policy is written: a direction on a kind it means nothing for is refused.
+    const before = (await a.call<TeamStatusView>('team.status')).policyVersion
+    for (const rule of [
+      { id: 'bad', kinds: ['limits', 'withdraw'], direction: 'loosen', then: approve1 },
+      { id: 'bad', direction: 'tighten', then: { effect: 'allow' } },
+    ]) {
+      const e = await failure(a.call('team.policy.set', { rules: [rule] }))
+      expect(e).toMatchObject({
+        code: 'TeamProposalRefused', // as every rule the chain would refuse, before anything is signed
+        message: expect.stringMatching(/rule bad: a direction applies to limits and address_book/),
+      })
+    }
+    expect(
+      await failure(a.call('team.policy.set', { rules: [{ id: 'bad', kinds: ['limits'], direction: 'up', then: approve1 }] })),
+    ).not.toBeNull()
+    expect((await a.call<TeamStatusView>('team.status')).policyVersion).toBe(before)
+
+    await setPolicy([
+      { id: 'limits-tighten', kinds: ['limits'], direction: 'tighten', then: { effect: 'allow' } },
+      { id: 'limits-loosen', kinds: ['limits'], direction: 'loosen', then: approve1 },
+      { id: 'book-remove', kinds: ['address_book'], direction: 'tighten', then: { effect: 'allow' } },
+      { id: 'book-add', kinds: ['address_book'], direction: 'loosen', then: approve1 },
+      { id: 'rest', then: approve1 },
+    ])
+    const shown = (await b.call<TeamPolicyView>('team.policy')).rules
+    expect(shown.map((r) => [r.id, r.direction])).toEqual([
+      ['limits-tighten', 'tighten'],
+      ['limits-loosen', 'loosen'],
+      ['book-remove', 'tighten'],
+      ['book-add', 'loosen'],
+      ['rest', undefined],
+    ])
+    const proposalsBefore = (await verifyStore(store)).state.proposals.size
+
+    // Tightening (lower) and adding a limit (off -> a value): in force at once, no proposal.
+    await a.call('policy.set', { name: 'withdraw-limit-usd', value: '400' })
+    expect(await limit('withdraw-limit-usd')).toBe('400')
+    await a.call('policy.set', { name: 'transfer-limit-usd', value: '1000' })
+    expect(await limit('transfer-limit-usd')).toBe('1000')
+    expect((await verifyStore(store)).state.proposals.size).toBe(proposalsBefore)
+
+    // Loosening (higher) and removing a limit: each a proposal under limits-loosen; nothing changes yet.
+    const raise = await failure(a.call('policy.set', { name: 'withdraw-limit-usd', value: '450', passphrase: TEST_PASSPHRASE }))
+    expect(raise).toMatchObject({ code: 'TeamSettingsProposed', message: expect.stringMatching(/\(loosening\).*rule limits-loosen/) })
+    const off = await failure(a.call('policy.set', { name: 'transfer-limit-usd', value: 'off', passphrase: TEST_PASSPHRASE }))
+    expect(off).toMatchObject({ code: 'TeamSettingsProposed', message: expect.stringMatching(/rule limits-loosen/) })
+    expect(await limit('withdraw-limit-usd')).toBe('400')
+    expect(await limit('transfer-limit-usd')).toBe('1000')
+    const raiseId = raise!.details!.proposalId as string
+    expect((await entriesOf(raiseId)).action).toMatchObject({
+      op: 'limit.set',
+      name: 'withdraw-limit-usd',
+      value: '450',
+      direction: 'loosen',
+    })
+    expect((await entriesOf(off!.details!.proposalId as string)).action).toMatchObject({ value: null, direction: 'loosen' })
+
+    // Adding an address loosens (book-add: a proposal); removing the entry once applied tightens (book-remove: at once).
+    const add = await failure(a.call('addresses.add', { label: 'spare', address: FORGED, chainId: '1', passphrase: TEST_PASSPHRASE }))
+    expect(add).toMatchObject({ code: 'TeamSettingsProposed', message: expect.stringMatching(/rule book-add/) })
+    const addId = add!.details!.proposalId as string
+
+    await expect
+      .poll(async () => (await b.call<TeamProposalView[]>('team.proposals', { view: 'needsMe' })).length, { timeout: 3000, interval: 50 })
+      .toBe(3)
+    await b.call('team.approve', { id: raiseId })
+    await b.call('team.approve', { id: addId })
+    await b.call('team.reject', { id: off!.details!.proposalId, reason: 'keep a transfer limit' })
+    // A applies both on its own; the raise is a loosening, so it waits out A's (short) cooling-off as alone.
+    await expect.poll(() => book(a), { timeout: 5000, interval: 50 }).toEqual(['cold', 'spare', 'warm'])
+    await expect.poll(() => limit('withdraw-limit-usd'), { timeout: 8000, interval: 100 }).toBe('450')
+    expect(await limit('transfer-limit-usd')).toBe('1000')
+    expect((await entriesOf(raiseId)).outcomes).toMatchObject([{ state: 'accepted' }])
+
+    await a.call('addresses.remove', { label: 'spare', passphrase: TEST_PASSPHRASE })
+    expect(await book(a)).toEqual(['cold', 'warm'])
+  })
+
+  it('a limit change approved as a tightening that the value in force has since made a loosening is not applied', async () => {
+    await setPolicy([
+      { id: 'tighten-4eyes', kinds: ['limits'], direction: 'tighten', then: approve1 },
+      { id: 'rest', then: approve1 },
+    ])
+    const propose = async (value: string) => {
+      const e = await failure(a.call('policy.set', { name: 'withdraw-limit-usd', value }))
+      expect(e).toMatchObject({ code: 'TeamSettingsProposed', message: expect.stringMatching(/\(tightening\).*rule tighten-4eyes/) })
+      return e!.details!.proposalId as string
+    }
+    const to300 = await propose('300')
+    const to200 = await propose('200')
+    await expect
+      .poll(async () => (await b.call<TeamProposalView[]>('team.proposals', { view: 'needsMe' })).length, { timeout: 3000, interval: 50 })
+      .toBe(2)
+    await b.call('team.approve', { id: to200 })
+    await expect.poll(() => limit('withdraw-limit-usd'), { timeout: 5000, interval: 50 }).toBe('200')
+    // 200 -> 300 raises the limit now: refused and recorded for every desk, the limit stays.
+    await b.call('team.approve', { id: to300 })
+    await expect
+      .poll(async () => (await entriesOf(to300)).outcomes, { timeout: 5000, interval: 50 })
+      .toMatchObject([{ state: 'rejected', code: 'TeamSettingsDirectionChanged' }])
+    expect(await limit('withdraw-limit-usd')).toBe('200')
   })
 
   it("a forged approval (a stranger signing in the approver's name) applies nothing: the chain is refused there", async () => {

@@ -97,6 +97,7 @@ export function ruleView(r: Rule): TeamRuleView {
     ...(r.minUsd !== undefined ? { minUsd: formatAtoms(r.minUsd, USD_DECIMALS) } : {}),
     ...(r.minWindowUsd !== undefined ? { minWindowUsd: formatAtoms(r.minWindowUsd, USD_DECIMALS) } : {}),
     ...(r.destinations ? { destinations: r.destinations as Address[] } : {}),
+    ...(r.direction ? { direction: r.direction } : {}),
     then,
   }
 }

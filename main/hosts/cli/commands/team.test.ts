@@ -83,6 +83,7 @@ describe('desk team', () => {
     await a.call('team.policy.set', {
       rules: [
         { id: 'withdraw-4eyes', kinds: ['withdraw'], then: { effect: 'approve', count: 1, roles: ['approver'] } },
+        { id: 'limits-loosen', kinds: ['limits'], direction: 'loosen', then: { effect: 'approve', count: 1, roles: ['approver'] } },
         { id: 'rest', then: { effect: 'allow' } },
       ],
     })
@@ -170,8 +171,13 @@ describe('desk team', () => {
 
     const policy = await desk('team', 'policy', '--json')
     expect(policy.code).toBe(0)
-    expect(JSON.parse(policy.out)).toMatchObject({ version: 1, rules: [{ id: 'withdraw-4eyes' }, { id: 'rest' }] })
-    expect((await desk('team', 'policy')).out).toContain('withdraw-4eyes')
+    expect(JSON.parse(policy.out)).toMatchObject({
+      version: 1,
+      rules: [{ id: 'withdraw-4eyes' }, { id: 'limits-loosen', kinds: ['limits'], direction: 'loosen' }, { id: 'rest' }],
+    })
+    const policyText = (await desk('team', 'policy')).out
+    expect(policyText).toContain('withdraw-4eyes')
+    expect(policyText).toMatch(/limits-loosen\s+kind limits, loosening only -> needs 1 approval\(s\) from approver/)
     // Bob alone writing a new policy version under an admin quorum of 2: signed, waiting, typed.
     writeFileSync(join(dir, 'rules.json'), JSON.stringify([{ id: 'all', then: { effect: 'allow' } }]))
     const set = await desk('team', 'policy', 'set', '--file', join(dir, 'rules.json'), '--json')

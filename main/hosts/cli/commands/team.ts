@@ -52,6 +52,7 @@ function ruleLine(r: TeamRuleView): string {
     r.minUsd ? `>= ${formatUsd(r.minUsd)}` : '',
     r.minWindowUsd ? `window >= ${formatUsd(r.minWindowUsd)}` : '',
     r.destinations ? `to ${r.destinations.join('|')}` : '',
+    r.direction ? `${r.direction === 'loosen' ? 'loosening' : 'tightening'} only` : '',
   ]
     .filter(Boolean)
     .join(', ')
@@ -175,7 +176,8 @@ const policy: Command = {
   options: {
     file: {
       type: 'string',
-      description: 'JSON array of rules: {id, kinds?, accounts?, minUsd?, minWindowUsd?, destinations?, then}',
+      description:
+        'JSON array of rules: {id, kinds?, accounts?, minUsd?, minWindowUsd?, destinations?, direction? (tighten|loosen: limits, address_book), then}',
       valueName: 'FILE',
     },
   },

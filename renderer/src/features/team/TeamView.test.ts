@@ -37,6 +37,12 @@ const policy = (): TeamPolicyView => ({
   version: 2,
   rules: [
     { id: 'big-withdrawals', kinds: ['withdraw'], minUsd: '10000', then: { effect: 'approve', count: 2, roles: ['approver'] } },
+    {
+      id: 'limits-loosen',
+      kinds: ['limits', 'address_book'],
+      direction: 'loosen',
+      then: { effect: 'approve', count: 1, roles: ['approver'] },
+    },
     { id: 'rest', then: { effect: 'allow' } },
   ],
   history: [
@@ -337,7 +343,8 @@ describe('TeamView roster, policy and audit', () => {
     await flush()
     const rules = wrapper.findAll('table[aria-label="Team policy rules"] tbody tr').map((r) => r.text())
     expect(rules[0]).toMatch(/1\s*big-withdrawals\s*withdraw worth \$10,000\.00 or more\s*needs 2 approvals from approver/)
-    expect(rules[1]).toMatch(/2\s*rest\s*any action\s*allow/)
+    expect(rules[1]).toMatch(/2\s*limits-loosen\s*limits, address book when loosening\s*needs 1 approval from approver/)
+    expect(rules[2]).toMatch(/3\s*rest\s*any action\s*allow/)
     const versions = wrapper.findAll('ol[aria-label="Policy versions, newest first"] > li summary').map((s) => s.text())
     expect(versions).toEqual(['Version 2 — entry 5, 0 rules', 'Version 1 — entry 2, 1 rule'])
   })

@@ -21,6 +21,7 @@ export function ruleMatches(r: TeamRuleView, labelOf: (address: string) => strin
   if (r.minUsd !== undefined) parts.push(`worth ${formatUsd(r.minUsd)} or more`)
   if (r.minWindowUsd !== undefined) parts.push(`${formatUsd(r.minWindowUsd)} or more over the window`)
   if (r.destinations?.length) parts.push(`to ${r.destinations.map(labelOf).join(', ')}`)
+  if (r.direction) parts.push(r.direction === 'loosen' ? 'when loosening' : 'when tightening')
   return parts.join(' ')
 }
 
