@@ -57,6 +57,8 @@ export class MarketDataCache {
   private inflightLane: Lane = 'marks'
   private readonly now: () => number
   private readonly ttlMs: number
+  private readonly refreshTtlMs: number
+  private readonly recentMaxAgeMs: number
   private readonly assetsTtlMs: number
   readonly markStaleAfterMs: number
   private readonly lastKnown: LastKnownState | undefined
@@ -65,10 +67,23 @@ export class MarketDataCache {
 
   constructor(
     private readonly info: InfoClient,
-    opts: { now?: () => number; ttlMs?: number; assetsTtlMs?: number; markStaleAfterMs?: number; lastKnown?: LastKnownState } = {},
+    opts: {
+      now?: () => number
+      ttlMs?: number
+      /**
+       * How old a fetch may be before a background or marks-lane caller (pushes, alert passes)
+       * fetches again (default `ttlMs`); the operator's and a write's callers keep `ttlMs`.
+       */
+      refreshTtlMs?: number
+      assetsTtlMs?: number
+      markStaleAfterMs?: number
+      lastKnown?: LastKnownState
+    } = {},
   ) {
     this.now = opts.now ?? Date.now
     this.ttlMs = opts.ttlMs ?? 5_000
+    this.refreshTtlMs = Math.max(this.ttlMs, opts.refreshTtlMs ?? this.ttlMs)
+    this.recentMaxAgeMs = Math.max(15_000, this.refreshTtlMs + 10_000)
     this.assetsTtlMs = opts.assetsTtlMs ?? 300_000
     this.markStaleAfterMs = opts.markStaleAfterMs ?? DEFAULT_MARK_STALE_AFTER_MS
     this.lastKnown = opts.lastKnown
@@ -80,7 +95,8 @@ export class MarketDataCache {
   }
 
   async get(lane: Lane = 'background'): Promise<MarketData> {
-    if (this.data && this.now() - this.data.fetchedAt < this.ttlMs) return this.data
+    const ttl = lane === 'write' || lane === 'operator' ? this.ttlMs : this.refreshTtlMs
+    if (this.data && this.now() - this.data.fetchedAt < ttl) return this.data
     const want = lane === 'background' ? 'marks' : lane
     // A fetch already queued in a lower lane is not waited for: a write behind a marks refresh
     // would wait behind every screen's read too. The more urgent fetch goes on its own.
@@ -96,15 +112,16 @@ export class MarketDataCache {
   }
 
   /**
-   * For views built from live state: the cached data when fetched within `maxFetchAgeMs`
-   * (refreshed in the background lane once past the TTL), so an operator's screen does not
+   * For views built from live state: the cached data when fetched within `maxFetchAgeMs` (by
+   * default 15 s, or the refresh TTL and 10 s more) (refreshed in the marks lane once past the
+   * refresh TTL), so an operator's screen does not
    * queue on the /info budget for marks it already has. Staleness is still judged on each
    * mark's own source time, so an old fetch shows as stale marks, never as fresh ones.
    */
-  async recent(lane: Lane = 'operator', maxFetchAgeMs = 15_000): Promise<MarketData> {
+  async recent(lane: Lane = 'operator', maxFetchAgeMs = this.recentMaxAgeMs): Promise<MarketData> {
     const d = this.data
     if (d && this.now() - d.fetchedAt < maxFetchAgeMs) {
-      if (this.now() - d.fetchedAt >= this.ttlMs) void this.get('marks').catch(() => {})
+      if (this.now() - d.fetchedAt >= this.refreshTtlMs) void this.get('marks').catch(() => {})
       return d
     }
     return this.get(lane)

@@ -37,6 +37,14 @@ export interface NetworkSessionOptions {
 /** The last-known cache is stored at most this often (write-behind: see LastKnownOptions.flushMs). */
 const LAST_KNOWN_FLUSH_MS = 2_000
 const PENDING = new Set<string>(['signed', 'sent', 'unknown'])
+/**
+ * Strict limits: marks and the oracle status (two /info reads) are fetched again for pushes and
+ * alert passes once this old, not every 5 s: at 1 request/s that is up to 40 % of the budget the polled
+ * balances need (50 accounts: a read each per minute). A mark is judged stale on its own source
+ * time (60 s), so an older fetch never shows a stale mark as fresh; the operator's and a write's
+ * reads keep the 5 s TTL.
+ */
+export const STRICT_MARKS_REFRESH_MS = 30_000
 
 /**
  * Everything bound to one network, opened by exactly one factory for every host: the /info
@@ -66,9 +74,14 @@ export class NetworkSession {
     this.journal = opts.journal
     this.now = opts.now ?? Date.now
     this.info = new InfoClient({ baseUrl: n.tradingUrl, scheduler: opts.schedulers.get(n.tradingUrl, 'info', n.infoRatePerSec) })
-    this.pool = opts.stream ? new StreamPool({ wsUrl: n.wsUrl, info: this.info, strict: strictLimitsFor(n) }) : null
+    const strict = strictLimitsFor(n)
+    this.pool = opts.stream ? new StreamPool({ wsUrl: n.wsUrl, info: this.info, strict }) : null
     this.lastKnown = new LastKnownState(opts.journal, n.name, { now: this.now, flushMs: LAST_KNOWN_FLUSH_MS })
-    this.market = new MarketDataCache(this.info, { now: this.now, lastKnown: this.lastKnown })
+    this.market = new MarketDataCache(this.info, {
+      now: this.now,
+      lastKnown: this.lastKnown,
+      ...(strict ? { refreshTtlMs: STRICT_MARKS_REFRESH_MS } : {}),
+    })
   }
 
   static async open(opts: NetworkSessionOptions): Promise<NetworkSession> {

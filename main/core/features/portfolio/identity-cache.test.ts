@@ -4,39 +4,97 @@ import { LastKnownState, type StateStore } from '../../session/last-known'
 import { memoryStateStore as memoryStore } from '../../session/testing/memory-state-store'
 import type { MarketDataCache } from '../../session/market-data'
 import type { CreditHealthService } from '../credit'
-import { PortfolioService } from './portfolio.service'
+import { IDENTITY_RECHECK_MS, PortfolioService } from './portfolio.service'
 
 const A = '0x' + 'b'.repeat(40)
+const T0 = 1_800_000_000_000
 
-function service(store: StateStore, reads: string[]): PortfolioService {
+function service(
+  store: StateStore,
+  reads: string[],
+  now: () => number,
+  answer = () => ({ found: true, status: 'active' }),
+): PortfolioService {
   const info = {
     accountStatus: async ({ user }: { user: string }) => {
       reads.push(user)
-      return { found: true, account_type: 'balance', status: 'active', account_index: 7n }
+      const a = answer()
+      return a.found
+        ? { found: true, account_type: 'balance', status: a.status, account_index: 7n }
+        : { found: false, account_type: null, status: null, account_index: null }
     },
   } as unknown as InfoClient
   return new PortfolioService({
     info,
     market: {} as MarketDataCache,
     credit: {} as CreditHealthService,
-    lastKnown: new LastKnownState(store, 'sandbox'),
+    lastKnown: new LastKnownState(store, 'sandbox', { now }),
+    now,
   })
 }
 
+const tick = () => new Promise((r) => setTimeout(r, 0))
+
 describe('PortfolioService.identity: kind and status from the last run', () => {
-  it('a restart answers from the cache at once and re-reads the account once in the background', async () => {
+  it('a restart within the hour answers from the cache and reads nothing; after the hour, one background re-read', async () => {
     const store = memoryStore()
+    let now = T0
     const firstRun: string[] = []
-    expect(await service(store, firstRun).identity(A, 'operator')).toEqual({ kind: 'balance', status: 'active', accountIndex: '7' })
+    expect(await service(store, firstRun, () => now).identity(A, 'operator')).toEqual({
+      kind: 'balance',
+      status: 'active',
+      accountIndex: '7',
+    })
     expect(firstRun).toEqual([A])
 
-    const restart: string[] = []
-    const svc = service(store, restart)
-    const id = await svc.identity(A, 'operator')
-    expect(id).toEqual({ kind: 'balance', status: 'active', accountIndex: '7' })
-    await new Promise((r) => setTimeout(r, 0))
-    expect(restart).toEqual([A]) // the background re-read, not a wait
-    await svc.identity(A, 'operator')
-    expect(restart).toEqual([A]) // remembered for the session
+    now = T0 + IDENTITY_RECHECK_MS - 1
+    const soon: string[] = []
+    const svc = service(store, soon, () => now)
+    expect(await svc.identity(A, 'operator')).toEqual({ kind: 'balance', status: 'active', accountIndex: '7' })
+    await tick()
+    expect(soon).toEqual([]) // an identity read 59 minutes ago is not read again at a start
+
+    now = T0 + IDENTITY_RECHECK_MS
+    const later: string[] = []
+    const svc2 = service(
+      store,
+      later,
+      () => now,
+      () => ({ found: true, status: 'frozen' }),
+    )
+    expect(await svc2.identity(A, 'operator')).toMatchObject({ status: 'active' }) // shown at once, not waited for
+    await tick()
+    expect(later).toEqual([A]) // the background re-read
+    expect(await svc2.identity(A, 'operator')).toMatchObject({ status: 'frozen' })
+    expect(later).toEqual([A]) // remembered for the session
+  })
+
+  it('an account that does not exist is never waited for: rechecked in the background once a minute when nothing polls it', async () => {
+    const store = memoryStore()
+    let now = T0
+    let found = false
+    const reads: string[] = []
+    const svc = service(
+      store,
+      reads,
+      () => now,
+      () => ({ found, status: 'active' }),
+    )
+    expect(await svc.identity(A, 'operator')).toMatchObject({ status: 'none' })
+    expect(reads).toEqual([A])
+    now += 30_000
+    await svc.identity(A)
+    await tick()
+    expect(reads).toEqual([A])
+    // A minute on: the answer is the remembered one at once; the re-read runs behind it.
+    now += 30_000
+    found = true
+    let settled = false
+    const p = svc.identity(A).then((id) => ((settled = true), id))
+    await tick()
+    expect(settled).toBe(true)
+    expect(await p).toMatchObject({ status: 'none' })
+    expect(reads).toEqual([A, A])
+    expect(await svc.identity(A)).toMatchObject({ status: 'active', kind: 'balance' })
   })
 })

@@ -12,6 +12,7 @@ import type { CreditLive } from '../credit'
 import type { ScreenSource } from '../screen'
 import { LeadingBatch } from './leading-batch'
 import { portfolioFor, type PortfolioServiceDeps } from './portfolio-for-session'
+import { streamTargetsOf } from './stream-targets'
 
 export interface LiveAccountsDeps extends PortfolioServiceDeps {
   accounts: AccountDirectory
@@ -156,7 +157,7 @@ export class LiveAccounts {
     const { row, credit } = await portfolio.row(ref, lane)
     // Whichever read learns first that an account's kind or existence changed (an activation)
     // re-plans the streams; the overview's later read then sees nothing new.
-    if (this.d.accounts.remember(ref.address, row.account)) s.streamAccounts(this.d.accounts.streamTargets())
+    if (this.d.accounts.remember(ref.address, row.account)) s.streamAccounts(streamTargetsOf(this.d.accounts, s))
     const now = this.d.now()
     const balances =
       row.account.kind === 'credit'

@@ -12,6 +12,8 @@ import type { CreditLive } from '../credit'
 import { LeadingBatch } from './leading-batch'
 import { LiveAccounts } from './live-accounts'
 import { portfolioFor, type PortfolioServiceDeps } from './portfolio-for-session'
+import { IDENTITY_RECHECK_MS } from './portfolio.service'
+import { streamTargetsOf } from './stream-targets'
 
 export interface LiveOverviewDeps extends PortfolioServiceDeps {
   sessions: SessionHolder
@@ -87,7 +89,7 @@ export class LiveOverview {
 
   /** The vault's accounts changed: follow them on the streams. */
   accountsChanged(): void {
-    void this.d.sessions.ifOpen().then((s) => s?.streamAccounts(this.d.accounts.streamTargets()))
+    void this.d.sessions.ifOpen().then((s) => s && s.streamAccounts(streamTargetsOf(this.d.accounts, s)))
   }
 
   /**
@@ -147,7 +149,7 @@ export class LiveOverview {
     if (patchedMeanwhile.size > 0) view = portfolioFor(s, this.d).patchOverview(view, patchedMeanwhile) ?? view
     let kindsChanged = false
     for (const row of view.rows) if (this.d.accounts.remember(row.account.address, row.account)) kindsChanged = true
-    if (kindsChanged) s.streamAccounts(this.d.accounts.streamTargets())
+    if (kindsChanged) s.streamAccounts(streamTargetsOf(this.d.accounts, s))
     this.last = view
     this.readAgentSlotsOnce(s, view)
     return view
@@ -178,7 +180,7 @@ export class LiveOverview {
     // already the small one and nothing moves between sockets when the reads confirm it.
     const cached = portfolioFor(s, this.d).cachedOverview(this.d.accounts.refs())
     for (const r of cached?.rows ?? []) this.d.accounts.seed(r.account.address, r.account)
-    s.streamAccounts(this.d.accounts.streamTargets())
+    s.streamAccounts(streamTargetsOf(this.d.accounts, s))
     pool.subscribe((u) => {
       if (u.kind === 'fills') {
         const fresh = u.value.slice(-5).filter((f) => f.time >= this.startedAt)
@@ -278,13 +280,18 @@ export class LiveOverview {
   }
 
   /**
-   * The overview counts agents from the last slot read; accounts never read yet get one
-   * background read each per session, then the overview is pushed again.
+   * The overview counts agents from the last slot read; accounts not read within the hour (in
+   * this run or an earlier one) get one background read each per session, then the overview is
+   * pushed again. Slots change through the desk's own writes (which re-read them) or, rarely,
+   * elsewhere; a read per account at every start held the /info budget ahead of balances.
    */
   private readAgentSlotsOnce(s: NetworkSession, view: OverviewView): void {
+    const now = this.d.now()
     for (const row of view.rows) {
       const a = row.account.address
       if (row.account.status === 'none' || this.agentsRead.has(a)) continue
+      const known = s.lastKnown.load(a, 'agents')
+      if (known && now - known.fetchedAt < IDENTITY_RECHECK_MS) continue
       this.agentsRead.add(a)
       agentsFor(s, this.d.agentKeys)
         .slots(a, 'background')

@@ -18,8 +18,14 @@ import { markState, type MarketData, type MarketDataCache } from '../../session/
 import type { LastKnownState } from '../../session/last-known'
 import { USD_DECIMALS, usdAtMark } from '../../session/valuation'
 
-/** How often an account that does not exist yet is asked about again. */
+/** How often an account that does not exist yet is asked about again (when its balances are not polled). */
 const NONE_RECHECK_MS = 60_000
+/**
+ * An identity read in an earlier run is read again at a start only once it is this old: kind and
+ * status change rarely (a session never re-reads them but after a write), and re-reading every
+ * account at each start cost a read per account at 1 /info per second, ahead of their balances.
+ */
+export const IDENTITY_RECHECK_MS = 3_600_000
 
 /** An account as the operator registered it (vault entry plus labels). */
 
@@ -70,37 +76,53 @@ function liveAtoms(
 export class PortfolioService {
   private readonly now: () => number
   private readonly identities = new Map<string, AccountIdentity>()
+  /** When each identity was read (from the service; an earlier run's for one loaded from the cache). */
   private readonly identityAt = new Map<string, number>()
+  private readonly rereading = new Map<string, Promise<unknown>>()
 
   constructor(private readonly deps: PortfolioDeps) {
     this.now = deps.now ?? Date.now
   }
 
-  /** Type, status and account index from the service (cached: they rarely change). */
+  /**
+   * Type, status and account index (cached: they rarely change). A row never waits for a read
+   * when the kind is known from anywhere (an earlier run's read, the stream, the overview shown
+   * last): at 1 /info per second a read per account at a start held the budget, and every balance
+   * behind it, for a minute at 50 accounts. Only what is not known or has aged past
+   * `IDENTITY_RECHECK_MS` is re-read, in the background lane.
+   */
   async identity(address: string, lane: Lane = 'background', refresh = false): Promise<AccountIdentity> {
     const user = address.toLowerCase()
+    if (refresh) return this.readIdentity(user, lane)
     const cached = this.identities.get(user)
-    // An account that does not exist is not streamed: its status is read again at most once a
-    // minute (an activation from elsewhere shows up, and the write path refreshes it at once).
-    if (cached && cached.status === 'none' && !refresh && this.now() - (this.identityAt.get(user) ?? 0) >= NONE_RECHECK_MS)
-      return this.identity(user, lane, true).catch(() => cached)
-    if (cached && !refresh) return cached
-    const live = !refresh ? this.fromStream(user) : null
-    if (live) {
-      // The socket already tells credit from balance-mode; the account index and a balance
-      // account's status come from /info later, in the background lane, without holding the row.
-      this.identities.set(user, live)
-      void this.identity(user, 'background', true).catch(() => this.identities.set(user, live))
-      return live
+    if (cached) {
+      if (cached.status === 'none') this.recheckMissing(user)
+      return cached
     }
-    const known = !refresh ? this.deps.lastKnown?.load<AccountIdentity>(user, 'status') : null
+    const known = this.deps.lastKnown?.load<AccountIdentity>(user, 'status')
     if (known && (known.value.kind !== 'unknown' || known.value.status === 'none')) {
-      // Known from an earlier run (kind and status rarely change): the row is not held for it;
-      // it is re-read once in the background (an account that did not exist is polled anyway).
+      // Read in an earlier run: shown at once; read again only once it is old (an account that
+      // does not exist is checked again by `recheckMissing`).
       this.identities.set(user, known.value)
-      void this.identity(user, 'background', true).catch(() => {})
+      this.identityAt.set(user, known.fetchedAt)
+      if (known.value.status === 'none') this.recheckMissing(user)
+      else if (known.value.status === 'unknown' || this.now() - known.fetchedAt >= IDENTITY_RECHECK_MS) this.rereadIdentity(user)
       return known.value
     }
+    // Never read (or its read did not finish before the last run closed): the kind from the
+    // socket or from the overview shown last; the status comes from one background read.
+    const seen = this.fromStream(user) ?? this.shownIdentity(user)
+    if (seen) {
+      this.identities.set(user, seen.id)
+      if (seen.at !== null) this.identityAt.set(user, seen.at)
+      this.rereadIdentity(user)
+      return seen.id
+    }
+    return this.readIdentity(user, lane)
+  }
+
+  /** One /info read of an account's identity (remembered, and saved for the next start). */
+  private async readIdentity(user: string, lane: Lane): Promise<AccountIdentity> {
     const st = await this.deps.info.accountStatus({ user }, { lane })
     let kind: AccountKind = st.account_type ?? 'unknown'
     if (kind === 'unknown' && st.found) {
@@ -118,12 +140,45 @@ export class PortfolioService {
     return id
   }
 
-  private fromStream(user: string): AccountIdentity | null {
+  /** A background re-read, one per account at a time; the next overview shows its answer. */
+  private rereadIdentity(user: string): void {
+    if (this.rereading.has(user)) return
+    const p = this.readIdentity(user, 'background')
+      .catch(() => null)
+      .finally(() => this.rereading.delete(user))
+    this.rereading.set(user, p)
+  }
+
+  /**
+   * An account that does not exist is not waited for either. Strict limits: the pool refreshes
+   * its balances in turn like any polled account's (see `streamTargetsOf`), so its first deposit
+   * shows there and its identity is read again then. Otherwise (it does not stream) its status
+   * is read again at most once a minute (the write path refreshes it at once).
+   */
+  private recheckMissing(user: string): void {
+    const polled = this.deps.pool?.state(user).balances
+    const at = this.identityAt.get(user) ?? 0
+    if (polled && polled.at > at) {
+      if (polled.value.length > 0) this.rereadIdentity(user)
+      return
+    }
+    if (this.now() - at >= NONE_RECHECK_MS) this.rereadIdentity(user)
+  }
+
+  /** The kind, status and index the overview showed last (an earlier run's cache), when it knew the kind. */
+  private shownIdentity(user: string): { id: AccountIdentity; at: number | null } | null {
+    const row = this.deps.lastKnown?.load<OverviewView>('*', 'overview')?.value.rows?.find((r) => r.account.address.toLowerCase() === user)
+    if (!row || (row.account.kind === 'unknown' && row.account.status !== 'none')) return null
+    return { id: { kind: row.account.kind, status: row.account.status, accountIndex: row.account.accountIndex }, at: row.fetchedAt }
+  }
+
+  private fromStream(user: string): { id: AccountIdentity; at: null } | null {
     const st = this.deps.pool?.state(user)
     if (!st) return null
-    if (st.credit?.value.authorized) return { kind: 'credit', status: st.credit.value.status ?? 'unknown', accountIndex: null }
+    if (st.credit?.value.authorized)
+      return { id: { kind: 'credit', status: st.credit.value.status ?? 'unknown', accountIndex: null }, at: null }
     // A credit account has an empty balance list, so held balances mean balance-mode.
-    if (st.balances && st.balances.value.length > 0) return { kind: 'balance', status: 'unknown', accountIndex: null }
+    if (st.balances && st.balances.value.length > 0) return { id: { kind: 'balance', status: 'unknown', accountIndex: null }, at: null }
     return null
   }
 
@@ -180,6 +235,22 @@ export class PortfolioService {
     return { rows, fetchedAt, source }
   }
 
+  /**
+   * The balances of an account that does not exist: none, as of the later of its status read and
+   * the pool's last read of its balances (strict limits poll it), not as of now: a row must not
+   * look current when nothing about it was read. Funds found there (its first deposit) are shown
+   * while its identity is read again (see `recheckMissing`).
+   */
+  private async missingBalances(
+    address: string,
+    lane: Lane,
+  ): Promise<{ rows: BalanceView[]; fetchedAt: number; source: 'stream' | 'info' | 'cache' }> {
+    const user = address.toLowerCase()
+    const polled = this.deps.pool?.state(user).balances
+    if (polled && polled.value.length > 0) return this.balances(user, lane)
+    return { rows: [], fetchedAt: Math.max(this.identityAt.get(user) ?? 0, polled?.at ?? 0), source: 'info' }
+  }
+
   /** One overview row: balances or credit line, totals at mark, and when it was fetched. */
   async row(ref: AccountRef, lane: Lane = 'background'): Promise<{ row: OverviewRow; credit: CreditHealthView | null }> {
     const id = await this.identity(ref.address, lane)
@@ -200,12 +271,12 @@ export class PortfolioService {
       const liveCredit = this.deps.pool?.state(ref.address).credit
       // Streams first: the credit frame carries the line and positions; /info only without it.
       // Strict limits: a polled credit line is shown with its age, as polled balances are (see `balances`).
-      const fromLive = this.deps.credit.healthLive(
-        ref.address,
-        md,
-        this.deps.pool?.strict === true && lane !== 'write' ? Infinity : undefined,
-      )
-      const credit = fromLive === undefined ? await this.deps.credit.health(ref.address, lane) : fromLive
+      const polled = this.deps.pool?.strict === true && lane !== 'write'
+      const fromLive = this.deps.credit.healthLive(ref.address, md, polled ? Infinity : undefined)
+      // Strict limits, before the pool's first refresh: the last known line, with its age, as for
+      // balances; a push waiting on a read of its own sat behind a start's background reads for minutes.
+      const known = polled && fromLive === undefined ? this.deps.lastKnown?.load<CreditHealthView>(ref.address, 'credit') : null
+      const credit = fromLive !== undefined ? fromLive : known ? known.value : await this.deps.credit.health(ref.address, lane)
       const positions = this.creditHoldings(md, ref.address, credit)
       const value = sumUsd(positions)
       const row: OverviewRow = {
@@ -217,14 +288,23 @@ export class PortfolioService {
         creditReason: credit ? (credit.availableReason ?? null) : 'no credit line found',
         agentsInUse,
         pendingJournal,
-        fetchedAt: fromLive !== undefined && liveCredit ? this.liveAt(ref.address, 'spotCreditState', liveCredit.at) : this.now(),
-        stale: credit ? credit.marksStale : false,
+        fetchedAt:
+          fromLive !== undefined && liveCredit
+            ? this.liveAt(ref.address, 'spotCreditState', liveCredit.at)
+            : known
+              ? known.fetchedAt
+              : this.now(),
+        stale: known ? true : credit ? credit.marksStale : false,
         source:
-          fromLive !== undefined && liveCredit && this.deps.pool!.isLive(ref.address, 'spotCreditState', liveCredit.at) ? 'live' : 'info',
+          fromLive !== undefined && liveCredit && this.deps.pool!.isLive(ref.address, 'spotCreditState', liveCredit.at)
+            ? 'live'
+            : known
+              ? 'cache'
+              : 'info',
       }
       return { row, credit }
     }
-    const b = id.status === 'none' ? { rows: [], fetchedAt: this.now(), source: 'info' as const } : await this.balances(ref.address, lane)
+    const b = id.status === 'none' ? await this.missingBalances(ref.address, lane) : await this.balances(ref.address, lane)
     const total = sumUsd(b.rows)
     const row: OverviewRow = {
       account,
@@ -261,16 +341,19 @@ export class PortfolioService {
       if (r.account.kind !== 'balance' || !live) return null
       const balances = liveAtoms(md, live.value).map((b) => this.balanceView(md, b))
       const t = sumUsd(balances)
+      // A frame is as of now; a strict-mode /info refresh as of its read, and is not called live.
+      const streaming = pool.isLive(user, 'spotState', live.at)
+      const fetchedAt = streaming ? this.now() : live.at
       rows.push({
         ...r,
         available: balances,
         totalUsd: t.total,
         totalUsdReason: t.reason,
-        source: 'live',
-        fetchedAt: this.now(),
+        source: streaming ? 'live' : 'info',
+        fetchedAt,
         stale: balances.some((x) => x.usdValue === null && x.total !== '0'),
       })
-      this.deps.lastKnown?.save(user, 'balances', balances, this.now())
+      this.deps.lastKnown?.save(user, 'balances', balances, fetchedAt)
     }
     return this.totals(md, rows)
   }
