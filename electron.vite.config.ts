@@ -1,7 +1,7 @@
 import { resolve } from 'node:path'
 import vue from '@vitejs/plugin-vue'
 import { defineConfig } from 'electron-vite'
-import { webRendererBuild } from './renderer/vite.web.config'
+import { modulePreloadEntryImports, webRendererBuild } from './renderer/vite.web.config'
 
 // Three roots (and a fourth output, the web renderer): main (Node, the only place that imports electron), preload (sandboxed, CJS,
 // fully bundled) and renderer (Vue, untrusted).
@@ -28,7 +28,7 @@ export default defineConfig({
   // (WebSocket adapter, for the loopback web host) is a separate build into out/renderer-web.
   renderer: {
     root: 'renderer',
-    plugins: [vue(), webRendererBuild()],
+    plugins: [vue(), modulePreloadEntryImports(), webRendererBuild()],
     build: {
       outDir: 'out/renderer',
       rollupOptions: { input: { index: resolve(__dirname, 'renderer/index.html') } },

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -39,6 +39,9 @@ describe('web host bridge', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'desk-web-'))
     writeFileSync(join(dir, 'index.html'), '<!doctype html><title>t</title>')
+    mkdirSync(join(dir, 'assets'))
+    writeFileSync(join(dir, 'assets', 'start-VLKS8ChG.js'), 'export {}')
+    writeFileSync(join(dir, 'assets', 'notes.js'), 'export {}')
     host = await startWebHost({ core: { dispatch: createDispatcher(handlers()), events, touch: () => {} }, rendererRoot: dir })
   })
   afterAll(async () => {
@@ -66,6 +69,16 @@ describe('web host bridge', () => {
     events.emit('notify', { id: 'n', kind: 'info', level: 'info', title: 't', message: 'm', atMs: 1 })
     expect(await got).toMatchObject({ event: 'notify', payload: { title: 't' } })
     ws.close()
+  })
+
+  it('lets the browser keep the content-hashed assets, never index.html or an unhashed file', async () => {
+    const get = (path: string) => fetch(`${host.origin}${path}`)
+    const asset = await get('/assets/start-VLKS8ChG.js')
+    expect(asset.status).toBe(200)
+    expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable')
+    expect(asset.headers.get('content-security-policy')).toContain("script-src 'self'")
+    for (const path of ['/', '/index.html', '/assets/notes.js', '/?x=/assets/start-VLKS8ChG.js'])
+      expect((await get(path)).headers.get('cache-control'), path).toBe('no-store')
   })
 
   it('refuses to bind anything but loopback', async () => {

@@ -83,6 +83,16 @@ export interface WebHost {
   close(): Promise<void>
 }
 
+/**
+ * The build's assets are named by their content hash (assets/start-VLKS8ChG.js): the browser may
+ * keep them, so a reload neither fetches nor recompiles the app's bundle (Chromium keeps the
+ * compiled code of a cached script); index.html, which names them, is never stored.
+ */
+const HASHED_ASSET = /^\/assets\/[\w.-]+-[\w-]{8}\.(?:js|css)$/
+export function cachingOf(url: string): Record<string, string> {
+  return HASHED_ASSET.test(url.split(/[?#]/)[0]!) ? { 'cache-control': 'public, max-age=31536000, immutable' } : {}
+}
+
 function sameToken(a: string, b: string): boolean {
   const x = Buffer.from(a)
   const y = Buffer.from(b)
@@ -139,7 +149,7 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
           res.writeHead(404, { 'content-type': 'text/plain' }).end('not found')
           return
         }
-        res.writeHead(200, securityHeaders(file.mime)).end(req.method === 'HEAD' ? undefined : file.body)
+        res.writeHead(200, { ...securityHeaders(file.mime), ...cachingOf(req.url ?? '/') }).end(req.method === 'HEAD' ? undefined : file.body)
       },
       () => {
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' })

@@ -2,6 +2,7 @@ import { defineStore } from 'pinia'
 import { ref, shallowRef } from 'vue'
 import type { OverviewView } from '../../../../main/contract/types'
 import { call } from '../../platform/bridge/desk'
+import { earlyOr } from '../../platform/bridge/early'
 
 /**
  * The portfolio overview. Pushed `state.overview` snapshots replace the whole view in one
@@ -17,7 +18,8 @@ export const useOverviewStore = defineStore('overview', () => {
   function load(): Promise<void> {
     loading ??= (async () => {
       try {
-        apply(await call('portfolio.overview'))
+        // The first load takes the boot script's answer, asked before the app's bundle ran.
+        apply(await earlyOr('portfolio.overview', () => call('portfolio.overview')))
         error.value = null
       } catch (e) {
         error.value = e

@@ -2,6 +2,7 @@ import { defineStore } from 'pinia'
 import { computed, ref } from 'vue'
 import type { AppState, NetworkView, SettingsView, StreamStatus, VaultStatus } from '../../../../main/contract/types'
 import { call } from '../../platform/bridge/desk'
+import { earlyOr } from '../../platform/bridge/early'
 
 /** App-wide session: host state, vault lock, network, settings, stream health. */
 export const useSessionStore = defineStore('session', () => {
@@ -20,7 +21,8 @@ export const useSessionStore = defineStore('session', () => {
 
   async function load(): Promise<void> {
     try {
-      appState.value = await call('app.state')
+      // The page's boot script asked already (platform/bridge/early.ts); a later load asks again.
+      appState.value = await earlyOr('app.state', () => call('app.state'))
       loadError.value = null
     } catch (e) {
       loadError.value = e
