@@ -6,108 +6,15 @@
  * outcome by push. The exchange's ground truth holds exactly one withdrawal. axe-core finds no
  * critical or serious violation on the Team, Approvals and proposal screens.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { devOwner } from '../../sandbox/scenario/dev-keys'
-import { createDeskCore, type DeskCore } from '../../main/core/app/compose'
-import { sandboxNetwork } from '../../main/core/config/networks'
-import { SettingsStore } from '../../main/core/config/settings'
-import { headlessHostServices } from '../../main/core/features/host'
-import { startWebHost, type WebHost } from '../../main/hosts/web/server'
-import { demoAccounts } from '../../main/testing/desk-on-sandbox'
 import { startPostgres, type PostgresHandle } from '../../main/testing/postgres'
-import { launchBrowser, openDesk, openPages, repoRoot, type DeskSession } from '../harness'
+import { openDesk, type DeskSession } from '../harness'
+import { connect, go, openSecondDesk, violations, type SecondDesk } from '../team/desks'
 import { PASSPHRASE, approveUntil, choose, firstRun, seedCoolingOff } from './helpers'
 
 const COLD = '0x52908400098527886E0F7030069857D2E4169EE7' // nobody in the scenario owns it
 const owner = (i: number) => devOwner(i).address
-const axePath = createRequire(import.meta.url).resolve('axe-core')
-
-async function violations(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(readFileSync(axePath, 'utf8'))
-  await page.waitForTimeout(300)
-  return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: typeof import('axe-core') }).axe
-    const r = await axe.run(document, { resultTypes: ['violations'] })
-    return r.violations
-      .filter((v) => v.impact === 'critical' || v.impact === 'serious')
-      .flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${n.target.join(' ')} — ${n.failureSummary ?? ''}`))
-  })
-}
-
-interface SecondDesk {
-  core: DeskCore
-  web: WebHost
-  page: Page
-  dataDir: string
-  close(): Promise<void>
-}
-
-/** A second desk (own data directory and vault) on the first desk's sandbox, in its own browser. */
-async function openSecondDesk(first: DeskSession): Promise<SecondDesk> {
-  const sandbox = first.desk.sandbox
-  const dataDir = mkdtempSync(join(tmpdir(), 'desk-e2e-b-'))
-  new SettingsStore(dataDir).saveNetwork({
-    ...sandboxNetwork({ trading: Number(new URL(sandbox.tradingUrl).port), earn: Number(new URL(sandbox.earnUrl).port) }),
-    infoRatePerSec: 200,
-    tradeRatePerSec: 200,
-    strictLimits: false,
-  })
-  const core = await createDeskCore({
-    dataDir,
-    host: 'web',
-    version: '0.0.0-test',
-    services: headlessHostServices,
-    startSandbox: async () => ({
-      tradingUrl: sandbox.tradingUrl,
-      wsUrl: sandbox.wsUrl,
-      earnUrl: sandbox.earnUrl,
-      chainId: sandbox.chainId,
-      stop: async () => {},
-    }),
-    demoAccounts,
-    alerts: false,
-    overviewRefreshMs: 1000,
-    scryptN: 2 ** 12,
-  })
-  const web = await startWebHost({ core, rendererRoot: join(repoRoot, 'out/renderer-web') })
-  const browser = await launchBrowser()
-  const page = await browser.context.newPage()
-  openPages.add(page)
-  page.on('close', () => openPages.delete(page))
-  await page.goto(web.url)
-  return {
-    core,
-    web,
-    page,
-    dataDir,
-    async close() {
-      await browser.close()
-      await web.close()
-      await core.close()
-      rmSync(dataDir, { recursive: true, force: true })
-    },
-  }
-}
-
-const go = (page: Page, name: 'Team' | 'Approvals') =>
-  page
-    .getByRole('navigation', { name: 'Main', exact: true })
-    .getByRole('link', { name: new RegExp(`^${name}`) })
-    .click()
-
-/** Points a desk at the team store through its Team screen. */
-async function connect(page: Page, db: PostgresHandle): Promise<void> {
-  await go(page, 'Team')
-  await page.getByRole('textbox', { name: 'Connection string', exact: true }).fill(db.connectionString)
-  await page.getByRole('textbox', { name: 'Database password', exact: true }).fill(db.password)
-  await page.getByRole('textbox', { name: 'Vault passphrase to seal the password', exact: true }).fill(PASSPHRASE)
-  await page.getByRole('button', { name: 'Connect to the team store', exact: true }).click()
-}
 
 describe('team mode: proposal on one desk, approval on another, execution and the outcome on both', () => {
   let db: PostgresHandle
