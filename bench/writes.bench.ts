@@ -23,6 +23,7 @@
  * dispatches around it: the budget must never be exceeded.
  */
 import { rmSync, writeFileSync } from 'node:fs'
+import http from 'node:http'
 import { join } from 'node:path'
 import type { CDPSession, Locator, Page } from 'playwright-core'
 import { onDispatch, type DispatchEvent } from '../main/core/exchange/scheduler'
@@ -71,6 +72,86 @@ function explainRefusal(r: ServiceRequest, served: ServiceRequest[], dispatches:
   return `${r.api} at +0 ms from ${r.ip}; previous admitted ${prev ? `${r.at - prev.at} ms before` : 'none'}; desk dispatches around it: ${near || 'none'}`
 }
 
+/** One measured write's steps (see `traces` in run). */
+interface WriteTrace {
+  kind: 'order' | 'cancel'
+  spaced: boolean
+  t0: number
+  reached: number | null
+  prepared: number
+  accepted: number
+  shown: number
+  sent: DispatchEvent | null
+  reads: DispatchEvent[]
+}
+
+/**
+ * Where each write's time went, with the service's own record of when it took each /trade token:
+ * the desk's /trade dispatches matched in order to the service's arrivals from the desk (one
+ * request in flight at a time), so `transit` is dispatch to token (the journal's `sent` mark, the
+ * connection, the service getting round to it) and `token→accepted` the service's block and the
+ * answer's way back. Also the smallest gap the service saw between two admitted /trade requests
+ * of the desk (its bucket needs 1000 ms), and for each write the gap between the previous token
+ * and its own dispatch (what the desk's limiter kept over the service's bucket).
+ */
+function splitWrites(traces: WriteTrace[], served: ServiceRequest[], dispatches: DispatchEvent[], finished: number[]) {
+  const arrivals = served.filter((r) => r.api === 'trade').sort((a, b) => a.at - b.at)
+  const sends = dispatches.filter((d) => d.scheduler.startsWith('trade')).sort((a, b) => a.startedAt - b.startedAt)
+  const tokenOf = new Map<DispatchEvent, ServiceRequest>()
+  let j = 0
+  for (const d of sends) {
+    while (j < arrivals.length && arrivals[j]!.at < d.startedAt) j++
+    if (j < arrivals.length) tokenOf.set(d, arrivals[j++]!)
+  }
+  const transit = [...tokenOf].map(([d, r]) => r.at - d.startedAt)
+  // Split at the moment the request was on its socket: the desk's part (the journal's `sent` mark
+  // on disk, the connection) and the service's (the kernel, its event loop, the body read).
+  const leftAt = new Map<DispatchEvent, number>()
+  let f = 0
+  for (const d of sends) {
+    while (f < finished.length && finished[f]! < d.startedAt) f++
+    if (f < finished.length) leftAt.set(d, finished[f++]!)
+  }
+  const deskPart = [...leftAt].map(([d, at]) => at - d.startedAt)
+  const servicePart = [...tokenOf].flatMap(([d, r]) => (leftAt.has(d) ? [r.at - leftAt.get(d)!] : []))
+  const admitted = arrivals.filter((r) => r.code !== 'RateLimited')
+  const gaps = admitted.slice(1).map((r, i) => r.at - admitted[i]!.at)
+  const prevToken = (at: number) => admitted.filter((r) => r.at < at).pop()?.at ?? null
+  const lines: string[] = []
+  const afterToken: number[] = []
+  for (const t of traces) {
+    const d = t.sent
+    const r = d ? tokenOf.get(d) : undefined
+    const p = d ? prevToken(d.startedAt) : null
+    if (d && p !== null && !t.spaced) afterToken.push(d.startedAt - p)
+    const rel = (x: number | null | undefined) => (x === null || x === undefined ? '?' : `+${x - t.t0}`)
+    const reads = t.reads.map((x) => `${x.label.split(' ')[0]} queued ${rel(x.queuedAt)} left ${rel(x.startedAt)}`).join(', ')
+    lines.push(
+      `split ${t.kind} ${t.spaced ? 'spaced' : 'b2b'}: host ${rel(t.reached)}, prepared ${rel(t.prepared)}${reads ? ` (its /info reads: ${reads})` : ''}, ` +
+        `/trade queued ${rel(d?.queuedAt)} left ${rel(d?.startedAt)}${d ? ` (limiter ${d.startedAt - d.queuedAt} ms${p !== null ? `, ${d.startedAt - p} ms after the previous token` : ''})` : ''}, ` +
+        `on its socket ${rel(d ? leftAt.get(d) : null)}, token ${rel(r?.at)}${r && d ? ` (transit ${r.at - d.startedAt})` : ''}, accepted ${rel(t.accepted)}${r ? ` (token to accepted ${t.accepted - r.at})` : ''}, shown ${rel(t.shown)} (accepted to shown ${t.shown - t.accepted})`,
+    )
+  }
+  const q = (xs: number[], p: number) => (xs.length ? percentile(xs, p) : NaN)
+  lines.push(
+    `split: /trade dispatch to the service's token (${transit.length}): p50 ${q(transit, 50)}, p99 ${q(transit, 99)}, max ${Math.max(...transit)} ms; ` +
+      `of which dispatch to on its socket p50 ${q(deskPart, 50)}, max ${Math.max(...deskPart)} ms, on its socket to the token p50 ${q(servicePart, 50)}, p99 ${q(servicePart, 99)}, max ${Math.max(...servicePart)} ms; ` +
+      `smallest gap between two admitted /trade of the desk ${Math.min(...gaps)} ms; back to back, dispatch after the previous token: ${afterToken.join(' ')}`,
+  )
+  return {
+    lines,
+    metrics: {
+      trade_transit_p50_ms: q(transit, 50),
+      trade_transit_max_ms: Math.max(...transit),
+      trade_dispatch_to_socket_max_ms: Math.max(...deskPart),
+      trade_socket_to_token_p99_ms: q(servicePart, 99),
+      trade_socket_to_token_max_ms: Math.max(...servicePart),
+      trade_min_gap_at_service_ms: Math.min(...gaps),
+      back_to_back_dispatch_after_previous_token_ms: afterToken.join(' '),
+    },
+  }
+}
+
 interface JournalPush {
   id: string
   cloid: string
@@ -116,6 +197,14 @@ export default async function run(): Promise<BenchResult> {
   }
   const dispatches: DispatchEvent[] = []
   const offDispatch = onDispatch((e) => dispatches.push(e))
+  /** When each /trade request of the desk was wholly handed to its socket ('finish'): the desk's side of the way to the service's token. */
+  const finished: number[] = []
+  const realRequest = http.request
+  http.request = ((...a: Parameters<typeof http.request>) => {
+    const req = realRequest(...a)
+    if (req.path === '/trade') req.on('finish', () => finished.push(Date.now()))
+    return req
+  }) as typeof http.request
   const pushes: { at: number; s: JournalPush }[] = []
   const trader = devOwner(0).address.toLowerCase()
   /** The trader's account pages the core pushed: when, and the oids they listed. */
@@ -321,6 +410,37 @@ export default async function run(): Promise<BenchResult> {
     /** When the previous order's result was on screen. */
     let lastShown = 0
     const b2bSplit: { afterShown: number; afterAnswer: number; answer: number }[] = []
+    /**
+     * Each measured write's steps on one clock, for where its time went (printed at the end, when
+     * the service's own record of each /trade is read): the click, the call reaching the host,
+     * the journal's prepared, the /trade dispatch (queued, left), the service taking its token,
+     * the journaled accepted, the page showing it.
+     */
+    const traces: WriteTrace[] = []
+    const trace = (
+      kind: 'order' | 'cancel',
+      spacedWrite: boolean,
+      t0: number,
+      channel: string,
+      signedAt: number,
+      doneAt: number,
+      shownAt: number,
+      sent: DispatchEvent | undefined,
+    ) =>
+      traces.push({
+        kind,
+        spaced: spacedWrite,
+        t0,
+        reached: calls.find((x) => x.at >= t0 && x.channel === channel)?.at ?? null,
+        prepared: signedAt,
+        accepted: doneAt,
+        shown: shownAt,
+        sent: sent ?? null,
+        // The write's own /info reads ahead of its send (pre-checks, the height floor): lane, what, queued, left.
+        reads: dispatches.filter(
+          (d) => d.scheduler.startsWith('info') && d.startedAt >= t0 && d.startedAt <= (sent?.startedAt ?? doneAt) && d.lane === 'write',
+        ),
+      })
 
     const placeOne = async (spaced: boolean): Promise<{ ms: number; journalMs: number; infoReads: number; preparedMs: number }> => {
       await page.getByRole('textbox', { name: 'Quantity', exact: true }).fill('0.01')
@@ -353,6 +473,7 @@ export default async function run(): Promise<BenchResult> {
         `order ${onScreen} ms on screen (call reached the host at ${reached(t0, 'orders.place')}, journaled accepted at ${done.at - t0} ms, prepared at ${signed.at - t0} ms, sent at ${sent ? `${sent.startedAt - t0} ms` : '?'}, ${readsBefore(t0, lastSend)} /info reads started before its send${onScreen > 1000 ? `: ${lanes(t0)}` : ''}; ${replyLeft(done.at, signed.s.id)})`,
       )
       if (sent) sentToAccepted.push(done.at - sent.startedAt)
+      trace('order', spaced, t0, 'orders.place', signed.at, done.at, shownAt, sent)
       return { ms: onScreen, journalMs: done.at - t0, infoReads: readsBefore(t0, lastSend), preparedMs: signed.at - t0 }
     }
 
@@ -408,7 +529,9 @@ export default async function run(): Promise<BenchResult> {
       const sent = dispatches.find((d) => d.scheduler.startsWith('trade') && d.startedAt >= t0 && d.label.startsWith('cancel'))
       lastSend = sent?.startedAt ?? done.at
       lastAnswer = done.at
-      const onScreen = (await within('the account page showing the cancel accepted', 15_000, () => shown)) - t0
+      const shownAt = await within('the account page showing the cancel accepted', 15_000, () => shown)
+      const onScreen = shownAt - t0
+      trace('cancel', spacedCancel, t0, 'orders.cancel', signed.at, done.at, shownAt, sent)
       // The page lists the exchange's state before the next click: the cancelled order is gone.
       // (read in the page, as the result is: when the row's button left it)
       const leftAt = await within('the cancelled order leaving the page', GONE_WAIT_MS + 5_000, () =>
@@ -528,6 +651,8 @@ export default async function run(): Promise<BenchResult> {
     const refused = served.filter((r) => r.code === 'RateLimited')
     for (const r of refused) log(`RateLimited by the service: ${explainRefusal(r, served, dispatches)}`)
     const rateLimited = refused.length
+    const split = splitWrites(traces, served, dispatches, finished)
+    for (const line of split.lines) log(line)
 
     const r1 = (x: number) => Number(x.toFixed(1))
     const pct = (name: string, what: string, goal: number, sample: number[], p: number) =>
@@ -676,6 +801,7 @@ export default async function run(): Promise<BenchResult> {
         service_requests_trade: served.filter((r) => r.api === 'trade').length,
         desk_seen_info_429: info429,
         desk_journal_pushes_rate_limited: tradeLimited,
+        ...split.metrics,
       },
       verdict: `orders ${r1(percentile(spaced, 50))}/${r1(percentile(spaced, 99))} ms (p50/p99), back to back ${Math.max(...b2b)} ms at worst; cancels ${r1(percentile(cancelSpaced, 50))}/${r1(percentile(cancelSpaced, 99))} ms, back to back ${Math.max(...cancelB2b)} ms at worst; halt ${haltMs} ms; ${rateLimited} RateLimited`,
     }
@@ -683,6 +809,7 @@ export default async function run(): Promise<BenchResult> {
     offDispatch()
     offEvents()
     globalThis.fetch = realFetch
+    http.request = realRequest
     // Shutdown has deadlines too: a step that hangs is named, and the rest still runs.
     for (const [what, stop] of [
       ['the web host', () => web.close()],

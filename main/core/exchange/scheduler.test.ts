@@ -1,5 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { onDispatch, RateScheduler, type DispatchEvent, type Lane } from './scheduler'
+import {
+  HostSchedulers,
+  onDispatch,
+  RateScheduler,
+  TRADE_SOCKET_BOUND_MS,
+  type DispatchEvent,
+  type Lane,
+  type TaskControl,
+} from './scheduler'
 import { DeskError } from '../errors/desk-error'
 
 beforeEach(() => {
@@ -402,5 +410,127 @@ describe('RateScheduler: the service never sees more than its budget', () => {
       ['retry', 700],
       ['bg', 1_700],
     ])
+  })
+})
+
+describe('RateScheduler: /trade counts a token from the socket, not from the answer', () => {
+  /**
+   * A service bucket (one second of allowance) fed by tasks that report their socket: each
+   * request spends `deskMs` before its bytes are on the socket (the journal mark, a busy event
+   * loop), reaches the service `serviceMs` after that (never more than the socket bound), and is
+   * answered `answerMs` after its token (the block). Records what the desk's rule allowed for
+   * each start: the previous request's answer or socket + bound, whichever came first, + 1 s.
+   */
+  function writes(boundMs: number) {
+    let tokens = 1
+    let at = Date.now()
+    const refused: number[] = []
+    const admitted: number[] = []
+    const starts: number[] = []
+    /** When each request became countable as arrived: min(answer, socket + bound). */
+    const countable: number[] = []
+    return {
+      refused,
+      admitted,
+      starts,
+      countable,
+      request(deskMs: number, serviceMs: number, answerMs: number) {
+        return (control?: TaskControl) =>
+          new Promise<void>((resolve) => {
+            // (a zero delay runs at once: a timer would add the 1 ms every timer of 0 takes)
+            const after = (ms: number, fn: () => void) => (ms > 0 ? void setTimeout(fn, ms) : fn())
+            starts.push(Date.now())
+            const i = countable.push(Infinity) - 1
+            after(deskMs, () => {
+              control?.onSocket()
+              countable[i] = Date.now() + boundMs
+              after(serviceMs, () => {
+                const t = Date.now()
+                tokens = Math.min(1, tokens + (t - at) / 1000)
+                at = t
+                if (tokens >= 1) {
+                  tokens -= 1
+                  admitted.push(t)
+                } else refused.push(t)
+                after(answerMs, () => {
+                  countable[i] = Math.min(countable[i]!, Date.now())
+                  resolve()
+                })
+              })
+            })
+          })
+      },
+    }
+  }
+
+  it('the next write leaves one second after the previous was on its socket plus the bound, not after its answer', async () => {
+    const s = new RateScheduler({ ratePerSec: 1, marginMs: 20, socketBoundMs: 100 })
+    const w = writes(100)
+    // On its socket 30 ms after it left, token at once, answered after a 400 ms block.
+    const a = s.run('operator', w.request(30, 0, 400))
+    const b = s.run('operator', w.request(0, 0, 5))
+    await vi.advanceTimersByTimeAsync(1_129)
+    expect(w.starts.map((x) => x - 1_000_000)).toEqual([0])
+    await vi.advanceTimersByTimeAsync(1)
+    expect(w.starts.map((x) => x - 1_000_000)).toEqual([0, 1_130])
+    await vi.advanceTimersByTimeAsync(1_000)
+    await Promise.all([a, b])
+    expect(w.refused).toEqual([])
+  })
+
+  it('an answer before the bound counts from the answer; a task that never reports its socket keeps counting from its answer', async () => {
+    const s = new RateScheduler({ ratePerSec: 1, socketBoundMs: 100 })
+    const w = writes(100)
+    const fast = s.run('operator', w.request(10, 0, 40))
+    const silent = s.run('operator', () => new Promise<void>((r) => setTimeout(r, 400)))
+    const last = s.run('operator', w.request(0, 0, 5))
+    await vi.advanceTimersByTimeAsync(10_000)
+    await Promise.all([fast, silent, last])
+    // fast: answered at 50 (before 10 + 100), the silent one at 1050 + 400; the last one second after each.
+    expect(w.starts.map((x) => x - 1_000_000)).toEqual([0, 2_450])
+  })
+
+  it('never RateLimited and never earlier than allowed, under random delays before the socket, service delays within the bound and slow blocks', async () => {
+    for (const seed of [11, 12, 13, 14, 15]) {
+      const bound = 100
+      const s = new RateScheduler({ ratePerSec: 1, marginMs: 20, socketBoundMs: bound, arrivalBoundMs: 2_000 })
+      const w = writes(bound)
+      const r = prng(seed)
+      const all: Promise<unknown>[] = []
+      for (let round = 0; round < 8; round++) {
+        const n = 1 + Math.floor(r() * 4)
+        for (let i = 0; i < n; i++)
+          all.push(s.run('operator', w.request(Math.floor(r() * 300), Math.floor(r() * (bound + 1)), Math.floor(r() * 500))))
+        await vi.advanceTimersByTimeAsync(Math.floor(r() * 3_000))
+      }
+      await vi.advanceTimersByTimeAsync(60_000)
+      await Promise.all(all)
+      expect({ seed, refused: w.refused }).toEqual({ seed, refused: [] })
+      expect(w.admitted).toHaveLength(all.length)
+      // No start before the previous request was countable as arrived plus one second (and the margin's refill).
+      for (let i = 1; i < w.starts.length; i++) {
+        expect(w.starts[i]! - w.countable[i - 1]!).toBeGreaterThanOrEqual(1_000)
+        expect(w.starts[i]! - w.starts[i - 1]!).toBeGreaterThanOrEqual(1_020)
+      }
+    }
+  })
+
+  it("the host's /trade budget counts from the socket; its /info budget ignores it and counts from the answer", async () => {
+    const hosts = new HostSchedulers()
+    const trade = hosts.get('http://127.0.0.1:9/trade', 'trade', 1)
+    const info = hosts.get('http://127.0.0.1:9/info', 'info', 1)
+    const wt = writes(TRADE_SOCKET_BOUND_MS)
+    const wi = writes(TRADE_SOCKET_BOUND_MS)
+    const all = [
+      trade.run('write', wt.request(0, 0, 500)),
+      trade.run('write', wt.request(0, 0, 5)),
+      info.run('write', wi.request(0, 0, 500)),
+      info.run('write', wi.request(0, 0, 5)),
+    ]
+    await vi.advanceTimersByTimeAsync(5_000)
+    await Promise.all(all)
+    expect(wt.starts.map((x) => x - 1_000_000)).toEqual([0, 1_000 + TRADE_SOCKET_BOUND_MS])
+    expect(wi.starts.map((x) => x - 1_000_000)).toEqual([0, 1_500])
+    hosts.closeAll()
   })
 })

@@ -35,6 +35,16 @@ export function onDispatch(listener: (e: DispatchEvent) => void): () => void {
   return () => dispatchListeners.delete(listener)
 }
 
+/** Handed to a task when it starts. */
+export interface TaskControl {
+  /**
+   * The task's request is wholly on its socket now (handed to the operating system): with a
+   * `socketBoundMs`, it counts as having reached the service by that long after, if not answered
+   * sooner. A task that never calls it keeps the arrival bound counted from its start.
+   */
+  onSocket(): void
+}
+
 export interface RateSchedulerOptions {
   /** Requests per second the bucket refills with (> 0). */
   ratePerSec: number
@@ -56,6 +66,14 @@ export interface RateSchedulerOptions {
    * out the service's 3 s budget) does not hold every other request of the host behind it.
    */
   arrivalBoundMs?: number
+  /**
+   * A request its task reported on its socket (`TaskControl.onSocket`) and still unanswered
+   * this long after is counted as having reached the service by then. Counted from the socket,
+   * not from the start: what the desk does before the bytes leave (the journal's `sent` mark on
+   * disk, a busy event loop, the connection) can take 100 ms and more, but delays only the
+   * request itself, never its arrival relative to that moment. Default: none.
+   */
+  socketBoundMs?: number
 }
 
 export interface SchedulerStats {
@@ -72,7 +90,7 @@ interface Entry {
   lane: Lane
   label: string
   queuedAt: number
-  task: () => Promise<unknown>
+  task: (control: TaskControl) => Promise<unknown>
   resolve: (value: unknown) => void
   reject: (reason: unknown) => void
 }
@@ -112,6 +130,7 @@ export class RateScheduler {
   private answeredAt: number
   private inFlight = 0
   private readonly arrivalBoundMs: number
+  private readonly socketBoundMs: number
 
   constructor(opts: RateSchedulerOptions) {
     const { rate, burst } = checkRate(opts.ratePerSec, opts.burst)
@@ -121,6 +140,7 @@ export class RateScheduler {
     this.marginMs = opts.marginMs ?? 0
     this.name = opts.name ?? ''
     this.arrivalBoundMs = opts.arrivalBoundMs ?? Infinity
+    this.socketBoundMs = opts.socketBoundMs ?? Infinity
     this.tokens = burst
     this.last = this.now()
     this.answered = burst
@@ -128,7 +148,7 @@ export class RateScheduler {
   }
 
   /** Queues `task` in `lane`; it starts when the budget allows and no higher lane is waiting. */
-  run<T>(lane: Lane, task: () => Promise<T>, label = ''): Promise<T> {
+  run<T>(lane: Lane, task: (control: TaskControl) => Promise<T>, label = ''): Promise<T> {
     if (!LANES.includes(lane)) return Promise.reject(new DeskError('InvalidLane', `unknown scheduler lane "${String(lane)}"`))
     if (this.closed) return Promise.reject(this.closed)
     return new Promise<T>((resolve, reject) => {
@@ -213,9 +233,8 @@ export class RateScheduler {
     return Math.min(this.capacity, this.answered + ((t - this.answeredAt) * this.rate) / 1000)
   }
 
-  /** A request was answered (or failed) at `t`: the service took its token by then at the latest. */
-  private settled(): void {
-    const t = this.now()
+  /** A request was answered (or failed), or its arrival bound passed, at `t`: the service took its token by then at the latest. */
+  private settled(t: number): void {
     this.answered = this.answeredLevel(t) - 1
     this.answeredAt = Math.max(this.answeredAt, t)
     this.inFlight--
@@ -257,25 +276,35 @@ export class RateScheduler {
         for (const l of dispatchListeners) l(ev)
       }
       // Started on a microtask so a synchronous throw inside the task becomes a rejection.
-      // Counted once: at its answer, or when the arrival bound passes first.
+      // Counted once: at its answer, or at its arrival bound if that comes first (counted at the
+      // bound itself, not when a late timer fires).
       let counted = false
-      const count = () => {
+      let bound: ReturnType<typeof setTimeout> | undefined
+      let arriveBy = Infinity
+      const count = (at: number) => {
         if (counted) return
         counted = true
         if (bound) clearTimeout(bound)
-        this.settled()
+        this.settled(at)
       }
-      const bound = Number.isFinite(this.arrivalBoundMs) ? setTimeout(count, this.arrivalBoundMs) : undefined
+      const boundAt = (at: number) => {
+        if (counted || !(at < arriveBy)) return
+        arriveBy = at
+        if (bound) clearTimeout(bound)
+        bound = setTimeout(() => count(at), Math.max(0, at - this.now()))
+      }
+      boundAt(t + this.arrivalBoundMs)
+      const control: TaskControl = { onSocket: () => boundAt(this.now() + this.socketBoundMs) }
       // Settled before the caller hears: a pauseFor it calls on a refusal then counts from here.
       Promise.resolve()
-        .then(e.task)
+        .then(() => e.task(control))
         .then(
           (v) => {
-            count()
+            count(this.now())
             e.resolve(v)
           },
           (err: unknown) => {
-            count()
+            count(this.now())
             e.reject(err)
           },
         )
@@ -311,6 +340,15 @@ export const HOST_MARGIN_MS = 20
  * this, an unanswered one is counted as arrived (trading-api §8: /trade calls can take 10 s).
  */
 export const ARRIVAL_BOUND_MS = 2_000
+/**
+ * /trade: a write on its socket and unanswered this long after is counted as having reached the
+ * service (its token taken). The service takes the token when the request arrives, before any
+ * check, and answers only after the block that executes it (a block or two, trading-api §4), so
+ * counting from the answer kept every back-to-back write 50-250 ms behind the service's bucket.
+ * Measured against the sandbox (writes bench, load average 5-10 on 2 cores): socket to token
+ * p50 1 ms, worst 54 ms; this keeps twice that.
+ */
+export const TRADE_SOCKET_BOUND_MS = 100
 
 export class HostSchedulers {
   private readonly byKey = new Map<string, RateScheduler>()
@@ -335,6 +373,7 @@ export class HostSchedulers {
       ratePerSec,
       marginMs: HOST_MARGIN_MS,
       arrivalBoundMs: ARRIVAL_BOUND_MS,
+      ...(kind === 'trade' ? { socketBoundMs: TRADE_SOCKET_BOUND_MS } : {}),
       name: key,
       ...(this.now ? { now: this.now } : {}),
     })

@@ -52,7 +52,23 @@ describe('postJson', () => {
   })
 
   it('a server that never answers hits the client timeout after the write', async () => {
-    const e = await postJson(`${base}/slow`, '{}', { timeoutMs: 200 }).catch((x: unknown) => x)
+    let written = 0
+    const e = await postJson(`${base}/slow`, '{}', { timeoutMs: 200, onWritten: () => written++ }).catch((x: unknown) => x)
     expect(e).toMatchObject({ phase: 'afterWrite', reason: 'timeout' })
+    // Told once, when the request was on the socket, though no answer ever came.
+    expect(written).toBe(1)
+  })
+
+  it('a request that never left (connection refused) never reports itself written', async () => {
+    const probe = createServer()
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r))
+    const port = (probe.address() as AddressInfo).port
+    await new Promise((r) => probe.close(r))
+    let written = 0
+    const e = await postJson(`http://127.0.0.1:${port}/trade`, '{}', { timeoutMs: 5000, onWritten: () => written++ }).catch(
+      (x: unknown) => x,
+    )
+    expect(e).toMatchObject({ phase: 'beforeWrite' })
+    expect(written).toBe(0)
   })
 })

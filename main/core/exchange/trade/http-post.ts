@@ -31,6 +31,8 @@ export interface PostOptions {
   timeoutMs: number
   /** Answers larger than this are cut off and reported as a transport failure. */
   maxResponseBytes?: number
+  /** Called once the whole request has been handed to the socket (the /trade budget counts its arrival from here). */
+  onWritten?: () => void
 }
 
 export type HttpPoster = (url: string, body: string, opts: PostOptions) => Promise<HttpAnswer>
@@ -91,7 +93,10 @@ export const postJson: HttpPoster = (url, body, opts) =>
       req.destroy()
     }, opts.timeoutMs)
     // 'finish' fires once the whole request has been handed to the socket.
-    req.on('finish', () => (written = true))
+    req.on('finish', () => {
+      written = true
+      opts.onWritten?.()
+    })
     req.on('error', (e: NodeJS.ErrnoException) => {
       clearTimeout(timer)
       const connect = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED'].includes(e.code ?? '')

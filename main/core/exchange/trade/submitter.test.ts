@@ -90,6 +90,28 @@ describe('TradeSubmitter', () => {
     expect(j.history(r.submission.id).map((e) => e.state)).toEqual(['signed', 'sent', 'accepted'])
   })
 
+  it("tells the /trade budget when the bytes are on the socket (it counts the service's token from there), after the sent mark is on disk", async () => {
+    const seen: string[] = []
+    const scheduler: SchedulerLike = {
+      run: (_lane, task) => task({ onSocket: () => seen.push(`on socket, entry ${j.list()[0]!.state}`) }),
+      pauseFor: () => undefined,
+    }
+    const post: HttpPoster = async (_url, _body, opts) => {
+      seen.push('posting')
+      opts.onWritten?.()
+      seen.push('answered')
+      return answer(200, { submission_status: 'accepted', tx_hash: '0xab', response: { type: 'default' } })
+    }
+    const sub = submitter(post, { scheduler })
+    await sub.submit({
+      account: owner.address,
+      signer: { owner: owner.address, role: 'owner' },
+      action: settle as never,
+      summary: 'settle',
+    })
+    expect(seen).toEqual(['posting', 'on socket, entry sent', 'answered'])
+  })
+
   it('agent-signed orders carry agent_epoch, keep the operator cloid, and fresh nonces are strictly increasing', async () => {
     const ok = () =>
       answer(200, { submission_status: 'accepted', tx_hash: '0x1', response: { type: 'order', status: { open: { oid: 5, cloid: null } } } })

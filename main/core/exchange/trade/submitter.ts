@@ -5,7 +5,7 @@ import { NonceConflictError } from '../../journal'
 import type { SigningIntent } from '../../vault/signing-policy'
 import { signingRequest, type TradeAction, type TradeEnvelope } from '../../wire'
 import { KeyedMutex, NonceAllocator } from '../nonces'
-import type { Lane } from '../scheduler'
+import type { Lane, TaskControl } from '../scheduler'
 import { classifyTradeAnswer, type Leaf, type TradeOutcome } from './classify'
 import { withCloid } from './cloid'
 import { TradeFailedError, TradeNeverSentError, TradeOutcomeUnknownError, TradeRejectedError } from './errors'
@@ -14,7 +14,7 @@ import type { SignerRef, TradeSigner } from './signer'
 
 /** The slice of RateScheduler the submitter uses. */
 export interface SchedulerLike {
-  run<T>(lane: Lane, task: () => Promise<T>, label?: string): Promise<T>
+  run<T>(lane: Lane, task: (control?: TaskControl) => Promise<T>, label?: string): Promise<T>
   pauseFor(ms: number): void
 }
 
@@ -218,12 +218,13 @@ export class TradeSubmitter {
       try {
         answer = await this.o.scheduler.run(
           lane,
-          async () => {
+          async (control) => {
             // The `sent` mark is on disk before the first byte leaves: after a crash an entry
             // still `signed` was provably never sent. A compare-and-set too: an entry another
             // process already resolved throws here and is not sent.
             j.update(entry.id, { state: 'sent', attempt: true, note: attempt > 1 ? `attempt ${attempt}, same signed bytes` : null })
-            return this.post(this.o.tradeUrl, entry.body, { timeoutMs: this.clientTimeoutMs })
+            // The budget counts the service's token from when the bytes are on the socket.
+            return this.post(this.o.tradeUrl, entry.body, { timeoutMs: this.clientTimeoutMs, onWritten: () => control?.onSocket() })
           },
           `${entry.actionType} ${entry.key}`,
         )
