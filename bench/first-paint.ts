@@ -9,7 +9,8 @@
  *   FIRST_PAINT_ACCOUNTS=200 FIRST_PAINT_KEEP=/tmp/fp200 npx tsx bench/first-paint.ts
  *       keeps (and on later runs reuses) the data dir, so a renderer change is measured in seconds
  *   FIRST_PAINT_TRACE=/tmp/fp-trace  writes a CDP CPU profile of each counted load there
- *   FIRST_PAINT_RENDERER=out/renderer-web-dev  another renderer build to serve
+ *   FIRST_PAINT_RENDERER=out/renderer-web-dev  another renderer build to serve; several, comma-separated,
+ *       take turns load by load (an A/B comparison on a shared machine), each with its own figures
  *
  * Beside the wall clock (which carries the machine's load) each load reports the page's own
  * main-thread time from CDP Performance.getMetrics (script, layout, style, task), and the
@@ -30,11 +31,17 @@ const SIZES = (process.env.FIRST_PAINT_ACCOUNTS ?? '50,200').split(',').map((x) 
 const LOADS = Number(process.env.FIRST_PAINT_LOADS ?? 5)
 const KEEP = process.env.FIRST_PAINT_KEEP
 const TRACE = process.env.FIRST_PAINT_TRACE
-const RENDERER = process.env.FIRST_PAINT_RENDERER ?? 'out/renderer-web'
+/** FIRST_PAINT_CHROME_TRACE=1: a Chromium trace of each counted load, summarised as main-thread time per event name. */
+const CHROME_TRACE = process.env.FIRST_PAINT_CHROME_TRACE === '1'
+const RENDERERS = (process.env.FIRST_PAINT_RENDERER ?? 'out/renderer-web').split(',')
 const DETAIL = process.env.FIRST_PAINT_DETAIL === '1'
 /** The page's bridge socket, timed: open, each call sent and answered (channel, ms since navigation start, bytes). */
 const RECORD_BRIDGE = `(() => {
   const log = (window.__bridgeLog = [])
+  window.__frames = []
+  try {
+    new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__frames.push(e.toJSON()) }).observe({ type: 'long-animation-frame', buffered: true })
+  } catch {}
   new MutationObserver((_, obs) => {
     const rows = document.querySelectorAll('[data-testid="overview-table"] tr')
     for (const r of rows) if (/Bench|Treasury/.test(r.textContent || '') && /ago/.test(r.textContent || '')) { log.push('PAINTED ' + t()); obs.disconnect(); return }
@@ -53,6 +60,17 @@ const RECORD_BRIDGE = `(() => {
     }
   }
 })()`
+/** A long animation frame (LoAF entry): when, how long, the script part, the style and layout part, and its scripts over 5 ms. */
+function describeFrame(f: Record<string, unknown>): string {
+  const n = (k: string) => Math.round(Number(f[k] ?? 0))
+  const scripts = ((f.scripts as Record<string, unknown>[]) ?? [])
+    .filter((x) => Number(x.duration) >= 5)
+    .map((x) => `${String(x.invoker).slice(0, 50)} ${Math.round(Number(x.duration))} ms`)
+    .join('; ')
+  const render = n('renderStart') ? n('startTime') + n('duration') - n('renderStart') : 0
+  const layout = n('styleAndLayoutStart') ? n('startTime') + n('duration') - n('styleAndLayoutStart') : 0
+  return `${n('startTime')} +${n('duration')} ms: rendering ${render} ms (style and layout ${layout} ms); ${scripts}`
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const load = () =>
   loadavg()
@@ -94,7 +112,50 @@ async function prepare(n: number, dir: string | undefined): Promise<{ dataDir: s
   }
 }
 
+type TraceEvent = { name: string; ph: string; ts: number; dur?: number; tdur?: number; pid: number; tid: number; args?: Record<string, unknown> }
+
+/** Starts a browser-wide trace; the returned function ends it and sums the renderer main thread's self time per event name. */
+async function startChromeTrace(browser: Awaited<ReturnType<typeof launchBrowser>>): Promise<() => Promise<string>> {
+  const cdp = await browser.browser!.newBrowserCDPSession()
+  const events: TraceEvent[] = []
+  cdp.on('Tracing.dataCollected', (d: { value: TraceEvent[] }) => void events.push(...d.value))
+  await cdp.send('Tracing.start', {
+    traceConfig: { includedCategories: ['devtools.timeline', 'v8', 'blink', 'loading', 'disabled-by-default-devtools.timeline'] },
+    transferMode: 'ReportEvents',
+  })
+  return async () => {
+    const done = new Promise<void>((r) => cdp.once('Tracing.tracingComplete', () => r()))
+    await cdp.send('Tracing.end')
+    await done
+    // The renderer main threads: the one with the most complete events is this page's.
+    const mains = events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain')
+    let best: TraceEvent[] = []
+    for (const m of mains) {
+      const own = events.filter((e) => e.pid === m.pid && e.tid === m.tid && e.ph === 'X' && e.dur !== undefined)
+      if (own.length > best.length) best = own
+    }
+    best.sort((a, b) => a.ts - b.ts || (b.dur ?? 0) - (a.dur ?? 0))
+    // Self time: an event's duration less its direct children's (a stack over the sorted events).
+    const self = new Map<string, number>()
+    const stack: TraceEvent[] = []
+    for (const e of best) {
+      while (stack.length && stack[stack.length - 1]!.ts + stack[stack.length - 1]!.dur! <= e.ts) stack.pop()
+      const parent = stack[stack.length - 1]
+      if (parent) self.set(parent.name, (self.get(parent.name) ?? 0) - e.dur!)
+      self.set(e.name, (self.get(e.name) ?? 0) + e.dur!)
+      stack.push(e)
+    }
+    await cdp.detach()
+    return [...self]
+      .filter(([, us]) => us >= 2000)
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, us]) => `${name} ${Math.round(us / 1000)}`)
+      .join(', ')
+  }
+}
+
 interface LoadResult {
+  renderer: number
   ms: number
   metrics: Record<string, number>
   nav: Record<string, number>
@@ -105,12 +166,16 @@ async function measure(n: number): Promise<LoadResult[]> {
   const { dataDir, urls } = await prepare(n, dir)
   const core = await openCore(dataDir, urls)
   await call(core, 'vault.unlock', { passphrase: BENCH_PASSPHRASE })
-  const rendererRoot = isAbsolute(RENDERER) ? RENDERER : join(repoRoot, RENDERER)
-  const web = await startWebHost({ core, rendererRoot, log: () => {} })
+  const webs = await Promise.all(
+    RENDERERS.map((r) => startWebHost({ core, rendererRoot: isAbsolute(r) ? r : join(repoRoot, r), log: () => {} })),
+  )
   const browser = await launchBrowser()
   const results: LoadResult[] = []
   try {
-    for (let i = 0; i < LOADS + 1; i++) {
+    for (let k = 0; k < (LOADS + 1) * webs.length; k++) {
+      const i = Math.floor(k / webs.length)
+      const which = k % webs.length
+      const web = webs[which]!
       const page = await browser.context.newPage()
       if (DETAIL) await page.addInitScript(RECORD_BRIDGE)
       const cdp = await page.context().newCDPSession(page)
@@ -121,6 +186,7 @@ async function measure(n: number): Promise<LoadResult[]> {
         await cdp.send('Profiler.setSamplingInterval', { interval: 200 })
         await cdp.send('Profiler.start')
       }
+      const tracing = CHROME_TRACE && i > 0 ? await startChromeTrace(browser) : null
       const loop = monitorEventLoopDelay({ resolution: 5 })
       loop.enable()
       const cpu0 = process.cpuUsage()
@@ -158,17 +224,21 @@ async function measure(n: number): Promise<LoadResult[]> {
             .getEntriesByType('resource')
             .map((r) => {
               const e = r as PerformanceResourceTiming
-              return `${e.name.replace(/.*\//, '').slice(0, 12)} ${Math.round(e.startTime)}-${Math.round(e.responseEnd)}${e.transferSize === 0 ? " cached" : ""}`
+              return `${e.name.replace(/.*\//, '').slice(0, 12)} ${Math.round(e.startTime)}-${Math.round(e.responseEnd)}${e.transferSize === 0 ? ' cached' : ''}`
             })
             .join(', '),
           bridge: ((window as unknown as { __bridgeLog?: string[] }).__bridgeLog ?? []).join(', '),
+          frames: (window as unknown as { __frames?: Record<string, unknown>[] }).__frames ?? [],
         }
       })
       if (DETAIL)
         process.stderr.write(
           `    host process (core + web host + Playwright client): CPU ${Math.round(hostCpuMs)} ms, event loop delay max ${Math.round(loop.max / 1e6)} ms, p99 ${Math.round(loop.percentile(99) / 1e6)} ms\n`,
         )
-      if (DETAIL) process.stderr.write(`    resources: ${inPage.resources}\n    bridge: ${inPage.bridge}\n`)
+      if (DETAIL)
+        process.stderr.write(
+          `    resources: ${inPage.resources}\n    bridge: ${inPage.bridge}\n    long frames:\n      ${inPage.frames.map(describeFrame).join('\n      ')}\n`,
+        )
       const m = (await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] }
       const pick = (k: string) => m.metrics.find((x) => x.name === k)?.value ?? NaN
       const metrics = {
@@ -178,14 +248,15 @@ async function measure(n: number): Promise<LoadResult[]> {
         taskMs: pick('TaskDuration') * 1000,
         nodes: pick('Nodes'),
       }
+      if (tracing) process.stderr.write(`    main thread of the page, self time by event (ms): ${await tracing()}\n`)
       if (profiling) {
         const { profile } = (await cdp.send('Profiler.stop')) as { profile: unknown }
         mkdirSync(TRACE, { recursive: true })
         writeFileSync(join(TRACE, `paint-${n}-${i}.cpuprofile`), JSON.stringify(profile))
       }
-      if (i > 0) results.push({ ms, metrics, nav: inPage })
+      if (i > 0) results.push({ renderer: which, ms, metrics, nav: inPage })
       process.stderr.write(
-        `  first-paint ${n}: load ${i}${i === 0 ? ' (warm-up)' : ''} ${Number.isFinite(ms) ? Math.round(ms) : 'not painted'} ms; ` +
+        `  first-paint ${n}${webs.length > 1 ? ` [${RENDERERS[which]}]` : ''}: load ${i}${i === 0 ? ' (warm-up)' : ''} ${Number.isFinite(ms) ? Math.round(ms) : 'not painted'} ms; ` +
           `page: response ${Math.round(inPage.responseEnd)} / DCL ${Math.round(inPage.domContentLoaded)} / FCP ${Math.round(inPage.fcp)} ms, ` +
           `${inPage.rows} rows rendered; main thread: task ${Math.round(metrics.taskMs)} script ${Math.round(metrics.scriptMs)} ` +
           `style ${Math.round(metrics.styleMs)} layout ${Math.round(metrics.layoutMs)} ms, ${metrics.nodes} nodes; load avg ${load()}\n`,
@@ -194,7 +265,7 @@ async function measure(n: number): Promise<LoadResult[]> {
     }
   } finally {
     await browser.close()
-    await web.close()
+    for (const web of webs) await web.close()
     await core.close()
     if (!dir) rmSync(dataDir, { recursive: true, force: true })
   }
@@ -204,13 +275,16 @@ async function measure(n: number): Promise<LoadResult[]> {
 const r0 = (x: number) => (Number.isFinite(x) ? Math.round(x) : 'not painted')
 for (const n of SIZES) {
   const loadBefore = load()
-  const rs = await measure(n)
-  const med = (f: (r: LoadResult) => number) => r0(median(rs.map(f)))
-  process.stdout.write(
-    `${n} accounts: first paint median ${med((r) => r.ms)} ms (${rs.map((r) => r0(r.ms)).join(' / ')}); ` +
-      `page main thread median: task ${med((r) => r.metrics.taskMs!)} / script ${med((r) => r.metrics.scriptMs!)} / ` +
-      `style ${med((r) => r.metrics.styleMs!)} / layout ${med((r) => r.metrics.layoutMs!)} ms; ` +
-      `load average ${loadBefore} -> ${load()}\n`,
-  )
+  const all = await measure(n)
+  for (const [which, name] of RENDERERS.entries()) {
+    const rs = all.filter((r) => r.renderer === which)
+    const med = (f: (r: LoadResult) => number) => r0(median(rs.map(f)))
+    process.stdout.write(
+      `${n} accounts${RENDERERS.length > 1 ? ` [${name}]` : ''}: first paint median ${med((r) => r.ms)} ms (${rs.map((r) => r0(r.ms)).join(' / ')}); ` +
+        `page main thread median: task ${med((r) => r.metrics.taskMs!)} / script ${med((r) => r.metrics.scriptMs!)} / ` +
+        `style ${med((r) => r.metrics.styleMs!)} / layout ${med((r) => r.metrics.layoutMs!)} ms; ` +
+        `load average ${loadBefore} -> ${load()}\n`,
+    )
+  }
 }
 process.exit(0)
