@@ -209,7 +209,7 @@ describe('OrderTicket', () => {
         baseQuantityDecimals: 4,
         maxPriceSigFigs: 6,
       },
-      book: { bid: { price: bid, size: '1' }, ask: null, readAt: Date.now(), lastChangeMs: null, source: 'info' },
+      book: { bid: { price: bid, size: '1' }, ask: null, readAt: Date.now(), lastChangeMs: null, source: 'info' as const },
       markPrice: null,
       value: null,
       available: null,
