@@ -97,4 +97,27 @@ describe('PortfolioService.identity: kind and status from the last run', () => {
     expect(reads).toEqual([A, A])
     expect(await svc.identity(A)).toMatchObject({ status: 'active', kind: 'balance' })
   })
+
+  it('an account that did not exist in the last run is asked about again at once, in the background, and its listeners told', async () => {
+    const store = memoryStore()
+    const now = T0
+    const first: string[] = []
+    expect(
+      await service(
+        store,
+        first,
+        () => now,
+        () => ({ found: false, status: 'active' }),
+      ).identity(A),
+    ).toMatchObject({ status: 'none' })
+    const restart: string[] = []
+    const svc = service(store, restart, () => now + 1000)
+    const told: string[] = []
+    svc.onIdentityRead((u) => told.push(u))
+    expect(await svc.identity(A, 'operator')).toMatchObject({ status: 'none' }) // at once: the row is as old as that answer
+    await tick()
+    expect(restart).toEqual([A])
+    expect(told).toEqual([A])
+    expect(await svc.identity(A)).toMatchObject({ status: 'active' })
+  })
 })

@@ -173,6 +173,9 @@ export class LiveOverview {
   /** Live updates: stream changes refresh the overview soon; a reconnect triggers reconciliation. */
   private attach(s: NetworkSession): void {
     s.reconcileSoon()
+    // An identity read in the background (a status the stream did not tell, an account that did
+    // not exist) is on screen with the next push, not the next refresh tick.
+    portfolioFor(s, this.d).onIdentityRead(() => this.overviewSoon())
     const pool = s.pool
     if (!pool) return
     // Kinds known from the last run: each account gets only its own state channel at once (a

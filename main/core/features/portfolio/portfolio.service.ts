@@ -79,6 +79,7 @@ export class PortfolioService {
   /** When each identity was read (from the service; an earlier run's for one loaded from the cache). */
   private readonly identityAt = new Map<string, number>()
   private readonly rereading = new Map<string, Promise<unknown>>()
+  private readonly identityListeners = new Set<(user: string) => void>()
 
   constructor(private readonly deps: PortfolioDeps) {
     this.now = deps.now ?? Date.now
@@ -105,8 +106,12 @@ export class PortfolioService {
       // does not exist is checked again by `recheckMissing`).
       this.identities.set(user, known.value)
       this.identityAt.set(user, known.fetchedAt)
-      if (known.value.status === 'none') this.recheckMissing(user)
-      else if (known.value.status === 'unknown' || this.now() - known.fetchedAt >= IDENTITY_RECHECK_MS) this.rereadIdentity(user)
+      // An account that did not exist then is asked about again at once (its row is as old as
+      // that answer), unless the pool refreshes its balances (strict limits).
+      if (known.value.status === 'none') {
+        if (this.deps.pool?.strict === true) this.recheckMissing(user)
+        else this.rereadIdentity(user)
+      } else if (known.value.status === 'unknown' || this.now() - known.fetchedAt >= IDENTITY_RECHECK_MS) this.rereadIdentity(user)
       return known.value
     }
     // Never read (or its read did not finish before the last run closed): the kind from the
@@ -140,13 +145,22 @@ export class PortfolioService {
     return id
   }
 
-  /** A background re-read, one per account at a time; the next overview shows its answer. */
+  /** A background re-read, one per account at a time; its listeners (the live overview) push its answer. */
   private rereadIdentity(user: string): void {
     if (this.rereading.has(user)) return
     const p = this.readIdentity(user, 'background')
+      .then(() => {
+        for (const l of this.identityListeners) l(user)
+      })
       .catch(() => null)
       .finally(() => this.rereading.delete(user))
     this.rereading.set(user, p)
+  }
+
+  /** Called after each background identity read (nobody waits for those: the overview pushes again). */
+  onIdentityRead(listener: (user: string) => void): () => void {
+    this.identityListeners.add(listener)
+    return () => this.identityListeners.delete(listener)
   }
 
   /**
