@@ -261,6 +261,7 @@ async function measure(n: number): Promise<LoadResult[]> {
           `${inPage.rows} rows rendered; main thread: task ${Math.round(metrics.taskMs)} script ${Math.round(metrics.scriptMs)} ` +
           `style ${Math.round(metrics.styleMs)} layout ${Math.round(metrics.layoutMs)} ms, ${metrics.nodes} nodes; load avg ${load()}\n`,
       )
+      if (process.env.FIRST_PAINT_SHOT) await page.screenshot({ path: process.env.FIRST_PAINT_SHOT })
       await page.close()
     }
   } finally {

@@ -234,6 +234,25 @@ describe('OverviewView', () => {
   })
 })
 
+describe('OverviewView rows', () => {
+  it('renders the first screenful with the page and every row a frame later, each row reachable by its link', async () => {
+    const many = Array.from({ length: 120 }, (_, i) =>
+      row(`0x${(i + 1).toString(16).padStart(40, '0')}` as `0x${string}`, `acct-${String(i + 1).padStart(3, '0')}`),
+    )
+    desk.handle('portfolio.overview', () => view(many))
+    const { wrapper } = await mountScreen(OverviewViewScreen, { path: '/overview' })
+    await new Promise((r) => setTimeout(r, 0))
+    const shown = () => wrapper.findAll('[data-testid="overview-table"] tbody tr').length
+    expect(shown()).toBeGreaterThanOrEqual(10)
+    expect(shown()).toBeLessThan(120)
+    await new Promise((r) => setTimeout(r, 100)) // a frame, then a task
+    await flush()
+    expect(shown()).toBe(120)
+    expect(wrapper.findAll('a[aria-label^="Open account acct-"]')).toHaveLength(120)
+    wrapper.unmount()
+  })
+})
+
 describe('OverviewView accessibility', () => {
   it('has no critical or serious accessibility violations', async () => {
     desk.handle('portfolio.overview', () => view([row(CASH, 'cash-1'), row(CREDIT, 'credit-1', { totalUsd: null, stale: true })]))
