@@ -45,6 +45,15 @@ const PENDING = new Set<string>(['signed', 'sent', 'unknown'])
  * reads keep the 5 s TTL.
  */
 export const STRICT_MARKS_REFRESH_MS = 30_000
+/**
+ * Strict limits: the overdue lane (polled balances past their bound) takes at most one read per
+ * this many requests of the /info budget (the pool's default is 1.25: 0.8 reads/s at 1 request/s).
+ * At 50 accounts, 47 polled plus a credit line's second read are 49 reads a round: at 0.8/s a
+ * round took 59–63 s (the 50-account bench's p99 61.4 s, its background lane busy with an alert's
+ * deposits reads and a start's identity reads). At 0.87/s a round is about 56 s beside the marks
+ * (0.07/s); the background lane keeps about one read in twelve for the one-off reads.
+ */
+export const STRICT_OVERDUE_SPACING_REQUESTS = 1.15
 
 /**
  * Everything bound to one network, opened by exactly one factory for every host: the /info
@@ -75,7 +84,14 @@ export class NetworkSession {
     this.now = opts.now ?? Date.now
     this.info = new InfoClient({ baseUrl: n.tradingUrl, scheduler: opts.schedulers.get(n.tradingUrl, 'info', n.infoRatePerSec) })
     const strict = strictLimitsFor(n)
-    this.pool = opts.stream ? new StreamPool({ wsUrl: n.wsUrl, info: this.info, strict }) : null
+    this.pool = opts.stream
+      ? new StreamPool({
+          wsUrl: n.wsUrl,
+          info: this.info,
+          strict,
+          ...(strict ? { pollOverdueSpacingMs: Math.round((STRICT_OVERDUE_SPACING_REQUESTS * 1000) / n.infoRatePerSec) } : {}),
+        })
+      : null
     this.lastKnown = new LastKnownState(opts.journal, n.name, { now: this.now, flushMs: LAST_KNOWN_FLUSH_MS })
     this.market = new MarketDataCache(this.info, {
       now: this.now,
