@@ -227,7 +227,10 @@ async function measure(n: number): Promise<LoadResult[]> {
               return `${e.name.replace(/.*\//, '').slice(0, 12)} ${Math.round(e.startTime)}-${Math.round(e.responseEnd)}${e.transferSize === 0 ? ' cached' : ''}`
             })
             .join(', '),
-          bridge: ((window as unknown as { __bridgeLog?: string[] }).__bridgeLog ?? []).join(', '),
+          bridge: [
+            ...((window as unknown as { __bridgeLog?: string[] }).__bridgeLog ?? []),
+            ...performance.getEntriesByType('mark').map((m) => `${m.name} ${Math.round(m.startTime)}`),
+          ].join(', '),
           frames: (window as unknown as { __frames?: Record<string, unknown>[] }).__frames ?? [],
         }
       })
