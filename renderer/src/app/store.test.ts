@@ -6,9 +6,11 @@ import { NetworkBanner } from '../features/session'
 import { flush, installFakeDesk, type FakeDesk } from '../testing/fake-desk'
 import { appState, submission } from '../testing/fixtures'
 import { wireEvents } from './store'
+import type { TeamEvent } from '../../../main/contract/types'
 import { useConfirmStore } from '../features/confirm/store'
 import { useJournalStore } from '../features/journal/store'
 import { useNotificationsStore } from '../features/notifications/store'
+import { usePolicyStore } from '../features/policy/store'
 import { useSessionStore } from '../features/session/store'
 
 let desk: FakeDesk
@@ -21,6 +23,49 @@ beforeEach(() => {
 afterEach(() => unwire())
 
 describe('session and events', () => {
+  it('re-reads a loaded policy view when the team chain changed (an approved guardrail change applied by this desk)', async () => {
+    let limit = '500'
+    desk.handle('policy.show', () => ({
+      network: 'sandbox',
+      coolingOffMs: 60_000,
+      sandboxDefaults: false,
+      rules: [{ name: 'max-order-usd', value: limit, unit: 'USD per order', pending: null }],
+      halted: null,
+      addresses: [],
+      events: [],
+    }))
+    const policy = usePolicyStore()
+    const team: Omit<TeamEvent, 'proposalsChanged'> = {
+      status: {
+        configured: true,
+        state: 'live',
+        detail: 'live',
+        broken: null,
+        store: null,
+        teamId: 't',
+        teamName: 'Treasury',
+        me: { address: null, name: null, roles: [] },
+        chain: { length: 7, headSeq: '7', headDigest: null },
+        policyVersion: 2,
+        needsMyApproval: 0,
+        waitingOnOthers: 0,
+      },
+    }
+    // Nothing loaded yet: a push reads nothing.
+    desk.emit('state.team', { ...team, proposalsChanged: true })
+    await flush()
+    expect(desk.callsTo('policy.show')).toHaveLength(0)
+    await policy.load()
+    limit = '800'
+    desk.emit('state.team', { ...team, proposalsChanged: false })
+    await flush()
+    expect(desk.callsTo('policy.show')).toHaveLength(1)
+    desk.emit('state.team', { ...team, proposalsChanged: true })
+    await flush()
+    expect(desk.callsTo('policy.show')).toHaveLength(2)
+    expect(policy.view?.rules[0]).toMatchObject({ value: '800' })
+  })
+
   it('shows confirmations the app asked for, never those a desk command asked for (answered at its terminal)', () => {
     const confirm = useConfirmStore()
     desk.emit('confirm.request', {

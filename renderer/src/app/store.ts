@@ -7,6 +7,7 @@ import { useEarnStore } from '../features/earn'
 import { useJournalStore } from '../features/journal'
 import { useNotificationsStore } from '../features/notifications'
 import { useOverviewStore } from '../features/overview'
+import { usePolicyStore } from '../features/policy'
 import { useSessionStore } from '../features/session'
 import { useTeamStore } from '../features/team'
 
@@ -22,7 +23,13 @@ export function wireEvents(): () => void {
     onEvent('state.earn', (v) => useEarnStore().apply(v)),
     onEvent('state.agents', (v) => useAgentsStore().apply(v)),
     // Team mode: the link, the bar's approvals count, and a nudge to re-read open proposal lists.
-    onEvent('state.team', (v) => useTeamStore().apply(v)),
+    onEvent('state.team', (v) => {
+      useTeamStore().apply(v)
+      // A guardrail change approved by the team is applied by this desk with no click here: a
+      // loaded policy view (Policy screen, halt state) is re-read so it shows what applies now.
+      const policy = usePolicyStore()
+      if (v.proposalsChanged && policy.view) void policy.load()
+    }),
     onEvent('journal.changed', (v) => useJournalStore().apply(v)),
     // main raises the lock notification itself (with its reason: operator, idle, OS)
     onEvent('vault.status', (v) => session.setVault(v)),
