@@ -118,7 +118,7 @@ type TraceEvent = { name: string; ph: string; ts: number; dur?: number; tdur?: n
 async function startChromeTrace(browser: Awaited<ReturnType<typeof launchBrowser>>): Promise<() => Promise<string>> {
   const cdp = await browser.browser!.newBrowserCDPSession()
   const events: TraceEvent[] = []
-  cdp.on('Tracing.dataCollected', (d: { value: TraceEvent[] }) => void events.push(...d.value))
+  cdp.on('Tracing.dataCollected', (d) => void events.push(...(d.value as unknown as TraceEvent[])))
   await cdp.send('Tracing.start', {
     traceConfig: { includedCategories: ['devtools.timeline', 'v8', 'blink', 'loading', 'disabled-by-default-devtools.timeline'] },
     transferMode: 'ReportEvents',
@@ -158,7 +158,7 @@ interface LoadResult {
   renderer: number
   ms: number
   metrics: Record<string, number>
-  nav: Record<string, number>
+  nav: Record<string, unknown>
 }
 
 async function measure(n: number): Promise<LoadResult[]> {
