@@ -112,7 +112,16 @@ async function prepare(n: number, dir: string | undefined): Promise<{ dataDir: s
   }
 }
 
-type TraceEvent = { name: string; ph: string; ts: number; dur?: number; tdur?: number; pid: number; tid: number; args?: Record<string, unknown> }
+type TraceEvent = {
+  name: string
+  ph: string
+  ts: number
+  dur?: number
+  tdur?: number
+  pid: number
+  tid: number
+  args?: Record<string, unknown>
+}
 
 /** Starts a browser-wide trace; the returned function ends it and sums the renderer main thread's self time per event name. */
 async function startChromeTrace(browser: Awaited<ReturnType<typeof launchBrowser>>): Promise<() => Promise<string>> {
@@ -275,7 +284,9 @@ async function measure(n: number): Promise<LoadResult[]> {
           input.dispatchEvent(new Event('input', { bubbles: true }))
           requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - t0)))
         })`)
-        process.stderr.write(`    every row re-rendered (filter input to the next frame): ${Math.round(Number(patchMs))} ms, ${await page.locator('[data-testid="overview-table"] tbody tr').count()} rows\n`)
+        process.stderr.write(
+          `    every row re-rendered (filter input to the next frame): ${Math.round(Number(patchMs))} ms, ${await page.locator('[data-testid="overview-table"] tbody tr').count()} rows\n`,
+        )
       }
       if (process.env.FIRST_PAINT_SHOT) await page.screenshot({ path: process.env.FIRST_PAINT_SHOT })
       await page.close()

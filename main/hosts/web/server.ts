@@ -149,7 +149,9 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
           res.writeHead(404, { 'content-type': 'text/plain' }).end('not found')
           return
         }
-        res.writeHead(200, { ...securityHeaders(file.mime), ...cachingOf(req.url ?? '/') }).end(req.method === 'HEAD' ? undefined : file.body)
+        res
+          .writeHead(200, { ...securityHeaders(file.mime), ...cachingOf(req.url ?? '/') })
+          .end(req.method === 'HEAD' ? undefined : file.body)
       },
       () => {
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' })

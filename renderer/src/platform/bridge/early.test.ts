@@ -71,8 +71,7 @@ describe("the page's first calls (sent before the app's bundle runs)", () => {
   })
 
   it('knows which fragments open on the overview', () => {
-    for (const h of ['', '#', '#/', '#/overview', '#/overview?x=1', '#token=abc'])
-      expect(opensOnOverview(h), h).toBe(true)
+    for (const h of ['', '#', '#/', '#/overview', '#/overview?x=1', '#token=abc']) expect(opensOnOverview(h), h).toBe(true)
     for (const h of ['#/journal', '#/overviews', '#/account/0x1', '#/unlock?next=/overview']) expect(opensOnOverview(h), h).toBe(false)
   })
 })

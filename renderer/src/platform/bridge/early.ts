@@ -15,7 +15,8 @@ type EarlyChannel = 'app.state' | 'portfolio.overview'
 const early = new Map<EarlyChannel, Promise<unknown>>()
 
 const unwrap = <T>(r: Result<T>): T => {
-  if (!r || typeof r !== 'object' || !('ok' in r)) throw new DeskCallError({ code: 'BadReply', message: 'The host sent an unexpected reply.' })
+  if (!r || typeof r !== 'object' || !('ok' in r))
+    throw new DeskCallError({ code: 'BadReply', message: 'The host sent an unexpected reply.' })
   if (!r.ok) throw new DeskCallError(r.error)
   return r.value
 }
@@ -30,7 +31,9 @@ export function startEarlyCalls(bridge: DeskBridge, opensOnOverview: boolean): v
   early.set('app.state', appState)
   if (!opensOnOverview) return
   const overview = appState.then((s) =>
-    s.vault.unlocked ? bridge.invoke('portfolio.overview', undefined).then((r) => unwrap(r as Result<ChannelResult<'portfolio.overview'>>)) : null,
+    s.vault.unlocked
+      ? bridge.invoke('portfolio.overview', undefined).then((r) => unwrap(r as Result<ChannelResult<'portfolio.overview'>>))
+      : null,
   )
   early.set('portfolio.overview', overview)
   // Taken or not, a refusal here is never an unhandled rejection; the store that takes it sees it.
