@@ -598,10 +598,28 @@ async function measureSize(n: number): Promise<SizeResult> {
     await call(cached, 'vault.unlock', { passphrase: BENCH_PASSPHRASE })
     const web2 = await startWebHost({ core: cached, rendererRoot: join(repoRoot, 'out/renderer-web'), log: () => {} })
     const paints: number[] = []
+    const paintsOuter: number[] = []
     let ageText = ''
     try {
       for (let i = 0; i < PAINTS + 1; i++) {
         const page = await browser.context.newPage()
+        // In the page, from its navigation start: the first animation frame (just before a paint)
+        // with cached rows and their age in the DOM. The bench process's own clock (p0 below) adds
+        // Playwright's round trips and this process's event loop, which also runs the core.
+        await page.addInitScript(() => {
+          const w = window as unknown as { __rowsPaintedAt?: number }
+          const tick = () => {
+            const rows = [...document.querySelectorAll('[data-testid="overview-table"] tr')]
+            if (
+              rows.some(
+                (r) => /Bench|Treasury/.test(r.textContent || '') && /\d/.test(r.textContent || '') && /ago/.test(r.textContent || ''),
+              )
+            )
+              w.__rowsPaintedAt = performance.now()
+            else requestAnimationFrame(tick)
+          }
+          requestAnimationFrame(tick)
+        })
         const p0 = performance.now()
         await page.goto(web2.url)
         const painted = await page
@@ -617,7 +635,20 @@ async function measureSize(n: number): Promise<SizeResult> {
             () => true,
             () => false,
           )
-        if (i > 0) paints.push(painted ? performance.now() - p0 : Infinity) // the first load warms Chromium's caches
+        const outer = painted ? performance.now() - p0 : Infinity
+        const inPage = painted
+          ? await page
+              .waitForFunction(() => (window as unknown as { __rowsPaintedAt?: number }).__rowsPaintedAt ?? false, undefined, {
+                timeout: 2_000,
+              })
+              .then((h) => h.jsonValue() as Promise<number>)
+              .catch(() => Infinity)
+          : Infinity
+        if (i > 0) {
+          // the first load warms Chromium's caches
+          paints.push(inPage)
+          paintsOuter.push(outer)
+        }
         if (painted && !ageText)
           ageText = (
             (await page.locator('[data-testid="overview-table"] tr', { hasText: 'ago' }).first().innerText()).match(
@@ -676,7 +707,7 @@ async function measureSize(n: number): Promise<SizeResult> {
       fromRuns(
         {
           name: `first_paint_from_cache_${n}`,
-          what: `${n} accounts: page navigation to cached rows painted with their age, network down, per page load`,
+          what: `${n} accounts: page navigation start to the first frame with cached rows and their age (the page's own clock), network down, per page load`,
           unit: 'ms',
           goal: PAINT_GOAL_MS,
           better: 'lower',
@@ -756,6 +787,8 @@ async function measureSize(n: number): Promise<SizeResult> {
           ? `${Math.max(...host.rssMb).toFixed(1)} / ${median(host.rssMb).toFixed(1)} (${host.rssMb.length} samples, ${host.shown} of ${FRAMES} deposits on screen)`
           : 'no samples',
         [`n${n}_first_paint_per_load_ms`]: paints.map(r0).join(' / '),
+        // The same loads on the bench process's clock (goto sent to Playwright hearing of the rows).
+        [`n${n}_first_paint_bench_clock_per_load_ms`]: paintsOuter.map(r0).join(' / '),
         [`n${n}_cached_row_age_shown`]: ageText,
         [`n${n}_strict_balance_age_p50_p99_max_s`]:
           strict && strict.ages.length

@@ -93,21 +93,17 @@ export class LiveOverview {
   }
 
   /**
-   * What the operator asks for: the live overview when one is at hand or comes quickly; at start,
-   * the last known state from the previous run (with its age) when the network is slower than
-   * `paintWithinMs`, replaced by push as soon as the fresh one is computed.
+   * What the operator asks for: the live overview when one is at hand; at start, the last known
+   * state from the previous run (every row with its age) at once, replaced by push as soon as the
+   * fresh one is computed. A fresh overview at start needs /info reads (hundreds of ms on the
+   * 1 request/s budget, never with the network down), so it is not waited for.
    */
-  async request(paintWithinMs = 50): Promise<OverviewView> {
+  async request(): Promise<OverviewView> {
     const fresh = this.overview('operator')
     if (this.last) return fresh
     const s = await this.d.sessions.current()
     const cached = portfolioFor(s, this.d).cachedOverview(this.d.accounts.refs())
     if (!cached || cached.rows.every((r) => r.fetchedAt === null)) return fresh
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const slow = new Promise<null>((r) => (timer = setTimeout(() => r(null), paintWithinMs)))
-    const first = await Promise.race([fresh.catch(() => null), slow])
-    clearTimeout(timer)
-    if (first) return first
     // The fresh one is pushed when it lands; an error then is reported by the next request.
     void fresh.then((v) => this.d.events.emit('state.overview', v)).catch(() => {})
     return cached
