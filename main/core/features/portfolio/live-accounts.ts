@@ -157,7 +157,7 @@ export class LiveAccounts {
     const { row, credit } = await portfolio.row(ref, lane)
     // Whichever read learns first that an account's kind or existence changed (an activation)
     // re-plans the streams; the overview's later read then sees nothing new.
-    if (this.d.accounts.remember(ref.address, row.account)) s.streamAccounts(streamTargetsOf(this.d.accounts, s))
+    if (this.d.accounts.remember(ref.address, row.account)) s.streamAccounts(streamTargetsOf(this.d.accounts))
     const now = this.d.now()
     const balances =
       row.account.kind === 'credit'

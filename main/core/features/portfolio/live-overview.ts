@@ -89,7 +89,7 @@ export class LiveOverview {
 
   /** The vault's accounts changed: follow them on the streams. */
   accountsChanged(): void {
-    void this.d.sessions.ifOpen().then((s) => s && s.streamAccounts(streamTargetsOf(this.d.accounts, s)))
+    void this.d.sessions.ifOpen().then((s) => s && s.streamAccounts(streamTargetsOf(this.d.accounts)))
   }
 
   /**
@@ -145,7 +145,7 @@ export class LiveOverview {
     if (patchedMeanwhile.size > 0) view = portfolioFor(s, this.d).patchOverview(view, patchedMeanwhile) ?? view
     let kindsChanged = false
     for (const row of view.rows) if (this.d.accounts.remember(row.account.address, row.account)) kindsChanged = true
-    if (kindsChanged) s.streamAccounts(streamTargetsOf(this.d.accounts, s))
+    if (kindsChanged) s.streamAccounts(streamTargetsOf(this.d.accounts))
     this.last = view
     this.readAgentSlotsOnce(s, view)
     return view
@@ -179,7 +179,7 @@ export class LiveOverview {
     // already the small one and nothing moves between sockets when the reads confirm it.
     const cached = portfolioFor(s, this.d).cachedOverview(this.d.accounts.refs())
     for (const r of cached?.rows ?? []) this.d.accounts.seed(r.account.address, r.account)
-    s.streamAccounts(streamTargetsOf(this.d.accounts, s))
+    s.streamAccounts(streamTargetsOf(this.d.accounts))
     pool.subscribe((u) => {
       if (u.kind === 'fills') {
         const fresh = u.value.slice(-5).filter((f) => f.time >= this.startedAt)

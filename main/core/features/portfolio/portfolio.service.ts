@@ -164,10 +164,10 @@ export class PortfolioService {
   }
 
   /**
-   * An account that does not exist is not waited for either. Strict limits: the pool refreshes
-   * its balances in turn like any polled account's (see `streamTargetsOf`), so its first deposit
-   * shows there and its identity is read again then. Otherwise (it does not stream) its status
-   * is read again at most once a minute (the write path refreshes it at once).
+   * An account that does not exist is not waited for either. Its balances stream (strict limits:
+   * the pool refreshes them in turn like any polled account's; see `streamTargetsOf`), so its first
+   * deposit shows there and its identity is read again then. Its status is also read again at
+   * most once a minute (the write path refreshes it at once).
    */
   private recheckMissing(user: string): void {
     const polled = this.deps.pool?.state(user).balances
@@ -262,6 +262,8 @@ export class PortfolioService {
     const user = address.toLowerCase()
     const polled = this.deps.pool?.state(user).balances
     if (polled && polled.value.length > 0) return this.balances(user, lane)
+    // Its balance channel streams (no strict limits): "no funds" is live, as of now.
+    if (polled && this.deps.pool!.isLive(user, 'spotState', polled.at)) return { rows: [], fetchedAt: this.now(), source: 'stream' }
     return { rows: [], fetchedAt: Math.max(this.identityAt.get(user) ?? 0, polled?.at ?? 0), source: 'info' }
   }
 
