@@ -606,19 +606,18 @@ async function measureSize(n: number): Promise<SizeResult> {
         // In the page, from its navigation start: the first animation frame (just before a paint)
         // with cached rows and their age in the DOM. The bench process's own clock (p0 below) adds
         // Playwright's round trips and this process's event loop, which also runs the core.
-        await page.addInitScript(() => {
-          const w = window as unknown as { __rowsPaintedAt?: number }
-          const tick = () => {
-            const rows = [...document.querySelectorAll('[data-testid="overview-table"] tr')]
-            if (
-              rows.some(
-                (r) => /Bench|Treasury/.test(r.textContent || '') && /\d/.test(r.textContent || '') && /ago/.test(r.textContent || ''),
-              )
-            )
-              w.__rowsPaintedAt = performance.now()
-            else requestAnimationFrame(tick)
-          }
-          requestAnimationFrame(tick)
+        // A string, not a function: tsx's keepNames wraps a named inner function in `__name(...)`,
+        // which does not exist in the page (the script then threw and measured nothing).
+        await page.addInitScript({
+          content: `(() => {
+            const tick = () => {
+              const rows = [...document.querySelectorAll('[data-testid="overview-table"] tr')]
+              if (rows.some((r) => /Bench|Treasury/.test(r.textContent || '') && /\\d/.test(r.textContent || '') && /ago/.test(r.textContent || '')))
+                window.__rowsPaintedAt = performance.now()
+              else requestAnimationFrame(tick)
+            }
+            requestAnimationFrame(tick)
+          })()`,
         })
         const p0 = performance.now()
         await page.goto(web2.url)
