@@ -125,9 +125,11 @@ describe('alert passes read live state, not /info per account', () => {
     expect(accepted(await actionSender(sandbox.trading, devOwner(1).privateKey, 'b1').send(order('bid', 'gtc')))).toBe(true)
     const t0 = Date.now()
     expect(accepted(await actionSender(sandbox.trading, devOwner(0).privateKey, 'b0').send(order('ask', 'ioc')))).toBe(true)
-    await expect.poll(() => notes.filter((n) => n.alertKind === 'order-filled').length, { timeout: 10_000, interval: 50 }).toBe(2)
+    await expect.poll(() => notes.filter((n) => n.alertKind === 'order-filled').length, { timeout: 20_000, interval: 50 }).toBe(2)
     const ms = Date.now() - t0
-    expect(ms).toBeLessThan(2_500)
+    // The fill frame triggered the pass: a third of the 60 s periodic pass (how fast is logged below,
+    // ~1 s here; a loaded CI machine stretches it, so no tighter bound in a unit test).
+    expect(ms).toBeLessThan(20_000)
     expect(notes.some((n) => n.alertKind === 'funds-received' && /rose by/.test(n.message))).toBe(false)
     console.info(`order-filled alerts ${ms} ms after the trade`)
   }, 30_000)
@@ -140,13 +142,14 @@ describe('alert passes read live state, not /info per account', () => {
     sandbox.trading.deposit(target as `0x${string}`, 1, 2_500_000_000n) // 25 USDC
     await expect
       .poll(() => notes.find((n) => n.alertKind === 'funds-received' && /25 USDC deposited/.test(n.message)), {
-        timeout: 10_000,
+        timeout: 20_000,
         interval: 50,
       })
       .toBeTruthy()
     const ms = Date.now() - t0
-    // the balance frame, the 2 s wait for a fill frame that could explain it, then one deposits read
-    expect(ms).toBeLessThan(5_000)
+    // the balance frame, the 2 s wait for a fill frame that could explain it, then one deposits read:
+    // well inside the 60 s periodic pass (a loaded machine stretches the figure; no tighter bound here)
+    expect(ms).toBeLessThan(20_000)
     // (the pool itself reads the target's fills once: a balance change without a fill is a suspected gap)
     expect(perAccount(from).filter((r) => r.user === target && r.type !== 'userFillsByTime')).toEqual([
       expect.objectContaining({ type: 'deposits' }),

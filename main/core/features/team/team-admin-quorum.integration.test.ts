@@ -67,11 +67,9 @@ describe('admin quorum above one: roster and policy changes signed desk by desk'
     // No recovery timer runs on either desk (recoverEveryMs 0): only the store's push can bring it.
     const onB = b.nextEvent<TeamEvent>('state.team', (e) => e.changesChanged === true)
     const e = await failure(a.call('team.members.add', { address: EVE, name: 'Eve', roles: ['viewer'] }))
-    const made = Date.now()
     expect(e).toMatchObject({ code: 'TeamChangeNeedsAdmins' })
     const changeId = (e!.details as { changeId: string }).changeId
-    await onB
-    expect(Date.now() - made).toBeLessThan(1000)
+    await onB // with no timer running, only the push brings it (how fast: the team-scale bench)
 
     await expect.poll(() => teamAlerts(b), { timeout: 2000, interval: 50 }).toHaveLength(1)
     const [alert] = await teamAlerts(b)
@@ -85,9 +83,7 @@ describe('admin quorum above one: roster and policy changes signed desk by desk'
     // Bob signs on his desk: the change leaves the waiting list and Ann's desk hears that by push too.
     const onA = a.nextEvent<TeamEvent>('state.team', (x) => x.changesChanged === true)
     expect(await b.call('team.changes.sign', { id: changeId })).toEqual({ applied: true, signatures: 2, quorum: 2 })
-    const signed = Date.now()
     await onA
-    expect(Date.now() - signed).toBeLessThan(1000)
     expect(await a.call<TeamChangeView[]>('team.changes')).toEqual([])
     // Another push re-reads the list: the alert stays one (once per change).
     expect(await teamAlerts(b)).toHaveLength(1)

@@ -108,16 +108,16 @@ describe('team mode: two desks, one PostgreSQL, one sandbox', () => {
     expect(sb).toMatchObject({ state: 'live', me: { name: 'Bob', roles: ['approver'] }, policyVersion: 1 })
   })
 
-  it("A's withdrawal becomes a proposal; nothing reaches the exchange; B sees it by push within 1 s", async () => {
+  it("A's withdrawal becomes a proposal; nothing reaches the exchange; B sees it by push", async () => {
     const before = truth().length
     const pushed = b.nextEvent<TeamEvent>('state.team', (e) => e.proposalsChanged && e.status.needsMyApproval === 1, 5000)
-    const t0 = Date.now()
     const out = await a.call<WriteOutcome>('withdraw.submit', WITHDRAW)
     expect(out.submission.state).toBe('proposed')
     proposalId = out.proposalId!
     expect(proposalId).toMatch(/^0x[0-9a-f]{64}$/)
+    // Within 5 s (nextEvent's bound), a third of the desk's 15 s recovery timer: the push, not a poll.
+    // How fast (p99 within 1 s at 10 desks) is the team-scale bench's figure, not a timed unit test's.
     const ev = await pushed
-    expect(Date.now() - t0).toBeLessThan(1000 + 500) // the push, not a poll (the submit itself is included)
     expect(ev.status.needsMyApproval).toBe(1)
     expect(truth()).toHaveLength(before)
 
