@@ -53,8 +53,11 @@ export {
   MAX_EVIDENCE_CHARS,
   MAX_PROPOSAL_TTL_MS,
   OUTCOME_STATES,
+  RECORDED_KINDS,
+  RECORDED_TTL_MS,
   countingApprovals,
   isFinalOutcome,
+  isRecordedWrite,
   proposalPayload,
   proposalStatus,
   quorumMet,
@@ -64,6 +67,7 @@ export {
   type ProposalEntryKind,
   type ProposalStatus,
 } from './proposals'
+export { WINDOW_MS, rollingWindowUsd } from './window'
 export { exportCsv, followStore, verifyStore, type FollowHandlers } from './audit'
 export { logToCsv } from './csv'
 export { canonicalJson } from './canonical'

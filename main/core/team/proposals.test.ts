@@ -44,7 +44,9 @@ function body(o: Partial<ProposalBody> = {}): ProposalBody {
 }
 
 /** A team with a policy, and a chain that takes entries with or without the honest pre-checks. */
-async function setup() {
+async function setup(
+  rules: unknown[] = [{ id: 'big', kinds: ['withdraw'], minUsd: '1000', then: { effect: 'approve', count: 1, roles: ['approver'] } }],
+) {
   const b = await ChainBuilder.genesis(ann, [
     asMember(ann, ['admin']),
     asMember(bob, ['approver']),
@@ -52,7 +54,7 @@ async function setup() {
     asMember(dan, ['trader']),
     asMember(vic, ['viewer']),
   ])
-  await b.policy([{ id: 'big', kinds: ['withdraw'], minUsd: '1000', then: { effect: 'approve', count: 1, roles: ['approver'] } }], [ann])
+  await b.policy(rules, [ann])
   const rows = b.rows()
   let state: TeamState = b.state
   const add = async (kind: EntryKind, payload: unknown, by: Operator, checked = true) => {
@@ -221,5 +223,56 @@ describe('proposal lifecycle in the chain', () => {
       /does not require these approvals for this write \(rule tighten-free: allow\)/,
     )
     expect((await propose(limit, 'settings:c:0')).broken?.reason).toMatch(/rule none: block/)
+  })
+})
+
+describe('writes the policy allowed outright, recorded when signed (needs no approval)', () => {
+  const RULES = [
+    { id: 'window', kinds: ['withdraw'], minWindowUsd: '10000', then: { effect: 'approve', count: 1, roles: ['approver'] } },
+    { id: 'small', kinds: ['withdraw', 'order'], then: { effect: 'allow' } },
+  ]
+  const recorded = (o: Partial<ProposalBody> = {}) =>
+    body({ rule: 'small', needs: { count: 0, roles: [] }, usd: 4000_00000000n, windowUsd: 4000_00000000n, expiresAt: T0 + 60_000, ...o })
+
+  it('verifies a recorded write with its bytes and outcome, and sums it into the next window', async () => {
+    const { add } = await setup(RULES)
+    const a = await add('proposal', proposalPayload(recorded({ cloid: '0xa1' })), dan)
+    await add('signed', { proposal: a.id, body: SENT, nonce: '7', at: T0 + 1 }, dan)
+    await add('outcome', { proposal: a.id, state: 'accepted', finalStatus: 'ok', code: null, at: T0 + 2 }, dan)
+    const b = await add('proposal', proposalPayload(recorded({ cloid: '0xa2', at: T0 + 3, windowUsd: 8000_00000000n })), dan)
+    expect(b.report.ok).toBe(true)
+    expect(b.report.state.proposals.get(b.id)?.windowUsd).toBe(8000_00000000n)
+    // A third of 4,000 makes 12,000 over the window: not allowed outright any more, though a proposal for it is.
+    const third = await add('proposal', proposalPayload(recorded({ cloid: '0xa3', at: T0 + 4, windowUsd: 12000_00000000n })), dan, false)
+    expect(third.report.broken?.reason).toMatch(/does not allow this write outright \(rule window: approve\)/)
+  })
+
+  it('refuses a recorded write that understates its window total, at its own seq', async () => {
+    const { add } = await setup(RULES)
+    const a = await add('proposal', proposalPayload(recorded({ cloid: '0xa1' })), dan)
+    await add('signed', { proposal: a.id, body: SENT, nonce: '7', at: T0 + 1 }, dan)
+    const lie = await add('proposal', proposalPayload(recorded({ cloid: '0xa2', at: T0 + 2, windowUsd: 4000_00000000n })), dan, false)
+    expect(lie.report.ok).toBe(false)
+    expect(lie.report.broken).toMatchObject({
+      seq: lie.seq,
+      reason: expect.stringMatching(/window total 4000 USD, the chain before it gives 8000 USD/),
+    })
+  })
+
+  it('refuses an approval on it, an order recorded, a long expiry, and roles named with no count', async () => {
+    const { add } = await setup(RULES)
+    const a = await add('proposal', proposalPayload(recorded({ cloid: '0xa1' })), dan)
+    const approval = await add('approval', { proposal: a.id, policyVersion: 1, at: T0 + 1 }, bob, false)
+    expect(approval.report.broken?.reason).toMatch(/takes no approvals/)
+    const cases: [Partial<ProposalBody>, RegExp][] = [
+      [{ kind: 'order', action: { type: 'order' } }, /order writes are not recorded without approvals/],
+      [{ expiresAt: T0 + 3600_000 }, /expires within 10 minutes/],
+      [{ needs: { count: 0, roles: ['approver'] } }, /needs.roles must be empty/],
+    ]
+    for (const [o, reason] of cases) {
+      const { add: fresh } = await setup(RULES)
+      const r = await fresh('proposal', proposalPayload(recorded({ cloid: '0xb1', ...o })), dan, false)
+      expect(r.report.broken?.reason).toMatch(reason)
+    }
   })
 })

@@ -15,6 +15,7 @@ import { teamBadInput } from './errors'
 import { ACTION_KINDS, USD_DECIMALS, evaluate, type ActionKind, type Policy } from './policy'
 import { ROLES, type Role, type Roster } from './roster'
 import { isSettingsKind, settingsChangeOf, settingsDirection } from './settings'
+import { rollingWindowUsd } from './window'
 
 export const PROPOSAL_ENTRY_KINDS = ['proposal', 'approval', 'rejection', 'signed', 'outcome'] as const
 export type ProposalEntryKind = (typeof PROPOSAL_ENTRY_KINDS)[number]
@@ -23,6 +24,29 @@ export const isProposalEntryKind = (k: string): k is ProposalEntryKind => (PROPO
 /** Who may propose a write, and who may store its signed bytes or its outcome. */
 export const INITIATOR_ROLES: readonly Role[] = ['trader', 'admin']
 export const EXECUTOR_ROLES: readonly Role[] = ['trader', 'admin']
+/**
+ * Writes the policy allows outright that are still recorded in the chain when they are signed: a
+ * proposal needing no approval (`needs.count` 0, judged `allow` by the rule it names), then its
+ * signed bytes and outcome, like any proposal. So the rolling window counts them on every desk, the
+ * audit log holds every value-moving write of the team, and another desk can finish one after a
+ * crash from the stored bytes. Not recorded: orders and cancels (a trading desk's volume; their
+ * notional leaves no account) and agent approvals and rotations (their key is generated after the
+ * decision, so the action is not known before it), nor the halt and resume.
+ */
+export const RECORDED_KINDS: readonly ActionKind[] = [
+  'settle',
+  'repay',
+  'transfer',
+  'withdraw',
+  'activation',
+  'agent_revoke',
+  'earn_request',
+  'earn_claim',
+  'earn_cancel',
+]
+/** How long a recorded allowed write may wait for its signed bytes before it expires (it is signed at once). */
+export const RECORDED_TTL_MS = 10 * 60_000
+
 /** A proposal lives at most this long (ms): a forgotten one must not stay executable for weeks. */
 export const MAX_PROPOSAL_TTL_MS = 7 * 24 * 3600_000
 
@@ -185,9 +209,10 @@ export function parseProposalBody(payload: Canonical): ProposalBody {
   if (!isObj(o.needs)) bad('needs must be {count, roles}')
   const needs = o.needs as Obj
   const count = needs.count
-  if (typeof count !== 'number' || !Number.isInteger(count) || count < 1) bad('needs.count must be a positive integer')
-  if (!Array.isArray(needs.roles) || needs.roles.length === 0 || needs.roles.some((r) => !ROLES.includes(r as Role)))
-    bad('needs.roles must list roles')
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) bad('needs.count must be a whole number')
+  // A recorded allowed write needs nobody (count 0, no roles); a proposal needs at least one approval from named roles.
+  if (!Array.isArray(needs.roles) || (count === 0) !== (needs.roles.length === 0) || needs.roles.some((r) => !ROLES.includes(r as Role)))
+    bad(count === 0 ? 'needs.roles must be empty when no approval is needed' : 'needs.roles must list roles')
   if (typeof o.policyVersion !== 'number' || !Number.isInteger(o.policyVersion) || o.policyVersion < 1)
     bad('policyVersion must be a positive integer')
   return {
@@ -281,6 +306,31 @@ function directionOf(b: { kind: ActionKind; action: { [key: string]: Canonical }
   return change ? settingsDirection(change) : undefined
 }
 
+/** Is this a recorded allowed write (no approval needed), rather than a proposal that waits for approvals? */
+export const isRecordedWrite = (p: Pick<ProposalBody, 'needs'>) => p.needs.count === 0
+
+/**
+ * A write the policy allowed outright, recorded as it is signed: a recorded kind, allowed by the
+ * rule it names under the current policy, with the window total every desk computes from the chain
+ * before it (an initiator cannot understate it to pass under a window rule).
+ */
+function recordedWrite(s: LifecycleState, b: ProposalBody, id: Hex, seq: bigint, signer: string): Proposal {
+  if (!RECORDED_KINDS.includes(b.kind)) bad(`${b.kind} writes are not recorded without approvals`)
+  if (b.expiresAt - b.at > RECORDED_TTL_MS) bad(`a recorded allowed write expires within ${RECORDED_TTL_MS / 60_000} minutes`)
+  const window = rollingWindowUsd(s, { ...b, usdAtoms: b.usd }, b.at)
+  if (b.windowUsd !== window) bad(`window total ${usdText(b.windowUsd)} USD, the chain before it gives ${usdText(window)} USD`)
+  const d = evaluate(s.policy!.rules, {
+    kind: b.kind,
+    account: b.account,
+    usd: b.usd ?? 0n,
+    windowUsd: b.windowUsd,
+    destination: b.destination ?? undefined,
+  })
+  if (d.effect !== 'allow' || d.rule !== b.rule)
+    bad(`policy version ${b.policyVersion} does not allow this write outright (rule ${d.rule ?? 'none'}: ${d.effect})`)
+  return { ...b, id, seq, initiator: signer, approvals: [], rejection: null, signed: null, outcomes: [] }
+}
+
 /**
  * Checks one lifecycle entry by `signer` (lower-case, its signature already verified) against the
  * state before it and returns the proposal as it stands after it. Throws TeamBadInput with the reason.
@@ -305,6 +355,7 @@ export function applyLifecycleEntry(
         bad(`judged under policy version ${b.policyVersion}, the current one is ${s.policy?.version ?? 'none'}`)
       if (b.expiresAt <= b.at || b.expiresAt - b.at > MAX_PROPOSAL_TTL_MS) bad('expiry must be after the proposal and within 7 days')
       if (s.cloids.has(b.cloid)) bad(`cloid ${b.cloid} was already proposed`)
+      if (b.needs.count === 0) return recordedWrite(s, b, id, seq, signer)
       const d = evaluate(s.policy!.rules, {
         kind: b.kind,
         account: b.account,
@@ -320,6 +371,7 @@ export function applyLifecycleEntry(
     }
     case 'approval': {
       keys(payload, ['proposal', 'policyVersion', 'at'])
+      if (findProposal(s, payload).needs.count === 0) bad('a write the policy allowed outright takes no approvals')
       const p = findProposal(s, payload)
       const at = time(payload, 'at')
       requireOpen(p, at)

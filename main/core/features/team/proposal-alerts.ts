@@ -7,7 +7,7 @@
  */
 import type { Notify } from '../../ipc/notify'
 import type { Proposal, Roster, TeamState } from '../../team'
-import { quorumMet } from '../../team'
+import { isRecordedWrite, quorumMet } from '../../team'
 import { canApprove, type ViewerFacts } from './views'
 
 /** Where team alerts go: the AlertService (`raise`), or the plain notify line where there is none. */
@@ -80,6 +80,9 @@ export class ProposalAlerts {
     }
     if (f.me !== p.initiator || baseline) return
     const last = p.outcomes.at(-1)
+    // A write allowed outright: its initiator saw it go out and end on screen; only an outcome another
+    // operator's desk recorded (a takeover finished it) is news.
+    if (isRecordedWrite(p) && (!last || last.by === p.initiator || last.state === 'signed' || last.state === 'sent')) return
     if (last && last.state !== 'signed' && last.state !== 'sent') {
       const ok = SUCCESS.has(last.state) && !['notexecuted', 'notsent', 'failed'].includes(last.finalStatus ?? '')
       raise(

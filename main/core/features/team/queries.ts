@@ -72,7 +72,7 @@ export class TeamQueries {
       for (const p of s.proposals.values()) {
         const v = proposalView(p, s.roster, facts)
         if (v.canApprove) needs++
-        else if (v.mine && (v.status === 'open' || v.status === 'approved')) waiting++
+        else if (v.mine && v.needs.count > 0 && (v.status === 'open' || v.status === 'approved')) waiting++
       }
     }
     return {
@@ -127,9 +127,11 @@ export class TeamQueries {
         if (f.kind && p.kind !== f.kind) return false
         if (f.account && p.account !== f.account.toLowerCase()) return false
         const active = p.status === 'open' || p.status === 'approved' || (p.status === 'signed' && p.outcome === null)
+        // A write the policy allowed outright waits on nobody: it is history from the moment it is recorded.
+        const recorded = p.needs.count === 0
         if (f.view === 'needsMe') return p.canApprove
-        if (f.view === 'waiting') return active && !p.canApprove
-        return !active
+        if (f.view === 'waiting') return active && !p.canApprove && !recorded
+        return !active || recorded
       })
       .sort((a, b) => b.at - a.at)
   }

@@ -543,6 +543,84 @@ describe('TeamGate: the rolling window (policy rules with minWindowUsd)', () => 
     clock += 24 * 3600_000 + 1
     expect((await propose({ usdAtoms: 1500_00000000n })).needs).toMatch(/rule per-write/) // the earlier ones left the window
   })
+
+  it('counts writes the policy allowed outright: many small ones reach the window rule like one large one, on every desk', async () => {
+    await store.append(
+      await team.policy(
+        [
+          {
+            id: 'window',
+            kinds: ['withdraw', 'transfer'],
+            minWindowUsd: '3000',
+            then: { effect: 'approve', count: 1, roles: ['approver'] },
+          },
+          { id: 'small', kinds: ['withdraw', 'transfer'], then: { effect: 'allow' } },
+          { id: 'orders', kinds: ['order'], then: { effect: 'allow' } },
+        ],
+        [ann],
+      ),
+    )
+    const [danDesk, bobDesk] = await Promise.all([desk(dan), desk(bob)])
+    // Three allowed withdrawals of 900 each, signed and sent: each is recorded with its bytes and outcome.
+    for (let i = 0; i < 3; i++) {
+      const w = withdrawal({ usdAtoms: 900_00000000n })
+      expect(await danDesk.decide(w)).toEqual({ verdict: 'allow' })
+      await danDesk.beforeSend(sent(w, String(1764147600000 + i)))
+      await danDesk.settled(w, { state: 'accepted', finalStatus: 'ok', code: null })
+    }
+    const after3 = (await verifyStore(store)).state
+    const recorded = [...after3.proposals.values()]
+    expect(recorded.map((p) => [p.needs.count, p.rule, p.outcomes.at(-1)?.state])).toEqual([
+      [0, 'small', 'accepted'],
+      [0, 'small', 'accepted'],
+      [0, 'small', 'accepted'],
+    ])
+    expect(recorded.map((p) => p.windowUsd)).toEqual([900_00000000n, 1800_00000000n, 2700_00000000n])
+    // A fourth of 900 takes the account to 3,600 over 24 h: it needs an approval, decided on another desk alike.
+    const fourth = withdrawal({ usdAtoms: 900_00000000n })
+    expect(await danDesk.decide(fourth)).toMatchObject({ verdict: 'propose', needs: '1 approval(s) from approver (rule window)' })
+    // Nothing about an allowed write waits on anyone: none in bob's queues, all in history.
+    const mine = (await bobDesk.proposals()).filter((p) => p.proposal.needs.count === 0)
+    expect(mine.map((p) => p.status)).toEqual(['final', 'final', 'final'])
+    // An allowed write that ended not executed moved nothing: it leaves the total.
+    const failed = withdrawal({ account: DEST, usdAtoms: 2500_00000000n })
+    expect(await danDesk.decide(failed)).toEqual({ verdict: 'allow' })
+    await danDesk.beforeSend(sent(failed, '1764147600100'))
+    await danDesk.settled(failed, { state: 'rejected', finalStatus: 'failed', code: 'InsufficientBalance' })
+    expect(await danDesk.decide(withdrawal({ account: DEST, usdAtoms: 2500_00000000n }))).toEqual({ verdict: 'allow' })
+    // An order is not recorded (a trading desk's volume): nothing appended.
+    const head = (await verifyStore(store)).state.head!.seq
+    const order = withdrawal({ kind: 'order', usdAtoms: 50_000_00000000n, destination: undefined })
+    expect(await danDesk.decide(order)).toEqual({ verdict: 'allow' })
+    await danDesk.beforeSend(sent(order, '1764147600200'))
+    expect((await verifyStore(store)).state.head!.seq).toBe(head)
+  })
+
+  it('judges an allowed write again when it is signed: another desk crossing the window since the decision stops it, nothing sent', async () => {
+    await store.append(
+      await team.policy(
+        [
+          { id: 'window', kinds: ['withdraw'], minWindowUsd: '3000', then: { effect: 'approve', count: 1, roles: ['approver'] } },
+          { id: 'small', kinds: ['withdraw'], then: { effect: 'allow' } },
+        ],
+        [ann],
+      ),
+    )
+    const [danDesk, catDesk] = await Promise.all([desk(dan), desk(dan, 'dan-laptop')])
+    const a = withdrawal({ usdAtoms: 2000_00000000n })
+    const b = withdrawal({ usdAtoms: 2000_00000000n })
+    // Both allowed at decision time (each alone is under 3,000)...
+    expect(await danDesk.decide(a)).toEqual({ verdict: 'allow' })
+    expect(await catDesk.decide(b)).toEqual({ verdict: 'allow' })
+    // ...the first signed is recorded; the second now takes the account to 4,000 and is refused before it leaves.
+    await danDesk.beforeSend(sent(a, '1764147600000'))
+    const err = await catDesk.beforeSend(sent(b, '1764147600001')).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(DeskError)
+    expect(err).toMatchObject({ code: 'TeamPolicyChanged', message: expect.stringMatching(/rule window now says approve/) })
+    const state = (await verifyStore(store)).state
+    expect(state.cloids.has(b.cloid)).toBe(false)
+    expect(state.proposals.get(state.cloids.get(a.cloid)!)?.signed).not.toBeNull()
+  })
 })
 
 describe('TeamGate: guardrail settings changes (address book, limits, resume)', () => {

@@ -4,7 +4,7 @@
  * database flag. Each job is its own module:
  *  - decide (write-decision.ts): the policy's first matching rule allows, blocks, or needs
  *    approvals, and then the write becomes a signed proposal; the approved cloid comes back allowed.
- *  - beforeSend (quorum-signing.ts): under the proposal's execution lease the quorum is verified,
+ *  - beforeSend (quorum-signing.ts): a write allowed outright is first recorded (allowed-record.ts); under the proposal's execution lease the quorum is verified,
  *    the rows it rests on re-read (pinned-rows.ts), and the signed bytes appended before they
  *    leave. Bytes already stored come back in TeamAlreadySigned: re-sent, never re-signed.
  *  - sending (lease-renewal.ts), settled/recordOutcome (outcome-record.ts), takeOver/claimExpired
@@ -17,6 +17,7 @@
 import { proposalStatus, type Proposal, type SettingsChange, type StoredRow, type TeamState } from '../../team'
 import type { SignedWrite, WriteDecision, WriteGate, WriteIntent } from '../../writes/decision'
 import { GateContext, type ProposalOutcome, type StoredSignature, type TeamGateOptions } from './gate-context'
+import { recordAllowed } from './allowed-record'
 import { LeaseRenewal } from './lease-renewal'
 import { recordOutcome, settledWrite } from './outcome-record'
 import { expireDue, expireProposal } from './proposal-expiry'
@@ -70,8 +71,9 @@ export class TeamGate implements WriteGate {
    */
   async beforeSend(signed: SignedWrite): Promise<void> {
     const state = await this.ctx.sync()
-    const p = this.ctx.proposalFor(state, signed.intent.cloid)
-    if (!p) return // allowed by the policy outright: nothing to coordinate
+    // Allowed by the policy outright: recorded now that it is signed (allowed-record.ts); an order, say, is not.
+    const p = this.ctx.proposalFor(state, signed.intent.cloid) ?? (await recordAllowed(this.ctx, signed.intent))
+    if (!p) return
     // An earn request carries no exchange nonce (its bytes are bound by user_nonce / operation id and deadline).
     const nonce = signed.nonce === '' ? NO_NONCE : signed.nonce
     await signApproved(this.ctx, p, { body: signed.body, nonce, refusal: 'nothing may be sent' })

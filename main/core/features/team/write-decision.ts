@@ -12,6 +12,7 @@ import {
   evaluate,
   proposalPayload,
   proposalStatus,
+  rollingWindowUsd,
   type ActionKind,
   type Proposal,
   type ProposalBody,
@@ -22,7 +23,6 @@ import type { WriteDecision, WriteIntent } from '../../writes/decision'
 import type { GateContext } from './gate-context'
 import { block } from './gate-refusals'
 import { expireProposal } from './proposal-expiry'
-import { rollingWindowUsd } from './window'
 
 export async function decideWrite(ctx: GateContext, intent: WriteIntent): Promise<WriteDecision> {
   const state = await ctx.sync()

@@ -71,7 +71,7 @@ function policyLines(p: TeamPolicyView): string[] {
 }
 
 export function proposalLine(p: TeamProposalView): string {
-  const approvals = `${p.approvals.filter((a) => a.counts).length}/${p.needs.count}`
+  const approvals = p.needs.count === 0 ? 'none needed (allowed outright)' : `${p.approvals.filter((a) => a.counts).length}/${p.needs.count}`
   return `${short(p.id)}  ${p.status.padEnd(8)} ${p.kind.padEnd(10)} ${p.title}  ${p.usd !== null ? formatUsd(p.usd) : ''}  by ${p.initiator.name ?? p.initiator.address}  approvals ${approvals}  expires ${when(p.expiresAt)}${p.outcome ? `  outcome ${p.outcome.state}` : ''}${p.rejection ? `  rejected: ${p.rejection.reason}` : ''}`
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { Proposal } from '../../team'
+import type { Proposal } from './proposals'
 import { WINDOW_MS, rollingWindowUsd } from './window'
 
 const NOW = Date.UTC(2026, 10, 26, 12)

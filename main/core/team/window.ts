@@ -8,11 +8,13 @@
  *
  * Window: the 24 hours before this write, same network, exchange and account. Counted: proposals
  * that may execute or did (open, approved, signed, final with an executed or unknown outcome);
- * not counted: rejected, expired (recorded or past expiry unsigned), or settled as not executed. Writes the policy allowed outright
- * are not in the chain and so not in the total (docs/team-mode.md).
+ * not counted: rejected, expired (recorded or past expiry unsigned), or settled as not executed.
+ * Writes the policy allowed outright count too: the value-moving ones are recorded in the chain as
+ * proposals that need no approval when they are signed (proposals.ts, RECORDED_KINDS), so many
+ * small allowed writes add up to a window rule like one large one, on every desk alike.
+ * Pure, in the chain layer: the chain checks a recorded write's `windowUsd` with it.
  */
-import type { Proposal, TeamState } from '../../team'
-import type { WriteIntent } from '../../writes/decision'
+import type { Proposal } from './proposals'
 
 export const WINDOW_MS = 24 * 3600_000
 
@@ -30,8 +32,8 @@ function counts(p: Proposal, now: number): boolean {
 
 /** This write's USD value plus what the account's counted proposals of the last 24 h recorded (USD atoms). */
 export function rollingWindowUsd(
-  state: Pick<TeamState, 'proposals'>,
-  intent: Pick<WriteIntent, 'network' | 'exchange' | 'account' | 'usdAtoms'>,
+  state: { proposals: ReadonlyMap<string, Proposal> },
+  intent: { network: string; exchange: string; account: string; usdAtoms: bigint | null },
   now: number,
 ): bigint {
   const account = intent.account.toLowerCase()
