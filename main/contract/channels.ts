@@ -141,6 +141,14 @@ const orderArgs = v.object({
   cloid: v.optional(cloid),
 })
 const earnCreateArgs = v.object({ account: address, assetId, amount: decimal, type: v.picklist(['scheduled', 'instant'] as const) })
+/**
+ * `cloid` on a create: the operation id it must get (`withdraw:<user>:<user_nonce>`), as an approved
+ * team proposal replays it; refused typed when the pool's next user nonce has moved since.
+ */
+const earnCreateWriteArgs = v.object({
+  ...earnCreateArgs.entries,
+  cloid: v.optional(v.pipe(v.string(), v.regex(/^withdraw:0x[0-9a-fA-F]{40}:[0-9]{1,15}$/, 'must be withdraw:<address>:<nonce>'))),
+})
 const earnOpArgs = v.object({ account: address, operationId })
 const earnPageArgs = v.object({
   account: address,
@@ -392,7 +400,7 @@ export const channels = {
   'earn.withdrawals': query<EarnPage<EarnWithdrawalView>>()(earnPageArgs),
   'earn.deposits': query<EarnPage<EarnDepositView>>()(earnPageArgs),
   'earn.yield': query<EarnPage<EarnYieldView>>()(earnPageArgs),
-  'earn.create': intent<EarnWithdrawalView>()(earnCreateArgs),
+  'earn.create': intent<EarnWithdrawalView>()(earnCreateWriteArgs),
   /** A withdrawal request checked against the pool: the fee and what the operator receives; signs nothing. */
   'earn.preview': query<import('./types').EarnCreatePreviewView>()(earnCreateArgs),
   'earn.claim': intent<EarnWithdrawalView>()(earnOpArgs),

@@ -206,6 +206,8 @@ export function earnRequestWrite(req: {
   asset: string | number
   amount: string
   type: WithdrawType
+  /** The operation id this create must get (an approved proposal run again): refused when the pool's nonce moved. */
+  operationId?: string
 }): WriteSpec<CreateWithdrawalPreview> {
   return {
     kind: 'earn_request',
@@ -214,6 +216,14 @@ export function earnRequestWrite(req: {
       const p = await previewCreateWithdrawal(ctx, req)
       const u = p.user as Address
       requireKey(ctx, u)
+      const key = `withdraw:${u}:${p.userNonce}`
+      // Checked before the decision: another operation id is another write (a new proposal), never the approved one.
+      if (req.operationId !== undefined && req.operationId.toLowerCase() !== key.toLowerCase())
+        throw new DeskError(
+          'EarnNonceMoved',
+          `this request was approved as ${req.operationId}, but the pool's next user nonce for ${u} is now ${p.userNonce}: it can no longer be sent as approved; nothing was signed. Propose it again.`,
+          { expected: req.operationId, next: key },
+        )
       const lines = [
         `${p.type} withdrawal of ${p.gross} ${p.symbol} from the earn pool`,
         `fee: ${p.fee} ${p.symbol} (${p.feeBps} bps)`,
@@ -228,7 +238,7 @@ export function earnRequestWrite(req: {
         feature: p,
         signing: {
           channel: 'earn',
-          key: `withdraw:${u}:${p.userNonce}`,
+          key,
           action: {
             type: 'createWithdrawal',
             user_address: u,

@@ -84,8 +84,10 @@ export function earnHandlers(d: EarnDeps): Pick<HandlerTable, EarnChannels> {
         waitSeconds: p.waitSeconds,
       }
     },
-    'earn.create': async ({ account, assetId, amount, type }) => {
-      const r = requireSubmitted(await d.pipeline.run(earnRequestWrite({ user: account, asset: assetId, amount, type })))
+    'earn.create': async ({ account, assetId, amount, type, cloid }) => {
+      const r = requireSubmitted(
+        await d.pipeline.run(earnRequestWrite({ user: account, asset: assetId, amount, type, ...(cloid ? { operationId: cloid } : {}) })),
+      )
       return withdrawal(account, r.outcome.cloid)
     },
     'earn.claim': async ({ account, operationId }) => {

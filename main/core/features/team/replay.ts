@@ -8,7 +8,21 @@ import type { ProposalBody } from '../../team'
 import type { WriteIntent } from '../../writes/decision'
 
 /** Channels whose write can be replayed with its fixed cloid (their schema takes `cloid`). */
-const REPLAYABLE = new Set(['settle.submit', 'repay.submit', 'transfer.submit', 'withdraw.submit', 'activate.submit', 'orders.place'])
+const REPLAYABLE = new Set([
+  'settle.submit',
+  'repay.submit',
+  'transfer.submit',
+  'withdraw.submit',
+  'activate.submit',
+  'orders.place',
+  // Earn writes: a create's cloid is its operation id (withdraw:<user>:<user_nonce>), checked when run
+  // again; a claim's or cancel's is the operation id it names.
+  'earn.create',
+  'earn.claim',
+  'earn.cancel',
+])
+/** Channels whose answer is not the write's outcome: team.execute reads that from the journal by cloid. */
+export const ANSWERS_A_VIEW = new Set(['earn.create', 'earn.claim', 'earn.cancel'])
 /** The query that previews each replayable write from live data (approvers recompute their own). */
 export const PREVIEW_OF: Record<string, string> = {
   'settle.submit': 'settle.preview',
@@ -16,6 +30,7 @@ export const PREVIEW_OF: Record<string, string> = {
   'transfer.submit': 'transfer.preview',
   'withdraw.submit': 'withdraw.preview',
   'orders.place': 'orders.check',
+  'earn.create': 'earn.preview',
 }
 /** Never stored in a proposal, whatever a channel carries. */
 const SECRET_ARGS = new Set(['passphrase', 'password', 'confirmText'])
@@ -50,6 +65,24 @@ export function previewLines(v: unknown): { title: string; lines: string[] } {
   if (Array.isArray(o.effects))
     for (const e of o.effects as { label?: string; account?: string; assetSymbol?: string; before?: string; after?: string }[])
       lines.push(`${e.label || e.account}: ${e.before} → ${e.after} ${e.assetSymbol ?? ''}`.trim())
+  // An earn create's preview (EarnCreatePreviewView): the same lines the initiator's desk showed.
+  const e = (v ?? {}) as {
+    type?: unknown
+    gross?: unknown
+    symbol?: unknown
+    fee?: unknown
+    feeBps?: unknown
+    net?: unknown
+    waitSeconds?: unknown
+  }
+  if (typeof e.gross === 'string' && typeof e.symbol === 'string' && typeof e.net === 'string') {
+    lines.push(
+      `${String(e.type)} withdrawal of ${e.gross} ${e.symbol} from the earn pool`,
+      `fee: ${String(e.fee)} ${e.symbol} (${String(e.feeBps)} bps)`,
+      `you receive: ${e.net} ${e.symbol}`,
+    )
+    if (typeof e.waitSeconds === 'number') lines.push(`claimable after ${e.waitSeconds} s; cancellable until then`)
+  }
   if (Array.isArray(o.problems)) lines.push(...o.problems.map((x) => `problem: ${String(x)}`))
   if (Array.isArray(o.warnings)) lines.push(...o.warnings.map((x) => `warning: ${String(x)}`))
   return { title: typeof o.title === 'string' ? o.title : 'recomputed now', lines }

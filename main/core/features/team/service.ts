@@ -14,6 +14,7 @@ import type {
   TeamVerifyView,
   ExportFile,
   Address,
+  SubmissionView,
   WriteOutcome,
 } from '../../../contract/types'
 import { DeskError } from '../../errors/desk-error'
@@ -37,7 +38,7 @@ import { ChangeAlerts } from './change-alerts'
 import { ProposalAlerts, notifySink, type TeamAlertSink } from './proposal-alerts'
 import { TeamQueries, type Dispatch } from './queries'
 import { TeamRecovery } from './recovery'
-import { CallContext } from './replay'
+import { ANSWERS_A_VIEW, CallContext } from './replay'
 import type { TakeoverSender } from './takeover'
 import type { ProposalOutcome } from './team-gate'
 import { TeamLink } from './team-link'
@@ -403,6 +404,13 @@ export class TeamService {
     const r = await this.withCall(replay.channel, replay.args, () => dispatch(replay.channel, replay.args, ctx))
     await this.link.refresh()
     if (!r.ok) throw new DeskError(r.error.code, r.error.message, r.error.details)
-    return r.value as WriteOutcome
+    if (!ANSWERS_A_VIEW.has(replay.channel)) return r.value as WriteOutcome
+    // An earn channel answers with the withdrawal; the write's outcome is its journal entry under the operation id.
+    const q = await dispatch('journal.query', { account: p.account, q: p.cloid, limit: 50 }, ctx)
+    const entry = q.ok
+      ? (q.value as SubmissionView[]).filter((x) => x.cloid === p.cloid).sort((x, y) => Number(y.id) - Number(x.id))[0]
+      : undefined
+    if (!entry) throw new DeskError('Internal', `proposal ${id.slice(0, 10)}… ran, but its journal entry ${p.cloid} was not found`)
+    return { submission: entry, proposalId: p.id, leaves: [] }
   }
 }

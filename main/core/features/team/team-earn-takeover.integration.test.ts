@@ -234,4 +234,52 @@ describe('team takeover of earn writes: the stored pool request re-sent or settl
     expect((await c.call<JournalRecordDetail>('journal.record', { id: Number(entry!.id) })).body).toBe(p.signed!.body)
     await expect.poll(async () => (await seenOn(b, id))?.outcome?.state, { timeout: 2000, interval: 50 }).toBe('unresolved')
   })
+
+  it("an approved earn request runs from the Approvals screen (team.execute) on the key's desk; once the pool's nonce moved it is refused typed, nothing signed, no new proposal", async () => {
+    const user = owner(3)
+    for (const assetId of [1, 2]) sandbox.earn.deposit({ user, assetId, amount: 100_00000000n })
+    a = await openA()
+    const { id } = await approvedEarnWithdrawal(user, 1, '10')
+    // B approved; A holds the owner key and runs it from the proposal, nothing to type again.
+    const detail = await b.call<{ recomputed: { lines: string[] } | null; channel: string | null }>('team.proposal', { id })
+    expect(detail.channel).toBe('earn.create')
+    // B's own preview, recomputed from the pool now, beside the initiator's: the same lines.
+    expect(detail.recomputed?.lines).toEqual([
+      'instant withdrawal of 10 USDC from the earn pool',
+      'fee: 0.03 USDC (30 bps)',
+      'you receive: 9.97 USDC',
+    ])
+    const out = await a.call<{ submission: SubmissionView; proposalId: string }>('team.execute', { id })
+    const p = await proposal(id)
+    expect(out.proposalId).toBe(id)
+    expect(out.submission).toMatchObject({ cloid: p.cloid, state: 'accepted' })
+    expect(poolWithdrawals(user).filter((w) => w.operation_id === p.cloid)).toHaveLength(1)
+    await expect.poll(async () => (await seenOn(b, id))?.outcome?.state, { timeout: 3000, interval: 50 }).toBe('accepted')
+
+    // Approved at the pool's next nonce N; then a withdrawal made elsewhere takes N.
+    await expect.poll(() => activeSlot(user, 1), { timeout: 5000, interval: 50 }).toBe('')
+    const second = await approvedEarnWithdrawal(user, 2, '10', 'scheduled')
+    const stale = await proposal(second.id)
+    const nonce = sandbox.earn.account(user).next_user_nonce
+    expect(stale.cloid).toBe(`withdraw:${user}:${nonce}`)
+    sandbox.earn.createWithdrawal({
+      user,
+      userNonce: nonce,
+      type: 'scheduled',
+      assetId: 1,
+      gross: 1_00000000n,
+      deadline: Date.now() + 60_000,
+    })
+    const headBefore = (await verifyStore(store)).state.head!.seq
+    const refused = await a.call('team.execute', { id: second.id }).catch((e: unknown) => e)
+    expect(refused).toMatchObject({ code: 'EarnNonceMoved' })
+    expect((refused as Error).message).toMatch(/can no longer be sent as approved; nothing was signed/)
+    // Nothing appended (no new proposal, no signed bytes) and only the withdrawal made elsewhere took that id.
+    expect((await verifyStore(store)).state.head!.seq).toBe(headBefore)
+    expect(
+      poolWithdrawals(user)
+        .filter((w) => w.operation_id === stale.cloid)
+        .map((w) => w.asset_id),
+    ).toEqual([1])
+  })
 })
