@@ -26,6 +26,13 @@ class RecordingGate implements WriteGate {
     this.signed.push(s)
     if (this.stopSend) throw new Error(this.stopSend)
   }
+  /** Each send the pipeline announced (team mode renews its execution lease meanwhile), and whether it ended. */
+  sends: { kind: WriteKind; cloid: string; ended: boolean }[] = []
+  sending(i: WriteIntent): () => void {
+    const s = { kind: i.kind, cloid: i.cloid, ended: false }
+    this.sends.push(s)
+    return () => (s.ended = true)
+  }
   async settled(_i: WriteIntent, o: { state: string }): Promise<void> {
     this.settledStates.push(o.state)
   }
@@ -125,6 +132,13 @@ describe('the write pipeline (desk on the sandbox)', () => {
     const claimable = (await d.call<EarnOverviewView>('earn.overview', { account: owner(1) })).withdrawals.find((w) => w.canClaim)!
     await d.call('earn.claim', { account: owner(1), operationId: claimable.operationId })
 
+    // Every send ran inside the gate's sending hook and ended it, earn writes too (their client resends until the deadline).
+    expect(gate.sends.filter((x) => !x.ended)).toEqual([])
+    for (const k of ['earn_request', 'earn_claim', 'earn_cancel', 'withdraw'] as const)
+      expect(
+        gate.sends.some((x) => x.kind === k),
+        k,
+      ).toBe(true)
     // Every exchange write kind (halt and resume are the desk's own switches, not exchange writes).
     const exchangeKinds = WRITE_KINDS.filter((k) => k !== 'halt' && k !== 'resume')
     for (const k of exchangeKinds) expect(gate.of(k).length, k).toBeGreaterThan(0)

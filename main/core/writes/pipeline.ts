@@ -185,8 +185,10 @@ export class WritePipeline {
     let r = signed
     if (pending) {
       await this.beforeSend(intent, pending)
+      // The earn client may resend the same bytes until their deadline, longer than one lease: team mode keeps its lease meanwhile.
+      const sending = this.gate.sending?.(intent)
       try {
-        r = await w.earn.sendWrite(pending)
+        r = await w.earn.sendWrite(pending).finally(() => sending?.())
       } catch (e) {
         await this.settled(intent, this.d.journal.get(pending.id) ?? pending)
         throw e
