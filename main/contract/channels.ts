@@ -161,6 +161,15 @@ const earnPageArgs = v.object({
 const proposalId = v.pipe(v.string(), v.regex(/^0x[0-9a-f]{64}$/, 'a proposal id: 0x + 32 bytes hex (lower case)'))
 const teamRoles = v.pipe(v.array(v.picklist(TEAM_ROLES)), v.minLength(1), v.maxLength(4))
 const usdAmount = v.pipe(v.string(), v.maxLength(40), v.regex(/^(0|[1-9][0-9]*)(\.[0-9]{1,8})?$/, 'a USD amount, at most 8 decimals'))
+const teamGroupName = v.pipe(
+  v.string(),
+  v.regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/, 'a group name: letters, digits, space, dot, dash, underscore; at most 64'),
+)
+/** Account groups a team policy's rules name: group name -> accounts (signed with the policy). */
+const teamGroups = v.pipe(
+  v.record(teamGroupName, v.pipe(v.array(address), v.minLength(1), v.maxLength(200))),
+  v.check((g) => Object.keys(g).length <= 50, 'at most 50 account groups'),
+)
 const teamRule = v.object({
   id: v.pipe(
     v.string(),
@@ -170,6 +179,8 @@ const teamRule = v.object({
   ),
   kinds: v.optional(v.pipe(v.array(v.picklist(TEAM_ACTION_KINDS)), v.minLength(1), v.maxLength(TEAM_ACTION_KINDS.length))),
   accounts: v.optional(v.pipe(v.array(address), v.minLength(1), v.maxLength(200))),
+  /** names of the policy's account groups (`team.policy.set` groups) */
+  groups: v.optional(v.pipe(v.array(teamGroupName), v.minLength(1), v.maxLength(50))),
   minUsd: v.optional(usdAmount),
   minWindowUsd: v.optional(usdAmount),
   destinations: v.optional(v.pipe(v.array(address), v.minLength(1), v.maxLength(200))),
@@ -553,7 +564,9 @@ export const channels = {
   /** The current ordered rules (first match wins, no match blocks) and every version. */
   'team.policy': query<TeamPolicyView>()(none),
   /** A new policy version with these rules, signed by this operator (an admin; above quorum 1 it waits for the others, as roster changes do). */
-  'team.policy.set': intent<TeamPolicyView>()(v.object({ rules: v.pipe(v.array(teamRule), v.maxLength(200)) })),
+  'team.policy.set': intent<TeamPolicyView>()(
+    v.object({ rules: v.pipe(v.array(teamRule), v.maxLength(200)), groups: v.optional(teamGroups) }),
+  ),
   /** needsMe: open, this operator may approve; waiting: open, initiated by this operator or waiting on others; history: the rest. */
   'team.proposals': query<TeamProposalView[]>()(
     v.object({

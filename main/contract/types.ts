@@ -935,6 +935,8 @@ export interface TeamRuleView {
   id: string
   kinds?: TeamActionKind[]
   accounts?: Address[]
+  /** the policy's account groups it names: it matches an account in any of them (or in `accounts`) */
+  groups?: string[]
   /** matches when the write's USD value is at least this */
   minUsd?: Decimal
   /** ... or when the rolling-window total including this write is at least this */
@@ -950,11 +952,15 @@ export interface TeamPolicyVersionView {
   seq: string
   digest: string
   rules: TeamRuleView[]
+  /** account groups by name (signed with this version) */
+  groups: Record<string, Address[]>
 }
 
 export interface TeamPolicyView {
   version: number | null
   rules: TeamRuleView[]
+  /** account groups by name, as the rules name them */
+  groups: Record<string, Address[]>
   /** every version, oldest first */
   history: TeamPolicyVersionView[]
 }

@@ -116,3 +116,36 @@ describe('policy evaluation (first match wins, default deny)', () => {
     })
   })
 })
+
+describe('account groups (named in the policy, signed with it)', () => {
+  const COLD = '0x4444444444444444444444444444444444444444'
+  const grouped = policyFromPayload(
+    {
+      version: 1,
+      groups: { 'Cold storage': [COLD, '0x5555555555555555555555555555555555555555'], Ops: [ACC] },
+      rules: [
+        { id: 'cold', kinds: ['withdraw', 'transfer'], groups: ['Cold storage'], then: { effect: 'approve', count: 2, roles: ['admin'] } },
+        { id: 'ops-or-dest', accounts: [DEST], groups: ['Ops'], then: { effect: 'allow' } },
+      ],
+    },
+    0,
+  )
+
+  it('matches an account in any group the rule names, or in its accounts; another account falls through', () => {
+    expect(grouped.groups).toEqual({ 'Cold storage': [COLD, '0x5555555555555555555555555555555555555555'], Ops: [ACC] })
+    expect(evaluate(grouped.rules, intent({ account: COLD.toUpperCase().replace('0X', '0x') }))).toMatchObject({ rule: 'cold', count: 2 })
+    expect(evaluate(grouped.rules, intent({ account: ACC }))).toMatchObject({ rule: 'ops-or-dest', effect: 'allow' })
+    expect(evaluate(grouped.rules, intent({ account: DEST }))).toMatchObject({ rule: 'ops-or-dest', effect: 'allow' })
+    expect(evaluate(grouped.rules, intent({ account: '0x6666666666666666666666666666666666666666' }))).toMatchObject({ rule: null })
+  })
+
+  it('refuses a rule naming a group the policy does not define, a bad member, a member twice, a bad name', () => {
+    const read = (p: object) => () => policyFromPayload({ version: 1, ...p }, 0)
+    expect(read({ rules: [{ id: 'x', groups: ['Nope'], then: { effect: 'allow' } }] })).toThrow(/no account group named "Nope"/)
+    expect(read({ groups: { A: ['0x12'] }, rules: [] })).toThrow(/not an address: 0x12/)
+    expect(read({ groups: { A: [ACC, ACC] }, rules: [] })).toThrow(/group A lists an account twice/)
+    expect(read({ groups: { A: [] }, rules: [] })).toThrow(/group A must be a non-empty list/)
+    expect(read({ groups: { '-bad': [ACC] }, rules: [] })).toThrow(/group name "-bad"/)
+    expect(read({ groups: [ACC], rules: [] })).toThrow(/groups must be an object/)
+  })
+})

@@ -1,6 +1,6 @@
 /**
- * Team policy as stored in the chain: a version and ordered rules, first match wins. Each rule
- * matches on action kind, account, the write's USD value, the USD value over the rolling window,
+ * Team policy as stored in the chain: a version, named account groups and ordered rules, first
+ * match wins. Each rule matches on action kind, account or account group, the write's USD value, the USD value over the rolling window,
  * destination, and, for guardrail changes, their direction (tighten or loosen), and allows, blocks
  * or requires N approvals from named roles. `evaluate` is pure; no match blocks (default deny). The
  * single-desk guardrails (core/policy) apply in any case.
@@ -55,6 +55,10 @@ export interface Rule {
   id: string
   kinds?: ActionKind[]
   accounts?: string[]
+  /** names of the policy's account groups: the rule matches an account in any of them (or in `accounts`) */
+  groups?: string[]
+  /** the named groups' members, resolved when the policy is read (not stored: the groups are) */
+  groupMembers?: ReadonlySet<string>
   /** the rule matches when the write's USD value is at least this */
   minUsd?: bigint
   /** ... or when the rolling-window total including this write is at least this */
@@ -68,7 +72,18 @@ export interface Rule {
 export interface Policy {
   version: number
   rules: Rule[]
+  /**
+   * Account groups by name, signed with the policy: every desk matches the same members (a desk's
+   * own account groups are its operator's labels, known to no other desk, so they cannot be the basis).
+   */
+  groups: Record<string, string[]>
 }
+
+/** A group's name: what a rule names it by. */
+export const GROUP_NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/
+/** At most this many groups, and accounts in each. */
+export const MAX_GROUPS = 50
+export const MAX_GROUP_ACCOUNTS = 200
 
 export interface Intent {
   kind: ActionKind
@@ -120,7 +135,23 @@ function effect(v: unknown): Effect {
   return { effect: 'approve', count: v.count, roles }
 }
 
-function rule(v: unknown, i: number): Rule {
+function accountGroups(v: unknown): Record<string, string[]> {
+  if (v === undefined) return {}
+  if (!isObj(v)) throw teamBadInput('groups must be an object: group name -> accounts')
+  const names = Object.keys(v)
+  if (names.length > MAX_GROUPS) throw teamBadInput(`at most ${MAX_GROUPS} account groups`)
+  const out: Record<string, string[]> = {}
+  for (const name of names) {
+    if (!GROUP_NAME.test(name)) throw teamBadInput(`group name "${name}": letters, digits, space, dot, dash, underscore; at most 64`)
+    const members = list(v[name], `group ${name}`, addr)!
+    if (members.length > MAX_GROUP_ACCOUNTS) throw teamBadInput(`group ${name}: at most ${MAX_GROUP_ACCOUNTS} accounts`)
+    if (new Set(members).size !== members.length) throw teamBadInput(`group ${name} lists an account twice`)
+    out[name] = members
+  }
+  return out
+}
+
+function rule(v: unknown, i: number, groups: Record<string, string[]>): Rule {
   if (!isObj(v)) throw teamBadInput(`rule ${i} must be an object`)
   if (typeof v.id !== 'string' || v.id === '') throw teamBadInput(`rule ${i} needs an id`)
   const r: Rule = { id: v.id, then: effect(v.then) }
@@ -131,6 +162,14 @@ function rule(v: unknown, i: number): Rule {
   if (kinds) r.kinds = kinds
   const accounts = list(v.accounts, 'accounts', addr)
   if (accounts) r.accounts = accounts
+  const named = list(v.groups, 'groups', (g) => {
+    if (!Object.hasOwn(groups, g)) throw teamBadInput(`rule ${r.id}: no account group named "${g}" in this policy`)
+    return g
+  })
+  if (named) {
+    r.groups = named
+    r.groupMembers = new Set(named.flatMap((g) => groups[g]!))
+  }
   const destinations = list(v.destinations, 'destinations', addr)
   if (destinations) r.destinations = destinations
   const minUsd = usd(v.minUsd, 'minUsd')
@@ -155,18 +194,22 @@ function direction(v: unknown, r: Rule): Direction {
 
 /** A policy entry's payload; its version must follow the current one by exactly 1. */
 export function policyFromPayload(payload: Canonical, previousVersion: number): Policy {
-  if (!isObj(payload) || !Array.isArray(payload.rules)) throw teamBadInput('a policy entry carries {version, rules}')
+  if (!isObj(payload) || !Array.isArray(payload.rules)) throw teamBadInput('a policy entry carries {version, rules, groups?}')
   if (payload.version !== previousVersion + 1)
     throw teamBadInput(`policy version must be ${previousVersion + 1}, got ${String(payload.version)}`)
-  const rules = payload.rules.map(rule)
+  const groups = accountGroups(payload.groups)
+  const rules = payload.rules.map((r, i) => rule(r, i, groups))
   const ids = new Set(rules.map((r) => r.id))
   if (ids.size !== rules.length) throw teamBadInput('rule ids must be unique')
-  return { version: previousVersion + 1, rules }
+  return { version: previousVersion + 1, rules, groups }
 }
 
 function matches(r: Rule, i: Intent): boolean {
   if (r.kinds && !r.kinds.includes(i.kind)) return false
-  if (r.accounts && !r.accounts.includes(i.account.toLowerCase())) return false
+  if (r.accounts || r.groupMembers) {
+    const a = i.account.toLowerCase()
+    if (!r.accounts?.includes(a) && !r.groupMembers?.has(a)) return false
+  }
   if (r.destinations && (i.destination === undefined || !r.destinations.includes(i.destination.toLowerCase()))) return false
   if (r.direction && i.direction !== r.direction) return false
   const amountSet = r.minUsd !== undefined || r.minWindowUsd !== undefined

@@ -212,14 +212,15 @@ export class TeamAdmin {
     await this.appendAdmin((s) => rosterEntry(s, lc))
   }
 
-  async setPolicy(rules: TeamRuleInput[]): Promise<void> {
+  async setPolicy(rules: TeamRuleInput[], groups: Record<string, string[]> = {}): Promise<void> {
     await this.requireAdmin()
     const stored = rules.map((r) => ({
       ...r,
       ...(r.accounts ? { accounts: r.accounts.map((a) => a.toLowerCase()) } : {}),
       ...(r.destinations ? { destinations: r.destinations.map((a) => a.toLowerCase()) } : {}),
     }))
-    await this.appendAdmin((s) => policyEntry(s, stored))
+    const members = Object.fromEntries(Object.entries(groups).map(([name, list]) => [name, list.map((a) => a.toLowerCase())]))
+    await this.appendAdmin((s) => policyEntry(s, stored, members))
   }
 }
 

@@ -20,7 +20,7 @@ import { actionShown, unitsFor, type UnitsBook } from './amounts'
 import { storeLocation } from './config'
 import { PREVIEW_OF, previewLines } from './replay'
 import type { TeamLink } from './team-link'
-import { membersView, policyVersionView, proposalView, ruleView } from './views'
+import { groupsView, membersView, policyVersionView, proposalView, ruleView } from './views'
 
 export type Dispatch = (
   channel: string,
@@ -98,6 +98,7 @@ export class TeamQueries {
     return {
       version: state.policy?.version ?? null,
       rules: (state.policy?.rules ?? []).map(ruleView),
+      groups: groupsView(state.policy?.groups ?? {}),
       history: state.policyHistory.map(policyVersionView),
     }
   }

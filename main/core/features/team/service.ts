@@ -352,8 +352,8 @@ export class TeamService {
     return this.admin.signChange(id)
   }
 
-  async setPolicy(rules: TeamRuleInput[]): Promise<TeamPolicyView> {
-    await this.admin.setPolicy(rules)
+  async setPolicy(rules: TeamRuleInput[], groups?: Record<string, string[]>): Promise<TeamPolicyView> {
+    await this.admin.setPolicy(rules, groups)
     return this.policy()
   }
 

@@ -94,6 +94,7 @@ export function ruleView(r: Rule): TeamRuleView {
     id: r.id,
     ...(r.kinds ? { kinds: [...r.kinds] } : {}),
     ...(r.accounts ? { accounts: r.accounts as Address[] } : {}),
+    ...(r.groups ? { groups: [...r.groups] } : {}),
     ...(r.minUsd !== undefined ? { minUsd: formatAtoms(r.minUsd, USD_DECIMALS) } : {}),
     ...(r.minWindowUsd !== undefined ? { minWindowUsd: formatAtoms(r.minWindowUsd, USD_DECIMALS) } : {}),
     ...(r.destinations ? { destinations: r.destinations as Address[] } : {}),
@@ -102,6 +103,20 @@ export function ruleView(r: Rule): TeamRuleView {
   }
 }
 
-export function policyVersionView(v: { version: number; seq: bigint; digest: string; policy: { rules: Rule[] } }): TeamPolicyVersionView {
-  return { version: v.version, seq: v.seq.toString(), digest: v.digest, rules: v.policy.rules.map(ruleView) }
+export function policyVersionView(v: {
+  version: number
+  seq: bigint
+  digest: string
+  policy: { rules: Rule[]; groups: Record<string, string[]> }
+}): TeamPolicyVersionView {
+  return {
+    version: v.version,
+    seq: v.seq.toString(),
+    digest: v.digest,
+    rules: v.policy.rules.map(ruleView),
+    groups: groupsView(v.policy.groups),
+  }
 }
+
+export const groupsView = (g: Record<string, string[]>): Record<string, Address[]> =>
+  Object.fromEntries(Object.entries(g).map(([name, members]) => [name, [...members] as Address[]]))

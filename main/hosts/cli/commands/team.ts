@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { formatUsd } from '../../../contract/format'
 import type {
+  Address,
   TeamChangeView,
   TeamMembersView,
   TeamPolicyView,
@@ -49,6 +50,7 @@ function ruleLine(r: TeamRuleView): string {
   const when = [
     r.kinds ? `kind ${r.kinds.join('|')}` : '',
     r.accounts ? `account ${r.accounts.join('|')}` : '',
+    r.groups ? `group ${r.groups.join('|')}` : '',
     r.minUsd ? `>= ${formatUsd(r.minUsd)}` : '',
     r.minWindowUsd ? `window >= ${formatUsd(r.minWindowUsd)}` : '',
     r.destinations ? `to ${r.destinations.join('|')}` : '',
@@ -66,12 +68,14 @@ function policyLines(p: TeamPolicyView): string[] {
   return [
     `policy v${p.version} (first match wins, no match blocks):`,
     ...p.rules.map(ruleLine),
+    ...Object.entries(p.groups).map(([name, members]) => `  group ${name}: ${members.join(', ')}`),
     `versions: ${p.history.map((h) => `v${h.version}@${h.seq}`).join(' ')}`,
   ]
 }
 
 export function proposalLine(p: TeamProposalView): string {
-  const approvals = p.needs.count === 0 ? 'none needed (allowed outright)' : `${p.approvals.filter((a) => a.counts).length}/${p.needs.count}`
+  const approvals =
+    p.needs.count === 0 ? 'none needed (allowed outright)' : `${p.approvals.filter((a) => a.counts).length}/${p.needs.count}`
   return `${short(p.id)}  ${p.status.padEnd(8)} ${p.kind.padEnd(10)} ${p.title}  ${p.usd !== null ? formatUsd(p.usd) : ''}  by ${p.initiator.name ?? p.initiator.address}  approvals ${approvals}  expires ${when(p.expiresAt)}${p.outcome ? `  outcome ${p.outcome.state}` : ''}${p.rejection ? `  rejected: ${p.rejection.reason}` : ''}`
 }
 
@@ -177,7 +181,7 @@ const policy: Command = {
     file: {
       type: 'string',
       description:
-        'JSON array of rules: {id, kinds?, accounts?, minUsd?, minWindowUsd?, destinations?, direction? (tighten|loosen: limits, address_book), then}',
+        'JSON array of rules: {id, kinds?, accounts?, groups?, minUsd?, minWindowUsd?, destinations?, direction? (tighten|loosen: limits, address_book), then}; or {"rules": [...], "groups": {"name": ["0x…"]}} with account groups the rules name',
       valueName: 'FILE',
     },
   },
@@ -195,7 +199,12 @@ const policy: Command = {
       } catch (e) {
         throw new DeskError('BadInput', `${file}: ${(e as Error).message}`)
       }
-      p = await ctx.call('team.policy.set', { rules: rules as TeamRuleView[] })
+      // A list of rules, or {rules, groups}: main validates both.
+      const doc = Array.isArray(rules) ? { rules } : (rules as { rules?: unknown; groups?: unknown })
+      p = await ctx.call('team.policy.set', {
+        rules: doc.rules as TeamRuleView[],
+        ...(doc.groups !== undefined ? { groups: doc.groups as Record<string, Address[]> } : {}),
+      })
     } else throw new DeskError('Usage', `unknown policy action "${action}" (show, set)`)
     ctx.print(policyLines(p), p)
   },

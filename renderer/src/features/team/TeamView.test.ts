@@ -35,6 +35,7 @@ const members = (): TeamMembersView => ({
 })
 const policy = (): TeamPolicyView => ({
   version: 2,
+  groups: {},
   rules: [
     { id: 'big-withdrawals', kinds: ['withdraw'], minUsd: '10000', then: { effect: 'approve', count: 2, roles: ['approver'] } },
     {
@@ -46,8 +47,8 @@ const policy = (): TeamPolicyView => ({
     { id: 'rest', then: { effect: 'allow' } },
   ],
   history: [
-    { version: 1, seq: '2', digest: `0x${'33'.repeat(32)}`, rules: [{ id: 'rest', then: { effect: 'allow' } }] },
-    { version: 2, seq: '5', digest: `0x${'44'.repeat(32)}`, rules: [] },
+    { version: 1, seq: '2', digest: `0x${'33'.repeat(32)}`, rules: [{ id: 'rest', then: { effect: 'allow' } }], groups: {} },
+    { version: 2, seq: '5', digest: `0x${'44'.repeat(32)}`, rules: [], groups: {} },
   ],
 })
 function live(): void {
@@ -354,7 +355,11 @@ describe('TeamView roster, policy and audit', () => {
     desk.handle('team.policy.set', (a) => ({
       version: 3,
       rules: a.rules as TeamPolicyView['rules'],
-      history: [...policy().history, { version: 3, seq: '12', digest: `0x${'55'.repeat(32)}`, rules: a.rules as TeamPolicyView['rules'] }],
+      groups: (a.groups ?? {}) as TeamPolicyView['groups'],
+      history: [
+        ...policy().history,
+        { version: 3, seq: '12', digest: `0x${'55'.repeat(32)}`, rules: a.rules as TeamPolicyView['rules'], groups: {} },
+      ],
     }))
     const { wrapper } = await mountScreen(TeamView, { path: '/team' })
     await flush()
@@ -367,16 +372,34 @@ describe('TeamView roster, policy and audit', () => {
     await flush()
     expect(desk.callsTo('team.policy.set')).toEqual([])
     expect(wrapper.text()).toMatch(/BadInput: the rules are not valid JSON/)
-    await box.setValue('[{ "id": "all", "then": { "effect": "approve", "count": 2, "roles": ["approver", "admin"] } }]')
+    await box.setValue(
+      '[{ "id": "cold", "groups": ["Cold storage"], "then": { "effect": "block" } }, { "id": "all", "then": { "effect": "approve", "count": 2, "roles": ["approver", "admin"] } }]',
+    )
+    const groupsBox = wrapper.get('textarea[aria-label="Team account groups as JSON"]')
+    expect(JSON.parse((groupsBox.element as HTMLTextAreaElement).value)).toEqual({})
+    await groupsBox.setValue('{ "Cold storage": [')
+    button('Save rules as a new policy version')!.click()
+    await flush()
+    expect(desk.callsTo('team.policy.set')).toEqual([])
+    expect(wrapper.text()).toMatch(/BadInput: the account groups are not valid JSON/)
+    await groupsBox.setValue(`{ "Cold storage": ["${BOB}"] }`)
     button('Save rules as a new policy version')!.click()
     await flush()
     expect(desk.callsTo('team.policy.set')).toEqual([
-      { rules: [{ id: 'all', then: { effect: 'approve', count: 2, roles: ['approver', 'admin'] } }] },
+      {
+        rules: [
+          { id: 'cold', groups: ['Cold storage'], then: { effect: 'block' } },
+          { id: 'all', then: { effect: 'approve', count: 2, roles: ['approver', 'admin'] } },
+        ],
+        groups: { 'Cold storage': [BOB] },
+      },
     ])
     expect(wrapper.text()).toContain('Policy version 3 is in force.')
     expect(wrapper.findAll('table[aria-label="Team policy rules"] tbody tr').map((r) => r.text())).toEqual([
-      expect.stringMatching(/1\s*all\s*any action\s*needs 2 approvals from approver or admin/),
+      expect.stringMatching(/1\s*cold\s*any action on group Cold storage\s*block/),
+      expect.stringMatching(/2\s*all\s*any action\s*needs 2 approvals from approver or admin/),
     ])
+    expect(wrapper.get('ul[aria-labelledby="tgroups-h"]').text()).toMatch(/^Cold storage: .+/)
     wrapper.unmount()
   })
 

@@ -17,7 +17,8 @@ export const kindText = (k: string): string => k.replace(/_/g, ' ')
 export function ruleMatches(r: TeamRuleView, labelOf: (address: string) => string): string {
   const parts: string[] = []
   parts.push(r.kinds?.length ? r.kinds.map(kindText).join(', ') : 'any action')
-  if (r.accounts?.length) parts.push(`on ${r.accounts.map(labelOf).join(', ')}`)
+  const on = [...(r.accounts ?? []).map(labelOf), ...(r.groups ?? []).map((g) => `group ${g}`)]
+  if (on.length) parts.push(`on ${on.join(', ')}`)
   if (r.minUsd !== undefined) parts.push(`worth ${formatUsd(r.minUsd)} or more`)
   if (r.minWindowUsd !== undefined) parts.push(`${formatUsd(r.minWindowUsd)} or more over the window`)
   if (r.destinations?.length) parts.push(`to ${r.destinations.map(labelOf).join(', ')}`)
