@@ -268,7 +268,7 @@ async function validSignatures(c: PendingChange, list: readonly EntrySignature[]
 
 /** What a pending change does, in words an admin signs. */
 function changeSummary(c: PendingChange, roster: Roster): string[] {
-  let p: { changes?: unknown; version?: unknown; rules?: unknown }
+  let p: { changes?: unknown; version?: unknown; rules?: unknown; groups?: unknown }
   try {
     p = JSON.parse(c.payload) as typeof p
   } catch {
@@ -277,7 +277,11 @@ function changeSummary(c: PendingChange, roster: Roster): string[] {
   const who = (a: unknown) => `${roster.members.get(String(a))?.name ?? ''} ${String(a)}`.trim()
   if (c.kind === 'policy') {
     const rules = Array.isArray(p.rules) ? (p.rules as { id?: unknown }[]) : []
-    return [`policy version ${String(p.version)}: ${rules.length} rule(s), in order: ${rules.map((r) => String(r.id)).join(', ')}`]
+    const groups = p.groups && typeof p.groups === 'object' ? Object.entries(p.groups as Record<string, unknown>) : []
+    return [
+      `policy version ${String(p.version)}: ${rules.length} rule(s), in order: ${rules.map((r) => String(r.id)).join(', ')}`,
+      ...groups.map(([name, members]) => `group ${name}: ${Array.isArray(members) ? members.map(String).join(', ') : '?'}`),
+    ]
   }
   const changes = Array.isArray(p.changes) ? (p.changes as Record<string, unknown>[]) : []
   return changes.map((x) => {
