@@ -30,8 +30,7 @@ export const EXECUTOR_ROLES: readonly Role[] = ['trader', 'admin']
  * signed bytes and outcome, like any proposal. So the rolling window counts them on every desk, the
  * audit log holds every value-moving write of the team, and another desk can finish one after a
  * crash from the stored bytes. Not recorded: orders and cancels (a trading desk's volume; their
- * notional leaves no account) and agent approvals and rotations (their key is generated after the
- * decision, so the action is not known before it), nor the halt and resume.
+ * notional leaves no account), agent writes (no cloid to record them by), halt and resume.
  */
 export const RECORDED_KINDS: readonly ActionKind[] = [
   'settle',
@@ -39,7 +38,6 @@ export const RECORDED_KINDS: readonly ActionKind[] = [
   'transfer',
   'withdraw',
   'activation',
-  'agent_revoke',
   'earn_request',
   'earn_claim',
   'earn_cancel',
