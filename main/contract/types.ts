@@ -232,6 +232,8 @@ export interface SubmissionView {
   traceId: string | null
   /** Order ids the write's answer or its reconciliation named. */
   oids?: string[]
+  /** Team mode: the proposal this write executed (approved, or recorded as allowed outright); null when none. */
+  proposalId?: string | null
   createdAt: number
   updatedAt: number
   history: { state: SubmissionState; code: string | null; atMs: number; note: string | null }[]

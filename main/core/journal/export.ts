@@ -25,6 +25,7 @@ export const CSV_COLUMNS = [
   'advice',
   'acknowledged_at',
   'ack_note',
+  'proposal_id',
 ] as const
 
 function iso(ms: number | null): string {
@@ -66,6 +67,7 @@ export function submissionsToCsv(rows: readonly Submission[]): string {
         r.advice,
         iso(r.acknowledgedAt),
         r.ackNote,
+        r.proposalId,
       ]
         .map(csvCell)
         .join(','),

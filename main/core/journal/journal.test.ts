@@ -228,6 +228,21 @@ describe('queries and export', () => {
     expect(() => j.list({ limit: 0 })).toThrowError(expect.objectContaining({ code: 'InvalidQuery' }))
   })
 
+  it('records the team proposal a write executed: shown, searched, exported; a bad id or entry is refused', () => {
+    const j = mem()
+    const s = j.record(sub())
+    expect(s.proposalId).toBeNull()
+    const P = `0x${'ab'.repeat(32)}`
+    expect(j.linkProposal(s.id, P).proposalId).toBe(P)
+    expect(j.get(s.id)!.proposalId).toBe(P)
+    expect(j.list({ q: 'abababab' }).map((x) => x.id)).toEqual([s.id])
+    const [head, row] = j.export({}, 'csv').trimEnd().split('\r\n')
+    expect(head!.split(',').at(-1)).toBe('proposal_id')
+    expect(row!.split(',').at(-1)).toBe(P)
+    expect(() => j.linkProposal(s.id, 'not-an-id')).toThrow(/not a proposal id/)
+    expect(() => j.linkProposal(9999, P)).toThrow(/no journal entry 9999/)
+  })
+
   it('exports CSV with quoting and formula neutralisation, and JSON with the parsed body', () => {
     const j = seeded()
     const csv = j.export({}, 'csv')

@@ -84,6 +84,12 @@ export class Journal {
     return this.emit(this.submissions.update(id, u))
   }
 
+  /** Records the team proposal this write executes. */
+  linkProposal(id: number, proposalId: string): Submission {
+    this.open()
+    return this.emit(this.submissions.linkProposal(id, proposalId))
+  }
+
   /** Called after every committed record or state change in this process (e.g. to push `journal.changed`). */
   onChange(listener: (s: Submission) => void): () => void {
     this.listeners.add(listener)

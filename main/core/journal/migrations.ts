@@ -192,6 +192,10 @@ export const MIGRATIONS: readonly string[] = [
     SELECT group_concat(CAST(t.value AS TEXT), ' ') FROM json_tree(submissions.response) AS t WHERE t.key = 'oid' AND t.value IS NOT NULL
   ) WHERE response IS NOT NULL AND json_valid(response);
   `,
+  // 6: the team proposal a write executed (team mode), so the journal says where each write came from.
+  `
+  ALTER TABLE submissions ADD COLUMN proposal_id TEXT;
+  `,
 ]
 
 export function migrate(db: Database.Database): { from: number; to: number } {

@@ -41,6 +41,7 @@ interface SubmissionRow {
   acknowledged_at: number | null
   ack_note: string | null
   oids: string | null
+  proposal_id: string | null
 }
 
 function toSubmission(r: SubmissionRow): Submission {
@@ -72,6 +73,7 @@ function toSubmission(r: SubmissionRow): Submission {
     acknowledgedAt: r.acknowledged_at,
     ackNote: r.ack_note,
     oids: r.oids ? r.oids.split(' ').filter(Boolean) : [],
+    proposalId: r.proposal_id,
   }
 }
 
@@ -275,6 +277,14 @@ export class SubmissionStore {
     return this.get(id)!
   }
 
+  /** Records the team proposal this write executes (team mode: an approved proposal, or a write recorded as allowed). */
+  linkProposal(id: number, proposalId: string): Submission {
+    if (!/^0x[0-9a-f]{64}$/.test(proposalId)) throw new DeskError('InvalidProposalId', `not a proposal id: ${proposalId}`)
+    const r = this.db.prepare(`UPDATE submissions SET proposal_id = ? WHERE id = ?`).run(proposalId, id)
+    if (r.changes === 0) throw new DeskError('SubmissionNotFound', `no journal entry ${id}`, { id })
+    return this.get(id)!
+  }
+
   history(id: number): SubmissionEvent[] {
     const rows = this.db.prepare(`SELECT * FROM submission_events WHERE submission_id = ? ORDER BY id`).all(id) as {
       submission_id: number
@@ -391,9 +401,9 @@ function whereClause(f: SubmissionFilter): { sql: string; params: (string | numb
     // Free text over what an operator has in hand: cloid, tx hash, trace id, account, the summary.
     const like = `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
     parts.push(
-      `(lower(key) LIKE ? ESCAPE '\\' OR lower(coalesce(tx_hash, '')) LIKE ? ESCAPE '\\' OR lower(coalesce(trace_id, '')) LIKE ? ESCAPE '\\' OR lower(summary) LIKE ? ESCAPE '\\' OR lower(action_type) LIKE ? ESCAPE '\\' OR account LIKE ? ESCAPE '\\' OR signer LIKE ? ESCAPE '\\')`,
+      `(lower(key) LIKE ? ESCAPE '\\' OR lower(coalesce(tx_hash, '')) LIKE ? ESCAPE '\\' OR lower(coalesce(trace_id, '')) LIKE ? ESCAPE '\\' OR lower(summary) LIKE ? ESCAPE '\\' OR lower(action_type) LIKE ? ESCAPE '\\' OR account LIKE ? ESCAPE '\\' OR signer LIKE ? ESCAPE '\\' OR coalesce(proposal_id, '') LIKE ? ESCAPE '\\')`,
     )
-    params.push(like, like, like, like, like, like, like)
+    params.push(like, like, like, like, like, like, like, like)
   }
   return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params }
 }

@@ -87,6 +87,8 @@ export interface Submission extends Required<Omit<NewSubmission, 'businessNonce'
   ackNote: string | null
   /** Order ids named by the write's answer or its reconciliation (search by oid). */
   oids: string[]
+  /** The team proposal this write executed (team mode), null for a write no proposal governs. */
+  proposalId: string | null
   state: SubmissionState
   /** The service's final status: `accepted`, an order status, a lowercase tx status, a withdrawal status... */
   finalStatus: string | null

@@ -69,8 +69,12 @@ export interface SignedWrite {
 
 export interface WriteGate {
   decide(intent: WriteIntent): Promise<WriteDecision>
-  /** Called once the write is signed and journaled, before it is sent; a throw stops the send (the entry stays provably unsent). */
-  beforeSend?(signed: SignedWrite): Promise<void>
+  /**
+   * Called once the write is signed and journaled, before it is sent; a throw stops the send (the
+   * entry stays provably unsent). Answers with the team proposal the write executes, if any: the
+   * journal records it with the write.
+   */
+  beforeSend?(signed: SignedWrite): Promise<{ proposalId?: string } | void>
   /**
    * Called as the signed bytes start to leave; the returned function when the send ended (answered
    * or given up). Team mode keeps its execution lease alive meanwhile: the submitter may resend the

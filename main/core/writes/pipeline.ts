@@ -208,10 +208,14 @@ export class WritePipeline {
     if (!this.gate.beforeSend) return
     const signed: SignedWrite = { intent, journalId: entry.id, body: entry.body, nonce: entry.nonce ?? '' }
     try {
-      await this.gate.beforeSend(signed)
+      const r = await this.gate.beforeSend(signed)
+      if (r?.proposalId) this.d.journal.linkProposal(entry.id, r.proposalId)
     } catch (e) {
-      if (e instanceof DeskError && e.code === 'TeamAlreadySigned' && entry.channel === 'trade' && typeof e.details?.body === 'string')
-        return this.storedBytes(entry, e.details.body, String(e.details.nonce ?? ''))
+      if (e instanceof DeskError && e.code === 'TeamAlreadySigned' && entry.channel === 'trade' && typeof e.details?.body === 'string') {
+        const stored = this.storedBytes(entry, e.details.body, String(e.details.nonce ?? ''))
+        const id = e.details.proposalId
+        return typeof id === 'string' && stored.proposalId !== id ? this.d.journal.linkProposal(stored.id, id) : stored
+      }
       const reason = e instanceof Error ? e.message : String(e)
       // Only an entry this call signed is provably unsent; a resent one (already `sent`) is left to the reconciler.
       if (entry.state === 'signed')

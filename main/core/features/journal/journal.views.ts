@@ -36,6 +36,7 @@ export function submissionView(journal: Journal, s: Submission): SubmissionView 
     txHash: s.txHash,
     traceId: s.traceId,
     oids: s.oids,
+    proposalId: s.proposalId,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
     history: journal.history(s.id).map((h) => ({ state: viewState(h.state), code: h.code, atMs: h.at, note: h.note })),

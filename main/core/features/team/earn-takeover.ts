@@ -153,7 +153,7 @@ function journalEntry(journal: Journal, p: Proposal, stored: StoredSignature, b:
   )
   if (done) return done
   const user = b.user_address.toLowerCase()
-  return journal.record({
+  const entry = journal.record({
     channel: 'earn',
     key: op,
     network: p.network,
@@ -165,6 +165,7 @@ function journalEntry(journal: Journal, p: Proposal, stored: StoredSignature, b:
     businessNonce: b.type === 'createWithdrawal' ? String(b.user_nonce) : null,
     body: stored.body,
   })
+  return journal.linkProposal(entry.id, p.id)
 }
 
 function settledEntry(s: Submission): ProposalOutcome {

@@ -150,14 +150,16 @@ function journalEntry(journal: Journal, p: Proposal, stored: StoredSignature, en
     // The first send's height is not known here: a lost answer ends unresolved, never "not executed".
     submitHeight: null,
   }
+  let entry: Submission
   try {
-    return journal.record(input)
+    entry = journal.record(input)
   } catch (e) {
     // This journal already used these nonces (it journaled the same bytes before a restart, or signed
     // later writes with the same key): the bytes are journaled again without claiming them.
-    if (e instanceof DeskError && e.code === 'NonceConflict') return journal.record({ ...input, nonce: null, businessNonce: null })
-    throw e
+    if (!(e instanceof DeskError && e.code === 'NonceConflict')) throw e
+    entry = journal.record({ ...input, nonce: null, businessNonce: null })
   }
+  return journal.linkProposal(entry.id, p.id)
 }
 
 const isNotExecuted = (s: Submission) => s.finalStatus !== null && NOT_EXECUTED_STATUSES.includes(s.finalStatus)

@@ -176,6 +176,7 @@ describe('team takeover of earn writes: the stored pool request re-sent or settl
     // C journaled exactly the stored bytes under the operation id, naming the proposal.
     const [entry] = await journaled(c, user, p.cloid)
     expect(entry!.summary).toContain(id)
+    expect(entry!.proposalId).toBe(id)
     expect(entry!.state).toBe('accepted')
     expect((await c.call<JournalRecordDetail>('journal.record', { id: Number(entry!.id) })).body).toBe(p.signed!.body)
   })

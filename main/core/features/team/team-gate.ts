@@ -69,7 +69,7 @@ export class TeamGate implements WriteGate {
    * Takes the proposal's execution lease and stores the signed bytes before they leave. Exactly one
    * desk succeeds per proposal; any other gets TeamAlreadySigned with the stored bytes.
    */
-  async beforeSend(signed: SignedWrite): Promise<void> {
+  async beforeSend(signed: SignedWrite): Promise<{ proposalId: string } | void> {
     const state = await this.ctx.sync()
     // Allowed by the policy outright: recorded now that it is signed (allowed-record.ts); an order, say, is not.
     const p = this.ctx.proposalFor(state, signed.intent.cloid) ?? (await recordAllowed(this.ctx, signed.intent))
@@ -79,6 +79,7 @@ export class TeamGate implements WriteGate {
     await signApproved(this.ctx, p, { body: signed.body, nonce, refusal: 'nothing may be sent' })
     this.renewal.held(signed.intent.cloid, p.id)
     await this.ctx.sync()
+    return { proposalId: p.id }
   }
 
   /** Keeps this desk's execution lease while the write's stored bytes are being sent; call the result when the send ends. */

@@ -93,6 +93,9 @@ describe('team policy: account groups and writes allowed outright', () => {
         ]),
       )
     expect(await b.call<TeamProposalView[]>('team.proposals', { view: 'needsMe' })).toHaveLength(1) // the reserve one only
+    // A's journal names the record each allowed write made.
+    const history = await b.call<TeamProposalView[]>('team.proposals', { view: 'history' })
+    for (const w of [first, second]) expect(w.submission.proposalId).toBe(history.find((p) => p.cloid === w.submission.cloid)!.id)
     // 10 + 10 moved; 10 more reaches the 25 USD window: a proposal, nothing sent.
     const before = truth().length
     const third = await send('10')

@@ -7,6 +7,7 @@ import { startSandbox, type SandboxHandle } from '../../../../sandbox'
 import { devOwner } from '../../../../sandbox/scenario/dev-keys'
 import type {
   AlertView,
+  SubmissionView,
   TeamEvent,
   TeamMembersView,
   TeamProposalDetail,
@@ -164,6 +165,10 @@ describe('team mode: two desks, one PostgreSQL, one sandbox', () => {
     const out = await a.call<WriteOutcome>('team.execute', { id: proposalId })
     expect(out.proposalId).toBe(proposalId)
     expect(out.submission.state).toBe('accepted')
+    // A's journal records which proposal the write came from (shown, searched and exported with it).
+    expect(out.submission.proposalId).toBe(proposalId)
+    const found = await a.call<SubmissionView[]>('journal.query', { q: proposalId })
+    expect(found.map((s) => [s.cloid, s.proposalId])).toEqual([[out.submission.cloid, proposalId]])
     const txs = truth().filter((x) => x.cloid === out.submission.cloid)
     expect(txs).toHaveLength(1)
     expect(truth()).toHaveLength(before + 1)
