@@ -223,6 +223,8 @@ const intent =
   <A extends v.GenericSchema>(args: A): Channel<A, R> => ({ args, kind: 'intent' })
 
 const ownerSlot = v.object({ owner: address, slot })
+/** `cloid` on an agent approval or revocation: the key an approved team proposal knows it by (replayed); generated when absent. */
+const ownerSlotWrite = v.object({ owner: address, slot, cloid: v.optional(cloid) })
 
 // ---- the desk command line's channels (cli-only) ----------------------------------------------
 // Arguments are the operator's words as typed (main parses them with the same typed errors the
@@ -377,8 +379,8 @@ export const channels = {
   'portfolio.status': query<StatusOverviewView>()(v.object({ addresses: v.optional(v.pipe(v.array(address), v.maxLength(200))) })),
 
   'agents.list': query<AgentSlotView[]>()(v.object({ owner: address })),
-  'agents.approve': intent<AgentSlotView>()(ownerSlot),
-  'agents.revoke': intent<AgentSlotView>()(ownerSlot),
+  'agents.approve': intent<AgentSlotView>()(ownerSlotWrite),
+  'agents.revoke': intent<AgentSlotView>()(ownerSlotWrite),
   'agents.rotate': intent<{ slot: AgentSlotView; steps: RotationStep[] }>()(ownerSlot),
 
   'settle.preview': query<PreviewView>()(settleArgs),

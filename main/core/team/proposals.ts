@@ -30,7 +30,7 @@ export const EXECUTOR_ROLES: readonly Role[] = ['trader', 'admin']
  * signed bytes and outcome, like any proposal. So the rolling window counts them on every desk, the
  * audit log holds every value-moving write of the team, and another desk can finish one after a
  * crash from the stored bytes. Not recorded: orders and cancels (a trading desk's volume; their
- * notional leaves no account), agent writes (no cloid to record them by), halt and resume.
+ * notional leaves no account), an agent rotation's steps (no key to record them by), halt and resume.
  */
 export const RECORDED_KINDS: readonly ActionKind[] = [
   'settle',
@@ -38,6 +38,8 @@ export const RECORDED_KINDS: readonly ActionKind[] = [
   'transfer',
   'withdraw',
   'activation',
+  'agent_approve',
+  'agent_revoke',
   'earn_request',
   'earn_claim',
   'earn_cancel',
@@ -275,17 +277,20 @@ function requireOpen(p: Proposal, at: number): void {
  * `withdraw_nonce` is assigned when it is signed (the proposal holds a placeholder): it is left out;
  * everything else (asset, amount, destination, cloid, ...) must be the same.
  */
-function comparable(action: Record<string, unknown>): string {
+function comparable(action: Record<string, unknown>, kind: ActionKind): string {
   const { withdraw_nonce: _signingTime, ...rest } = action
+  // An API key approval's key is generated in the vault once the write is allowed (approvers approve
+  // "a new key in slot N of this owner"): the slot, owner and type must match, the key cannot yet.
+  if (kind === 'agent_approve' || kind === 'agent_rotate') delete rest.agent
   return canonicalJson(rest)
 }
-const approvedAction = (action: Record<string, unknown>) => comparable(action)
+const approvedAction = (action: Record<string, unknown>, kind: ActionKind) => comparable(action, kind)
 
 /** The action a /trade envelope carries, comparable (null: not an envelope with an action). */
-function sentAction(body: string): string | null {
+function sentAction(body: string, kind: ActionKind): string | null {
   try {
     const env = JSON.parse(body) as { action?: unknown }
-    return isObj(env) && isObj(env.action) ? comparable(env.action) : null
+    return isObj(env) && isObj(env.action) ? comparable(env.action, kind) : null
   } catch {
     return null
   }
@@ -404,7 +409,7 @@ export function applyLifecycleEntry(
       const body = str(payload, 'body', 100_000)
       const nonce = str(payload, 'nonce', 40)
       // /trade bytes carry the action itself: it must be the approved one (an earn request's body is the pool's own format).
-      if (!p.kind.startsWith('earn_') && sentAction(body) !== approvedAction(p.action))
+      if (!p.kind.startsWith('earn_') && sentAction(body, p.kind) !== approvedAction(p.action, p.kind))
         bad('the signed bytes do not carry the approved action (their action differs from the proposal)')
       return { ...p, signed: { by: signer, body, nonce, seq, at } }
     }

@@ -134,7 +134,7 @@ export class WritePipeline {
       const fixed = withCloid(x.signing.request.action)
       request = { ...x.signing.request, action: fixed.action }
       action = jsonSafe(fixed.action)
-      cloid = fixed.reconcilableByCloid ? fixed.key : ''
+      cloid = fixed.reconcilableByCloid ? fixed.key : (x.signing.matchKey ?? '')
       const ref = request.signer
       signer = ref.role === 'owner' ? ref.owner : (w.ctx.keys.agentAddress(ref.owner, ref.slot) ?? null)
     } else {

@@ -28,6 +28,12 @@ export interface TradeSigning {
    * the vault swaps the key as it generates it, so that must not happen for a write not yet allowed).
    */
   afterDecision?: () => Promise<SubmitRequest>
+  /**
+   * For an action that cannot carry a cloid (agent approvals and revocations): the key the decision
+   * step knows the write by, so an approved team proposal can be matched when it is run again. The
+   * team layer's only: the exchange never sees it.
+   */
+  matchKey?: string
 }
 
 /** An earn write: signed and journaled through the given client (the pipeline hands it one that does not send). */

@@ -53,6 +53,7 @@ function approveWrite(
   slot: AgentSlot,
   agent: Address | (() => Promise<Address>),
   kind: 'agent_approve' | 'agent_rotate',
+  matchKey?: string,
 ): WriteSpec<{ agent: () => Address }> {
   let chosen: Address | null = typeof agent === 'function' ? null : agent
   const request = (a: Address): SubmitRequest => ({
@@ -81,6 +82,7 @@ function approveWrite(
       signing: {
         channel: 'trade',
         request: base,
+        ...(matchKey ? { matchKey } : {}),
         ...(typeof agent === 'function'
           ? {
               afterDecision: async () => {
@@ -98,7 +100,7 @@ function approveWrite(
 export async function approveAgent(
   ctx: AgentsContext,
   run: RunWrite,
-  req: { owner: string; slot: number },
+  req: { owner: string; slot: number; matchKey?: string },
   kind: 'agent_approve' | 'agent_rotate' = 'agent_approve',
 ): Promise<ApprovedAgent> {
   const owner = checkAddress(req.owner, 'owner') as Address
@@ -109,7 +111,9 @@ export async function approveAgent(
     throw new DeskError('AgentSlotOccupied', `slot ${slot} of ${owner} holds ${onChain.agent}; revoke or rotate it`, { slot })
   // A new key is generated only once the guardrails and the decision allowed the approval (nothing left behind by a refusal).
   const r = requireSubmitted(
-    await run(approveWrite(owner, slot, ctx.keys.agentAddress(owner, slot) ?? (() => ctx.keys.generateAgentKey(owner, slot)), kind)),
+    await run(
+      approveWrite(owner, slot, ctx.keys.agentAddress(owner, slot) ?? (() => ctx.keys.generateAgentKey(owner, slot)), kind, req.matchKey),
+    ),
   )
   const agent = r.feature.agent()
   const epoch = await waitForSlot(ctx, owner, slot, agent)
@@ -120,7 +124,7 @@ export async function approveAgent(
 export async function revokeAgent(
   ctx: AgentsContext,
   run: RunWrite,
-  req: { owner: string; slot: number },
+  req: { owner: string; slot: number; matchKey?: string },
 ): Promise<{ owner: string; slot: AgentSlot; retired: string | null; outcome: WriteOutcome }> {
   const owner = checkAddress(req.owner, 'owner') as Address
   const slot = slotOf(req.slot)
@@ -152,6 +156,7 @@ export async function revokeAgent(
               summary: `revoke agent slot ${slot} of ${short(owner)}`,
               intent: { action: 'revokeAgent', title, summary: lines },
             },
+            ...(req.matchKey ? { matchKey: req.matchKey } : {}),
           },
         }
       },

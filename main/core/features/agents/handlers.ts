@@ -9,6 +9,7 @@ import type { AgentKeyDirectory } from './agents-read.service'
 import type { AgentsLive } from './agents-live'
 import { agentsFor } from './agents-for-session'
 import { approveAgent, revokeAgent, rotateAgent } from './agents-write.service'
+import { newCloid } from '../../exchange/trade/cloid'
 
 export type AgentsChannels = 'agents.list' | 'agents.approve' | 'agents.revoke' | 'agents.rotate'
 
@@ -39,12 +40,13 @@ export function agentsHandlers(d: AgentsDeps): Pick<HandlerTable, AgentsChannels
   }
   return {
     'agents.list': ({ owner }) => slots(owner),
-    'agents.approve': async ({ owner, slot: n }) => {
-      await approveAgent((await unlockedWriteSide(d)).ctx, d.pipeline.run, { owner, slot: n })
+    // An approval or revocation is known to the decision step by a key (given when a team proposal is run again).
+    'agents.approve': async ({ owner, slot: n, cloid }) => {
+      await approveAgent((await unlockedWriteSide(d)).ctx, d.pipeline.run, { owner, slot: n, matchKey: cloid ?? newCloid() })
       return slot(owner, n)
     },
-    'agents.revoke': async ({ owner, slot: n }) => {
-      await revokeAgent((await unlockedWriteSide(d)).ctx, d.pipeline.run, { owner, slot: n })
+    'agents.revoke': async ({ owner, slot: n, cloid }) => {
+      await revokeAgent((await unlockedWriteSide(d)).ctx, d.pipeline.run, { owner, slot: n, matchKey: cloid ?? newCloid() })
       return slot(owner, n)
     },
     'agents.rotate': async ({ owner, slot: n }) => {

@@ -20,9 +20,12 @@ const REPLAYABLE = new Set([
   'earn.create',
   'earn.claim',
   'earn.cancel',
+  // Agent approvals and revocations: their cloid is the key the decision step knows them by.
+  'agents.approve',
+  'agents.revoke',
 ])
 /** Channels whose answer is not the write's outcome: team.execute reads that from the journal by cloid. */
-export const ANSWERS_A_VIEW = new Set(['earn.create', 'earn.claim', 'earn.cancel'])
+export const ANSWERS_A_VIEW = new Set(['earn.create', 'earn.claim', 'earn.cancel', 'agents.approve', 'agents.revoke'])
 /** The query that previews each replayable write from live data (approvers recompute their own). */
 export const PREVIEW_OF: Record<string, string> = {
   'settle.submit': 'settle.preview',

@@ -405,12 +405,12 @@ export class TeamService {
     await this.link.refresh()
     if (!r.ok) throw new DeskError(r.error.code, r.error.message, r.error.details)
     if (!ANSWERS_A_VIEW.has(replay.channel)) return r.value as WriteOutcome
-    // An earn channel answers with the withdrawal; the write's outcome is its journal entry under the operation id.
-    const q = await dispatch('journal.query', { account: p.account, q: p.cloid, limit: 50 }, ctx)
+    // An earn or agents channel answers with its own view; the write's outcome is the journal entry that names this proposal.
+    const q = await dispatch('journal.query', { account: p.account, q: p.id, limit: 50 }, ctx)
     const entry = q.ok
-      ? (q.value as SubmissionView[]).filter((x) => x.cloid === p.cloid).sort((x, y) => Number(y.id) - Number(x.id))[0]
+      ? (q.value as SubmissionView[]).filter((x) => x.proposalId === p.id).sort((x, y) => Number(y.id) - Number(x.id))[0]
       : undefined
-    if (!entry) throw new DeskError('Internal', `proposal ${id.slice(0, 10)}… ran, but its journal entry ${p.cloid} was not found`)
+    if (!entry) throw new DeskError('Internal', `proposal ${id.slice(0, 10)}… ran, but no journal entry names it`)
     return { submission: entry, proposalId: p.id, leaves: [] }
   }
 }

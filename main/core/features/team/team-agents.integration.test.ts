@@ -1,0 +1,117 @@
+/**
+ * API key changes behind team approvals: an agent approval and a revocation carry no cloid on the
+ * exchange, so the decision step knows each by a key of its own; proposed on one desk, approved on
+ * another, executed once from the proposal. Two desks, one real PostgreSQL, one sandbox whose
+ * userAgents is the ground truth.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startSandbox, type SandboxHandle } from '../../../../sandbox'
+import { devOwner } from '../../../../sandbox/scenario/dev-keys'
+import type { AgentSlotView, TeamProposalDetail, TeamProposalView, WriteOutcome } from '../../../contract/types'
+import { TeamStore, verifyStore } from '../../team'
+import { TEST_PASSPHRASE } from '../../../testing/desk-on-sandbox'
+import { startPostgres, type PostgresHandle } from '../../../testing/postgres'
+import { startDeskOnSharedSandbox, type SharedSandboxDesk } from '../../../testing/team-desks'
+
+const owner = devOwner(0).address.toLowerCase()
+
+describe('team approvals of API key changes (agent approve and revoke)', () => {
+  let db: PostgresHandle
+  let sandbox: SandboxHandle
+  let store: TeamStore
+  let a: SharedSandboxDesk
+  let b: SharedSandboxDesk
+  let stopConfirm: () => void
+  let slot = -1
+  const onExchange = async () => (await a.call<AgentSlotView[]>('agents.list', { owner })).find((s) => s.slot === slot)!
+
+  /** The write is refused as proposed; its proposal id. */
+  async function proposed(channel: string): Promise<string> {
+    const e = (await a.call(channel, { owner, slot }).then(
+      () => null,
+      (x: unknown) => x,
+    )) as { code: string; details: { proposalId: string } } | null
+    expect(e?.code).toBe('WriteProposed')
+    return e!.details.proposalId
+  }
+
+  beforeAll(async () => {
+    db = await startPostgres()
+    sandbox = await startSandbox({ port: 0, seed: true, rateLimits: false, botIntervalMs: 0, markStepBps: 0 })
+    a = await startDeskOnSharedSandbox(sandbox)
+    b = await startDeskOnSharedSandbox(sandbox)
+    for (const d of [a, b]) await d.call('vault.create', { passphrase: TEST_PASSPHRASE })
+    await a.call('accounts.importSandboxKeys')
+    stopConfirm = a.autoConfirm()
+    const cfg = { connectionString: db.connectionString, password: db.password, passphrase: TEST_PASSPHRASE }
+    for (const d of [a, b]) await d.call('team.configure', cfg)
+    await a.call('team.init', { teamName: 'Treasury ops', name: 'Ann', passphrase: TEST_PASSPHRASE })
+    const { address: bob } = await b.call<{ address: string }>('team.join', { passphrase: TEST_PASSPHRASE })
+    await a.call('team.members.add', { address: bob, name: 'Bob', roles: ['approver'] })
+    await a.call('team.policy.set', {
+      rules: [
+        {
+          id: 'api-keys',
+          kinds: ['agent_approve', 'agent_revoke', 'agent_rotate'],
+          then: { effect: 'approve', count: 1, roles: ['approver'] },
+        },
+        { id: 'rest', then: { effect: 'allow' } },
+      ],
+    })
+    store = await TeamStore.open({ connectionString: db.connectionString, password: db.password })
+    slot = (await a.call<AgentSlotView[]>('agents.list', { owner })).find((s) => s.agent === null)!.slot
+  })
+  afterAll(async () => {
+    stopConfirm?.()
+    await a?.close()
+    await b?.close()
+    await store?.close()
+    await sandbox?.stop()
+    await db?.stop()
+  })
+
+  it('an approval waits for the approver, then runs once from the proposal with a key generated only then', async () => {
+    const id = await proposed('agents.approve')
+    expect((await onExchange()).agent).toBeNull() // nothing signed or sent
+    const detail = await b.call<TeamProposalDetail>('team.proposal', { id })
+    expect(detail).toMatchObject({ kind: 'agent_approve', channel: 'agents.approve', status: 'open', rule: 'api-keys' })
+
+    await b.call('team.approve', { id })
+    const out = await a.call<WriteOutcome>('team.execute', { id })
+    expect(out).toMatchObject({ proposalId: id, submission: { state: 'accepted', proposalId: id } })
+    const agent = (await onExchange()).agent
+    expect(agent).toMatch(/^0x[0-9a-f]{40}$/)
+    // The stored bytes carry the key generated after the approval; the proposal carried none.
+    const p = (await verifyStore(store)).state.proposals.get(id)!
+    expect((JSON.parse(p.signed!.body) as { action: { agent: string } }).action.agent.toLowerCase()).toBe(agent!.toLowerCase())
+    await expect
+      .poll(
+        async () => (await b.call<TeamProposalView[]>('team.proposals', { view: 'history' })).find((x) => x.id === id)?.outcome?.state,
+        {
+          timeout: 5000,
+        },
+      )
+      .toBe('accepted')
+    // Run again: refused typed before anything is signed (the slot is taken now), nothing appended.
+    const head = (await verifyStore(store)).state.head!.seq
+    await expect(a.call('team.execute', { id })).rejects.toMatchObject({ code: 'AgentSlotOccupied' })
+    expect((await verifyStore(store)).state.head!.seq).toBe(head)
+  })
+
+  it('a revocation waits likewise and empties the slot once; a rotation under approvals is refused typed, nothing signed', async () => {
+    const id = await proposed('agents.revoke')
+    expect((await onExchange()).agent).not.toBeNull()
+    await b.call('team.approve', { id })
+    const out = await a.call<WriteOutcome>('team.execute', { id })
+    expect(out.submission).toMatchObject({ state: 'accepted', proposalId: id })
+    expect((await onExchange()).agent).toBeNull()
+
+    const head = (await verifyStore(store)).state.head!.seq
+    await expect(a.call('agents.rotate', { owner, slot })).rejects.toMatchObject({
+      code: 'WriteBlocked',
+      message: expect.stringMatching(/carries no cloid to match it when approved/),
+    })
+    expect((await verifyStore(store)).state.head!.seq).toBe(head)
+    expect((await verifyStore(store)).ok).toBe(true)
+  })
+})
