@@ -24,7 +24,7 @@ const REPLAYABLE = new Set([
   'agents.approve',
   'agents.revoke',
 ])
-/** Channels whose answer is not the write's outcome: team.execute reads that from the journal by cloid. */
+/** Channels whose answer is not the write's outcome: team.execute reads it from the journal entry that names the proposal. */
 export const ANSWERS_A_VIEW = new Set(['earn.create', 'earn.claim', 'earn.cancel', 'agents.approve', 'agents.revoke'])
 /** The query that previews each replayable write from live data (approvers recompute their own). */
 export const PREVIEW_OF: Record<string, string> = {

@@ -4,9 +4,9 @@
  * database flag. Each job is its own module:
  *  - decide (write-decision.ts): the policy's first matching rule allows, blocks, or needs
  *    approvals, and then the write becomes a signed proposal; the approved cloid comes back allowed.
- *  - beforeSend (quorum-signing.ts): a write allowed outright is first recorded (allowed-record.ts); under the proposal's execution lease the quorum is verified,
- *    the rows it rests on re-read (pinned-rows.ts), and the signed bytes appended before they
- *    leave. Bytes already stored come back in TeamAlreadySigned: re-sent, never re-signed.
+ *  - beforeSend (quorum-signing.ts): a write allowed outright is first recorded (allowed-record.ts);
+ *    under the proposal's execution lease the quorum is verified, the rows it rests on re-read
+ *    (pinned-rows.ts), and the signed bytes appended before they leave. Bytes already stored come back in TeamAlreadySigned: re-sent, never re-signed.
  *  - sending (lease-renewal.ts), settled/recordOutcome (outcome-record.ts), takeOver/claimExpired
  *    (takeover-claims.ts), approve/reject (proposal-votes.ts), expire (proposal-expiry.ts).
  *  - decideSettings (settings-decision.ts) and applySettings/finishSettings (settings-apply.ts):
