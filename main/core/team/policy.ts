@@ -1,8 +1,8 @@
 /**
  * Team policy as stored in the chain: a version, named account groups and ordered rules, first
- * match wins. Each rule matches on action kind, account or account group, the write's USD value, the USD value over the rolling window,
- * destination, and, for guardrail changes, their direction (tighten or loosen), and allows, blocks
- * or requires N approvals from named roles. `evaluate` is pure; no match blocks (default deny). The
+ * match wins. Each rule matches on action kind, account or account group, the write's USD value,
+ * the USD value over the rolling window, destination, and, for guardrail changes, their direction
+ * (tighten or loosen), and allows, blocks or requires N approvals from named roles. `evaluate` is pure; no match blocks (default deny). The
  * single-desk guardrails (core/policy) apply in any case.
  */
 import { getAddress, isAddress } from 'viem'
