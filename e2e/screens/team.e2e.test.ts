@@ -169,5 +169,13 @@ describe('team mode: proposal on one desk, approval on another, execution and th
         .toMatch(/done — accepted/)
     }
     expect(await violations(a.page)).toEqual([])
+    // A's journal names the proposal the withdrawal came from, and opens it.
+    const proposalId = proposalPath.split('/').at(-1)!
+    await go(a.page, 'Journal')
+    const toProposal = a.page.getByRole('link', { name: `Open team proposal ${proposalId}`, exact: true })
+    await toProposal.waitFor({ timeout: 15_000 })
+    expect(await violations(a.page)).toEqual([])
+    await toProposal.click()
+    await expect.poll(() => a.page.getByTestId('proposal-status').innerText(), { timeout: 15_000 }).toMatch(/outcome: accepted/)
   }, 240_000)
 })

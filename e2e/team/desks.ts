@@ -89,7 +89,7 @@ export async function openSecondDesk(first: DeskSession): Promise<SecondDesk> {
 }
 
 /** Goes to a team screen through the main navigation (its link carries the approvals count). */
-export const go = (page: Page, name: 'Team' | 'Approvals' | 'Policy') =>
+export const go = (page: Page, name: 'Team' | 'Approvals' | 'Policy' | 'Journal') =>
   page
     .getByRole('navigation', { name: 'Main', exact: true })
     .getByRole('link', { name: new RegExp(`^${name}`) })
