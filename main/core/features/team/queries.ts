@@ -18,7 +18,7 @@ import type { SessionSource } from '../../session'
 import type { VaultHolder } from '../vault'
 import { actionShown, unitsFor, type UnitsBook } from './amounts'
 import { storeLocation } from './config'
-import { PREVIEW_OF, previewLines } from './replay'
+import { PREVIEW_OF, STATE_OF, previewLines } from './replay'
 import type { TeamLink } from './team-link'
 import { groupsView, membersView, policyVersionView, proposalView, ruleView } from './views'
 
@@ -158,13 +158,18 @@ export class TeamQueries {
     const dispatch = this.d.dispatch()
     if (isSettingsKind(p.kind))
       recomputeError = `a guardrail settings change of desk ${String(p.action.desk)}: the exact change is shown above; there is nothing to recompute here`
-    else if (!p.replay || !previewChannel) recomputeError = 'this write has no live preview on this desk'
     else if (!dispatch) recomputeError = 'previews are not available here'
-    else {
+    else if (p.replay && previewChannel) {
       const r = await dispatch(previewChannel, p.replay.args, { host: 'test' })
       if (!r.ok) recomputeError = `${r.error.code}: ${r.error.message}`
       else recomputed = { ...previewLines(r.value), computedAt: this.d.now(), usd: null }
-    }
+    } else if (p.replay && STATE_OF[p.replay.channel]) {
+      // No preview channel: the state the write acts on, read live (an API key slot, a withdrawal).
+      const s = STATE_OF[p.replay.channel]!
+      const r = await dispatch(s.channel, s.args(p.replay.args), { host: 'test' })
+      if (!r.ok) recomputeError = `${r.error.code}: ${r.error.message}`
+      else recomputed = { title: 'read now', lines: s.lines(r.value, p.replay.args), computedAt: this.d.now(), usd: null }
+    } else recomputeError = 'this write has no live preview on this desk'
     return {
       ...view,
       initiatorPreview: { title: p.title, lines: [...p.preview] },

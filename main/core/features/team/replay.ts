@@ -35,6 +35,43 @@ export const PREVIEW_OF: Record<string, string> = {
   'orders.place': 'orders.check',
   'earn.create': 'earn.preview',
 }
+/**
+ * Writes with no preview channel whose target state an approver's desk reads live instead: the
+ * query, its arguments from the replayed call, and the lines it gives.
+ */
+export const STATE_OF: Record<
+  string,
+  { channel: string; args: (a: Record<string, unknown>) => unknown; lines: (v: unknown, a: Record<string, unknown>) => string[] }
+> = {
+  'agents.approve': { channel: 'agents.list', args: (a) => ({ owner: a.owner }), lines: slotLines },
+  'agents.revoke': { channel: 'agents.list', args: (a) => ({ owner: a.owner }), lines: slotLines },
+  'earn.claim': { channel: 'earn.overview', args: (a) => ({ account: a.account }), lines: withdrawalLines },
+  'earn.cancel': { channel: 'earn.overview', args: (a) => ({ account: a.account }), lines: withdrawalLines },
+}
+
+function slotLines(v: unknown, a: Record<string, unknown>): string[] {
+  const slots = Array.isArray(v) ? (v as { slot?: unknown; agent?: unknown; epoch?: unknown }[]) : []
+  const s = slots.find((x) => x.slot === a.slot)
+  if (!s) return [`slot ${String(a.slot)} of ${String(a.owner)}: not listed by the exchange now`]
+  return [
+    s.agent
+      ? `slot ${String(a.slot)} of ${String(a.owner)} holds ${String(s.agent)} now (epoch ${String(s.epoch)})`
+      : `slot ${String(a.slot)} of ${String(a.owner)} is empty now`,
+  ]
+}
+
+function withdrawalLines(v: unknown, a: Record<string, unknown>): string[] {
+  const list = ((v ?? {}) as { withdrawals?: unknown }).withdrawals
+  const w = (Array.isArray(list) ? list : []).find((x: { operationId?: unknown }) => x.operationId === a.operationId) as
+    | { type: string; gross: string; symbol: string; status: string; claimableAt: number | null; canClaim: boolean; canCancel: boolean }
+    | undefined
+  if (!w) return [`withdrawal ${String(a.operationId)}: not among the account's active withdrawals now`]
+  return [
+    `${w.type} withdrawal ${String(a.operationId)} of ${w.gross} ${w.symbol}: ${w.status} now`,
+    `claimable: ${w.canClaim ? 'yes' : 'no'}${w.claimableAt !== null ? ` (from ${new Date(w.claimableAt).toISOString()})` : ''}; cancellable: ${w.canCancel ? 'yes' : 'no'}`,
+  ]
+}
+
 /** Never stored in a proposal, whatever a channel carries. */
 const SECRET_ARGS = new Set(['passphrase', 'password', 'confirmText'])
 

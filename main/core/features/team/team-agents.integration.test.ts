@@ -75,6 +75,8 @@ describe('team approvals of API key changes (agent approve and revoke)', () => {
     expect((await onExchange()).agent).toBeNull() // nothing signed or sent
     const detail = await b.call<TeamProposalDetail>('team.proposal', { id })
     expect(detail).toMatchObject({ kind: 'agent_approve', channel: 'agents.approve', status: 'open', rule: 'api-keys' })
+    // B's own reading of the slot from the exchange, beside A's lines.
+    expect(detail.recomputed?.lines).toEqual([`slot ${slot} of ${owner} is empty now`])
 
     await b.call('team.approve', { id })
     const out = await a.call<WriteOutcome>('team.execute', { id })
