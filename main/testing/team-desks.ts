@@ -118,3 +118,33 @@ export function shortCoolingOff(desk: SharedSandboxDesk, sandbox: SandboxHandle)
     }),
   )
 }
+
+/**
+ * Two desks on one sandbox and one team: A (keys imported, confirmations approved, admin Ann) inits
+ * the team on `connectionString`; B joins and is added as an approver (Bob). The caller sets the policy.
+ */
+export async function startTeamOfTwo(
+  sandbox: SandboxHandle,
+  db: { connectionString: string; password: string },
+): Promise<{ a: SharedSandboxDesk; b: SharedSandboxDesk; stopConfirm: () => void; close(): Promise<void> }> {
+  const a = await startDeskOnSharedSandbox(sandbox)
+  const b = await startDeskOnSharedSandbox(sandbox)
+  for (const d of [a, b]) await d.call('vault.create', { passphrase: TEST_PASSPHRASE })
+  await a.call('accounts.importSandboxKeys')
+  const stopConfirm = a.autoConfirm()
+  const cfg = { connectionString: db.connectionString, password: db.password, passphrase: TEST_PASSPHRASE }
+  for (const d of [a, b]) await d.call('team.configure', cfg)
+  await a.call('team.init', { teamName: 'Treasury ops', name: 'Ann', passphrase: TEST_PASSPHRASE })
+  const { address: bob } = await b.call<{ address: string }>('team.join', { passphrase: TEST_PASSPHRASE })
+  await a.call('team.members.add', { address: bob, name: 'Bob', roles: ['approver'] })
+  return {
+    a,
+    b,
+    stopConfirm,
+    close: async () => {
+      stopConfirm()
+      await a.close()
+      await b.close()
+    },
+  }
+}

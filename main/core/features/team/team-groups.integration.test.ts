@@ -6,9 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSandbox, type SandboxHandle } from '../../../../sandbox'
 import { devOwner } from '../../../../sandbox/scenario/dev-keys'
 import type { TeamPolicyView, TeamProposalView, TeamVerifyView, WriteOutcome } from '../../../contract/types'
-import { TEST_PASSPHRASE } from '../../../testing/desk-on-sandbox'
 import { startPostgres, type PostgresHandle } from '../../../testing/postgres'
-import { startDeskOnSharedSandbox, type SharedSandboxDesk } from '../../../testing/team-desks'
+import { startTeamOfTwo, type SharedSandboxDesk } from '../../../testing/team-desks'
 
 const owner = (i: number) => devOwner(i).address.toLowerCase()
 
@@ -23,16 +22,8 @@ describe('team policy: account groups and writes allowed outright', () => {
   beforeAll(async () => {
     db = await startPostgres()
     sandbox = await startSandbox({ port: 0, seed: true, rateLimits: false, botIntervalMs: 0, markStepBps: 0 })
-    a = await startDeskOnSharedSandbox(sandbox)
-    b = await startDeskOnSharedSandbox(sandbox)
-    for (const d of [a, b]) await d.call('vault.create', { passphrase: TEST_PASSPHRASE })
-    await a.call('accounts.importSandboxKeys')
-    stopConfirm = a.autoConfirm()
-    const cfg = { connectionString: db.connectionString, password: db.password, passphrase: TEST_PASSPHRASE }
-    for (const d of [a, b]) await d.call('team.configure', cfg)
-    await a.call('team.init', { teamName: 'Treasury ops', name: 'Ann', passphrase: TEST_PASSPHRASE })
-    const { address: bob } = await b.call<{ address: string }>('team.join', { passphrase: TEST_PASSPHRASE })
-    await a.call('team.members.add', { address: bob, name: 'Bob', roles: ['approver'] })
+    const team = await startTeamOfTwo(sandbox, db)
+    ;({ a, b, stopConfirm } = team)
   })
   afterAll(async () => {
     stopConfirm?.()
