@@ -94,6 +94,21 @@ export class AccountBook {
     return this.entryOf(user).state
   }
 
+  /**
+   * A channel stopped streaming this account (its topic left the socket, or the socket closed).
+   * Streamed state was current until then even when a quiet account sent no frame for minutes, so
+   * it is dated then, not at its last frame: its age grows from here until a read or a frame
+   * (a strict desk moving a quiet account from the stream to its /info refresher showed it as old
+   * as its subscription).
+   */
+  liveUntil(user: string, channel: string, at: number): void {
+    const s = this.entries.get(user.toLowerCase())?.state
+    if (!s) return
+    const part =
+      channel === 'spotState' ? s.balances : channel === 'spotCreditState' ? s.credit : channel === 'openOrders' ? s.openOrders : null
+    if (part && part.at < at) part.at = at
+  }
+
   fills(user: string): StreamFill[] {
     return this.book.list(user)
   }

@@ -179,3 +179,32 @@ describe('StreamConnection garbage', () => {
     expect(c.state).toBe('open')
   })
 })
+
+describe('StreamConnection: the end of a live subscription', () => {
+  const ack = (s: { frame(channel: string, data?: unknown): void }, user = A) =>
+    s.frame('subscriptionResponse', { method: 'subscribe', subscription: { type: 'spotState', user } })
+
+  it('says when an acknowledged topic stops being carried: moved off the socket, or the socket closed', () => {
+    const ended: [string[], number][] = []
+    const { clock, fs, c } = setup({
+      silenceMs: 10_000_000, // no liveness probe in the way: the socket stays up through the quiet spell
+      onLiveEnd: (subs, at) => ended.push([subs.map((s) => `${s.channel}:${s.user}`), at]),
+    })
+    const s = fs.last()
+    // Not acknowledged yet: nothing was live, nothing ends.
+    c.setSubscriptions([])
+    expect(ended).toEqual([])
+    c.setSubscriptions([{ channel: 'spotState', user: A }])
+    ack(s)
+    clock.advance(100_000) // a quiet account: no frame for 100 s, still current while carried
+    expect(c.carriesLive({ channel: 'spotState', user: A }, 1_000_000)).toBe(true)
+    c.setSubscriptions([])
+    expect(ended).toEqual([[[`spotState:${A}`], 1_100_000]])
+    c.setSubscriptions([{ channel: 'spotState', user: A }])
+    ack(s)
+    clock.advance(5_000)
+    s.close(1006)
+    expect(ended.at(-1)).toEqual([[`spotState:${A}`], 1_105_000])
+    expect(c.carriesLive({ channel: 'spotState', user: A }, 1_000_000)).toBe(false)
+  })
+})

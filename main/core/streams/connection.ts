@@ -73,13 +73,18 @@ export interface ConnectionOptions {
   onText?: (text: string) => boolean
   onOpen?: (info: { reconnect: boolean }) => void
   onStateChange?: () => void
+  /**
+   * Subscriptions this socket carried live until now and no longer does (they left it, or it
+   * closed): what they held was current until this moment, though a quiet one sent no frame.
+   */
+  onLiveEnd?: (subs: Subscription[], at: number) => void
   /** Malformed frames, socket errors and server error texts, for the status line and the log. */
   onProblem?: (text: string) => void
 }
 
 export type ConnectionState = 'connecting' | 'open' | 'waiting' | 'stopped'
 
-type Optional = 'onOpen' | 'onStateChange' | 'onProblem' | 'connectBudget' | 'onText'
+type Optional = 'onOpen' | 'onStateChange' | 'onProblem' | 'connectBudget' | 'onText' | 'onLiveEnd'
 type Resolved = Required<Omit<ConnectionOptions, Optional>> & Pick<ConnectionOptions, Optional>
 
 export class StreamConnection {
@@ -136,6 +141,7 @@ export class StreamConnection {
   }
 
   stop(): void {
+    this.endLive(this.subs)
     this.state = 'stopped'
     this.openedAt = null
     this.clearTimers()
@@ -159,6 +165,13 @@ export class StreamConnection {
     return this.state === 'open' && this.openedAt !== null && receivedAt >= this.openedAt && this.acked.has(subscriptionKey(sub))
   }
 
+  /** Tells the owner which of `subs` were live here until now (open socket, acknowledged). */
+  private endLive(subs: readonly Subscription[]): void {
+    if (!this.opts.onLiveEnd || this.state !== 'open' || this.openedAt === null) return
+    const ended = subs.filter((s) => this.acked.has(subscriptionKey(s)))
+    if (ended.length > 0) this.opts.onLiveEnd(ended, this.opts.clock.now())
+  }
+
   /** Drops the socket as if the network failed (tests, and a manual "reconnect now"). */
   drop(): void {
     this.ws?.terminate()
@@ -170,6 +183,7 @@ export class StreamConnection {
     const after = new Map(next.map((s) => [subscriptionKey(s), s]))
     this.subs = [...next]
     if (this.state !== 'open') return
+    this.endLive([...before].filter(([k]) => !after.has(k)).map(([, s]) => s))
     for (const [k, s] of before) if (!after.has(k)) this.send({ method: 'unsubscribe', subscription: { type: s.channel, user: s.user } })
     for (const [k, s] of after) if (!before.has(k)) this.send({ method: 'subscribe', subscription: { type: s.channel, user: s.user } })
     for (const k of [...this.acked]) if (!after.has(k)) this.acked.delete(k)
@@ -229,6 +243,7 @@ export class StreamConnection {
     })
     ws.on('close', () => {
       if (this.ws !== ws) return
+      this.endLive(this.subs)
       this.ws = undefined
       this.openedAt = null
       this.clearTimers()

@@ -209,4 +209,20 @@ describe('StreamPool in strict-limits mode', () => {
     await until(() => subsOf(Y).length === 3)
     expect(ex.subscriptionCounts()).toEqual([10])
   })
+  it('a quiet account moved off the stream is dated when it stopped streaming, not at its subscription', async () => {
+    serve(new Map(), new Map())
+    const p = strictPool(12)
+    p.setPriority('screen', [addr(11)])
+    p.start()
+    await until(() => p.status().connected && subsOf(addr(11)).length > 0 && p.state(addr(11)).balances !== null)
+    const streamedAt = p.state(addr(11)).balances!.at
+    await until(() => p.isLive(addr(11), 'spotState', streamedAt))
+    clock.advance(100_000) // quiet: no frame for 100 s, current all along
+    expect(p.usable(addr(11), 'spotState', streamedAt)).toBe(true)
+    // Three other pages open (the socket holds three accounts): this one leaves it for the refresher.
+    p.setPriority('screen', [addr(0), addr(1), addr(2)])
+    clock.advance(0)
+    await until(() => !p.isLive(addr(11), 'spotState', p.state(addr(11)).balances!.at))
+    expect(p.state(addr(11)).balances!.at).toBe(streamedAt + 100_000)
+  })
 })

@@ -412,6 +412,9 @@ export class StreamPool {
         createSocket: this.opts.createSocket,
         connectBudget: this.budget,
         onFrame: (f, text) => this.book.onFrame(f, text),
+        onLiveEnd: (subs, at) => {
+          for (const s of subs) this.book.liveUntil(s.user, s.channel, at)
+        },
         onText: (text) => this.book.skipRepeat(text),
         onOpen: ({ reconnect }) => {
           if (!reconnect) return
