@@ -322,17 +322,34 @@ function recordedWrite(s: LifecycleState, b: ProposalBody, id: Hex, seq: bigint,
   if (b.expiresAt - b.at > RECORDED_TTL_MS) bad(`a recorded allowed write expires within ${RECORDED_TTL_MS / 60_000} minutes`)
   const window = rollingWindowUsd(s, { ...b, usdAtoms: b.usd }, b.at)
   if (b.windowUsd !== window) bad(`window total ${usdText(b.windowUsd)} USD, the chain before it gives ${usdText(window)} USD`)
-  const d = evaluate(s.policy!.rules, {
+  const d = judged(s, b)
+  if (d.effect !== 'allow' || d.rule !== b.rule)
+    bad(`policy version ${b.policyVersion} does not allow this write outright (rule ${d.rule ?? 'none'}: ${d.effect})`)
+  return newProposal(b, id, seq, signer)
+}
+
+/** The current policy's decision on a proposal's write, from the figures it carries. */
+function judged(s: LifecycleState, b: ProposalBody) {
+  return evaluate(s.policy!.rules, {
     kind: b.kind,
     account: b.account,
     usd: b.usd ?? 0n,
     windowUsd: b.windowUsd,
     destination: b.destination ?? undefined,
+    direction: directionOf(b),
   })
-  if (d.effect !== 'allow' || d.rule !== b.rule)
-    bad(`policy version ${b.policyVersion} does not allow this write outright (rule ${d.rule ?? 'none'}: ${d.effect})`)
-  return { ...b, id, seq, initiator: signer, approvals: [], rejection: null, signed: null, outcomes: [] }
 }
+
+const newProposal = (b: ProposalBody, id: Hex, seq: bigint, initiator: string): Proposal => ({
+  ...b,
+  id,
+  seq,
+  initiator,
+  approvals: [],
+  rejection: null,
+  signed: null,
+  outcomes: [],
+})
 
 /**
  * Checks one lifecycle entry by `signer` (lower-case, its signature already verified) against the
@@ -358,24 +375,17 @@ export function applyLifecycleEntry(
         bad(`judged under policy version ${b.policyVersion}, the current one is ${s.policy?.version ?? 'none'}`)
       if (b.expiresAt <= b.at || b.expiresAt - b.at > MAX_PROPOSAL_TTL_MS) bad('expiry must be after the proposal and within 7 days')
       if (s.cloids.has(b.cloid)) bad(`cloid ${b.cloid} was already proposed`)
-      if (b.needs.count === 0) return recordedWrite(s, b, id, seq, signer)
-      const d = evaluate(s.policy!.rules, {
-        kind: b.kind,
-        account: b.account,
-        usd: b.usd ?? 0n,
-        windowUsd: b.windowUsd,
-        destination: b.destination ?? undefined,
-        direction: directionOf(b),
-      })
+      if (isRecordedWrite(b)) return recordedWrite(s, b, id, seq, signer)
+      const d = judged(s, b)
       if (d.effect !== 'approve' || d.rule !== b.rule || d.count !== b.needs.count || d.roles.join() !== [...b.needs.roles].join()) {
         bad(`policy version ${b.policyVersion} does not require these approvals for this write (rule ${d.rule ?? 'none'}: ${d.effect})`)
       }
-      return { ...b, id, seq, initiator: signer, approvals: [], rejection: null, signed: null, outcomes: [] }
+      return newProposal(b, id, seq, signer)
     }
     case 'approval': {
       keys(payload, ['proposal', 'policyVersion', 'at'])
-      if (findProposal(s, payload).needs.count === 0) bad('a write the policy allowed outright takes no approvals')
       const p = findProposal(s, payload)
+      if (isRecordedWrite(p)) bad('a write the policy allowed outright takes no approvals')
       const at = time(payload, 'at')
       requireOpen(p, at)
       if (payload.policyVersion !== p.policyVersion)

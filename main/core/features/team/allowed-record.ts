@@ -9,35 +9,18 @@
  * decision, refuses it before anything is sent.
  */
 import { DeskError } from '../../errors/desk-error'
-import {
-  RECORDED_KINDS,
-  RECORDED_TTL_MS,
-  canonicalJson,
-  evaluate,
-  proposalPayload,
-  rollingWindowUsd,
-  type ActionKind,
-  type Proposal,
-  type ProposalBody,
-} from '../../team'
+import { RECORDED_KINDS, RECORDED_TTL_MS, evaluate, proposalPayload, rollingWindowUsd, type ActionKind, type Proposal } from '../../team'
 import type { WriteIntent } from '../../writes/decision'
 import type { GateContext } from './gate-context'
-import { refused } from './gate-refusals'
+import { writeFields } from './write-fields'
 
 export const isRecordedKind = (intent: WriteIntent) => intent.cloid !== '' && RECORDED_KINDS.includes(intent.kind as ActionKind)
 
 /** Appends the allowed write's record; its proposal as verified (null when this kind is not recorded). */
 export async function recordAllowed(ctx: GateContext, intent: WriteIntent): Promise<Proposal | null> {
   if (!isRecordedKind(intent)) return null
-  let action: ProposalBody['action']
-  try {
-    action = JSON.parse(canonicalJson(intent.action))
-  } catch (e) {
-    throw refused(`this write cannot be recorded: ${(e as Error).message}`)
-  }
-  const kind = intent.kind as ActionKind
-  const account = intent.account.toLowerCase()
-  const destination = intent.destination?.address.toLowerCase() ?? null
+  const fields = writeFields(intent, 'recorded')
+  const { kind, account, destination } = fields
   const entry = await ctx.append('proposal', (state) => {
     if (!state.policy) throw new DeskError('TeamPolicyBlocks', 'the team has no policy yet: every write is blocked')
     const at = ctx.now()
@@ -50,18 +33,8 @@ export async function recordAllowed(ctx: GateContext, intent: WriteIntent): Prom
         { rule: d.rule },
       )
     return proposalPayload({
-      network: intent.network,
-      exchange: intent.exchange,
-      account,
-      signer: intent.signer?.toLowerCase() ?? null,
-      kind,
-      action,
-      cloid: intent.cloid,
-      title: intent.title,
-      preview: [...intent.preview],
-      usd: intent.usdAtoms,
+      ...fields,
       windowUsd,
-      destination,
       policyVersion: state.policy.version,
       rule: d.rule,
       needs: { count: 0, roles: [] },
@@ -69,5 +42,6 @@ export async function recordAllowed(ctx: GateContext, intent: WriteIntent): Prom
       expiresAt: at + RECORDED_TTL_MS,
     })
   })
-  return (await ctx.sync()).proposals.get(entry.digest) ?? null
+  // append() verified the chain up to this entry: no second read.
+  return ctx.chain.report().state.proposals.get(entry.digest) ?? null
 }

@@ -20,7 +20,7 @@ describe('team approvals of API key changes (agent approve and revoke)', () => {
   let store: TeamStore
   let a: SharedSandboxDesk
   let b: SharedSandboxDesk
-  let stopConfirm: () => void
+  let team: Awaited<ReturnType<typeof startTeamOfTwo>> | undefined
   let slot = -1
   const onExchange = async () => (await a.call<AgentSlotView[]>('agents.list', { owner })).find((s) => s.slot === slot)!
 
@@ -37,8 +37,8 @@ describe('team approvals of API key changes (agent approve and revoke)', () => {
   beforeAll(async () => {
     db = await startPostgres()
     sandbox = await startSandbox({ port: 0, seed: true, rateLimits: false, botIntervalMs: 0, markStepBps: 0 })
-    const team = await startTeamOfTwo(sandbox, db)
-    ;({ a, b, stopConfirm } = team)
+    team = await startTeamOfTwo(sandbox, db)
+    ;({ a, b } = team)
     await a.call('team.policy.set', {
       rules: [
         {
@@ -53,9 +53,7 @@ describe('team approvals of API key changes (agent approve and revoke)', () => {
     slot = (await a.call<AgentSlotView[]>('agents.list', { owner })).find((s) => s.agent === null)!.slot
   })
   afterAll(async () => {
-    stopConfirm?.()
-    await a?.close()
-    await b?.close()
+    await team?.close()
     await store?.close()
     await sandbox?.stop()
     await db?.stop()

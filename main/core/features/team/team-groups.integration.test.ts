@@ -16,19 +16,17 @@ describe('team policy: account groups and writes allowed outright', () => {
   let sandbox: SandboxHandle
   let a: SharedSandboxDesk
   let b: SharedSandboxDesk
-  let stopConfirm: () => void
+  let team: Awaited<ReturnType<typeof startTeamOfTwo>> | undefined
   const truth = () => sandbox.trading.groundTruth()
 
   beforeAll(async () => {
     db = await startPostgres()
     sandbox = await startSandbox({ port: 0, seed: true, rateLimits: false, botIntervalMs: 0, markStepBps: 0 })
-    const team = await startTeamOfTwo(sandbox, db)
-    ;({ a, b, stopConfirm } = team)
+    team = await startTeamOfTwo(sandbox, db)
+    ;({ a, b } = team)
   })
   afterAll(async () => {
-    stopConfirm?.()
-    await a?.close()
-    await b?.close()
+    await team?.close()
     await sandbox?.stop()
     await db?.stop()
   })

@@ -15,7 +15,6 @@ import {
   rollingWindowUsd,
   type ActionKind,
   type Proposal,
-  type ProposalBody,
   type SignedEntry,
   type TeamState,
 } from '../../team'
@@ -23,6 +22,7 @@ import type { WriteDecision, WriteIntent } from '../../writes/decision'
 import type { GateContext } from './gate-context'
 import { block } from './gate-refusals'
 import { expireProposal } from './proposal-expiry'
+import { writeFields, type WriteFields } from './write-fields'
 
 export async function decideWrite(ctx: GateContext, intent: WriteIntent): Promise<WriteDecision> {
   const state = await ctx.sync()
@@ -46,27 +46,17 @@ export async function decideWrite(ctx: GateContext, intent: WriteIntent): Promis
   // Approval happens later, so the approved write must be recognisable when it comes back: by its cloid.
   if (intent.cloid === '')
     return block(TeamErrors.refused, `rule ${d.rule} needs approvals, but this write carries no cloid to match it when approved`)
-  let action: ProposalBody['action']
+  let fields: WriteFields
   try {
-    action = JSON.parse(canonicalJson(intent.action))
+    fields = writeFields(intent, 'proposed')
   } catch (e) {
-    return block(TeamErrors.refused, `this write cannot be proposed: ${(e as Error).message}`)
+    return block(TeamErrors.refused, (e as Error).message)
   }
   const at = ctx.now()
   const replay = ctx.o.replayOf?.(intent)
   const body = {
-    network: intent.network,
-    exchange: intent.exchange,
-    account: intent.account.toLowerCase(),
-    signer: intent.signer?.toLowerCase() ?? null,
-    kind: intent.kind as ActionKind,
-    action,
-    cloid: intent.cloid,
-    title: intent.title,
-    preview: [...intent.preview],
-    usd: intent.usdAtoms,
+    ...fields,
     windowUsd,
-    destination: destination ?? null,
     policyVersion: state.policy.version,
     rule: d.rule,
     needs: { count: d.count, roles: d.roles },
