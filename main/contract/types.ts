@@ -1038,6 +1038,12 @@ export interface TeamVerifyView {
   broken: { seq: string; reason: string } | null
   headSeq: string | null
   headDigest: string | null
+  /**
+   * The highest head this desk verified before (kept sealed in its vault); a store chain shorter
+   * than it, or different at it, is a rollback or a fork and `ok` is false. Null before the first.
+   */
+  keptSeq?: string | null
+  keptDigest?: string | null
 }
 
 /** Pushed as `state.team` on every verified change of the chain and every change of the link. */

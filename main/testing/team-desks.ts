@@ -148,3 +148,36 @@ export async function startTeamOfTwo(
     },
   }
 }
+
+/** The cold-wallet destination the keyed desk's address book holds (withdrawal tests). */
+export const COLD_DEST = '0x52908400098527886E0F7030069857D2E4169EE7'
+
+/**
+ * Two fresh desks before any team: A holds the sandbox keys (confirmations approved, COLD_DEST in its
+ * address book, usable now), B has its operator identity (`bob`). A vault belongs to one team for
+ * good (features/team/binding.ts), so a test that needs another team starts another pair.
+ */
+export async function startKeyedAndApprover(
+  sandbox: SandboxHandle,
+  opts: { a?: { proposalTtlMs?: number; recoverEveryMs?: number }; b?: { recoverEveryMs?: number } } = {},
+): Promise<{ a: SharedSandboxDesk; b: SharedSandboxDesk; bob: string; close(): Promise<void> }> {
+  const a = await startDeskOnSharedSandbox(sandbox, opts.a ? { team: opts.a } : {})
+  const b = await startDeskOnSharedSandbox(sandbox, opts.b ? { team: opts.b } : {})
+  for (const d of [a, b]) await d.call('vault.create', { passphrase: TEST_PASSPHRASE })
+  await a.call('accounts.importSandboxKeys')
+  const stopConfirm = a.autoConfirm()
+  shortCoolingOff(a, sandbox)
+  await a.call('addresses.add', { label: 'cold', address: COLD_DEST, chainId: '1', passphrase: TEST_PASSPHRASE })
+  const bob = (await b.call<{ address: string }>('team.join', { passphrase: TEST_PASSPHRASE })).address
+  await new Promise((r) => setTimeout(r, 1600)) // the address-book entry's cooling-off
+  return {
+    a,
+    b,
+    bob,
+    close: async () => {
+      stopConfirm()
+      await a.close()
+      await b.close()
+    },
+  }
+}

@@ -13,6 +13,14 @@ export const TeamErrors = {
   conflict: 'TeamChainConflict',
   /** The chain does not verify: the first bad entry is in the details. */
   tampered: 'TeamChainTampered',
+  /**
+   * The store's chain is shorter than the head this desk verified before, or differs at it: rows
+   * were deleted or rewritten (a rollback or a fork). Details name both heads; every team write is
+   * refused until the store holds the kept head again.
+   */
+  rolledBack: 'TeamChainRolledBack',
+  /** The exchange already executed this proposal's cloid: its outcome is recorded, nothing is signed. */
+  alreadyExecuted: 'TeamAlreadyExecuted',
   /** A proposal, approval, rejection or execution the verified chain does not allow (reason in the message). */
   refused: 'TeamProposalRefused',
   /** The proposal's signed bytes are already stored: re-send those (details.body, details.nonce), never sign again. */

@@ -108,6 +108,8 @@ export interface Proposal extends ProposalBody {
     code: string | null
     /** what the desk checked (a takeover's reads), when the exchange could not confirm the outcome */
     evidence?: string
+    /** found executed on the exchange before any signed bytes were stored (nothing was signed for it) */
+    onExchange?: true
     seq: bigint
     at: number
   }[]
@@ -424,7 +426,7 @@ export function applyLifecycleEntry(
       return { ...p, signed: { by: signer, body, nonce, seq, at } }
     }
     case 'outcome': {
-      keys(payload, ['proposal', 'state', 'finalStatus', 'code', 'at'], ['evidence'])
+      keys(payload, ['proposal', 'state', 'finalStatus', 'code', 'at'], ['evidence', 'onExchange'])
       const p = findProposal(s, payload)
       const at = time(payload, 'at')
       const state = payload.state as OutcomeState
@@ -442,10 +444,27 @@ export function applyLifecycleEntry(
         if (p.signed) bad('a signed proposal cannot expire: its bytes may be on the exchange')
         if (p.rejection) bad('a rejected proposal does not expire')
         if (at < p.expiresAt) bad('recorded as expired before its expiry')
+      } else if (payload.onExchange !== undefined) {
+        // Found executed on the exchange before any desk signed (the chain lost its `signed` row, or
+        // another copy of the key sent it): recorded so that nothing is signed again.
+        if (payload.onExchange !== true) bad('onExchange must be true when present')
+        if (p.signed) bad('the signed bytes are stored: their outcome is recorded as usual')
+        if (state !== 'reconciled' && state !== 'failed') bad('an outcome found on the exchange is reconciled or failed')
+        if (evidence === undefined) bad('an outcome found on the exchange carries the reads as evidence')
+        if (p.rejection) bad('a rejected proposal is not executed')
       } else if (!p.signed) {
         bad('an outcome before the signed bytes were stored')
       }
-      const outcome = { by: signer, state, finalStatus, code, seq, at, ...(typeof evidence === 'string' ? { evidence } : {}) }
+      const outcome = {
+        by: signer,
+        state,
+        finalStatus,
+        code,
+        seq,
+        at,
+        ...(typeof evidence === 'string' ? { evidence } : {}),
+        ...(payload.onExchange === true ? { onExchange: true as const } : {}),
+      }
       return { ...p, outcomes: [...p.outcomes, outcome] }
     }
   }

@@ -14,8 +14,12 @@ import { addressOfKey, generatePrivateKey } from './private-key'
 import { openRecord, sealRecord } from './record-cipher'
 import { aad } from './vault-file'
 
-/** Names of team secrets kept in the vault (only this one so far). */
-export const TEAM_SECRETS = ['teamStorePassword'] as const
+/**
+ * Names of team secrets kept in the vault: the store password, and the team this vault is bound to
+ * with the highest chain head it verified (features/team/binding.ts): sealed here, so moving a plain
+ * file away or copying the vault elsewhere does not unbind it.
+ */
+export const TEAM_SECRETS = ['teamStorePassword', 'teamBinding'] as const
 export type TeamSecretName = (typeof TEAM_SECRETS)[number]
 
 const teamAad = { identity: aad.identity, secret: aad.teamSecret }
@@ -48,6 +52,14 @@ export function putTeamSecret(doc: VaultBody, master: Buffer, name: TeamSecretNa
     ...team,
     secrets: [...team.secrets.filter((s) => s.name !== name), { name, value: sealed }].sort((a, b) => (a.name < b.name ? -1 : 1)),
   }
+  return { doc, value: undefined }
+}
+
+/** Removes a team secret (a desk leaving its team through the chain). */
+export function dropTeamSecret(doc: VaultBody, name: TeamSecretName): DocChange<void> {
+  if (!TEAM_SECRETS.includes(name)) throw vaultError('InvalidTeamSecret', `unknown team secret ${String(name)}`)
+  const team = teamOf(doc)
+  doc.team = { ...team, secrets: team.secrets.filter((s) => s.name !== name) }
   return { doc, value: undefined }
 }
 

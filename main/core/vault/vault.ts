@@ -26,7 +26,15 @@ import {
   type VaultBody,
 } from './account-edits'
 import { removeStaleTemps, writeFileAtomic, type AtomicWriteHooks } from './atomic-write'
-import { openTeamSecret, putIdentityKey, putTeamSecret, resealTeam, signAsIdentityKey, type TeamSecretName } from './identity-key'
+import {
+  dropTeamSecret,
+  openTeamSecret,
+  putIdentityKey,
+  putTeamSecret,
+  resealTeam,
+  signAsIdentityKey,
+  type TeamSecretName,
+} from './identity-key'
 import { vaultError } from './errors'
 import { IdleTimer } from './idle-timer'
 import { DEFAULT_SCRYPT, checkScryptParams, type ScryptParams } from './kdf'
@@ -427,6 +435,12 @@ export class Vault {
   async setTeamSecret(name: TeamSecretName, value: string): Promise<void> {
     this.requireUnlocked()
     return this.mutate((doc, u) => putTeamSecret(doc, u.master, name, value))
+  }
+
+  /** Removes a team secret (leaving a team through its chain). */
+  async dropTeamSecret(name: TeamSecretName): Promise<void> {
+    this.requireUnlocked()
+    return this.mutate((doc) => dropTeamSecret(doc, name))
   }
 
   /** A team secret, for main's own use (the team store connection); never sent over IPC. */

@@ -28,6 +28,7 @@ import {
   type UnsignedEntry,
 } from '../../team'
 import type { VaultHolder } from '../vault'
+import { bindVault, readBinding } from './binding'
 import { newDeskId, withoutPassword } from './config'
 import type { TeamLink } from './team-link'
 
@@ -48,10 +49,18 @@ export class TeamAdmin {
     const cs = withoutPassword(connectionString)
     const probe = await TeamStore.open({ connectionString: cs, password })
     await probe.close()
-    await this.d.vault.requireUnlocked().setTeamSecret('teamStorePassword', password)
+    const vault = this.d.vault.requireUnlocked()
+    await vault.setTeamSecret('teamStorePassword', password)
     const link = this.d.link
     await link.release('reconfigured')
-    link.setConfig({ connectionString: cs, deskId: link.config?.deskId ?? newDeskId() })
+    // A vault bound to a team keeps trusting that team's genesis wherever the desk points (binding.ts):
+    // another store holding another team is refused, never adopted.
+    const bound = readBinding(vault)
+    link.setConfig({
+      connectionString: cs,
+      deskId: link.config?.deskId ?? newDeskId(),
+      ...(bound ? { genesisDigest: bound.genesis } : {}),
+    })
     await link.open()
   }
 
@@ -67,6 +76,13 @@ export class TeamAdmin {
   async init(teamName: string, name: string, passphrase: string): Promise<void> {
     const { address } = await this.join(passphrase)
     const link = this.d.link
+    const bound = readBinding(this.d.vault.requireUnlocked())
+    if (bound)
+      throw new DeskError(
+        'TeamAlreadyJoined',
+        `this vault already belongs to the team with genesis ${bound.genesis.slice(0, 12)}…: a vault is in one team at a time. It leaves only after the team's admins remove this operator (then desk team leave)`,
+        { boundGenesis: bound.genesis },
+      )
     const { state, store } = await link.live()
     if (state.roster || state.head)
       throw new DeskError(
@@ -76,6 +92,7 @@ export class TeamAdmin {
     const { teamId, entry } = genesisEntry({ teamName, adminQuorum: 1, members: [{ address, name, roles: ['admin', 'trader'] }] })
     const signed = await signedEntry(teamId, entry, [link.operator()])
     await store.append(signed)
+    await bindVault(this.d.vault.requireUnlocked(), signed.digest, address)
     link.setConfig({ ...link.config!, genesisDigest: signed.digest })
     await link.refresh()
   }

@@ -23,7 +23,8 @@ import {
 } from '../../team'
 import type { WriteIntent } from '../../writes/decision'
 import { refused } from './gate-refusals'
-import type { VerifiedChain } from './verified-chain'
+import type { ExecutedCheck } from './executed-check'
+import type { HeadKeeper, VerifiedChain } from './verified-chain'
 
 export interface TeamGateOptions {
   store: TeamStore
@@ -33,6 +34,10 @@ export interface TeamGateOptions {
   deskId: string
   /** the genesis this desk joined: a replaced chain is refused */
   genesisDigest?: Hex
+  /** where this desk keeps the highest chain head it verified (the vault's team binding); none: not kept */
+  heads?: HeadKeeper
+  /** asks the exchange whether a proposal's cloid already executed, before anything is signed for it */
+  executed?: ExecutedCheck
   /** how long a proposal waits for approvals; default 24 h */
   proposalTtlMs?: number
   /** how long a desk holds the execution lease after storing the signed bytes; default 60 s */

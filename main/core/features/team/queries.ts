@@ -17,9 +17,11 @@ import { exportCsv, isSettingsKind, verifyStore } from '../../team'
 import type { SessionSource } from '../../session'
 import type { VaultHolder } from '../vault'
 import { actionShown, unitsFor, type UnitsBook } from './amounts'
+import { readBinding } from './binding'
 import { storeLocation } from './config'
 import { PREVIEW_OF, STATE_OF, previewLines } from './replay'
 import type { TeamLink } from './team-link'
+import { rollbackError } from './verified-chain'
 import { groupsView, membersView, policyVersionView, proposalView, ruleView } from './views'
 
 export type Dispatch = (
@@ -199,13 +201,29 @@ export class TeamQueries {
     const { store } = await this.d.link.opened()
     const rows = await store.readLog(0n)
     const r = await verifyStore(store, this.genesis())
+    const vault = this.d.vault.current
+    const kept = vault?.isUnlocked ? (readBinding(vault)?.head ?? null) : null
+    let broken = r.broken ? { seq: r.broken.seq.toString(), reason: r.broken.reason } : null
+    // A chain that verifies from genesis may still be cut at its tail or rewritten there: the kept head says so.
+    if (!broken && kept) {
+      const at = rows.find((row) => row.seq === kept.seq)
+      const head = r.state.head
+      const rb = !at
+        ? { kept, store: head, reason: `ends before it (rows were deleted) at entry ${kept.seq}` }
+        : at.digest.toLowerCase() !== kept.digest.toLowerCase()
+          ? { kept, store: { seq: at.seq, digest: at.digest as Hex }, reason: `holds another entry there at entry ${kept.seq}` }
+          : null
+      if (rb) broken = { seq: kept.seq.toString(), reason: rollbackError(rb).message }
+    }
     return {
-      ok: r.ok,
+      ok: broken === null,
       entries: rows.length,
       verified: r.verified,
-      broken: r.broken ? { seq: r.broken.seq.toString(), reason: r.broken.reason } : null,
+      broken,
       headSeq: r.state.head?.seq.toString() ?? null,
       headDigest: r.state.head?.digest ?? null,
+      keptSeq: kept?.seq.toString() ?? null,
+      keptDigest: kept?.digest ?? null,
     }
   }
 

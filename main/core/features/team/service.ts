@@ -39,6 +39,7 @@ import { ProposalAlerts, notifySink, type TeamAlertSink } from './proposal-alert
 import { TeamQueries, type Dispatch } from './queries'
 import { TeamRecovery } from './recovery'
 import { ANSWERS_A_VIEW, CallContext } from './replay'
+import { sessionExecutedCheck, type ExecutedCheck } from './executed-check'
 import type { TakeoverSender } from './takeover'
 import type { ProposalOutcome } from './team-gate'
 import { TeamLink } from './team-link'
@@ -78,6 +79,8 @@ export interface TeamServiceDeps {
    * crashed or lost its answer). Without it this desk never takes over (it still records expiries).
    */
   takeover?: TakeoverSender
+  /** Asks the exchange whether an approved proposal's cloid already executed; default: the session's /info and earn reads. */
+  executed?: ExecutedCheck
   /** The slow timer for lease and proposal expiries (pushes trigger a pass too). Default 15 s; 0: no recovery passes at all. */
   recoverEveryMs?: number
 }
@@ -116,6 +119,7 @@ export class TeamService {
       proposalTtlMs: d.proposalTtlMs,
       leaseMs: d.leaseMs,
       replayOf: (i) => this.calls.replayOf(i),
+      executed: d.executed ?? (d.sessions ? sessionExecutedCheck(d.sessions) : undefined),
     })
     this.recovery = new TeamRecovery({ link: this.link, takeover: d.takeover, everyMs: d.recoverEveryMs })
     this.alerts = new ProposalAlerts(d.alerts ?? notifySink(d.notify))

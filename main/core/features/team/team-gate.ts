@@ -3,7 +3,8 @@
  * as this desk verified it (signatures, hash links, roster, policy, lifecycle), never from a
  * database flag. Each job is its own module:
  *  - decide (write-decision.ts): the policy's first matching rule allows, blocks, or needs
- *    approvals, and then the write becomes a signed proposal; the approved cloid comes back allowed.
+ *    approvals, and then the write becomes a signed proposal; the approved cloid comes back allowed,
+ *    unless the exchange already executed it (executed-check.ts: its outcome recorded, nothing signed).
  *  - beforeSend (quorum-signing.ts): a write allowed outright is first recorded (allowed-record.ts);
  *    under the proposal's execution lease the quorum is verified, the rows it rests on re-read
  *    (pinned-rows.ts), and the signed bytes appended before they leave. Bytes already stored come back in TeamAlreadySigned: re-sent, never re-signed.
@@ -27,6 +28,7 @@ import { applySettings, finishSettings } from './settings-apply'
 import { decideSettings, type SettingsDecision } from './settings-decision'
 import { claimExpired, signedBytesFor, takeOver, unsettled } from './takeover-claims'
 import { VerifiedChain } from './verified-chain'
+import { unlessExecuted } from './executed-check'
 import { decideWrite } from './write-decision'
 
 export type { ProposalOutcome, StoredSignature, TeamGateOptions } from './gate-context'
@@ -38,7 +40,7 @@ export class TeamGate implements WriteGate {
   private readonly renewal: LeaseRenewal
 
   constructor(o: TeamGateOptions) {
-    this.chain = new VerifiedChain(o.genesisDigest)
+    this.chain = new VerifiedChain(o.genesisDigest, o.heads ?? null)
     this.ctx = new GateContext(o, this.chain)
     this.renewal = new LeaseRenewal(o.store, o.deskId, this.ctx.leaseMs)
   }
@@ -61,8 +63,10 @@ export class TeamGate implements WriteGate {
     return this.ctx.sync()
   }
 
-  decide(intent: WriteIntent): Promise<WriteDecision> {
-    return decideWrite(this.ctx, intent)
+  /** The policy's decision; an approved proposal's write is first checked against the exchange (executed-check.ts). */
+  async decide(intent: WriteIntent): Promise<WriteDecision> {
+    const d = await decideWrite(this.ctx, intent)
+    return d.verdict === 'allow' && d.proposalId !== undefined ? unlessExecuted(this.ctx, d.proposalId, intent, d) : d
   }
 
   /**

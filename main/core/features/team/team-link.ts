@@ -13,7 +13,9 @@ import { TeamErrors, TeamStore, type LogSubscription, type Roster, type TeamSign
 import type { WriteGate, WriteIntent } from '../../writes/decision'
 import type { ProposalBody } from '../../team'
 import type { VaultHolder } from '../vault'
+import { bindVault, boundElsewhere, keepHead, readBinding, type ChainHead } from './binding'
 import { readTeamConfig, writeTeamConfig, type TeamConfig } from './config'
+import type { ExecutedCheck } from './executed-check'
 import { TeamGate } from './team-gate'
 import type { ViewerFacts } from './views'
 
@@ -49,6 +51,8 @@ export interface TeamLinkDeps {
   proposalTtlMs?: number | undefined
   leaseMs?: number | undefined
   replayOf(intent: WriteIntent): ProposalBody['replay'] | undefined
+  /** asks the exchange whether an approved proposal's cloid already executed, before it is signed */
+  executed?: ExecutedCheck | undefined
 }
 
 export class TeamLink {
@@ -73,8 +77,10 @@ export class TeamLink {
     }
     d.events.subscribe((event, payload) => {
       if (event !== 'vault.status') return
-      if ((payload as { unlocked: boolean }).unlocked) void this.open().catch(() => {})
-      else void this.release('vault locked')
+      if ((payload as { unlocked: boolean }).unlocked) {
+        this.refuseIfUnbound()
+        void this.open().catch(() => {})
+      } else void this.release('vault locked')
     })
   }
 
@@ -128,6 +134,56 @@ export class TeamLink {
     return { me, now: this.d.now(), canSignFor: (a) => keyed.has(a.toLowerCase()) }
   }
 
+  /**
+   * A vault bound to a team (binding.ts) on a desk with no team configured: every write is refused.
+   * Moving team.json away, or copying the vault to a fresh data directory, does not leave the team.
+   */
+  private refuseIfUnbound(): void {
+    if (this.cfg) return
+    const vault = this.d.vault.current
+    if (!vault?.isUnlocked) return
+    let bound
+    try {
+      bound = readBinding(vault)
+    } catch (e) {
+      this.d.setGate(refusingGate('VaultCorrupt', () => (e as Error).message))
+      return
+    }
+    if (!bound) return
+    const err = boundElsewhere(bound, undefined)
+    this.linkState = 'tampered'
+    this.linkDetail = err.message
+    this.d.setGate(refusingGate(err.code, () => err.message))
+    this.hooks?.changed()
+  }
+
+  /** The genesis this desk trusts: the vault's binding first (team.json is only a copy); a mismatch is refused. */
+  private trustedGenesis(vault: NonNullable<VaultHolder['current']>, config: TeamConfig): Hex | undefined {
+    const bound = readBinding(vault)
+    if (bound && config.genesisDigest && bound.genesis !== config.genesisDigest.toLowerCase())
+      throw boundElsewhere(bound, config.genesisDigest)
+    return (bound?.genesis ?? config.genesisDigest) as Hex | undefined
+  }
+
+  /** The highest verified head, kept in the vault's binding (never lowered; see verified-chain.ts). */
+  private headKeeper(vault: NonNullable<VaultHolder['current']>): { kept(): ChainHead | null; keep(h: ChainHead): Promise<void> } {
+    let kept = readBinding(vault)?.head ?? null
+    return {
+      kept: () => kept,
+      keep: async (h) => {
+        const v = this.d.vault.current
+        if (!v?.isUnlocked) return
+        const genesis = (readBinding(v)?.genesis ?? this.cfg?.genesisDigest) as Hex | undefined
+        if (!genesis) return
+        // A desk that verified a chain it is a member of is bound to it (desks that joined before the binding existed, too).
+        const me = v.identityAddress()
+        if (me && !readBinding(v)) await bindVault(v, genesis, me)
+        await keepHead(v, genesis, h)
+        if (!kept || h.seq > kept.seq) kept = h
+      },
+    }
+  }
+
   /** Opens the store with the vault's password and verifies the chain; on failure, retries with backoff (the push reconnects by itself once open). */
   open(): Promise<void> {
     if (!this.cfg || this.closed) return Promise.resolve()
@@ -155,13 +211,25 @@ export class TeamLink {
       await store.close()
       return
     }
+    let genesisDigest: Hex | undefined
+    try {
+      genesisDigest = this.trustedGenesis(this.d.vault.current!, config)
+    } catch (e) {
+      await store.close()
+      const err = e as DeskError
+      this.d.setGate(refusingGate(err.code, () => err.message))
+      this.setLink('tampered', err.message)
+      throw e
+    }
     this.storeNow = store
     this.retryMs = 500
     const gate = new TeamGate({
       store,
       operator: this.operator(),
       deskId: config.deskId,
-      ...(config.genesisDigest ? { genesisDigest: config.genesisDigest as Hex } : {}),
+      ...(genesisDigest ? { genesisDigest } : {}),
+      heads: this.headKeeper(this.d.vault.current!),
+      ...(this.d.executed ? { executed: this.d.executed } : {}),
       now: this.d.now,
       replayOf: (i) => this.d.replayOf(i),
       ...(this.d.proposalTtlMs ? { proposalTtlMs: this.d.proposalTtlMs } : {}),
@@ -207,7 +275,7 @@ export class TeamLink {
       this.hooks?.verified(state)
     } catch (e) {
       const err = e as DeskError
-      if (err.code === TeamErrors.tampered) this.setLink('tampered', err.message)
+      if (err.code === TeamErrors.tampered || err.code === TeamErrors.rolledBack) this.setLink('tampered', err.message)
       else if (err.code === TeamErrors.unreachable)
         this.setLink('unreachable', `team store unreachable: ${err.message}; team writes are refused until it returns`)
       else if (err.code === TeamErrors.refused && !gate.report().state.roster)
@@ -221,6 +289,9 @@ export class TeamLink {
     if (!this.cfg || this.cfg.genesisDigest || !state.roster || !this.storeNow) return
     const [genesis] = await this.storeNow.readLog(0n, 1)
     if (!genesis) return
+    const vault = this.d.vault.current
+    const me = vault?.identityAddress()
+    if (vault?.isUnlocked && me) await bindVault(vault, genesis.digest as Hex, me)
     this.setConfig({ ...this.cfg, genesisDigest: genesis.digest })
   }
 
