@@ -549,6 +549,11 @@ export const channels = {
   'team.init': intent<TeamStatusView>()(v.object({ teamName: memberName, name: memberName, passphrase })),
   /** Creates this vault's identity key if needed and returns its address, for an admin to add with `team.members.add`. */
   'team.join': intent<{ address: Address }>()(v.object({ passphrase })),
+  /**
+   * Leaves the team this vault is bound to: only once the team's verified roster no longer holds this
+   * operator (the admins removed them, under their quorum). The vault passphrase confirms it.
+   */
+  'team.leave': intent<TeamStatusView>()(v.object({ passphrase })),
   'team.members': query<TeamMembersView>()(none),
   /**
    * Roster changes are signed by this operator (an admin). With an admin quorum above 1 the change waits

@@ -865,6 +865,10 @@ export const TEAM_ACTION_KINDS = [
   'resume',
   'address_book',
   'limits',
+  'key_export',
+  'key_add',
+  'key_remove',
+  'vault_passphrase',
 ] as const
 export type TeamActionKind = (typeof TEAM_ACTION_KINDS)[number]
 /** Which way a guardrail change moves (core/team/policy.ts DIRECTIONS); a rule may match one (limits, address_book only). */

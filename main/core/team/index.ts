@@ -55,6 +55,7 @@ export {
   OUTCOME_STATES,
   RECORDED_KINDS,
   RECORDED_TTL_MS,
+  VAULT_KINDS,
   countingApprovals,
   isFinalOutcome,
   isRecordedWrite,

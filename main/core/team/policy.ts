@@ -30,6 +30,11 @@ export const ACTION_KINDS = [
   'resume',
   'address_book',
   'limits',
+  // The vault's custody changes on a desk bound to a team (features/team/vault-changes.ts).
+  'key_export',
+  'key_add',
+  'key_remove',
+  'vault_passphrase',
 ] as const
 export type ActionKind = (typeof ACTION_KINDS)[number]
 

@@ -25,6 +25,13 @@ export const isProposalEntryKind = (k: string): k is ProposalEntryKind => (PROPO
 export const INITIATOR_ROLES: readonly Role[] = ['trader', 'admin']
 export const EXECUTOR_ROLES: readonly Role[] = ['trader', 'admin']
 /**
+ * A member's own vault changes (export a key, add or remove one, change the passphrase): every member
+ * has a vault, so any member records them (an approver changing their passphrase too); the policy
+ * says whether they need approvals first.
+ */
+export const VAULT_KINDS: readonly ActionKind[] = ['key_export', 'key_add', 'key_remove', 'vault_passphrase']
+const anyMemberMay = (kind: ActionKind) => VAULT_KINDS.includes(kind)
+/**
  * Writes the policy allows outright that are still recorded in the chain when they are signed: a
  * proposal needing no approval (`needs.count` 0, judged `allow` by the rule it names), then its
  * signed bytes and outcome, like any proposal. So the rolling window counts them on every desk, the
@@ -43,6 +50,7 @@ export const RECORDED_KINDS: readonly ActionKind[] = [
   'earn_request',
   'earn_claim',
   'earn_cancel',
+  ...VAULT_KINDS,
 ]
 /** How long a recorded allowed write may wait for its signed bytes before it expires (it is signed at once). */
 export const RECORDED_TTL_MS = 10 * 60_000
@@ -372,7 +380,8 @@ export function applyLifecycleEntry(
   switch (kind) {
     case 'proposal': {
       const b = parseProposalBody(payload)
-      if (!hasRole(roster, signer, INITIATOR_ROLES)) bad(`${signer} may not propose (roles ${INITIATOR_ROLES.join(' or ')})`)
+      if (!anyMemberMay(b.kind) && !hasRole(roster, signer, INITIATOR_ROLES))
+        bad(`${signer} may not propose (roles ${INITIATOR_ROLES.join(' or ')})`)
       if (!s.policy || s.policy.version !== b.policyVersion)
         bad(`judged under policy version ${b.policyVersion}, the current one is ${s.policy?.version ?? 'none'}`)
       if (b.expiresAt <= b.at || b.expiresAt - b.at > MAX_PROPOSAL_TTL_MS) bad('expiry must be after the proposal and within 7 days')
@@ -414,7 +423,9 @@ export function applyLifecycleEntry(
       const p = findProposal(s, payload)
       const at = time(payload, 'at')
       requireOpen(p, at)
-      if (!hasRole(roster, signer, EXECUTOR_ROLES)) bad(`${signer} may not execute (roles ${EXECUTOR_ROLES.join(' or ')})`)
+      if (!anyMemberMay(p.kind) && !hasRole(roster, signer, EXECUTOR_ROLES))
+        bad(`${signer} may not execute (roles ${EXECUTOR_ROLES.join(' or ')})`)
+      if (anyMemberMay(p.kind) && signer !== p.initiator) bad(`a vault change is recorded by the member whose vault it is`)
       if (s.policy?.version !== p.policyVersion) bad(`the policy changed since the proposal (now version ${s.policy?.version})`)
       if (!quorumMet(p, roster))
         bad(`signed without its quorum: ${countingApprovals(p, roster).length} of ${p.needs.count} approvals count`)

@@ -40,7 +40,12 @@ export function accountsHandlers(d: AccountsDeps): Pick<HandlerTable, AccountsCh
   }
   return {
     'accounts.list': () => d.accounts.views(),
-    'accounts.generate': async ({ label }) => viewOf(await d.vault.requireUnlocked().generateOwnerKey(label || undefined)),
+    'accounts.generate': async ({ label }) => {
+      const vault = d.vault.requireUnlocked()
+      // The address exists only once generated: the record names the desk, the outcome the new key.
+      const change = { kind: 'key_add' as const, account: null, title: 'Generate a new owner key' }
+      return viewOf(await d.vault.custody.run(change, () => vault.generateOwnerKey(label || undefined)))
+    },
     'accounts.watch': async ({ address, label }) => viewOf(await d.vault.requireUnlocked().addWatchOnly(address, label || undefined)),
     'accounts.importKeystore': async ({ path, passphrase, label }) => {
       const vault = d.vault.requireUnlocked()
@@ -54,7 +59,8 @@ export function accountsHandlers(d: AccountsDeps): Pick<HandlerTable, AccountsCh
         if (e instanceof DeskError) throw e
         throw new DeskError('KeystoreFileUnreadable', `Cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`)
       }
-      return viewOf(await vault.importKeystore(text, passphrase, label || undefined))
+      const change = { kind: 'key_add' as const, account: null, title: 'Import an owner key from a keystore file' }
+      return viewOf(await d.vault.custody.run(change, () => vault.importKeystore(text, passphrase, label || undefined)))
     },
     'accounts.importSandboxKeys': async () => {
       if (d.settings.selected().kind !== 'sandbox')
@@ -63,7 +69,11 @@ export function accountsHandlers(d: AccountsDeps): Pick<HandlerTable, AccountsCh
       const vault = d.vault.requireUnlocked()
       const have = new Set(vault.listAccounts().map((a) => a.address.toLowerCase()))
       for (const o of d.demoAccounts) {
-        if (!have.has(o.address.toLowerCase())) await vault.importPrivateKey(o.privateKey, o.label)
+        const account = o.address.toLowerCase()
+        if (!have.has(account))
+          await d.vault.custody.run({ kind: 'key_add', account, title: `Add the sandbox demo key ${o.label} (${account})` }, () =>
+            vault.importPrivateKey(o.privateKey, o.label),
+          )
       }
       const demo = new Set(d.demoAccounts.map((o) => o.address.toLowerCase()))
       return d.accounts.views().filter((a) => demo.has(a.address))
@@ -74,7 +84,14 @@ export function accountsHandlers(d: AccountsDeps): Pick<HandlerTable, AccountsCh
       return viewOf(address)
     },
     'accounts.remove': async ({ address }) => {
-      await d.vault.requireUnlocked().removeAccount(address)
+      const vault = d.vault.requireUnlocked()
+      const account = address.toLowerCase()
+      const keyed = vault.listAccounts().some((x) => x.address.toLowerCase() === account && !x.watchOnly)
+      if (keyed)
+        await d.vault.custody.run({ kind: 'key_remove', account, title: `Remove the owner key of ${account}` }, () =>
+          vault.removeAccount(address),
+        )
+      else await vault.removeAccount(address)
       return { removed: address.toLowerCase() as Address }
     },
   }

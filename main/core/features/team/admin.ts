@@ -28,7 +28,7 @@ import {
   type UnsignedEntry,
 } from '../../team'
 import type { VaultHolder } from '../vault'
-import { bindVault, readBinding } from './binding'
+import { bindVault, readBinding, unbindVault } from './binding'
 import { newDeskId, withoutPassword } from './config'
 import type { TeamLink } from './team-link'
 
@@ -72,23 +72,53 @@ export class TeamAdmin {
     return { address: address.toLowerCase() as Address }
   }
 
+  /**
+   * Leaves the team the vault is bound to. Only the team can let a member go: the verified roster
+   * must no longer hold this operator (an admin-quorum roster entry removed them, which every desk
+   * sees). Then the binding, the store password and team.json go, and the desk works alone.
+   */
+  async leave(passphrase: string): Promise<void> {
+    await this.checkPassphrase(passphrase)
+    const vault = this.d.vault.requireUnlocked()
+    const bound = readBinding(vault)
+    if (!bound) throw new DeskError('TeamNotBound', 'this vault is not bound to a team: there is nothing to leave')
+    const { roster } = await this.d.link.roster()
+    const me = vault.identityAddress()?.toLowerCase()
+    if (me && roster.members.has(me))
+      throw new DeskError(
+        TeamErrors.refused,
+        `${roster.members.get(me)!.name} is still a member of ${roster.teamName}: a member leaves once the team's admins remove them (desk team members remove ${me}), so every desk sees it`,
+      )
+    await unbindVault(vault)
+    if (vault.teamSecret('teamStorePassword') !== null) await vault.dropTeamSecret('teamStorePassword')
+    await this.d.link.forget()
+  }
+
   /** The genesis: this operator as the first admin (and trader); the desk trusts this chain from now on. */
   async init(teamName: string, name: string, passphrase: string): Promise<void> {
     const { address } = await this.join(passphrase)
     const link = this.d.link
     const bound = readBinding(this.d.vault.requireUnlocked())
-    if (bound)
-      throw new DeskError(
+    const alreadyJoined = (b: NonNullable<typeof bound>) =>
+      new DeskError(
         'TeamAlreadyJoined',
-        `this vault already belongs to the team with genesis ${bound.genesis.slice(0, 12)}…: a vault is in one team at a time. It leaves only after the team's admins remove this operator (then desk team leave)`,
-        { boundGenesis: bound.genesis },
+        `this vault already belongs to the team with genesis ${b.genesis.slice(0, 12)}…: a vault is in one team at a time. It leaves only after the team's admins remove this operator (then desk team leave)`,
+        { boundGenesis: b.genesis },
       )
-    const { state, store } = await link.live()
+    let live
+    try {
+      live = await link.live()
+    } catch (e) {
+      if (bound) throw alreadyJoined(bound)
+      throw e
+    }
+    const { state, store } = live
     if (state.roster || state.head)
       throw new DeskError(
         'TeamAlreadyInitialised',
         `the team store already holds a team (${state.roster?.teamName ?? 'unverified'}); join it instead`,
       )
+    if (bound) throw alreadyJoined(bound)
     const { teamId, entry } = genesisEntry({ teamName, adminQuorum: 1, members: [{ address, name, roles: ['admin', 'trader'] }] })
     const signed = await signedEntry(teamId, entry, [link.operator()])
     await store.append(signed)

@@ -3,7 +3,7 @@
  * the genesis it trusts). Never the password: that is sealed in the vault (`teamStorePassword`).
  */
 import { randomBytes } from 'node:crypto'
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { DeskError } from '../../errors/desk-error'
@@ -43,6 +43,10 @@ export function writeTeamConfig(dataDir: string, c: TeamConfig): void {
   const file = join(dataDir, FILE)
   writeFileSync(`${file}.tmp`, JSON.stringify(c, null, 2), { mode: 0o600 })
   renameSync(`${file}.tmp`, file)
+}
+
+export function removeTeamConfig(dataDir: string): void {
+  rmSync(join(dataDir, FILE), { force: true })
 }
 
 export function newDeskId(): string {

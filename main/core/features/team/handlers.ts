@@ -23,6 +23,7 @@ export type TeamChannels =
   | 'team.execute'
   | 'team.verify'
   | 'team.export'
+  | 'team.leave'
 
 export function teamHandlers(d: { team: TeamService }): Pick<HandlerTable, TeamChannels> {
   const t = d.team
@@ -47,5 +48,6 @@ export function teamHandlers(d: { team: TeamService }): Pick<HandlerTable, TeamC
     'team.execute': (a, ctx) => t.execute(a.id, ctx),
     'team.verify': () => t.verify(),
     'team.export': () => t.exportCsv(),
+    'team.leave': (a) => t.leave(a.passphrase),
   }
 }

@@ -40,6 +40,7 @@ import { TeamQueries, type Dispatch } from './queries'
 import { TeamRecovery } from './recovery'
 import { ANSWERS_A_VIEW, CallContext } from './replay'
 import { sessionExecutedCheck, type ExecutedCheck } from './executed-check'
+import { teamCustodyGuard } from './vault-changes'
 import type { TakeoverSender } from './takeover'
 import type { ProposalOutcome } from './team-gate'
 import { TeamLink } from './team-link'
@@ -121,6 +122,7 @@ export class TeamService {
       replayOf: (i) => this.calls.replayOf(i),
       executed: d.executed ?? (d.sessions ? sessionExecutedCheck(d.sessions) : undefined),
     })
+    d.vault.setCustodyGuard(teamCustodyGuard({ link: this.link, vault: d.vault }))
     this.recovery = new TeamRecovery({ link: this.link, takeover: d.takeover, everyMs: d.recoverEveryMs })
     this.alerts = new ProposalAlerts(d.alerts ?? notifySink(d.notify))
     this.queries = new TeamQueries({ link: this.link, vault: d.vault, sessions: d.sessions, now, dispatch: () => this.dispatch })
@@ -331,6 +333,11 @@ export class TeamService {
 
   join(passphrase: string): Promise<{ address: Address }> {
     return this.admin.join(passphrase)
+  }
+
+  async leave(passphrase: string): Promise<TeamStatusView> {
+    await this.admin.leave(passphrase)
+    return this.status()
   }
 
   async init(teamName: string, name: string, passphrase: string): Promise<TeamStatusView> {

@@ -27,6 +27,8 @@ import { NO_NONCE, signApproved } from './quorum-signing'
 import { applySettings, finishSettings } from './settings-apply'
 import { decideSettings, type SettingsDecision } from './settings-decision'
 import { claimExpired, signedBytesFor, takeOver, unsettled } from './takeover-claims'
+import type { CustodyChange } from '../vault'
+import { makeVaultChange, vaultChangeProposal } from './vault-changes'
 import { VerifiedChain } from './verified-chain'
 import { unlessExecuted } from './executed-check'
 import { decideWrite } from './write-decision'
@@ -131,6 +133,12 @@ export class TeamGate implements WriteGate {
 
   expire(proposalId: string): Promise<void> {
     return expireProposal(this.ctx, proposalId)
+  }
+
+  /** A custody change of this desk's vault, judged and recorded in the chain (vault-changes.ts); WriteProposed while it waits for approvals. */
+  async vaultChange<T>(change: CustodyChange, apply: () => Promise<T>): Promise<T> {
+    const p = await vaultChangeProposal(this.ctx, change)
+    return makeVaultChange(this.ctx, p, apply)
   }
 
   expireDue(): Promise<number> {

@@ -10,11 +10,11 @@ import type { TeamLinkState } from '../../../contract/types'
 import { DeskError } from '../../errors/desk-error'
 import type { EventHub } from '../../ipc/events'
 import { TeamErrors, TeamStore, type LogSubscription, type Roster, type TeamSigner, type TeamState } from '../../team'
-import type { WriteGate, WriteIntent } from '../../writes/decision'
+import { ALLOW_ALL, type WriteGate, type WriteIntent } from '../../writes/decision'
 import type { ProposalBody } from '../../team'
 import type { VaultHolder } from '../vault'
 import { bindVault, boundElsewhere, keepHead, readBinding, type ChainHead } from './binding'
-import { readTeamConfig, writeTeamConfig, type TeamConfig } from './config'
+import { readTeamConfig, removeTeamConfig, writeTeamConfig, type TeamConfig } from './config'
 import type { ExecutedCheck } from './executed-check'
 import { TeamGate } from './team-gate'
 import type { ViewerFacts } from './views'
@@ -176,8 +176,9 @@ export class TeamLink {
         const genesis = (readBinding(v)?.genesis ?? this.cfg?.genesisDigest) as Hex | undefined
         if (!genesis) return
         // A desk that verified a chain it is a member of is bound to it (desks that joined before the binding existed, too).
-        const me = v.identityAddress()
-        if (me && !readBinding(v)) await bindVault(v, genesis, me)
+        const me = v.identityAddress()?.toLowerCase()
+        const member = me !== undefined && (this.gateNow?.report().state.roster?.members.has(me) ?? false)
+        if (me && member && !readBinding(v)) await bindVault(v, genesis, me)
         await keepHead(v, genesis, h)
         if (!kept || h.seq > kept.seq) kept = h
       },
@@ -290,8 +291,8 @@ export class TeamLink {
     const [genesis] = await this.storeNow.readLog(0n, 1)
     if (!genesis) return
     const vault = this.d.vault.current
-    const me = vault?.identityAddress()
-    if (vault?.isUnlocked && me) await bindVault(vault, genesis.digest as Hex, me)
+    const me = vault?.identityAddress()?.toLowerCase()
+    if (vault?.isUnlocked && me && state.roster.members.has(me)) await bindVault(vault, genesis.digest as Hex, me)
     this.setConfig({ ...this.cfg, genesisDigest: genesis.digest })
   }
 
@@ -320,6 +321,15 @@ export class TeamLink {
     // A takeover in flight finishes (or fails typed) before its store closes.
     await stopping?.catch(() => {})
     await store?.close().catch(() => {})
+  }
+
+  /** This desk left its team (admin.ts leave): the store released, team.json removed, the desk alone again. */
+  async forget(): Promise<void> {
+    await this.release('left the team')
+    this.cfg = null
+    removeTeamConfig(this.d.dataDir)
+    this.d.setGate(ALLOW_ALL)
+    this.setLink('off', 'no team store configured: this desk works alone')
   }
 
   async close(): Promise<void> {

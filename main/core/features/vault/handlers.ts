@@ -1,3 +1,4 @@
+import { DeskError } from '../../errors/desk-error'
 import type { HandlerTable } from '../../ipc/dispatch'
 import type { SessionSource } from '../../session'
 import type { VaultHolder } from './vault-holder'
@@ -21,7 +22,12 @@ export function vaultHandlers(d: { vault: VaultHolder; sessions: SessionSource }
       return d.vault.status()
     },
     'vault.changePassphrase': async ({ current, next }) => {
-      await d.vault.requireUnlocked().changePassphrase(current, next)
+      const vault = d.vault.requireUnlocked()
+      // Checked first: a wrong passphrase is refused before anything is recorded for the team.
+      if (!(await vault.verifyPassphrase(current))) throw new DeskError('PassphraseIncorrect', 'wrong vault passphrase; nothing changed')
+      await d.vault.custody.run({ kind: 'vault_passphrase', account: null, title: 'Change the vault passphrase' }, () =>
+        vault.changePassphrase(current, next),
+      )
       return d.vault.status()
     },
   }

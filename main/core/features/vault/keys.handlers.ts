@@ -50,8 +50,13 @@ export function vaultKeysHandlers(d: { dataDir: string; vault: VaultHolder }): P
       const kdf: KeystoreExportKdf =
         a.kdf.kdf === 'scrypt' ? { kdf: 'scrypt', scrypt: { ...DEFAULT_SCRYPT, n: a.kdf.n } } : { kdf: 'pbkdf2' }
       const keystorePassphrase = await readSecret(a.keystorePassphrase, 'keystore passphrase')
-      const keystore = await vault.exportKeystore(a.address, { vaultPassphrase, keystorePassphrase, kdf })
-      await fs.writeFile(a.file, JSON.stringify(keystore, null, 2) + '\n', { mode: 0o600, flag: a.force ? 'w' : 'wx' })
+      if (!(await vault.verifyPassphrase(vaultPassphrase)))
+        throw new DeskError('PassphraseIncorrect', 'wrong vault passphrase; nothing exported')
+      const account = a.address.toLowerCase()
+      await d.vault.custody.run({ kind: 'key_export', account, title: `Export the owner key of ${account} as a keystore` }, async () => {
+        const keystore = await vault.exportKeystore(a.address, { vaultPassphrase, keystorePassphrase, kdf })
+        await fs.writeFile(a.file, JSON.stringify(keystore, null, 2) + '\n', { mode: 0o600, flag: a.force ? 'w' : 'wx' })
+      })
       return { address: a.address, file: a.file }
     },
   }

@@ -5,6 +5,7 @@ import type { ConfirmBroker } from '../../ipc/confirm-broker'
 import type { EventHub } from '../../ipc/events'
 import type { Notify } from '../../ipc/notify'
 import { Vault, vaultPath } from '../../vault'
+import { SOLO_CUSTODY, type CustodyGuard } from './custody-guard'
 
 export interface VaultHolderDeps {
   dataDir: string
@@ -23,6 +24,7 @@ export class VaultHolder {
   /** When the operator last typed the vault passphrase (unlock or create); null while locked. */
   private passphraseAt: number | null = null
   private readonly accountListeners = new Set<() => void>()
+  private guard: CustodyGuard = SOLO_CUSTODY
 
   constructor(private readonly d: VaultHolderDeps) {}
 
@@ -33,6 +35,15 @@ export class VaultHolder {
 
   get current(): Vault | null {
     return this.vault
+  }
+
+  /** How custody changes (key export, add, remove, passphrase) are judged: team mode installs its own. */
+  get custody(): CustodyGuard {
+    return this.guard
+  }
+
+  setCustodyGuard(guard: CustodyGuard): void {
+    this.guard = guard
   }
 
   /** Called when accounts are added or removed (streams follow the vault's accounts). */
