@@ -143,7 +143,10 @@ describe('team mode: proposal on one desk, approval on another, execution and th
     // Nothing reached the exchange while the proposal waited.
     expect(withdrawals()).toBe(before)
     await b.page.getByRole('button', { name: 'Approve the proposal', exact: true }).click()
-    await expect.poll(() => b.page.getByTestId('proposal-status').getAttribute('data-status'), { timeout: 15_000 }).toBe('approved')
+    // Approving is confirmed in main's dialog (amount, destination, value), with the passphrase when due.
+    const approvedB = b.page.getByTestId('proposal-status').and(b.page.locator('[data-status="approved"]'))
+    const asked = await approveUntil(b.page, approvedB, 30_000)
+    expect(asked.some((t) => t.startsWith('Approve proposal:'))).toBe(true)
     await expect.poll(() => link.innerText(), { timeout: 15_000 }).toBe('Approvals')
 
     // A: the approved proposal, executed by the desk that holds the key.

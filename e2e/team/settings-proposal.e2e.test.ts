@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DeskCore } from '../../main/core/app/compose'
 import { startPostgres, type PostgresHandle } from '../../main/testing/postgres'
 import { openDesk, type DeskSession } from '../harness'
-import { PASSPHRASE, firstRun, seedCoolingOff } from '../screens/helpers'
+import { PASSPHRASE, approveUntil, firstRun, seedCoolingOff } from '../screens/helpers'
 import { go, openSecondDesk, violations, type SecondDesk } from './desks'
 
 const COLD = '0x52908400098527886E0F7030069857D2E4169EE7' // nobody in the scenario owns it
@@ -144,6 +144,12 @@ describe('team mode: a guardrail change sent for approval on one desk, approved 
       await go(b.page, 'Approvals')
       await needs.getByRole('link', { name: title }).click()
       await b.page.getByRole('button', { name: 'Approve the proposal', exact: true }).click()
+      // The approval is confirmed in main's dialog first (with the passphrase when due).
+      await approveUntil(
+        b.page,
+        b.page.getByTestId('proposal-status').and(b.page.locator('[data-status="approved"], [data-status="final"]')),
+        30_000,
+      )
       // A applies it by itself once the quorum shows; B sees the outcome by push, without a click.
       await expect.poll(() => b.page.getByTestId('proposal-status').innerText(), { timeout: 30_000 }).toMatch(/done — outcome: accepted/)
     }

@@ -1014,7 +1014,23 @@ export interface TeamPreviewView {
   lines: string[]
 }
 
+/**
+ * One field of the approver's review: what the proposal says beside what this desk reads itself
+ * from the exact action (and computes now at its own marks). `unreadable`: this desk cannot read it
+ * (said so, never counted as a difference).
+ */
+export interface TeamReviewField {
+  key: 'kind' | 'network' | 'account' | 'signer' | 'asset' | 'amount' | 'destination' | 'usd' | 'rule' | 'cloid'
+  label: string
+  initiator: string | null
+  mine: string | null
+  state: 'same' | 'differs' | 'unreadable'
+  note?: string
+}
+
 export interface TeamProposalDetail extends TeamProposalView {
+  /** each field once: the initiator's reading beside this desk's own decoding of the exact action */
+  review: TeamReviewField[]
   /** the initiator's figures, as signed into the proposal */
   initiatorPreview: TeamPreviewView
   /**

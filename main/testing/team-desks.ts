@@ -29,7 +29,12 @@ export interface SharedSandboxDesk {
 /** A desk core over a fresh data directory, its selected network the already running `sandbox`. */
 export async function startDeskOnSharedSandbox(
   sandbox: SandboxHandle,
-  opts: { dataDir?: string; team?: { proposalTtlMs?: number; leaseMs?: number; recoverEveryMs?: number } } = {},
+  opts: {
+    dataDir?: string
+    team?: { proposalTtlMs?: number; leaseMs?: number; recoverEveryMs?: number }
+    /** false: approvals' confirmations are left to the test (default: confirmed) */
+    confirmApprovals?: boolean
+  } = {},
 ): Promise<SharedSandboxDesk> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'desk-team-'))
   const settings = new SettingsStore(dataDir)
@@ -57,6 +62,18 @@ export async function startDeskOnSharedSandbox(
     scryptN: 2 ** 12,
     ...(opts.team ? { team: opts.team } : {}),
   })
+  // An approval asks its operator to confirm (features/team/service.ts approve): the tests' operators
+  // confirm theirs, with the passphrase when asked; e2e/ and team-review tests drive the dialog itself.
+  if (opts.confirmApprovals !== false)
+    core.events.subscribe((event, payload) => {
+      const req = payload as { id: string; title: string; needsPassphrase: boolean }
+      if (event !== 'confirm.request' || !req.title.startsWith('Approve proposal:')) return
+      void core.dispatch(
+        'confirm.respond',
+        { id: req.id, approved: true, ...(req.needsPassphrase ? { passphrase: TEST_PASSPHRASE } : {}) },
+        { host: 'test' },
+      )
+    })
   const call = async <T>(channel: string, args?: unknown): Promise<T> => {
     const r = await core.dispatch(channel, args, { host: 'test' })
     if (!r.ok) throw Object.assign(new Error(`${r.error.code}: ${r.error.message}`), { code: r.error.code, details: r.error.details })

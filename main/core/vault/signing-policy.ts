@@ -38,6 +38,8 @@ export type GatedAction =
   | 'earnCreateWithdrawal'
   | 'earnClaimWithdrawal'
   | 'earnCancelWithdrawal'
+  /** a team member's approval of a proposal: the second person's deliberate act (features/team) */
+  | 'teamApproval'
 
 /** What the caller in main says it is about to sign with an owner key. */
 export interface SigningIntent {

@@ -424,7 +424,16 @@ export class Vault {
     return this.mutate((doc, u) => putIdentityKey(doc, u.master, this.now))
   }
 
-  /** EIP-712 signature by the identity key (a team chain entry). No confirmation gate: it moves no funds. */
+  /**
+   * The operator's confirmation of an act that is not itself an owner-key signature but decides one
+   * (a team approval): the same dialog, and the passphrase again when the re-entry window passed.
+   */
+  async confirmAction(intent: SigningIntent): Promise<void> {
+    this.requireUnlocked()
+    await this.policy.approve(intent)
+  }
+
+  /** EIP-712 signature by the identity key (a team chain entry). No confirmation gate of its own: confirmAction asks first where it decides a fund move. */
   async signAsIdentity(typedData: TypedDataDefinition): Promise<Hex> {
     const address = this.identityAddress()
     if (!address) throw vaultError('IdentityKeyMissing', 'this vault has no operator identity key yet')

@@ -14,6 +14,7 @@ import type {
 } from '../../../contract/types'
 import { DeskError } from '../../errors/desk-error'
 import { exportCsv, isSettingsKind, verifyStore } from '../../team'
+import { markValuer } from '../../policy'
 import type { SessionSource } from '../../session'
 import type { VaultHolder } from '../vault'
 import { actionShown, unitsFor, type UnitsBook } from './amounts'
@@ -21,6 +22,7 @@ import { readBinding } from './binding'
 import { storeLocation } from './config'
 import { PREVIEW_OF, STATE_OF, previewLines } from './replay'
 import type { TeamLink } from './team-link'
+import { reviewFields } from './review'
 import { rollbackError } from './verified-chain'
 import { groupsView, membersView, policyVersionView, proposalView, ruleView } from './views'
 
@@ -172,8 +174,24 @@ export class TeamQueries {
       if (!r.ok) recomputeError = `${r.error.code}: ${r.error.message}`
       else recomputed = { title: 'read now', lines: s.lines(r.value, p.replay.args), computedAt: this.d.now(), usd: null }
     } else recomputeError = 'this write has no live preview on this desk'
+    const sessions = this.d.sessions
+    const review = await reviewFields(p, {
+      units,
+      valueNow: async (assetId, atoms) => {
+        if (!sessions || p.kind === 'earn_request') return null // the pool's asset ids are not the exchange's
+        const s = await sessions.current()
+        if (s.name !== p.network) return null
+        const md = await s.market.recent('operator')
+        try {
+          return markValuer(md, s.now())(assetId, atoms)
+        } catch {
+          return null // no fresh mark: shown as unreadable here
+        }
+      },
+    })
     return {
       ...view,
+      review,
       initiatorPreview: { title: p.title, lines: [...p.preview] },
       recomputed,
       recomputeError,

@@ -368,8 +368,39 @@ export class TeamService {
     return this.policy()
   }
 
+  /**
+   * Approving is a deliberate act: the operator confirms a summary naming the amount, the account,
+   * the destination and the value as this desk reads them (and the fields that differ), with the
+   * vault passphrase when the re-entry window passed, as for an owner-key write. Nothing is signed
+   * into the chain before that.
+   */
   async approve(id: string): Promise<TeamProposalView> {
     const { gate } = await this.link.roster()
+    const detail = await this.queries.proposal(id)
+    if (detail.status !== 'open') {
+      await gate.approve(id) // not open: the chain's own refusal, typed (an approval entry needs an open proposal)
+      return this.queries.view(id)
+    }
+    const f = (k: string) => detail.review.find((x) => x.key === k)
+    const shown = (k: string) => {
+      const x = f(k)
+      return x ? (x.mine ?? `${x.initiator ?? 'unknown'} (this desk cannot read it)`) : null
+    }
+    const differing = detail.review.filter((x) => x.state === 'differs').map((x) => x.label)
+    const summary = [
+      detail.title,
+      ...(shown('amount') ? [`amount: ${shown('amount')}`] : []),
+      `account: ${detail.account}`,
+      ...(shown('destination') ? [`destination: ${shown('destination')}`] : []),
+      ...(shown('usd') ? [`value: ${shown('usd')}`] : []),
+      `rule ${detail.rule}, proposed by ${detail.initiator.name ?? detail.initiator.address}`,
+      differing.length > 0
+        ? `DIFFERS from what this desk reads: ${differing.join(', ')}. Approve only if you know why.`
+        : 'Every field this desk can read matches the proposal.',
+    ]
+    await this.d.vault
+      .requireUnlocked()
+      .confirmAction({ action: 'teamApproval', title: `Approve proposal: ${detail.title}`, summary, details: { action: detail.action } })
     await gate.approve(id)
     await this.link.refresh()
     return this.queries.view(id)

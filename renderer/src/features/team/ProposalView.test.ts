@@ -21,7 +21,7 @@ const button = (label: string) => document.querySelector<HTMLButtonElement>(`but
 const mountDetail = () => mountScreen(ProposalView, { path: `/approvals/${PID}`, props: { id: PID } })
 
 describe('ProposalView', () => {
-  it("shows the initiator's preview beside this desk's, marks the lines that differ, and who approved when", async () => {
+  it('shows the review field by field, and who approved when', async () => {
     desk.handle('team.proposal', () => detail())
     const { wrapper } = await mountDetail()
     await flush()
@@ -31,34 +31,45 @@ describe('ProposalView', () => {
     expect(wrapper.get('[data-testid="proposal-amount"]').text()).toBe('25,000 USDC')
     expect(wrapper.get('pre[aria-label="Exact action"]').text()).toContain('"amount": "25,000 USDC"')
     expect(wrapper.text()).not.toContain('2500000000000')
-    expect(wrapper.get('[data-testid="preview-differs"]').attributes('role')).toBe('alert')
-    const marked = (label: string) => wrapper.findAll(`ul[aria-label="${label}"] li.differs`).map((l) => l.text())
-    expect(marked("Initiator's preview lines")).toEqual(['balance after: 75,000 USDC (differs)'])
-    expect(marked("This desk's preview lines")).toEqual(['balance after: 70,000 USDC (differs)'])
+    // Field by field: nothing differs in the fixture; a value this desk cannot read is said so, not marked.
+    expect(wrapper.find('[data-testid="review-differs"]').exists()).toBe(false)
+    expect(wrapper.get('[data-testid="review-same"]').text()).toMatch(/Every field this desk can read/)
+    const usd = wrapper.get('table[aria-label="Review, field by field"] tr[data-field="usd"]')
+    expect(usd.attributes('data-state')).toBe('unreadable')
+    expect(usd.text()).toMatch(/cannot read here \(this desk has no fresh mark/)
+    expect(wrapper.text()).not.toContain('— differs')
     const trail = wrapper.get('table[aria-label="Who approved when"] tbody').text()
     expect(trail).toMatch(/approved\s*Carol/)
     expect(trail).toMatch(/approved\s*Carol0xcccc…cccc\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(.+ ago\)/)
     wrapper.unmount()
   })
 
-  it('says when the figures match, and warns when this desk could not recompute them', async () => {
+  it('marks exactly the field this desk reads differently; wording and case never count; a preview it cannot run is not a warning', async () => {
+    const base = detail()
     desk.handle('team.proposal', () =>
       detail({
-        recomputed: { title: 't', lines: ['withdraw 25,000 USDC', 'balance after: 75,000 USDC'], computedAt: Date.now(), usd: '25000' },
+        // The two previews say the same thing in other words and letter case: not a difference.
+        initiatorPreview: { title: 't', lines: ['from 0x9510…, signed by its owner key', 'Withdraw 25,000 USDC'] },
+        recomputed: null,
+        recomputeError: 'DestinationNotAllowed: neither one of your accounts nor in the address book',
+        review: base.review.map((f) =>
+          f.key === 'destination' ? { ...f, mine: '0x3333333333333333333333333333333333333333', state: 'differs' as const } : f,
+        ),
       }),
     )
-    const first = await mountDetail()
+    const { wrapper } = await mountDetail()
     await flush()
-    expect(first.wrapper.find('[data-testid="preview-differs"]').exists()).toBe(false)
-    expect(first.wrapper.get('[data-testid="preview-same"]').text()).toBe('This desk recomputed the same figures.')
-    first.wrapper.unmount()
-    desk.handle('team.proposal', () => detail({ recomputed: null, recomputeError: 'no live session for sandbox' }))
-    const second = await mountDetail()
-    await flush()
-    expect(second.wrapper.get('[data-testid="recompute-error"]').text()).toMatch(
-      /Not recomputed here: no live session for sandbox\. Do not approve on the initiator's figures alone\./,
+    expect(wrapper.get('[data-testid="review-differs"]').attributes('role')).toBe('alert')
+    expect(wrapper.get('[data-testid="review-differs"]').text()).toMatch(/one field differently from the proposal: Destination\./)
+    const marked = wrapper
+      .findAll('table[aria-label="Review, field by field"] tr[data-state="differs"]')
+      .map((r) => r.attributes('data-field'))
+    expect(marked).toEqual(['destination'])
+    expect(wrapper.get('[data-testid="recompute-error"]').text()).toMatch(
+      /Not run on this desk: DestinationNotAllowed.*read from the exact action itself/,
     )
-    second.wrapper.unmount()
+    expect(await seriousA11yViolations()).toEqual([])
+    wrapper.unmount()
   })
 
   it('approves: main records it and the detail is read again', async () => {

@@ -43,19 +43,3 @@ export const STATUS_TEXT: Record<string, string> = {
   signed: 'signed, outcome pending',
   final: 'done',
 }
-
-/**
- * The two previews line by line: a line of one that the other does not have is a difference
- * (figures the initiator saw that this desk does not recompute the same).
- */
-export function previewDiff(
-  initiator: string[],
-  mine: string[] | null,
-): { initiator: { line: string; differs: boolean }[]; mine: { line: string; differs: boolean }[]; differences: number } {
-  if (mine === null) return { initiator: initiator.map((line) => ({ line, differs: false })), mine: [], differences: 0 }
-  const a = new Set(initiator)
-  const b = new Set(mine)
-  const left = initiator.map((line) => ({ line, differs: !b.has(line) }))
-  const right = mine.map((line) => ({ line, differs: !a.has(line) }))
-  return { initiator: left, mine: right, differences: left.filter((l) => l.differs).length + right.filter((l) => l.differs).length }
-}
