@@ -137,8 +137,12 @@ describe('team mode: proposal on one desk, approval on another, execution and th
     expect(await violations(b.page)).toEqual([])
     proposalPath = (await row.first().getAttribute('href'))!.replace(/^#/, '')
     await row.first().click()
-    await b.page.getByRole('list', { name: "Initiator's preview lines", exact: true }).waitFor()
-    await b.page.getByRole('list', { name: "This desk's preview lines", exact: true }).waitFor({ timeout: 15_000 })
+    // The review, field by field: B holds no account of the team, yet an honest proposal shows no difference.
+    const review = b.page.getByRole('table', { name: 'Review, field by field', exact: true })
+    await review.waitFor({ timeout: 15_000 })
+    await b.page.getByTestId('review-same').waitFor()
+    expect(await review.locator('tr[data-state="differs"]').count()).toBe(0)
+    expect(await review.locator('tr[data-field="amount"]').innerText()).toMatch(/USDC/)
     expect(await violations(b.page)).toEqual([])
     // Nothing reached the exchange while the proposal waited.
     expect(withdrawals()).toBe(before)
