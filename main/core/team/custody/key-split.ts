@@ -42,7 +42,7 @@ export async function combineKey(shares: Uint8Array[], account: string): Promise
   } catch (e) {
     throw new DeskError('CustodyKeyMismatch', `the shares do not combine: ${(e as Error).message}`)
   }
-  let address: string | null = null
+  let address: string | null
   try {
     address = key.length === 32 ? addressOfKey(key) : null
   } catch {
