@@ -170,6 +170,11 @@ const teamGroups = v.pipe(
   v.record(teamGroupName, v.pipe(v.array(address), v.minLength(1), v.maxLength(200))),
   v.check((g) => Object.keys(g).length <= 50, 'at most 50 account groups'),
 )
+/** The team's names for addresses (accounts and destinations), signed with the policy: the same on every desk. */
+const teamNames = v.pipe(
+  v.record(address, v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(64))),
+  v.check((n) => Object.keys(n).length <= 500, 'at most 500 named addresses'),
+)
 const teamRule = v.object({
   id: v.pipe(
     v.string(),
@@ -572,7 +577,7 @@ export const channels = {
   'team.policy': query<TeamPolicyView>()(none),
   /** A new policy version with these rules, signed by this operator (an admin; above quorum 1 it waits for the others, as roster changes do). */
   'team.policy.set': intent<TeamPolicyView>()(
-    v.object({ rules: v.pipe(v.array(teamRule), v.maxLength(200)), groups: v.optional(teamGroups) }),
+    v.object({ rules: v.pipe(v.array(teamRule), v.maxLength(200)), groups: v.optional(teamGroups), names: v.optional(teamNames) }),
   ),
   /** needsMe: open, this operator may approve; waiting: open, initiated by this operator or waiting on others; history: the rest. */
   'team.proposals': query<TeamProposalView[]>()(

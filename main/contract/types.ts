@@ -967,6 +967,8 @@ export interface TeamPolicyView {
   rules: TeamRuleView[]
   /** account groups by name, as the rules name them */
   groups: Record<string, Address[]>
+  /** the team's names for addresses (accounts, destinations), signed with the policy: the same on every desk */
+  names: Record<string, string>
   /** every version, oldest first */
   history: TeamPolicyVersionView[]
 }
@@ -1031,6 +1033,8 @@ export interface TeamReviewField {
 export interface TeamProposalDetail extends TeamProposalView {
   /** each field once: the initiator's reading beside this desk's own decoding of the exact action */
   review: TeamReviewField[]
+  /** the team's names (signed in its policy) for the addresses this proposal involves */
+  names: Record<string, string>
   /** the initiator's figures, as signed into the proposal */
   initiatorPreview: TeamPreviewView
   /**

@@ -57,12 +57,23 @@ export function rosterEntry(state: TeamState, changes: RosterChange[]): Unsigned
 }
 
 /** `rules` as stored: amounts as decimal strings (policy.ts). */
-export function policyEntry(state: TeamState, rules: unknown[], groups: Record<string, string[]> = {}): UnsignedEntry {
+export function policyEntry(
+  state: TeamState,
+  rules: unknown[],
+  groups: Record<string, string[]> = {},
+  names: Record<string, string> = {},
+): UnsignedEntry {
   const { seq, prev } = next(state)
   const version = (state.policy?.version ?? 0) + 1
   refuseGatedHalt(rules)
-  // Groups only when there are some: a policy without them keeps the payload it always had.
-  const e = unsignedEntry(seq, prev, 'policy', { basis: basisOf(state), version, rules, ...(Object.keys(groups).length ? { groups } : {}) })
+  // Groups and names only when there are some: a policy without them keeps the payload it always had.
+  const e = unsignedEntry(seq, prev, 'policy', {
+    basis: basisOf(state),
+    version,
+    rules,
+    ...(Object.keys(groups).length ? { groups } : {}),
+    ...(Object.keys(names).length ? { names } : {}),
+  })
   policyFromPayload(JSON.parse(e.payload), version - 1)
   return e
 }

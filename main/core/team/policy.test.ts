@@ -149,3 +149,19 @@ describe('account groups (named in the policy, signed with it)', () => {
     expect(read({ groups: [ACC], rules: [] })).toThrow(/groups must be an object/)
   })
 })
+
+describe("the team's names for addresses (signed with the policy)", () => {
+  const A = '0x' + 'ab'.repeat(20)
+  const at = (names: unknown) => policyFromPayload({ version: 1, rules: [{ id: 'r', then: { effect: 'allow' } }], names }, 0)
+
+  it('are kept as given, lower-case addresses only', () => {
+    expect(at({ [A]: 'Cold wallet' }).names).toEqual({ [A]: 'Cold wallet' })
+    expect(at(undefined).names).toEqual({})
+    expect(() => at({ [A.toUpperCase().replace('0X', '0x')]: 'x' })).toThrow(/lower-case/)
+  })
+
+  it('refuse a name that is empty, too long, padded or carries control characters', () => {
+    for (const bad of ['', ' padded', 'x'.repeat(65), 'tab\there', 7]) expect(() => at({ [A]: bad })).toThrow(/1 to 64 printable/)
+    expect(() => at({ 'not an address': 'x' })).toThrow()
+  })
+})

@@ -82,6 +82,32 @@ export interface Policy {
    * own account groups are its operator's labels, known to no other desk, so they cannot be the basis).
    */
   groups: Record<string, string[]>
+  /**
+   * The team's names for addresses (its accounts and its address book's destinations), signed with
+   * the policy: every desk, an approver holding no account included, shows the same names.
+   */
+  names: Record<string, string>
+}
+
+/** At most this many named addresses in a policy; a name is 1 to 64 printable characters. */
+export const MAX_NAMES = 500
+// Printable: no C0 control character, no DEL (a name is shown on every desk's screens).
+const ADDRESS_NAME = /^[^\p{Cc}]{1,64}$/u
+
+function addressNames(v: unknown): Record<string, string> {
+  if (v === undefined) return {}
+  if (!isObj(v)) throw teamBadInput('names must be an object: address -> name')
+  const entries = Object.entries(v)
+  if (entries.length > MAX_NAMES) throw teamBadInput(`at most ${MAX_NAMES} named addresses`)
+  const out: Record<string, string> = {}
+  for (const [a, name] of entries) {
+    const address = addr(a)
+    if (address !== a) throw teamBadInput(`names: ${a} must be written lower-case`)
+    if (typeof name !== 'string' || name.trim() !== name || !ADDRESS_NAME.test(name))
+      throw teamBadInput(`names: the name of ${a} must be 1 to 64 printable characters, without surrounding spaces`)
+    out[address] = name
+  }
+  return out
 }
 
 /** A group's name: what a rule names it by. */
@@ -203,10 +229,11 @@ export function policyFromPayload(payload: Canonical, previousVersion: number): 
   if (payload.version !== previousVersion + 1)
     throw teamBadInput(`policy version must be ${previousVersion + 1}, got ${String(payload.version)}`)
   const groups = accountGroups(payload.groups)
+  const names = addressNames(payload.names)
   const rules = payload.rules.map((r, i) => rule(r, i, groups))
   const ids = new Set(rules.map((r) => r.id))
   if (ids.size !== rules.length) throw teamBadInput('rule ids must be unique')
-  return { version: previousVersion + 1, rules, groups }
+  return { version: previousVersion + 1, rules, groups, names }
 }
 
 function matches(r: Rule, i: Intent): boolean {

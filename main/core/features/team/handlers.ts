@@ -40,7 +40,7 @@ export function teamHandlers(d: { team: TeamService }): Pick<HandlerTable, TeamC
     'team.changes': () => t.changes(),
     'team.changes.sign': (a) => t.signChange(a.id),
     'team.policy': () => t.policy(),
-    'team.policy.set': (a) => t.setPolicy(a.rules, a.groups),
+    'team.policy.set': (a) => t.setPolicy(a.rules, a.groups, a.names),
     'team.proposals': (a) => t.proposals(a),
     'team.proposal': (a) => t.proposal(a.id),
     'team.approve': (a) => t.approve(a.id),

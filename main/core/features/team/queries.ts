@@ -103,6 +103,7 @@ export class TeamQueries {
       version: state.policy?.version ?? null,
       rules: (state.policy?.rules ?? []).map(ruleView),
       groups: groupsView(state.policy?.groups ?? {}),
+      names: { ...(state.policy?.names ?? {}) },
       history: state.policyHistory.map(policyVersionView),
     }
   }
@@ -154,6 +155,7 @@ export class TeamQueries {
     const { state, roster } = await this.d.link.roster()
     const p = state.proposals.get(id)
     if (!p) throw new DeskError('TeamProposalNotFound', `no verified proposal ${id.slice(0, 10)}…`)
+    const teamNames = state.policy?.names ?? {}
     const units = await unitsFor(this.d.sessions, p.network, p.kind === 'earn_request')
     const view = proposalView(p, roster, this.d.link.facts(), units)
     let recomputed: TeamProposalDetail['recomputed'] = null
@@ -165,7 +167,7 @@ export class TeamQueries {
     else if (!dispatch) recomputeError = 'previews are not available here'
     else if (p.replay && previewChannel) {
       const r = await dispatch(previewChannel, p.replay.args, { host: 'test' })
-      if (!r.ok) recomputeError = `${r.error.code}: ${r.error.message}`
+      if (!r.ok) recomputeError = recomputeRefusal(r.error, p, teamNames)
       else recomputed = { ...previewLines(r.value), computedAt: this.d.now(), usd: null }
     } else if (p.replay && STATE_OF[p.replay.channel]) {
       // No preview channel: the state the write acts on, read live (an API key slot, a withdrawal).
@@ -189,9 +191,16 @@ export class TeamQueries {
         }
       },
     })
+    const involved = [p.account, p.signer, p.destination, ...review.flatMap((f) => [f.initiator, f.mine])]
+    const names = Object.fromEntries(
+      involved
+        .filter((a): a is string => a !== null && Object.hasOwn(teamNames, a.toLowerCase()))
+        .map((a) => [a.toLowerCase(), teamNames[a.toLowerCase()]!]),
+    )
     return {
       ...view,
       review,
+      names,
       initiatorPreview: { title: p.title, lines: [...p.preview] },
       recomputed,
       recomputeError,
@@ -250,4 +259,22 @@ export class TeamQueries {
     const content = await exportCsv(store, this.genesis())
     return { filename: `team-log-${new Date(this.d.now()).toISOString().slice(0, 10)}.csv`, mime: 'text/csv', content }
   }
+}
+
+/**
+ * Why this desk's own preview of the write could not run, said for what it is: an approver's desk
+ * holds none of the team's accounts and its own address book may be empty, so a refusal by its own
+ * guardrails is about this desk, not the write; the team's address book (its policy's names) says
+ * whether the destination is one the team knows.
+ */
+function recomputeRefusal(e: { code: string; message: string }, p: { destination: string | null }, names: Record<string, string>): string {
+  if (e.code === 'DestinationNotAllowed' && p.destination) {
+    const name = names[p.destination.toLowerCase()]
+    return name
+      ? `this desk's own address book does not hold ${p.destination}; the team's address book names it "${name}"`
+      : `${p.destination} is neither in this desk's own address book nor named by the team: check it with the initiator`
+  }
+  if (e.code === 'UnknownAccount' || e.code === 'NoOwnerKey' || e.code === 'AccountNotInVault')
+    return `this desk holds no key of the account (${e.code}): the review above is read from the exact action`
+  return `${e.code}: ${e.message}`
 }

@@ -363,8 +363,8 @@ export class TeamService {
     return this.admin.signChange(id)
   }
 
-  async setPolicy(rules: TeamRuleInput[], groups?: Record<string, string[]>): Promise<TeamPolicyView> {
-    await this.admin.setPolicy(rules, groups)
+  async setPolicy(rules: TeamRuleInput[], groups?: Record<string, string[]>, names?: Record<string, string>): Promise<TeamPolicyView> {
+    await this.admin.setPolicy(rules, groups, names)
     return this.policy()
   }
 

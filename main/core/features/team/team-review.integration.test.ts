@@ -45,6 +45,8 @@ describe("the approver's review (real PostgreSQL, one sandbox)", () => {
         { id: 'transfer-4eyes', kinds: ['transfer'], then: { effect: 'approve', count: 1, roles: ['approver'] } },
         { id: 'rest', then: { effect: 'allow' } },
       ],
+      // The team's names, signed with its policy: the approver's desk (no account of its own) shows them.
+      names: { [OWNER]: 'Treasury main', [OTHER]: 'Payments' },
     })
   })
 
@@ -74,6 +76,9 @@ describe("the approver's review (real PostgreSQL, one sandbox)", () => {
     expect(by.destination).toMatchObject({ initiator: OTHER, mine: OTHER, state: 'same' })
     expect(by.usd!.state).toMatch(/same|unreadable/)
     expect(by.signer).toMatchObject({ mine: 'owner key' })
+    expect(d.names).toEqual({ [OWNER]: 'Treasury main', [OTHER]: 'Payments' })
+    // B's own preview cannot run (it holds no key of the account): said for what it is, not as a policy refusal of the write.
+    if (d.recomputeError) expect(d.recomputeError).not.toMatch(/^DestinationNotAllowed/)
   })
 
   it('a proposal whose stated destination is not the one its action pays: exactly that field differs, and a declined confirmation approves nothing', async () => {

@@ -36,6 +36,7 @@ const members = (): TeamMembersView => ({
 const policy = (): TeamPolicyView => ({
   version: 2,
   groups: {},
+  names: {},
   rules: [
     { id: 'big-withdrawals', kinds: ['withdraw'], minUsd: '10000', then: { effect: 'approve', count: 2, roles: ['approver'] } },
     {
@@ -356,6 +357,7 @@ describe('TeamView roster, policy and audit', () => {
       version: 3,
       rules: a.rules as TeamPolicyView['rules'],
       groups: (a.groups ?? {}) as TeamPolicyView['groups'],
+      names: {},
       history: [
         ...policy().history,
         { version: 3, seq: '12', digest: `0x${'55'.repeat(32)}`, rules: a.rules as TeamPolicyView['rules'], groups: {} },

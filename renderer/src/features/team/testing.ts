@@ -67,6 +67,7 @@ export function detail(over: Partial<TeamProposalDetail> = {}): TeamProposalDeta
       usd: '25000',
     },
     recomputeError: null,
+    names: {},
     review: [
       { key: 'kind', label: 'Action', initiator: 'withdraw', mine: 'withdraw', state: 'same' },
       { key: 'amount', label: 'Amount', initiator: '25,000 USDC', mine: '25,000 USDC', state: 'same' },
