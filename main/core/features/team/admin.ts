@@ -259,7 +259,8 @@ export class TeamAdmin {
     await this.appendAdmin((s) => rosterEntry(s, lc))
   }
 
-  async setPolicy(rules: TeamRuleInput[], groups: Record<string, string[]> = {}, names: Record<string, string> = {}): Promise<void> {
+  /** `names` omitted: the team's names in force are kept (a rules-only change never drops them); {} clears them. */
+  async setPolicy(rules: TeamRuleInput[], groups: Record<string, string[]> = {}, names?: Record<string, string>): Promise<void> {
     await this.requireAdmin()
     const stored = rules.map((r) => ({
       ...r,
@@ -267,8 +268,8 @@ export class TeamAdmin {
       ...(r.destinations ? { destinations: r.destinations.map((a) => a.toLowerCase()) } : {}),
     }))
     const members = Object.fromEntries(Object.entries(groups).map(([name, list]) => [name, list.map((a) => a.toLowerCase())]))
-    const named = Object.fromEntries(Object.entries(names).map(([a, n]) => [a.toLowerCase(), n.trim()]))
-    await this.appendAdmin((s) => policyEntry(s, stored, members, named))
+    const named = names ? Object.fromEntries(Object.entries(names).map(([a, n]) => [a.toLowerCase(), n.trim()])) : null
+    await this.appendAdmin((s) => policyEntry(s, stored, members, named ?? s.policy?.names ?? {}))
   }
 }
 

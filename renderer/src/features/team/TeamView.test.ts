@@ -394,6 +394,8 @@ describe('TeamView roster, policy and audit', () => {
           { id: 'all', then: { effect: 'approve', count: 2, roles: ['approver', 'admin'] } },
         ],
         groups: { 'Cold storage': [BOB] },
+        // The team's names in force, sent back as they are (none in this fixture).
+        names: {},
       },
     ])
     expect(wrapper.text()).toContain('Policy version 3 is in force.')

@@ -199,8 +199,8 @@ export const useTeamStore = defineStore('team', () => {
   const removeMember = (address: Address) => adminChange(async () => void (members.value = await call('team.members.remove', { address })))
   const setRoles = (address: Address, roles: TeamRole[]) =>
     adminChange(async () => void (members.value = await call('team.members.roles', { address, roles })))
-  const setPolicy = (rules: TeamRuleView[], groups: Record<string, Address[]> = {}) =>
-    adminChange(async () => void (policy.value = await call('team.policy.set', { rules, groups })))
+  const setPolicy = (rules: TeamRuleView[], groups: Record<string, Address[]> = {}, names?: Record<string, string>) =>
+    adminChange(async () => void (policy.value = await call('team.policy.set', { rules, groups, ...(names ? { names } : {}) })))
 
   async function verify(): Promise<TeamVerifyView> {
     verifyResult.value = await call('team.verify')
