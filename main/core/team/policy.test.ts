@@ -152,7 +152,8 @@ describe('account groups (named in the policy, signed with it)', () => {
 
 describe("the team's names for addresses (signed with the policy)", () => {
   const A = '0x' + 'ab'.repeat(20)
-  const at = (names: unknown) => policyFromPayload({ version: 1, rules: [{ id: 'r', then: { effect: 'allow' } }], names: names as never }, 0)
+  const at = (names: unknown) =>
+    policyFromPayload({ version: 1, rules: [{ id: 'r', then: { effect: 'allow' } }], names: names as never }, 0)
 
   it('are kept as given, lower-case addresses only', () => {
     expect(at({ [A]: 'Cold wallet' }).names).toEqual({ [A]: 'Cold wallet' })
