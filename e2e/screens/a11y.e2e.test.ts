@@ -123,7 +123,7 @@ describe('accessibility of every screen and dialog (axe-core, Chromium)', () => 
     const { page } = desk
     await openAccount(page, devOwner(0).address, 'Transfer')
     await choose(page, 'Transfer to', devOwner(2).address.toLowerCase().slice(0, 10))
-    await choose(page, 'Transfer asset', /\(#1\)/)
+    await choose(page, 'Transfer asset', /^USDC$/)
     await page.getByRole('textbox', { name: 'Transfer amount', exact: true }).fill('1')
     await page.getByRole('button', { name: 'Preview transfer', exact: true }).click()
     await page.getByRole('region', { name: 'Preview of what will be signed', exact: true }).waitFor()
@@ -132,7 +132,7 @@ describe('accessibility of every screen and dialog (axe-core, Chromium)', () => 
     await page.getByRole('combobox', { name: 'Account to activate', exact: true }).waitFor()
     expect(await violations(page)).toEqual([])
     await page.getByRole('tab', { name: 'Order ticket', exact: true }).click()
-    await choose(page, 'Market', /\(#2\)/)
+    await choose(page, 'Market', /^ETH\/USDC$/)
     await page.getByRole('textbox', { name: 'Limit price', exact: true }).fill('100')
     await page.getByRole('textbox', { name: 'Quantity', exact: true }).fill('0.5')
     await expect.poll(() => page.getByTestId('best-bid').innerText(), { timeout: 30_000 }).not.toBe('—')

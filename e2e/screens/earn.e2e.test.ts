@@ -31,7 +31,7 @@ describe('earn withdrawals', () => {
 
   async function create(type: 'scheduled' | 'instant', amount: string): Promise<string> {
     const { page } = desk
-    await choose(page, 'Withdrawal asset', /#1\)/)
+    await choose(page, 'Withdrawal asset', /^USDC$/)
     await choose(page, 'Withdrawal type', type)
     await page.getByRole('textbox', { name: 'Gross amount', exact: true }).fill(amount)
     await page.getByRole('button', { name: 'Create withdrawal', exact: true }).click()
@@ -73,7 +73,7 @@ describe('earn withdrawals', () => {
 
   it('creates an instant withdrawal with its fee and net shown before and after', async () => {
     const { page } = desk
-    await choose(page, 'Withdrawal asset', /#1\)/)
+    await choose(page, 'Withdrawal asset', /^USDC$/)
     await choose(page, 'Withdrawal type', 'instant')
     await page.getByRole('textbox', { name: 'Gross amount', exact: true }).fill('100')
     // One active withdrawal per asset: wait for the claimed one's payout to finish.

@@ -71,7 +71,7 @@ describe('operator guardrails (policy screen, refusals, override, halt)', () => 
     await shot(page, 'policy')
 
     await openAccount(page, owner(0), 'Withdraw')
-    await choose(page, 'Withdraw asset', /\(#1\)/)
+    await choose(page, 'Withdraw asset', /^USDC$/)
     await page.getByRole('textbox', { name: 'Withdraw amount', exact: true }).fill('10')
     await choose(page, 'Destination chain', 'chain 1')
     await choose(page, 'Destination', 'cold')
@@ -102,7 +102,7 @@ describe('operator guardrails (policy screen, refusals, override, halt)', () => 
 
     await openAccount(page, owner(0), 'Transfer')
     await choose(page, 'Transfer to', owner(2).toLowerCase().slice(0, 10))
-    await choose(page, 'Transfer asset', /\(#1\)/)
+    await choose(page, 'Transfer asset', /^USDC$/)
     await page.getByRole('textbox', { name: 'Transfer amount', exact: true }).fill('12.5')
     await page.getByRole('button', { name: 'Preview transfer', exact: true }).click()
     await write(page, 'Sign and submit transfer', page.getByTestId('submission-outcome').filter({ hasText: 'success' }))
@@ -142,7 +142,7 @@ describe('operator guardrails (policy screen, refusals, override, halt)', () => 
   it('an order outside the price band is refused with the phrase to type; typed, the same order is placed', async () => {
     const { page } = desk
     await openAccount(page, owner(1), 'Order ticket')
-    await choose(page, 'Market', /\(#2\)/)
+    await choose(page, 'Market', /^ETH\/USDC$/)
     await page.getByRole('textbox', { name: 'Limit price', exact: true }).fill('3700')
     await page.getByRole('textbox', { name: 'Quantity', exact: true }).fill('0.01')
     const before = truth()
@@ -168,7 +168,7 @@ describe('operator guardrails (policy screen, refusals, override, halt)', () => 
     const { page } = desk
     // A resting order to cancel (a buy well below the ask, inside the band).
     await openAccount(page, owner(1), 'Order ticket')
-    await choose(page, 'Market', /\(#2\)/)
+    await choose(page, 'Market', /^ETH\/USDC$/)
     await page.getByRole('textbox', { name: 'Limit price', exact: true }).fill('3300')
     await page.getByRole('textbox', { name: 'Quantity', exact: true }).fill('0.01')
     await write(page, 'Place order', page.getByTestId('submission-outcome').filter({ hasText: 'success' }))
@@ -189,7 +189,7 @@ describe('operator guardrails (policy screen, refusals, override, halt)', () => 
     await page.getByRole('button', { name: 'Trading halted: resume or review', exact: true }).click()
     await page.getByTestId('halt-banner').waitFor()
     await openAccount(page, owner(1), 'Order ticket')
-    await choose(page, 'Market', /\(#2\)/)
+    await choose(page, 'Market', /^ETH\/USDC$/)
     await page.getByRole('textbox', { name: 'Limit price', exact: true }).fill('3300')
     await page.getByRole('textbox', { name: 'Quantity', exact: true }).fill('0.01')
     expect(await page.getByRole('button', { name: 'Place order', exact: true }).isDisabled()).toBe(true)

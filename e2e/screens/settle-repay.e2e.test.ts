@@ -30,7 +30,7 @@ describe('settle and repay', () => {
 
   it('refuses an amount finer than the asset precision while typing', async () => {
     const { page } = desk
-    await fill('Settle', /#3,/, '0.123456789012')
+    await fill('Settle', /^BTC$/, '0.123456789012')
     await page.getByRole('textbox', { name: 'Amount', exact: true }).press('End')
     expect(await page.getByRole('textbox', { name: 'Amount', exact: true }).getAttribute('aria-invalid')).toBe('true')
     await expect.poll(() => page.getByRole('alert').first().innerText()).toMatch(/at most \d+ decimals/)
@@ -39,7 +39,7 @@ describe('settle and repay', () => {
 
   it('settles: previews exactly what will be signed, confirms, ends accepted with both balances updated', async () => {
     const { page } = desk
-    await fill('Settle', /#3,/, '0.1')
+    await fill('Settle', /^BTC$/, '0.1')
     await page.getByRole('button', { name: 'Preview', exact: true }).click()
     const preview = page.getByRole('region', { name: 'Preview of what will be signed', exact: true })
     await preview.waitFor()
@@ -63,7 +63,7 @@ describe('settle and repay', () => {
 
   it('repays part of the short from the cash account and ends accepted', async () => {
     const { page } = desk
-    await fill('Repay', /#1,/, '100')
+    await fill('Repay', /^USDC$/, '100')
     await page.getByRole('button', { name: 'Preview', exact: true }).click()
     await page.getByRole('region', { name: 'Preview of what will be signed', exact: true }).waitFor()
     await page.getByRole('button', { name: 'Sign and submit repay', exact: true }).click()
@@ -75,7 +75,7 @@ describe('settle and repay', () => {
   it('shows a rejected settle with its code and what to do', async () => {
     const { page } = desk
     // Far more than the long: the service (or main's pre-check) refuses it as InvalidSettle.
-    await fill('Settle', /#3,/, '500')
+    await fill('Settle', /^BTC$/, '500')
     await page.getByRole('button', { name: 'Preview', exact: true }).click()
     const sign = page.getByRole('button', { name: 'Sign and submit settle', exact: true })
     if (await sign.isVisible().catch(() => false)) {

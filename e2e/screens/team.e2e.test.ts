@@ -110,7 +110,7 @@ describe('team mode: proposal on one desk, approval on another, execution and th
       location.hash = `#/account/${acct}`
     }, owner(0))
     await a.page.getByRole('tab', { name: 'Withdraw', exact: true }).click()
-    await choose(a.page, 'Withdraw asset', /\(#1\)/)
+    await choose(a.page, 'Withdraw asset', /^USDC$/)
     await a.page.getByRole('textbox', { name: 'Withdraw amount', exact: true }).fill('10')
     await choose(a.page, 'Destination chain', 'chain 1')
     await choose(a.page, 'Destination', 'cold')

@@ -35,7 +35,7 @@ describe('order ticket, signer in confirmations, declines, activation', () => {
     const { page } = desk
     // Owner 0's scenario agents are not in this vault: its orders are signed by its owner key.
     await openAccount(page, owner(0), 'Order ticket')
-    await choose(page, 'Market', /\(#2\)/)
+    await choose(page, 'Market', /^ETH\/USDC$/)
     const facts = page.getByRole('region', { name: 'Order preview', exact: true })
     await expect
       .poll(() => facts.getByTestId('best-bid').innerText(), { timeout: 30_000 })
@@ -71,7 +71,7 @@ describe('order ticket, signer in confirmations, declines, activation', () => {
     const { page } = desk
     await openAccount(page, owner(0), 'Transfer')
     await choose(page, 'Transfer to', owner(2).toLowerCase().slice(0, 10))
-    await choose(page, 'Transfer asset', /\(#1\)/)
+    await choose(page, 'Transfer asset', /^USDC$/)
     await page.getByRole('textbox', { name: 'Transfer amount', exact: true }).fill('1')
     await page.getByRole('button', { name: 'Preview transfer', exact: true }).click()
     await page.getByRole('region', { name: 'Preview of what will be signed', exact: true }).waitFor()

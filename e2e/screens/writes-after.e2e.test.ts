@@ -75,7 +75,7 @@ describe('writes go first, and every screen shows what they did', () => {
       location.hash = `#/account/${a}`
     }, account)
     await p.getByRole('tab', { name: 'Order ticket', exact: true }).click()
-    await choose(p, 'Market', new RegExp(`\\(#${marketId}\\)`))
+    await choose(p, 'Market', ({ '1': /^BTC\/USDC$/, '2': /^ETH\/USDC$/ } as Record<string, RegExp>)[marketId]!)
     await expect
       .poll(() => p.getByRole('region', { name: 'Order preview', exact: true }).getByTestId('best-bid').innerText(), { timeout: 60_000 })
       .toMatch(needBid ? /×/ : /×|none/)

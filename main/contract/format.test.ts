@@ -20,11 +20,18 @@ import {
   formatCurrencyOption,
   formatEarnWithdrawal,
   shortAddress,
+  assetDisplayDecimals,
+  amountIsCut,
+  formatAssetName,
+  formatMarketName,
+  formatRelative,
+  formatWhen,
 } from './format'
 
 const USDC = { symbol: 'USDC', decimals: 6 }
 const BTC = { symbol: 'BTC', decimals: 8 }
 const WEI = { symbol: 'ETH', decimals: 18 }
+const USDC_8 = { symbol: 'USDC', decimals: 8 }
 
 describe('atomsToDecimal', () => {
   it('is exact at any size and precision, trailing zeros trimmed', () => {
@@ -215,5 +222,61 @@ describe('report currency options and earn withdrawals', () => {
     expect(formatEarnWithdrawal({ symbol: 'USDC', type: 'scheduled', gross: '1000', createdAt: at }, { timeZone: 'UTC' })).toBe(
       'scheduled withdrawal of 1,000 USDC, created 2026-11-25 08:00:00',
     )
+  })
+})
+
+describe('display precision of asset amounts (readings only; the amount of a write keeps every digit)', () => {
+  it('reads USD stablecoins to the cent and other assets at the digits received', () => {
+    expect(assetDisplayDecimals('USDC', 8)).toBe(2)
+    expect(assetDisplayDecimals('USDT')).toBe(2)
+    expect(assetDisplayDecimals('BTC', 8)).toBe(8)
+    expect(assetDisplayDecimals('ETH')).toBe(null)
+  })
+  it('cuts toward minus infinity, with thousands separators and the symbol', () => {
+    expect(formatAmount('49000.08483638', { symbol: 'USDC' }, { display: true })).toBe('49,000.08 USDC')
+    expect(formatAmount('708.899', { symbol: 'USDC' }, { display: true })).toBe('708.89 USDC')
+    expect(formatAmount('-12000.001', { symbol: 'USDC' }, { display: true })).toBe('-12,000.01 USDC')
+    expect(formatAmount('64174.33', { symbol: 'USDC' }, { display: true })).toBe('64,174.33 USDC')
+    expect(formatAmount('76520', { symbol: 'USDC' }, { display: true })).toBe('76,520 USDC')
+    expect(formatAmount(4_900_008_483_638n, USDC_8, { display: true })).toBe('49,000.08 USDC')
+    expect(formatAmount('2.12345678', BTC, { display: true })).toBe('2.12345678 BTC')
+    expect(formatAmount('1.5', { symbol: 'USDC' }, { display: true, minDecimals: 2 })).toBe('1.50 USDC')
+  })
+  it('never shows a positive amount as zero, nor cuts the amount of a write', () => {
+    expect(formatAmount('0.00605975', { symbol: 'USDC' }, { display: true })).toBe('<0.01 USDC')
+    expect(formatAmount('0', { symbol: 'USDC' }, { display: true })).toBe('0 USDC')
+    expect(formatAmount('-0.004', { symbol: 'USDC' }, { display: true })).toBe('-0.01 USDC')
+    expect(formatAmount('1250.123', { symbol: 'USDC' })).toBe('1,250.123 USDC')
+    expect(formatAmount(null, { symbol: 'USDC' }, { display: true })).toBe(UNKNOWN)
+  })
+  it('says when digits are hidden (the exact amount then goes on hover)', () => {
+    expect(amountIsCut('49000.08483638', { symbol: 'USDC' })).toBe(true)
+    expect(amountIsCut('49000.0800', { symbol: 'USDC' })).toBe(false)
+    expect(amountIsCut('2.12345678', { symbol: 'BTC' })).toBe(false)
+    expect(amountIsCut(null, { symbol: 'USDC' })).toBe(false)
+  })
+  it('names assets and markets as people do', () => {
+    expect(formatAssetName({ symbol: 'USDC' })).toBe('USDC')
+    expect(formatMarketName({ symbol: 'BTC/USDC' })).toBe('BTC/USDC')
+  })
+})
+
+describe('one way to say when: local time with its zone, relative beside it', () => {
+  const at = Date.UTC(2026, 10, 29, 16, 54, 27)
+  it('says "in …" for a future time, never "0s ago"', () => {
+    expect(formatRelative(at + 5 * 60_000, at)).toBe('in 5m 0s')
+    expect(formatRelative(at + 400, at)).toBe('now')
+    expect(formatRelative(at - 12_000, at)).toBe('12s ago')
+    expect(formatRelative(at, at)).toBe('0s ago')
+    expect(formatRelative(null, at)).toBe(UNKNOWN)
+    expect(formatTimeWithAge(at + 65_000, at, { timeZone: 'UTC' })).toBe('2026-11-29 16:55:32 (in 1m 5s)')
+  })
+  it('is 24-hour, with the zone, and no ISO text', () => {
+    expect(formatWhen(at + 5 * 60_000, at, { timeZone: 'UTC' })).toBe('2026-11-29 16:59:27 UTC (in 5m 0s)')
+    expect(formatWhen(at - 3_600_000, at, { timeZone: 'UTC' })).toBe('2026-11-29 15:54:27 UTC (1h 0m ago)')
+    expect(formatWhen(Date.UTC(2026, 10, 29, 23, 0, 0), at, { timeZone: 'UTC' })).toMatch(/^2026-11-29 23:00:00 UTC \(in /)
+    expect(formatWhen(at, at, { timeZone: 'Europe/Paris' })).toMatch(/^2026-11-29 17:54:27 (GMT\+1|CET) \(0s ago\)$/)
+    expect(formatWhen(at, at, { timeZone: 'UTC' })).not.toMatch(/T\d|Z\b|AM|PM/)
+    expect(formatWhen(null, at)).toBe(UNKNOWN)
   })
 })

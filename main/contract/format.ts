@@ -1,8 +1,20 @@
 /**
  * The one way the desk shows numbers, money, rates, times and accounts — in every renderer
- * screen and dialog and in the CLI. Pure functions on strings and bigints: amounts are never
- * turned into floats and never rounded (the digits shown are the digits received); only
- * trailing zeros are trimmed or padded, as each rule below says.
+ * screen and dialog, every toast and preview text built in main, and in the CLI. Pure functions
+ * on strings and bigints: amounts are never turned into floats.
+ *
+ * Rounding is for reading only. What is sent, signed, compared or exported always keeps every
+ * digit; the formatters below round only the text a person reads, and say how:
+ * - USD (`formatUsdCents`) is a valuation (an amount times a mark), shown to the cent, rounded
+ *   half away from zero on the decimal string (as a spreadsheet or Intl.NumberFormat rounds it,
+ *   so an operator checking a figure elsewhere sees the same cents). The exact value goes in a
+ *   title and in exports (`formatUsd`).
+ * - An asset amount read from the desk's state (a balance, a yield, a position) is shown in the
+ *   asset's display precision (`assetDisplayDecimals`: USD stablecoins to the cent, others at
+ *   the digits received), rounded toward minus infinity: a holding is never shown larger than
+ *   it is, a debt never smaller; a positive amount below the precision reads "<0.01 USDC",
+ *   never "0". The amount of a write (what the operator typed and will sign) is never cut:
+ *   `formatAmount` without `display` shows every digit.
  */
 
 /** What every unknown value shows (with its reason next to it or in its title). */
@@ -63,15 +75,47 @@ export interface AssetUnits {
   decimals: number
 }
 
+/** USD stablecoins: shown to the cent like USD itself. */
+const USD_STABLE = /^(USD[A-Z0-9]{0,4}|[A-Z]{1,4}USD|DAI)$/
+
+/**
+ * How many decimals a person reads for an asset's amounts: two for a USD stablecoin ("USDC",
+ * "USDT"), else the asset's own precision (`decimals`, null when unknown: every digit received).
+ */
+export function assetDisplayDecimals(symbol: string, decimals?: number | null): number | null {
+  if (USD_STABLE.test(symbol.trim().toUpperCase())) return decimals === undefined || decimals === null ? 2 : Math.min(2, decimals)
+  return decimals ?? null
+}
+
+/**
+ * A plain decimal cut to `places` decimals, rounded toward minus infinity (a holding is never
+ * shown larger, a debt never smaller); `below` when a positive value was cut to zero.
+ */
+function floorTo(p: Parts, places: number): { parts: Parts; below: boolean } {
+  if (p.frac.length <= places) return { parts: p, below: false }
+  const kept = p.frac.slice(0, places)
+  const dropped = /[1-9]/.test(p.frac.slice(places))
+  let digits = BigInt(p.int + kept)
+  if (p.negative && dropped) digits += 1n
+  const scale = 10n ** BigInt(places)
+  const int = (digits / scale).toString()
+  const frac = places > 0 ? (digits % scale).toString().padStart(places, '0') : ''
+  const zero = digits === 0n
+  return { parts: { negative: p.negative && !zero, int, frac }, below: zero && !p.negative && dropped }
+}
+
 /**
  * An amount in the asset's units with its symbol: "1,234.5 USDC". A bigint is atoms (scaled by
  * the asset's decimals), a string a decimal in units. Trailing zeros are trimmed unless
- * `minDecimals` pads them (aligned columns). Null/undefined → UNKNOWN.
+ * `minDecimals` pads them (aligned columns). With `display` (an amount read from the desk's
+ * state, never one being signed) it is cut to the asset's display precision
+ * (`assetDisplayDecimals`): "49,000.08483638" USDC reads "49,000.08 USDC", "0.006" reads
+ * "<0.01 USDC". Null/undefined → UNKNOWN.
  */
 export function formatAmount(
   value: string | bigint | null | undefined,
   asset: AssetUnits | { symbol: string },
-  opts: { minDecimals?: number } = {},
+  opts: { minDecimals?: number; display?: boolean } = {},
 ): string {
   if (value === null || value === undefined) return UNKNOWN
   let decimal: string
@@ -81,8 +125,37 @@ export function formatAmount(
   } else {
     decimal = value
   }
-  const n = formatNumber(decimal, { minDecimals: opts.minDecimals ?? 0 })
+  let n: string
+  const places = opts.display ? assetDisplayDecimals(asset.symbol, 'decimals' in asset ? asset.decimals : null) : null
+  const p = places === null ? null : parts(decimal)
+  if (p && places !== null) {
+    const cut = floorTo(p, places)
+    const frac = cut.parts.frac.replace(/0+$/, '').padEnd(Math.min(opts.minDecimals ?? 0, places), '0')
+    n = cut.below
+      ? `<${places > 0 ? `0.${'1'.padStart(places, '0')}` : '1'}`
+      : `${cut.parts.negative ? '-' : ''}${group(cut.parts.int)}${frac ? `.${frac}` : ''}`
+  } else {
+    n = formatNumber(decimal, { minDecimals: opts.minDecimals ?? 0 })
+  }
   return asset.symbol ? `${n} ${asset.symbol}` : n
+}
+
+/** Whether `formatAmount(value, asset, { display: true })` hides digits (then show the exact amount on hover). */
+export function amountIsCut(value: string | null | undefined, asset: AssetUnits | { symbol: string }): boolean {
+  if (value === null || value === undefined) return false
+  const places = assetDisplayDecimals(asset.symbol, 'decimals' in asset ? asset.decimals : null)
+  const p = parts(value)
+  return places !== null && p !== null && p.frac.replace(/0+$/, '').length > places
+}
+
+/** An asset as people name it: its symbol ("USDC"); its id and decimals stay out of the text. */
+export function formatAssetName(asset: { symbol: string }): string {
+  return asset.symbol
+}
+
+/** A market as people name it: "BTC/USDC" (the symbol the service gives it); its id stays out of the text. */
+export function formatMarketName(market: { symbol: string }): string {
+  return market.symbol
 }
 
 /**
@@ -195,9 +268,23 @@ export function formatDurationWords(ms: number): string {
   return out.join(' ')
 }
 
-/** Relative age: "12s ago"; an unknown time is "never". A time ahead of now counts as 0s. */
+/**
+ * Relative age of a reading: "12s ago"; an unknown time is "never". A time ahead of now (a
+ * clock a little ahead of this one) counts as 0s: for a time that is meant to be in the future
+ * use `formatRelative`, which says "in …".
+ */
 export function formatAge(atMs: number | null | undefined, nowMs: number): string {
   if (atMs === null || atMs === undefined) return 'never'
+  return `${formatDuration(nowMs - atMs)} ago`
+}
+
+/**
+ * A time relative to now, either way: "12s ago", "in 5m 0s", "now" within the second ahead.
+ * A future time never says "ago". Unknown → UNKNOWN.
+ */
+export function formatRelative(atMs: number | null | undefined, nowMs: number): string {
+  if (atMs === null || atMs === undefined || !Number.isFinite(atMs)) return UNKNOWN
+  if (atMs > nowMs) return atMs - nowMs < 1000 ? 'now' : `in ${formatDuration(atMs - nowMs)}`
   return `${formatDuration(nowMs - atMs)} ago`
 }
 
@@ -250,10 +337,21 @@ export function formatTime(ms: number | null | undefined, opts: { timeZone?: str
   return opts.zone && p.timeZoneName ? `${text} ${p.timeZoneName}` : text
 }
 
-/** A time with its age: "2026-11-23 23:54:00 (12s ago)". */
-export function formatTimeWithAge(ms: number | null | undefined, nowMs: number, opts: { timeZone?: string } = {}): string {
-  if (ms === null || ms === undefined) return UNKNOWN
-  return `${formatTime(ms, opts)} (${formatAge(ms, nowMs)})`
+/**
+ * A time with its relative part: "2026-11-23 23:54:00 (12s ago)", "… (in 5m 0s)" for a future
+ * time; with `zone: true` the zone's short name follows the time, as `formatWhen` does.
+ */
+export function formatTimeWithAge(ms: number | null | undefined, nowMs: number, opts: { timeZone?: string; zone?: boolean } = {}): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return UNKNOWN
+  return `${formatTime(ms, opts)} (${formatRelative(ms, nowMs)})`
+}
+
+/**
+ * The desk's one way to say when, for a person: local time, 24-hour, with its zone, and the
+ * relative part beside it: "2026-11-29 17:54:27 CET (in 5m 0s)", "2026-11-23 23:54:00 UTC (12s ago)".
+ */
+export function formatWhen(ms: number | null | undefined, nowMs: number, opts: { timeZone?: string } = {}): string {
+  return formatTimeWithAge(ms, nowMs, { ...opts, zone: true })
 }
 
 /** An address shortened for tables: "0x12ab…cdef" (the full one goes in a title or copy). */

@@ -114,6 +114,21 @@ describe('alerts evaluated in main on the sandbox, fired once each', () => {
     d.sandbox.trading.setMark(ETH, usd(3200n))
   }, 60_000)
 
+  it('one alert per condition: thresholds crossed in one pass alert once, for the highest (issue 31)', async () => {
+    const ETH = 4
+    const usd = (x: bigint) => x * 100_000_000n
+    const past = async () => (await of('ltv', o(4))).filter((a) => /threshold 9[67]%/.test(a.message))
+    await d.call('alerts.settings.update', { ltvThresholdsPct: [96, 97] })
+    d.sandbox.trading.setMark(ETH, usd(3400n)) // 98.6% in use: past both at once
+    await until('the crossing alert', async () => (await past()).length > 0)
+    await twoPasses()
+    const fired = await past()
+    expect(fired).toHaveLength(1)
+    expect(fired[0]!.message).toMatch(/threshold 97%/)
+    expect(fired[0]!.level).toBe('error')
+    d.sandbox.trading.setMark(ETH, usd(3200n))
+  }, 60_000)
+
   it('funds received: a deposit record, and a balance rise nobody on the desk explains', async () => {
     d.sandbox.trading.deposit(o(2) as `0x${string}`, 1, 12_345_000_000n)
     await until('deposit alert', async () => (await of('funds-received', o(2))).length === 1)

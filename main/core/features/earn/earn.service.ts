@@ -224,13 +224,14 @@ export function earnRequestWrite(req: {
           `this request was approved as ${req.operationId}, but the pool's next user nonce for ${u} is now ${p.userNonce}: it can no longer be sent as approved; nothing was signed. Propose it again.`,
           { expected: req.operationId, next: key },
         )
+      const units = { symbol: p.symbol }
       const lines = [
-        `${p.type} withdrawal of ${p.gross} ${p.symbol} from the earn pool`,
-        `fee: ${p.fee} ${p.symbol} (${p.feeBps} bps)`,
-        `you receive: ${p.net} ${p.symbol}`,
+        `${p.type} withdrawal of ${formatAmount(p.gross, units)} from the earn pool`,
+        `fee: ${formatAmount(p.fee, units)} (${p.feeBps} bps)`,
+        `you receive: ${formatAmount(p.net, units)}`,
       ]
       if (p.waitSeconds !== null) lines.push(`claimable after ${p.waitSeconds} s; cancellable until then`)
-      const title = `Withdraw ${p.gross} ${p.symbol} from earn`
+      const title = `Withdraw ${formatAmount(p.gross, units)} from earn`
       return {
         account: u,
         title,
@@ -254,7 +255,7 @@ export function earnRequestWrite(req: {
               assetId: p.assetId,
               amount: BigInt(p.grossAtoms),
               type: p.type,
-              summary: `earn ${p.type} withdrawal ${p.gross} ${p.symbol} (${short(u)})`,
+              summary: `earn ${p.type} withdrawal ${formatAmount(p.gross, units)} (${short(u)})`,
               intent: { action: 'earnCreateWithdrawal', title, summary: lines, details: { account: { name: '', address: u } } },
             }),
         },

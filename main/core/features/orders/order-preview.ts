@@ -1,6 +1,6 @@
 import type { Address } from 'viem'
 import type { BookLevelView, ConfirmSigner, OrderPreviewView } from '../../../contract/types'
-import { formatAmount } from '../../../contract/format'
+import { formatAmount, formatNumber } from '../../../contract/format'
 import { DeskError } from '../../errors/desk-error'
 import type { InfoClient } from '../../exchange/info/client'
 import { formatAtoms, parseDecimal } from '../../money/decimal'
@@ -202,7 +202,9 @@ export async function previewOrder(
   } else if (line.status !== 'active') {
     problems.push('this credit account is frozen and cannot trade')
   } else if (!market.creditTrading && !line.whitelistedMarketIds.includes(String(market.marketId))) {
-    problems.push(`market ${market.marketId} is not open to credit accounts and not whitelisted for this account`)
+    problems.push(
+      `market ${market.symbol ?? `${baseSymbol}/${quoteSymbol}`} is not open to credit accounts and not whitelisted for this account`,
+    )
   }
 
   let markPrice: string | null = null
@@ -219,14 +221,14 @@ export async function previewOrder(
     book.ask &&
     parseDecimal(book.ask.price, 36) < parseDecimal(formatAtoms(price, market.priceDecimals), 36)
   )
-    warnings.push(`buys above the best offer ${book.ask.price}: it crosses the book at once`)
+    warnings.push(`buys above the best offer ${formatNumber(book.ask.price)} ${quoteSymbol}: it crosses the book at once`)
   if (
     price !== null &&
     req.side === 'ask' &&
     book.bid &&
     parseDecimal(book.bid.price, 36) > parseDecimal(formatAtoms(price, market.priceDecimals), 36)
   )
-    warnings.push(`sells below the best bid ${book.bid.price}: it crosses the book at once`)
+    warnings.push(`sells below the best bid ${formatNumber(book.bid.price)} ${quoteSymbol}: it crosses the book at once`)
 
   let signer: ConfirmSigner | null = null
   try {

@@ -364,10 +364,15 @@ export class LiveOverview {
     return value
   }
 
+  /**
+   * A frozen credit account is announced once. A credit line in use past its limits is the credit-line
+   * alert's condition (alerts/rules/ltv.ts, on the operator's alert thresholds): announcing it here too
+   * raised two or three toasts for one account ("past 80%", "past 90%", "Credit health critical").
+   */
   private healthWarnings(): void {
     for (const row of this.last?.rows ?? []) {
       const w = row.credit?.warning
-      if (!row.credit || (w !== 'critical' && w !== 'frozen') || this.warned.has(row.account.address + w)) continue
+      if (!row.credit || w !== 'frozen' || this.warned.has(row.account.address + w)) continue
       this.warned.add(row.account.address + w)
       this.d.notify('health', 'warning', `Credit health ${w}: ${formatAccount(row.account).text}`, creditWarningText(row.credit))
     }

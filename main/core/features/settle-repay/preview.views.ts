@@ -1,18 +1,18 @@
 import type { Address, PreviewView } from '../../../contract/types'
-import type { TransferPreview } from './settle-repay.service'
+import { formatAmount } from '../../../contract/format'
+import { previewTitle, type TransferPreview } from './settle-repay.service'
 
 export function transferPreviewView(p: TransferPreview, network: string): PreviewView {
-  const verb = p.kind === 'settle' ? 'Settle' : 'Repay'
   const action =
     p.kind === 'settle'
       ? { type: 'settle', asset_id: String(p.asset.assetId), amount: p.amountAtoms, cash_account: p.to }
       : { type: 'repay', asset_id: String(p.asset.assetId), amount: p.amountAtoms, margin_account: p.to }
   return {
-    title: `${verb} ${p.amount} ${p.asset.symbol}`,
+    title: previewTitle(p),
     summary: [
       `network ${network}`,
       `signer ${p.from} (owner key)`,
-      `${p.kind} ${p.amount} ${p.asset.symbol}`,
+      `${p.kind} ${formatAmount(p.amount, p.asset)}`,
       `from ${p.from}`,
       `to ${p.to}`,
     ],

@@ -2,6 +2,7 @@ import type { Address } from 'viem'
 import { DeskError } from '../../errors/desk-error'
 import type { SettleAction, RepayAction } from '../../wire'
 import { parseDecimal } from '../../money/decimal'
+import { formatAmount } from '../../../contract/format'
 import type { AssetInfo } from '../../session/account-reads'
 import {
   checkAddress,
@@ -197,8 +198,7 @@ export function describeSettleRepay(
       ? { type: 'settle', ...common, cash_account: preview.to }
       : { type: 'repay', ...common, margin_account: preview.to }
   ) as SettleAction | RepayAction
-  const verb = preview.kind === 'settle' ? 'Settle' : 'Repay'
-  const title = `${verb} ${preview.amount} ${preview.asset.symbol}`
+  const title = previewTitle(preview)
   const lines = previewLines(preview)
   return {
     account: from,
@@ -212,7 +212,7 @@ export function describeSettleRepay(
         account: from,
         signer: { owner: from, role: 'owner' },
         action,
-        summary: `${preview.kind} ${preview.amount} ${preview.asset.symbol} from ${short(preview.from)} to ${short(preview.to)}`,
+        summary: `${preview.kind} ${formatAmount(preview.amount, preview.asset)} from ${short(preview.from)} to ${short(preview.to)}`,
         intent: {
           action: preview.kind,
           title,
@@ -238,15 +238,26 @@ export function repayWrite(req: RepayRequest): WriteSpec<TransferPreview> {
   return { kind: 'repay', describe: async (w) => describeSettleRepay(w.ctx, await previewRepay(w.ctx, req), req.cloid) }
 }
 
-/** The lines the confirmation gate shows: exactly what is signed and its predicted effect. */
+/** "Settle 1,250.5 USDC": the amount signed, every digit, in the desk's one format. */
+export function previewTitle(p: TransferPreview): string {
+  return `${p.kind === 'settle' ? 'Settle' : 'Repay'} ${formatAmount(p.amount, p.asset)}`
+}
+
+/**
+ * The lines the confirmation gate shows: exactly what is signed and its predicted effect. The
+ * amount signed keeps every digit; balances read in the asset's display precision. Addresses are
+ * named by the confirmation context (the operator's label and the address, shortened on screen).
+ */
 export function previewLines(p: TransferPreview): string[] {
-  const sym = p.asset.symbol
+  // "2,000 -> 765.5 BTC": both sides in the asset's display precision, the symbol once.
+  const move = (before: string, after: string) =>
+    `${formatAmount(before, p.asset, { display: true }).slice(0, -p.asset.symbol.length - 1)} -> ${formatAmount(after, p.asset, { display: true })}`
   return [
-    `${p.kind} ${p.amount} ${sym}`,
+    `${p.kind} ${formatAmount(p.amount, p.asset)}`,
     `from ${p.from}`,
     `to   ${p.to}`,
-    `credit position ${p.creditPosition.account}: ${p.creditPosition.before} -> ${p.creditPosition.after} ${sym}`,
-    `available ${p.cashAvailable.account}: ${p.cashAvailable.before} -> ${p.cashAvailable.after} ${sym}`,
+    `credit position ${p.creditPosition.account}: ${move(p.creditPosition.before, p.creditPosition.after)}`,
+    `available ${p.cashAvailable.account}: ${move(p.cashAvailable.before, p.cashAvailable.after)}`,
     ...p.notes,
   ]
 }

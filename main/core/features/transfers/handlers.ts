@@ -1,4 +1,5 @@
 import type { Address, PreviewView } from '../../../contract/types'
+import { formatAmount } from '../../../contract/format'
 import { DeskError } from '../../errors/desk-error'
 import type { Journal } from '../../journal'
 import type { HandlerTable } from '../../ipc/dispatch'
@@ -34,12 +35,12 @@ export function transfersHandlers(d: TransfersDeps): Pick<HandlerTable, Transfer
       const f = (x: bigint) => fmt(x, p.asset.decimals)
       const sym = p.asset.symbol
       return withDataAge(w, {
-        title: `Transfer ${p.amount} ${sym}`,
+        title: `Transfer ${formatAmount(p.amount, p.asset)}`,
         summary: [
           `Network: ${w.network.name}`,
           `From ${named(p.from)}, signed by its owner key`,
           `To ${named(p.to)}`,
-          `Amount: ${p.amount} ${sym}`,
+          `Amount: ${formatAmount(p.amount, p.asset)}`,
         ],
         action: {
           type: 'transfer',
@@ -94,14 +95,14 @@ export function transfersHandlers(d: TransfersDeps): Pick<HandlerTable, Transfer
       const f = (x: bigint) => fmt(x, p.asset.decimals)
       const sym = p.asset.symbol
       return withDataAge(w, {
-        title: `Withdraw ${p.amount} ${sym}`,
+        title: `Withdraw ${formatAmount(p.amount, p.asset)}`,
         summary: [
           `Network: ${w.network.name}`,
           `From ${named(p.account)}, signed by its owner key`,
           `To ${p.dst} on chain ${p.chain}`,
-          `Amount: ${p.amount} ${sym}`,
-          `Withdraw fee (recorded, not deducted): ${f(p.feeAtoms)} ${sym}`,
-          ...(p.minimumAtoms !== null ? [`Minimum to chain ${p.chain}: ${f(p.minimumAtoms)} ${sym}`] : []),
+          `Amount: ${formatAmount(p.amount, p.asset)}`,
+          `Withdraw fee (recorded, not deducted): ${formatAmount(p.feeAtoms, p.asset)}`,
+          ...(p.minimumAtoms !== null ? [`Minimum to chain ${p.chain}: ${formatAmount(p.minimumAtoms, p.asset)}`] : []),
         ],
         action: {
           type: 'withdraw',

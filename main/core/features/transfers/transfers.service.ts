@@ -70,12 +70,13 @@ export function transferWrite(req: TransferRequest): WriteSpec<{ amountAtoms: st
         amount: amount.toString(),
         ...(req.cloid ? { cloid: req.cloid } : {}),
       } as TransferAction
-      const title = `Transfer ${display} ${asset.symbol}`
+      const shown = formatAmount(amount, asset)
+      const title = `Transfer ${shown}`
       const lines = [
-        `transfer ${display} ${asset.symbol}`,
+        `transfer ${shown}`,
         `from ${from}, signed by its owner key`,
         `to   ${to}`,
-        `available after: ${formatAmount(avail - amount, asset)}`,
+        `available after: ${formatAmount(avail - amount, asset, { display: true })}`,
       ]
       return {
         account: from,
@@ -90,7 +91,7 @@ export function transferWrite(req: TransferRequest): WriteSpec<{ amountAtoms: st
             account: from,
             signer: { owner: from, role: 'owner' },
             action,
-            summary: `transfer ${display} ${asset.symbol} ${short(from)} -> ${short(to)}`,
+            summary: `transfer ${shown} ${short(from)} -> ${short(to)}`,
             intent: {
               action: 'transfer',
               title,
@@ -160,20 +161,22 @@ async function describeWithdraw(ctx: WriteContext, req: WithdrawRequest): Promis
     withdraw_nonce: '0', // replaced by the submitter with a persisted business nonce
     ...(req.cloid ? { cloid: req.cloid } : {}),
   } as WithdrawAction
-  const title = `Withdraw ${display} ${asset.symbol}`
+  const shown = formatAmount(amount, asset)
+  const fee = formatAmount(asset.withdrawFeeAtoms, asset)
+  const title = `Withdraw ${shown}`
   const request: SubmitRequest = {
     account,
     signer: { owner: account, role: 'owner' },
     action,
     allocateWithdrawNonce: true,
-    summary: `withdraw ${display} ${asset.symbol} to ${short(dst)} on chain ${chain}`,
+    summary: `withdraw ${shown} to ${short(dst)} on chain ${chain}`,
     intent: {
       action: 'withdraw',
       title,
       summary: [
-        `withdraw ${display} ${asset.symbol} from ${account}, signed by its owner key`,
+        `withdraw ${shown} from ${account}, signed by its owner key`,
         `to ${dst} on chain ${chain}`,
-        `withdraw fee recorded (not deducted): ${fmt(asset.withdrawFeeAtoms, asset.decimals)} ${asset.symbol}`,
+        `withdraw fee recorded (not deducted): ${fee}`,
       ],
       details: {
         counterparty: { name: '', address: dst, chainId: String(chain) },
@@ -233,7 +236,8 @@ async function describeActivation(
     ...(req.cloid ? { cloid: req.cloid } : {}),
   } as ActivateForAction
   const title = `Activate ${target}`
-  const lines = [`create the account ${target}`, `fee: 1.0 ${asset.symbol} from ${from}`]
+  const fee = formatAmount(ACTIVATION_FEE_ATOMS, asset)
+  const lines = [`create the account ${target}`, `fee: ${fee} from ${from}`]
   return {
     account: from,
     title,
@@ -247,7 +251,7 @@ async function describeActivation(
         account: from,
         signer: { owner: from, role: 'owner' },
         action,
-        summary: `activate ${short(target)} paying 1.0 ${asset.symbol}`,
+        summary: `activate ${short(target)} paying ${fee}`,
         intent: { action: 'activateFor', title, summary: lines },
       },
     },

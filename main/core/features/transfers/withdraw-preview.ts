@@ -1,3 +1,4 @@
+import { formatAmount } from '../../../contract/format'
 import { DeskError } from '../../errors/desk-error'
 import { parseDecimal } from '../../money/decimal'
 import { checkAddress, fmt, parsePositiveAmount, resolveAsset, type WriteContext } from '../../session/write-context'
@@ -37,7 +38,7 @@ export async function previewWithdraw(ctx: WriteContext, req: WithdrawRequest): 
   const b = balances.find((x) => x.assetId === asset.assetId)
   const before = b ? parseDecimal(b.available, asset.decimals) : 0n
   const min = mins.get(`${chain}:${asset.assetId}`) ?? null
-  const f = (x: bigint) => `${fmt(x, asset.decimals)} ${asset.symbol}`
+  const f = (x: bigint) => formatAmount(x, asset)
   const warnings: string[] = []
   if (line.isCredit) warnings.push(`${account} is a credit account: the service will refuse with ActionNotAllowedForSpotCreditAccount.`)
   if (amountAtoms <= asset.withdrawFeeAtoms)

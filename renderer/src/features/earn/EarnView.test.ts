@@ -171,6 +171,27 @@ describe('EarnView', () => {
   })
 })
 
+describe('EarnView numbers (issue 31)', () => {
+  it('shows pool amounts in the asset display precision with the symbol (exact on hover), and no nonce column', async () => {
+    const base = overview()
+    desk.handle('earn.overview', () => ({
+      ...base,
+      assets: [{ ...base.assets[0]!, earnBalance: '49000.08483638', lifetimeYield: '0.00605975' }],
+    }))
+    const { wrapper } = await mountScreen(EarnView, { props: { address: CASH } })
+    await flush()
+    const row = wrapper.get('table[aria-label="Earn balances"] tbody tr')
+    const cells = row.findAll('td.num').map((c) => c.text())
+    expect(cells[0]).toBe('49,000.08 USDC')
+    expect(cells[4]).toBe('<0.01 USDC')
+    expect(row.get('td.num .amount').attributes('title')).toBe('exactly 49,000.08483638 USDC')
+    expect(wrapper.text()).not.toMatch(/Nonce|· #/)
+    expect(wrapper.findAll('select[aria-label="Withdrawal asset"] option').map((o) => o.text())).toContain('USDC')
+    expect(await seriousA11yViolations()).toEqual([])
+    wrapper.unmount()
+  })
+})
+
 describe('EarnView accessibility', () => {
   it('has no critical or serious violations', async () => {
     desk.handle('earn.overview', () => overview())
@@ -194,9 +215,12 @@ describe('EarnView accessibility', () => {
     const { wrapper } = await mountScreen(EarnView, { props: { address: CASH } })
     await flush()
     const table = 'table[aria-label="Withdrawal queue"]'
-    // the queue names a withdrawal by its created time and short number, never its operation id
-    const ops = () => wrapper.findAll(`${table} tbody tr td:first-child`).map((c) => c.text().split('#').pop())
+    // the queue names a withdrawal by its created time (zone and age beside it), never its operation id nor
+    // a bare nonce ("· #0", issue 31); the id is in the cell's title
+    const ops = () => wrapper.findAll(`${table} tbody tr td:first-child`).map((c) => c.attributes('title')!.split(':').pop())
     expect(wrapper.get(`${table} tbody`).text()).not.toContain('withdraw:')
+    expect(wrapper.get(`${table} tbody`).text()).not.toContain('#')
+    expect(wrapper.get(`${table} tbody tr td:first-child`).text()).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \S+ \(.+\)$/)
     expect(ops()).toEqual(['1', '2', '3'])
     const gross = wrapper.get(`${table} thead th:nth-child(4) button`)
     expect(gross.text()).toBe('Gross')

@@ -1,5 +1,5 @@
 import { DeskCallError } from '../../shared/desk-call-error'
-import { formatAmount, formatPercent, formatTime, formatUsd } from '../../../../main/contract/format'
+import { formatAmount, formatPercent, formatTime, formatUsdCents } from '../../../../main/contract/format'
 
 /** The policy refusal codes main raises before anything is signed. */
 export const POLICY_CODES = [
@@ -42,7 +42,7 @@ export function refusalFacts(e: unknown, symbolOf: (assetId: number) => string |
     const assetId = /:([0-9]+)$/.exec(rule)?.[1]
     const symbol = assetId === undefined ? undefined : (symbolOf(Number(assetId)) ?? `(asset ${assetId})`)
     const money = (v: unknown) =>
-      v === null || v === undefined ? '—' : isUsdRule(rule) ? formatUsd(String(v)) : formatAmount(String(v), { symbol: symbol ?? '' })
+      v === null || v === undefined ? '—' : isUsdRule(rule) ? formatUsdCents(String(v)) : formatAmount(String(v), { symbol: symbol ?? '' })
     facts.push({ label: 'Rule', value: rule })
     facts.push({ label: 'Limit', value: money(d.limit) })
     if (rule.includes('daily')) facts.push({ label: 'Already used (last 24 h)', value: money(d.used) })

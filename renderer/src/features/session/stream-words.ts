@@ -43,6 +43,9 @@ export function streamWords(s: StreamStatus, accounts: number | null): StreamWor
   const subs = `${s.subscriptions} of ${plural(Math.max(1, s.connections) * SUBS_PER_CONNECTION, 'subscription')}`
   const split = liveSplit(s, accounts)
   const facts = [conns, subs, ...(split ? [split] : [])].join('; ')
+  // Nothing to follow (no accounts yet, the first-run screen): no stream is needed, so none is "down".
+  if (accounts === 0 && s.subscriptions === 0)
+    return { tone: 'ok', short: 'No accounts', meaning: 'no accounts to follow yet: the stream opens once there are some' }
   if (!s.connected) return { tone: 'down', short: 'Stream down', meaning: `stream down, values age until it reconnects; ${facts}` }
   if (budgetSpent(s)) {
     return {

@@ -75,8 +75,8 @@ describe('SettleView', () => {
     expect(desk.callsTo('settle.preview')).toEqual([{ creditAccount: CREDIT, cashAccount: CASH, assetId: 1, amount: '1.5' }])
     const p = w.get('[aria-label="Preview of what will be signed"]').text()
     expect(p).toContain('settle 1.5 USDC (1500000 atoms) to cash-1')
-    expect(p).toMatch(/credit-1 \(0x1111…1111\)\s*credit position\s*USDC\s*10\s*8\.5/)
-    expect(p).toMatch(/cash-1 \(0x2222…2222\)\s*available\s*USDC\s*2\s*3\.5/)
+    expect(p).toMatch(/credit-1 \(0x1111…1111\)\s*credit position\s*USDC\s*10 USDC\s*8\.5 USDC/)
+    expect(p).toMatch(/cash-1 \(0x2222…2222\)\s*available\s*USDC\s*2 USDC\s*3\.5 USDC/)
 
     button('Sign and submit settle')!.click()
     await flush()

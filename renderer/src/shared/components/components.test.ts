@@ -6,6 +6,8 @@ import { DeskCallError } from '../desk-call-error'
 import Amount from './Amount.vue'
 import AmountInput from './AmountInput.vue'
 import ErrorNotice from './ErrorNotice.vue'
+import PreviewPanel from './PreviewPanel.vue'
+import { seriousA11yViolations } from '../../testing/axe'
 
 beforeEach(() => setActivePinia(createPinia()))
 
@@ -33,6 +35,21 @@ describe('Amount in USD', () => {
     const exact = mount(Amount, { props: { value: '1250.5', usd: true } })
     expect(exact.text()).toBe('$1,250.50')
     expect(exact.get('.amount').attributes('title')).toBeUndefined()
+  })
+})
+
+describe('Amount as a reading (issue 31: Earn showed "49,000.08483638" and a yield "0.00605975")', () => {
+  it('shows the asset display precision with its symbol, the exact amount on hover', () => {
+    const w = mount(Amount, { props: { value: '49000.08483638', symbol: 'USDC', display: true } })
+    expect(w.text()).toBe('49,000.08 USDC')
+    expect(w.get('.amount').attributes('title')).toBe('exactly 49,000.08483638 USDC')
+    expect(mount(Amount, { props: { value: '0.00605975', symbol: 'USDC', display: true } }).text()).toBe('<0.01 USDC')
+    const btc = mount(Amount, { props: { value: '2.12345678', symbol: 'BTC', display: true } })
+    expect(btc.text()).toBe('2.12345678 BTC')
+    expect(btc.get('.amount').attributes('title')).toBeUndefined()
+  })
+  it('keeps every digit of an amount that is not a reading', () => {
+    expect(mount(Amount, { props: { value: '1250.123', symbol: 'USDC' } }).text()).toBe('1,250.123 USDC')
   })
 })
 
@@ -114,5 +131,35 @@ describe('ErrorNotice for a team proposal', () => {
     expect(w.text()).toContain('Sent for approval — nothing changed yet')
     expect(w.text()).toContain('Address book: add "warm"')
     expect(w.text()).not.toContain('Entry not added')
+  })
+})
+
+describe('PreviewPanel (issue 31: previews name accounts; amounts in one format)', () => {
+  const A = '0x9bf0aa11bb22cc33dd44ee55ff66aa77bb88a745' as const
+  const B = '0x30f5ed42beee34d60256853866e3b852ea8a3ac9' as const
+  const labelOf = (a: string) => (a.toLowerCase() === A ? 'Treasury main (0x9bf0…a745)' : `${a.slice(0, 6)}…${a.slice(-4)}`)
+  it('names accounts instead of full raw addresses and shows balances with separators and the symbol', async () => {
+    const w = mount(PreviewPanel, {
+      props: {
+        labelOf,
+        preview: {
+          title: 'Transfer 1,250.5 USDC',
+          summary: [`From Treasury main (${A}), signed by its owner key`, `to ${A}`, `To ${B}`],
+          action: { type: 'transfer' },
+          effects: [{ account: A, label: 'sender available', assetSymbol: 'USDC', before: '76520', after: '64174.33483638' }],
+          warnings: [],
+          dataAgeMs: 1000,
+          dataMaxAgeMs: 30_000,
+        },
+      },
+      attachTo: document.body,
+    })
+    const lines = w.findAll('.summary li').map((l) => l.text())
+    expect(lines).toEqual(['From Treasury main (0x9bf0…a745), signed by its owner key', 'to Treasury main (0x9bf0…a745)', 'To 0x30f5…3ac9'])
+    expect(w.text()).not.toMatch(/0x[0-9a-f]{40}(?!")/)
+    const cells = w.findAll('.effects tbody td.num').map((c) => c.text())
+    expect(cells).toEqual(['76,520 USDC', '64,174.33 USDC'])
+    expect(await seriousA11yViolations(w.element)).toEqual([])
+    w.unmount()
   })
 })

@@ -11,8 +11,8 @@ const CREDIT_FALLBACK_EVERY_MS = 60_000
 const NOT_CREDIT_RECHECK_MS = 10 * 60_000
 
 /**
- * Credit line in use past each threshold: once per upward crossing (re-armed when it drops
- * back below). From the streamed credit state and the cached marks; /info (background lane,
+ * Credit line in use past a threshold: once per upward crossing (re-armed when it drops
+ * back below), one alert for the highest threshold crossed at once. From the streamed credit state and the cached marks; /info (background lane,
  * at most once a minute) only for an account with no live credit state yet that may be a
  * credit account, never for one known not to be.
  */
@@ -51,22 +51,28 @@ export async function checkLtv(
   const usedBp = ((credit - available) * 10_000n) / credit
   const used = formatAtoms(usedBp, 2)
   const log = ctx.d.journal.alerts
-  const thresholds = ctx.settings().ltvThresholdsPct
-  const top = Math.max(...thresholds)
+  const thresholds = [...ctx.settings().ltvThresholdsPct].sort((x, y) => x - y)
+  const top = thresholds[thresholds.length - 1]
+  // One alert per condition: the thresholds crossed in this pass are one alert, for the highest of them
+  // (each is marked fired, so a lower one does not follow on the next pass); crossing a higher one later
+  // is a new condition and alerts again. Each re-arms when the use drops back below it.
+  const crossed: number[] = []
   for (const t of thresholds) {
     const key = `ltv:${user}:${t}`
     const above = usedBp >= BigInt(Math.round(t * 100))
     const armed = log.getState(st.s.name, key) === null
     if (above && armed) {
       log.setState(st.s.name, key, String(now))
-      ctx.fire(st.s.name, `ltv:${user}:${t}:${now}`, {
-        kind: 'ltv',
-        level: t === top ? 'error' : 'warning',
-        // the threshold in the title: two thresholds crossed in one pass are two distinct alerts
-        title: `Credit line ${formatPercent(used)} in use, past ${formatPercent(String(t))}: ${who(a)}`,
-        message: `${who(a)} uses ${formatPercent(used)} of its ${formatUsdCents(h.creditUsd)} credit line (threshold ${formatPercent(String(t))}); available ${formatUsdCents(availableText)}${h.availableUsd === null ? ' (last known: marks are stale)' : ''}.`,
-        account: a.address,
-      })
+      crossed.push(t)
     } else if (!above && !armed) log.setState(st.s.name, key, null)
   }
+  const t = crossed[crossed.length - 1]
+  if (t === undefined) return
+  ctx.fire(st.s.name, `ltv:${user}:${t}:${now}`, {
+    kind: 'ltv',
+    level: t === top ? 'error' : 'warning',
+    title: `Credit line ${formatPercent(used)} in use, past ${formatPercent(String(t))}: ${who(a)}`,
+    message: `${who(a)} uses ${formatPercent(used)} of its ${formatUsdCents(h.creditUsd)} credit line (threshold ${formatPercent(String(t))}); available ${formatUsdCents(availableText)}${h.availableUsd === null ? ' (last known: marks are stale)' : ''}.`,
+    account: a.address,
+  })
 }

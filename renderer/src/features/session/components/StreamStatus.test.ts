@@ -124,4 +124,11 @@ describe('StreamStatus', () => {
       /^Stream down: live stream disconnected, stream down, values age until it reconnects; /,
     )
   })
+
+  it('no "Stream down" warning on a desk with no accounts: there is nothing to stream (issue 31)', async () => {
+    const empty = await show(status({ connected: false, connections: 0, subscriptions: 0, liveAccounts: 0 }), 0)
+    expect(empty.get('button').text()).toBe('●\u00a0No accounts')
+    expect(empty.get('button').attributes('aria-label')).not.toMatch(/down/i)
+    expect(await seriousA11yViolations()).toEqual([])
+  })
 })
