@@ -5,6 +5,7 @@
  * on/off switch), each once per key across restarts. A proposal that waits for my approval when the
  * store opens alerts too (once ever); my proposals' older news does not.
  */
+import { formatWhen } from '../../../contract/format'
 import type { Notify } from '../../ipc/notify'
 import type { Proposal, Roster, TeamState } from '../../team'
 import { isRecordedWrite, quorumMet } from '../../team'
@@ -74,7 +75,7 @@ export class ProposalAlerts {
         'team-approval',
         'warning',
         'Needs your approval',
-        `${p.title} (proposed by ${by}; needs ${p.needs.count} approval(s) from ${p.needs.roles.join(' or ')}; expires ${new Date(p.expiresAt).toISOString()})`,
+        `${p.title} (proposed by ${by}; needs ${p.needs.count} approval(s) from ${p.needs.roles.join(' or ')}; expires ${formatWhen(p.expiresAt, Date.now())})`,
       )
       return
     }

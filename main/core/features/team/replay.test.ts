@@ -38,7 +38,8 @@ describe("an approver's own reading of what a proposal acts on", () => {
     }
     expect(STATE_OF['earn.claim']!.lines(overview, { account: owner, operationId: op })).toEqual([
       `scheduled withdrawal ${op} of 5 USDC: queued now`,
-      'claimable: no (from 2026-11-27T00:00:00.000Z); cancellable: yes',
+      // The one time format: local 24-hour time with its zone, and how far off it is.
+      expect.stringMatching(/^claimable: no \(from 2026-11-2[67] \d\d:\d\d:\d\d \S+ \(.+\)\); cancellable: yes$/),
     ])
     expect(STATE_OF['earn.cancel']!.lines({ withdrawals: [] }, { account: owner, operationId: op })).toEqual([
       `withdrawal ${op}: not among the account's active withdrawals now`,

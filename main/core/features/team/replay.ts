@@ -3,6 +3,7 @@
  * (secrets dropped, cloid fixed), known to the decision step through the call's async context; and
  * the query an approver's desk runs to recompute the write's preview from live data.
  */
+import { formatNumber, formatWhen, shortAddress } from '../../../contract/format'
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { ProposalBody } from '../../team'
 import type { WriteIntent } from '../../writes/decision'
@@ -68,7 +69,7 @@ function withdrawalLines(v: unknown, a: Record<string, unknown>): string[] {
   if (!w) return [`withdrawal ${String(a.operationId)}: not among the account's active withdrawals now`]
   return [
     `${w.type} withdrawal ${String(a.operationId)} of ${w.gross} ${w.symbol}: ${w.status} now`,
-    `claimable: ${w.canClaim ? 'yes' : 'no'}${w.claimableAt !== null ? ` (from ${new Date(w.claimableAt).toISOString()})` : ''}; cancellable: ${w.canCancel ? 'yes' : 'no'}`,
+    `claimable: ${w.canClaim ? 'yes' : 'no'}${w.claimableAt !== null ? ` (from ${formatWhen(w.claimableAt, Date.now())})` : ''}; cancellable: ${w.canCancel ? 'yes' : 'no'}`,
   ]
 }
 
@@ -104,7 +105,9 @@ export function previewLines(v: unknown): { title: string; lines: string[] } {
   if (Array.isArray(o.summary)) lines.push(...o.summary.map(String))
   if (Array.isArray(o.effects))
     for (const e of o.effects as { label?: string; account?: string; assetSymbol?: string; before?: string; after?: string }[])
-      lines.push(`${e.label || e.account}: ${e.before} → ${e.after} ${e.assetSymbol ?? ''}`.trim())
+      lines.push(
+        `${e.label || (e.account ? shortAddress(e.account) : '')}: ${formatNumber(String(e.before))} → ${formatNumber(String(e.after))} ${e.assetSymbol ?? ''}`.trim(),
+      )
   // An earn create's preview (EarnCreatePreviewView): the same lines the initiator's desk showed.
   const e = (v ?? {}) as {
     type?: unknown

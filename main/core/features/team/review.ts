@@ -7,7 +7,7 @@
  * Wording, letter case and formatting never make a difference: values are compared, not lines.
  */
 import type { TeamReviewField } from '../../../contract/types'
-import { formatAmount, formatUsd, type AssetUnits } from '../../../contract/format'
+import { formatAmount, formatUsdCents, type AssetUnits } from '../../../contract/format'
 import { formatAtoms } from '../../money/decimal'
 import { USD_DECIMALS, type Proposal } from '../../team'
 import { movedAtoms, type UnitsBook } from './amounts'
@@ -37,7 +37,7 @@ const DESTINATION_FIELD: Record<string, string> = {
   repay: 'margin_account',
 }
 
-const usdText = (atoms: bigint) => formatUsd(formatAtoms(atoms, USD_DECIMALS))
+const usdText = (atoms: bigint) => formatUsdCents(formatAtoms(atoms, USD_DECIMALS))
 const lower = (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : null)
 
 function field(key: TeamReviewField['key'], label: string, initiator: string | null, mine: string | null, note?: string): TeamReviewField {
