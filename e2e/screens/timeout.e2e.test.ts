@@ -21,7 +21,7 @@ describe('an injected timeout', () => {
     await page.getByRole('button', { name: 'Repay mode', exact: true }).click()
     await choose(page, 'Credit account', new RegExp(devOwner(3).address, 'i'))
     await choose(page, 'Cash account', new RegExp(devOwner(0).address, 'i'))
-    await choose(page, 'Asset', /#1,/)
+    await choose(page, 'Asset', /^USDC$/)
     await page.getByRole('textbox', { name: 'Amount', exact: true }).fill('10')
     await page.getByRole('button', { name: 'Preview', exact: true }).click()
     await page.getByRole('button', { name: 'Sign and submit repay', exact: true }).click()
