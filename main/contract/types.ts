@@ -921,7 +921,7 @@ export interface TeamMembersView {
 export interface TeamChangeView {
   /** its change digest: what every admin signs */
   id: string
-  kind: 'roster' | 'policy'
+  kind: 'roster' | 'policy' | 'custody'
   /** what it does, in words */
   summary: string[]
   /** admins whose signature this desk verified */

@@ -4,6 +4,7 @@
  * every other desk would refuse. Signing and appending are the caller's (the quorum may sign on
  * several desks).
  */
+import { custodyFromPayload, custodyPayload, type CustodyRecord } from './custody/record'
 import { bytesToHex, type Hex } from 'viem'
 import { randomBytes } from 'node:crypto'
 import { canonicalJson } from './canonical'
@@ -49,6 +50,14 @@ function basisOf(state: TeamState): Hex {
   return state.governance
 }
 
+/** An account put under team custody, or re-split (custody/record.ts): checked as every desk will check it. */
+export function custodyEntry(state: TeamState, record: CustodyRecord): UnsignedEntry {
+  const { seq, prev } = next(state)
+  const e = unsignedEntry(seq, prev, 'custody', { basis: basisOf(state), ...custodyPayload(record) })
+  custodyFromPayload(JSON.parse(e.payload), state.roster!, state.custody)
+  return e
+}
+
 export function rosterEntry(state: TeamState, changes: RosterChange[]): UnsignedEntry {
   const { seq, prev } = next(state)
   const e = unsignedEntry(seq, prev, 'roster', { basis: basisOf(state), changes })
@@ -90,7 +99,7 @@ export function lifecycleEntry(state: TeamState, kind: ProposalEntryKind, payloa
 }
 
 /** A change collected under an older head, placed at the current one (its signatures do not cover the position). */
-export function atHead(state: TeamState, change: { kind: 'roster' | 'policy'; payload: string }): UnsignedEntry {
+export function atHead(state: TeamState, change: { kind: 'roster' | 'policy' | 'custody'; payload: string }): UnsignedEntry {
   const { seq, prev } = next(state)
   return { seq, prev, kind: change.kind, payload: change.payload }
 }

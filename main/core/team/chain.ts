@@ -23,6 +23,7 @@ import { policyFromPayload, type Policy } from './policy'
 import { applyLifecycleEntry, isProposalEntryKind, type Proposal, type ProposalEntryKind } from './proposals'
 import { adminsOf, applyRosterChanges, rosterFromGenesis, type Roster } from './roster'
 import { SignatureVerifier } from './signatures'
+import { custodyFromPayload, type CustodyRecord } from './custody/record'
 
 /** A row as the store returns it: nothing in it is trusted yet. */
 export interface StoredRow {
@@ -53,6 +54,8 @@ export interface TeamState {
   proposals: Map<string, Proposal>
   /** cloid -> proposal id */
   cloids: Map<string, string>
+  /** accounts held by the team (custody/record.ts): the split in force for each, by account */
+  custody: Map<string, CustodyRecord>
 }
 
 export interface BrokenLink {
@@ -122,6 +125,7 @@ export class ChainVerifier {
     governance: null,
     proposals: new Map(),
     cloids: new Map(),
+    custody: new Map(),
   }
   private verified = 0
   private broken: BrokenLink | null = null
@@ -217,6 +221,10 @@ export class ChainVerifier {
         return { ...s, roster: authority, head, governance: digest }
       case 'roster':
         return { ...s, roster: applyRosterChanges(authority, payload), head, governance: digest }
+      case 'custody': {
+        const record = custodyFromPayload(payload, authority, s.custody)
+        return { ...s, custody: new Map(s.custody).set(record.account, record), head, governance: digest }
+      }
       case 'policy': {
         const policy = policyFromPayload(payload, s.policy?.version ?? 0)
         // Every check has passed: appended in place (a copy per entry made the chain quadratic).

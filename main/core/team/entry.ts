@@ -17,7 +17,7 @@ import { canonicalJson } from './canonical'
 import type { TeamSigner } from './identity'
 
 /** Governance (signed by an admin quorum), then the proposal lifecycle (signed by one operator). */
-export const ENTRY_KINDS = ['genesis', 'roster', 'policy', 'proposal', 'approval', 'rejection', 'signed', 'outcome'] as const
+export const ENTRY_KINDS = ['genesis', 'roster', 'policy', 'proposal', 'approval', 'rejection', 'signed', 'outcome', 'custody'] as const
 export type EntryKind = (typeof ENTRY_KINDS)[number]
 
 export const ZERO_HASH: Hex = `0x${'00'.repeat(32)}`
@@ -163,7 +163,7 @@ export const CHANGE_TYPES = {
 
 /** A roster or policy entry whose payload carries a basis: its signatures are over changeDigest. */
 export function signsAsChange(e: { kind: string; payload: string }): boolean {
-  return (e.kind === 'roster' || e.kind === 'policy') && /^\{"basis":"0x[0-9a-f]{64}"/.test(e.payload)
+  return (e.kind === 'roster' || e.kind === 'policy' || e.kind === 'custody') && /^\{"basis":"0x[0-9a-f]{64}"/.test(e.payload)
 }
 
 export function changeTypedData(teamId: Hex, e: { kind: string; payload: string }): TypedDataDefinition {

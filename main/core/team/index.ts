@@ -46,7 +46,11 @@ export {
   type Policy,
   type Rule,
 } from './policy'
-export { atHead, genesisEntry, lifecycleEntry, policyEntry, rosterEntry, type GenesisInput } from './authoring'
+export { atHead, custodyEntry, genesisEntry, lifecycleEntry, policyEntry, rosterEntry, type GenesisInput } from './authoring'
+export { custodyFromPayload, type CustodyHolder, type CustodyRecord } from './custody/record'
+export { addressOfKey, combineKey, splitKey } from './custody/key-split'
+export { openShare, parseEnvelope, sealShare, shareAad, type ShareEnvelope } from './custody/share-envelope'
+export { parseRecoveryShare, recoveryShare, type RecoveryShare } from './custody/recovery-file'
 export {
   EXECUTOR_ROLES,
   INITIATOR_ROLES,

@@ -60,7 +60,7 @@ async function setup(
   const add = async (kind: EntryKind, payload: unknown, by: Operator, checked = true) => {
     const seq = state.head!.seq + 1n
     const e =
-      checked && kind !== 'genesis' && kind !== 'roster' && kind !== 'policy'
+      checked && kind !== 'genesis' && kind !== 'roster' && kind !== 'policy' && kind !== 'custody'
         ? lifecycleEntry(state, kind, payload, by.address)
         : unsignedEntry(seq, state.head!.digest, kind, payload)
     const s = await signedEntry(b.teamId, e, [by])

@@ -27,6 +27,7 @@ import {
   type TeamState,
   type UnsignedEntry,
 } from '../../team'
+import { custodyFromPayload } from '../../team/custody/record'
 import type { VaultHolder } from '../vault'
 import { bindVault, readBinding, unbindVault } from './binding'
 import { newDeskId, withoutPassword } from './config'
@@ -170,7 +171,7 @@ export class TeamAdmin {
       checkChange(change, state, roster)
       if (signatures.length < roster.adminQuorum)
         throw new DeskError(TeamErrors.refused, `${signatures.length} admin signature(s), the admin quorum is ${roster.adminQuorum}`)
-      const signed = sealEntry(roster.teamId, atHead(state, change as PendingChange & { kind: 'roster' | 'policy' }), signatures)
+      const signed = sealEntry(roster.teamId, atHead(state, change as PendingChange & { kind: 'roster' | 'policy' | 'custody' }), signatures)
       try {
         await store.append(signed)
       } catch (e) {
@@ -200,7 +201,7 @@ export class TeamAdmin {
       const valid = stale ? [] : await validSignatures(c, c.signatures, roster)
       out.push({
         id: c.id,
-        kind: c.kind === 'policy' ? 'policy' : 'roster',
+        kind: c.kind === 'policy' || c.kind === 'custody' ? c.kind : 'roster',
         summary: changeSummary(c, roster),
         signers: valid.map((s) => ({ address: s.signer, name: roster.members.get(s.signer)?.name ?? null })),
         quorum: roster.adminQuorum,
@@ -278,7 +279,7 @@ export class TeamAdmin {
  * signed as a change, it builds on the current roster and policy (else TeamChangeStale), and it applies.
  */
 function checkChange(c: PendingChange, state: TeamState, roster: Roster): void {
-  if ((c.kind !== 'roster' && c.kind !== 'policy') || !signsAsChange(c) || changeDigest(roster.teamId, c) !== c.id)
+  if ((c.kind !== 'roster' && c.kind !== 'policy' && c.kind !== 'custody') || !signsAsChange(c) || changeDigest(roster.teamId, c) !== c.id)
     throw new DeskError(TeamErrors.refused, `the stored change ${c.id.slice(0, 10)}… does not match its id (edited in the database)`)
   let payload: unknown
   try {
@@ -294,6 +295,7 @@ function checkChange(c: PendingChange, state: TeamState, roster: Roster): void {
     )
   try {
     if (c.kind === 'roster') applyRosterChanges(roster, payload as never)
+    else if (c.kind === 'custody') custodyFromPayload(payload as never, roster, state.custody)
     else policyFromPayload(payload as never, state.policy?.version ?? 0)
   } catch (e) {
     throw new DeskError(TeamErrors.refused, e instanceof Error ? e.message : String(e))
@@ -324,6 +326,14 @@ function changeSummary(c: PendingChange, roster: Roster): string[] {
     return ['(unreadable change)']
   }
   const who = (a: unknown) => `${roster.members.get(String(a))?.name ?? ''} ${String(a)}`.trim()
+  if (c.kind === 'custody') {
+    const r = p as { account?: unknown; version?: unknown; threshold?: unknown; holders?: { address?: unknown }[]; recovery?: unknown }
+    const holders = Array.isArray(r.holders) ? r.holders.map((h) => who(h.address)) : []
+    return [
+      `custody of ${String(r.account)} (split version ${String(r.version)}): ${String(r.threshold)} of ${holders.length + (r.recovery ? 1 : 0)} shares sign`,
+      `shares held by ${holders.join(', ')}${r.recovery ? ', and one offline recovery share' : ''}`,
+    ]
+  }
   if (c.kind === 'policy') {
     const rules = Array.isArray(p.rules) ? (p.rules as { id?: unknown }[]) : []
     const groups = p.groups && typeof p.groups === 'object' ? Object.entries(p.groups as Record<string, unknown>) : []

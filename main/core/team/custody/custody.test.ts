@@ -99,3 +99,37 @@ describe('custody: the offline recovery share file', () => {
     expect(() => parseRecoveryShare('nope')).toThrow(/not JSON/)
   })
 })
+
+describe('custody: the record in the team chain (admin quorum)', () => {
+  it('an admin-signed custody entry verifies and puts the split in force; a non-member holder or a skipped version is refused', async () => {
+    const { ChainBuilder, asMember, operator } = await import('../testing/team-fixture')
+    const { custodyEntry } = await import('../authoring')
+    const { signedEntry } = await import('../entry')
+    const { toStoredRow, verifyChain } = await import('../chain')
+    const ann = operator('ann')
+    const bob = operator('bob')
+    const b = await ChainBuilder.genesis(ann, [asMember(ann, ['admin', 'trader']), asMember(bob, ['approver'])])
+    const account = '0x' + '5a'.repeat(20)
+    const record = {
+      account,
+      version: 1,
+      threshold: 2,
+      holders: [
+        { address: ann.address.toLowerCase(), index: 1 },
+        { address: bob.address.toLowerCase(), index: 2 },
+      ],
+      recovery: { index: 3, checksum: '0x' + '77'.repeat(32) },
+      sharesDigest: '0x' + '66'.repeat(32),
+    }
+    const e = await signedEntry(b.teamId, custodyEntry(b.state, record), [ann])
+    const report = await verifyChain([...b.rows(), toStoredRow(e)])
+    expect(report.ok).toBe(true)
+    expect(report.state.custody.get(account)).toEqual(record)
+    expect(() =>
+      custodyEntry(b.state, { ...record, holders: [...record.holders.slice(0, 1), { address: '0x' + '99'.repeat(20), index: 2 }] }),
+    ).toThrow(/not a member/)
+    expect(() => custodyEntry(b.state, { ...record, version: 2 })).toThrow(/version must be 1/)
+    // A threshold one member could reach alone (with the offline share) is refused.
+    expect(() => custodyEntry(b.state, { ...record, threshold: 2, holders: record.holders.slice(0, 1) })).toThrow(/reach the threshold/)
+  })
+})

@@ -1,0 +1,88 @@
+/**
+ * The custody record of an account in the team chain: an admin-quorum change (entry kind
+ * `custody`, signed as a change like roster and policy entries) naming who holds a share of the
+ * account's owner key, how many shares sign (the threshold), the split's version, the offline
+ * recovery share's index and checksum, and the digest of the sealed shares as stored. A new
+ * version (a re-split after a member left, a recovery) retires every share of the older ones.
+ */
+import { canonicalJson, type Canonical } from '../canonical'
+import { teamBadInput } from '../errors'
+import type { Roster } from '../roster'
+import { MAX_SHARES, MIN_THRESHOLD } from './key-split'
+
+export interface CustodyHolder {
+  address: string
+  /** the share's index (its x coordinate), 1 to 255 */
+  index: number
+}
+
+export interface CustodyRecord {
+  account: string
+  version: number
+  threshold: number
+  holders: CustodyHolder[]
+  /** the offline share: its index and its file's checksum (never stored by any desk) */
+  recovery: { index: number; checksum: string } | null
+  /** sha256 over the sealed shares as stored (holder order), so a swapped envelope is seen */
+  sharesDigest: string
+}
+
+const HEX32 = /^0x[0-9a-f]{64}$/
+const ADDRESS = /^0x[0-9a-f]{40}$/
+const isObj = (v: unknown): v is Record<string, Canonical> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+function int(v: unknown, what: string, min: number, max: number): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max)
+    throw teamBadInput(`${what} must be a whole number from ${min} to ${max}`)
+  return v
+}
+
+/** Checks a custody entry's payload against the state before it; returns the record it puts in force. */
+export function custodyFromPayload(payload: Canonical, roster: Roster, current: ReadonlyMap<string, CustodyRecord>): CustodyRecord {
+  if (!isObj(payload)) throw teamBadInput('a custody entry carries {basis, account, version, threshold, holders, recovery, sharesDigest}')
+  const allowed = ['basis', 'account', 'version', 'threshold', 'holders', 'recovery', 'sharesDigest']
+  for (const k of Object.keys(payload)) if (!allowed.includes(k)) throw teamBadInput(`unexpected field ${k}`)
+  const account = payload.account
+  if (typeof account !== 'string' || !ADDRESS.test(account)) throw teamBadInput('account must be a lower-case address')
+  const before = current.get(account)
+  const version = int(payload.version, 'version', 1, 1_000_000)
+  if (version !== (before?.version ?? 0) + 1) throw teamBadInput(`custody version must be ${(before?.version ?? 0) + 1}, got ${version}`)
+  if (!Array.isArray(payload.holders) || payload.holders.length === 0) throw teamBadInput('holders must list the members holding a share')
+  const seen = new Set<string>()
+  const indices = new Set<number>()
+  const holders = payload.holders.map((h, i) => {
+    if (!isObj(h) || typeof h.address !== 'string' || !ADDRESS.test(h.address)) throw teamBadInput(`holder ${i} must be {address, index}`)
+    if (!roster.members.has(h.address)) throw teamBadInput(`holder ${h.address} is not a member of the team`)
+    if (seen.has(h.address)) throw teamBadInput(`${h.address} holds two shares: one member, one share`)
+    seen.add(h.address)
+    const index = int(h.index, `holder ${i}'s index`, 1, 255)
+    if (indices.has(index)) throw teamBadInput(`share index ${index} is given twice`)
+    indices.add(index)
+    return { address: h.address, index }
+  })
+  let recovery: CustodyRecord['recovery'] = null
+  if (payload.recovery !== null) {
+    const r = payload.recovery
+    if (!isObj(r) || typeof r.checksum !== 'string' || !HEX32.test(r.checksum))
+      throw teamBadInput('recovery must be {index, checksum} or null')
+    const index = int(r.index, 'the recovery share index', 1, 255)
+    if (indices.has(index)) throw teamBadInput(`share index ${index} is given twice`)
+    recovery = { index, checksum: r.checksum }
+  }
+  const shares = holders.length + (recovery ? 1 : 0)
+  const threshold = int(payload.threshold, 'threshold', MIN_THRESHOLD, MAX_SHARES)
+  if (shares > MAX_SHARES || threshold > shares)
+    throw teamBadInput(`${threshold} of ${shares} shares: the threshold cannot exceed the shares (at most ${MAX_SHARES})`)
+  // The members alone must reach the threshold (the offline share is for recovery, kept in a safe),
+  // and the threshold is at least 2, so no single member's desk ever reaches it.
+  if (holders.length < threshold)
+    throw teamBadInput(`the members holding shares (${holders.length}) must be able to reach the threshold (${threshold})`)
+  const sharesDigest = payload.sharesDigest
+  if (typeof sharesDigest !== 'string' || !HEX32.test(sharesDigest)) throw teamBadInput('sharesDigest must be a 32-byte hex digest')
+  return { account, version, threshold, holders, recovery, sharesDigest }
+}
+
+/** The payload of a custody entry (without its basis, which authoring adds), canonical. */
+export function custodyPayload(r: CustodyRecord): Record<string, Canonical> {
+  return JSON.parse(canonicalJson(r)) as Record<string, Canonical>
+}
