@@ -49,8 +49,8 @@ export {
 export { atHead, custodyEntry, genesisEntry, lifecycleEntry, policyEntry, rosterEntry, type GenesisInput } from './authoring'
 export { custodyFromPayload, type CustodyHolder, type CustodyRecord } from './custody/record'
 export { addressOfKey, combineKey, splitKey } from './custody/key-split'
-export { openShare, parseEnvelope, sealShare, shareAad, type ShareEnvelope } from './custody/share-envelope'
 export { parseRecoveryShare, recoveryShare, type RecoveryShare } from './custody/recovery-file'
+export { CustodyStore, addressOfPublicKey, type ReleaseRow, type ShareRow, type SigningRequestRow } from './custody/custody-store'
 export {
   EXECUTOR_ROLES,
   INITIATOR_ROLES,

@@ -9,7 +9,7 @@
 import pg from 'pg'
 import type { DeskError } from '../errors/desk-error'
 import { toTeamError } from './connection'
-import { CHANGES_CHANNEL, NOTIFY_CHANNEL } from './migrations'
+import { CHANGES_CHANNEL, CUSTODY_CHANNEL, NOTIFY_CHANNEL } from './migrations'
 import type { LogEntryRow } from './store'
 
 export type LinkStatus = 'live' | 'unreachable'
@@ -18,6 +18,8 @@ export interface LogSubscriber {
   onEntries(rows: LogEntryRow[]): void
   /** An admin change was made, signed, applied or dropped (or the link is back: any may have been). */
   onChanges?(): void
+  /** A custody signing request or share release was stored (`request:<id>` / `release:<request id>`), or the link is back (null). */
+  onCustody?(what: string | null): void
   onStatus?(status: LinkStatus, error?: DeskError): void
 }
 
@@ -104,6 +106,7 @@ export function subscribeLog(
       await c.connect()
       await c.query(`LISTEN ${NOTIFY_CHANNEL}`)
       if (sub.onChanges) await c.query(`LISTEN ${CHANGES_CHANNEL}`)
+      if (sub.onCustody) await c.query(`LISTEN ${CUSTODY_CHANNEL}`)
     } catch (e) {
       c.removeAllListeners()
       c.on('error', () => {})
@@ -120,11 +123,13 @@ export function subscribeLog(
     backoff = MIN_BACKOFF_MS
     c.on('notification', (n) => {
       if (n.channel === CHANGES_CHANNEL) sub.onChanges?.()
+      else if (n.channel === CUSTODY_CHANNEL) sub.onCustody?.(n.payload ?? null)
       else void pull()
     })
     setStatus('live')
     await pull()
     sub.onChanges?.()
+    sub.onCustody?.(null)
     markReady()
   }
 

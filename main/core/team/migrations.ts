@@ -91,11 +91,66 @@ export const MIGRATIONS: readonly Migration[] = [
         FOR EACH ROW EXECUTE FUNCTION team_changes_notify();
     `,
   },
+  {
+    version: 5,
+    name: 'custody: identity keys, sealed shares, signing requests and releases',
+    sql: `
+      -- Custody (issue 32). Nothing here is trusted or readable alone: an identity key row is
+      -- self-certifying (its address is the key's hash), a share or a release is sealed to one
+      -- member's identity key (ECIES) and a release is signed by its holder; the split in force is
+      -- the team chain's custody entry, whose digest covers the stored shares.
+      CREATE TABLE team_identity_keys (
+        address text PRIMARY KEY,
+        public_key text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE TABLE team_custody_shares (
+        account text NOT NULL,
+        version integer NOT NULL,
+        holder text NOT NULL,
+        share_index integer NOT NULL,
+        envelope text NOT NULL,
+        PRIMARY KEY (account, version, holder)
+      );
+      CREATE TABLE team_custody_requests (
+        id text PRIMARY KEY,
+        proposal_id text NOT NULL,
+        account text NOT NULL,
+        version integer NOT NULL,
+        requester text NOT NULL,
+        typed_data text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE TABLE team_custody_releases (
+        request_id text NOT NULL REFERENCES team_custody_requests (id),
+        holder text NOT NULL,
+        share_index integer NOT NULL,
+        envelope text NOT NULL,
+        expires_at bigint NOT NULL,
+        signature text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (request_id, holder)
+      );
+      CREATE FUNCTION team_custody_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_TABLE_NAME = 'team_custody_requests' THEN PERFORM pg_notify('team_custody', 'request:' || NEW.id);
+        ELSE PERFORM pg_notify('team_custody', 'release:' || NEW.request_id);
+        END IF;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER team_custody_requests_notify AFTER INSERT ON team_custody_requests
+        FOR EACH ROW EXECUTE FUNCTION team_custody_notify();
+      CREATE TRIGGER team_custody_releases_notify AFTER INSERT ON team_custody_releases
+        FOR EACH ROW EXECUTE FUNCTION team_custody_notify();
+    `,
+  },
 ]
 
 export const NOTIFY_CHANNEL = 'team_log'
 /** Admin changes collecting signatures (team_changes): made, signed, applied or dropped. */
 export const CHANGES_CHANNEL = 'team_changes'
+/** Custody signing requests and share releases: `request:<id>` or `release:<request id>`. */
+export const CUSTODY_CHANNEL = 'team_custody'
 
 /** Applies what is missing; returns the versions applied by this call. */
 export async function migrate(client: pg.ClientBase, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {

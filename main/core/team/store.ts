@@ -3,6 +3,7 @@
  * migrations on open, and the chain log table. The store hands out rows; it never decides whether
  * they are true (chain.ts does, on every desk).
  */
+import { CustodyStore } from './custody/custody-store'
 import pg from 'pg'
 import { DeskError } from '../errors/desk-error'
 import { toStoredRow, type StoredRow } from './chain'
@@ -141,6 +142,12 @@ export class TeamStore {
       client?.release()
     }
   }
+
+  /** Custody rows (identity keys, sealed shares, signing requests, releases): custody/custody-store.ts. */
+  get custody(): CustodyStore {
+    return (this.custodyRows ??= new CustodyStore((what, fn) => this.withClient(what, fn)))
+  }
+  private custodyRows: CustodyStore | null = null
 
   async migrate(): Promise<number[]> {
     return this.withClient('migrate', (c) => migrate(c))

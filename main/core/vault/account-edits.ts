@@ -115,6 +115,14 @@ export function removeOwner(doc: VaultBody, address: Address, now: () => number)
   return { doc, value: undefined, dropKeys: [lc(owner.address), ...owner.agents.map((g) => lc(g.address))] }
 }
 
+/** The owner key leaves the vault (its account is now held by the team's shares): the record stays, keyless. */
+export function dropOwnerKey(doc: VaultBody, address: Address): DocChange<void> {
+  const owner = requireOwner(doc, address)
+  if (!owner.key) throw vaultError('WatchOnlyAccount', `${owner.address} has no key in the vault`)
+  owner.key = null
+  return { doc, value: undefined, dropKeys: [lc(owner.address)] }
+}
+
 /** A fresh agent key in (owner, slot); `replace` retires the key already there in the same edit. */
 export function putNewAgentKey(
   doc: VaultBody,

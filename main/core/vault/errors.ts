@@ -30,6 +30,8 @@ export type VaultErrorCode =
   | 'AccountNotInVault'
   | 'KeyInUse'
   | 'WatchOnlyAccount'
+  | 'TeamHeldKey'
+  | 'InvalidShareEnvelope'
   | 'AgentKeyNotFound'
   | 'AgentSlotOccupied'
   | 'ConfirmationRequired'

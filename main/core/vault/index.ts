@@ -7,6 +7,7 @@ export {
   type CreateVaultOptions,
   type ExportKeystoreOptions,
   type BackupState,
+  type VaultCustody,
 } from './vault'
 export { VaultError, type VaultErrorCode } from './errors'
 export type { AgentSlot, SignerRef, OwnerAccountInfo, AgentKeyInfo, RetiredAgentInfo, VaultEvent, LockReason } from './types'
@@ -24,5 +25,6 @@ export { DEFAULT_SCRYPT, type ScryptParams } from './kdf'
 export { decryptKeystore, encryptKeystore, type KeystoreV3, type KeystoreExportKdf } from './keystore-v3'
 export { checkPassphrase, assertPassphraseStrong, DEFAULT_PASSPHRASE_POLICY, type PassphrasePolicy } from './passphrase-policy'
 export { parseAddress } from './private-key'
+export { openShare, parseEnvelope, sealShare, shareAad, type ShareEnvelope } from './share-envelope'
 export { VAULT_FILE_NAME, type VaultDamage } from './vault-file'
 export { TEAM_SECRETS, type TeamSecretName } from './identity-key'

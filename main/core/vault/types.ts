@@ -30,6 +30,8 @@ export interface OwnerAccountInfo {
   label: string
   /** No owner key in the vault: balances and positions visible, nothing signable by the owner. */
   watchOnly: boolean
+  /** The owner key is held by the team's shares (no key here; it signs only what the team approved). */
+  teamHeld?: boolean
   createdAt: string
   agents: AgentKeyInfo[]
 }

@@ -7,12 +7,15 @@
  * signing and account changes. The file and its unlocked keys (vault-state), reading the file
  * (vault-reader), the key ring and the document edits (account-edits) each live in their own module.
  */
+import { secp256k1 } from '@noble/curves/secp256k1'
+import { openShare, type ShareEnvelope } from './share-envelope'
 import { randomBytes } from 'node:crypto'
 import { promises as fs } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { bytesToHex, hashTypedData, keccak256, type Address, type Hex, type TypedData, type TypedDataDefinition } from 'viem'
 import { sign } from 'viem/accounts'
 import {
+  dropOwnerKey as dropOwnerKeyEdit,
   addWatchOnlyOwner,
   cleanLabel,
   newVaultBody,
@@ -93,11 +96,18 @@ export function vaultPath(dataDir: string): string {
   return join(dataDir, VAULT_FILE_NAME)
 }
 
+/** How owner keys held by the team sign (installed by team mode; the vault never holds them). */
+export interface VaultCustody {
+  holds(address: string): boolean
+  sign(address: string, typedData: TypedDataDefinition, digest: Hex): Promise<Hex>
+}
+
 export class Vault {
   readonly path: string
   private readonly state: VaultState
   private readonly idle: IdleTimer
   private readonly policy: SigningPolicy
+  private custody: VaultCustody | null = null
   private readonly passphrasePolicy: PassphrasePolicy
   private readonly now: () => number
 
@@ -241,7 +251,8 @@ export class Vault {
     return this.state.doc.owners.map((o) => ({
       address: o.address,
       label: o.label,
-      watchOnly: o.key === null,
+      watchOnly: o.key === null && !this.teamHolds(o.address),
+      ...(o.key === null && this.teamHolds(o.address) ? { teamHeld: true } : {}),
       createdAt: o.createdAt,
       agents: o.agents.map((g) => ({ slot: g.slot, address: g.address, createdAt: g.createdAt })).sort((a, b) => a.slot - b.slot),
     }))
@@ -259,8 +270,9 @@ export class Vault {
     return owner.agents.find((g) => g.slot === ref.slot)?.address ?? null
   }
 
-  /** Whether a signature by `ref` is possible now (unlocked, key present). */
+  /** Whether a signature by `ref` is possible now (unlocked, key present, or the owner key held by the team's shares). */
   canSign(ref: SignerRef): boolean {
+    if (ref.role === 'owner' && this.unlocked && this.teamHolds(ref.owner) && !this.hasOwnKey(ref.owner)) return true
     try {
       this.keyFor(ref)
       return true
@@ -278,6 +290,11 @@ export class Vault {
   /** Raw recoverable secp256k1 signature of keccak256(payload): 65 bytes r||s||v, v = 27/28, no EIP-191 prefix. */
   async signLegacy(ref: SignerRef, payload: Uint8Array): Promise<Hex> {
     if (!(payload instanceof Uint8Array)) throw vaultError('InvalidHex', 'the payload to sign must be bytes')
+    if (ref.role === 'owner' && this.teamHolds(ref.owner) && !this.hasOwnKey(ref.owner))
+      throw vaultError(
+        'TeamHeldKey',
+        `${ref.owner}'s owner key is held by the team's shares: they are released for an approved EIP-712 write only; trade through an API key`,
+      )
     const key = this.keyFor(ref)
     return sign({ hash: keccak256(payload), privateKey: bytesToHex(key), to: 'hex' })
   }
@@ -291,7 +308,7 @@ export class Vault {
     typedData: TypedDataDefinition<typedData, primaryType>,
     intent?: SigningIntent,
   ): Promise<Hex> {
-    this.keyFor(ref) // fail before asking the operator
+    if (!(ref.role === 'owner' && this.teamHolds(ref.owner) && !this.hasOwnKey(ref.owner))) this.keyFor(ref) // fail before asking the operator
     let digest: Hex
     try {
       digest = hashTypedData(typedData)
@@ -299,6 +316,11 @@ export class Vault {
       throw vaultError('InvalidTypedData', `the typed data cannot be encoded: ${(e as Error).message.split('\n')[0]}`)
     }
     if (ref.role === 'owner') await this.policy.approve(intent)
+    // An owner key held by the team: no key here; the team's shares sign this digest (features/team custody).
+    if (ref.role === 'owner' && this.custody && this.teamHolds(ref.owner) && !this.hasOwnKey(ref.owner)) {
+      this.requireUnlocked()
+      return this.custody.sign(ref.owner.toLowerCase(), typedData as TypedDataDefinition, digest)
+    }
     const key = this.keyFor(ref) // the vault may have locked while the operator was deciding
     return sign({ hash: digest, privateKey: bytesToHex(key), to: 'hex' })
   }
@@ -409,6 +431,58 @@ export class Vault {
       throw vaultError('AccountNotInVault', `${a} has no key in the vault`)
     }
     return encryptKeystore(key, options.keystorePassphrase, options.kdf)
+  }
+
+  // ---- custody: owner keys held by the team's shares (features/team custody) ---------------
+
+  /** Team mode installs how team-held owner keys sign (shares released for one approved digest). */
+  setCustody(custody: VaultCustody | null): void {
+    this.custody = custody
+  }
+
+  private teamHolds(address: string): boolean {
+    return this.custody?.holds(address.toLowerCase()) ?? false
+  }
+
+  private hasOwnKey(address: string): boolean {
+    return findOwner(this.state.doc, address as Address)?.key != null
+  }
+
+  /**
+   * The owner key of `address`, for `fn` only (splitting it into the team's shares): a copy, zeroed
+   * when `fn` ends, after the operator confirmed with the passphrase due. Never returned, never logged.
+   */
+  async withOwnerKey<T>(address: string, intent: SigningIntent, fn: (key: Uint8Array) => Promise<T>): Promise<T> {
+    const ref: SignerRef = { owner: address as Address, role: 'owner' }
+    this.keyFor(ref)
+    await this.policy.approve(intent)
+    const key = Uint8Array.from(this.keyFor(ref))
+    try {
+      return await fn(key)
+    } finally {
+      key.fill(0)
+    }
+  }
+
+  /** The owner key leaves the vault: its account is held by the team's shares from now on. */
+  async dropOwnerKey(address: string): Promise<void> {
+    this.requireUnlocked()
+    return this.mutate((doc) => dropOwnerKeyEdit(doc, address as Address))
+  }
+
+  /** The identity key's public key (uncompressed hex), for members to seal shares to it. */
+  identityPublicKey(): Hex | null {
+    const address = this.identityAddress()
+    const key = address ? this.unlocked?.keys.get(lc(address)) : undefined
+    return key ? bytesToHex(secp256k1.getPublicKey(key, false)) : null
+  }
+
+  /** Opens a share sealed to this operator's identity key (null: not for this key or this binding). Main only; the caller zeroes it. */
+  openForIdentity(envelope: ShareEnvelope, aad: Uint8Array): Uint8Array | null {
+    const address = this.identityAddress()
+    const key = address ? this.requireUnlocked().keys.get(lc(address)) : undefined
+    if (!key) throw vaultError('IdentityKeyMissing', 'this vault has no operator identity key')
+    return openShare(key, envelope, aad)
   }
 
   // ---- team mode (identity-key.ts) ---------------------------------------------------------

@@ -7,7 +7,7 @@ import { secp256k1 } from '@noble/curves/secp256k1'
 import { describe, expect, it } from 'vitest'
 import { addressOfKey, combineKey, splitKey } from './key-split'
 import { recoveryShare, parseRecoveryShare } from './recovery-file'
-import { openShare, parseEnvelope, sealShare, shareAad } from './share-envelope'
+import { openShare, parseEnvelope, sealShare, shareAad } from '../../vault/share-envelope'
 
 const key = () => secp256k1.utils.randomPrivateKey()
 const failure = (p: Promise<unknown>) =>

@@ -12,7 +12,7 @@ import { hkdf } from '@noble/hashes/hkdf'
 import { sha256 } from '@noble/hashes/sha256'
 import { randomBytes } from '@noble/hashes/utils'
 import { bytesToHex, hexToBytes } from 'viem'
-import { teamBadInput } from '../errors'
+import { vaultError } from './errors'
 
 export interface ShareEnvelope {
   v: 1
@@ -55,7 +55,7 @@ export function parseEnvelope(text: string): ShareEnvelope {
   try {
     o = JSON.parse(text) as Partial<ShareEnvelope>
   } catch {
-    throw teamBadInput('a custody share envelope is not JSON')
+    throw vaultError('InvalidShareEnvelope', 'a custody share envelope is not JSON')
   }
   const ok =
     o.v === 1 &&
@@ -69,7 +69,7 @@ export function parseEnvelope(text: string): ShareEnvelope {
     HEX.test(o.ct) &&
     o.ct.length > 34 &&
     o.ct.length <= 1024
-  if (!ok) throw teamBadInput('a custody share envelope is malformed')
+  if (!ok) throw vaultError('InvalidShareEnvelope', 'a custody share envelope is malformed')
   return { v: 1, epk: o.epk!, nonce: o.nonce!, ct: o.ct! }
 }
 
