@@ -51,6 +51,8 @@ import type {
   TeamProposalView,
   TeamStatusView,
   TeamVerifyView,
+  TeamCustodySplitView,
+  TeamCustodyView,
 } from './types'
 import { JOURNAL_RECORD_STATES, TEAM_ACTION_KINDS, TEAM_ROLES, TEAM_RULE_DIRECTIONS } from './types'
 
@@ -559,6 +561,23 @@ export const channels = {
    * operator (the admins removed them, under their quorum). The vault passphrase confirms it.
    */
   'team.leave': intent<TeamStatusView>()(v.object({ passphrase })),
+  /**
+   * Puts an account's owner key under team custody (issue 32): split `threshold` of the holders'
+   * shares (and one offline recovery share, written by main to `recoveryFile` when given), sealed to
+   * each holder's identity key, under the admin quorum. The key then leaves this vault.
+   */
+  'team.custody.split': intent<TeamCustodySplitView>()(
+    v.object({
+      account: address,
+      holders: v.pipe(v.array(address), v.minLength(2), v.maxLength(15)),
+      threshold: v.pipe(v.number(), v.integer(), v.minValue(2), v.maxValue(16)),
+      recoveryFile: v.nullable(filePath),
+    }),
+  ),
+  /** Each team-held account: its share holders, the threshold, and the last release. */
+  'team.custody.status': query<TeamCustodyView[]>()(none),
+  /** This member's co-signer rule: release a share for writes the verified team policy allows outright (off by default). */
+  'team.custody.cosign': intent<{ coSign: boolean }>()(v.object({ on: v.boolean() })),
   'team.members': query<TeamMembersView>()(none),
   /**
    * Roster changes are signed by this operator (an admin). With an admin quorum above 1 the change waits

@@ -1053,6 +1053,28 @@ export interface TeamProposalDetail extends TeamProposalView {
   outcomes: { address: Address; state: string; finalStatus: string | null; code: string | null; at: number; evidence?: string }[]
 }
 
+/** An account held by the team's shares (issue 32). */
+export interface TeamCustodyView {
+  account: Address
+  version: number
+  threshold: number
+  holders: { address: Address; name: string | null }[]
+  /** whether an offline recovery share exists (it is never stored by any desk) */
+  recovery: boolean
+  lastRelease: { at: number; holder: Address; proposalId: string } | null
+}
+
+export interface TeamCustodySplitView {
+  account: Address
+  version: number
+  threshold: number
+  holders: Address[]
+  /** the recovery share file's checksum, to check the stored-away copy against */
+  recoveryChecksum: string | null
+  /** true: the custody entry is in the chain and the key left this vault; false: it waits for the other admins */
+  applied: boolean
+}
+
 export interface TeamVerifyView {
   ok: boolean
   /** rows in the store */

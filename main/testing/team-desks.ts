@@ -31,7 +31,7 @@ export async function startDeskOnSharedSandbox(
   sandbox: SandboxHandle,
   opts: {
     dataDir?: string
-    team?: { proposalTtlMs?: number; leaseMs?: number; recoverEveryMs?: number }
+    team?: { proposalTtlMs?: number; leaseMs?: number; recoverEveryMs?: number; releaseWaitMs?: number }
     /** false: approvals' confirmations are left to the test (default: confirmed) */
     confirmApprovals?: boolean
   } = {},

@@ -62,7 +62,7 @@ export interface DeskCoreOptions {
   scryptN?: number
   now?: () => number
   /** Team mode timings (tests): proposal expiry, the execution lease and the takeover timer. */
-  team?: { proposalTtlMs?: number; leaseMs?: number; recoverEveryMs?: number }
+  team?: { proposalTtlMs?: number; leaseMs?: number; recoverEveryMs?: number; releaseWaitMs?: number }
 }
 
 /** The core every host drives: one dispatcher for the contract, pushed events, orderly close. */

@@ -427,6 +427,8 @@ export class Vault {
     const key = this.requireUnlocked().keys.get(lc(a))
     if (!key) {
       const owner = findOwner(this.state.doc, a)
+      if (owner && !owner.key && this.teamHolds(a))
+        throw vaultError('TeamHeldKey', `${a}'s owner key is held by the team's shares: no desk holds it whole, so none can export it`)
       if (owner && !owner.key) throw vaultError('WatchOnlyAccount', `${a} is watch-only: there is no key to export`)
       throw vaultError('AccountNotInVault', `${a} has no key in the vault`)
     }

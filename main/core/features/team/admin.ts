@@ -13,6 +13,7 @@ import {
   atHead,
   changeDigest,
   changeTypedData,
+  custodyEntry,
   genesisEntry,
   policyEntry,
   policyFromPayload,
@@ -26,6 +27,7 @@ import {
   type RosterChange,
   type TeamState,
   type UnsignedEntry,
+  type CustodyRecord,
 } from '../../team'
 import { custodyFromPayload } from '../../team/custody/record'
 import type { VaultHolder } from '../vault'
@@ -171,7 +173,11 @@ export class TeamAdmin {
       checkChange(change, state, roster)
       if (signatures.length < roster.adminQuorum)
         throw new DeskError(TeamErrors.refused, `${signatures.length} admin signature(s), the admin quorum is ${roster.adminQuorum}`)
-      const signed = sealEntry(roster.teamId, atHead(state, change as PendingChange & { kind: 'roster' | 'policy' | 'custody' }), signatures)
+      const signed = sealEntry(
+        roster.teamId,
+        atHead(state, change as PendingChange & { kind: 'roster' | 'policy' | 'custody' }),
+        signatures,
+      )
       try {
         await store.append(signed)
       } catch (e) {
@@ -260,6 +266,12 @@ export class TeamAdmin {
     await this.appendAdmin((s) => rosterEntry(s, lc))
   }
 
+  /** An account under team custody (or re-split): an admin-quorum change like the roster and the policy. */
+  async proposeCustody(record: CustodyRecord): Promise<void> {
+    await this.requireAdmin()
+    await this.appendAdmin((s) => custodyEntry(s, record))
+  }
+
   /** `names` omitted: the team's names in force are kept (a rules-only change never drops them); {} clears them. */
   async setPolicy(rules: TeamRuleInput[], groups: Record<string, string[]> = {}, names?: Record<string, string>): Promise<void> {
     await this.requireAdmin()
@@ -327,10 +339,10 @@ function changeSummary(c: PendingChange, roster: Roster): string[] {
   }
   const who = (a: unknown) => `${roster.members.get(String(a))?.name ?? ''} ${String(a)}`.trim()
   if (c.kind === 'custody') {
-    const r = p as { account?: unknown; version?: unknown; threshold?: unknown; holders?: { address?: unknown }[]; recovery?: unknown }
+    const r = p as { custodyOf?: unknown; version?: unknown; threshold?: unknown; holders?: { address?: unknown }[]; recovery?: unknown }
     const holders = Array.isArray(r.holders) ? r.holders.map((h) => who(h.address)) : []
     return [
-      `custody of ${String(r.account)} (split version ${String(r.version)}): ${String(r.threshold)} of ${holders.length + (r.recovery ? 1 : 0)} shares sign`,
+      `custody of ${String(r.custodyOf)} (split version ${String(r.version)}): ${String(r.threshold)} of ${holders.length + (r.recovery ? 1 : 0)} shares sign`,
       `shares held by ${holders.join(', ')}${r.recovery ? ', and one offline recovery share' : ''}`,
     ]
   }

@@ -14,6 +14,8 @@ export interface TeamConfig {
   deskId: string
   /** the genesis digest this desk saw first (a replaced chain is refused) */
   genesisDigest?: string
+  /** this member's co-signer rule (custody.ts): release a share for writes the team policy allows outright */
+  coSign?: boolean
 }
 
 const FILE = 'team.json'
@@ -36,6 +38,7 @@ export function readTeamConfig(dataDir: string): TeamConfig | null {
     connectionString: o.connectionString,
     deskId: o.deskId,
     ...(typeof o.genesisDigest === 'string' ? { genesisDigest: o.genesisDigest } : {}),
+    ...(o.coSign === true ? { coSign: true } : {}),
   }
 }
 

@@ -38,6 +38,8 @@ export interface TeamGateOptions {
   heads?: HeadKeeper
   /** asks the exchange whether a proposal's cloid already executed, before anything is signed for it */
   executed?: ExecutedCheck
+  /** whether an account's owner key is held by the team's shares: its allowed writes are recorded before signing (custody.ts) */
+  custodyHeld?: (account: string) => boolean
   /** how long a proposal waits for approvals; default 24 h */
   proposalTtlMs?: number
   /** how long a desk holds the execution lease after storing the signed bytes; default 60 s */

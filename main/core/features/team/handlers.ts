@@ -24,6 +24,9 @@ export type TeamChannels =
   | 'team.verify'
   | 'team.export'
   | 'team.leave'
+  | 'team.custody.split'
+  | 'team.custody.status'
+  | 'team.custody.cosign'
 
 export function teamHandlers(d: { team: TeamService }): Pick<HandlerTable, TeamChannels> {
   const t = d.team
@@ -49,5 +52,8 @@ export function teamHandlers(d: { team: TeamService }): Pick<HandlerTable, TeamC
     'team.verify': () => t.verify(),
     'team.export': () => t.exportCsv(),
     'team.leave': (a) => t.leave(a.passphrase),
+    'team.custody.split': (a) => t.custodySplit(a),
+    'team.custody.status': () => t.custodyStatus(),
+    'team.custody.cosign': (a) => t.custodyCoSign(a.on),
   }
 }

@@ -41,7 +41,9 @@ export class PinnedRows {
    */
   async recheck(teamId: Hex, p: Proposal, read: RowsReader): Promise<void> {
     const mine = new Set([p.seq, ...p.approvals.map((a) => a.seq), ...(p.rejection ? [p.rejection.seq] : [])])
-    const seqs = [...this.pinned].filter(([seq, v]) => mine.has(seq) || v.kind === 'genesis' || v.kind === 'roster' || v.kind === 'policy' || v.kind === 'custody')
+    const seqs = [...this.pinned].filter(
+      ([seq, v]) => mine.has(seq) || v.kind === 'genesis' || v.kind === 'roster' || v.kind === 'policy' || v.kind === 'custody',
+    )
     const rows = new Map((await read(seqs.map(([seq]) => seq))).map((r) => [r.seq, r]))
     for (const [seq, v] of seqs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       const r = rows.get(seq)

@@ -12,6 +12,8 @@ import type {
   TeamProposalView,
   TeamStatusView,
   TeamVerifyView,
+  TeamCustodySplitView,
+  TeamCustodyView,
   ExportFile,
   Address,
   SubmissionView,
@@ -40,6 +42,7 @@ import { TeamQueries, type Dispatch } from './queries'
 import { TeamRecovery } from './recovery'
 import { ANSWERS_A_VIEW, CallContext } from './replay'
 import { sessionExecutedCheck, type ExecutedCheck } from './executed-check'
+import { TeamCustody } from './custody'
 import { teamCustodyGuard } from './vault-changes'
 import type { TakeoverSender } from './takeover'
 import type { ProposalOutcome } from './team-gate'
@@ -80,6 +83,8 @@ export interface TeamServiceDeps {
    * crashed or lost its answer). Without it this desk never takes over (it still records expiries).
    */
   takeover?: TakeoverSender
+  /** How long a team-held account's signature waits for the holders' releases (tests); default 30 s. */
+  releaseWaitMs?: number
   /** Asks the exchange whether an approved proposal's cloid already executed; default: the session's /info and earn reads. */
   executed?: ExecutedCheck
   /** The slow timer for lease and proposal expiries (pushes trigger a pass too). Default 15 s; 0: no recovery passes at all. */
@@ -94,6 +99,7 @@ function changeIn(p: Proposal): SettingsChange {
 
 export class TeamService {
   private readonly link: TeamLink
+  private readonly custody: TeamCustody
   private readonly calls = new CallContext()
   private readonly recovery: TeamRecovery
   private readonly alerts: ProposalAlerts
@@ -121,6 +127,7 @@ export class TeamService {
       leaseMs: d.leaseMs,
       replayOf: (i) => this.calls.replayOf(i),
       executed: d.executed ?? (d.sessions ? sessionExecutedCheck(d.sessions) : undefined),
+      custodyHeld: (account) => this.custody.holds(account),
     })
     d.vault.setCustodyGuard(teamCustodyGuard({ link: this.link, vault: d.vault }))
     this.recovery = new TeamRecovery({ link: this.link, takeover: d.takeover, everyMs: d.recoverEveryMs })
@@ -128,14 +135,33 @@ export class TeamService {
     this.queries = new TeamQueries({ link: this.link, vault: d.vault, sessions: d.sessions, now, dispatch: () => this.dispatch })
     this.admin = new TeamAdmin({ link: this.link, vault: d.vault })
     this.changeAlerts = new ChangeAlerts(d.alerts ?? notifySink(d.notify))
+    this.custody = new TeamCustody({
+      link: this.link,
+      vault: d.vault,
+      admin: this.admin,
+      now,
+      ...(d.releaseWaitMs ? { releaseWaitMs: d.releaseWaitMs } : {}),
+      coSign: () => this.link.config?.coSign === true,
+    })
+    // The vault asks team custody how a team-held owner key signs (the vault may be created or reopened later).
+    const install = () => d.vault.current?.setCustody(this.custody)
+    install()
+    d.events.subscribe((event) => {
+      if (event === 'vault.status') install()
+    })
     this.link.listen({
       verified: (state) => {
         const roster = state.roster
         void this.push(roster ? this.alerts.changed(state, this.link.facts()) : false)
         if (roster) this.applyDueSettings()
+        if (state.custody.size > 0) void this.custody.dropHeldKeys().catch(() => {})
       },
       changed: () => void this.push(false),
-      opened: () => this.recovery.start(),
+      custody: (what) => this.custody.pushed(what),
+      opened: () => {
+        void this.custody.publish().catch(() => {})
+        this.recovery.start()
+      },
       entries: () => this.recovery.soon(),
       changes: () => this.changesPushed(),
       releasing: () => {
@@ -331,8 +357,41 @@ export class TeamService {
     return this.status()
   }
 
-  join(passphrase: string): Promise<{ address: Address }> {
-    return this.admin.join(passphrase)
+  async join(passphrase: string): Promise<{ address: Address }> {
+    const r = await this.admin.join(passphrase)
+    // Members' identity public keys are published so the team can seal custody shares to them.
+    await this.custody.publish().catch(() => {})
+    return r
+  }
+
+  async custodySplit(a: {
+    account: string
+    holders: string[]
+    threshold: number
+    recoveryFile: string | null
+  }): Promise<TeamCustodySplitView> {
+    const r = await this.custody.split(a)
+    await this.link.refresh()
+    return {
+      account: r.record.account as Address,
+      version: r.record.version,
+      threshold: r.record.threshold,
+      holders: r.record.holders.map((h) => h.address as Address),
+      recoveryChecksum: r.recoveryChecksum,
+      applied: r.applied,
+    }
+  }
+
+  custodyStatus(): Promise<TeamCustodyView[]> {
+    return this.custody.status()
+  }
+
+  /** This member's co-signer rule (off by default), kept in this desk's team configuration. */
+  async custodyCoSign(on: boolean): Promise<{ coSign: boolean }> {
+    const cfg = this.link.config
+    if (!cfg) throw new DeskError('TeamNotConfigured', 'team mode is not configured on this desk (desk team configure)')
+    this.link.setConfig({ ...cfg, ...(on ? { coSign: true } : {}), ...(on ? {} : { coSign: undefined }) })
+    return { coSign: on }
   }
 
   async leave(passphrase: string): Promise<TeamStatusView> {
@@ -342,6 +401,7 @@ export class TeamService {
 
   async init(teamName: string, name: string, passphrase: string): Promise<TeamStatusView> {
     await this.admin.init(teamName, name, passphrase)
+    await this.custody.publish().catch(() => {})
     return this.status()
   }
 

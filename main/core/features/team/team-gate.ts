@@ -31,6 +31,7 @@ import type { CustodyChange } from '../vault'
 import { makeVaultChange, vaultChangeProposal } from './vault-changes'
 import { VerifiedChain } from './verified-chain'
 import { unlessExecuted } from './executed-check'
+import { block } from './gate-refusals'
 import { decideWrite } from './write-decision'
 
 export type { ProposalOutcome, StoredSignature, TeamGateOptions } from './gate-context'
@@ -68,7 +69,19 @@ export class TeamGate implements WriteGate {
   /** The policy's decision; an approved proposal's write is first checked against the exchange (executed-check.ts). */
   async decide(intent: WriteIntent): Promise<WriteDecision> {
     const d = await decideWrite(this.ctx, intent)
-    return d.verdict === 'allow' && d.proposalId !== undefined ? unlessExecuted(this.ctx, d.proposalId, intent, d) : d
+    if (d.verdict === 'allow' && d.proposalId !== undefined) return unlessExecuted(this.ctx, d.proposalId, intent, d)
+    // A team-held account's allowed write is recorded before it is signed: the holders release
+    // their shares only for a proposal of the chain (custody.ts), never for a write they cannot see.
+    if (d.verdict === 'allow' && intent.signer === intent.account && this.ctx.o.custodyHeld?.(intent.account)) {
+      const p = await recordAllowed(this.ctx, intent)
+      if (!p)
+        return block(
+          'CustodyNotRecordable',
+          `${intent.kind} writes are not recorded in the team chain, so the holders of ${intent.account}'s key cannot release a share for one`,
+        )
+      return { verdict: 'allow', proposalId: p.id }
+    }
+    return d
   }
 
   /**

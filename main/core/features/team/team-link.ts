@@ -38,6 +38,8 @@ export interface LinkHooks {
   entries(): void
   /** The admin changes collecting signatures changed (pushed), or the push (re)connected. */
   changes(): void
+  /** A custody signing request or release was stored (or the push reconnected: null). */
+  custody?(what: string | null): void
   /** The store is being released: whatever uses it stops (and is waited for). */
   releasing(): Promise<void>
 }
@@ -53,6 +55,8 @@ export interface TeamLinkDeps {
   replayOf(intent: WriteIntent): ProposalBody['replay'] | undefined
   /** asks the exchange whether an approved proposal's cloid already executed, before it is signed */
   executed?: ExecutedCheck | undefined
+  /** whether an account's owner key is held by the team's shares (its allowed writes are recorded before signing) */
+  custodyHeld?: ((account: string) => boolean) | undefined
 }
 
 export class TeamLink {
@@ -231,6 +235,7 @@ export class TeamLink {
       ...(genesisDigest ? { genesisDigest } : {}),
       heads: this.headKeeper(this.d.vault.current!),
       ...(this.d.executed ? { executed: this.d.executed } : {}),
+      ...(this.d.custodyHeld ? { custodyHeld: this.d.custodyHeld } : {}),
       now: this.d.now,
       replayOf: (i) => this.d.replayOf(i),
       ...(this.d.proposalTtlMs ? { proposalTtlMs: this.d.proposalTtlMs } : {}),
@@ -243,6 +248,7 @@ export class TeamLink {
       {
         onEntries: () => void this.refresh().then(() => this.hooks?.entries()),
         onChanges: () => this.hooks?.changes(),
+        onCustody: (what) => this.hooks?.custody?.(what),
         onStatus: (s, err) => {
           if (s === 'unreachable')
             this.setLink('unreachable', `team store unreachable${err ? `: ${err.message}` : ''}; team writes are refused until it returns`)

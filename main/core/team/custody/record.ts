@@ -39,10 +39,10 @@ function int(v: unknown, what: string, min: number, max: number): number {
 
 /** Checks a custody entry's payload against the state before it; returns the record it puts in force. */
 export function custodyFromPayload(payload: Canonical, roster: Roster, current: ReadonlyMap<string, CustodyRecord>): CustodyRecord {
-  if (!isObj(payload)) throw teamBadInput('a custody entry carries {basis, account, version, threshold, holders, recovery, sharesDigest}')
-  const allowed = ['basis', 'account', 'version', 'threshold', 'holders', 'recovery', 'sharesDigest']
+  if (!isObj(payload)) throw teamBadInput('a custody entry carries {basis, custodyOf, version, threshold, holders, recovery, sharesDigest}')
+  const allowed = ['basis', 'custodyOf', 'version', 'threshold', 'holders', 'recovery', 'sharesDigest']
   for (const k of Object.keys(payload)) if (!allowed.includes(k)) throw teamBadInput(`unexpected field ${k}`)
-  const account = payload.account
+  const account = payload.custodyOf
   if (typeof account !== 'string' || !ADDRESS.test(account)) throw teamBadInput('account must be a lower-case address')
   const before = current.get(account)
   const version = int(payload.version, 'version', 1, 1_000_000)
@@ -82,7 +82,11 @@ export function custodyFromPayload(payload: Canonical, roster: Roster, current: 
   return { account, version, threshold, holders, recovery, sharesDigest }
 }
 
-/** The payload of a custody entry (without its basis, which authoring adds), canonical. */
+/**
+ * The payload of a custody entry (without its basis, which authoring adds), canonical. The account
+ * is `custodyOf`: canonical JSON orders keys, and a change's payload starts with its `basis`.
+ */
 export function custodyPayload(r: CustodyRecord): Record<string, Canonical> {
-  return JSON.parse(canonicalJson(r)) as Record<string, Canonical>
+  const { account, ...rest } = r
+  return JSON.parse(canonicalJson({ custodyOf: account, ...rest })) as Record<string, Canonical>
 }
