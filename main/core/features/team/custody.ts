@@ -224,15 +224,17 @@ export class TeamCustody implements VaultCustody {
   /** Keys of accounts the verified chain says the team holds leave this vault (after a split lands). */
   dropHeldKeys(): Promise<void> {
     // One pass at a time (a split and the push that verifies its entry both ask).
-    this.dropping = this.dropping.catch(() => undefined).then(async () => {
-      const vault = this.d.vault.current
-      const state = this.state()
-      if (!vault?.isUnlocked || !state) return
-      for (const a of vault.listAccounts()) {
-        if (a.watchOnly || a.teamHeld || !state.custody.has(a.address.toLowerCase())) continue
-        await vault.dropOwnerKey(a.address)
-      }
-    })
+    this.dropping = this.dropping
+      .catch(() => undefined)
+      .then(async () => {
+        const vault = this.d.vault.current
+        const state = this.state()
+        if (!vault?.isUnlocked || !state) return
+        for (const a of vault.listAccounts()) {
+          if (a.watchOnly || a.teamHeld || !state.custody.has(a.address.toLowerCase())) continue
+          await vault.dropOwnerKey(a.address)
+        }
+      })
     return this.dropping
   }
   private dropping: Promise<void> = Promise.resolve()
