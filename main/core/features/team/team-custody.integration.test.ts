@@ -18,7 +18,7 @@ import { TeamStore, combineKey, parseRecoveryShare, verifyStore } from '../../te
 import { parseEnvelope, shareAad } from '../../vault'
 import { TEST_PASSPHRASE } from '../../../testing/desk-on-sandbox'
 import { startPostgres, type PostgresHandle } from '../../../testing/postgres'
-import { startDeskOnSharedSandbox, type SharedSandboxDesk } from '../../../testing/team-desks'
+import { COLD_DEST, shortCoolingOff, startDeskOnSharedSandbox, type SharedSandboxDesk } from '../../../testing/team-desks'
 
 const HELD = devOwner(0).address.toLowerCase()
 const TO = devOwner(2).address.toLowerCase()
@@ -47,6 +47,8 @@ describe('team custody: split owner keys, released share by share (real PostgreS
     for (const d of [a, b]) await d.call('vault.create', { passphrase: TEST_PASSPHRASE })
     await a.call('accounts.importSandboxKeys')
     a.autoConfirm()
+    shortCoolingOff(a, sandbox)
+    await a.call('addresses.add', { label: 'cold', address: COLD_DEST, chainId: '1', passphrase: TEST_PASSPHRASE })
     const cfg = { connectionString: db.connectionString, password: db.password, passphrase: TEST_PASSPHRASE }
     for (const d of [a, b]) await d.call('team.configure', cfg)
     await a.call('team.init', { teamName: 'Treasury ops', name: 'Ann', passphrase: TEST_PASSPHRASE })
@@ -56,9 +58,11 @@ describe('team custody: split owner keys, released share by share (real PostgreS
     await a.call('team.policy.set', {
       rules: [
         { id: 'transfer-4eyes', kinds: ['transfer'], then: { effect: 'approve', count: 1, roles: ['approver'] } },
+        { id: 'keys-4eyes', kinds: ['agent_approve', 'agent_revoke'], then: { effect: 'approve', count: 1, roles: ['approver'] } },
         { id: 'rest', then: { effect: 'allow' } },
       ],
     })
+    await new Promise((r) => setTimeout(r, 1600)) // the address-book entry's cooling-off
   })
 
   afterAll(async () => {
@@ -141,6 +145,42 @@ describe('team custody: split owner keys, released share by share (real PostgreS
     expect(status[0]!.lastRelease).toMatchObject({ holder: bob, proposalId: p.id })
   })
 
+  it('a withdrawal the policy allows outright is recorded before signing; B co-signs it only with its co-signer rule on', async () => {
+    const w = { account: HELD, assetId: 1, amount: '5', dstChainId: '1', dstAddress: COLD_DEST }
+    // Off by default: B releases nothing for a write no one approved; nothing is signed or sent.
+    const before = truth().length
+    const e = await failure(a.call('withdraw.submit', w))
+    expect(e?.code).toMatch(/CustodySharesMissing|WriteNotSent|SigningFailed/)
+    expect(truth()).toHaveLength(before)
+    await b.call('team.custody.cosign', { on: true })
+    const out = await a.call<WriteOutcome>('withdraw.submit', w)
+    expect(truth().filter((x) => x.cloid === out.submission.cloid)).toHaveLength(1)
+  })
+
+  it('an API key approval (another EIP-712 owner write, its key generated at signing) executes once after approval and release', async () => {
+    const slots = await a.call<{ slot: number; agent: string | null }[]>('agents.list', { owner: HELD })
+    const slot = slots.find((s) => s.agent === null)!.slot
+    const e = await failure(a.call('agents.approve', { owner: HELD, slot }))
+    const id = e!.details!.proposalId as string
+    await expect
+      .poll(async () => (await b.call<TeamProposalView[]>('team.proposals', { view: 'needsMe' })).some((p) => p.id === id), {
+        timeout: 5000,
+      })
+      .toBe(true)
+    await b.call('team.approve', { id })
+    await a.call('team.execute', { id })
+    await expect
+      .poll(
+        async () =>
+          (await a.call<{ slot: number; agent: string | null }[]>('agents.list', { owner: HELD })).find((s) => s.slot === slot)?.agent ??
+          null,
+        {
+          timeout: 10_000,
+        },
+      )
+      .toMatch(/^0x[0-9a-f]{40}$/)
+  })
+
   it("A alone (its vault, its passphrase, the database) cannot rebuild the key: its own share and B's sealed one do not combine", async () => {
     const store = await TeamStore.open({ connectionString: db.connectionString, password: db.password })
     try {
@@ -181,12 +221,14 @@ describe('team custody: split owner keys, released share by share (real PostgreS
     await b.close()
     const store = await TeamStore.open({ connectionString: db.connectionString, password: db.password })
     try {
-      const old = (await store.custody.requests(new Date(0)))[0]!
+      const earlier = await store.custody.requests(new Date(0))
+      const old = earlier[0]!
       const [release] = await store.custody.releases(old.id)
+      expect(release?.holder).toBe(bob)
       const e = a.call('team.execute', { id: p.id })
       // Once A's request for the new bytes is stored, the old release is copied onto it.
-      await expect.poll(async () => (await store.custody.requests(new Date(0))).length, { timeout: 5000 }).toBe(2)
-      const fresh = (await store.custody.requests(new Date(0))).find((q) => q.id !== old.id)!
+      await expect.poll(async () => (await store.custody.requests(new Date(0))).length, { timeout: 5000 }).toBe(earlier.length + 1)
+      const fresh = (await store.custody.requests(new Date(0))).find((q) => !earlier.some((x) => x.id === q.id))!
       await store.custody.putRelease({ ...release!, requestId: fresh.id })
       expect(await failure(e)).toMatchObject({ code: expect.stringMatching(/CustodySharesMissing|WriteNotSent/) })
     } finally {
