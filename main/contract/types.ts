@@ -234,6 +234,12 @@ export interface SubmissionView {
   oids?: string[]
   /** Team mode: the proposal this write executed (approved, or recorded as allowed outright); null when none. */
   proposalId?: string | null
+  /**
+   * The other party the signed action names, read from its exact body: a transfer's recipient, a
+   * settle's cash account, a repay's margin account, a withdrawal's destination, an activated
+   * address, an approved agent. Null when the action names none (orders, cancels, earn writes).
+   */
+  counterparty?: Address | null
   createdAt: number
   updatedAt: number
   history: { state: SubmissionState; code: string | null; atMs: number; note: string | null }[]
@@ -1035,6 +1041,8 @@ export interface TeamProposalDetail extends TeamProposalView {
   review: TeamReviewField[]
   /** the team's names (signed in its policy) for the addresses this proposal involves */
   names: Record<string, string>
+  /** the account is held by the team's shares: who holds one, how many sign, and whether this desk holds one */
+  custody: { threshold: number; holders: { address: Address; name: string | null }[]; mine: boolean } | null
   /** the initiator's figures, as signed into the proposal */
   initiatorPreview: TeamPreviewView
   /**

@@ -197,10 +197,20 @@ export class TeamQueries {
         .filter((a): a is string => a !== null && Object.hasOwn(teamNames, a.toLowerCase()))
         .map((a) => [a.toLowerCase(), teamNames[a.toLowerCase()]!]),
     )
+    const held = state.custody.get(p.account)
+    const me = this.d.link.facts().me
+    const custody = held
+      ? {
+          threshold: held.threshold,
+          holders: held.holders.map((h) => ({ address: h.address as Address, name: roster.members.get(h.address)?.name ?? null })),
+          mine: me !== null && held.holders.some((h) => h.address === me),
+        }
+      : null
     return {
       ...view,
       review,
       names,
+      custody,
       initiatorPreview: { title: p.title, lines: [...p.preview] },
       recomputed,
       recomputeError,

@@ -68,6 +68,7 @@ export function detail(over: Partial<TeamProposalDetail> = {}): TeamProposalDeta
     },
     recomputeError: null,
     names: {},
+    custody: null,
     review: [
       { key: 'kind', label: 'Action', initiator: 'withdraw', mine: 'withdraw', state: 'same' },
       { key: 'amount', label: 'Amount', initiator: '25,000 USDC', mine: '25,000 USDC', state: 'same' },
