@@ -18,6 +18,7 @@ import { DeskError } from '../../../contract/errors'
 import type { CliContext } from '../context'
 import type { Command, CommandGroup } from '../router'
 import { when } from '../support/display'
+import { custody, leave } from './team-custody'
 
 /** Team calls sign with the vault's identity key and open the store with the vault's password: unlock first. */
 async function ensureUnlocked(ctx: CliContext): Promise<void> {
@@ -376,7 +377,25 @@ const team: CommandGroup = {
   name: 'team',
   summary:
     'team mode: shared team store, roster, policy, approvals (init, join, members, quorum, changes, policy, proposals, approve, reject, verify)',
-  commands: [status, configure, init, join, members, quorum, changes, policy, proposals, show, approve, reject, execute, verify, exportCmd],
+  commands: [
+    status,
+    configure,
+    init,
+    join,
+    leave,
+    members,
+    quorum,
+    changes,
+    policy,
+    proposals,
+    show,
+    approve,
+    reject,
+    execute,
+    verify,
+    exportCmd,
+    custody,
+  ],
   defaultCommand: 'status',
 }
 

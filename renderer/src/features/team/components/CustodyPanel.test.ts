@@ -51,7 +51,7 @@ describe('CustodyPanel', () => {
     await flush()
     expect(wrapper.get('table[aria-label="Team-held accounts"]').text()).toContain('no account is held by the team')
     expect(await seriousA11yViolations()).toEqual([])
-    const submit = () => document.querySelector<HTMLButtonElement>('button[aria-label="Split the owner key among the holders"]')!
+    const submit = () => document.querySelector<HTMLButtonElement>('button[aria-label="Split the key among the holders"]')!
     expect(submit().disabled).toBe(true) // no account, no holders yet
     await wrapper.get('select[aria-label="Account to put under team custody"]').setValue(ACCOUNT)
     await wrapper.get('input[aria-label="Alice holds a share"]').setValue(true)
