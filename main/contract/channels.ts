@@ -574,6 +574,20 @@ export const channels = {
       recoveryFile: v.nullable(filePath),
     }),
   ),
+  /**
+   * Re-splits a team-held account to new holders (a member left, a desk was lost), sealed by this
+   * desk: authorised by the admin quorum; the current holders release their shares to this desk, or
+   * the offline recovery share (`recoveryShareFile`) stands in for one. The address stays.
+   */
+  'team.custody.resplit': intent<TeamCustodySplitView>()(
+    v.object({
+      account: address,
+      holders: v.pipe(v.array(address), v.minLength(2), v.maxLength(15)),
+      threshold: v.pipe(v.number(), v.integer(), v.minValue(2), v.maxValue(16)),
+      recoveryFile: v.nullable(filePath),
+      recoveryShareFile: v.nullable(filePath),
+    }),
+  ),
   /** Each team-held account: its share holders, the threshold, and the last release. */
   'team.custody.status': query<TeamCustodyView[]>()(none),
   /** This member's co-signer rule: release a share for writes the verified team policy allows outright (off by default). */

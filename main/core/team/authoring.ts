@@ -4,7 +4,7 @@
  * every other desk would refuse. Signing and appending are the caller's (the quorum may sign on
  * several desks).
  */
-import { custodyFromPayload, custodyPayload, type CustodyRecord } from './custody/record'
+import { custodyFromPayload, custodyPayload, resplitFromPayload, sealFromPayload, type CustodyRecord } from './custody/record'
 import { bytesToHex, type Hex } from 'viem'
 import { randomBytes } from 'node:crypto'
 import { canonicalJson } from './canonical'
@@ -55,6 +55,27 @@ export function custodyEntry(state: TeamState, record: CustodyRecord): UnsignedE
   const { seq, prev } = next(state)
   const e = unsignedEntry(seq, prev, 'custody', { basis: basisOf(state), ...custodyPayload(record) })
   custodyFromPayload(JSON.parse(e.payload), state.roster!, state.custody)
+  return e
+}
+
+/** A re-split authorised by the admin quorum: the next version's holders and threshold, and who seals it. */
+export function custodyResplitEntry(
+  state: TeamState,
+  r: { account: string; version: number; threshold: number; holders: string[]; recovery: boolean; sealer: string },
+): UnsignedEntry {
+  const { seq, prev } = next(state)
+  const { account, ...resplit } = r
+  const e = unsignedEntry(seq, prev, 'custody', { basis: basisOf(state), custodyOf: account, resplit })
+  resplitFromPayload(JSON.parse(e.payload), state.roster!, state.custody, ZERO_HASH)
+  return e
+}
+
+/** The seal of a pending re-split, by its sealer alone: the new shares' holders, indices and digest. */
+export function custodySealEntry(state: TeamState, record: CustodyRecord, sealer: string): UnsignedEntry {
+  const { seq, prev } = next(state)
+  const { account, threshold: _t, ...seal } = record
+  const e = unsignedEntry(seq, prev, 'custody', { custodyOf: account, seal })
+  sealFromPayload(JSON.parse(e.payload), sealer.toLowerCase(), state.custodyPending)
   return e
 }
 

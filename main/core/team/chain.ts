@@ -23,7 +23,15 @@ import { policyFromPayload, type Policy } from './policy'
 import { applyLifecycleEntry, isProposalEntryKind, type Proposal, type ProposalEntryKind } from './proposals'
 import { adminsOf, applyRosterChanges, rosterFromGenesis, type Roster } from './roster'
 import { SignatureVerifier } from './signatures'
-import { custodyFromPayload, type CustodyRecord } from './custody/record'
+import {
+  custodyFromPayload,
+  isResplit,
+  isSeal,
+  resplitFromPayload,
+  sealFromPayload,
+  type CustodyPending,
+  type CustodyRecord,
+} from './custody/record'
 
 /** A row as the store returns it: nothing in it is trusted yet. */
 export interface StoredRow {
@@ -56,6 +64,8 @@ export interface TeamState {
   cloids: Map<string, string>
   /** accounts held by the team (custody/record.ts): the split in force for each, by account */
   custody: Map<string, CustodyRecord>
+  /** re-splits authorised by the admin quorum and waiting for their sealer's seal, by account */
+  custodyPending: Map<string, CustodyPending>
 }
 
 export interface BrokenLink {
@@ -126,6 +136,7 @@ export class ChainVerifier {
     proposals: new Map(),
     cloids: new Map(),
     custody: new Map(),
+    custodyPending: new Map(),
   }
   private verified = 0
   private broken: BrokenLink | null = null
@@ -195,6 +206,7 @@ export class ChainVerifier {
       refuse('differs from the entry this desk verified before (the chain was rewritten)')
     const skipEcdsa = pinned !== undefined && row.seq <= pinned.seq
     if (isProposalEntryKind(kind)) return this.verifyLifecycleRow(row, kind, payload, digest, skipEcdsa)
+    if (kind === 'custody' && isSeal(payload)) return this.verifySealRow(row, payload, digest, skipEcdsa)
     // A change signed as a change (entry.ts) applies only on the roster and policy it was signed for.
     const asChange = signsAsChange(row)
     if (asChange) {
@@ -222,8 +234,14 @@ export class ChainVerifier {
       case 'roster':
         return { ...s, roster: applyRosterChanges(authority, payload), head, governance: digest }
       case 'custody': {
+        if (isResplit(payload)) {
+          const pending = resplitFromPayload(payload, authority, s.custody, digest)
+          return { ...s, custodyPending: new Map(s.custodyPending).set(pending.account, pending), head, governance: digest }
+        }
         const record = custodyFromPayload(payload, authority, s.custody)
-        return { ...s, custody: new Map(s.custody).set(record.account, record), head, governance: digest }
+        const custodyPending = new Map(s.custodyPending)
+        custodyPending.delete(record.account)
+        return { ...s, custody: new Map(s.custody).set(record.account, record), custodyPending, head, governance: digest }
       }
       case 'policy': {
         const policy = policyFromPayload(payload, s.policy?.version ?? 0)
@@ -232,6 +250,20 @@ export class ChainVerifier {
         return { ...s, policy, head, governance: digest }
       }
     }
+  }
+
+  /** A re-split's seal: one author, the sealer the admin quorum named, whose signature verifies (custody/record.ts). */
+  private async verifySealRow(row: StoredRow, payload: Canonical, digest: Hex, skipEcdsa: boolean): Promise<TeamState> {
+    const s = this.state
+    const signatures = parseSignatures(row.signatures)
+    if (signatures.length !== 1) refuse(`a seal is signed by its sealer alone, found ${signatures.length} signatures`)
+    const { signer, signature } = signatures[0]!
+    if (!s.roster!.members.has(signer)) refuse(`signed by ${signer}, who is not a member at this point`)
+    if (!skipEcdsa && !(await this.sigs.verify(digest, signer, signature))) refuse(`signature of ${signer} does not verify`)
+    const record = sealFromPayload(payload, signer, s.custodyPending)
+    const custodyPending = new Map(s.custodyPending)
+    custodyPending.delete(record.account)
+    return { ...s, custody: new Map(s.custody).set(record.account, record), custodyPending, head: { seq: row.seq, digest } }
   }
 
   /**

@@ -46,8 +46,18 @@ export {
   type Policy,
   type Rule,
 } from './policy'
-export { atHead, custodyEntry, genesisEntry, lifecycleEntry, policyEntry, rosterEntry, type GenesisInput } from './authoring'
-export { custodyFromPayload, type CustodyHolder, type CustodyRecord } from './custody/record'
+export {
+  atHead,
+  custodyEntry,
+  custodyResplitEntry,
+  custodySealEntry,
+  genesisEntry,
+  lifecycleEntry,
+  policyEntry,
+  rosterEntry,
+  type GenesisInput,
+} from './authoring'
+export { custodyFromPayload, type CustodyHolder, type CustodyPending, type CustodyRecord } from './custody/record'
 export { addressOfKey, combineKey, splitKey } from './custody/key-split'
 export { parseRecoveryShare, recoveryShare, type RecoveryShare } from './custody/recovery-file'
 export { CustodyStore, addressOfPublicKey, type ReleaseRow, type ShareRow, type SigningRequestRow } from './custody/custody-store'

@@ -14,6 +14,7 @@ import {
   changeDigest,
   changeTypedData,
   custodyEntry,
+  custodyResplitEntry,
   genesisEntry,
   policyEntry,
   policyFromPayload,
@@ -29,7 +30,7 @@ import {
   type UnsignedEntry,
   type CustodyRecord,
 } from '../../team'
-import { custodyFromPayload } from '../../team/custody/record'
+import { custodyFromPayload, isResplit, resplitFromPayload } from '../../team/custody/record'
 import type { VaultHolder } from '../vault'
 import { bindVault, readBinding, unbindVault } from './binding'
 import { newDeskId, withoutPassword } from './config'
@@ -272,6 +273,19 @@ export class TeamAdmin {
     await this.appendAdmin((s) => custodyEntry(s, record))
   }
 
+  /** A re-split of a team-held account (a member left, a desk was lost), sealed later by `sealer`: admin quorum. */
+  async proposeResplit(r: {
+    account: string
+    version: number
+    threshold: number
+    holders: string[]
+    recovery: boolean
+    sealer: string
+  }): Promise<void> {
+    await this.requireAdmin()
+    await this.appendAdmin((s) => custodyResplitEntry(s, r))
+  }
+
   /** `names` omitted: the team's names in force are kept (a rules-only change never drops them); {} clears them. */
   async setPolicy(rules: TeamRuleInput[], groups: Record<string, string[]> = {}, names?: Record<string, string>): Promise<void> {
     await this.requireAdmin()
@@ -307,6 +321,7 @@ function checkChange(c: PendingChange, state: TeamState, roster: Roster): void {
     )
   try {
     if (c.kind === 'roster') applyRosterChanges(roster, payload as never)
+    else if (c.kind === 'custody' && isResplit(payload as never)) resplitFromPayload(payload as never, roster, state.custody, c.id)
     else if (c.kind === 'custody') custodyFromPayload(payload as never, roster, state.custody)
     else policyFromPayload(payload as never, state.policy?.version ?? 0)
   } catch (e) {
@@ -338,6 +353,17 @@ function changeSummary(c: PendingChange, roster: Roster): string[] {
     return ['(unreadable change)']
   }
   const who = (a: unknown) => `${roster.members.get(String(a))?.name ?? ''} ${String(a)}`.trim()
+  if (c.kind === 'custody' && (p as { resplit?: unknown }).resplit) {
+    const q = p as {
+      custodyOf?: unknown
+      resplit: { version?: unknown; threshold?: unknown; holders?: unknown[]; recovery?: unknown; sealer?: unknown }
+    }
+    const holders = Array.isArray(q.resplit.holders) ? q.resplit.holders.map(who) : []
+    return [
+      `re-split ${String(q.custodyOf)} to version ${String(q.resplit.version)}: ${String(q.resplit.threshold)} of ${holders.length + (q.resplit.recovery ? 1 : 0)} shares sign`,
+      `new holders ${holders.join(', ')}${q.resplit.recovery ? ', and a new offline recovery share' : ''}; sealed by ${who(q.resplit.sealer)}; the current shares retire`,
+    ]
+  }
   if (c.kind === 'custody') {
     const r = p as { custodyOf?: unknown; version?: unknown; threshold?: unknown; holders?: { address?: unknown }[]; recovery?: unknown }
     const holders = Array.isArray(r.holders) ? r.holders.map((h) => who(h.address)) : []

@@ -10,7 +10,7 @@
  * release, combines T shares in main, checks the key is the account's, signs that digest, checks
  * the signature recovers the account, and zeroes everything. Nothing is logged, nothing crosses IPC.
  */
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { sha256 } from '@noble/hashes/sha256'
 import {
   bytesToHex,
@@ -31,12 +31,14 @@ import {
   TeamErrors,
   addressOfPublicKey,
   combineKey,
+  custodySealEntry,
+  parseRecoveryShare,
+  signedEntry,
   isRecordedWrite,
   proposalStatus,
   recoveryShare,
   splitKey,
   type CustodyRecord,
-  type Proposal,
   type SigningRequestRow,
   type TeamState,
 } from '../../team'
@@ -221,6 +223,184 @@ export class TeamCustody implements VaultCustody {
     return { record, recoveryChecksum: (recovery as { checksum: Hex } | null)?.checksum ?? null, applied }
   }
 
+  // ---- re-split and recovery ---------------------------------------------------------------
+
+  /**
+   * Re-splits a team-held account to new holders (a member left, a desk was lost): under the admin
+   * quorum's re-split entry naming this member as sealer, the current version's holders release
+   * their shares to this desk (or the offline recovery share stands in for one: recovery), which
+   * combines them, checks the key is the account's, splits it again, seals the new shares to the new
+   * holders and appends the seal; the older shares retire. The account keeps its address.
+   */
+  async resplit(o: {
+    account: string
+    holders: string[]
+    threshold: number
+    recoveryFile: string | null
+    recoveryShareFile: string | null
+  }): Promise<SplitResult> {
+    const account = o.account.toLowerCase()
+    const { gate, store, roster } = await this.d.link.roster()
+    let state = await gate.sync()
+    const current = state.custody.get(account)
+    if (!current) throw new DeskError('CustodyNotTeamHeld', `${account} is not held by the team: split it first`)
+    const me = this.me()
+    const holders = [...new Set(o.holders.map((h) => h.toLowerCase()))].sort()
+    let pending = state.custodyPending.get(account)
+    if (!pending || pending.sealer !== me) {
+      try {
+        await this.d.admin.proposeResplit({
+          account,
+          version: current.version + 1,
+          threshold: o.threshold,
+          holders,
+          recovery: o.recoveryFile !== null,
+          sealer: me,
+        })
+      } catch (e) {
+        if (e instanceof DeskError && e.code === 'TeamChangeNeedsAdmins')
+          return {
+            record: { ...current, holders: holders.map((h, i) => ({ address: h, index: i + 1 })) },
+            recoveryChecksum: null,
+            applied: false,
+          }
+        throw e
+      }
+      state = await gate.sync()
+      pending = state.custodyPending.get(account)!
+    }
+    const p = pending
+    const teamId = roster.teamId
+    const vault = this.d.vault.requireUnlocked()
+    const shares: Uint8Array[] = []
+    try {
+      const own = current.holders.find((h) => h.address === me)
+      if (own) {
+        const row = (await store.custody.shares(account, current.version)).find((s) => s.holder === me)
+        const share = row
+          ? vault.openForIdentity(
+              parseEnvelope(row.envelope),
+              shareAad({ teamId, account, version: current.version, index: own.index, holder: me }),
+            )
+          : null
+        if (share) shares.push(share)
+      }
+      if (o.recoveryShareFile) {
+        const { meta, share } = parseRecoveryShare(readFileSync(o.recoveryShareFile, 'utf8'))
+        if (meta.account !== account || meta.version !== current.version || meta.checksum.toLowerCase() !== current.recovery?.checksum)
+          throw new DeskError(
+            'RecoveryShareInvalid',
+            `the recovery share is not ${account}'s split version ${current.version} as the team chain records it`,
+          )
+        shares.push(share)
+      }
+      const requestId = resplitRequestId(teamId, account, p.version, me)
+      await store.custody.putRequest({
+        id: requestId,
+        proposalId: p.entry,
+        account,
+        version: current.version,
+        requester: me,
+        typedData: JSON.stringify({ resplit: { account, version: p.version } }),
+      })
+      await this.collect(state, current, { id: p.entry as Hex }, requestId, me, shares)
+      const key = await combineKey(shares, account)
+      const n = p.holders.length + (p.recovery ? 1 : 0)
+      const keys = await store.custody.identityKeys(p.holders)
+      const missing = p.holders.filter((h) => !keys.has(h))
+      if (missing.length > 0) throw new DeskError('CustodyHolderKeyMissing', `no published identity key for ${missing.join(', ')}`)
+      const sealed: { holder: string; index: number; envelope: string }[] = []
+      let recovery: { index: number; checksum: string } | null = null
+      try {
+        const next = await splitKey(key, n, p.threshold)
+        try {
+          p.holders.forEach((holder, i) => {
+            const index = next[i]![next[i]!.length - 1]!
+            const env = sealShare(
+              hexToBytes(keys.get(holder) as Hex),
+              next[i]!,
+              shareAad({ teamId, account, version: p.version, index, holder }),
+            )
+            sealed.push({ holder, index, envelope: JSON.stringify(env) })
+          })
+          if (o.recoveryFile) {
+            const share = next[n - 1]!
+            const file = recoveryShare({ teamId, account, version: p.version, threshold: p.threshold, shares: n, share })
+            writeFileSync(o.recoveryFile, JSON.stringify(file, null, 2) + '\n', { mode: 0o600, flag: 'wx' })
+            recovery = { index: share[share.length - 1]!, checksum: file.checksum }
+          }
+        } finally {
+          for (const s of next) s.fill(0)
+        }
+      } finally {
+        key.fill(0)
+      }
+      await store.custody.putShares(
+        sealed.map((s) => ({ account, version: p.version, holder: s.holder, index: s.index, envelope: s.envelope })),
+      )
+      const record: CustodyRecord = {
+        account,
+        version: p.version,
+        threshold: p.threshold,
+        holders: sealed.map((s) => ({ address: s.holder, index: s.index })),
+        recovery,
+        sharesDigest: sharesDigest(sealed.map((s) => s.envelope)),
+      }
+      await this.appendSeal(record, me)
+      return { record, recoveryChecksum: (recovery as { checksum: string } | null)?.checksum ?? null, applied: true }
+    } finally {
+      for (const s of shares) s.fill(0)
+    }
+  }
+
+  /** Appends the seal, signed by this operator alone, on the freshest verified state (retried when another desk took the seq). */
+  private async appendSeal(record: CustodyRecord, me: string): Promise<void> {
+    const { gate, store } = await this.d.link.roster()
+    for (let attempt = 0; ; attempt++) {
+      const state = await gate.sync()
+      const entry = await signedEntry(state.roster!.teamId, custodySealEntry(state, record, me), [this.d.link.operator()])
+      try {
+        await store.append(entry)
+        await gate.sync()
+        return
+      } catch (e) {
+        if (e instanceof DeskError && e.code === TeamErrors.conflict && attempt < 8) continue
+        throw e
+      }
+    }
+  }
+
+  /** Waits for releases of `request` until `shares` holds the threshold (checked and opened), or gives up (nothing signed). */
+  private async collect(
+    state: TeamState,
+    record: CustodyRecord,
+    p: { id: Hex },
+    request: Hex,
+    me: string,
+    shares: Uint8Array[],
+  ): Promise<void> {
+    const store = this.d.link.store!
+    const used = new Set<string>()
+    const wait = this.d.releaseWaitMs ?? DEFAULT_RELEASE_WAIT_MS
+    const until = this.d.now() + wait
+    while (shares.length < record.threshold) {
+      for (const r of await store.custody.releases(request)) {
+        if (used.has(r.holder)) continue
+        used.add(r.holder)
+        const share = await this.openRelease(state, record, p, request, me, r)
+        if (share) shares.push(share)
+      }
+      if (shares.length >= record.threshold) return
+      if (this.d.now() >= until)
+        throw new DeskError(
+          'CustodySharesMissing',
+          `${shares.length} of ${record.threshold} shares released within ${Math.round(wait / 1000)} s: nothing was signed (the holders' desks must be running and connected)`,
+          { have: shares.length, need: record.threshold },
+        )
+      await this.waitForRelease(250)
+    }
+  }
+
   /** Keys of accounts the verified chain says the team holds leave this vault (after a split lands). */
   dropHeldKeys(): Promise<void> {
     // One pass at a time (a split and the push that verifies its entry both ask).
@@ -321,7 +501,7 @@ export class TeamCustody implements VaultCustody {
   private async openRelease(
     state: TeamState,
     record: CustodyRecord,
-    p: Proposal,
+    p: { id: Hex },
     digest: Hex,
     me: string,
     r: { holder: string; index: number; envelope: string; expiresAt: number; signature: string },
@@ -402,6 +582,15 @@ export class TeamCustody implements VaultCustody {
     const holder = record?.holders.find((h) => h.address === me)
     if (!record || !holder || q.requester === me) return null // not asked of this desk (its own request uses its share directly)
     if (record.version !== q.version) return `split version ${q.version} is retired (now ${record.version})`
+    const resplit = resplitOf(q.typedData)
+    if (resplit) {
+      const pending = state.custodyPending.get(q.account)
+      if (!pending || pending.entry !== q.proposalId || pending.sealer !== q.requester || pending.version !== resplit.version)
+        return 'no re-split of this account names this requester as its sealer'
+      if (q.id !== resplitRequestId(state.roster!.teamId, q.account, pending.version, q.requester))
+        return 'the re-split request is not the one its entry names'
+      return this.releaseTo(state, q, me, holder.index, record.version)
+    }
     const p = state.proposals.get(q.proposalId)
     if (!p || p.account !== q.account) return 'no such proposal of the team for this account'
     const status = proposalStatus(p, state.roster!, this.d.now())
@@ -417,36 +606,41 @@ export class TeamCustody implements VaultCustody {
       return 'the request is not typed data'
     }
     if (digestCarrying(p, td) !== q.id) return 'the bytes to sign do not carry exactly the approved action'
+    return this.releaseTo(state, q, me, holder.index, record.version)
+  }
+
+  /** Seals this holder's share to the requester for request `q` (its proposal or re-split entry), signed, for one minute. */
+  private async releaseTo(state: TeamState, q: SigningRequestRow, me: string, index: number, version: number): Promise<string | null> {
     const store = this.d.link.store!
     const vault = this.d.vault.requireUnlocked()
-    const mine = (await store.custody.shares(q.account, record.version)).find((s) => s.holder === me)
+    const mine = (await store.custody.shares(q.account, version)).find((s) => s.holder === me)
     if (!mine) return 'this holder has no stored share'
     const [pub] = [...(await store.custody.identityKeys([q.requester])).values()]
     if (!pub || addressOfPublicKey(pub) !== q.requester) return "the requester's identity key is not published"
     const teamId = state.roster!.teamId
     const share = vault.openForIdentity(
       parseEnvelope(mine.envelope),
-      shareAad({ teamId, account: q.account, version: record.version, index: holder.index, holder: me }),
+      shareAad({ teamId, account: q.account, version: version, index: index, holder: me }),
     )
     if (!share) return 'this desk cannot open its share (not sealed to its identity key)'
     let envelope: string
     try {
-      envelope = JSON.stringify(sealShare(hexToBytes(pub as Hex), share, releaseAad(teamId, q.id, q.requester, me, holder.index)))
+      envelope = JSON.stringify(sealShare(hexToBytes(pub as Hex), share, releaseAad(teamId, q.id, q.requester, me, index)))
     } finally {
       share.fill(0)
     }
     const expiresAt = this.d.now() + RELEASE_TTL_MS
     const td2 = releaseTypedData(teamId, {
       request: q.id as Hex,
-      proposal: p.id,
+      proposal: q.proposalId as Hex,
       to: q.requester,
       holder: me,
-      index: holder.index,
+      index: index,
       expiresAt,
       envelope,
     })
     const signature = await vault.signAsIdentity(td2 as unknown as Parameters<typeof vault.signAsIdentity>[0])
-    await store.custody.putRelease({ requestId: q.id, holder: me, index: holder.index, envelope, expiresAt, signature })
+    await store.custody.putRelease({ requestId: q.id, holder: me, index: index, envelope, expiresAt, signature })
     return null
   }
 
@@ -478,3 +672,19 @@ export class TeamCustody implements VaultCustody {
 }
 
 export const custodyRefused = (why: string) => new DeskError(TeamErrors.refused, why)
+
+/** The request id of a re-split: bound to the team, the account, the new version and the sealer. */
+export function resplitRequestId(teamId: string, account: string, version: number, sealer: string): Hex {
+  return keccak256(stringToHex(`custody-resplit|${teamId.toLowerCase()}|${account.toLowerCase()}|v${version}|${sealer.toLowerCase()}`))
+}
+
+function resplitOf(text: string): { account: string; version: number } | null {
+  try {
+    const o = JSON.parse(text) as { resplit?: { account?: unknown; version?: unknown } }
+    return o.resplit && typeof o.resplit.account === 'string' && typeof o.resplit.version === 'number'
+      ? { account: o.resplit.account, version: o.resplit.version }
+      : null
+  } catch {
+    return null
+  }
+}

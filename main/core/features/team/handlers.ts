@@ -25,6 +25,7 @@ export type TeamChannels =
   | 'team.export'
   | 'team.leave'
   | 'team.custody.split'
+  | 'team.custody.resplit'
   | 'team.custody.status'
   | 'team.custody.cosign'
 
@@ -53,6 +54,7 @@ export function teamHandlers(d: { team: TeamService }): Pick<HandlerTable, TeamC
     'team.export': () => t.exportCsv(),
     'team.leave': (a) => t.leave(a.passphrase),
     'team.custody.split': (a) => t.custodySplit(a),
+    'team.custody.resplit': (a) => t.custodyResplit(a),
     'team.custody.status': () => t.custodyStatus(),
     'team.custody.cosign': (a) => t.custodyCoSign(a.on),
   }

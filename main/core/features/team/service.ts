@@ -382,6 +382,25 @@ export class TeamService {
     }
   }
 
+  async custodyResplit(a: {
+    account: string
+    holders: string[]
+    threshold: number
+    recoveryFile: string | null
+    recoveryShareFile: string | null
+  }): Promise<TeamCustodySplitView> {
+    const r = await this.custody.resplit(a)
+    await this.link.refresh()
+    return {
+      account: r.record.account as Address,
+      version: r.record.version,
+      threshold: r.record.threshold,
+      holders: r.record.holders.map((h) => h.address as Address),
+      recoveryChecksum: r.recoveryChecksum,
+      applied: r.applied,
+    }
+  }
+
   custodyStatus(): Promise<TeamCustodyView[]> {
     return this.custody.status()
   }

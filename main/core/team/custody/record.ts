@@ -90,3 +90,83 @@ export function custodyPayload(r: CustodyRecord): Record<string, Canonical> {
   const { account, ...rest } = r
   return JSON.parse(canonicalJson({ custodyOf: account, ...rest })) as Record<string, Canonical>
 }
+
+/**
+ * A re-split authorised by the admin quorum (a member left, a desk was lost): the next version's
+ * holders and threshold, and the member (`sealer`) whose desk combines the current shares released
+ * to it (or the offline recovery share with T-1 of them), splits the key again and seals the new
+ * shares. Until its seal entry, the current version stays in force.
+ */
+export interface CustodyPending {
+  account: string
+  version: number
+  threshold: number
+  holders: string[]
+  recovery: boolean
+  sealer: string
+  /** the authorising entry's digest (what the holders' releases name) */
+  entry: string
+}
+
+/** Checks a re-split authorisation (`{basis, custodyOf, resplit: {...}}`) against the state before it. */
+export function resplitFromPayload(
+  payload: Canonical,
+  roster: Roster,
+  current: ReadonlyMap<string, CustodyRecord>,
+  digest: string,
+): CustodyPending {
+  if (!isObj(payload) || !isObj(payload.resplit)) throw teamBadInput('a re-split carries {basis, custodyOf, resplit}')
+  for (const k of Object.keys(payload)) if (!['basis', 'custodyOf', 'resplit'].includes(k)) throw teamBadInput(`unexpected field ${k}`)
+  const account = payload.custodyOf
+  if (typeof account !== 'string' || !ADDRESS.test(account)) throw teamBadInput('custodyOf must be a lower-case address')
+  const before = current.get(account)
+  if (!before) throw teamBadInput(`${account} is not held by the team: split it first`)
+  const r = payload.resplit
+  for (const k of Object.keys(r))
+    if (!['version', 'threshold', 'holders', 'recovery', 'sealer'].includes(k)) throw teamBadInput(`unexpected field ${k}`)
+  const version = int(r.version, 'version', 2, 1_000_000)
+  if (version !== before.version + 1) throw teamBadInput(`the re-split version must be ${before.version + 1}, got ${version}`)
+  if (!Array.isArray(r.holders) || r.holders.length === 0) throw teamBadInput('holders must list the members holding a share')
+  const holders = r.holders.map((h) => {
+    if (typeof h !== 'string' || !ADDRESS.test(h)) throw teamBadInput('a holder is a lower-case address')
+    if (!roster.members.has(h)) throw teamBadInput(`holder ${h} is not a member of the team`)
+    return h
+  })
+  if (new Set(holders).size !== holders.length) throw teamBadInput('one member, one share')
+  const threshold = int(r.threshold, 'threshold', MIN_THRESHOLD, MAX_SHARES)
+  if (holders.length < threshold)
+    throw teamBadInput(`the members holding shares (${holders.length}) must be able to reach the threshold (${threshold})`)
+  if (typeof r.recovery !== 'boolean') throw teamBadInput('recovery must be true or false')
+  if (typeof r.sealer !== 'string' || !roster.members.has(r.sealer)) throw teamBadInput('the sealer must be a member of the team')
+  return { account, version, threshold, holders, recovery: r.recovery, sealer: r.sealer, entry: digest }
+}
+
+/** A seal entry (`{custodyOf, seal: {...}}`, signed by the sealer alone): the re-split's shares, completing the pending version. */
+export function sealFromPayload(payload: Canonical, signer: string, pending: ReadonlyMap<string, CustodyPending>): CustodyRecord {
+  if (!isObj(payload) || !isObj(payload.seal)) throw teamBadInput('a seal carries {custodyOf, seal}')
+  const account = payload.custodyOf
+  const p = typeof account === 'string' ? pending.get(account) : undefined
+  if (!p) throw teamBadInput(`no re-split of ${String(account)} is waiting for its seal`)
+  if (signer !== p.sealer) throw teamBadInput(`the re-split names ${p.sealer} to seal it, not ${signer}`)
+  const s = payload.seal
+  const record = custodyFromPayload(
+    {
+      custodyOf: account as string,
+      version: s.version ?? null,
+      threshold: p.threshold,
+      holders: s.holders ?? null,
+      recovery: s.recovery ?? null,
+      sharesDigest: s.sharesDigest ?? null,
+    },
+    { members: new Map(p.holders.map((h) => [h, { address: h, name: '', roles: [] }])) } as unknown as Roster,
+    new Map([[account as string, { version: p.version - 1 } as CustodyRecord]]),
+  )
+  const named = new Set(record.holders.map((h) => h.address))
+  if (named.size !== p.holders.length || p.holders.some((h) => !named.has(h)))
+    throw teamBadInput('the sealed holders are not the ones the re-split named')
+  if ((record.recovery !== null) !== p.recovery) throw teamBadInput('the recovery share is not as the re-split said')
+  return record
+}
+
+export const isResplit = (payload: Canonical) => isObj(payload) && isObj(payload.resplit)
+export const isSeal = (payload: Canonical) => isObj(payload) && isObj(payload.seal)

@@ -49,12 +49,17 @@ export function custodyLines(list: TeamCustodyView[]): string[] {
 export const custody: Command = {
   name: 'custody',
   summary:
-    'owner keys held by the team: `custody status`; `custody split ACCOUNT --holders A,B --threshold 2 --recovery-file FILE` (admin; the key leaves this vault); `custody cosign on|off`',
+    'owner keys held by the team: `custody status`; `custody split ACCOUNT --holders A,B --threshold 2 --recovery-file FILE` (admin; the key leaves this vault); `custody resplit ACCOUNT --holders A,C [--recovery-share FILE]`; `custody cosign on|off`',
   positionals: ['ACTION', 'ARG?'],
   options: {
     holders: { type: 'string', description: 'share holders: member names or identity addresses, comma-separated', valueName: 'LIST' },
     threshold: { type: 'string', description: 'shares needed to sign (default 2)', valueName: 'N' },
     'recovery-file': { type: 'string', description: 'write the offline recovery share here (kept by no desk)', valueName: 'FILE' },
+    'recovery-share': {
+      type: 'string',
+      description: 're-split: the offline recovery share standing in for a lost holder',
+      valueName: 'FILE',
+    },
   },
   async run(ctx) {
     await ensureUnlocked(ctx)
@@ -76,10 +81,10 @@ export const custody: Command = {
       )
       return
     }
-    if (action !== 'split')
+    if (action !== 'split' && action !== 'resplit')
       throw new DeskError(
         'Usage',
-        'desk team custody status | split ACCOUNT --holders A,B [--threshold 2] [--recovery-file FILE] | cosign on|off',
+        'desk team custody status | split ACCOUNT --holders A,B [--threshold 2] [--recovery-file FILE] | resplit ACCOUNT --holders A,C [--recovery-share FILE] | cosign on|off',
       )
     const given = ctx.positionals[1]
     const holders = ctx.string('holders')
@@ -87,12 +92,16 @@ export const custody: Command = {
       throw new DeskError('Usage', 'desk team custody split ACCOUNT --holders A,B [--threshold 2] [--recovery-file FILE]')
     const threshold = Number(ctx.string('threshold') ?? '2')
     if (!Number.isInteger(threshold)) throw new DeskError('Usage', '--threshold is a whole number (at least 2)')
-    const r: TeamCustodySplitView = await ctx.call('team.custody.split', {
+    const args = {
       account: await accountOf(ctx, given),
       holders: await membersOf(ctx, holders),
       threshold,
       recoveryFile: ctx.string('recovery-file') ?? null,
-    })
+    }
+    const r: TeamCustodySplitView =
+      action === 'split'
+        ? await ctx.call('team.custody.split', args)
+        : await ctx.call('team.custody.resplit', { ...args, recoveryShareFile: ctx.string('recovery-share') ?? null })
     ctx.print(
       [
         r.applied
