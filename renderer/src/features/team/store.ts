@@ -202,6 +202,11 @@ export const useTeamStore = defineStore('team', () => {
   const setPolicy = (rules: TeamRuleView[], groups: Record<string, Address[]> = {}, names?: Record<string, string>) =>
     adminChange(async () => void (policy.value = await call('team.policy.set', { rules, groups, ...(names ? { names } : {}) })))
 
+  /** Team custody (issue 32): the team-held accounts, and an admin's split (main splits; the key never reaches here). */
+  const custodyStatus = () => call('team.custody.status')
+  const custodySplit = (a: { account: string; holders: string[]; threshold: number; recoveryFile: string | null }) =>
+    call('team.custody.split', a)
+
   async function verify(): Promise<TeamVerifyView> {
     verifyResult.value = await call('team.verify')
     return verifyResult.value
@@ -244,5 +249,7 @@ export const useTeamStore = defineStore('team', () => {
     setPolicy,
     verify,
     exportCsv,
+    custodyStatus,
+    custodySplit,
   }
 })
