@@ -37,6 +37,8 @@ export {
   DIRECTIONS,
   USD_DECIMALS,
   evaluate,
+  judgedUsd,
+  VALUE_KINDS,
   policyFromPayload,
   type ActionKind,
   type Decision,

@@ -166,3 +166,33 @@ describe("the team's names for addresses (signed with the policy)", () => {
     expect(() => at({ 'not an address': 'x' })).toThrow()
   })
 })
+
+describe('a USD value the desk cannot price is judged at its worst case', () => {
+  const rules = policyFromPayload(
+    {
+      version: 1,
+      rules: [
+        { id: 'big', kinds: ['transfer'], minUsd: '50', then: { effect: 'approve', count: 1, roles: ['approver'] } },
+        { id: 'window', kinds: ['withdraw'], minWindowUsd: '3000', then: { effect: 'approve', count: 1, roles: ['approver'] } },
+        { id: 'rest', then: { effect: 'allow' } },
+      ],
+    },
+    0,
+  ).rules
+  const at = (i: Partial<Intent>) =>
+    evaluate(rules, { kind: 'transfer', account: '0x' + '11'.repeat(20), usd: 10n, windowUsd: 10n, ...i } as Intent)
+
+  it('an unknown value meets every USD bound (never read as zero)', () => {
+    expect(at({ usd: 10n }).rule).toBe('rest')
+    expect(at({ usd: null }).rule).toBe('big')
+    expect(at({ kind: 'withdraw', usd: null, windowUsd: null }).rule).toBe('window')
+    expect(at({ kind: 'withdraw', usd: 5n, windowUsd: 10n }).rule).toBe('rest')
+  })
+
+  it('a write that moves no value is judged at zero; a value-moving one without a mark is unknown', async () => {
+    const { judgedUsd } = await import('./policy')
+    expect(judgedUsd('agent_approve', null)).toBe(0n)
+    expect(judgedUsd('transfer', null)).toBeNull()
+    expect(judgedUsd('transfer', 7n)).toBe(7n)
+  })
+})

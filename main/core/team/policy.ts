@@ -116,12 +116,24 @@ export const GROUP_NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/
 export const MAX_GROUPS = 50
 export const MAX_GROUP_ACCOUNTS = 200
 
+/** Kinds whose writes move value: an unknown USD value of one of these is judged at its worst case. */
+export const VALUE_KINDS: readonly ActionKind[] = ['transfer', 'withdraw', 'settle', 'repay', 'activation', 'earn_request', 'order']
+
+/**
+ * The USD a write of `kind` is judged at: its value; for a write that moves none (an API key, a
+ * claim), zero; for a value-moving write without a fresh mark, null (unknown, the worst case).
+ */
+export function judgedUsd(kind: string, usd: bigint | null): bigint | null {
+  return usd ?? (VALUE_KINDS.includes(kind as ActionKind) ? null : 0n)
+}
+
 export interface Intent {
   kind: ActionKind
   account: string
-  usd: bigint
-  /** USD moved in the rolling window, this write included */
-  windowUsd: bigint
+  /** the write's USD value; null: unknown (no fresh mark), judged at its worst case */
+  usd: bigint | null
+  /** USD moved in the rolling window, this write included; null: unknown (this write's or a counted one's value is) */
+  windowUsd: bigint | null
   destination?: string
   /** a guardrail change's direction (none for writes, resume, or a change recorded without one) */
   direction?: Direction
@@ -244,9 +256,11 @@ function matches(r: Rule, i: Intent): boolean {
   }
   if (r.destinations && (i.destination === undefined || !r.destinations.includes(i.destination.toLowerCase()))) return false
   if (r.direction && i.direction !== r.direction) return false
+  // An unknown value is judged at its worst case: it may be at or above any bound, so every rule with
+  // a USD bound applies to it (a write that needs approvals at some value needs them now).
   const amountSet = r.minUsd !== undefined || r.minWindowUsd !== undefined
-  if (amountSet && !((r.minUsd !== undefined && i.usd >= r.minUsd) || (r.minWindowUsd !== undefined && i.windowUsd >= r.minWindowUsd)))
-    return false
+  const reaches = (v: bigint | null, min: bigint | undefined) => min !== undefined && (v === null || v >= min)
+  if (amountSet && !(reaches(i.usd, r.minUsd) || reaches(i.windowUsd, r.minWindowUsd))) return false
   return true
 }
 

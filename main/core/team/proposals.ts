@@ -12,7 +12,7 @@ import { getAddress, isAddress, type Hex } from 'viem'
 import { formatAtoms, parseDecimal } from '../money/decimal'
 import { canonicalJson, type Canonical } from './canonical'
 import { teamBadInput } from './errors'
-import { ACTION_KINDS, USD_DECIMALS, evaluate, type ActionKind, type Policy } from './policy'
+import { ACTION_KINDS, USD_DECIMALS, evaluate, judgedUsd, type ActionKind, type Policy } from './policy'
 import { ROLES, type Role, type Roster } from './roster'
 import { isSettingsKind, settingsChangeOf, settingsDirection } from './settings'
 import { rollingWindowUsd } from './window'
@@ -90,7 +90,8 @@ export interface ProposalBody {
   preview: string[]
   /** USD atoms (USD_DECIMALS); null when the write moves no value */
   usd: bigint | null
-  windowUsd: bigint
+  /** the rolling window's USD when proposed, this write included; null: unknown (judged at its worst case) */
+  windowUsd: bigint | null
   destination: string | null
   policyVersion: number
   rule: string
@@ -236,7 +237,7 @@ export function parseProposalBody(payload: Canonical): ProposalBody {
     title: str(o, 'title', 300),
     preview: o.preview as string[],
     usd: o.usd === null ? null : usdAtoms(o.usd, 'usd'),
-    windowUsd: usdAtoms(o.windowUsd, 'windowUsd'),
+    windowUsd: o.windowUsd === null ? null : usdAtoms(o.windowUsd, 'windowUsd'),
     destination: o.destination === null ? null : addr(o.destination, 'destination'),
     policyVersion: o.policyVersion as number,
     rule: str(o, 'rule'),
@@ -249,7 +250,7 @@ export function parseProposalBody(payload: Canonical): ProposalBody {
 
 /** The payload text of a proposal (canonical JSON is applied by the caller). */
 export function proposalPayload(b: ProposalBody): Record<string, unknown> {
-  return { ...b, usd: b.usd === null ? null : usdText(b.usd), windowUsd: usdText(b.windowUsd) }
+  return { ...b, usd: b.usd === null ? null : usdText(b.usd), windowUsd: b.windowUsd === null ? null : usdText(b.windowUsd) }
 }
 
 const hasRole = (roster: Roster, who: string, roles: readonly Role[]) =>
@@ -331,7 +332,8 @@ function recordedWrite(s: LifecycleState, b: ProposalBody, id: Hex, seq: bigint,
   if (!RECORDED_KINDS.includes(b.kind)) bad(`${b.kind} writes are not recorded without approvals`)
   if (b.expiresAt - b.at > RECORDED_TTL_MS) bad(`a recorded allowed write expires within ${RECORDED_TTL_MS / 60_000} minutes`)
   const window = rollingWindowUsd(s, { ...b, usdAtoms: b.usd }, b.at)
-  if (b.windowUsd !== window) bad(`window total ${usdText(b.windowUsd)} USD, the chain before it gives ${usdText(window)} USD`)
+  const shown = (v: bigint | null) => (v === null ? 'unknown' : `${usdText(v)} USD`)
+  if (b.windowUsd !== window) bad(`window total ${shown(b.windowUsd)}, the chain before it gives ${shown(window)}`)
   const d = judged(s, b)
   if (d.effect !== 'allow' || d.rule !== b.rule)
     bad(`policy version ${b.policyVersion} does not allow this write outright (rule ${d.rule ?? 'none'}: ${d.effect})`)
@@ -343,7 +345,7 @@ function judged(s: LifecycleState, b: ProposalBody) {
   return evaluate(s.policy!.rules, {
     kind: b.kind,
     account: b.account,
-    usd: b.usd ?? 0n,
+    usd: judgedUsd(b.kind, b.usd),
     windowUsd: b.windowUsd,
     destination: b.destination ?? undefined,
     direction: directionOf(b),

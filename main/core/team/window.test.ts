@@ -20,10 +20,10 @@ function p(o: Omit<Partial<Proposal>, 'id'> & { id: string }): Proposal {
   } as unknown as Proposal
 }
 
-const total = (list: Proposal[], usd: bigint | null = 10n) =>
+const total = (list: Proposal[], usd: bigint | null = 10n, kind = 'agent_approve') =>
   rollingWindowUsd(
     { proposals: new Map(list.map((x) => [x.id, x])) },
-    { network: 'sandbox', exchange: 'x', account: ACC, usdAtoms: usd },
+    { kind, network: 'sandbox', exchange: 'x', account: ACC, usdAtoms: usd },
     NOW,
   )
 
@@ -57,5 +57,21 @@ describe('rolling window USD', () => {
       p({ id: 'unresolved', signed, outcomes: [{ state: 'unresolved', finalStatus: 'unresolved' } as never] }),
     ]
     expect(total(list)).toBe(410n)
+  })
+})
+
+describe('rolling window USD with a value the desk cannot price', () => {
+  it("is unknown (null, the worst case) when this value-moving write's value is, never zero", () => {
+    expect(total([p({ id: 'a' })], null, 'transfer')).toBeNull()
+    expect(total([p({ id: 'a' })], null, 'agent_approve')).toBe(100n) // moves no value: adds nothing
+  })
+
+  it('is unknown when a counted value-moving proposal of the window recorded no value', () => {
+    const unknown = p({ id: 'u', usd: null, kind: 'withdraw' } as never)
+    expect(total([p({ id: 'a' }), unknown], 10n, 'transfer')).toBeNull()
+    // Not counted (rejected): its unknown value does not matter.
+    expect(
+      total([p({ id: 'a' }), { ...unknown, rejection: { by: 'x', reason: 'no', seq: 1n, at: NOW } } as Proposal], 10n, 'transfer'),
+    ).toBe(110n)
   })
 })

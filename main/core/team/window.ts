@@ -14,6 +14,7 @@
  * small allowed writes add up to a window rule like one large one, on every desk alike.
  * Pure, in the chain layer: the chain checks a recorded write's `windowUsd` with it.
  */
+import { judgedUsd } from './policy'
 import type { Proposal } from './proposals'
 
 export const WINDOW_MS = 24 * 3600_000
@@ -30,18 +31,26 @@ function counts(p: Proposal, now: number): boolean {
   return !(last.finalStatus !== null && NOT_EXECUTED.has(last.finalStatus))
 }
 
-/** This write's USD value plus what the account's counted proposals of the last 24 h recorded (USD atoms). */
+/**
+ * This write's USD value plus what the account's counted proposals of the last 24 h recorded (USD
+ * atoms). Null when one of them is unknown (this write's, or a counted proposal recorded without a
+ * mark): the window is then unknown and judged at its worst case, never as if it were zero.
+ */
 export function rollingWindowUsd(
   state: { proposals: ReadonlyMap<string, Proposal> },
-  intent: { network: string; exchange: string; account: string; usdAtoms: bigint | null },
+  intent: { kind: string; network: string; exchange: string; account: string; usdAtoms: bigint | null },
   now: number,
-): bigint {
+): bigint | null {
   const account = intent.account.toLowerCase()
-  let total = intent.usdAtoms ?? 0n
+  const own = judgedUsd(intent.kind, intent.usdAtoms)
+  if (own === null) return null
+  let total = own
   for (const p of state.proposals.values()) {
     if (p.network !== intent.network || p.exchange !== intent.exchange || p.account !== account) continue
-    if (p.at <= now - WINDOW_MS || p.at > now || p.usd === null || !counts(p, now)) continue
-    total += p.usd
+    if (p.at <= now - WINDOW_MS || p.at > now || !counts(p, now)) continue
+    const usd = judgedUsd(p.kind, p.usd)
+    if (usd === null) return null
+    total += usd
   }
   return total
 }

@@ -46,7 +46,7 @@ export interface TeamGateOptions {
   leaseMs?: number
   now?: () => number
   /** USD moved over the policy's rolling window, this write included (USD atoms); default: window.ts (proposals' recorded values, 24 h, per account) */
-  windowUsd?: (intent: WriteIntent) => Promise<bigint>
+  windowUsd?: (intent: WriteIntent) => Promise<bigint | null>
   /** what to store in a new proposal so the approved write can be replayed (the channel and its arguments, cloid fixed) */
   replayOf?: (intent: WriteIntent) => ProposalBody['replay'] | undefined
 }

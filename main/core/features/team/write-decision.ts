@@ -10,6 +10,7 @@ import {
   canonicalJson,
   countingApprovals,
   evaluate,
+  judgedUsd,
   proposalPayload,
   proposalStatus,
   rollingWindowUsd,
@@ -36,7 +37,7 @@ export async function decideWrite(ctx: GateContext, intent: WriteIntent): Promis
   const d = evaluate(state.policy.rules, {
     kind: intent.kind as ActionKind,
     account: intent.account,
-    usd: intent.usdAtoms ?? 0n,
+    usd: judgedUsd(intent.kind, intent.usdAtoms),
     windowUsd,
     destination,
   })
