@@ -83,20 +83,26 @@ export async function waitForSubmission(page: Page, states: RegExp, timeout = 30
   return (await tag.innerText()).trim()
 }
 
-/** Picks an option of a labelled native select by the visible text it contains. */
+/**
+ * Picks an option of a labelled native select by the visible text it contains, or by its value
+ * (an account picker shows a name and a short address; its value is the full address).
+ */
 export async function choose(page: Page, label: string, text: string | RegExp): Promise<void> {
   const select = page.getByRole('combobox', { name: label, exact: true })
-  const matches = (o: string) => (typeof text === 'string' ? o.includes(text) : text.test(o))
+  const test = (o: string) => (typeof text === 'string' ? o.includes(text) : text.test(o))
+  const matches = (o: { label: string; value: string }) => test(o.label) || test(o.value) || test(o.value.toLowerCase())
   // Options fill in as the accounts and assets load: wait for the one we want.
-  let options: string[] = []
+  let options: { label: string; value: string }[] = []
   for (let i = 0; i < 60; i++) {
-    options = await select.locator('option:not([disabled])').allInnerTexts()
+    options = await select
+      .locator('option:not([disabled])')
+      .evaluateAll((os) => os.map((o) => ({ label: (o as HTMLOptionElement).label, value: (o as HTMLOptionElement).value })))
     if (options.some(matches)) break
     await page.waitForTimeout(250)
   }
   const match = options.find(matches)
-  if (!match) throw new Error(`no option ${String(text)} in ${label}: ${options.join(' | ')}`)
-  await select.selectOption({ label: match })
+  if (!match) throw new Error(`no option ${String(text)} in ${label}: ${options.map((o) => o.label).join(' | ')}`)
+  await select.selectOption({ value: match.value })
 }
 
 /** Approves every confirmation main raises until `done` is visible (multi-step flows such as a rotation). */

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { devOwner } from '../../sandbox/scenario/dev-keys'
 import { openDesk, type DeskSession } from '../harness'
 import { addDecimal, formatDecimal } from '../../renderer/src/shared/utils/decimal'
+import { formatAmount } from '../../main/contract/format'
 import { approveUntil, choose, firstRun, nav, sandboxAdmin, shot, waitForSubmission } from './helpers'
 
 const from = devOwner(0).address
@@ -28,16 +29,27 @@ describe('overview, account and credit health', () => {
     await row().waitFor()
     await expect.poll(() => page.getByTestId('overview-total-usd').innerText()).not.toBe('')
     await shot(page, 'overview')
-    const available = () => row().locator('td').nth(4).innerText()
-    const before = await available()
+    // A balance reads at its display precision (USDC to the cent); the exact amount is on hover.
+    const usdcCell = () =>
+      row()
+        .locator('td')
+        .nth(4)
+        .locator('.amount')
+        .filter({ hasText: / USDC$/ })
+    const exact = async () => {
+      const title = await usdcCell().getAttribute('title')
+      return (title ?? (await usdcCell().innerText())).replace(/^exactly /, '')
+    }
+    const before = await exact()
 
     // Funds arrive from outside the desk (the sandbox faucet): nothing on screen is touched.
     await sandboxAdmin(desk, 'faucet', { target: 'trading', address: from, asset_id: 1, amount: '123450000' })
     // The page never reloaded: the pushed overview carries the exact new balance.
     const usdc = /([0-9,.]+) USDC/.exec(before)
     expect(usdc).not.toBeNull()
-    const expected = `${formatDecimal(addDecimal(usdc![1]!.replace(/,/g, ''), '1.2345'))} USDC`
-    await expect.poll(available, { timeout: 30_000 }).toContain(expected)
+    const sum = addDecimal(usdc![1]!.replace(/,/g, ''), '1.2345')
+    await expect.poll(exact, { timeout: 30_000 }).toBe(`${formatDecimal(sum)} USDC`)
+    expect(await usdcCell().innerText()).toBe(formatAmount(sum, { symbol: 'USDC' }, { display: true }))
   })
 
   it('opens an account with balances, open orders and fills, and cancels an order', async () => {

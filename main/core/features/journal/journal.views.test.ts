@@ -1,11 +1,25 @@
 import { describe, expect, it } from 'vitest'
 import { openJournalFile } from '../../journal'
 import { transferPreviewView } from '../settle-repay'
-import { journalFilter, submissionView, writeOutcomeView } from './journal.views'
+import { counterpartyOf, journalFilter, submissionView, writeOutcomeView } from './journal.views'
 
 const A = '0x1111111111111111111111111111111111111111'
 
 describe('write views', () => {
+  it('reads the counterparty a signed body names (settle, repay, transfer, withdraw, activate, agent); none for orders', () => {
+    const B = '0x2222222222222222222222222222222222222222'
+    const body = (action: object) => JSON.stringify({ action, nonce: 1, signature: '0x00' })
+    expect(counterpartyOf(body({ type: 'settle', asset_id: '3', amount: '5', cash_account: B, cloid: '0x1' }))).toBe(B)
+    expect(counterpartyOf(body({ type: 'repay', asset_id: '3', amount: '5', margin_account: B, cloid: '0x1' }))).toBe(B)
+    expect(counterpartyOf(body({ type: 'transfer', to: B, asset_id: '3', amount: '5', cloid: '0x1' }))).toBe(B)
+    expect(counterpartyOf(body({ type: 'withdraw', dst_address: B, dst_chain_id: '1' }))).toBe(B)
+    expect(counterpartyOf(body({ type: 'activateFor', target_address: B }))).toBe(B)
+    expect(counterpartyOf(body({ type: 'approveAgent', slot_id: 0, agent: B }))).toBe(B)
+    expect(counterpartyOf(body({ type: 'order', market_id: '2' }))).toBeNull()
+    expect(counterpartyOf('not json')).toBeNull()
+    expect(counterpartyOf(JSON.stringify({ to: 'nope' }))).toBeNull()
+  })
+
   it('maps a journal entry and its history to the contract, `signed` as `prepared`', () => {
     let t = 10
     const j = openJournalFile(':memory:', { now: () => t++ })

@@ -16,6 +16,31 @@ export function journalState(s: Exclude<ViewState, 'proposed'>): SubmissionState
   return s === 'prepared' ? 'signed' : s
 }
 
+/** The action fields that name the other party of a write (main/core/wire/actions.ts). */
+const PARTY_FIELDS = ['to', 'cash_account', 'margin_account', 'dst_address', 'target_address', 'agent'] as const
+
+/**
+ * The other party a signed body names (the recipient, the cash or margin account, the
+ * destination, the activated address, the agent), read from the exact bytes journaled; null
+ * when it names none or the body is not one of the desk's actions.
+ */
+export function counterpartyOf(body: string): Address | null {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(body)
+  } catch {
+    return null
+  }
+  if (typeof parsed !== 'object' || parsed === null) return null
+  const action = (parsed as { action?: unknown }).action
+  const fields = (typeof action === 'object' && action !== null ? action : parsed) as Record<string, unknown>
+  for (const k of PARTY_FIELDS) {
+    const v = fields[k]
+    if (typeof v === 'string' && /^0x[0-9a-fA-F]{40}$/.test(v)) return v as Address
+  }
+  return null
+}
+
 export function submissionView(journal: Journal, s: Submission): SubmissionView {
   return {
     id: String(s.id),
@@ -37,6 +62,7 @@ export function submissionView(journal: Journal, s: Submission): SubmissionView 
     traceId: s.traceId,
     oids: s.oids,
     proposalId: s.proposalId,
+    counterparty: counterpartyOf(s.body),
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
     history: journal.history(s.id).map((h) => ({ state: viewState(h.state), code: h.code, atMs: h.at, note: h.note })),

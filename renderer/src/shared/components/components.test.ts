@@ -51,6 +51,13 @@ describe('Amount as a reading (issue 31: Earn showed "49,000.08483638" and a yie
   it('keeps every digit of an amount that is not a reading', () => {
     expect(mount(Amount, { props: { value: '1250.123', symbol: 'USDC' } }).text()).toBe('1,250.123 USDC')
   })
+  it('in a table whose Asset column names the asset: its precision, without the symbol; the exact amount on hover', () => {
+    const w = mount(Amount, { props: { value: '246950.123456', symbol: 'USDC', display: true, noSymbol: true } })
+    expect(w.text()).toBe('246,950.12')
+    expect(w.get('.amount').attributes('title')).toBe('exactly 246,950.123456 USDC')
+    expect(mount(Amount, { props: { value: '0.004', symbol: 'USDC', display: true, noSymbol: true } }).text()).toBe('<0.01')
+    expect(mount(Amount, { props: { value: '-2.9', symbol: 'ETH', display: true, noSymbol: true } }).text()).toBe('-2.9')
+  })
 })
 
 describe('AmountInput', () => {
