@@ -2,7 +2,7 @@ import type { ConfirmDetails } from '../../../contract/types'
 import type { Journal } from '../../journal'
 import type { HandlerTable } from '../../ipc/dispatch'
 import { formatAtoms } from '../../money/decimal'
-import { valueAtMarks, type PolicyBook } from '../../policy'
+import { guardWrite, valueAtMarks, type PolicyBook } from '../../policy'
 import { USD_DECIMALS, unlockedWriteSide, withDataAge, type WriteAccess } from '../../session'
 import type { DescribedWrite, WritePipeline, WriteSpec } from '../../writes'
 import { transferPreviewView } from './preview.views'
@@ -39,6 +39,8 @@ export function settleRepayHandlers(d: Deps): Pick<HandlerTable, SettleRepayChan
   return {
     'settle.preview': async (a) => {
       const w = await unlockedWriteSide(d)
+      // The halt first, as the pipeline checks it before the feature's validation: a preview says so too.
+      await guardWrite(d, 'the settle')
       return withDataAge(
         w,
         transferPreviewView(
@@ -64,6 +66,7 @@ export function settleRepayHandlers(d: Deps): Pick<HandlerTable, SettleRepayChan
       ),
     'repay.preview': async (a) => {
       const w = await unlockedWriteSide(d)
+      await guardWrite(d, 'the repay')
       return withDataAge(
         w,
         transferPreviewView(
