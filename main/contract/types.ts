@@ -578,6 +578,8 @@ export interface JournalRecordView {
   code: string | null
   txHash: string | null
   attempts: number
+  /** Team mode: the proposal this write executed (approved, or recorded as allowed outright); null when none. */
+  proposalId?: string | null
   createdAt: number
   updatedAt: number
   resolvedAt: number | null

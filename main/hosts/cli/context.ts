@@ -77,7 +77,7 @@ export class CliContext {
       if (Array.isArray(v)) return v.forEach((x) => visit(x, depth + 1))
       const o = v as Record<string, unknown>
       if (o.outcome && typeof o.outcome === 'object' && typeof (o.outcome as { state?: unknown }).state === 'string') {
-        this.worstExit = Math.max(this.worstExit, exitForState((o.outcome as { state: string }).state))
+        this.worstExit = worseExit(this.worstExit, exitForState((o.outcome as { state: string }).state))
       }
       for (const x of Object.values(o)) visit(x, depth + 1)
     }
@@ -87,6 +87,11 @@ export class CliContext {
   /** The exit code the printed results call for (0 when every write succeeded). */
   get exitCode(): number {
     return this.worstExit
+  }
+
+  /** A command's own verdict (a broken chain, an unresolved entry): the exit code it documents, never overwritten by a later success. */
+  fail(code: number): void {
+    this.worstExit = worseExit(this.worstExit, code)
   }
 
   /** A secret from `--<option> FILE`, else a hidden prompt (asked twice when `confirm`). */
@@ -248,12 +253,23 @@ export class CliContext {
 }
 
 /** Exit code for a journal state: success 0, rejected 1, failed 3, not settled (unknown, unresolved, in flight) 4. */
+/**
+ * Exit codes (README): 0 success; 1 refused or rejected; 3 failed at execution; 4 outcome unknown or
+ * unresolved; 5 proposed (a team proposal waits for approvals: nothing signed or sent).
+ */
 export function exitForState(state: string): number {
   if (state === 'accepted' || state === 'reconciled') return 0
   if (state === 'rejected') return 1
   if (state === 'failed') return 3
+  if (state === 'proposed') return EXIT_PROPOSED
   return 4
 }
+
+export const EXIT_PROPOSED = 5
+
+/** Which exit wins when a command printed several results: an unknown outcome first, a proposal last. */
+const EXIT_RANK: Record<number, number> = { 0: 0, 5: 1, 1: 2, 3: 3, 4: 4 }
+export const worseExit = (a: number, b: number) => ((EXIT_RANK[b] ?? 5) > (EXIT_RANK[a] ?? 5) ? b : a)
 
 /** What the prompt shows: main's summary, then the key that will sign (as the app's dialog names it). */
 export function confirmationText(req: ConfirmRequest): string {

@@ -34,11 +34,20 @@ export interface OutcomeData {
   txHash: string | null
   finalStatus: string | null
   code: string | null
+  /** the team proposal this write became (state `proposed`: nothing signed, no journal entry) or executed */
+  proposalId?: string
 }
 
 /** A write's outcome as the desk has always printed it, from the app's outcome view. */
 export function outcomeData(o: WriteOutcome): OutcomeData {
-  return submissionOutcome(o.submission)
+  return { ...submissionOutcome(o.submission), ...(o.proposalId ? { proposalId: o.proposalId } : {}) }
+}
+
+/** One line for a write's outcome: its journal entry, or (proposed) the proposal it waits in. */
+export function outcomeText(o: OutcomeData): string {
+  if (o.state === 'proposed')
+    return `proposed: waiting for approvals as team proposal ${o.proposalId ?? '(unknown)'}; nothing was signed or sent (desk team show ${o.proposalId ?? 'ID'})`
+  return `journal #${o.journalId} cloid ${o.cloid}: ${o.state}${o.finalStatus ? ` (${o.finalStatus})` : ''}${o.code ? ` code ${o.code}` : ''}${o.txHash ? ` tx ${o.txHash}` : ''}${o.proposalId ? ` (team proposal ${o.proposalId})` : ''}`
 }
 
 export function submissionOutcome(s: SubmissionView): OutcomeData {
@@ -110,13 +119,7 @@ export function previewSubmitGroup(spec: {
       const r = await req(ctx)
       const p = await previewOf(ctx, r)
       const outcome = outcomeData(await ctx.call(`${spec.name}.submit`, r.args))
-      ctx.print(
-        [
-          ...transferPreviewLines(p, await accountNamer(ctx)),
-          `journal #${outcome.journalId} cloid ${outcome.cloid}: ${outcome.state}${outcome.txHash ? ` tx ${outcome.txHash}` : ''}`,
-        ],
-        { preview: p, outcome },
-      )
+      ctx.print([...transferPreviewLines(p, await accountNamer(ctx)), outcomeText(outcome)], { preview: p, outcome })
     },
   }
   return { name: spec.name, summary: spec.summary, commands: [preview, submit] }

@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util'
 import { DeskError, isDeskError } from '../../contract/errors'
 import type { CliIo } from './io'
-import { CliContext, GLOBAL_OPTIONS, type GlobalOptions } from './context'
+import { EXIT_PROPOSED, CliContext, GLOBAL_OPTIONS, type GlobalOptions } from './context'
 import { deskVersion } from './version'
 
 const globalsJson = (argv: readonly string[]) => argv.includes('--json')
@@ -153,6 +153,12 @@ export async function runCli(argv: string[], groups: readonly GroupRef[], io: Cl
       io.stdout(
         JSON.stringify({ error: { code: data.code, message: data.message, ...(data.details ? { details: data.details } : {}) } }) + '\n',
       )
+    // A write that became a team proposal (an operation answering with its own view stops there, typed): exit 5, its id said.
+    if (data.code === 'WriteProposed') {
+      const id = (data.details as { proposalId?: unknown } | undefined)?.proposalId
+      if (typeof id === 'string') io.stderr(`desk: team proposal ${id} waits for approvals (desk team show ${id})\n`)
+      return EXIT_PROPOSED
+    }
     return data.code === 'Usage' ? 2 : 1
   }
 }

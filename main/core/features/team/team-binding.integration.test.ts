@@ -103,6 +103,14 @@ describe('a vault bound to its team (real PostgreSQL, sandbox ground truth)', ()
     await db?.stop()
   })
 
+  it('a write right after unlocking waits for the team store to open (the CLI without the app, the app after unlock)', async () => {
+    await a.call('vault.lock')
+    await a.call('vault.unlock', { passphrase: TEST_PASSPHRASE })
+    // At once: the store is still opening in the background.
+    const t = await a.call<WriteOutcome>('transfer.submit', TRANSFER)
+    expect(truth().filter((x) => x.cloid === t.submission.cloid)).toHaveLength(1)
+  })
+
   it('team.json moved out of the data directory: after a restart every write is refused, nothing reaches the exchange', async () => {
     await a.core.close()
     renameSync(join(a.dataDir, 'team.json'), join(a.dataDir, 'team.json.away'))

@@ -19,6 +19,9 @@ import type { ExecutedCheck } from './executed-check'
 import { TeamGate } from './team-gate'
 import type { ViewerFacts } from './views'
 
+/** How long a write waits for the team store to open before it is refused (typed, nothing signed). */
+export const OPEN_WAIT_MS = 10_000
+
 const notConfigured = () => new DeskError('TeamNotConfigured', 'team mode is not configured on this desk (desk team configure)')
 
 /** While the store is not open on a configured desk: every write refused, nothing signed. */
@@ -77,7 +80,7 @@ export class TeamLink {
     if (this.cfg) {
       this.linkState = 'connecting'
       this.linkDetail = 'unlock the vault to open the team store'
-      d.setGate(refusingGate(TeamErrors.unreachable, () => `team store not open (${this.linkDetail})`))
+      d.setGate(this.waitingGate())
     }
     d.events.subscribe((event, payload) => {
       if (event !== 'vault.status') return
@@ -136,6 +139,41 @@ export class TeamLink {
     const me = vault?.identityAddress()?.toLowerCase() ?? null
     const keyed = new Set((vault?.listAccounts() ?? []).filter((a) => !a.watchOnly).map((a) => a.address.toLowerCase()))
     return { me, now: this.d.now(), canSignFor: (a) => keyed.has(a.toLowerCase()) }
+  }
+
+  /**
+   * The gate while the store is not open: a write waits for the open under way (the vault was just
+   * unlocked, by the app or by a `desk` command) up to OPEN_WAIT_MS, then is decided by the team
+   * gate; a store that does not open in time refuses it typed (TeamStoreUnreachable), nothing signed.
+   */
+  private waitingGate(): WriteGate {
+    return {
+      decide: async (intent) => {
+        const gate = await this.openedGate(OPEN_WAIT_MS)
+        if (gate) return gate.decide(intent)
+        return {
+          verdict: 'block',
+          code: TeamErrors.unreachable,
+          reason: `team store not open after waiting ${OPEN_WAIT_MS / 1000} s (${this.linkDetail}); nothing was signed`,
+        }
+      },
+    }
+  }
+
+  /** The team gate once the store is open, waiting up to `ms` for an open under way; null when it is not. */
+  private async openedGate(ms: number): Promise<TeamGate | null> {
+    if (this.gateNow) return this.gateNow
+    if (!this.cfg || this.closed || !this.d.vault.current?.isUnlocked) return null
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([
+      this.open().catch(() => undefined),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, ms)
+        timer.unref?.()
+      }),
+    ])
+    clearTimeout(timer)
+    return this.gateNow
   }
 
   /**
@@ -320,7 +358,7 @@ export class TeamLink {
     this.gateNow = null
     const stopping = this.hooks?.releasing()
     if (this.cfg) {
-      this.d.setGate(refusingGate(TeamErrors.unreachable, () => `team store not open (${this.linkDetail})`))
+      this.d.setGate(this.waitingGate())
       this.setLink('connecting', `${reason}: unlock the vault to open the team store`)
     }
     await sub?.close().catch(() => {})

@@ -99,6 +99,7 @@ const show: Command = {
         `created ${when(e.createdAt)}`,
         `key ${e.key}  nonce ${e.nonce ?? '-'}  signer ${name(e.signer)}  account ${name(e.account)}`,
         `tx ${e.txHash ?? '-'}  trace ${e.traceId ?? '-'}  attempts ${e.attempts}`,
+        ...(e.proposalId ? [`team proposal ${e.proposalId} (desk team show ${e.proposalId})`] : []),
         `body ${e.body}`,
         ...e.history.map(
           (h) =>
@@ -141,7 +142,7 @@ const reconcile: Command = {
         : [`${unresolved.length} still unresolved:`, ...unresolved.map((u) => `  #${u.id} ${u.actionType} ${u.state} ${u.key}`)],
       { unresolved },
     )
-    if (unresolved.length > 0) process.exitCode = 1
+    if (unresolved.length > 0) ctx.fail(1)
   },
 }
 

@@ -2,7 +2,7 @@
 import { DeskError } from '../../../contract/errors'
 import type { Address, WriteOutcome } from '../../../contract/types'
 import type { CliContext } from '../context'
-import { cloidArg, NETWORK_OPTION, outcomeData, required, type OutcomeData } from '../desk-write'
+import { outcomeText, cloidArg, NETWORK_OPTION, outcomeData, required, type OutcomeData } from '../desk-write'
 import { addressArg } from '../support/address'
 import { assetArg } from '../support/assets'
 import type { Command, CommandGroup, OptionSpec } from '../router'
@@ -12,9 +12,7 @@ import { accountNamer } from '../support/display'
 const s = (valueName: string, description: string): OptionSpec => ({ type: 'string', valueName, description })
 const CLOID = s('CLOID', 'client order id (0x + 32 hex; generated when omitted)')
 
-function outcomeLine(o: OutcomeData): string {
-  return `journal #${o.journalId} cloid ${o.cloid}: ${o.state}${o.finalStatus ? ` (${o.finalStatus})` : ''}${o.code ? ` code ${o.code}` : ''}`
-}
+const outcomeLine = (o: OutcomeData): string => outcomeText(o)
 
 /** An account's open orders as the desk lists them, from the app's `account.detail`. */
 async function openOrders(ctx: CliContext, account: Address) {
@@ -210,7 +208,7 @@ const emergency: Command = {
       ],
       r,
     )
-    if (r.failures.length > 0 || r.remaining.length > 0) process.exitCode = 1
+    if (r.failures.length > 0 || r.remaining.length > 0) ctx.fail(1)
   },
 }
 

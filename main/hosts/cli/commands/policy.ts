@@ -147,7 +147,7 @@ const haltNow: Command = {
       ),
     ]
     ctx.print(lines, r)
-    if (r.accounts.some((a) => !a.verifiedZero)) process.exitCode = 1
+    if (r.accounts.some((a) => !a.verifiedZero)) ctx.fail(1)
   },
 }
 

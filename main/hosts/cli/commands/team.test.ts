@@ -111,10 +111,13 @@ describe('desk team', () => {
     const noReason = await desk('team', 'reject', id)
     expect(noReason.code).not.toBe(0)
 
-    const approved = await desk('team', 'approve', id.slice(0, 12), '--json')
+    // Approving is a deliberate act: without a terminal or --yes it is refused, nothing approved.
+    const unconfirmed = await desk('team', 'approve', id.slice(0, 12), '--json')
+    expect(unconfirmed.code).not.toBe(0)
+    const approved = await desk('team', 'approve', id.slice(0, 12), '--yes', '--json')
     expect(approved.code).toBe(0)
     expect(JSON.parse(approved.out)).toMatchObject({ id, status: 'approved', approvals: [{ name: 'Bob', counts: true }] })
-    const again = await desk('team', 'approve', id, '--json')
+    const again = await desk('team', 'approve', id, '--yes', '--json')
     expect(again.code).not.toBe(0)
     expect(again.err).toContain('TeamProposalRefused')
 

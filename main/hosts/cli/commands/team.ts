@@ -353,7 +353,7 @@ const verify: Command = {
         : `BROKEN at entry ${v.broken!.seq}: ${v.broken!.reason} (${v.verified} entries verified before it)`,
       v,
     )
-    if (!v.ok) process.exitCode = 1
+    if (!v.ok) ctx.fail(1)
   },
 }
 
