@@ -4,9 +4,9 @@ import type { Address, WriteOutcome } from '../../../contract/types'
 import type { CliContext } from '../context'
 import { outcomeText, cloidArg, NETWORK_OPTION, outcomeData, required, type OutcomeData } from '../desk-write'
 import { addressArg } from '../support/address'
-import { assetArg } from '../support/assets'
+import { assetArg, marketArg, marketName, marketsAndAssets } from '../support/assets'
 import type { Command, CommandGroup, OptionSpec } from '../router'
-import { formatNumber } from '../../../contract/format'
+import { formatAmount, formatNumber } from '../../../contract/format'
 import { accountNamer } from '../support/display'
 
 const s = (valueName: string, description: string): OptionSpec => ({ type: 'string', valueName, description })
@@ -45,21 +45,20 @@ const list: Command = {
     const names = accountNamer(ctx)
     const r = await Promise.all(accounts.map((a) => openOrders(ctx, a)))
     const name = await names
+    const { markets, assets } = await marketsAndAssets(ctx)
+    const marketOf = (id: string | null) => {
+      const m = markets.find((x) => x.marketId === id)
+      return m ? marketName(m, assets) : `market ${id ?? '?'}`
+    }
     const lines = r.flatMap((a) => [
       `${name(a.account)}${a.truncated ? ' (truncated at 500)' : ''}${a.orders.length === 0 ? ': no open orders' : ''}`,
       ...a.orders.map(
-        (o) => `  market ${o.market ?? '?'}  oid ${o.oid}  remaining ${formatNumber(o.remainingQty)}${o.cloid ? `  ${o.cloid}` : ''}`,
+        (o) =>
+          `  ${marketOf(o.market)}  ${o.side === 'bid' ? 'buy ' : 'sell'}  ${formatNumber(o.remainingQty)} @ ${formatNumber(o.price)}  oid ${o.oid}${o.cloid ? `  ${o.cloid}` : ''}`,
       ),
     ])
     ctx.print(lines, r)
   },
-}
-
-/** A market id as the app's channels take it (the desk has always taken ids, not symbols). */
-function marketArg(given: string): string {
-  const s = given.trim()
-  if (!/^(0|[1-9][0-9]*)$/.test(s)) throw new DeskError('InvalidMarketId', `market must be a market id, got "${s.slice(0, 40)}"`)
-  return s
 }
 
 /** The app's outcome view as the desk prints an order write: the journal outcome and the per-order leaves. */
@@ -72,7 +71,7 @@ const ORDER_TYPES = ['limit', 'market'] as const
 const TIFS = ['gtc', 'ioc', 'fok', 'alo'] as const
 
 /** The ticket as the app's order channels take it (SIDE buy/bid or sell/ask; type and tif checked here, the rest in main). */
-function ticket(ctx: CliContext) {
+async function ticket(ctx: CliContext) {
   const [account, market, side, quantity, price] = ctx.positionals as [string, string, string, string, string]
   const s = SIDES[side.trim().toLowerCase()]
   if (!s) throw new DeskError('InvalidSide', 'side must be bid/buy or ask/sell')
@@ -82,7 +81,7 @@ function ticket(ctx: CliContext) {
   if (!(TIFS as readonly string[]).includes(tif)) throw new DeskError('InvalidTif', 'tif must be gtc, ioc, fok or alo')
   return {
     account: addressArg(account),
-    marketId: marketArg(market),
+    marketId: (await marketArg(ctx, market)).marketId,
     side: s,
     quantity: quantity.trim(),
     price: price.trim(),
@@ -110,8 +109,23 @@ const check: Command = {
   positionals: TICKET_POS,
   options: TICKET_OPTS,
   async run(ctx) {
-    const t = await ctx.call('orders.check', ticket(ctx))
-    ctx.print([`ok: ${JSON.stringify(t.action)}`, ...t.warnings.map((w) => `warning: ${w}`)], t)
+    const args = await ticket(ctx)
+    const t = await ctx.call('orders.check', args)
+    const { markets, assets } = await marketsAndAssets(ctx)
+    const m = markets.find((x) => x.marketId === t.marketId)
+    const base = assets.find((a) => a.assetId === m?.baseAssetId)
+    const quote = assets.find((a) => a.assetId === m?.quoteAssetId)
+    const value =
+      t.notionalQuoteAtoms !== null && quote
+        ? ` (value ${formatAmount(BigInt(t.notionalQuoteAtoms), { symbol: quote.symbol, decimals: quote.balanceDecimals })})`
+        : ''
+    ctx.print(
+      [
+        `ok: ${args.side === 'bid' ? 'buy' : 'sell'} ${formatNumber(args.quantity)} ${base?.symbol ?? ''} at ${formatNumber(args.price)} ${quote?.symbol ?? ''} on ${m ? marketName(m, assets) : `market ${t.marketId}`}, ${args.orderType} ${args.tif}${value}; nothing was signed`,
+        ...t.warnings.map((w) => `warning: ${w}`),
+      ],
+      t,
+    )
   },
 }
 
@@ -121,7 +135,7 @@ const place: Command = {
   positionals: TICKET_POS,
   options: TICKET_OPTS,
   async run(ctx) {
-    const args = ticket(ctx)
+    const args = await ticket(ctx)
     const phrase = ctx.string('override-band')
     await ctx.unlocked()
     const r = orderResult(
@@ -145,7 +159,7 @@ const cancel: Command = {
   async run(ctx) {
     const [given, market] = ctx.positionals as [string, string]
     const account = addressArg(given)
-    const marketId = marketArg(market)
+    const marketId = (await marketArg(ctx, market)).marketId
     const cloid = ctx.string('cloid')?.trim().toLowerCase()
     let oid = ctx.string('oid')?.trim()
     if (!oid && !cloid) throw new DeskError('Usage', 'give --oid or --cloid')
@@ -172,7 +186,7 @@ const cancelAll: Command = {
   options: NETWORK_OPTION,
   async run(ctx) {
     const [account, market] = ctx.positionals as [string, string]
-    const args = { account: addressArg(account), marketId: marketArg(market) }
+    const args = { account: addressArg(account), marketId: (await marketArg(ctx, market)).marketId }
     await ctx.unlocked()
     const r = orderResult(await ctx.call('orders.cancelAll', args))
     ctx.print([outcomeLine(r.outcome), `cancelled ${r.leaves.filter((l) => l.kind === 'cancelled').length} order(s)`], r)

@@ -92,6 +92,13 @@ describe('desk write commands', () => {
     expect(accounts[0]!.orders.length).toBeGreaterThan(0)
     const chk = await desk('orders', 'check', O0, '1', 'buy', '0.01', '60000.5', '--json')
     expect(chk.err).toBe('')
+    // Readable, by the market's name as people write it (no raw JSON): side, size, price, market, value.
+    const text = await desk('orders', 'check', O0, 'BTC/USDC', 'buy', '0.01', '60000.5')
+    expect(text.code).toBe(0)
+    expect(text.out).toMatch(/^ok: buy 0\.01 BTC at 60,000\.5 USDC on BTC\/USDC, limit gtc \(value 600\.005 USDC\); nothing was signed/)
+    expect(text.out).not.toContain('{')
+    const listed = await desk('orders', 'list', O0)
+    expect(listed.out).toMatch(/\/USDC\s+(buy|sell)\s+[\d,.]+ @ [\d,.]+\s+oid/)
     const em = await desk('orders', 'emergency-cancel', O0, '--json', '--yes')
     expect(em.code).toBe(0)
     expect(JSON.parse(em.out)).toMatchObject({ remaining: [], failures: [] })

@@ -24,3 +24,25 @@ export async function assetArg(ctx: CliContext, given: string): Promise<AssetVie
     throw new DeskError('UnknownAsset', `no asset "${s}" on this network (known: ${all.map((a) => a.symbol).join(', ')})`, { asset: s })
   return found
 }
+
+/** A market by id ("2") or as people name it ("ETH/USDC", "eth-usdc", case-insensitive). */
+export async function marketArg(ctx: CliContext, given: string): Promise<MarketView> {
+  const { markets, assets } = await marketsAndAssets(ctx)
+  const s = given.trim()
+  const name = (m: MarketView) => marketName(m, assets)
+  const wanted = s.toLowerCase().replace(/[-_ ]/g, '/')
+  const found = /^(0|[1-9][0-9]*)$/.test(s)
+    ? markets.find((m) => m.marketId === s)
+    : markets.find((m) => name(m).toLowerCase() === wanted || m.symbol.toLowerCase() === s.toLowerCase())
+  if (!found)
+    throw new DeskError('InvalidMarketId', `no market "${s.slice(0, 40)}" on this network (known: ${markets.map(name).join(', ')})`, {
+      market: s,
+    })
+  return found
+}
+
+/** A market as people name it: BASE/QUOTE. */
+export function marketName(m: MarketView, assets: readonly AssetView[]): string {
+  const sym = (id: number) => assets.find((a) => a.assetId === id)?.symbol ?? `#${id}`
+  return `${sym(m.baseAssetId)}/${sym(m.quoteAssetId)}`
+}
