@@ -85,6 +85,8 @@ async function main(): Promise<void> {
   console.log(`admin    ${h.adminUrl}   (GET /state, POST /faults, GET /ground-truth, …)`)
   console.log(`faucet   ${h.tradingUrl}/sandbox/deposit`)
   console.log(`chain id ${h.chainId}`)
+  // A desk (app or CLI) points its sandbox network here with exactly this line (each data directory once).
+  console.log(`point a desk here: desk networks set sandbox --trading-url ${h.tradingUrl} --ws-url ${h.wsUrl} --earn-url ${h.earnUrl}`)
   if (opts.seed) {
     console.log('dev owners (PUBLIC development keys, sandbox funds only):')
     for (const k of DEV_OWNERS) console.log(`  owner ${k.index}  ${k.address}  ${k.privateKey}`)

@@ -55,15 +55,18 @@ async function standalone(dataDir: string): Promise<CoreClient> {
   const lock = acquireDataDirLock(dataDir, 'desk')
   try {
     // Loaded only when a command runs standalone: `desk --help` never evaluates the core.
-    const [{ createDeskCore }, { headlessHostServices }] = await Promise.all([
+    const [{ createDeskCore }, { headlessHostServices }, { demoAccounts }] = await Promise.all([
       import('../../core/app/compose'),
       import('../../core/features/host'),
+      // The public sandbox keys, for `desk keys add-sandbox-accounts` (sandbox network only), as the first-run screen offers them.
+      import('../dev/demo-accounts'),
     ])
     const core = await createDeskCore({
       dataDir,
       host: 'cli',
       version: deskVersion(),
       services: headlessHostServices,
+      demoAccounts,
       stream: false,
       overviewRefreshMs: 0,
     })

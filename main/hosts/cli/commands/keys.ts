@@ -147,6 +147,22 @@ const generate: Command = {
   },
 }
 
+const sandboxAccounts: Command = {
+  name: 'add-sandbox-accounts',
+  summary: 'add the sandbox demo accounts (PUBLIC development keys, sandbox network only), as the first-run screen does',
+  async run(ctx) {
+    await ctx.unlocked()
+    const added = await ctx.call('accounts.importSandboxKeys', undefined)
+    ctx.print(
+      [
+        `${added.length} sandbox demo account(s), public development keys, never for real funds:`,
+        ...added.map((a) => `  ${a.label}  ${a.address}`),
+      ],
+      added,
+    )
+  },
+}
+
 const watch: Command = {
   name: 'watch',
   summary: 'add a watch-only account (address only: visible, not signable)',
@@ -197,7 +213,7 @@ const changePassphrase: Command = {
 
 const group: CommandGroup = {
   name: 'keys',
-  summary: 'the key vault: create, list, import, export, generate, watch, remove, change passphrase',
-  commands: [init, list, importKey, importKeystore, exportKeystore, generate, watch, remove, changePassphrase],
+  summary: 'the key vault: create, list, import, export, generate, add the sandbox demo accounts, watch, remove, change passphrase',
+  commands: [init, list, importKey, importKeystore, exportKeystore, generate, sandboxAccounts, watch, remove, changePassphrase],
 }
 export default group
