@@ -18,7 +18,7 @@ export interface BackfillHost {
 }
 
 /**
- * What the pool reads through /info to make up for the sockets: the fills a dropped frame,
+ * What the pool reads through /info to make up for the sockets: the fills a dropped frame, a silence,
  * a reconnect or a rotation may have hidden (by time from the last point /info confirmed,
  * deduplicated on tid), the minute sweep, the early check when a state change came without
  * its fill, and one-off refreshes of the channels that do not stream.
@@ -33,6 +33,13 @@ export class InfoBackfill {
    * queued or in flight, and the reason of a gap suspected meanwhile (checked again once it ends).
    */
   private readonly gaps = new Map<string, { timer: unknown; lastCheckAt: number; reading: boolean; again: string | null }>()
+  /**
+   * Per user: the latest silence, reconnect, lost frame or rotation whose fills are not read yet
+   * (a mark number), so a failed or skipped read is made up by the sweep even for an account
+   * whose state never changes again. A read sent after the mark clears it.
+   */
+  private readonly fillsDue = new Map<string, number>()
+  private marks = 0
   private sweepTimer: unknown
   /** Fills backfills started because a gap was suspected (not counting reconnects and the sweep). */
   gapBackfills = 0
@@ -47,6 +54,11 @@ export class InfoBackfill {
   /** When /info last confirmed `user`'s fills; undefined: never. */
   fillsCheckedAtFor(user: string): number | undefined {
     return this.fillsCheckedAt.get(user)
+  }
+
+  /** `users`' fills must be read through /info by a read sent from now on (see `fillsDue`). */
+  markFillsDue(users: Iterable<string>): void {
+    for (const u of users) this.fillsDue.set(u.toLowerCase(), ++this.marks)
   }
 
   stop(): void {
@@ -73,8 +85,11 @@ export class InfoBackfill {
       // behind a later one that did arrive.
       const since = this.verifiedThrough.get(user) ?? this.host.startedAt() - 5 * 60_000
       const issuedAt = this.clock.now()
+      const marksBefore = this.marks
       const fills = await info.allFillsSince(user, Math.max(0, since), { lane })
       this.fillsCheckedAt.set(user, issuedAt)
+      // A mark made while this read was out may concern fills it did not see: it stays.
+      if ((this.fillsDue.get(user) ?? Infinity) <= marksBefore) this.fillsDue.delete(user)
       added += this.book.addFillsAt(
         user,
         fills.map((f) => fromInfoFill(user, f)),
@@ -128,6 +143,7 @@ export class InfoBackfill {
   /** After a reconnect: fills since the last seen one, and open orders, through /info. */
   async afterReconnect(subs: readonly Subscription[]): Promise<void> {
     const fillUsers = subs.filter((s) => s.channel === 'userFills').map((s) => s.user)
+    this.markFillsDue(fillUsers)
     if (fillUsers.length > 0) await this.reconcileFills(fillUsers)
     await this.refresh(
       subs.filter((s) => s.channel === 'openOrders'),
@@ -143,15 +159,18 @@ export class InfoBackfill {
    */
   afterRotation(fillsBefore: ReadonlySet<string>, fillsAfter: ReadonlySet<string>): number {
     const moved = [...fillsBefore].filter((u) => !fillsAfter.has(u)).concat([...fillsAfter].filter((u) => !fillsBefore.has(u)))
+    this.markFillsDue(moved)
     if (moved.length > 0 && this.opts.info) this.host.track(this.reconcileFills(moved))
     return moved.length
   }
 
   /**
    * The minute sweep: fills through /info for the accounts whose state changed since their fills
-   * were last confirmed there, in the background lane. A fill always changes balances, credit
-   * positions or an order (snapshot channels, which the service conflates and does not drop), so a
-   * quiet account has no fill to recover, and the sweep costs nothing for a treasury's many quiet
+   * were last confirmed there, or that a silence, a reconnect, a lost frame or a rotation marked
+   * and no read has cleared since (see `fillsDue`), in the background lane. A fill changes
+   * balances, credit positions or an order, so an account quiet since has no fill to recover
+   * unless the socket lost that change's frames too (a silence drops every frame, snapshots
+   * included): that is what the marks are for. The sweep costs nothing for a treasury's many quiet
    * accounts. Reading every account each minute (200 reads at 1 request/s, in the reconcile lane
    * ahead of marks and refreshes) kept the budget busy for good at 200 accounts. The API has no
    * read of several users' fills to batch them into.
@@ -161,16 +180,18 @@ export class InfoBackfill {
     if (!this.host.running() || !this.opts.info || every <= 0) return
     this.sweepTimer = this.clock.setTimeout(() => {
       this.sweepTimer = undefined
-      // Strict mode: polled accounts' fills are read by the refresher; the sweep covers the streamed ones.
-      const candidates = this.opts.strict ? [...this.host.streamedFillUsers()] : this.book.users()
-      const p = this.reconcileFills(this.sweepDue(candidates), 'background').finally(() => this.scheduleSweep())
+      // Strict mode: polled accounts' fills are read by the refresher; the sweep covers the streamed
+      // ones, and any marked (the refresher reads fills only after a state change).
+      const candidates = new Set([...(this.opts.strict ? this.host.streamedFillUsers() : this.book.users()), ...this.fillsDue.keys()])
+      const p = this.reconcileFills(this.sweepDue([...candidates]), 'background').finally(() => this.scheduleSweep())
       this.host.track(p)
     }, every)
   }
 
-  /** The accounts of `users` whose state changed after their fills were last confirmed through /info. */
+  /** The accounts of `users` whose state changed after their fills were last confirmed through /info, or that are marked. */
   sweepDue(users: readonly string[]): string[] {
     return users.filter((u) => {
+      if (this.fillsDue.has(u)) return true
       const changed = this.book.stateChangedAt(u)
       return changed !== undefined && changed >= (this.fillsCheckedAt.get(u) ?? -Infinity)
     })
@@ -204,6 +225,7 @@ export class InfoBackfill {
     gap.timer = this.clock.setTimeout(() => {
       gap.timer = undefined
       if (!this.host.running() || this.book.fillSeq(user) !== seq) return // the fill came after all
+      this.markFillsDue([user])
       gap.lastCheckAt = this.clock.now()
       gap.reading = true
       this.gapBackfills++

@@ -6,9 +6,9 @@ import { fakeSockets } from './testing/fake-socket'
 
 const A = '0x00000000000000000000000000000000000000aa'
 
-function setup(extra: Partial<ConnectionOptions> = {}) {
+function setup(extra: Partial<ConnectionOptions> = {}, { autoPong = true } = {}) {
   const clock = new ManualClock(1_000_000)
-  const fs = fakeSockets()
+  const fs = fakeSockets({ autoPong })
   const frames: Frame[] = []
   const problems: string[] = []
   const c = new StreamConnection({
@@ -29,26 +29,25 @@ function setup(extra: Partial<ConnectionOptions> = {}) {
 const balances = (total: string) => ({ user: A, balances: [{ coin: 'USDC', token: 1, total, hold: '0' }] })
 
 describe('StreamConnection liveness', () => {
-  it('probes a socket silent for 5 s and drops it when no pong comes within 3 s, then reconnects with jittered backoff', () => {
-    const { clock, fs, problems, c } = setup()
+  it('pings after subscribing and after 1 s of silence; drops the socket when a pong does not come within 3 s, then reconnects with jittered backoff', () => {
+    const { clock, fs, problems, c } = setup({}, { autoPong: false })
     const s = fs.last()
-    expect(s.methods()).toEqual(['subscribe'])
-    clock.advance(4_999)
-    expect(s.methods()).toEqual(['subscribe'])
-    clock.advance(1)
+    expect(s.methods()).toEqual(['subscribe', 'ping']) // its pong comes after the subscription's answers
+    s.frame('pong')
+    clock.advance(999)
     expect(s.methods()).toEqual(['subscribe', 'ping'])
-    s.frame('pong') // answered in time
-    clock.advance(3_000)
-    expect(c.state).toBe('open')
-    clock.advance(2_000) // 5 s since the pong: probe again, silence
+    clock.advance(1)
     expect(s.methods()).toEqual(['subscribe', 'ping', 'ping'])
+    s.frame('pong') // answered in time
+    clock.advance(1_000) // 1 s since the pong: probe again, silence
+    expect(s.methods()).toEqual(['subscribe', 'ping', 'ping', 'ping'])
     clock.advance(2_999)
     expect(c.state).toBe('open')
     clock.advance(1)
     expect(s.terminated).toBe(true)
     expect(c.state).toBe('waiting')
-    expect(problems.at(-1)).toMatch(/no pong within 3000 ms/)
-    // silence noticed 8 s after the last frame, not after the 30 s keep-alive period
+    expect(problems.at(-1)).toMatch(/no pong within 3000 ms of a ping on a silent socket/)
+    // silence noticed 4 s after the last frame, not after the 30 s keep-alive period
     expect(fs.sockets).toHaveLength(1)
     clock.advance(374) // 500 ms base with equal jitter at random 0.5: 375 ms
     expect(fs.sockets).toHaveLength(1)
@@ -57,20 +56,73 @@ describe('StreamConnection liveness', () => {
     fs.last().open()
     expect(c.state).toBe('open')
     expect(c.reconnects).toBe(1)
-    expect(fs.last().methods()).toEqual(['subscribe'])
+    expect(fs.last().methods()).toEqual(['subscribe', 'ping'])
   })
 
-  it('any frame counts as liveness; a busy socket still pings every 30 s for the idle-close rule', () => {
-    const { clock, fs, c } = setup()
+  it('other frames do not answer a ping: a socket that went silent and came back before the deadline is replaced', () => {
+    const interrupted: string[][] = []
+    const { clock, fs, problems, c } = setup({ onInterrupted: (subs) => interrupted.push(subs.map((x) => x.user)) }, { autoPong: false })
     const s = fs.last()
-    for (let i = 0; i < 40; i++) {
-      clock.advance(1_000)
+    s.frame('pong')
+    clock.advance(1_000) // silent for 1 s: probe, and its pong is lost with the rest
+    expect(s.methods()).toEqual(['subscribe', 'ping', 'ping'])
+    clock.advance(1_000)
+    s.frame('spotState', balances('1')) // the socket speaks again
+    clock.advance(1_999)
+    expect(c.state).toBe('open')
+    expect(interrupted).toEqual([])
+    clock.advance(1)
+    expect(s.terminated).toBe(true)
+    expect(problems.at(-1)).toMatch(/no pong within 3000 ms of a ping, though other frames came: the socket went silent and came back/)
+    expect(interrupted).toEqual([[A]])
+  })
+
+  it('a socket opened while the service is mute is replaced when its first pong does not come, though it speaks before the deadline', () => {
+    const { clock, fs, c } = setup({}, { autoPong: false })
+    const s = fs.last()
+    clock.advance(500)
+    s.frame('spotState', balances('1')) // the service speaks again: the subscription's answers were lost
+    clock.advance(2_499)
+    expect(c.state).toBe('open')
+    clock.advance(1)
+    expect(s.terminated).toBe(true)
+  })
+
+  it('new topics on an open socket are followed by a ping, or by one more once the pending ping is answered', () => {
+    const { fs, c } = setup({}, { autoPong: false })
+    const s = fs.last()
+    const B = '0x00000000000000000000000000000000000000bb'
+    c.setSubscriptions([
+      { channel: 'spotState', user: A },
+      { channel: 'spotState', user: B },
+    ])
+    expect(s.methods()).toEqual(['subscribe', 'ping', 'subscribe']) // the open ping is still out
+    s.frame('pong')
+    expect(s.methods()).toEqual(['subscribe', 'ping', 'subscribe', 'ping'])
+    s.frame('pong')
+    c.setSubscriptions([{ channel: 'spotState', user: B }]) // only a topic removed: nothing to prove
+    expect(s.methods()).toEqual(['subscribe', 'ping', 'subscribe', 'ping', 'unsubscribe'])
+  })
+
+  it('a busy socket is not probed for silence but pings every 30 s for the idle-close rule, and that ping needs its pong too', () => {
+    const { clock, fs, problems, c } = setup()
+    const s = fs.last()
+    for (let i = 0; i < 80; i++) {
+      clock.advance(500)
       s.frame('spotState', balances(String(i)))
     }
     expect(c.state).toBe('open')
-    // no probe (frames kept coming), but the keep-alive ping went out after 30 s without an outbound frame
-    expect(s.methods()).toEqual(['subscribe', 'ping'])
-    expect(s.terminated).toBe(false)
+    // no probe (frames kept coming), but the keep-alive ping went out 30 s after the open one
+    expect(s.methods()).toEqual(['subscribe', 'ping', 'ping'])
+    expect(clock.pending()).toBe(1) // one watch timer (pongs answered within the send did not start a second)
+    s.autoPong = false
+    for (let i = 0; i < 60 && !s.terminated; i++) {
+      clock.advance(500)
+      s.frame('spotState', balances(String(i)))
+    }
+    expect(s.methods()).toEqual(['subscribe', 'ping', 'ping', 'ping'])
+    expect(s.terminated).toBe(true)
+    expect(problems.at(-1)).toMatch(/though other frames came/)
   })
 
   it('backoff grows while the server never talks and resets once it does', () => {

@@ -39,11 +39,15 @@ export interface ConnectBudget {
  * One socket to `/ws`: subscribes its (at most 10) topics and keeps them, and on any loss
  * reconnects with jittered exponential backoff and subscribes again.
  *
- * Liveness: whenever nothing has come in for `silenceMs` it sends a ping and expects any frame
- * (the pong) within `pongTimeoutMs`; a silent socket is so noticed after silence + deadline
- * (8 s by default), not after the 30 s keep-alive period. A ping also goes out whenever
+ * Liveness: whenever nothing has come in for `silenceMs` it sends a ping, and after every batch
+ * of subscribes (the pong comes after their acknowledgements and snapshots), and whenever
  * nothing was sent for `pingIntervalMs` (the service closes a socket after 60 s without an
- * outbound frame and asks for a ping every 30 s).
+ * outbound frame and asks for a ping every 30 s). Every ping must get its pong within
+ * `pongTimeoutMs`, or the socket is replaced: a silent socket is so noticed after silence +
+ * deadline (4 s by default). Other frames do not stand in for the pong: a socket that went
+ * silent and came back before the deadline dropped what it had to send meanwhile (the pong
+ * among it), so it is replaced too, and the reconnect's backfill reads what was lost. A silence
+ * no ping crosses (shorter than `silenceMs` on a busy socket) cannot be told from a quiet spell.
  *
  * Garbage is dropped with one log line and never throws: a frame that is not JSON, has no or
  * an unknown channel, or has the wrong shape is dropped and the socket kept; a binary frame,
@@ -57,9 +61,9 @@ export interface ConnectionOptions {
   random?: () => number
   /** Keep-alive: ping when nothing was sent for this long (default 30 s, the spec's period). */
   pingIntervalMs?: number
-  /** Silence probe: ping when nothing came in for this long (default 5 s). */
+  /** Silence probe: ping when nothing came in for this long (default 1 s; a silence shorter than this may go unseen). */
   silenceMs?: number
-  /** A probe unanswered this long drops the socket (default 3 s). */
+  /** A ping whose pong has not come within this drops the socket (default 3 s). */
   pongTimeoutMs?: number
   backoffBaseMs?: number
   backoffMaxMs?: number
@@ -78,13 +82,18 @@ export interface ConnectionOptions {
    * closed): what they held was current until this moment, though a quiet one sent no frame.
    */
   onLiveEnd?: (subs: Subscription[], at: number) => void
+  /**
+   * The socket stopped carrying `subs` without the owner asking (it closed, broke the protocol or
+   * missed a pong): what the service sent them meanwhile may be lost.
+   */
+  onInterrupted?: (subs: Subscription[]) => void
   /** Malformed frames, socket errors and server error texts, for the status line and the log. */
   onProblem?: (text: string) => void
 }
 
 export type ConnectionState = 'connecting' | 'open' | 'waiting' | 'stopped'
 
-type Optional = 'onOpen' | 'onStateChange' | 'onProblem' | 'connectBudget' | 'onText' | 'onLiveEnd'
+type Optional = 'onOpen' | 'onStateChange' | 'onProblem' | 'connectBudget' | 'onText' | 'onLiveEnd' | 'onInterrupted'
 type Resolved = Required<Omit<ConnectionOptions, Optional>> & Pick<ConnectionOptions, Optional>
 
 export class StreamConnection {
@@ -99,6 +108,10 @@ export class StreamConnection {
   private retryTimer: unknown
   private lastOutboundAt = 0
   private lastInboundAt = 0
+  /** Frames received on the current socket (a missed pong with frames since means a silence that ended). */
+  private inbound = 0
+  /** Subscribes went out while a ping was waiting: probe again once it is answered. */
+  private probeAgain = false
   private attempt = 0
   private opened = 0
   /** True once a socket of this connection has been open: not open after that means dropped. */
@@ -117,7 +130,7 @@ export class StreamConnection {
       ...opts,
       random: opts.random ?? Math.random,
       pingIntervalMs: opts.pingIntervalMs ?? 30_000,
-      silenceMs: opts.silenceMs ?? 5_000,
+      silenceMs: opts.silenceMs ?? 1_000,
       pongTimeoutMs: opts.pongTimeoutMs ?? 3_000,
       backoffBaseMs: opts.backoffBaseMs ?? 500,
       backoffMaxMs: opts.backoffMaxMs ?? 30_000,
@@ -185,8 +198,18 @@ export class StreamConnection {
     if (this.state !== 'open') return
     this.endLive([...before].filter(([k]) => !after.has(k)).map(([, s]) => s))
     for (const [k, s] of before) if (!after.has(k)) this.send({ method: 'unsubscribe', subscription: { type: s.channel, user: s.user } })
-    for (const [k, s] of after) if (!before.has(k)) this.send({ method: 'subscribe', subscription: { type: s.channel, user: s.user } })
+    let added = false
+    for (const [k, s] of after)
+      if (!before.has(k)) {
+        this.send({ method: 'subscribe', subscription: { type: s.channel, user: s.user } })
+        added = true
+      }
     for (const k of [...this.acked]) if (!after.has(k)) this.acked.delete(k)
+    // The new topics' acknowledgements and snapshots must be proven delivered, as after an open.
+    if (added) {
+      if (this.pongTimer === undefined) this.probe()
+      else this.probeAgain = true
+    }
   }
 
   private connect(): void {
@@ -219,11 +242,16 @@ export class StreamConnection {
       this.state = 'open'
       this.openedAt = clock.now()
       this.lastInboundAt = this.lastOutboundAt = this.openedAt
+      this.inbound = 0
+      this.probeAgain = false
       this.acked.clear()
       const reconnect = this.opened > 0
       if (reconnect) this.reconnects++
       this.opened++
       for (const s of this.subs) this.send({ method: 'subscribe', subscription: { type: s.channel, user: s.user } })
+      // Its pong, sent after the acknowledgements and snapshots, proves none of them was lost: a
+      // socket opened while the service is mute is replaced even if it speaks again soon after.
+      this.probe()
       this.scheduleWatch()
       this.opts.onStateChange?.()
       this.opts.onOpen?.({ reconnect })
@@ -244,6 +272,7 @@ export class StreamConnection {
     ws.on('close', () => {
       if (this.ws !== ws) return
       this.endLive(this.subs)
+      this.interrupted()
       this.ws = undefined
       this.openedAt = null
       this.clearTimers()
@@ -255,11 +284,7 @@ export class StreamConnection {
   private onMessage(ws: SocketLike, data: WebSocket.RawData | string, isBinary: boolean): void {
     const now = this.opts.clock.now()
     this.lastMessageAt = this.lastInboundAt = now
-    // Any frame proves the socket alive: an outstanding probe is answered.
-    if (this.pongTimer !== undefined) {
-      this.opts.clock.clearTimeout(this.pongTimer)
-      this.pongTimer = undefined
-    }
+    this.inbound++
     const size = typeof data === 'string' ? data.length : Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data.byteLength
     // ws checks UTF-8 itself; checked again here for any other socket (cheap, native).
     const badText = !isBinary && Buffer.isBuffer(data) && !isUtf8(data)
@@ -275,6 +300,7 @@ export class StreamConnection {
             : `stream frame of ${size} bytes over the ${this.opts.maxFrameBytes}-byte cap; reconnecting`,
       )
       // Detach first, then close: this socket's late events no longer reach us.
+      this.interrupted()
       this.ws = undefined
       this.openedAt = null
       this.clearTimers()
@@ -306,6 +332,17 @@ export class StreamConnection {
     }
     switch (frame.channel) {
       case 'pong':
+        // Only the pong answers a ping: frames before it were sent before the ping was read.
+        if (this.pongTimer !== undefined) {
+          this.opts.clock.clearTimeout(this.pongTimer)
+          this.pongTimer = undefined
+          if (this.probeAgain) {
+            this.probeAgain = false
+            this.probe()
+          }
+          // The watch was put off until the deadline: the next probe is due a silence from now.
+          this.scheduleWatch()
+        }
         return
       case 'subscriptionResponse': {
         const sub = (frame.data as { subscription?: { type?: unknown; user?: unknown } } | null)?.subscription
@@ -332,6 +369,32 @@ export class StreamConnection {
     this.opts.onFrame(frame, text)
   }
 
+  /** Tells the owner an open socket is lost without being asked to stop (see `onInterrupted`). */
+  private interrupted(): void {
+    if (this.openedAt !== null && this.state !== 'stopped') this.opts.onInterrupted?.([...this.subs])
+  }
+
+  /**
+   * A ping that must be answered by its pong within `pongTimeoutMs`, else the socket is replaced.
+   * The deadline is armed before the send, so an answer within the send (a test double) finds it.
+   */
+  private probe(): void {
+    const { clock, pongTimeoutMs } = this.opts
+    const inboundBefore = this.inbound
+    this.pongTimer = clock.setTimeout(() => {
+      this.pongTimer = undefined
+      this.probeAgain = false
+      this.problem(
+        this.inbound > inboundBefore
+          ? `no pong within ${pongTimeoutMs} ms of a ping, though other frames came: the socket went silent and came back, what it sent meanwhile may be lost; reconnecting`
+          : `no pong within ${pongTimeoutMs} ms of a ping on a silent socket; reconnecting`,
+      )
+      // The close handler reports the interruption and reconnects.
+      this.ws?.terminate()
+    }, pongTimeoutMs)
+    this.send({ method: 'ping' })
+  }
+
   private problem(text: string): void {
     this.lastProblem = text
     this.opts.onProblem?.(text)
@@ -352,7 +415,13 @@ export class StreamConnection {
   private scheduleWatch(): void {
     const { clock, silenceMs, pingIntervalMs } = this.opts
     const due = Math.min(this.lastInboundAt + silenceMs, this.lastOutboundAt + pingIntervalMs)
-    this.watchTimer = clock.setTimeout(() => this.watch(), Math.max(0, due - clock.now()))
+    this.armWatch(Math.max(0, due - clock.now()))
+  }
+
+  /** One watch timer at a time (a pong may reschedule it from within a probe). */
+  private armWatch(ms: number): void {
+    if (this.watchTimer !== undefined) this.opts.clock.clearTimeout(this.watchTimer)
+    this.watchTimer = this.opts.clock.setTimeout(() => this.watch(), ms)
   }
 
   private watch(): void {
@@ -362,20 +431,10 @@ export class StreamConnection {
     const now = clock.now()
     const quietIn = now - this.lastInboundAt >= silenceMs
     const quietOut = now - this.lastOutboundAt >= pingIntervalMs
-    if ((quietIn || quietOut) && this.pongTimer === undefined) {
-      this.send({ method: 'ping' })
-      if (quietIn) {
-        this.pongTimer = clock.setTimeout(() => {
-          this.pongTimer = undefined
-          // A silent socket: nothing in time. Drop it; the close handler reconnects.
-          this.problem(`no pong within ${this.opts.pongTimeoutMs} ms of a ping on a silent socket; reconnecting`)
-          this.ws?.terminate()
-        }, this.opts.pongTimeoutMs)
-      }
-    }
+    if ((quietIn || quietOut) && this.pongTimer === undefined) this.probe()
     // While a probe is out, look again when it is answered or expires (the pong timer decides).
     if (this.pongTimer !== undefined) {
-      this.watchTimer = clock.setTimeout(() => this.watch(), this.opts.pongTimeoutMs)
+      this.armWatch(this.opts.pongTimeoutMs)
       return
     }
     this.scheduleWatch()

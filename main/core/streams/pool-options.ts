@@ -16,9 +16,9 @@ export interface StreamPoolOptions {
   coalesceBurst?: number
   /** Keep-alive ping period when nothing was sent (default 30 s). */
   pingIntervalMs?: number
-  /** Probe a socket silent for this long (default 5 s) ... */
+  /** Probe a socket silent for this long (default 1 s; a shorter silence on a busy socket may go unseen) ... */
   silenceMs?: number
-  /** ... and replace it when the probe is not answered within this (default 3 s). */
+  /** ... and replace it when a ping's pong does not come within this (default 3 s), even if other frames did. */
   pongTimeoutMs?: number
   backoffBaseMs?: number
   backoffMaxMs?: number
@@ -34,7 +34,10 @@ export interface StreamPoolOptions {
   gapMinIntervalMs?: number
   /** Pause between two refresh passes over the polled topics (default 5 s; the scheduler sets the real pace). */
   pollIntervalMs?: number
-  /** Fills sweep through /info that catches frames dropped without a disconnect, for accounts whose state changed since (default 60 s; 0 = off). */
+  /**
+   * Fills sweep through /info that catches frames dropped without a disconnect, for accounts whose
+   * state changed since, or whose fills a silence, a reconnect or a lost frame left unread (default 60 s; 0 = off).
+   */
   reconcileIntervalMs?: number
   /**
    * Strict limits (spec §8 as if every counted limit were enforced): one socket, at most 10

@@ -67,7 +67,8 @@ const orders = (sz: string) => ({
 })
 
 function makePool(extra: Partial<StreamPoolOptions> = {}): { p: StreamPool; fs: ReturnType<typeof fakeSockets> } {
-  const fs = fakeSockets()
+  // A healthy service answers every ping (liveness is not what these tests are about).
+  const fs = fakeSockets({ autoPong: true })
   const info = new InfoClient({ baseUrl: ex.httpUrl, scheduler: new RateScheduler({ ratePerSec: 1000 }) })
   pool = new StreamPool({
     wsUrl: 'ws://fake/ws',

@@ -415,6 +415,8 @@ export class StreamPool {
         onLiveEnd: (subs, at) => {
           for (const s of subs) this.book.liveUntil(s.user, s.channel, at)
         },
+        // Marked at once: should the reconnect's read fail, or a re-plan move the topic first, the sweep still reads them.
+        onInterrupted: (subs) => this.backfill.markFillsDue(subs.filter((s) => s.channel === 'userFills').map((s) => s.user)),
         onText: (text) => this.book.skipRepeat(text),
         onOpen: ({ reconnect }) => {
           if (!reconnect) return

@@ -4,10 +4,12 @@ import type { SocketFactory, SocketLike } from '../connection'
 /**
  * An in-memory socket for connection tests driven by a ManualClock: the test opens it,
  * feeds frames (text, binary, raw bytes), emits errors and closes, and reads what was sent.
+ * With `autoPong` it answers each ping with a pong at once, as a healthy service does.
  */
 export class FakeSocket extends EventEmitter implements SocketLike {
   readyState = 0
   readonly sent: unknown[] = []
+  autoPong = false
   closedWith: number | null = null
   terminated = false
 
@@ -30,8 +32,10 @@ export class FakeSocket extends EventEmitter implements SocketLike {
   }
 
   send(data: string, cb?: (err?: Error) => void): void {
-    this.sent.push(JSON.parse(data))
+    const msg = JSON.parse(data) as { method?: string }
+    this.sent.push(msg)
     cb?.()
+    if (this.autoPong && msg.method === 'ping' && this.readyState === 1) this.frame('pong')
   }
 
   /** Methods sent so far, e.g. ['subscribe', 'ping']. */
@@ -61,13 +65,14 @@ export class FakeSocket extends EventEmitter implements SocketLike {
   }
 }
 
-/** A factory that records every socket it makes, newest last. */
-export function fakeSockets(): { factory: SocketFactory; sockets: FakeSocket[]; last: () => FakeSocket } {
+/** A factory that records every socket it makes, newest last (`autoPong`: see `FakeSocket`). */
+export function fakeSockets(opts: { autoPong?: boolean } = {}): { factory: SocketFactory; sockets: FakeSocket[]; last: () => FakeSocket } {
   const sockets: FakeSocket[] = []
   return {
     sockets,
     factory: () => {
       const s = new FakeSocket()
+      s.autoPong = opts.autoPong ?? false
       sockets.push(s)
       return s
     },
