@@ -24,8 +24,10 @@ export const COMMAND_GROUPS: readonly LazyGroup[] = [
   lazy('journal', 'the local record of every write: list, show, export, reconcile, ack', () =>
     import('./commands/journal').then((m) => m.default),
   ),
-  lazy('keys', 'the key vault: create, list, import, export, generate, watch, remove, change passphrase', () =>
-    import('./commands/keys').then((m) => m.default),
+  lazy(
+    'keys',
+    'the key vault: create, list, import, export, generate, add the sandbox demo accounts, watch, remove, change passphrase',
+    () => import('./commands/keys').then((m) => m.default),
   ),
   lazy('markets', 'markets of the selected network', () => import('./commands/markets').then((m) => m.default)),
   lazy('networks', 'list, select and edit networks', () => import('./commands/networks').then((m) => m.default)),

@@ -9,7 +9,16 @@
  * decision, refuses it before anything is sent.
  */
 import { DeskError } from '../../errors/desk-error'
-import { RECORDED_KINDS, RECORDED_TTL_MS, evaluate, judgedUsd, proposalPayload, rollingWindowUsd, type ActionKind, type Proposal } from '../../team'
+import {
+  RECORDED_KINDS,
+  RECORDED_TTL_MS,
+  evaluate,
+  judgedUsd,
+  proposalPayload,
+  rollingWindowUsd,
+  type ActionKind,
+  type Proposal,
+} from '../../team'
 import type { WriteIntent } from '../../writes/decision'
 import type { GateContext } from './gate-context'
 import { writeFields } from './write-fields'
@@ -25,7 +34,13 @@ export async function recordAllowed(ctx: GateContext, intent: WriteIntent): Prom
     if (!state.policy) throw new DeskError('TeamPolicyBlocks', 'the team has no policy yet: every write is blocked')
     const at = ctx.now()
     const windowUsd = rollingWindowUsd(state, intent, at)
-    const d = evaluate(state.policy.rules, { kind, account, usd: judgedUsd(kind, intent.usdAtoms), windowUsd, destination: destination ?? undefined })
+    const d = evaluate(state.policy.rules, {
+      kind,
+      account,
+      usd: judgedUsd(kind, intent.usdAtoms),
+      windowUsd,
+      destination: destination ?? undefined,
+    })
     if (d.effect !== 'allow')
       throw new DeskError(
         'TeamPolicyChanged',
