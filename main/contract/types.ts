@@ -993,8 +993,10 @@ export interface TeamProposalView {
   kind: TeamActionKind
   cloid: string
   title: string
-  /** USD value at the initiator's marks (decimal string), null when the write moves no value */
+  /** USD value at the initiator's marks (decimal string), null when the write moves no value or its value was unknown */
   usd: Decimal | null
+  /** set when the value (or the account's 24 h total) was unknown when proposed: what to show instead of a value, never "none" or $0 */
+  usdUnknown: string | null
   /** what it moves, in the asset's units with its symbol ("2,500 USDC"); null when it moves no amount */
   amount: string | null
   destination: Address | null

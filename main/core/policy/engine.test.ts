@@ -160,6 +160,29 @@ describe('policy engine (fake time)', () => {
     }
   })
 
+  it('a USD limit never reads a value it cannot price as zero: the move, an earlier one, or an order refuses (issue 30.2)', async () => {
+    const e = engine()
+    await e.set('transfer-daily-limit-usd', '1000')
+    // Priced: USDC (asset 1); not priced now: asset 2 (its mark is stale).
+    const onlyUsdc = (id: number, atoms: bigint) => {
+      if (id !== 1) throw new DeskError('MarkUnavailable', 'stale')
+      return oneToOne(id, atoms)
+    }
+    usage = [{ at: t - 3_600_000, assetId: 2, amountAtoms: 1n, submissionId: 1 }]
+    expect(codeOf(() => e.checkMove('transfer', usdc('1'), onlyUsdc))).toBe('MarkUnavailable')
+    usage = []
+    e.checkMove('transfer', usdc('1'), onlyUsdc)
+    expect(codeOf(() => e.checkMove('transfer', { ...usdc('1'), assetId: 2 }, onlyUsdc))).toBe('MarkUnavailable')
+    await e.set('max-order-usd', '1000')
+    expect(
+      codeOf(() =>
+        e.checkOrderValue(() => {
+          throw new DeskError('MarkUnavailable', 'stale')
+        }),
+      ),
+    ).toBe('MarkUnavailable')
+  })
+
   it('tightening applies at once; loosening needs the passphrase and waits for the cooling-off', async () => {
     const e = engine()
     await e.set('transfer-limit-usd', '1000')

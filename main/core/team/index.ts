@@ -38,6 +38,7 @@ export {
   USD_DECIMALS,
   evaluate,
   judgedUsd,
+  unknownUsdNote,
   VALUE_KINDS,
   policyFromPayload,
   type ActionKind,

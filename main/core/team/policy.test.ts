@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { USD_DECIMALS as DESK_USD_DECIMALS } from '../session/valuation'
-import { USD_DECIMALS, evaluate, policyFromPayload, type Intent } from './policy'
+import { USD_DECIMALS, evaluate, judgedUsd, policyFromPayload, unknownUsdNote, usdReadingOf, type Intent } from './policy'
 
 const ACC = '0x1111111111111111111111111111111111111111'
 const DEST = '0x2222222222222222222222222222222222222222'
@@ -168,31 +168,99 @@ describe("the team's names for addresses (signed with the policy)", () => {
 })
 
 describe('a USD value the desk cannot price is judged at its worst case', () => {
-  const rules = policyFromPayload(
-    {
-      version: 1,
-      rules: [
-        { id: 'big', kinds: ['transfer'], minUsd: '50', then: { effect: 'approve', count: 1, roles: ['approver'] } },
-        { id: 'window', kinds: ['withdraw'], minWindowUsd: '3000', then: { effect: 'approve', count: 1, roles: ['approver'] } },
-        { id: 'rest', then: { effect: 'allow' } },
-      ],
-    },
-    0,
-  ).rules
-  const at = (i: Partial<Intent>) =>
-    evaluate(rules, { kind: 'transfer', account: '0x' + '11'.repeat(20), usd: 10n, windowUsd: 10n, ...i } as Intent)
+  const ACCOUNT = '0x' + '11'.repeat(20)
+  const judge = (list: unknown[], i: Partial<Intent>) =>
+    evaluate(policyFromPayload({ version: 1, rules: list } as never, 0).rules, {
+      kind: 'transfer',
+      account: ACCOUNT,
+      usd: 10n,
+      windowUsd: 10n,
+      ...i,
+    } as Intent)
+  const approve = (count = 1, roles = ['approver']) => ({ effect: 'approve', count, roles })
+  const rules = [
+    { id: 'big', kinds: ['transfer'], minUsd: '50', then: approve() },
+    { id: 'window', kinds: ['withdraw'], minWindowUsd: '3000', then: approve() },
+    { id: 'rest', then: { effect: 'allow' } },
+  ]
+  const at = (i: Partial<Intent>) => judge(rules, i)
 
-  it('an unknown value meets every USD bound (never read as zero)', () => {
+  it('a rule that needs approvals from some value on applies to an unknown value (never read as zero)', () => {
     expect(at({ usd: 10n }).rule).toBe('rest')
-    expect(at({ usd: null }).rule).toBe('big')
+    expect(at({ usd: null, windowUsd: null })).toMatchObject({ effect: 'approve', rule: 'big', count: 1 })
     expect(at({ kind: 'withdraw', usd: null, windowUsd: null }).rule).toBe('window')
     expect(at({ kind: 'withdraw', usd: 5n, windowUsd: 10n }).rule).toBe('rest')
   })
 
-  it('a write that moves no value is judged at zero; a value-moving one without a mark is unknown', async () => {
-    const { judgedUsd } = await import('./policy')
+  it("an unknown window total (a write in it had no value) meets the window's bound; a known one is judged as it is", () => {
+    expect(at({ kind: 'withdraw', usd: 5n, windowUsd: null }).rule).toBe('window')
+    expect(at({ kind: 'withdraw', usd: 5n, windowUsd: 2999_00000000n }).rule).toBe('rest')
+  })
+
+  it('a rule that allows only from some value on does not allow an unknown value', () => {
+    const list = [
+      { id: 'big-ok', minUsd: '1000', then: { effect: 'allow' } },
+      { id: 'small', then: approve() },
+    ]
+    expect(judge(list, { usd: 2000_00000000n }).rule).toBe('big-ok')
+    expect(judge(list, { usd: null, windowUsd: null })).toMatchObject({ effect: 'approve', rule: 'small' })
+  })
+
+  it('blocked at some value is blocked: the strictest decision over every value it could take', () => {
+    const list = [{ id: 'big', minUsd: '1000', then: approve() }]
+    expect(judge(list, { usd: 2000_00000000n })).toMatchObject({ effect: 'approve', rule: 'big' })
+    expect(judge(list, { usd: null, windowUsd: null })).toMatchObject({ effect: 'block', rule: null })
+    const named = [
+      { id: 'huge', minUsd: '1000000', then: { effect: 'block' } },
+      { id: 'rest', then: { effect: 'allow' } },
+    ]
+    expect(judge(named, { usd: null, windowUsd: null })).toMatchObject({ effect: 'block', rule: 'huge' })
+  })
+
+  it('more approvals are stricter; among equally strict rules the one a larger value meets wins', () => {
+    const list = [
+      { id: 'huge', minUsd: '1000000', then: approve(2, ['admin']) },
+      { id: 'big', minUsd: '1000', then: approve(3) },
+      { id: 'mid', minUsd: '100', then: approve(3, ['admin']) },
+      { id: 'rest', then: { effect: 'allow' } },
+    ]
+    expect(judge(list, { usd: null, windowUsd: null }).rule).toBe('big')
+    const ties = [
+      { id: 'small-admin', kinds: ['withdraw'], then: approve(1, ['admin']) },
+      { id: 'big', minUsd: '1000', then: approve() },
+      { id: 'rest', then: approve(1, ['trader']) },
+    ]
+    expect(judge(ties, { usd: null, windowUsd: null }).rule).toBe('big')
+  })
+
+  it('with no USD bound in the policy, an unknown value changes nothing', () => {
+    const list = [
+      { id: 'transfers', kinds: ['transfer'], then: approve() },
+      { id: 'rest', then: { effect: 'allow' } },
+    ]
+    expect(judge(list, { usd: null, windowUsd: null }).rule).toBe('transfers')
+    expect(judge(list, { kind: 'settle', usd: null, windowUsd: null }).rule).toBe('rest')
+  })
+
+  it('a write that moves no value is judged at zero; a value-moving one without a mark is unknown', () => {
     expect(judgedUsd('agent_approve', null)).toBe(0n)
     expect(judgedUsd('transfer', null)).toBeNull()
+    expect(judgedUsd('earn_request', null)).toBeNull()
     expect(judgedUsd('transfer', 7n)).toBe(7n)
+    // The reading of desks before issue 30.2, kept only to verify the entries they wrote.
+    expect(judgedUsd('transfer', null, 'zero')).toBe(0n)
+  })
+
+  it('an entry is read as its author read it: an unknown window total means the worst case; a known one, every value as a number', () => {
+    expect(usdReadingOf({ windowUsd: null })).toBe('worst-case')
+    expect(usdReadingOf({ windowUsd: 0n })).toBe('zero')
+  })
+
+  it('says what was unknown and how it was judged, for the screens, the review and the CLI', () => {
+    expect(unknownUsdNote({ kind: 'transfer', usd: null, windowUsd: null })).toMatch(/^value unknown .*worst case$/)
+    expect(unknownUsdNote({ kind: 'transfer', usd: 7n, windowUsd: null })).toMatch(/24 h total was unknown.*worst case$/)
+    expect(unknownUsdNote({ kind: 'transfer', usd: 7n, windowUsd: 7n })).toBeNull()
+    expect(unknownUsdNote({ kind: 'agent_approve', usd: null, windowUsd: 0n })).toBeNull()
+    expect(unknownUsdNote({ kind: 'transfer', usd: null, windowUsd: 5n })).toMatch(/older desk judged it as zero/)
   })
 })

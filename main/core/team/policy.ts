@@ -120,11 +120,42 @@ export const MAX_GROUP_ACCOUNTS = 200
 export const VALUE_KINDS: readonly ActionKind[] = ['transfer', 'withdraw', 'settle', 'repay', 'activation', 'earn_request', 'order']
 
 /**
- * The USD a write of `kind` is judged at: its value; for a write that moves none (an API key, a
- * claim), zero; for a value-moving write without a fresh mark, null (unknown, the worst case).
+ * How a USD value the desk could not price (null) is read. `worst-case`: every decision a desk
+ * makes (issue 30.2). `zero`: how desks before that fix read it; the chain verifier keeps it for
+ * the entries they wrote (see `usdReadingOf`), so an existing chain still verifies.
  */
-export function judgedUsd(kind: string, usd: bigint | null): bigint | null {
-  return usd ?? (VALUE_KINDS.includes(kind as ActionKind) ? null : 0n)
+export type UnknownUsdReading = 'worst-case' | 'zero'
+
+/**
+ * The USD a write of `kind` is judged at: its value; for a write that moves none (an API key, a
+ * claim), zero; for a value-moving write without a fresh mark, null (unknown: `evaluate` judges it
+ * at its worst case), or zero under the older reading.
+ */
+export function judgedUsd(kind: string, usd: bigint | null, reading: UnknownUsdReading = 'worst-case'): bigint | null {
+  if (usd !== null) return usd
+  return reading === 'worst-case' && VALUE_KINDS.includes(kind as ActionKind) ? null : 0n
+}
+
+/**
+ * The reading a proposal entry was judged under, from its own figures. A desk judging at the worst
+ * case records an unknown window whenever anything was unknown (a write of unknown value has an
+ * unknown window), so an entry carrying a window total was judged with every value known, or by an
+ * older desk reading unknown as zero: both readings agree in the first case, the second is how it
+ * was written. Accepting it costs nothing: the verifier cannot check a USD figure anyway (it is
+ * the initiator's reading of its own marks), and an initiator could as well write a small value.
+ */
+export function usdReadingOf(p: { windowUsd: bigint | null }): UnknownUsdReading {
+  return p.windowUsd === null ? 'worst-case' : 'zero'
+}
+
+/** What a proposal says about an unknown USD value (screens, review, CLI, the proposed write's outcome); null when all were known. */
+export function unknownUsdNote(p: { kind: string; usd: bigint | null; windowUsd: bigint | null }): string | null {
+  const valueUnknown = judgedUsd(p.kind, p.usd) === null
+  if (usdReadingOf(p) === 'zero')
+    return valueUnknown ? 'value unknown when proposed (no fresh mark); an older desk judged it as zero' : null
+  return valueUnknown
+    ? 'value unknown when proposed (no fresh mark): the team policy judged it at its worst case'
+    : "the account's 24 h total was unknown when proposed (a write in it had no USD value): the team policy judged it at its worst case"
 }
 
 export interface Intent {
@@ -248,7 +279,8 @@ export function policyFromPayload(payload: Canonical, previousVersion: number): 
   return { version: previousVersion + 1, rules, groups, names }
 }
 
-function matches(r: Rule, i: Intent): boolean {
+/** Does rule `r` match this write, its USD bounds aside? */
+function appliesTo(r: Rule, i: Intent): boolean {
   if (r.kinds && !r.kinds.includes(i.kind)) return false
   if (r.accounts || r.groupMembers) {
     const a = i.account.toLowerCase()
@@ -256,17 +288,47 @@ function matches(r: Rule, i: Intent): boolean {
   }
   if (r.destinations && (i.destination === undefined || !r.destinations.includes(i.destination.toLowerCase()))) return false
   if (r.direction && i.direction !== r.direction) return false
-  // An unknown value is judged at its worst case: it may be at or above any bound, so every rule with
-  // a USD bound applies to it (a write that needs approvals at some value needs them now).
-  const amountSet = r.minUsd !== undefined || r.minWindowUsd !== undefined
-  const reaches = (v: bigint | null, min: bigint | undefined) => min !== undefined && (v === null || v >= min)
-  if (amountSet && !(reaches(i.usd, r.minUsd) || reaches(i.windowUsd, r.minWindowUsd))) return false
   return true
 }
 
-export function evaluate(rules: readonly Rule[], intent: Intent): Decision {
-  for (const r of rules) if (matches(r, intent)) return { ...r.then, rule: r.id }
+/** Do these known figures meet rule `r`'s USD bounds (a rule without bounds always does)? */
+function meets(r: Rule, usd: bigint, windowUsd: bigint): boolean {
+  if (r.minUsd === undefined && r.minWindowUsd === undefined) return true
+  return (r.minUsd !== undefined && usd >= r.minUsd) || (r.minWindowUsd !== undefined && windowUsd >= r.minWindowUsd)
+}
+
+/** The first of `rules` (those that apply to the write) whose bounds these figures meet; none blocks. */
+function firstMatch(rules: readonly Rule[], usd: bigint, windowUsd: bigint): Decision {
+  for (const r of rules) if (meets(r, usd, windowUsd)) return { ...r.then, rule: r.id }
   return { effect: 'block', rule: null, reason: 'no rule matches' }
+}
+
+/** How restrictive a decision is: block, then approvals (more is stricter), then allow. */
+const strictness = (d: Decision) => (d.effect === 'block' ? 1000 : d.effect === 'approve' ? d.count : 0)
+
+/**
+ * The policy's decision: the first rule that matches; no match blocks. An unknown USD value (or
+ * window total) is judged at its worst case: the strictest decision the rules give for any value it
+ * could take (issue 30.2), so a write that needs approvals, or is blocked, at some value is so now,
+ * and a rule that allows only from some value on does not allow it. Rules only test `value >= bound`,
+ * so the decision changes only at a bound: trying zero and each bound covers every value. The window
+ * includes this write, so it is never below its value. Among equally strict decisions, the one at
+ * the larger value wins (what a large unknown value would meet), so the result is deterministic and
+ * every desk's verifier reaches the same one.
+ */
+export function evaluate(rules: readonly Rule[], intent: Intent): Decision {
+  const applying = rules.filter((r) => appliesTo(r, intent))
+  if (intent.usd !== null && intent.windowUsd !== null) return firstMatch(applying, intent.usd, intent.windowUsd)
+  // Only the bounds of rules that apply to this write can change its decision.
+  const candidates = (known: bigint | null, bound: (r: Rule) => bigint | undefined) =>
+    known !== null ? [known] : [...new Set([0n, ...applying.flatMap((r) => bound(r) ?? [])])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+  let worst: Decision | null = null
+  for (const usd of candidates(intent.usd, (r) => r.minUsd))
+    for (const w of candidates(intent.windowUsd, (r) => r.minWindowUsd)) {
+      const d = firstMatch(applying, usd, intent.windowUsd === null && w < usd ? usd : w)
+      if (worst === null || strictness(d) >= strictness(worst)) worst = d
+    }
+  return worst!
 }
 
 /**

@@ -276,3 +276,57 @@ describe('writes the policy allowed outright, recorded when signed (needs no app
     }
   })
 })
+
+describe('a USD value the initiator could not price (issue 30.2)', () => {
+  const approve = { effect: 'approve', count: 1, roles: ['approver'] }
+  const RULES = [
+    { id: 'big', kinds: ['withdraw'], minUsd: '1000', then: approve },
+    { id: 'day', kinds: ['withdraw'], minWindowUsd: '10000', then: approve },
+    { id: 'small', kinds: ['withdraw'], then: { effect: 'allow' } },
+  ]
+  const recorded = (o: Partial<ProposalBody>) => body({ rule: 'small', needs: { count: 0, roles: [] }, expiresAt: T0 + 60_000, ...o })
+  const unknown = { usd: null, windowUsd: null }
+
+  it('is judged at its worst case: recorded as allowed it is refused; proposed under the rule it meets it verifies', async () => {
+    const { add } = await setup(RULES)
+    const allowed = await add('proposal', proposalPayload(recorded({ cloid: '0xa1', ...unknown })), dan, false)
+    expect(allowed.report.broken).toMatchObject({ seq: allowed.seq, reason: expect.stringMatching(/outright \(rule big: approve\)/) })
+
+    const fresh = await setup(RULES)
+    const p = await fresh.add('proposal', proposalPayload(body({ cloid: '0xa2', rule: 'big', ...unknown })), dan, false)
+    expect(p.report.ok).toBe(true)
+    expect(p.report.state.proposals.get(p.id)).toMatchObject({ usd: null, windowUsd: null, rule: 'big' })
+  })
+
+  it("an unknown value in the window makes the next write's window unknown: a small write then needs the window rule", async () => {
+    const { add } = await setup(RULES)
+    await add('proposal', proposalPayload(body({ cloid: '0xa1', rule: 'big', ...unknown })), dan, false)
+    const next = { at: T0 + 1, usd: 500_00000000n, windowUsd: null }
+    const proposed = await add('proposal', proposalPayload(body({ ...next, cloid: '0xa2', rule: 'day' })), dan, false)
+    expect(proposed.report.ok).toBe(true)
+    const asAllowed = await add('proposal', proposalPayload(recorded({ ...next, cloid: '0xa3' })), dan, false)
+    expect(asAllowed.report.broken?.reason).toMatch(/outright \(rule day: approve\)/)
+  })
+
+  it('entries written by desks that read an unknown value as zero still verify (a chain never breaks on an upgrade)', async () => {
+    const { add } = await setup(RULES)
+    // As such a desk recorded them: value unknown, judged at zero, with a window total that adds it as zero.
+    const a = await add('proposal', proposalPayload(recorded({ cloid: '0xa1', usd: null, windowUsd: 0n })), dan, false)
+    expect(a.report.ok).toBe(true)
+    const b = await add(
+      'proposal',
+      proposalPayload(recorded({ cloid: '0xa2', at: T0 + 1, usd: 500_00000000n, windowUsd: 500_00000000n })),
+      dan,
+      false,
+    )
+    expect(b.report.ok).toBe(true)
+    // The window total is still checked against the chain under that reading.
+    const lie = await add(
+      'proposal',
+      proposalPayload(recorded({ cloid: '0xa3', at: T0 + 2, usd: 500_00000000n, windowUsd: 500_00000000n })),
+      dan,
+      false,
+    )
+    expect(lie.report.broken?.reason).toMatch(/window total 500 USD, the chain before it gives 1000 USD/)
+  })
+})

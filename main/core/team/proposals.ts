@@ -12,7 +12,7 @@ import { getAddress, isAddress, type Hex } from 'viem'
 import { formatAtoms, parseDecimal } from '../money/decimal'
 import { canonicalJson, type Canonical } from './canonical'
 import { teamBadInput } from './errors'
-import { ACTION_KINDS, USD_DECIMALS, evaluate, judgedUsd, type ActionKind, type Policy } from './policy'
+import { ACTION_KINDS, USD_DECIMALS, evaluate, judgedUsd, usdReadingOf, type ActionKind, type Policy } from './policy'
 import { ROLES, type Role, type Roster } from './roster'
 import { isSettingsKind, settingsChangeOf, settingsDirection } from './settings'
 import { rollingWindowUsd } from './window'
@@ -331,7 +331,7 @@ export const isRecordedWrite = (p: Pick<ProposalBody, 'needs'>) => p.needs.count
 function recordedWrite(s: LifecycleState, b: ProposalBody, id: Hex, seq: bigint, signer: string): Proposal {
   if (!RECORDED_KINDS.includes(b.kind)) bad(`${b.kind} writes are not recorded without approvals`)
   if (b.expiresAt - b.at > RECORDED_TTL_MS) bad(`a recorded allowed write expires within ${RECORDED_TTL_MS / 60_000} minutes`)
-  const window = rollingWindowUsd(s, { ...b, usdAtoms: b.usd }, b.at)
+  const window = rollingWindowUsd(s, { ...b, usdAtoms: b.usd }, b.at, usdReadingOf(b))
   const shown = (v: bigint | null) => (v === null ? 'unknown' : `${usdText(v)} USD`)
   if (b.windowUsd !== window) bad(`window total ${shown(b.windowUsd)}, the chain before it gives ${shown(window)}`)
   const d = judged(s, b)
@@ -340,12 +340,12 @@ function recordedWrite(s: LifecycleState, b: ProposalBody, id: Hex, seq: bigint,
   return newProposal(b, id, seq, signer)
 }
 
-/** The current policy's decision on a proposal's write, from the figures it carries. */
+/** The current policy's decision on a proposal's write, from the figures it carries, read as its author read them. */
 function judged(s: LifecycleState, b: ProposalBody) {
   return evaluate(s.policy!.rules, {
     kind: b.kind,
     account: b.account,
-    usd: judgedUsd(b.kind, b.usd),
+    usd: judgedUsd(b.kind, b.usd, usdReadingOf(b)),
     windowUsd: b.windowUsd,
     destination: b.destination ?? undefined,
     direction: directionOf(b),

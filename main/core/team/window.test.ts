@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import type { UnknownUsdReading } from './policy'
 import type { Proposal } from './proposals'
 import { WINDOW_MS, rollingWindowUsd } from './window'
 
@@ -20,11 +21,12 @@ function p(o: Omit<Partial<Proposal>, 'id'> & { id: string }): Proposal {
   } as unknown as Proposal
 }
 
-const total = (list: Proposal[], usd: bigint | null = 10n, kind = 'agent_approve') =>
+const total = (list: Proposal[], usd: bigint | null = 10n, kind = 'agent_approve', reading?: UnknownUsdReading) =>
   rollingWindowUsd(
     { proposals: new Map(list.map((x) => [x.id, x])) },
     { kind, network: 'sandbox', exchange: 'x', account: ACC, usdAtoms: usd },
     NOW,
+    reading,
   )
 
 describe('rolling window USD', () => {
@@ -73,5 +75,12 @@ describe('rolling window USD with a value the desk cannot price', () => {
     expect(
       total([p({ id: 'a' }), { ...unknown, rejection: { by: 'x', reason: 'no', seq: 1n, at: NOW } } as Proposal], 10n, 'transfer'),
     ).toBe(110n)
+  })
+
+  it("reads an unknown value as zero only under the older desks' reading (to verify the entries they wrote)", () => {
+    const unknown = p({ id: 'u', usd: null, kind: 'withdraw' } as never)
+    expect(total([p({ id: 'a' }), unknown], null, 'transfer', 'zero')).toBe(100n)
+    expect(total([p({ id: 'a' }), unknown], 10n, 'transfer', 'zero')).toBe(110n)
+    expect(total([p({ id: 'a' }), unknown], 10n, 'transfer', 'worst-case')).toBeNull()
   })
 })

@@ -14,7 +14,7 @@
  * small allowed writes add up to a window rule like one large one, on every desk alike.
  * Pure, in the chain layer: the chain checks a recorded write's `windowUsd` with it.
  */
-import { judgedUsd } from './policy'
+import { judgedUsd, type UnknownUsdReading } from './policy'
 import type { Proposal } from './proposals'
 
 export const WINDOW_MS = 24 * 3600_000
@@ -34,21 +34,23 @@ function counts(p: Proposal, now: number): boolean {
 /**
  * This write's USD value plus what the account's counted proposals of the last 24 h recorded (USD
  * atoms). Null when one of them is unknown (this write's, or a counted proposal recorded without a
- * mark): the window is then unknown and judged at its worst case, never as if it were zero.
+ * mark): the window is then unknown and judged at its worst case, never as if it were zero. The
+ * `zero` reading is the older desks' sum (unknown values add nothing), for verifying their entries.
  */
 export function rollingWindowUsd(
   state: { proposals: ReadonlyMap<string, Proposal> },
   intent: { kind: string; network: string; exchange: string; account: string; usdAtoms: bigint | null },
   now: number,
+  reading: UnknownUsdReading = 'worst-case',
 ): bigint | null {
   const account = intent.account.toLowerCase()
-  const own = judgedUsd(intent.kind, intent.usdAtoms)
+  const own = judgedUsd(intent.kind, intent.usdAtoms, reading)
   if (own === null) return null
   let total = own
   for (const p of state.proposals.values()) {
     if (p.network !== intent.network || p.exchange !== intent.exchange || p.account !== account) continue
     if (p.at <= now - WINDOW_MS || p.at > now || !counts(p, now)) continue
-    const usd = judgedUsd(p.kind, p.usd)
+    const usd = judgedUsd(p.kind, p.usd, reading)
     if (usd === null) return null
     total += usd
   }

@@ -9,7 +9,7 @@
 import type { TeamReviewField } from '../../../contract/types'
 import { formatAmount, formatUsdCents, type AssetUnits } from '../../../contract/format'
 import { formatAtoms } from '../../money/decimal'
-import { USD_DECIMALS, type Proposal } from '../../team'
+import { USD_DECIMALS, judgedUsd, unknownUsdNote, type Proposal } from '../../team'
 import { movedAtoms, type UnitsBook } from './amounts'
 
 /** A USD value recomputed now that moved more than this (basis points of the initiator's) is a difference. */
@@ -111,15 +111,9 @@ export async function reviewFields(p: Proposal, d: ReviewInputs): Promise<TeamRe
           ? 'this desk has no fresh mark for the asset now'
           : `at this desk's marks now; a move of more than ${Number(USD_TOLERANCE_BPS) / 100} % is a difference`,
     })
-  } else if (moved) {
-    out.push({
-      key: 'usd',
-      label: 'Value (USD)',
-      initiator: null,
-      mine: null,
-      state: 'unreadable',
-      note: 'unknown when proposed (no fresh mark): the policy judged it at its worst case',
-    })
+  } else if (judgedUsd(p.kind, p.usd) === null) {
+    // Any value-moving kind (an order too): said to be unknown, never left out as if it moved nothing.
+    out.push({ key: 'usd', label: 'Value (USD)', initiator: null, mine: null, state: 'unreadable', note: unknownUsdNote(p)! })
   }
   out.push({ key: 'rule', label: 'Policy rule', initiator: p.rule, mine: p.rule, state: 'same', note: `policy version ${p.policyVersion}` })
   out.push({ key: 'cloid', label: 'Cloid', initiator: p.cloid, mine: lower(a.cloid) ?? p.cloid, state: 'same' })

@@ -10,7 +10,7 @@ import type {
 } from '../../../contract/types'
 import { formatAtoms } from '../../money/decimal'
 import { NO_UNITS, amountText, type UnitsBook } from './amounts'
-import { USD_DECIMALS, countingApprovals, proposalStatus, type Proposal, type Roster, type Rule } from '../../team'
+import { USD_DECIMALS, countingApprovals, proposalStatus, unknownUsdNote, type Proposal, type Roster, type Rule } from '../../team'
 
 const name = (roster: Roster, a: string) => roster.members.get(a)?.name ?? null
 const holds = (roster: Roster, who: string, roles: readonly string[]) =>
@@ -54,6 +54,7 @@ export function proposalView(p: Proposal, roster: Roster, f: ViewerFacts, units:
     cloid: p.cloid,
     title: p.title,
     usd: p.usd === null ? null : formatAtoms(p.usd, USD_DECIMALS),
+    usdUnknown: unknownUsdNote(p),
     amount: amountText(p, units),
     destination: p.destination as Address | null,
     initiator: { address: p.initiator as Address, name: name(roster, p.initiator) },

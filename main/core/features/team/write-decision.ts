@@ -14,6 +14,7 @@ import {
   proposalPayload,
   proposalStatus,
   rollingWindowUsd,
+  unknownUsdNote,
   type ActionKind,
   type Proposal,
   type SignedEntry,
@@ -32,18 +33,21 @@ export async function decideWrite(ctx: GateContext, intent: WriteIntent): Promis
   if (!ACTION_KINDS.includes(intent.kind as ActionKind))
     return block(TeamErrors.refused, `the team policy has no action kind ${intent.kind}`)
   if (!state.policy) return block('TeamPolicyBlocks', 'the team has no policy yet: every write is blocked')
-  const windowUsd = ctx.o.windowUsd ? await ctx.o.windowUsd(intent) : rollingWindowUsd(state, intent, ctx.now())
+  const usd = judgedUsd(intent.kind, intent.usdAtoms)
+  // A write of unknown value has an unknown window too: the chain reads an entry's window total as
+  // "every value was known" (policy.ts usdReadingOf), so it is never recorded beside an unknown value.
+  const windowUsd = usd === null ? null : ctx.o.windowUsd ? await ctx.o.windowUsd(intent) : rollingWindowUsd(state, intent, ctx.now())
   const destination = intent.destination?.address.toLowerCase()
-  const d = evaluate(state.policy.rules, {
-    kind: intent.kind as ActionKind,
-    account: intent.account,
-    usd: judgedUsd(intent.kind, intent.usdAtoms),
-    windowUsd,
-    destination,
-  })
+  const d = evaluate(state.policy.rules, { kind: intent.kind as ActionKind, account: intent.account, usd, windowUsd, destination })
   if (d.effect === 'allow') return { verdict: 'allow' }
+  // Said with the decision, so a write refused or held only because its value was unknown says why.
+  const unknown = unknownUsdNote({ kind: intent.kind, usd: intent.usdAtoms, windowUsd })
+  const why = unknown ? `; ${unknown}` : ''
   if (d.effect === 'block')
-    return block('TeamPolicyBlocks', d.rule ? `team policy rule ${d.rule} blocks this write` : 'no team policy rule allows this write')
+    return block(
+      'TeamPolicyBlocks',
+      `${d.rule ? `team policy rule ${d.rule} blocks this write` : 'no team policy rule allows this write'}${why}`,
+    )
   // Approval happens later, so the approved write must be recognisable when it comes back: by its cloid.
   if (intent.cloid === '')
     return block(TeamErrors.refused, `rule ${d.rule} needs approvals, but this write carries no cloid to match it when approved`)
@@ -75,7 +79,7 @@ export async function decideWrite(ctx: GateContext, intent: WriteIntent): Promis
   return {
     verdict: 'propose',
     proposalId: entry.digest,
-    needs: `${d.count} approval(s) from ${d.roles.join(' or ')} (rule ${d.rule})`,
+    needs: `${d.count} approval(s) from ${d.roles.join(' or ')} (rule ${d.rule})${why}`,
     expiresAt: body.expiresAt,
   }
 }

@@ -44,6 +44,17 @@ describe('ProposalView', () => {
     wrapper.unmount()
   })
 
+  it('an unknown value says so and how it was judged, never "moves no value" or $0', async () => {
+    const note = 'value unknown when proposed (no fresh mark): the team policy judged it at its worst case'
+    desk.handle('team.proposal', () => detail({ usd: null, usdUnknown: note }))
+    const { wrapper } = await mountDetail()
+    await flush()
+    const value = wrapper.get('[data-testid="proposal-value"]').text()
+    expect(value).toContain(note)
+    expect(value).not.toMatch(/moves no value|\$0/)
+    wrapper.unmount()
+  })
+
   it('marks exactly the field this desk reads differently; wording and case never count; a preview it cannot run is not a warning', async () => {
     const base = detail()
     desk.handle('team.proposal', () =>

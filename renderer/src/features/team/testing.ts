@@ -36,6 +36,7 @@ export function proposal(over: Partial<TeamProposalView> = {}): TeamProposalView
     cloid: '0x0123456789abcdef0123456789abcdef',
     title: 'Withdraw 25,000 USDC to cold-1',
     usd: '25000',
+    usdUnknown: null,
     amount: '25,000 USDC',
     destination: '0x3333333333333333333333333333333333333333',
     initiator: { address: BOB, name: 'Bob' },
