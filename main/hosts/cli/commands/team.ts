@@ -77,7 +77,7 @@ function policyLines(p: TeamPolicyView): string[] {
 export function proposalLine(p: TeamProposalView): string {
   const approvals =
     p.needs.count === 0 ? 'none needed (allowed outright)' : `${p.approvals.filter((a) => a.counts).length}/${p.needs.count}`
-  return `${short(p.id)}  ${p.status.padEnd(8)} ${p.kind.padEnd(10)} ${p.title}  ${p.usd !== null ? formatUsdCents(p.usd) : p.amount !== null ? 'value unknown (judged at worst case)' : ''}  by ${p.initiator.name ?? p.initiator.address}  approvals ${approvals}  expires ${when(p.expiresAt)}${p.outcome ? `  outcome ${p.outcome.state}` : ''}${p.rejection ? `  rejected: ${p.rejection.reason}` : ''}`
+  return `${short(p.id)}  ${p.status.padEnd(8)} ${p.kind.padEnd(10)} ${p.title}  ${p.usd !== null ? formatUsdCents(p.usd) : (p.usdUnknown ?? '')}  by ${p.initiator.name ?? p.initiator.address}  approvals ${approvals}  expires ${when(p.expiresAt)}${p.outcome ? `  outcome ${p.outcome.state}` : ''}${p.rejection ? `  rejected: ${p.rejection.reason}` : ''}`
 }
 
 /** A proposal id in full, or an unambiguous prefix of one listed now. */
