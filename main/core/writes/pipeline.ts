@@ -8,14 +8,16 @@ import type { SubmitRequest } from '../exchange/trade/submitter'
 import type { Journal, Submission } from '../journal'
 import { exchangeIdentity, exchangeKey, valueAtMarks, type PolicyAccess } from '../policy'
 import { EarnSigningClient, unlockedWriteSide, type WriteAccess, type WriteOutcome, type WriteSide } from '../session'
-import { ALLOW_ALL, type SignedWrite, type WriteGate, type WriteIntent } from './decision'
-import { guardRequest, guardValidated } from './guardrails'
+import { ALLOW_ALL, type SignedWrite, type WriteGate, type WriteIntent, type WriteKind } from './decision'
+import { guardRequest, guardValidated, refuseIfHalted } from './guardrails'
 import type { DescribedWrite, WriteSpec } from './write-spec'
 
 /**
  * The one pipeline every exchange write walks, from every host:
+ *  0. the halt, for the kinds it stops (guardrails.ts): before the vault and anything the feature
+ *     reads or validates, so a halted desk answers WritesHalted to every well-formed intent;
  *  1. the selected network's session, with the vault unlocked;
- *  2. the desk's own guardrails for the kind on the request (guardrails.ts: halt, destination, limits);
+ *  2. the desk's own guardrails for the kind on the request (guardrails.ts: destination, limits);
  *  3. the feature's validate + preview (`WriteSpec.describe`: the only per-kind code), then the
  *     guardrails that need the validated write (an order's value and price band);
  *  4. the intent: kind, network, exchange, account, signer, fixed cloid, exact action, USD value;
@@ -76,7 +78,17 @@ export class WritePipeline {
 
   readonly run: RunWrite = (spec) => this.walk(spec)
 
+  /**
+   * The pipeline's first step on its own, for what answers about a write without walking it (its
+   * preview or check) and for an operation of several writes that reads before its first one (an
+   * API key rotation): refused while halted exactly as the write would be, before their own reads.
+   */
+  refuseIfHalted(kind: WriteKind): Promise<void> {
+    return refuseIfHalted(this.d, kind)
+  }
+
   private async walk<F>(spec: WriteSpec<F>): Promise<WriteResult<F>> {
+    await refuseIfHalted(this.d, spec.kind)
     const w = await unlockedWriteSide(this.d)
     const requestUsd = await guardRequest(this.d, spec.kind, w.ctx, spec.guard)
     const described = await spec.describe(w)

@@ -54,6 +54,8 @@ function approveWrite(
   agent: Address | (() => Promise<Address>),
   kind: 'agent_approve' | 'agent_rotate',
   matchKey?: string,
+  /** The approval's own validation, run as the pipeline's validate step (after the halt). */
+  check?: () => Promise<void>,
 ): WriteSpec<{ agent: () => Address }> {
   let chosen: Address | null = typeof agent === 'function' ? null : agent
   const request = (a: Address): SubmitRequest => ({
@@ -72,27 +74,30 @@ function approveWrite(
   const base = request(shown)
   return {
     kind,
-    describe: async () => ({
-      account: owner,
-      title: base.intent!.title,
-      preview: chosen
-        ? base.intent!.summary
-        : [`owner ${owner}`, `slot ${slot}`, 'agent: a new key, generated in the vault once the write is allowed'],
-      feature: { agent: () => chosen! },
-      signing: {
-        channel: 'trade',
-        request: base,
-        ...(matchKey ? { matchKey } : {}),
-        ...(typeof agent === 'function'
-          ? {
-              afterDecision: async () => {
-                chosen = await agent()
-                return request(chosen)
-              },
-            }
-          : {}),
-      },
-    }),
+    describe: async () => {
+      await check?.()
+      return {
+        account: owner,
+        title: base.intent!.title,
+        preview: chosen
+          ? base.intent!.summary
+          : [`owner ${owner}`, `slot ${slot}`, 'agent: a new key, generated in the vault once the write is allowed'],
+        feature: { agent: () => chosen! },
+        signing: {
+          channel: 'trade',
+          request: base,
+          ...(matchKey ? { matchKey } : {}),
+          ...(typeof agent === 'function'
+            ? {
+                afterDecision: async () => {
+                  chosen = await agent()
+                  return request(chosen)
+                },
+              }
+            : {}),
+        },
+      }
+    },
   }
 }
 
@@ -105,14 +110,24 @@ export async function approveAgent(
 ): Promise<ApprovedAgent> {
   const owner = checkAddress(req.owner, 'owner') as Address
   const slot = slotOf(req.slot)
-  requireOwnerKey(ctx, owner, 'owner')
-  const onChain = (await ctx.reads.agents(owner)).find((a) => a.slotId === slot)
-  if (onChain?.agent)
-    throw new DeskError('AgentSlotOccupied', `slot ${slot} of ${owner} holds ${onChain.agent}; revoke or rotate it`, { slot })
+  // Checked in the pipeline's validate step, so a halted desk refuses the approval first.
+  const check = async () => {
+    requireOwnerKey(ctx, owner, 'owner')
+    const onChain = (await ctx.reads.agents(owner)).find((a) => a.slotId === slot)
+    if (onChain?.agent)
+      throw new DeskError('AgentSlotOccupied', `slot ${slot} of ${owner} holds ${onChain.agent}; revoke or rotate it`, { slot })
+  }
   // A new key is generated only once the guardrails and the decision allowed the approval (nothing left behind by a refusal).
   const r = requireSubmitted(
     await run(
-      approveWrite(owner, slot, ctx.keys.agentAddress(owner, slot) ?? (() => ctx.keys.generateAgentKey(owner, slot)), kind, req.matchKey),
+      approveWrite(
+        owner,
+        slot,
+        ctx.keys.agentAddress(owner, slot) ?? (() => ctx.keys.generateAgentKey(owner, slot)),
+        kind,
+        req.matchKey,
+        check,
+      ),
     ),
   )
   const agent = r.feature.agent()

@@ -42,6 +42,8 @@ export function agentsHandlers(d: AgentsDeps): Pick<HandlerTable, AgentsChannels
     'agents.list': ({ owner }) => slots(owner),
     // An approval or revocation is known to the decision step by a key (given when a team proposal is run again).
     'agents.approve': async ({ owner, slot: n, cloid }) => {
+      // The halt first, as the pipeline checks it for the write: before the vault (a locked, halted desk says halted).
+      await d.pipeline.refuseIfHalted('agent_approve')
       await approveAgent((await unlockedWriteSide(d)).ctx, d.pipeline.run, { owner, slot: n, matchKey: cloid ?? newCloid() })
       return slot(owner, n)
     },
@@ -50,6 +52,8 @@ export function agentsHandlers(d: AgentsDeps): Pick<HandlerTable, AgentsChannels
       return slot(owner, n)
     },
     'agents.rotate': async ({ owner, slot: n }) => {
+      // The halt first: a rotation unlocks, reads the slots and checks the owner key before its first write.
+      await d.pipeline.refuseIfHalted('agent_rotate')
       const r = await rotateAgent((await unlockedWriteSide(d)).ctx, d.pipeline.run, { owner, slot: n })
       const steps = [
         { step: 'generate' as const, status: 'done' as const, detail: `new key ${r.to.agent} generated in the vault` },

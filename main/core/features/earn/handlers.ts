@@ -1,4 +1,3 @@
-import { guardWrite } from '../../policy'
 import type { Address, EarnOverviewView } from '../../../contract/types'
 import { DeskError } from '../../errors/desk-error'
 import type { EventHub } from '../../ipc/events'
@@ -70,8 +69,8 @@ export function earnHandlers(d: EarnDeps): Pick<HandlerTable, EarnChannels> {
       return { items: page.items.map((x) => yieldView(x, dec)), nextBeforeId: next(page.next_before_id) }
     },
     'earn.preview': async ({ account, assetId, amount, type }) => {
-      // The halt first, as the pipeline checks it before the feature's validation (writes/guardrails.ts).
-      await guardWrite(d, 'the earn withdrawal request')
+      // The halt first, as the pipeline checks it for the write (writes/guardrails.ts).
+      await d.pipeline.refuseIfHalted('earn_request')
       // Signs nothing: checked on the session's reads, locked vault or not.
       const p = await previewCreateWithdrawal((await d.sessions.current()).write().earnCtx, { user: account, asset: assetId, amount, type })
       return {

@@ -28,6 +28,8 @@ export function ordersHandlers(
       return previewOrder(c, { books: bookTopsFor(session), marketData: () => session.market.recent('operator'), now: session.now }, a)
     },
     'orders.check': async (a) => {
+      // The halt first, as the pipeline checks it for the order (the CLI and an approver's review check with it).
+      await d.pipeline.refuseIfHalted('order')
       // Signs nothing: checked on the session's reads, locked vault or not.
       const t = await checkOrderTicket((await d.sessions.current()).write().ctx, {
         account: a.account,

@@ -2,7 +2,7 @@ import type { ConfirmDetails } from '../../../contract/types'
 import type { Journal } from '../../journal'
 import type { HandlerTable } from '../../ipc/dispatch'
 import { formatAtoms } from '../../money/decimal'
-import { guardWrite, valueAtMarks, type PolicyBook } from '../../policy'
+import { valueAtMarks, type PolicyBook } from '../../policy'
 import { USD_DECIMALS, unlockedWriteSide, withDataAge, type WriteAccess } from '../../session'
 import type { DescribedWrite, WritePipeline, WriteSpec } from '../../writes'
 import { transferPreviewView } from './preview.views'
@@ -38,9 +38,9 @@ export type SettleRepayChannels = 'settle.preview' | 'settle.submit' | 'repay.pr
 export function settleRepayHandlers(d: Deps): Pick<HandlerTable, SettleRepayChannels> {
   return {
     'settle.preview': async (a) => {
+      // The halt first, as the pipeline checks it for the write (before the vault and the validation).
+      await d.pipeline.refuseIfHalted('settle')
       const w = await unlockedWriteSide(d)
-      // The halt first, as the pipeline checks it before the feature's validation: a preview says so too.
-      await guardWrite(d, 'the settle')
       return withDataAge(
         w,
         transferPreviewView(
@@ -65,8 +65,8 @@ export function settleRepayHandlers(d: Deps): Pick<HandlerTable, SettleRepayChan
         ),
       ),
     'repay.preview': async (a) => {
+      await d.pipeline.refuseIfHalted('repay')
       const w = await unlockedWriteSide(d)
-      await guardWrite(d, 'the repay')
       return withDataAge(
         w,
         transferPreviewView(

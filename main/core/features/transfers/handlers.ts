@@ -25,6 +25,8 @@ export function transfersHandlers(d: TransfersDeps): Pick<HandlerTable, Transfer
   const named = (a: string) => (d.label(a) ? `${d.label(a)} (${a})` : a)
   return {
     'transfer.preview': async (a): Promise<PreviewView> => {
+      // The halt first, as the pipeline checks it for the write: refused, not a warning beside a preview.
+      await d.pipeline.refuseIfHalted('transfer')
       const w = await unlockedWriteSide(d)
       const p = await previewTransfer(w.ctx, { from: a.from, to: a.to, asset: a.assetId, amount: a.amount })
       // The policy's decision is shown beside the preview; the submit asks it again before signing.
@@ -75,6 +77,7 @@ export function transfersHandlers(d: TransfersDeps): Pick<HandlerTable, Transfer
         ),
       ),
     'withdraw.preview': async (a): Promise<PreviewView> => {
+      await d.pipeline.refuseIfHalted('withdraw')
       const w = await unlockedWriteSide(d)
       const p = await previewWithdraw(w.ctx, {
         account: a.account,
