@@ -77,6 +77,8 @@ export interface AccountReads {
   agents(user: string): Promise<AgentSlotInfo[]>
   /** Open orders in one market, or every market with -1. */
   openOrders(user: string, marketId: number): Promise<{ orders: OpenOrderInfo[]; truncated: boolean }>
+  /** Whether one order is on the book now (orderStatus: open or partially filled and resting); for a truncated listing. */
+  orderIsOpen?(q: { oid: string } | { user: string; marketId: number; cloid: string }): Promise<boolean>
   /**
    * What a write itself waits on, when the reads can answer it faster than the plain reads
    * (live state first, else /info ahead of every screen's read; see LiveAccountReads). Without
@@ -160,6 +162,11 @@ export function infoAccountReads(info: InfoClient, lane: Lane = 'operator'): Acc
     async agents(user) {
       const r = await info.call(T.userAgents, { user }, o)
       return r.agents.map((a) => ({ slotId: a.slot_id, agent: a.agent, epoch: a.epoch ?? null }))
+    },
+    async orderIsOpen(q) {
+      const params = 'oid' in q ? { oid: q.oid } : { user: q.user, market_id: q.marketId, cloid: q.cloid }
+      const r = await info.call(T.orderStatus, params, o)
+      return r.found && (r.status === 'open' || r.status === 'partiallyfilledresting')
     },
     async openOrders(user, marketId) {
       const r = await info.call(T.openOrders, { user, market_id: marketId }, o)

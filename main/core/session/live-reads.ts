@@ -369,6 +369,11 @@ export class LiveAccountReads implements AccountReads {
     return live.value.map((b) => ({ assetId: b.assetId, locked: b.locked, available: b.available ?? minus(b.total ?? '0', b.locked) }))
   }
 
+  orderIsOpen(q: { oid: string } | { user: string; marketId: number; cloid: string }): Promise<boolean> {
+    if (!this.base.orderIsOpen) return Promise.resolve(false)
+    return this.base.orderIsOpen(q)
+  }
+
   async openOrders(user: string, marketId: number): Promise<{ orders: OpenOrderInfo[]; truncated: boolean }> {
     const u = user.toLowerCase()
     const live = this.live(u, 'openOrders')

@@ -71,4 +71,31 @@ describe('agents', () => {
     expect(afterFirst.signed - signed).toBe(2)
     expect(afterFirst.executed - executed).toBe(2)
   })
+
+  it('over 500 open orders (a truncated listing): a cancel is signed only for an order the exchange shows on its book, never for one in flight', async () => {
+    const base = t.session.ctx.reads
+    const reads = Object.assign(Object.create(base) as typeof base, {
+      openOrders: async (u: string, m: number) => ({ ...(await base.openOrders(u, m)), truncated: true }),
+      writeOpenOrders: undefined,
+    })
+    const ctx = { ...t.session.ctx, reads }
+    const executed = t.sb.trading.groundTruth().length
+    // An order id the exchange has not published (still in flight, or never placed): refused, nothing signed.
+    await expect(cancelOrder(ctx, { account: O0, market: 2, oid: '999999998' })).rejects.toMatchObject({ code: 'OrderNotOpen' })
+    expect(t.sb.trading.groundTruth()).toHaveLength(executed)
+    // A resting order: its own status confirms it, and the cancel goes.
+    const o = await placeOrder(t.session.ctx, {
+      account: O0,
+      market: 2,
+      side: 'bid',
+      orderType: 'limit',
+      tif: 'gtc',
+      price: '1000',
+      quantity: '0.1',
+    })
+    const leaf = o.leaves[0]
+    const oid = leaf?.kind === 'open' ? leaf.oid : ''
+    const r = await cancelOrder(ctx, { account: O0, market: 2, oid })
+    expect(r.outcome.state).toBe('accepted')
+  })
 })

@@ -165,7 +165,11 @@ export function orderWrite(
 
 /**
  * A cancel of an order the exchange no longer lists as open (filled, cancelled, never placed)
- * would only come back rejected: it is refused before signing. A truncated listing proves nothing.
+ * would only come back rejected: it is refused before signing. A truncated listing (over 500 open
+ * orders) proves nothing, so the target's own status is read: a cancel is signed only for an order
+ * the exchange shows on its book now. That is what lets the reconciler read "target still open
+ * after the cancel could no longer run" as "the cancel took no effect": the target existed before
+ * the cancel was sent, never an order still in flight that landed after it (issue 30.5).
  */
 async function requireOpen(ctx: WriteContext, owner: string, marketId: number, req: { oid?: string; cloid?: string }): Promise<void> {
   const listed = (orders: OpenOrderInfo[]) =>
@@ -176,8 +180,7 @@ async function requireOpen(ctx: WriteContext, owner: string, marketId: number, r
   const { orders, truncated } = ctx.reads.writeOpenOrders
     ? await ctx.reads.writeOpenOrders(owner, marketId, (o) => listed(o))
     : await ctx.reads.openOrders(owner, marketId)
-  if (truncated) return
-  const open = listed(orders)
+  const open = truncated ? await targetOnBook(ctx, owner, marketId, req) : listed(orders)
   if (!open) {
     const which = req.oid !== undefined ? `oid ${req.oid}` : `cloid ${req.cloid}`
     throw new DeskError(
@@ -186,6 +189,12 @@ async function requireOpen(ctx: WriteContext, owner: string, marketId: number, r
       { market: marketId },
     )
   }
+}
+
+/** A truncated listing: the target's own status says whether it is on the book now. */
+async function targetOnBook(ctx: WriteContext, owner: string, marketId: number, req: { oid?: string; cloid?: string }): Promise<boolean> {
+  if (!ctx.reads.orderIsOpen) return false // cannot confirm it: refused, never a guess
+  return ctx.reads.orderIsOpen(req.oid !== undefined ? { oid: req.oid } : { user: owner, marketId, cloid: req.cloid! })
 }
 
 /** What a cancel hands back: the owner and the reads live state is told about the cancel through. */
