@@ -70,6 +70,8 @@ export class TeamLink {
   private linkState: TeamLinkState = 'off'
   private linkDetail = 'no team store configured: this desk works alone'
   private opening: Promise<void> | null = null
+  /** Counts the push connection's reports of a lost store (see refresh). */
+  private lostAt = 0
   private retry: NodeJS.Timeout | null = null
   private retryMs = 500
   private closed = false
@@ -288,9 +290,10 @@ export class TeamLink {
         onChanges: () => this.hooks?.changes(),
         onCustody: (what) => this.hooks?.custody?.(what),
         onStatus: (s, err) => {
-          if (s === 'unreachable')
+          if (s === 'unreachable') {
+            this.lostAt++
             this.setLink('unreachable', `team store unreachable${err ? `: ${err.message}` : ''}; team writes are refused until it returns`)
-          else void this.refresh()
+          } else void this.refresh()
         },
       },
       gate.report().state.head?.seq ?? -1n,
@@ -313,10 +316,13 @@ export class TeamLink {
   async refresh(): Promise<void> {
     const gate = this.gateNow
     if (!gate) return
+    // A refresh that read the store before the push connection reported it lost must not say
+    // `live` after that report: the newer word stands until the push reconnects (which refreshes).
+    const lost = this.lostAt
     try {
       const state = await gate.sync()
       await this.pinGenesis(state)
-      this.setLink('live', `verified ${gate.report().verified} entries`, false)
+      if (this.lostAt === lost) this.setLink('live', `verified ${gate.report().verified} entries`, false)
       this.hooks?.verified(state)
     } catch (e) {
       const err = e as DeskError
