@@ -31,7 +31,7 @@ import { startWebHost } from '../main/hosts/web/server'
 import { devOwner } from '../sandbox/scenario/dev-keys'
 import { launchBrowser, repoRoot } from '../e2e/harness'
 import { fromPercentile, fromValue, percentile, spreadOf } from './judge'
-import { BENCH_PASSPHRASE, call, openCore, prepareDataDirOn } from './desk-fixture'
+import { BENCH_PASSPHRASE, approveConfirmations, call, openCore, prepareDataDirOn } from './desk-fixture'
 import { startSandboxProcess, type ServiceRequest } from './sandbox-child'
 import { CANCEL_STATUS, HALT_RESULT, ORDER_RESULT, goneAt, readAside, shownElement, shownNew, shownResult } from './writes-screen'
 import type { BenchResult } from './types'
@@ -225,6 +225,11 @@ export default async function run(): Promise<BenchResult> {
   const second = devOwner(1).address.toLowerCase()
   try {
     await call(core, 'vault.unlock', { passphrase: BENCH_PASSPHRASE })
+    // The traders' orders are signed by an API key, as the desk advises for trading: an owner-key
+    // order asks first (a dialog per order), which is not what these figures measure.
+    const stopApproving = approveConfirmations(core)
+    for (const owner of [trader, second]) await call(core, 'agents.approve', { owner, slot: 3 })
+    stopApproving()
     /** /info reads started since `since`, by lane and type (what the budget was spent on). */
     const lanes = (since: number) => {
       const n = new Map<string, { count: number; waitedMs: number }>()

@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core'
 import type { WriteOutcome } from '../../main/contract/types'
 import { devOwner } from '../../sandbox/scenario/dev-keys'
 import { openDesk, type DeskSession } from '../harness'
-import { choose, firstRun, nav } from './helpers'
+import { PASSPHRASE, choose, firstRun, nav } from './helpers'
 
 /**
  * The journal answers in main: a placed order is found by its oid (stored from the order's
@@ -25,6 +25,8 @@ describe('journal search and filters', () => {
     }
     expect(p.ok).toBe(true)
     const bid = Number(p.value!.book.bid?.price ?? '3000')
+    // The owner key signs it: the order asks first, answered here as the operator would.
+    const stop = desk.desk.autoConfirm(PASSPHRASE)
     const r = await dispatch('orders.place', {
       account: owner,
       marketId: '2',
@@ -34,6 +36,7 @@ describe('journal search and filters', () => {
       price: String(Math.floor(bid * 0.8)),
       quantity: '0.5',
     })
+    stop()
     if (!r.ok) throw new Error(`orders.place: ${r.error.code} ${r.error.message}`)
     placed = r.value as WriteOutcome
     // A second kind of write for the type filter.

@@ -68,6 +68,17 @@ describe('keyboard only', () => {
     await kb.press('Tab')
     await kb.type('0.5')
     await kb.press('Enter') // the ticket's default action: Place order
+    // The owner key signs it: the confirmation is answered from the keyboard too.
+    const dialog = page.getByRole('dialog', { name: 'Confirm signing', exact: true })
+    await dialog.waitFor()
+    const pass = dialog.getByRole('textbox', { name: 'Confirmation passphrase', exact: true })
+    if (await pass.count()) {
+      await pass.focus()
+      await kb.type(PASSPHRASE)
+    } else {
+      await dialog.getByRole('button', { name: 'Approve and sign', exact: true }).focus()
+    }
+    await kb.press('Enter')
     const result = page.getByRole('list', { name: 'Order result', exact: true }).filter({ hasText: /open oid \d+/ })
     await result.waitFor({ timeout: 30_000 })
     const oid = (await result.innerText()).match(/oid (\d+)/)![1]!

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { devOwner } from '../../sandbox/scenario/dev-keys'
 import { openDesk, type DeskSession } from '../harness'
-import { PASSPHRASE, approveUntil, choose, firstRun, seedCoolingOff, shot } from './helpers'
+import { PASSPHRASE, approve, approveUntil, choose, firstRun, seedCoolingOff, shot } from './helpers'
 
 /**
  * The operator's guardrails in the browser, against the live sandbox: each refusal shows its
@@ -171,9 +171,11 @@ describe('operator guardrails (policy screen, refusals, override, halt)', () => 
     await choose(page, 'Market', /^ETH\/USDC$/)
     await page.getByRole('textbox', { name: 'Limit price', exact: true }).fill('3300')
     await page.getByRole('textbox', { name: 'Quantity', exact: true }).fill('0.01')
-    await write(page, 'Place order', page.getByTestId('submission-outcome').filter({ hasText: 'success' }))
+    // An owner-key order asks first (the ticket still shows the previous order's outcome: answer the dialog itself).
+    await page.getByRole('button', { name: 'Place order', exact: true }).click()
+    await approve(page)
     const open = () => [0, 1, 2, 3, 4, 5].reduce((n, i) => n + desk.desk.sandbox.trading.openOrders(owner(i)).orders.length, 0)
-    expect(open()).toBeGreaterThan(0)
+    await expect.poll(open, { timeout: 30_000 }).toBeGreaterThan(0)
 
     await page.getByRole('button', { name: 'Halt trading', exact: true }).click()
     await page.getByRole('button', { name: 'Halt and cancel every open order', exact: true }).click()
@@ -218,6 +220,7 @@ describe('operator guardrails (policy screen, refusals, override, halt)', () => 
     const place = page.getByRole('button', { name: 'Place order', exact: true })
     await expect.poll(() => place.isDisabled()).toBe(false)
     await place.click()
+    await approve(page) // an owner-key order asks first
     await expect.poll(truth, { timeout: 30_000 }).toBe(t0 + 1)
   })
 

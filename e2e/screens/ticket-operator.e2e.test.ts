@@ -59,10 +59,12 @@ describe('order ticket, signer in confirmations, declines, activation', () => {
       .toMatch(new RegExp(`^${Number(price) / 2 >= 1000 ? '[0-9]{1,3}(,[0-9]{3})+' : '[0-9]+'}(\\.5)? \\S+$`))
     await shot(page, 'order-ticket')
     await page.getByRole('button', { name: 'Place order', exact: true }).click()
-    await page
-      .getByRole('list', { name: 'Order result', exact: true })
-      .filter({ hasText: /open oid \d+/ })
-      .waitFor({ timeout: 30_000 })
+    // The owner key signs: the order asks first, and the dialog names it and the key.
+    const dialog = page.getByRole('dialog', { name: 'Confirm signing', exact: true })
+    await dialog.waitFor()
+    expect(await dialog.innerText()).toMatch(/Buy 0\.5 @/)
+    expect(await dialog.getByTestId('confirm-signer').innerText()).toContain('owner key')
+    await approveUntil(page, page.getByRole('list', { name: 'Order result', exact: true }).filter({ hasText: /open oid \d+/ }), 30_000)
     // The write's outcome names the key that signed it, as the ticket said it would.
     expect(await page.getByTestId('outcome-signer').last().innerText()).toMatch(/Treasury main \(owner key\)|API key of Treasury main/)
   })

@@ -8,7 +8,7 @@ import { startWebHost, type WebHost } from '../../main/hosts/web/server'
 import { startDeskOnSandbox, type DeskOnSandbox } from '../../main/testing/desk-on-sandbox'
 import { devOwner } from '../../sandbox/scenario/dev-keys'
 import { launchBrowser, openPages, repoRoot } from '../harness'
-import { approveUntil, choose, firstRun } from './helpers'
+import { PASSPHRASE, approveUntil, choose, firstRun } from './helpers'
 
 /**
  * Writes against the sandbox at the spec's default budgets (1 request/s for /info and for
@@ -46,6 +46,11 @@ describe('writes go first, and every screen shows what they did', () => {
     openPages.add(page)
     await page.goto(web.url)
     await firstRun(page)
+    // The orders below are the trader's: signed by an API key, as the desk advises for trading
+    // (an owner-key order asks first; the send-order causality is about the write, not a dialog).
+    const stop = desk.autoConfirm(PASSPHRASE)
+    await desk.call('agents.approve', { owner: owner(1), slot: 3 })
+    stop()
     off = onDispatch((e) => events.push(e))
   }, 120_000)
   afterAll(async () => {
@@ -149,7 +154,7 @@ describe('writes go first, and every screen shows what they did', () => {
     // Resume for the next test.
     await policy.getByRole('button', { name: 'Trading halted: resume or review', exact: true }).click()
     await policy.getByRole('button', { name: 'Resume or review the halt', exact: true }).click()
-    await policy.getByRole('textbox', { name: 'Passphrase to resume trading', exact: true }).fill('Tulip-harbor-Violet-9-anchor')
+    await policy.getByRole('textbox', { name: 'Passphrase to resume trading', exact: true }).fill(PASSPHRASE)
     await policy.getByRole('button', { name: 'Resume trading', exact: true }).click()
     await policy.getByRole('button', { name: 'Halt trading', exact: true }).waitFor()
     await acct.close()
@@ -162,7 +167,11 @@ describe('writes go first, and every screen shows what they did', () => {
     // The halt above cancelled every resting order (the scenario's asks too) and no bot trades
     // here: another account offers 0.01 at the mark, for the IOC below to cross.
     const place = async (args: Record<string, string>) => {
-      const r = await desk.core.dispatch('orders.place', { marketId: '2', orderType: 'limit', quantity: '0.01', ...args }, { host: 'test' })
+      // Owner 0 has no API key in this vault: its owner-key order asks first, answered here.
+      const stop = desk.autoConfirm(PASSPHRASE)
+      const r = await desk.core
+        .dispatch('orders.place', { marketId: '2', orderType: 'limit', quantity: '0.01', ...args }, { host: 'test' })
+        .finally(stop)
       if (!r.ok) throw new Error(`orders.place: ${r.error.code} ${r.error.message}`)
       return r.value as { leaves: { kind: string; code: string | null }[] }
     }

@@ -17,7 +17,9 @@ const ADVICE: Readonly<Record<string, string>> = Object.freeze({
   QueryLagBackpressure: 'Never admitted: the service is lagging. Try again shortly.',
   PlaceOrderSuspended: 'The write path is degraded: only cancels are accepted. Cancel if you need to; place orders later.',
   RequestTooLarge: 'The request is too large for the service. Split it.',
-  HostDisconnected: 'The connection to the desk host was lost. Restart the desk; journaled writes will be reconciled on start.',
+  // Only the browser host (`npm run web`) has a connection to lose: the tab keeps its token, so a reload reconnects.
+  HostDisconnected:
+    'The connection to the desk host (npm run web) was lost or refused. If the host still runs, reload this tab: it reconnects with its token. If the host was started again, open the URL it printed in this tab (each launch has a new token). Journaled writes are reconciled when the host starts.',
   BadReply: 'The host sent something unexpected. Restart the desk; check the main-process log.',
   NotAvailable: 'This function is not available in this build or on this network.',
   Internal: 'An internal error occurred. Check the main-process log; the journal keeps every submission.',

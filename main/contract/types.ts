@@ -828,6 +828,22 @@ export interface OrderPreviewView {
   /** Age of the oldest data used (book, balances), and the limit past which the desk refuses. */
   dataAgeMs: number | null
   dataMaxAgeMs: number
+  /** The operator's price band as main judges this order at Place order; null until a price parses. */
+  band?: OrderBandView | null
+}
+
+/** The price band an order is judged by before signing (policy), as the ticket shows it before Place order. */
+export interface OrderBandView {
+  /** The band in percent; null when no band is in force (off). */
+  percent: Decimal | null
+  /** The reference price (the far side of the book, else the mark); null when neither is known. */
+  reference: Decimal | null
+  /** Where the reference came from ("best ask in the book", "mark"). */
+  referenceSource: string | null
+  /** Why main refuses this order for its band; null when it is inside (or no band is set). */
+  breach: string | null
+  /** The phrase that places this one order outside the band anyway (journaled); null when inside. */
+  confirmText: string | null
 }
 
 /** One owner's agent slots, pushed when they change (`state.agents`). */

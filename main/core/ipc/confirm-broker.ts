@@ -6,7 +6,7 @@ import type { EventHub } from './events'
 
 /**
  * Every confirmation names the key that signs. The gate only ever asks for owner-key signatures
- * (agent-signed orders are not gated), so when the write did not name its signer, it is the
+ * (agent-signed orders and every cancel are not gated), so when the write did not name its signer, it is the
  * owner key of the account it names.
  */
 export function withSigner(r: ConfirmationRequest): ConfirmationRequest {

@@ -12,6 +12,7 @@ import {
   checkOrderValue,
   checkPriceBand,
   overridePhrase,
+  priceBandBreach,
   type Move,
   type MoveKind,
   type OrderBandCheck,
@@ -462,5 +463,14 @@ export class PolicyEngine {
     // A market's own band, else the global band in force (rules.valueWithSource).
     const band = this.valueIn(this.doc(), `price-band:${o.marketId}`)
     return checkPriceBand(band, o, override, (kind, summary, detail) => this.log(kind, summary, detail))
+  }
+
+  /**
+   * The band `checkPriceBand` applies to this order and whether the order breaks it, without
+   * refusing or logging anything: what the order ticket shows before Place order.
+   */
+  priceBandOf(o: OrderBandCheck): { band: string | null; breach: string | null; confirmText: string } {
+    const band = this.valueIn(this.doc(), `price-band:${o.marketId}`)
+    return { band, breach: priceBandBreach(band, o), confirmText: overridePhrase(o) }
   }
 }

@@ -189,6 +189,7 @@ async function referencePrice(
   market: MarketInfo,
   side: 'bid' | 'ask',
   held?: { bid: string | null; ask: string | null },
+  preview = false,
 ): Promise<{ atoms: bigint; source: string } | null> {
   const book = held
     ? { found: true as const, asks: held.ask === null ? [] : [{ price: held.ask }], bids: held.bid === null ? [] : [{ price: held.bid }] }
@@ -204,12 +205,51 @@ async function referencePrice(
     }
   }
   if (market.baseAssetId === null || market.quoteAssetId === null) return null
-  const md = await marketData(session)
+  const md = await marketData(session, preview)
   const now = session.now()
   const base = markState(md, market.baseAssetId, now)
   const quote = markState(md, market.quoteAssetId, now)
   if (!base.mark || base.stale || !quote.mark || quote.stale || quote.mark.usdAtoms === 0n) return null
   return { atoms: (base.mark.usdAtoms * 10n ** BigInt(market.priceDecimals)) / quote.mark.usdAtoms, source: 'mark' }
+}
+
+/** The order ticket's view of the price band (contract OrderBandView). */
+export interface OrderBandPreview {
+  percent: string | null
+  reference: string | null
+  referenceSource: string | null
+  breach: string | null
+  confirmText: string | null
+}
+
+/**
+ * The price band as `guardOrder` will judge this order at Place order (the same band, the same
+ * reference: the far side of the book the ticket read, else the mark), without refusing or
+ * journaling anything: the ticket says a breach, and the phrase that overrides it, before the
+ * operator presses Place order. Advisory: the order is judged again before signing.
+ */
+export async function previewPriceBand(
+  d: PolicyAccess,
+  o: { market: MarketInfo; side: 'bid' | 'ask'; price: string; priceAtoms: bigint; book: { bid: string | null; ask: string | null } },
+): Promise<OrderBandPreview> {
+  const { engine, session } = await policyEngine(d)
+  const m = o.market
+  const reference = await referencePrice(session, m, o.side, o.book, true)
+  const r = engine.priceBandOf({
+    marketId: m.marketId,
+    side: o.side,
+    price: o.price,
+    priceAtoms: o.priceAtoms,
+    priceDecimals: m.priceDecimals,
+    reference,
+  })
+  return {
+    percent: r.band,
+    reference: reference ? formatAtoms(reference.atoms, m.priceDecimals) : null,
+    referenceSource: reference?.source ?? null,
+    breach: r.breach,
+    confirmText: r.breach ? r.confirmText : null,
+  }
 }
 
 /** An order: not halted, within the maximum order value, inside the price band unless knowingly overridden. */

@@ -43,8 +43,10 @@ export {
   guardWrite,
   markValuer,
   policyEngine,
+  previewPriceBand,
   valueAtMarks,
   type CheckedOrder,
   type MoveRequest,
+  type OrderBandPreview,
   type PolicyAccess,
 } from './gate'

@@ -158,18 +158,11 @@ export function overridePhrase(o: Pick<OrderBandCheck, 'side' | 'marketId' | 'pr
 }
 
 /**
- * Refuses an order priced more than the band through the reference (the far side of the book,
- * else the mark), unless this order carries the knowing override (the exact phrase), which is journaled (`log`).
- * `band`: the market's own band, else the global band in force (rules.valueWithSource); null: off.
+ * Why an order breaks the band (null: inside it, or no band): the rule `checkPriceBand` refuses by,
+ * without refusing, so the order ticket says it before Place order.
  */
-export function checkPriceBand(
-  band: string | null,
-  o: OrderBandCheck,
-  override: PriceBandOverride | undefined,
-  log: (kind: string, summary: string, detail: unknown) => void,
-): { overridden: boolean } {
-  if (band === null) return { overridden: false }
-  const phrase = overridePhrase(o)
+export function priceBandBreach(band: string | null, o: OrderBandCheck): string | null {
+  if (band === null) return null
   let reason: string | null = null
   if (o.reference === null) {
     reason = `there is no reference price for market ${o.marketId} (no ${o.side === 'bid' ? 'ask' : 'bid'} in the book and no fresh mark), so the ${formatPercent(band)} band cannot be checked`
@@ -184,6 +177,23 @@ export function checkPriceBand(
       reason = `a ${o.side === 'bid' ? 'buy' : 'sell'} at ${o.price} is more than ${formatPercent(band)} ${o.side === 'bid' ? 'above' : 'below'} the reference ${refText} (${o.reference.source}) in market ${o.marketId}`
     }
   }
+  return reason
+}
+
+/**
+ * Refuses an order priced more than the band through the reference (the far side of the book,
+ * else the mark), unless this order carries the knowing override (the exact phrase), which is journaled (`log`).
+ * `band`: the market's own band, else the global band in force (rules.valueWithSource); null: off.
+ */
+export function checkPriceBand(
+  band: string | null,
+  o: OrderBandCheck,
+  override: PriceBandOverride | undefined,
+  log: (kind: string, summary: string, detail: unknown) => void,
+): { overridden: boolean } {
+  if (band === null) return { overridden: false }
+  const phrase = overridePhrase(o)
+  const reason = priceBandBreach(band, o)
   if (reason === null) return { overridden: false }
   if (override?.priceBand === true && override.confirmText === phrase) {
     log('override.priceBand', `price band overridden for one order: ${reason}`, {

@@ -1,6 +1,7 @@
 import type { Address } from 'viem'
 import { DeskError } from '../errors/desk-error'
 import type { AgentSlot, SignerRef } from '../vault/types'
+import type { TradeAction } from '../wire'
 import type { WriteContext } from './write-context'
 
 /** Which key signs an owner's trading writes: one of its agents (with the slot's epoch) or the owner key. */
@@ -45,4 +46,38 @@ export async function tradingSignerFor(ctx: WriteContext & { keys: AgentKeys }, 
   if (!ctx.hasOwnerKey(owner))
     throw new DeskError('NoTradingKey', `no approved agent key and no owner key for ${owner} in the vault`, { owner })
   return { ref: { owner, role: 'owner' }, address: owner.toLowerCase() }
+}
+
+/**
+ * The desk's one rule for trading writes (docs/operator-guide.md, "The confirmation"): an action
+ * that can open or change exposure (an order, a modify, or a batch holding one) and is signed by
+ * the owner key asks the operator first, like every other owner-key write. Cancels never ask,
+ * whatever key signs them: they only reduce exposure, and the halt must not wait on a dialog.
+ * Agent-signed orders do not ask: an API key can trade but cannot move funds.
+ */
+export function ownerKeyTradeNeedsConfirmation(signer: SignerRef, action: TradeAction): boolean {
+  if (signer.role !== 'owner') return false
+  switch (action.type) {
+    case 'order':
+    case 'modify':
+      return true
+    case 'batch':
+      return action.items.some((i) => i.type === 'order' || i.type === 'modify')
+    default:
+      return false
+  }
+}
+
+/**
+ * Enforced where every /trade write of every host is signed (the session's submitter): an
+ * owner-key order that does not carry the operator's confirmation (an `order` intent) is refused
+ * before anything is signed or journaled.
+ */
+export function requireOwnerOrderConfirmation(req: { signer: SignerRef; action: TradeAction; intent?: { action: string } }): void {
+  if (!ownerKeyTradeNeedsConfirmation(req.signer, req.action) || req.intent?.action === 'order') return
+  throw new DeskError(
+    'ConfirmationRequired',
+    `an order signed by the owner key of ${req.signer.owner} needs the operator's confirmation; nothing was signed`,
+    { owner: req.signer.owner },
+  )
 }

@@ -1,4 +1,4 @@
-import type { Address, TypedDataDefinition } from 'viem'
+import type { Address, Hex, TypedDataDefinition } from 'viem'
 import type { ResolvedNetwork } from '../config/networks'
 import { EarnClient, type EarnClientOptions, type EarnWriteResult } from '../exchange/earn/earn-client'
 import type { Submission } from '../journal'
@@ -8,16 +8,19 @@ import type { HttpPoster } from '../exchange/trade/http-post'
 import { HeightFloor, infoTradeReads } from '../exchange/trade/info-reads'
 import { TradeReconciler, type TradeReads } from '../exchange/trade/reconciler'
 import { vaultTradeSigner, type TradeSigner, type VaultSigningSurface } from '../exchange/trade/signer'
-import { TradeSubmitter } from '../exchange/trade/submitter'
+import { TradeSubmitter, type SubmitRequest } from '../exchange/trade/submitter'
 import type { Journal } from '../journal'
-import type { AgentSlot } from '../vault/types'
+import type { AgentSlot, SignerRef } from '../vault/types'
 import { infoAccountReads, type AccountReads } from './account-reads'
 import { LiveAccountReads } from './live-reads'
 import type { EarnServiceContext, WriteContext } from './write-context'
-import type { AgentKeyStore } from './trading-signer'
+import { requireOwnerOrderConfirmation, type AgentKeyStore } from './trading-signer'
+import type { SigningIntent } from '../vault/signing-policy'
 
 /** The vault surface the write side needs (the real Vault satisfies it). */
 export interface WriteVault extends VaultSigningSurface {
+  /** With an intent, an owner-key signature passes the vault's confirmation gate first (an owner-key order). */
+  signLegacy(ref: SignerRef, payload: Uint8Array, intent?: SigningIntent): Promise<Hex>
   generateAgentKey(owner: Address, slot: AgentSlot, options?: { replace?: boolean }): Promise<Address>
   retireAgentKey(owner: Address, slot: AgentSlot): Promise<Address>
   /** Accounts in the vault; `watchOnly` ones hold no key. Readable while locked. */
@@ -74,12 +77,12 @@ export class WriteSide {
     this.journal = o.journal
     this.tradeScheduler = o.tradeScheduler
     this.reads = o.reads ?? infoAccountReads(o.info)
-    this.submitter = new TradeSubmitter({
+    this.submitter = new OwnerGatedSubmitter({
       network: o.network.name,
       tradeUrl: o.network.tradingUrl.replace(/\/+$/, '') + '/trade',
       chainId: o.network.chainId,
       journal: o.journal,
-      signer: freshAtSigning(vaultTradeSigner(o.vault), () => (this.reads instanceof LiveAccountReads ? this.reads : null)),
+      signer: freshAtSigning(ownerGatedSigner(o.vault), () => (this.reads instanceof LiveAccountReads ? this.reads : null)),
       scheduler: this.tradeScheduler,
       ...(o.post ? { post: o.post } : {}),
       ...(o.now ? { now: o.now } : {}),
@@ -196,8 +199,8 @@ const VALUE_MOVES = new Set(['transfer', 'withdraw', 'settle', 'repay', 'activat
  * on what was current then. Checked before the confirmation (nothing to ask about) and again
  * once the operator approved, before the signature leaves the signer: a refusal throws
  * `StaleData` there, so nothing is journaled or sent (the submitter journals only a returned
- * signature). Only gated owner-key writes that move value are judged (orders sign without a
- * dialog; an agent approval does not rest on balances).
+ * signature). Only gated owner-key writes that move value are judged (an order is banded and
+ * valued again by the guardrails before it is confirmed; an agent approval does not rest on balances).
  */
 export function freshAtSigning(inner: TradeSigner, reads: () => LiveAccountReads | null): TradeSigner {
   return {
@@ -211,6 +214,35 @@ export function freshAtSigning(inner: TradeSigner, reads: () => LiveAccountReads
       r.assertFresh(accounts)
       return signature
     },
+  }
+}
+
+/**
+ * The vault as the submitter's signer, with the confirmation of an owner-key order: a legacy
+ * (trading) action carrying an intent is signed through the vault's gate (the dialog, the
+ * passphrase when due); every other one as the exchange adapter signs it.
+ */
+function ownerGatedSigner(vault: WriteVault): TradeSigner {
+  const inner = vaultTradeSigner(vault)
+  return {
+    authority: (ref) => inner.authority(ref),
+    sign: (ref, req, intent) =>
+      req.scheme === 'legacy' && intent ? vault.signLegacy(ref, req.payload, intent) : inner.sign(ref, req, intent),
+  }
+}
+
+/**
+ * The submitter every write of every host signs through: an owner-key order without the
+ * operator's confirmation is refused before it is signed or journaled (trading-signer.ts).
+ */
+class OwnerGatedSubmitter extends TradeSubmitter {
+  override prepare(req: SubmitRequest): Promise<Submission> {
+    try {
+      requireOwnerOrderConfirmation(req)
+    } catch (e) {
+      return Promise.reject(e)
+    }
+    return super.prepare(req)
   }
 }
 

@@ -1,6 +1,7 @@
 /**
- * The confirmation gate for owner-key actions that move funds or change authority (transfer,
- * withdraw, settle, repay, approveAgent, revokeAgent, activateFor, earn writes). Main builds a
+ * The confirmation gate for owner-key actions that move funds, change authority or open exposure
+ * (transfer, withdraw, settle, repay, approveAgent, revokeAgent, activateFor, earn writes, and
+ * orders signed by the owner key; cancels only reduce exposure and never ask). Main builds a
  * human-readable summary; the host's Confirmer shows it (GUI dialog, CLI prompt) and, when the
  * last passphrase entry is older than the re-entry window, collects the passphrase again, which
  * is verified against the vault before anything is signed.
@@ -38,6 +39,8 @@ export type GatedAction =
   | 'earnCreateWithdrawal'
   | 'earnClaimWithdrawal'
   | 'earnCancelWithdrawal'
+  /** an order signed by the owner key (no approved API key of the account is in the vault); agent-signed orders are not gated */
+  | 'order'
   /** a team member's approval of a proposal: the second person's deliberate act (features/team) */
   | 'teamApproval'
 

@@ -287,15 +287,22 @@ export class Vault {
     return signingKey(this.state.doc, this.unlocked?.keys ?? null, ref)
   }
 
-  /** Raw recoverable secp256k1 signature of keccak256(payload): 65 bytes r||s||v, v = 27/28, no EIP-191 prefix. */
-  async signLegacy(ref: SignerRef, payload: Uint8Array): Promise<Hex> {
+  /**
+   * Raw recoverable secp256k1 signature of keccak256(payload): 65 bytes r||s||v, v = 27/28, no EIP-191 prefix.
+   * With an `intent` (an order the owner key signs), the owner key passes the confirmation gate first.
+   */
+  async signLegacy(ref: SignerRef, payload: Uint8Array, intent?: SigningIntent): Promise<Hex> {
     if (!(payload instanceof Uint8Array)) throw vaultError('InvalidHex', 'the payload to sign must be bytes')
     if (ref.role === 'owner' && this.teamHolds(ref.owner) && !this.hasOwnKey(ref.owner))
       throw vaultError(
         'TeamHeldKey',
         `${ref.owner}'s owner key is held by the team's shares: they are released for an approved EIP-712 write only; trade through an API key`,
       )
-    const key = this.keyFor(ref)
+    if (ref.role === 'owner' && intent) {
+      this.keyFor(ref) // fail before asking the operator
+      await this.policy.approve(intent)
+    }
+    const key = this.keyFor(ref) // the vault may have locked while the operator was deciding
     return sign({ hash: keccak256(payload), privateKey: bytesToHex(key), to: 'hex' })
   }
 

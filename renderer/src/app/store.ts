@@ -1,4 +1,5 @@
 import { call, onDisconnect, onEvent } from '../platform/bridge/desk'
+import { adviceFor } from '../shared/utils/advice'
 import { useAgentsStore } from '../features/agents'
 import { useAccountDetailStore } from '../features/account-detail'
 import { useConfirmStore } from '../features/confirm'
@@ -51,8 +52,7 @@ export function wireEvents(): () => void {
     onEvent('confirm.closed', (v) => useConfirmStore().close(v.id)),
     onEvent('notify', (v) => notes.push(v)),
     onDisconnect(() => {
-      if (!session.hostDisconnected)
-        notes.local('stream', 'error', 'Desk host disconnected', 'Restart the desk; journaled writes are reconciled on start.')
+      if (!session.hostDisconnected) notes.local('stream', 'error', 'Desk host disconnected', adviceFor('HostDisconnected'))
       session.hostDisconnected = true
     }),
   ]

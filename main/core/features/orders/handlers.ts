@@ -1,7 +1,7 @@
 import { DeskError } from '../../errors/desk-error'
 import type { HandlerTable } from '../../ipc/dispatch'
 import type { Journal } from '../../journal'
-import type { PolicyBook } from '../../policy'
+import { previewPriceBand, type PolicyBook } from '../../policy'
 import { unlockedWriteSide, type WriteAccess } from '../../session'
 import type { WritePipeline } from '../../writes'
 import { writeOutcomeView } from '../journal'
@@ -25,7 +25,16 @@ export function ordersHandlers(
       d.vault.requireUnlocked()
       const session = await d.sessions.current()
       const c = session.write().ctx
-      return previewOrder(c, { books: bookTopsFor(session), marketData: () => session.market.recent('operator'), now: session.now }, a)
+      return previewOrder(
+        c,
+        {
+          books: bookTopsFor(session),
+          marketData: () => session.market.recent('operator'),
+          now: session.now,
+          band: (o) => previewPriceBand(d, o),
+        },
+        a,
+      )
     },
     'orders.check': async (a) => {
       // The halt first, as the pipeline checks it for the order (the CLI and an approver's review check with it).

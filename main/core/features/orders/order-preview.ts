@@ -1,11 +1,12 @@
 import type { Address } from 'viem'
-import type { BookLevelView, ConfirmSigner, OrderPreviewView } from '../../../contract/types'
+import type { BookLevelView, ConfirmSigner, OrderBandView, OrderPreviewView } from '../../../contract/types'
 import { formatAmount, formatNumber } from '../../../contract/format'
 import { DeskError } from '../../errors/desk-error'
 import type { InfoClient } from '../../exchange/info/client'
 import { formatAtoms, parseDecimal } from '../../money/decimal'
 import type { MarketData } from '../../session/market-data'
 import { markState } from '../../session/market-data'
+import type { MarketInfo } from '../../session/account-reads'
 import { DEFAULT_DATA_MAX_AGE_MS, LiveAccountReads } from '../../session/live-reads'
 import { checkAddress, type WriteContext } from '../../session/write-context'
 import { tradingSignerFor, type AgentKeys } from '../../session/trading-signer'
@@ -129,7 +130,19 @@ const unit = (decimals: number) => formatAtoms(1n, decimals)
  */
 export async function previewOrder(
   ctx: WriteContext & { keys: AgentKeys },
-  o: { books: BookTops; marketData: () => Promise<MarketData>; now: () => number },
+  o: {
+    books: BookTops
+    marketData: () => Promise<MarketData>
+    now: () => number
+    /** The operator's price band for this order (policy), judged as at Place order on the same book read. */
+    band?: (order: {
+      market: MarketInfo
+      side: 'bid' | 'ask'
+      price: string
+      priceAtoms: bigint
+      book: { bid: string | null; ask: string | null }
+    }) => Promise<OrderBandView>
+  },
   req: OrderPreviewRequest,
 ): Promise<OrderPreviewView> {
   const account = checkAddress(req.account, 'account') as Address
@@ -230,6 +243,24 @@ export async function previewOrder(
   )
     warnings.push(`sells below the best bid ${formatNumber(book.bid.price)} ${quoteSymbol}: it crosses the book at once`)
 
+  // The price band, said before Place order: the same rule and reference main refuses the order by.
+  let band: OrderBandView | null = null
+  if (price !== null && price > 0n && o.band) {
+    try {
+      band = await o.band({
+        market,
+        side: req.side,
+        price: req.price!.trim(),
+        priceAtoms: price,
+        book: { bid: book.bid?.price ?? null, ask: book.ask?.price ?? null },
+      })
+      if (band.breach) problems.push(`outside the price band: ${band.breach}; Place order is refused unless you type the override phrase`)
+    } catch (e) {
+      if (!(e instanceof DeskError)) throw e
+      problems.push(`the price band cannot be checked: ${e.message}`)
+    }
+  }
+
   let signer: ConfirmSigner | null = null
   try {
     signer = await signerFor(ctx, o.books /* one per session */, o.now, account)
@@ -274,5 +305,6 @@ export async function previewOrder(
     warnings,
     dataAgeMs: age,
     dataMaxAgeMs: maxAge,
+    band,
   }
 }

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { devAgent } from '../../../../sandbox/scenario/dev-keys'
 import { cancelAllInMarket, cancelOrder, emergencyCancelAll, placeOrder } from '../../../testing/direct-writes'
 import { O0, startWriteSideOnSandbox, type WriteSideOnSandbox } from '../../../testing/write-side-on-sandbox'
-import { checkOrderTicket } from './orders.service'
+import { devOwner } from '../../../../sandbox/scenario/dev-keys'
+import type { WriteSide } from '../../session'
+import { checkOrderTicket, orderWrite } from './orders.service'
 
 /**
  * Order writes against the sandbox: the ticket check, place with the agent key, cancels, the emergency cancel, a per-order failure.
@@ -105,5 +107,60 @@ describe('orders against the sandbox', () => {
     })
     expect(r.outcome.state).toBe('accepted')
     expect(r.leaves[0]).toMatchObject({ kind: 'error', code: 'ioccancel' })
+  })
+
+  it('an order the owner key signs carries the confirmation; an agent-signed one does not', async () => {
+    const O2 = devOwner(2).address
+    const ticket = { market: 1, side: 'bid' as const, orderType: 'limit' as const, tif: 'gtc' as const, price: '40000', quantity: '0.01' }
+    const owner = await orderWrite({ ...ticket, account: O2 }).describe(t.session as unknown as WriteSide)
+    if (owner.signing.channel !== 'trade') throw new Error('not a trade write')
+    expect(owner.signing.request.signer.role).toBe('owner')
+    expect(owner.signing.request.intent).toMatchObject({ action: 'order' })
+    expect(owner.signing.request.intent!.summary.join('\n')).toMatch(/Order value: 400 \S+/)
+    expect(owner.signing.request.intent!.summary.join('\n')).toMatch(/owner key/)
+    const agent = await orderWrite({ ...ticket, account: O0 }).describe(t.session as unknown as WriteSide)
+    if (agent.signing.channel !== 'trade') throw new Error('not a trade write')
+    expect(agent.signing.request.signer.role).toBe('agent')
+    expect(agent.signing.request.intent).toBeUndefined()
+  })
+
+  it("refuses an owner-key order without the operator's confirmation before signing or journaling (every host's submitter)", async () => {
+    const O2 = devOwner(2).address
+    const signaturesBefore = t.vault.signatures
+    const entriesBefore = t.journal.list({}).length
+    const order = { type: 'order' as const, market_id: '1', side: 'bid' as const, order_type: 'limit' as const, tif: 'gtc' as const }
+    await expect(
+      t.session.ctx.submitter.submit({
+        account: O2,
+        signer: { owner: O2, role: 'owner' },
+        action: { ...order, price: '40000', quantity: '0.01' },
+        summary: 'an owner-key order without a confirmation',
+      }),
+    ).rejects.toMatchObject({ code: 'ConfirmationRequired' })
+    // a batch holding an order is an order too
+    await expect(
+      t.session.ctx.submitter.submit({
+        account: O2,
+        signer: { owner: O2, role: 'owner' },
+        action: {
+          type: 'batch',
+          items: [
+            { type: 'cancelAll', market_id: '1' },
+            { ...order, price: '40000', quantity: '0.01' },
+          ],
+        },
+        summary: 'a batch with an owner-key order',
+      }),
+    ).rejects.toMatchObject({ code: 'ConfirmationRequired' })
+    expect(t.vault.signatures).toBe(signaturesBefore)
+    expect(t.journal.list({}).length).toBe(entriesBefore)
+    // A cancel signed by the owner key never asks (it only reduces exposure; the halt must not wait on a dialog).
+    const c = await t.session.ctx.submitter.submit({
+      account: O2,
+      signer: { owner: O2, role: 'owner' },
+      action: { type: 'cancelAll', market_id: '1' },
+      summary: 'owner-key cancel-all',
+    })
+    expect(c.submission.state).toBe('accepted')
   })
 })

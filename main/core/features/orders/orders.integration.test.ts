@@ -81,4 +81,84 @@ describe('order preview and signer in confirmations (desk on the sandbox)', () =
     // Named as the operator knows the account.
     expect(signers.every((s) => (s?.label ?? '').length > 0)).toBe(true)
   })
+
+  it('an owner-key order asks first (declined: nothing signed); an API-key order and a cancel do not ask', async () => {
+    stop?.()
+    seen.length = 0
+    const decline = d.core.events.subscribe((event, payload) => {
+      if (event === 'confirm.request')
+        void d.core.dispatch('confirm.respond', { id: (payload as ConfirmRequest).id, approved: false }, { host: 'test' })
+    })
+    const order = { account: owner(1), marketId: '2', side: 'bid', orderType: 'limit', tif: 'gtc', price: '3000', quantity: '0.01' }
+    const before = await d.call<unknown[]>('journal.query', {})
+    await expect(d.call('orders.place', order)).rejects.toMatchObject({ code: 'ConfirmationDeclined' })
+    decline()
+    expect(seen).toHaveLength(1)
+    expect(seen[0]!.title).toBe('Buy 0.01 @ 3000 in market 2')
+    expect(seen[0]!.summary.join('\n')).toMatch(/Order value: 30 \S+/)
+    expect(seen[0]!.details?.signer).toMatchObject({ role: 'owner' })
+    expect(seen[0]!.details?.action).toMatchObject({ type: 'order', price: '3000', quantity: '0.01' })
+    expect(await d.call<unknown[]>('journal.query', {})).toHaveLength(before.length)
+
+    // Approved, it is placed; its cancel asks nothing.
+    stop = d.autoConfirm()
+    const placed = await d.call<WriteOutcome>('orders.place', order)
+    expect(placed.leaves[0]).toMatchObject({ kind: 'open' })
+    expect(seen).toHaveLength(2)
+    stop()
+    stop = undefined
+    const cancelled = await d.call<WriteOutcome>('orders.cancel', { account: owner(1), marketId: '2', oid: placed.leaves[0]!.oid })
+    expect(cancelled.leaves[0]).toMatchObject({ kind: 'cancelled' })
+    expect(seen).toHaveLength(2)
+
+    // With an approved API key in the vault the account's orders are signed by it, without a dialog.
+    stop = d.autoConfirm()
+    await d.call('agents.approve', { owner: owner(1), slot: 3 })
+    stop()
+    stop = undefined
+    const asked = seen.length
+    const byAgent = await d.call<WriteOutcome>('orders.place', { ...order, price: '3001' })
+    expect(byAgent.leaves[0]).toMatchObject({ kind: 'open' })
+    expect(seen).toHaveLength(asked)
+  })
+
+  it('the preview says a price-band breach before Place order, with the phrase main will ask for, and places nothing', async () => {
+    const first = await d.call<OrderPreviewView>('orders.preview', { account: owner(1), marketId: '2', side: 'bid' })
+    expect(first.band).toBeNull() // no price typed yet
+    const ask = first.book.ask!.price
+    const inside = await d.call<OrderPreviewView>('orders.preview', {
+      account: owner(1),
+      marketId: '2',
+      side: 'bid',
+      price: String(Math.floor(Number(ask) * 0.9)),
+      quantity: '0.01',
+    })
+    expect(inside.band).toMatchObject({ percent: '5', breach: null, confirmText: null, referenceSource: 'best ask in the book' })
+    expect(inside.problems.join('\n')).not.toMatch(/price band/)
+    const far = String(Math.ceil(Number(ask) * 1.2))
+    const before = await d.call<unknown[]>('journal.query', {})
+    const outside = await d.call<OrderPreviewView>('orders.preview', {
+      account: owner(1),
+      marketId: '2',
+      side: 'bid',
+      price: far,
+      quantity: '0.01',
+    })
+    expect(outside.band?.breach).toMatch(new RegExp(`a buy at ${far} is more than 5% above the reference`))
+    expect(outside.band?.confirmText).toBe(`BUY MARKET 2 AT ${far}`)
+    expect(outside.problems.join('\n')).toMatch(/outside the price band/)
+    // Place order is refused by the same rule, with the same phrase.
+    await expect(
+      d.call('orders.place', {
+        account: owner(1),
+        marketId: '2',
+        side: 'bid',
+        orderType: 'limit',
+        tif: 'gtc',
+        price: far,
+        quantity: '0.01',
+      }),
+    ).rejects.toMatchObject({ code: 'PriceOutsideBand', message: expect.stringContaining(`BUY MARKET 2 AT ${far}`) })
+    expect(await d.call<unknown[]>('journal.query', {})).toHaveLength(before.length)
+  })
 })

@@ -9,12 +9,14 @@ import type { MarketInfo, OpenOrderInfo } from '../../session/account-reads'
 import { tradingSignerFor, type AgentKeys } from '../../session/trading-signer'
 import { checkAddress, short, type WriteContext, type WriteOutcome } from '../../session/write-context'
 import type { PriceBandOverride } from '../../policy'
+import type { SigningIntent } from '../../vault/signing-policy'
 import { requireSubmitted, type RunWrite, type WriteResult, type WriteSpec } from '../../writes'
 
 /**
  * Order ticket, cancel, cancel-all per market and the emergency cancel-all across every market
  * of an account. Orders are signed by the account's trading signer (an approved agent with its
- * epoch, else the owner key).
+ * epoch, else the owner key). An order the owner key signs asks the operator first (the session's
+ * submitter refuses one without that confirmation); cancels never ask.
  */
 export type OrdersContext = WriteContext & { keys: AgentKeys }
 
@@ -136,9 +138,11 @@ export function orderWrite(
       const signer = await tradingSignerFor(ctx, owner)
       const book = o.book ? await o.book(ticket.market.marketId) : undefined
       const summary = `${t.side} ${t.quantity} @ ${t.price} ${t.orderType}/${t.tif} market ${ticket.market.marketId} (${short(owner)})`
+      const title = `${t.side === 'bid' || t.side === 'buy' ? 'Buy' : 'Sell'} ${t.quantity} @ ${t.price} in market ${ticket.market.marketId}`
+      const intent = signer.ref.role === 'owner' ? await ownerOrderIntent(ctx, ticket, t, title) : undefined
       return {
         account: owner,
-        title: `${t.side === 'bid' || t.side === 'buy' ? 'Buy' : 'Sell'} ${t.quantity} @ ${t.price} in market ${ticket.market.marketId}`,
+        title,
         preview: [summary, ...ticket.warnings],
         guard: {
           order: {
@@ -156,10 +160,40 @@ export function orderWrite(
         feature: ticket,
         signing: {
           channel: 'trade',
-          request: { account: owner, signer: signer.ref, agentEpoch: signer.agentEpoch, action: ticket.action, summary },
+          request: {
+            account: owner,
+            signer: signer.ref,
+            agentEpoch: signer.agentEpoch,
+            action: ticket.action,
+            summary,
+            ...(intent ? { intent } : {}),
+          },
         },
       }
     },
+  }
+}
+
+/** What the confirmation of an owner-key order shows: the order, its value in the quote asset, why the owner key signs. */
+async function ownerOrderIntent(ctx: WriteContext, ticket: CheckedTicket, t: OrderTicket, title: string): Promise<SigningIntent> {
+  const m = ticket.market
+  const assets = await ctx.reads.assets()
+  const sym = (id: number | null) => (id === null ? null : (assets.find((a) => a.assetId === id)?.symbol ?? `asset ${id}`))
+  const quote = sym(m.quoteAssetId)
+  const base = sym(m.baseAssetId)
+  const value =
+    ticket.notionalQuoteAtoms !== null && quote !== null ? formatAtoms(BigInt(ticket.notionalQuoteAtoms), m.quoteBalanceDecimals) : null
+  const buy = t.side === 'bid' || t.side === 'buy'
+  return {
+    action: 'order',
+    title,
+    summary: [
+      `${buy ? 'Buy' : 'Sell'} ${t.quantity.trim()}${base ? ` ${base}` : ''} at ${t.price.trim()}${quote ? ` ${quote}` : ''} (${t.orderType}, ${t.tif.toUpperCase()}) in market ${m.symbol ?? m.marketId}`,
+      ...(value !== null ? [`Order value: ${formatAmount(value, { symbol: quote! })}`] : []),
+      'Signed by the owner key: no approved API key of this account is in the vault (approve one on Agents to trade without this dialog)',
+      ...ticket.warnings,
+    ],
+    details: value !== null ? { amount: { units: value, symbol: quote!, usd: null } } : {},
   }
 }
 

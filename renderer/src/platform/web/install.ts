@@ -1,4 +1,9 @@
-import { createWebBridge } from './web-adapter'
+import { createWebBridge, reloadOnPastedToken, webHostToken } from './web-adapter'
 
 // A page opened by Electron already has the preload bridge; never replace it.
-if (!window.desk) window.desk = createWebBridge(window.location)
+if (!window.desk) {
+  const token = webHostToken(window.location)
+  const bridge = createWebBridge(window.location, WebSocket, token)
+  window.desk = bridge
+  reloadOnPastedToken(window, bridge, token)
+}

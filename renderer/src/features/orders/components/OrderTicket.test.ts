@@ -194,6 +194,107 @@ describe('OrderTicket', () => {
     w.unmount()
   })
 
+  it('says a price-band breach on the ticket before Place order, and offers the override for that very order', async () => {
+    const outside = (price: string) => Number(price) > 3623
+    desk.handle('orders.preview', (a) => {
+      const price = (a as { price?: string }).price
+      const breach =
+        price !== undefined && outside(price)
+          ? `a buy at ${price} is more than 5% above the reference 3450.5 (best ask in the book) in market 2`
+          : null
+      return {
+        market: {
+          marketId: '2',
+          symbol: 'ETH/USDC',
+          baseSymbol: 'ETH',
+          quoteSymbol: 'USDC',
+          tickSize: '0.01',
+          minSize: '0.0001',
+          minNotional: '10',
+          priceDecimals: 2,
+          baseQuantityDecimals: 4,
+          maxPriceSigFigs: 6,
+        },
+        book: {
+          bid: { price: '3449.5', size: '1' },
+          ask: { price: '3450.5', size: '2' },
+          readAt: Date.now(),
+          lastChangeMs: null,
+          source: 'info',
+        },
+        markPrice: '3450',
+        value: null,
+        available: { units: '25000', symbol: 'USDC' },
+        signer: null,
+        problems: breach ? [`outside the price band: ${breach}; Place order is refused unless you type the override phrase`] : [],
+        warnings: [],
+        dataAgeMs: 0,
+        dataMaxAgeMs: 30_000,
+        band:
+          price === undefined
+            ? null
+            : {
+                percent: '5',
+                reference: '3450.5',
+                referenceSource: 'best ask in the book',
+                breach,
+                confirmText: breach ? `BUY MARKET 2 AT ${price}` : null,
+              },
+      }
+    })
+    const { wrapper: w } = await mountScreen(OrderTicket, { props: { account: account(CASH, 'balance', 'cash-1') } })
+    useAccountsStore().markets = [MARKET]
+    await flush()
+    await w.get('select[aria-label="Market"]').setValue('2')
+    await w.get('input[aria-label="Limit price"]').setValue('3400')
+    await w.get('input[aria-label="Quantity"]').setValue('0.01')
+    await new Promise((r) => setTimeout(r, 300))
+    await flush()
+    expect(w.get('[data-testid="price-band"]').text()).toBe('within 5% of 3,450.5 USDC (best ask in the book)')
+    expect(w.find('[data-testid="band-phrase"]').exists()).toBe(false)
+
+    // Out of band: said before anything is pressed, with the phrase main will ask for.
+    await w.get('input[aria-label="Limit price"]').setValue('3700')
+    await new Promise((r) => setTimeout(r, 300))
+    await flush()
+    expect(w.get('[data-testid="price-band"]').text()).toBe('outside 5% of 3,450.5 USDC (best ask in the book)')
+    expect(w.get('[aria-label="Order preview warnings"]').text()).toContain('outside the price band: a buy at 3700 is more than 5% above')
+    expect(w.get('[data-testid="band-phrase"]').text()).toBe('BUY MARKET 2 AT 3700')
+    expect(desk.callsTo('orders.place')).toHaveLength(0)
+    expect(await seriousA11yViolations()).toEqual([])
+
+    // Typed, the order goes once, with the override.
+    await w.get('input[aria-label="Override phrase"]').setValue('BUY MARKET 2 AT 3700')
+    desk.handle('orders.place', () => ({
+      submission: submission({ actionType: 'order', state: 'accepted', outcome: 'success' }),
+      leaves: [{ kind: 'open', code: null, oid: '10' }],
+    }))
+    button('Place order outside the band')!.click()
+    await flush()
+    expect(desk.callsTo('orders.place')).toEqual([
+      {
+        account: CASH,
+        marketId: '2',
+        side: 'bid',
+        orderType: 'limit',
+        tif: 'gtc',
+        price: '3700',
+        quantity: '0.01',
+        override: { priceBand: true, confirmText: 'BUY MARKET 2 AT 3700' },
+      },
+    ])
+
+    // Back inside the band: no override on offer.
+    await w.get('input[aria-label="Limit price"]').setValue('3500')
+    await w.get('input[aria-label="Quantity"]').setValue('0.01')
+    expect(w.find('[data-testid="band-phrase"]').exists()).toBe(false) // the old preview is for another price
+    await new Promise((r) => setTimeout(r, 300))
+    await flush()
+    expect(w.get('[data-testid="price-band"]').text()).toMatch(/^within 5%/)
+    expect(w.find('[data-testid="band-phrase"]').exists()).toBe(false)
+    w.unmount()
+  })
+
   it("switching market drops the old market's book at once and ignores its answer still in flight", async () => {
     const BTC: MarketView = { ...MARKET, marketId: '1', symbol: 'BTC/USDC', baseAssetId: 3 }
     const facts = (marketId: string, bid: string) => ({
