@@ -18,19 +18,9 @@ import { TeamErrors } from '../../team'
 import type { WriteDecision, WriteIntent } from '../../writes/decision'
 import type { GateContext } from './gate-context'
 import { block } from './gate-refusals'
+import type { ExecutedCheck, ExecutedRead } from './executed-read'
 
-/** What the exchange says of a cloid: executed (with its status) or not found, and what was read. */
-export interface ExecutedRead {
-  executed: boolean
-  /** the exchange's status of the executed write (success or its execution error) */
-  status: string | null
-  /** whether that status is a success */
-  succeeded: boolean
-  /** the reads, for the chain's evidence */
-  checks: string[]
-}
-
-export type ExecutedCheck = (intent: WriteIntent) => Promise<ExecutedRead>
+export type { ExecutedCheck, ExecutedRead } from './executed-read'
 
 const SUCCESS = new Set(['ok', 'success', 'committed', 'executed', 'accepted'])
 const EARN_KINDS: Record<string, readonly string[]> = {

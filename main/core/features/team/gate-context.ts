@@ -23,7 +23,7 @@ import {
 } from '../../team'
 import type { WriteIntent } from '../../writes/decision'
 import { refused } from './gate-refusals'
-import type { ExecutedCheck } from './executed-check'
+import type { ExecutedCheck } from './executed-read'
 import type { HeadKeeper, VerifiedChain } from './verified-chain'
 
 export interface TeamGateOptions {

@@ -13,7 +13,6 @@ import { DeskError } from '../../errors/desk-error'
 import {
   DESK_WIDE_ACCOUNT,
   RECORDED_TTL_MS,
-  TeamErrors,
   countingApprovals,
   evaluate,
   proposalPayload,
@@ -23,12 +22,10 @@ import {
   type ProposalBody,
   type TeamState,
 } from '../../team'
-import type { CustodyChange, CustodyGuard, VaultHolder } from '../vault'
-import { boundElsewhere, readBinding } from './binding'
+import type { CustodyChange } from '../vault'
 import type { GateContext } from './gate-context'
 import { NO_NONCE, signApproved } from './quorum-signing'
 import { recordOutcome } from './outcome-record'
-import type { TeamLink } from './team-link'
 
 const NETWORK = 'vault'
 
@@ -115,24 +112,4 @@ export async function makeVaultChange<T>(ctx: GateContext, p: Proposal, apply: (
   }
   await recordOutcome(ctx, p.id, { state: 'accepted', finalStatus: 'done', code: null })
   return result
-}
-
-/** The guard a team desk installs on its vault (features/vault/custody-guard.ts). */
-export function teamCustodyGuard(d: { link: TeamLink; vault: VaultHolder }): CustodyGuard {
-  return {
-    async run(change, apply) {
-      const vault = d.vault.requireUnlocked()
-      const bound = readBinding(vault)
-      if (!bound) return apply() // never joined a team: the desk's own change
-      if (!d.link.config) throw boundElsewhere(bound, undefined)
-      const { gate, roster } = await d.link.roster()
-      const me = vault.identityAddress()?.toLowerCase()
-      if (!me || !roster.members.has(me))
-        throw new DeskError(
-          TeamErrors.refused,
-          'this operator is no longer a member of the team this vault is bound to: the vault changes nothing until it leaves the team (desk team leave)',
-        )
-      return gate.vaultChange(change, apply)
-    },
-  }
 }
