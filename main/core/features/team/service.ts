@@ -28,8 +28,6 @@ import {
   countingApprovals,
   isSettingsKind,
   proposalStatus,
-  settingsChangeOf,
-  type Proposal,
   type RosterChange,
   type SettingsChange,
 } from '../../team'
@@ -47,22 +45,10 @@ import { teamCustodyGuard } from './vault-custody-guard'
 import type { TakeoverSender } from './takeover'
 import type { ProposalOutcome } from './team-gate'
 import { TeamLink } from './team-link'
+import { TeamSettings, type SettingsApplier, type SettingsVerdict, type SettingsWhere } from './settings-runner'
 
 export type { TeamRuleInput } from './admin'
-
-/** Where a settings change applies and what the initiator saw (the queue's preview lines). */
-export interface SettingsWhere {
-  network: string
-  exchange: string
-  preview: string[]
-}
-export type SettingsVerdict = { verdict: 'allow' } | { verdict: 'propose'; proposalId: string; needs: string; expiresAt: number }
-/** Applies an approved settings change to this desk's guardrails (features/policy), on the network the proposal names. */
-export interface SettingsApplier {
-  apply(change: SettingsChange, network: string): Promise<void>
-  /** Whether this desk's settings already hold the change (after a restart between recording and applying). */
-  inEffect(change: SettingsChange, network: string): Promise<boolean>
-}
+export type { SettingsApplier, SettingsVerdict, SettingsWhere } from './settings-runner'
 
 export interface TeamServiceDeps {
   dataDir: string
@@ -91,12 +77,6 @@ export interface TeamServiceDeps {
   recoverEveryMs?: number
 }
 
-function changeIn(p: Proposal): SettingsChange {
-  const change = settingsChangeOf(p.action)
-  if (!change) throw new DeskError(TeamErrors.refused, `proposal ${p.id.slice(0, 10)}… carries no settings change`)
-  return change
-}
-
 export class TeamService {
   private readonly link: TeamLink
   private readonly custody: TeamCustody
@@ -110,10 +90,7 @@ export class TeamService {
   private changesPass: Promise<void> | null = null
   private changesAgain = false
   private dispatch: Dispatch | null = null
-  private settingsApplier: SettingsApplier | null = null
-  /** A pass applying approved settings changes is running / another push came meanwhile. */
-  private settingsPass: Promise<void> | null = null
-  private settingsAgain = false
+  private readonly settings: TeamSettings
 
   constructor(private readonly d: TeamServiceDeps) {
     const now = d.now ?? Date.now
@@ -134,6 +111,7 @@ export class TeamService {
     this.alerts = new ProposalAlerts(d.alerts ?? notifySink(d.notify))
     this.queries = new TeamQueries({ link: this.link, vault: d.vault, sessions: d.sessions, now, dispatch: () => this.dispatch })
     this.admin = new TeamAdmin({ link: this.link, vault: d.vault })
+    this.settings = new TeamSettings(this.link, now)
     this.changeAlerts = new ChangeAlerts(d.alerts ?? notifySink(d.notify))
     this.custody = new TeamCustody({
       link: this.link,
@@ -153,7 +131,7 @@ export class TeamService {
       verified: (state) => {
         const roster = state.roster
         void this.push(roster ? this.alerts.changed(state, this.link.facts()) : false)
-        if (roster) this.applyDueSettings()
+        if (roster) this.settings.applyDue()
         if (state.custody.size > 0) void this.custody.dropHeldKeys().catch(() => {})
       },
       changed: () => void this.push(false),
@@ -178,102 +156,17 @@ export class TeamService {
 
   /** What applies an approved settings change here (features/policy); without it none is applied. */
   setSettingsApplier(apply: SettingsApplier): void {
-    this.settingsApplier = apply
+    this.settings.setApplier(apply)
   }
 
-  /**
-   * The team policy's verdict on a guardrail settings change of this desk (address book, limits,
-   * resume; never the halt). No team configured: allow, exactly as a single desk works today. A
-   * configured desk whose store is not open refuses (TeamStoreUnreachable), as it does writes.
-   * `beforePropose` runs (the passphrase check) only when a proposal is about to be made.
-   */
-  async decideSettings(change: SettingsChange, where: SettingsWhere, beforePropose: () => Promise<void>): Promise<SettingsVerdict> {
-    if (!this.link.config) return { verdict: 'allow' }
-    const { gate } = await this.link.roster()
-    const v = await gate.decideSettings(change, where, beforePropose)
-    if (v.verdict === 'propose') await this.link.refresh()
-    return v
+  /** The team policy's verdict on a guardrail settings change of this desk (settings-runner.ts). */
+  decideSettings(change: SettingsChange, where: SettingsWhere, beforePropose: () => Promise<void>): Promise<SettingsVerdict> {
+    return this.settings.decide(change, where, beforePropose)
   }
 
-  /**
-   * Applies an approved settings proposal on this desk (the one it names) exactly once: the gate
-   * re-verifies the quorum against the verified roster and policy, stores the `signed` entry under
-   * the lease, then the change is applied and its outcome recorded for every desk.
-   */
-  async applySettings(id: string): Promise<ProposalOutcome> {
-    const apply = this.settingsApplier
-    if (!apply) throw new DeskError('Internal', 'team settings changes have no applier on this desk')
-    const { gate } = await this.link.roster()
-    const out = await gate.applySettings(id, (p) => apply.apply(changeIn(p), p.network))
-    await this.link.refresh()
-    return out
-  }
-
-  /** A settings change this desk recorded but did not settle (it stopped in between): settled now, never applied twice. */
-  private async finishSettings(id: string): Promise<void> {
-    const apply = this.settingsApplier
-    if (!apply) return
-    const { gate } = await this.link.roster()
-    const out = await gate.finishSettings(
-      id,
-      (p) => apply.inEffect(changeIn(p), p.network),
-      (p) => apply.apply(changeIn(p), p.network),
-    )
-    if (out) await this.link.refresh()
-  }
-
-  /** Settings proposals of this desk that were signed and never settled (this desk stopped in between). */
-  private unfinishedSettings(): Proposal[] {
-    const gate = this.link.gate
-    const me = this.link.facts().me
-    if (!gate || !me) return []
-    return [...gate.report().state.proposals.values()].filter(
-      (p) => isSettingsKind(p.kind) && p.action.desk === gate.desk && p.signed?.by === me && p.outcomes.length === 0,
-    )
-  }
-
-  /** Approved settings proposals this desk made for itself and has not applied yet. */
-  private dueSettings(): Proposal[] {
-    const gate = this.link.gate
-    const me = this.link.facts().me
-    if (!gate || !me) return []
-    const state = gate.report().state
-    if (!state.roster) return []
-    const now = (this.d.now ?? Date.now)()
-    return [...state.proposals.values()].filter(
-      (p) =>
-        isSettingsKind(p.kind) &&
-        p.initiator === me &&
-        p.action.desk === gate.desk &&
-        !p.signed &&
-        proposalStatus(p, state.roster!, now) === 'approved',
-    )
-  }
-
-  /** Once its quorum is verified, the initiating desk applies its settings change on its own (one pass at a time). */
-  private applyDueSettings(): void {
-    if (!this.settingsApplier) return
-    if (this.settingsPass) {
-      this.settingsAgain = true
-      return
-    }
-    this.settingsPass = (async () => {
-      do {
-        this.settingsAgain = false
-        // Only this pass applies settings in this process: a signed one without outcome seen here is from before a restart.
-        for (const p of this.unfinishedSettings())
-          await this.finishSettings(p.id).catch((e: unknown) =>
-            console.warn('team settings change not settled:', e instanceof Error ? e.message : String(e)),
-          )
-        for (const p of this.dueSettings()) {
-          await this.applySettings(p.id).catch((e: unknown) => {
-            // Another call of this desk got there first (TeamAlreadySigned), or the store went away: the next push retries.
-            if (!(e instanceof DeskError && e.code === TeamErrors.alreadySigned))
-              console.warn('team settings change not applied:', e instanceof Error ? e.message : String(e))
-          })
-        }
-      } while (this.settingsAgain)
-    })().finally(() => (this.settingsPass = null))
+  /** Applies an approved settings proposal on this desk exactly once (settings-runner.ts). */
+  applySettings(id: string): Promise<ProposalOutcome> {
+    return this.settings.apply(id)
   }
 
   /** Runs one channel call with its name and arguments known to the decision step (what a proposal stores to replay it). */
