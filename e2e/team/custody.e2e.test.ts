@@ -93,4 +93,24 @@ describe('team custody: split on the Team screen, a share released for the appro
     const truth = (await sandboxAdmin(a, `ground-truth?cloid=${out.submission.cloid}`)) as { transactions: unknown[] }
     expect(truth.transactions).toHaveLength(1)
   }, 180_000)
+
+  it('A re-splits the key from the Team screen: B releases its share to A, a new split version stands, axe clean', async () => {
+    const { page } = a
+    await go(page, 'Team')
+    const held = page.getByRole('table', { name: 'Team-held accounts', exact: true })
+    await held
+      .getByRole('button', { name: /^Re-split the key of / })
+      .first()
+      .click()
+    const form = page.getByRole('form', { name: 'Re-split a team-held key', exact: true })
+    await form.waitFor()
+    // Both members keep a share (pre-selected: the current holders who are still members).
+    expect(await form.getByRole('checkbox', { name: 'Alice holds a new share' }).isChecked()).toBe(true)
+    expect(await form.getByRole('checkbox', { name: 'Bob holds a new share' }).isChecked()).toBe(true)
+    expect(await violations(page)).toEqual([])
+    await form.getByRole('button', { name: 'Re-split the key among the new holders', exact: true }).click()
+    await approveUntil(page, page.getByTestId('custody-resplit-done'), 60_000)
+    expect(await page.getByTestId('custody-resplit-done').innerText()).toMatch(/Re-split: split version 2; the old shares are retired/)
+    await expect.poll(() => held.innerText(), { timeout: 15_000 }).toMatch(/split version 2/)
+  }, 120_000)
 })

@@ -206,6 +206,13 @@ export const useTeamStore = defineStore('team', () => {
   const custodyStatus = () => call('team.custody.status')
   const custodySplit = (a: { account: string; holders: string[]; threshold: number; recoveryFile: string | null }) =>
     call('team.custody.split', a)
+  const custodyResplit = (a: {
+    account: string
+    holders: string[]
+    threshold: number
+    recoveryFile: string | null
+    recoveryShareFile: string | null
+  }) => call('team.custody.resplit', a)
 
   async function verify(): Promise<TeamVerifyView> {
     verifyResult.value = await call('team.verify')
@@ -251,5 +258,6 @@ export const useTeamStore = defineStore('team', () => {
     exportCsv,
     custodyStatus,
     custodySplit,
+    custodyResplit,
   }
 })
