@@ -19,7 +19,9 @@ const ADVICE: Readonly<Record<string, string>> = Object.freeze({
   RequestTooLarge: 'The request is too large for the service. Split it.',
   // Only the browser host (`npm run web`) has a connection to lose: the tab keeps its token, so a reload reconnects.
   HostDisconnected:
-    'The connection to the desk host (npm run web) was lost or refused. If the host still runs, reload this tab: it reconnects with its token. If the host was started again, open the URL it printed in this tab (each launch has a new token). Journaled writes are reconciled when the host starts.',
+    'The connection to the desk host (npm run web) was lost or refused. If the host still runs, reload this tab: it reconnects with its token. ' +
+    'If the host was started again, open the URL it printed in this tab (each launch has a new token). ' +
+    'Journaled writes are reconciled when the host starts.',
   BadReply: 'The host sent something unexpected. Restart the desk; check the main-process log.',
   NotAvailable: 'This function is not available in this build or on this network.',
   Internal: 'An internal error occurred. Check the main-process log; the journal keeps every submission.',
@@ -59,11 +61,13 @@ const ADVICE: Readonly<Record<string, string>> = Object.freeze({
   InvalidDecimals: 'The amount has more decimals than the asset allows; it is never rounded.',
   // Settlement and balances (trading-api §4 actions)
   StaleData:
-    'The account data behind this is older than the limit and could not be refreshed (the stream or the service is not answering); nothing was signed. Wait for the stream to reconnect, then preview again.',
+    'The account data behind this is older than the limit and could not be refreshed (the stream or the service is not answering); ' +
+    'nothing was signed. Wait for the stream to reconnect, then preview again.',
   InsufficientSpotBalance: 'Not enough available balance on the paying account. Lower the amount or fund the account first.',
   InsufficientSpotCredit: 'The credit line does not cover this. Lower the amount, or repay or add collateral first.',
   InvalidSettle:
-    'Settle refused: the signer must be an active credit account with a settleable long, the cash account a balance-mode account, and the amount no more than the long.',
+    'Settle refused: the signer must be an active credit account with a settleable long, the cash account a balance-mode account, ' +
+    'and the amount no more than the long.',
   InvalidRepay:
     'Repay refused: the payer must be a balance-mode account and the margin account a credit account with a short at least this large.',
   InvalidCashAccount: 'The cash account must be an existing balance-mode account.',
@@ -176,7 +180,8 @@ const ADVICE: Readonly<Record<string, string>> = Object.freeze({
   ClaimAlreadySigned: 'This claim was already signed once; the desk resends the same bytes and never signs a second claim.',
   EarnMalformedResponse: 'The pool answered something unexpected. Try again later; nothing is assumed.',
   EarnDeadlinePassed:
-    'The signed claim expired before the pool accepted it. The desk never signs a second claim for the same withdrawal: it reads the withdrawal back to learn what happened. If it is still queued, contact the pool operator.',
+    'The signed claim expired before the pool accepted it. The desk never signs a second claim for the same withdrawal: ' +
+    'it reads the withdrawal back to learn what happened. If it is still queued, contact the pool operator.',
 })
 
 /** Earn 131004 refusals (the pool reports them by message under one code, earn-api §7). */
