@@ -224,6 +224,19 @@ export interface TeamCustodyView {
   /** whether an offline recovery share exists (it is never stored by any desk) */
   recovery: boolean
   lastRelease: { at: number; holder: Address; proposalId: string } | null
+  /** the latest refusal the chain names for the account (a holder released nothing, or the executing desk signed nothing) */
+  lastRefusal: TeamCustodyRefusalView | null
+}
+
+export interface TeamCustodyRefusalView {
+  at: number
+  /** the member whose desk refused, and their name in the roster */
+  by: Address
+  byName: string | null
+  side: 'release' | 'sign'
+  code: string | null
+  reason: string
+  proposalId: string
 }
 
 export interface TeamCustodySplitView {

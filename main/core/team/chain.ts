@@ -23,6 +23,8 @@ import { policyFromPayload, type Policy } from './policy'
 import { applyLifecycleEntry, isProposalEntryKind, type Proposal, type ProposalEntryKind } from './proposals'
 import { adminsOf, applyRosterChanges, rosterFromGenesis, type Roster } from './roster'
 import { SignatureVerifier } from './signatures'
+import { proposalKey } from './proposal-key'
+import { KEPT_REFUSALS, isRefusal, refusalFromPayload, type CustodyRefusal } from './custody/refusal'
 import {
   custodyFromPayload,
   isResplit,
@@ -60,12 +62,14 @@ export interface TeamState {
   governance: Hex | null
   /** by proposal id (its entry digest); the map is updated in place as entries verify */
   proposals: Map<string, Proposal>
-  /** cloid -> proposal id */
+  /** proposal key (proposal-key.ts: the cloid, with the kind for an earn claim or cancel) -> proposal id */
   cloids: Map<string, string>
   /** accounts held by the team (custody/record.ts): the split in force for each, by account */
   custody: Map<string, CustodyRecord>
   /** re-splits authorised by the admin quorum and waiting for their sealer's seal, by account */
   custodyPending: Map<string, CustodyPending>
+  /** the latest custody refusals (custody/refusal.ts), oldest first, at most KEPT_REFUSALS; appended in place */
+  custodyRefusals: CustodyRefusal[]
 }
 
 export interface BrokenLink {
@@ -137,6 +141,7 @@ export class ChainVerifier {
     cloids: new Map(),
     custody: new Map(),
     custodyPending: new Map(),
+    custodyRefusals: [],
   }
   private verified = 0
   private broken: BrokenLink | null = null
@@ -207,6 +212,7 @@ export class ChainVerifier {
     const skipEcdsa = pinned !== undefined && row.seq <= pinned.seq
     if (isProposalEntryKind(kind)) return this.verifyLifecycleRow(row, kind, payload, digest, skipEcdsa)
     if (kind === 'custody' && isSeal(payload)) return this.verifySealRow(row, payload, digest, skipEcdsa)
+    if (kind === 'custody' && isRefusal(payload)) return this.verifyRefusalRow(row, payload, digest, skipEcdsa)
     // A change signed as a change (entry.ts) applies only on the roster and policy it was signed for.
     const asChange = signsAsChange(row)
     if (asChange) {
@@ -266,6 +272,21 @@ export class ChainVerifier {
     return { ...s, custody: new Map(s.custody).set(record.account, record), custodyPending, head: { seq: row.seq, digest } }
   }
 
+  /** A custody refusal: one author, a current member, whose signature verifies, about a team-held account (custody/refusal.ts). */
+  private async verifyRefusalRow(row: StoredRow, payload: Canonical, digest: Hex, skipEcdsa: boolean): Promise<TeamState> {
+    const s = this.state
+    const signatures = parseSignatures(row.signatures)
+    if (signatures.length !== 1) refuse(`a custody refusal is signed by its author alone, found ${signatures.length} signatures`)
+    const { signer, signature } = signatures[0]!
+    if (!s.roster!.members.has(signer)) refuse(`signed by ${signer}, who is not a member at this point`)
+    if (!skipEcdsa && !(await this.sigs.verify(digest, signer, signature))) refuse(`signature of ${signer} does not verify`)
+    const refusal = refusalFromPayload(payload, signer, s.custody, row.seq)
+    // Checked above without changing anything; appended in place (a copy per entry made the chain quadratic).
+    s.custodyRefusals.push(refusal)
+    if (s.custodyRefusals.length > KEPT_REFUSALS) s.custodyRefusals.splice(0, s.custodyRefusals.length - KEPT_REFUSALS)
+    return { ...s, head: { seq: row.seq, digest } }
+  }
+
   /**
    * A proposal, approval, rejection, signed or outcome entry: one author, a current member, whose
    * signature verifies; then the lifecycle rules (proposals.ts) against the state before it.
@@ -286,7 +307,7 @@ export class ChainVerifier {
     const p = applyLifecycleEntry(s, kind, payload, signer, digest, row.seq)
     // Checked above without changing anything; only now is the entry applied.
     s.proposals.set(p.id, p)
-    if (kind === 'proposal') s.cloids.set(p.cloid, p.id)
+    if (kind === 'proposal') s.cloids.set(proposalKey(p.kind, p.cloid), p.id)
     return { ...s, head: { seq: row.seq, digest } }
   }
 }

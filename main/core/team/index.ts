@@ -64,6 +64,8 @@ export { custodyFromPayload, type CustodyHolder, type CustodyPending, type Custo
 export { addressOfKey, combineKey, splitKey } from './custody/key-split'
 export { parseRecoveryShare, recoveryShare, type RecoveryShare } from './custody/recovery-file'
 export { CustodyStore, addressOfPublicKey, type ReleaseRow, type ShareRow, type SigningRequestRow } from './custody/custody-store'
+export { proposalKey } from './proposal-key'
+export { custodyRefusalEntry, isRefusal, refusalFromPayload, KEPT_REFUSALS, type CustodyRefusal } from './custody/refusal'
 export {
   EXECUTOR_ROLES,
   INITIATOR_ROLES,

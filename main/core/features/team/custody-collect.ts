@@ -33,35 +33,39 @@ export async function collectReleases(
   used: Set<string>,
 ): Promise<void> {
   const until = w.now() + w.waitMs
+  const refused: string[] = []
   while (shares.length < o.record.threshold) {
     for (const r of await w.store.releases(o.request)) {
       if (used.has(r.holder)) continue
       used.add(r.holder)
-      const share = await openRelease(w, o, r)
-      if (share) shares.push(share)
+      const opened = await openRelease(w, o, r)
+      if (opened instanceof Uint8Array) shares.push(opened)
+      else refused.push(`${r.holder}'s release refused: ${opened}`)
     }
     if (shares.length >= o.record.threshold) return
     if (w.now() >= until)
       throw new DeskError(
         'CustodySharesMissing',
         `${shares.length} of ${o.record.threshold} shares released for ${o.what} within ${Math.round(w.waitMs / 1000)} s: ` +
-          "nothing was signed (the holders' desks must be running and connected)",
-        { have: shares.length, need: o.record.threshold, proposalId: o.proposalId },
+          "nothing was signed (the holders' desks must be running and connected)" +
+          (refused.length > 0 ? `; ${refused.join('; ')}` : ''),
+        { have: shares.length, need: o.record.threshold, proposalId: o.proposalId, refused: refused.join('; ') },
       )
     await w.pause(250)
   }
 }
 
-/** One release checked (holder, binding, expiry, signature) and opened; null when it is refused. */
+/** One release checked (holder, binding, expiry, signature) and opened; why not when it is refused. */
 async function openRelease(
   w: ReleaseWait,
   o: { state: TeamState; record: CustodyRecord; proposalId: Hex; request: Hex; me: string },
   r: ReleaseRow,
-): Promise<Uint8Array | null> {
+): Promise<Uint8Array | string> {
   const roster = o.state.roster!
   const holder = o.record.holders.find((h) => h.address === r.holder)
-  if (!holder || holder.index !== r.index || !roster.members.has(r.holder)) return null // not a holder of this split (or removed)
-  if (r.expiresAt <= w.now()) return null // an expired release is never used
+  if (!holder || holder.index !== r.index) return `not a holder of split version ${o.record.version} at that index`
+  if (!roster.members.has(r.holder)) return 'no longer a member of the team'
+  if (r.expiresAt <= w.now()) return 'expired' // an expired release is never used
   const td = releaseTypedData(roster.teamId, {
     request: o.request,
     proposal: o.proposalId,
@@ -75,13 +79,14 @@ async function openRelease(
   try {
     signer = (await recoverTypedDataAddress({ ...td, signature: r.signature as Hex })).toLowerCase()
   } catch {
-    return null
+    return 'its signature does not verify'
   }
-  if (signer !== r.holder) return null
+  if (signer !== r.holder) return 'not signed by its holder for this request, proposal and recipient'
   try {
-    return w.vault.openForIdentity(parseEnvelope(r.envelope), releaseAad(roster.teamId, o.request, o.me, r.holder, r.index))
+    const share = w.vault.openForIdentity(parseEnvelope(r.envelope), releaseAad(roster.teamId, o.request, o.me, r.holder, r.index))
+    return share ?? 'it does not open with this desk for this request (sealed for other bytes or another member)'
   } catch {
-    return null
+    return 'its envelope is damaged'
   }
 }
 

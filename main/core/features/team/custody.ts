@@ -12,18 +12,21 @@
  */
 import { readFileSync } from 'node:fs'
 import type { Hex, TypedDataDefinition } from 'viem'
-import type { Address } from '../../../contract/types'
+import type { Address, TeamCustodyRefusalView } from '../../../contract/types'
 import { DeskError } from '../../errors/desk-error'
 import {
   TeamErrors,
   combineKey,
+  custodyRefusalEntry,
   custodySealEntry,
   isRecordedWrite,
   parseRecoveryShare,
   proposalStatus,
   signedEntry,
   type CustodyRecord,
+  type CustodyRefusal,
   type TeamState,
+  type UnsignedEntry,
 } from '../../team'
 import type { VaultCustody } from '../../vault'
 import type { VaultHolder } from '../vault'
@@ -224,7 +227,20 @@ export class TeamCustody implements VaultCustody {
       })
       const what = `the re-split of ${account}`
       const used = new Set<string>(own ? [me] : [])
-      await collectReleases(this.wait(), { state, record: current, proposalId: p.entry as Hex, request: requestId, me, what }, shares, used)
+      const c = { state, record: current, proposalId: p.entry as Hex, request: requestId, me, what }
+      await collectReleases(this.wait(), c, shares, used).catch(async (e: unknown) => {
+        if (e instanceof DeskError && SIGN_REFUSALS.has(e.code))
+          await this.recordRefusal({
+            account,
+            proposal: p.entry,
+            request: requestId,
+            side: 'sign',
+            code: e.code,
+            reason: e.message,
+            at: this.d.now(),
+          })
+        throw e
+      })
       const keys = await store.custody.identityKeys(p.holders)
       const missing = p.holders.filter((h) => !keys.has(h))
       if (missing.length > 0) throw new DeskError('CustodyHolderKeyMissing', `no published identity key for ${missing.join(', ')}`)
@@ -244,12 +260,30 @@ export class TeamCustody implements VaultCustody {
     }
   }
 
-  /** Appends the seal, signed by this operator alone, on the freshest verified state (retried when another desk took the seq). */
-  private async appendSeal(record: CustodyRecord, me: string): Promise<void> {
+  /** Appends the seal, signed by this operator alone. */
+  private appendSeal(record: CustodyRecord, me: string): Promise<void> {
+    return this.appendOwn((state) => custodySealEntry(state, record, me))
+  }
+
+  /**
+   * Names a refusal in the chain for every desk (nothing was signed or released). Best effort: the
+   * refusal stands whether or not it could be recorded (the store may be what failed).
+   */
+  private async recordRefusal(r: Omit<CustodyRefusal, 'by' | 'seq'>): Promise<void> {
+    try {
+      const me = this.me()
+      await this.appendOwn((state) => custodyRefusalEntry(state, r, me))
+    } catch (e) {
+      console.warn('team custody: refusal not recorded in the chain:', e instanceof Error ? e.message : String(e))
+    }
+  }
+
+  /** Appends an entry signed by this operator alone, on the freshest verified state (retried when another desk took the seq). */
+  private async appendOwn(build: (state: TeamState) => UnsignedEntry): Promise<void> {
     const { gate, store } = await this.d.link.roster()
     for (let attempt = 0; ; attempt++) {
       const state = await gate.sync()
-      const entry = await signedEntry(state.roster!.teamId, custodySealEntry(state, record, me), [this.d.link.operator()])
+      const entry = await signedEntry(state.roster!.teamId, build(state), [this.d.link.operator()])
       try {
         await store.append(entry)
         await gate.sync()
@@ -318,6 +352,18 @@ export class TeamCustody implements VaultCustody {
       const used = new Set<string>(own ? [me] : [])
       await collectReleases(this.wait(), { state, record, proposalId: p.id, request: digest, me, what }, shares, used)
       return await signWithShares(shares, address, digest)
+    } catch (e) {
+      if (e instanceof DeskError && SIGN_REFUSALS.has(e.code))
+        await this.recordRefusal({
+          account: address,
+          proposal: p.id,
+          request: digest,
+          side: 'sign',
+          code: e.code,
+          reason: e.message,
+          at: this.d.now(),
+        })
+      throw e
     } finally {
       for (const s of shares) s.fill(0)
     }
@@ -372,7 +418,17 @@ export class TeamCustody implements VaultCustody {
       if (this.released.has(q.id)) continue
       this.released.add(q.id)
       const why = await answerRequest(releaser, state, q, me)
-      if (why) console.warn(`team custody: no share released for request ${q.id.slice(0, 10)}…: ${why}`)
+      if (!why) continue
+      console.warn(`team custody: no share released for request ${q.id.slice(0, 10)}…: ${why}`)
+      await this.recordRefusal({
+        account: q.account,
+        proposal: q.proposalId,
+        request: q.id,
+        side: 'release',
+        code: null,
+        reason: why,
+        at: this.d.now(),
+      })
     }
   }
 
@@ -385,10 +441,21 @@ export class TeamCustody implements VaultCustody {
       holders: { address: Address; name: string | null }[]
       recovery: boolean
       lastRelease: { at: number; holder: Address; proposalId: string } | null
+      lastRefusal: TeamCustodyRefusalView | null
     }[]
   > {
     const { state, store, roster } = await this.d.link.roster()
     const last = await store.custody.lastReleases()
+    const refusalView = (x: CustodyRefusal | null): TeamCustodyRefusalView | null =>
+      x && {
+        at: x.at,
+        by: x.by as Address,
+        byName: roster.members.get(x.by)?.name ?? null,
+        side: x.side,
+        code: x.code,
+        reason: x.reason,
+        proposalId: x.proposal,
+      }
     return [...state.custody.values()].map((r) => {
       const l = last.get(r.account)
       return {
@@ -398,9 +465,13 @@ export class TeamCustody implements VaultCustody {
         holders: r.holders.map((h) => ({ address: h.address as Address, name: roster.members.get(h.address)?.name ?? null })),
         recovery: r.recovery !== null,
         lastRelease: l ? { at: l.at.getTime(), holder: l.holder as Address, proposalId: l.proposalId } : null,
+        lastRefusal: refusalView(state.custodyRefusals.findLast((x) => x.account === r.account) ?? null),
       }
     })
   }
 }
+
+/** Failures of the executing desk that the chain names (nothing was signed). */
+const SIGN_REFUSALS = new Set(['CustodySharesMissing', 'CustodyKeyMismatch'])
 
 export const custodyRefused = (why: string) => new DeskError(TeamErrors.refused, why)

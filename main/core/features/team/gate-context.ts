@@ -10,6 +10,7 @@ import { DeskError } from '../../errors/desk-error'
 import {
   TeamErrors,
   lifecycleEntry,
+  proposalKey,
   signedEntry,
   type LeaseTx,
   type OutcomeState,
@@ -116,9 +117,10 @@ export class GateContext {
     return this.chain.sync((from) => tx.readLog(from))
   }
 
-  proposalFor(state: TeamState, cloid: string): Proposal | undefined {
-    if (cloid === '') return undefined
-    const id = state.cloids.get(cloid)
+  /** The proposal of this write (by its cloid, and its kind for an earn claim or cancel: team/proposal-key.ts). */
+  proposalFor(state: TeamState, intent: { kind: string; cloid: string }): Proposal | undefined {
+    if (intent.cloid === '') return undefined
+    const id = state.cloids.get(proposalKey(intent.kind, intent.cloid))
     return id ? state.proposals.get(id) : undefined
   }
 

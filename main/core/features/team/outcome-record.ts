@@ -15,7 +15,7 @@ export async function settledWrite(
   outcome: { state: string; finalStatus: string | null; code: string | null },
 ): Promise<void> {
   const state = await ctx.sync()
-  const p = ctx.proposalFor(state, intent.cloid)
+  const p = ctx.proposalFor(state, intent)
   if (!p?.signed) return
   if (!OUTCOME_STATES.includes(outcome.state as OutcomeState) || outcome.state === 'expired')
     throw refused(`unknown outcome state ${outcome.state}`)

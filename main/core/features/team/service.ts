@@ -23,14 +23,7 @@ import { DeskError } from '../../errors/desk-error'
 import type { EventHub } from '../../ipc/events'
 import type { Notify } from '../../ipc/notify'
 import type { SessionSource } from '../../session'
-import {
-  TeamErrors,
-  countingApprovals,
-  isSettingsKind,
-  proposalStatus,
-  type RosterChange,
-  type SettingsChange,
-} from '../../team'
+import { TeamErrors, countingApprovals, isSettingsKind, proposalStatus, type RosterChange, type SettingsChange } from '../../team'
 import type { WriteGate } from '../../writes/decision'
 import type { VaultHolder } from '../vault'
 import { TeamAdmin, type TeamRuleInput } from './admin'

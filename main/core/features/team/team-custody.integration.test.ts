@@ -231,6 +231,15 @@ describe('team custody: split owner keys, released share by share (real PostgreS
       const fresh = (await store.custody.requests(new Date(0))).find((q) => !earlier.some((x) => x.id === q.id))!
       await store.custody.putRelease({ ...release!, requestId: fresh.id })
       expect(await failure(e)).toMatchObject({ code: expect.stringMatching(/CustodySharesMissing|WriteNotSent/) })
+      // Named in the chain: the copied release was refused, nothing was signed.
+      const { state } = await verifyStore(store)
+      expect(state.custodyRefusals.at(-1)).toMatchObject({
+        by: ann,
+        side: 'sign',
+        code: 'CustodySharesMissing',
+        request: fresh.id,
+        reason: expect.stringMatching(/release refused: not signed by its holder for this request/),
+      })
     } finally {
       await store.close()
     }

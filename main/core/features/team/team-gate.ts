@@ -91,7 +91,7 @@ export class TeamGate implements WriteGate {
   async beforeSend(signed: SignedWrite): Promise<{ proposalId: string } | void> {
     const state = await this.ctx.sync()
     // Allowed by the policy outright: recorded now that it is signed (allowed-record.ts); an order, say, is not.
-    const p = this.ctx.proposalFor(state, signed.intent.cloid) ?? (await recordAllowed(this.ctx, signed.intent))
+    const p = this.ctx.proposalFor(state, signed.intent) ?? (await recordAllowed(this.ctx, signed.intent))
     if (!p) return
     // An earn request carries no exchange nonce (its bytes are bound by user_nonce / operation id and deadline).
     const nonce = signed.nonce === '' ? NO_NONCE : signed.nonce

@@ -28,7 +28,7 @@ import { writeFields, type WriteFields } from './write-fields'
 
 export async function decideWrite(ctx: GateContext, intent: WriteIntent): Promise<WriteDecision> {
   const state = await ctx.sync()
-  const existing = ctx.proposalFor(state, intent.cloid)
+  const existing = ctx.proposalFor(state, intent)
   if (existing) return decideExisting(ctx, state, existing, intent)
   if (!ACTION_KINDS.includes(intent.kind as ActionKind))
     return block(TeamErrors.refused, `the team policy has no action kind ${intent.kind}`)

@@ -40,10 +40,20 @@ async function membersOf(ctx: CliContext, given: string): Promise<string[]> {
 
 export function custodyLines(list: TeamCustodyView[]): string[] {
   if (list.length === 0) return ['no account is held by the team']
-  return list.map(
-    (c) =>
-      `${c.account}: ${c.threshold} of ${c.holders.length + (c.recovery ? 1 : 0)} shares (split version ${c.version}), held by ${c.holders.map((h) => h.name ?? h.address).join(', ')}${c.recovery ? ' and an offline recovery share' : ''}; last release: ${c.lastRelease ? `${c.lastRelease.holder} ${when(c.lastRelease.at)} (proposal ${c.lastRelease.proposalId.slice(0, 10)}…)` : 'none'}`,
-  )
+  return list.flatMap((c) => {
+    const shares = `${c.threshold} of ${c.holders.length + (c.recovery ? 1 : 0)} shares (split version ${c.version})`
+    const holders = c.holders.map((h) => h.name ?? h.address).join(', ') + (c.recovery ? ' and an offline recovery share' : '')
+    const r = c.lastRelease
+    const release = r ? `${r.holder} ${when(r.at)} (proposal ${r.proposalId.slice(0, 10)}…)` : 'none'
+    const lines = [`${c.account}: ${shares}, held by ${holders}; last release: ${release}`]
+    const f = c.lastRefusal
+    if (f) {
+      const who = f.byName ?? f.by
+      const what = f.side === 'release' ? `${who}'s desk released nothing` : `${who}'s desk signed nothing${f.code ? ` (${f.code})` : ''}`
+      lines.push(`  last refusal: ${what} ${when(f.at)} for proposal ${f.proposalId.slice(0, 10)}…: ${f.reason}`)
+    }
+    return lines
+  })
 }
 
 export const custody: Command = {

@@ -34,6 +34,7 @@ describe('CustodyPanel', () => {
           holders: members.map((m) => ({ address: m.address, name: m.name })),
           recovery: true,
           lastRelease: null,
+          lastRefusal: null,
         },
       ]
       return {
@@ -71,6 +72,60 @@ describe('CustodyPanel', () => {
       /2 of 3 \(split version 1\)\s*Alice, Bob, and an offline recovery share\s*none yet/,
     )
     expect(await seriousA11yViolations()).toEqual([])
+    wrapper.unmount()
+  })
+
+  it('shows the last refusal the chain names; an admin re-splits a held key to the remaining members, axe clean', async () => {
+    const held: TeamCustodyView[] = [
+      {
+        account: ACCOUNT,
+        version: 1,
+        threshold: 2,
+        holders: [
+          { address: ME, name: 'Alice' },
+          { address: '0x00000000000000000000000000000000000000c0' as Address, name: 'Carol (left)' },
+        ],
+        recovery: true,
+        lastRelease: null,
+        lastRefusal: {
+          at: Date.now() - 60_000,
+          by: BOB,
+          byName: 'Bob',
+          side: 'release',
+          code: null,
+          reason: 'the proposal is open',
+          proposalId: '0x' + '1'.repeat(64),
+        },
+      },
+    ]
+    desk.handle('team.custody.status', () => held)
+    desk.handle('team.custody.resplit', (a) => ({
+      account: ACCOUNT,
+      version: 2,
+      threshold: (a as { threshold: number }).threshold,
+      holders: (a as { holders: Address[] }).holders,
+      recoveryChecksum: null,
+      applied: true,
+    }))
+    const { wrapper } = await mountScreen(CustodyPanel, { props: { members, isAdmin: true, keyed: [] } })
+    await flush()
+    expect(wrapper.get('table[aria-label="Team-held accounts"]').text()).toMatch(/Bob's desk released nothing, .*: the proposal is open/)
+    await wrapper.get(`button[aria-label="Re-split the key of ${ACCOUNT}"]`).trigger('click')
+    await flush()
+    const form = wrapper.get('form[aria-label="Re-split a team-held key"]')
+    expect(form.text()).toContain('No longer members: Carol (left)')
+    // The current holders still members are kept; Bob is added.
+    expect((wrapper.get('input[aria-label="Alice holds a new share"]').element as HTMLInputElement).checked).toBe(true)
+    await wrapper.get('input[aria-label="Bob holds a new share"]').setValue(true)
+    await wrapper.get('input[aria-label="Current recovery share file path"]').setValue('/safe/recovery.json')
+    await flush()
+    expect(await seriousA11yViolations()).toEqual([])
+    document.querySelector<HTMLButtonElement>('button[aria-label="Re-split the key among the new holders"]')!.click()
+    await flush()
+    expect(desk.callsTo('team.custody.resplit')).toEqual([
+      { account: ACCOUNT, holders: [ME, BOB], threshold: 2, recoveryFile: null, recoveryShareFile: '/safe/recovery.json' },
+    ])
+    expect(wrapper.get('[data-testid="custody-resplit-done"]').text()).toMatch(/Re-split: split version 2; the old shares are retired/)
     wrapper.unmount()
   })
 
