@@ -82,7 +82,7 @@ describe('desk assets', () => {
 describe('status', () => {
   const overview: OverviewView = {
     asOf: NOW - 5_000,
-    totalUsd: '1234567.5',
+    totalUsd: '1234567.505',
     totals: [],
     rows: [
       {
@@ -97,7 +97,7 @@ describe('status', () => {
         } as OverviewView['rows'][number]['account'],
         totalUsd: '1234567.5',
         available: [
-          { assetId: 1, symbol: 'USDC', total: '250000.12345678', available: '246950.12345678', locked: '3050', usdValue: '250000.12' },
+          { assetId: 1, symbol: 'USDC', total: '250000.12345678', available: '246950.12345678', locked: '3050', usdValue: '250000.124999' },
         ],
         credit: null,
         agentsInUse: 1,
@@ -108,17 +108,17 @@ describe('status', () => {
     ],
   }
 
-  it('names the account, gives amounts with symbols and separators, USD once, times in the zone with their age', () => {
+  it('names the account, gives amounts with symbols and separators, USD to the cent, times in the zone with their age', () => {
     const lines = overviewLines(overview, 'sandbox', NOW)
-    expect(lines[0]).toBe('network sandbox, as of 2026-11-23 11:59:55 (5s ago)')
+    expect(lines[0]).toBe('network sandbox, as of 2026-11-23 11:59:55 UTC (5s ago)')
     expect(lines[1]).toBe('Treasury main (0x1111…1111)  balance active  (fetched 1m 5s ago)')
     expect(lines[2]).toContain('total 250,000.12345678 USDC  available 246,950.12345678 USDC  locked 3,050 USDC  $250,000.12')
-    expect(lines.at(-1)).toBe('all accounts: $1,234,567.50')
+    expect(lines.at(-1)).toBe('all accounts: $1,234,567.51') // to the cent, rounded half away from zero on the decimal string
   })
 
   it('shows times in the operator zone (TZ)', () => {
     process.env.TZ = 'Asia/Tokyo'
-    expect(overviewLines(overview, 'sandbox', NOW)[0]).toBe('network sandbox, as of 2026-11-23 20:59:55 (5s ago)')
+    expect(overviewLines(overview, 'sandbox', NOW)[0]).toBe('network sandbox, as of 2026-11-23 20:59:55 GMT+9 (5s ago)')
   })
 
   it('credit health: USD one way, LTV as a percentage, unknown values marked', () => {
@@ -171,7 +171,7 @@ describe('journal, alerts, policy, earn, pnl, previews', () => {
       },
     ]
     expect(journalListLines(rows as never, name, NOW)).toEqual([
-      '#7 2026-11-23 11:58:00 (2m 0s ago) sandbox settle           accepted   success  Treasury main (0x1111…1111)  settle 1 BTC',
+      '#7 2026-11-23 11:58:00 UTC (2m 0s ago) sandbox settle           accepted   success  Treasury main (0x1111…1111)  settle 1 BTC',
     ])
   })
 
@@ -185,7 +185,7 @@ describe('journal, alerts, policy, earn, pnl, previews', () => {
       atMs: NOW - 3_600_000,
       acknowledgedAt: null,
     } as unknown as AlertView
-    expect(alertLines([a], NOW)).toEqual(['#3 2026-11-23 11:00:00 (1h 0m ago) warning Credit LTV: at 80%'])
+    expect(alertLines([a], NOW)).toEqual(['#3 2026-11-23 11:00:00 UTC (1h 0m ago) warning Credit LTV: at 80%'])
   })
 
   it('policy: USD limits as USD, bands as percentages, the cooling-off as a duration, pending changes with their time', () => {
@@ -212,8 +212,8 @@ describe('journal, alerts, policy, earn, pnl, previews', () => {
     }
     const lines = policyLines(p)
     expect(lines[1]).toBe('cooling-off 1 minute (the sandbox default; real networks default to 24 h)')
-    expect(lines[3]).toMatch(/^ {2}max-order-usd\s+\$10,000\.00\s+per order {2}-> \$50,000\.00 from 2026-11-23 12:00:59 \(/)
-    expect(lines).toContainEqual(expect.stringMatching(/^ {2}2026-11-23 11:59:30 \(.* ago\) rule-set max-order-usd 10000$/))
+    expect(lines[3]).toMatch(/^ {2}max-order-usd\s+\$10,000\.00\s+per order {2}-> \$50,000\.00 from 2026-11-23 12:00:59 UTC \(/)
+    expect(lines).toContainEqual(expect.stringMatching(/^ {2}2026-11-23 11:59:30 UTC \(.* ago\) rule-set max-order-usd 10000$/))
   })
 
   it('earn: amounts with symbols, APY as a percentage, withdrawal times with age and countdown', () => {
@@ -258,7 +258,9 @@ describe('journal, alerts, policy, earn, pnl, previews', () => {
     expect(lines[1]).toBe(
       '  USDC   earn 50,000 USDC  queue 1,000 USDC  locked 0 USDC  deposited 50,000 USDC  yield 12.5 USDC  withdrawn 0 USDC  APY 6.5%',
     )
-    expect(lines[3]).toBe('  op-1  scheduled 1,000 USDC (fee 0 USDC)  queued  created 2026-11-23 11:59:00 (1m 0s ago)  claimable in 1m 30s')
+    expect(lines[3]).toBe(
+      '  op-1  scheduled 1,000 USDC (fee 0 USDC)  queued  created 2026-11-23 11:59:00 UTC (1m 0s ago)  claimable in 1m 30s',
+    )
   })
 
   it('pnl: the range in the zone, accounts by name, amounts in their assets', () => {
@@ -283,7 +285,7 @@ describe('journal, alerts, policy, earn, pnl, previews', () => {
       ],
     } as unknown as PnlReport
     const lines = pnlLines(r, NOW)
-    expect(lines[1]).toBe('from 2026-11-22 12:00:00 (24h 0m ago) to now')
+    expect(lines[1]).toBe('from 2026-11-22 12:00:00 UTC (24h 0m ago) to now')
     expect(lines[2]).toMatch(
       /^Treasury ops \(0x2222…2222\)\s+BTC\/USDC\s+realised -1,234.5 USDC \(gross -1,200 USDC, fees 34.5 USDC\) {2}open 0.25 BTC$/,
     )

@@ -1,7 +1,7 @@
 /** `desk status …`: the dashboard from the command line (portfolio and credit health). */
 import type { Address, CliMode, CreditHealthView, OverviewView } from '../../../contract/types'
 import { DeskError, isDeskError } from '../../../contract/errors'
-import { formatAccount, formatAge, formatDuration, formatPercent, formatUsd, shortAddress, UNKNOWN } from '../../../contract/format'
+import { formatAccount, formatAge, formatDuration, formatPercent, formatUsdCents, shortAddress, UNKNOWN } from '../../../contract/format'
 import { addressArg } from '../support/address'
 import { accountNamer, amount, when, type AccountNamer } from '../support/display'
 import type { CliContext } from '../context'
@@ -30,30 +30,38 @@ export function overviewLines(o: OverviewView, network: string, now = Date.now()
     lines.push(`${formatAccount(a).text}  ${a.kind} ${a.status}  (${age})`)
     if (r.credit)
       lines.push(
-        `    credit line ${formatUsd(r.credit.creditUsd)}, available ${r.credit.availableUsd === null ? `${UNKNOWN} (marks stale)` : formatUsd(r.credit.availableUsd)}, level ${r.credit.warning}`,
+        `    credit line ${formatUsdCents(r.credit.creditUsd)}, available ` +
+          `${r.credit.availableUsd === null ? `${UNKNOWN} (marks stale)` : formatUsdCents(r.credit.availableUsd)}, level ` +
+          `${r.credit.warning}`,
       )
     for (const b of r.available) {
       lines.push(
-        `    ${b.symbol.padEnd(6)} total ${amount(b.total, b.symbol)}  available ${amount(b.available, b.symbol)}  locked ${amount(b.locked, b.symbol)}  ${b.usdValue === null ? `${UNKNOWN} (${b.usdReason ?? 'no fresh mark'})` : formatUsd(b.usdValue)}`,
+        `    ${b.symbol.padEnd(6)} total ${amount(b.total, b.symbol)}  available ` +
+          `${amount(b.available, b.symbol)}  locked ${amount(b.locked, b.symbol)}  ` +
+          `${b.usdValue === null ? `${UNKNOWN} (${b.usdReason ?? 'no fresh mark'})` : formatUsdCents(b.usdValue)}`,
       )
     }
-    if (r.totalUsd !== null) lines.push(`    total ${formatUsd(r.totalUsd)}`)
+    if (r.totalUsd !== null) lines.push(`    total ${formatUsdCents(r.totalUsd)}`)
     if (r.pendingJournal > 0) lines.push(`    ${r.pendingJournal} journal entr${r.pendingJournal === 1 ? 'y' : 'ies'} not final yet`)
   }
   if (o.rows.length === 0) lines.push('(no accounts: add some with `desk keys …` or pass --address)')
-  lines.push(`all accounts: ${o.totalUsd === null ? `${UNKNOWN} (a held asset has no fresh mark)` : formatUsd(o.totalUsd)}`)
+  lines.push(`all accounts: ${o.totalUsd === null ? `${UNKNOWN} (a held asset has no fresh mark)` : formatUsdCents(o.totalUsd)}`)
   return lines
 }
 
 export function creditLines(h: CreditHealthView, name: AccountNamer = shortAddress): string[] {
   return [
     `${name(h.address)}  credit ${h.status}  level ${h.warning}`,
-    `  credit line ${formatUsd(h.creditUsd)}`,
-    `  available   ${formatUsd(h.availableUsd)}${h.marksStale ? `  (marks stale; last known ${formatUsd(h.lastKnownAvailableUsd)})` : ''}`,
+    `  credit line ${formatUsdCents(h.creditUsd)}`,
+    `  available   ${formatUsdCents(h.availableUsd)}${h.marksStale ? `  (marks stale; last known ${formatUsdCents(h.lastKnownAvailableUsd)})` : ''}`,
     `  oracle      ${h.oracle.status}${h.oracle.reasonCode ? ` (${h.oracle.reasonCode})` : ''}`,
     ...h.positions.map(
       (p) =>
-        `  ${p.symbol.padEnd(6)} actual ${amount(p.actual, p.symbol)}  pending ${amount(p.pendingExposure, p.symbol)}  LTV ${formatPercent(String(p.ltvPercent))}  contributes ${p.contributionUsd === null ? `${UNKNOWN} (no mark)` : formatUsd(p.contributionUsd)}${p.markAgeMs !== null ? `  mark ${formatDuration(p.markAgeMs)} old` : ''}`,
+        `  ${p.symbol.padEnd(6)} actual ${amount(p.actual, p.symbol)}  pending ` +
+        `${amount(p.pendingExposure, p.symbol)}  LTV ` +
+        `${formatPercent(String(p.ltvPercent))}  contributes ` +
+        `${p.contributionUsd === null ? `${UNKNOWN} (no mark)` : formatUsdCents(p.contributionUsd)}` +
+        `${p.markAgeMs !== null ? `  mark ${formatDuration(p.markAgeMs)} old` : ''}`,
     ),
   ]
 }

@@ -5,7 +5,7 @@
  * zone with their age, accounts by label and short address.
  */
 import type { AccountView } from '../../../contract/types'
-import { formatAccount, formatAmount, formatTimeWithAge, shortAddress } from '../../../contract/format'
+import { formatAccount, formatAmount, formatWhen, shortAddress } from '../../../contract/format'
 import type { CliContext } from '../context'
 
 /** The operator's time zone: TZ when set (scripts, SSH sessions), else the system's. */
@@ -13,10 +13,10 @@ export function operatorZone(): string | undefined {
   return process.env.TZ || undefined
 }
 
-/** "2026-11-23 23:54:00 (12s ago)" in the operator's zone. */
+/** "2026-11-23 23:54:00 UTC (12s ago)": the desk's one format (format.ts formatWhen), in the operator's zone. */
 export function when(ms: number | null | undefined, nowMs = Date.now()): string {
   const zone = operatorZone()
-  return formatTimeWithAge(ms, nowMs, zone ? { timeZone: zone } : {})
+  return formatWhen(ms, nowMs, zone ? { timeZone: zone } : {})
 }
 
 /** An amount in units with its symbol ("1,234.5 USDC"); a signed decimal keeps its sign. */
