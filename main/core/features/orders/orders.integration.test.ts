@@ -94,7 +94,7 @@ describe('order preview and signer in confirmations (desk on the sandbox)', () =
     await expect(d.call('orders.place', order)).rejects.toMatchObject({ code: 'ConfirmationDeclined' })
     decline()
     expect(seen).toHaveLength(1)
-    expect(seen[0]!.title).toBe('Buy 0.01 @ 3000 in market 2')
+    expect(seen[0]!.title).toBe('Buy 0.01 ETH at 3,000 USDC on ETH/USDC')
     expect(seen[0]!.summary.join('\n')).toMatch(/Order value: 30 \S+/)
     expect(seen[0]!.details?.signer).toMatchObject({ role: 'owner' })
     expect(seen[0]!.details?.action).toMatchObject({ type: 'order', price: '3000', quantity: '0.01' })

@@ -1,5 +1,5 @@
 import type { Address } from 'viem'
-import { formatAmount } from '../../../contract/format'
+import { formatAmount, formatNumber } from '../../../contract/format'
 import { DeskError } from '../../errors/desk-error'
 import type { Leaf } from '../../exchange/trade/classify'
 import { TradeRejectedError } from '../../exchange/trade/errors'
@@ -138,8 +138,9 @@ export function orderWrite(
       const signer = await tradingSignerFor(ctx, owner)
       const book = o.book ? await o.book(ticket.market.marketId) : undefined
       const summary = `${t.side} ${t.quantity} @ ${t.price} ${t.orderType}/${t.tif} market ${ticket.market.marketId} (${short(owner)})`
-      const title = `${t.side === 'bid' || t.side === 'buy' ? 'Buy' : 'Sell'} ${t.quantity} @ ${t.price} in market ${ticket.market.marketId}`
-      const intent = signer.ref.role === 'owner' ? await ownerOrderIntent(ctx, ticket, t, title) : undefined
+      const words = await orderWords(ctx, ticket, t)
+      const title = words.title
+      const intent = signer.ref.role === 'owner' ? ownerOrderIntent(t, words, ticket.warnings) : undefined
       return {
         account: owner,
         title,
@@ -174,26 +175,36 @@ export function orderWrite(
   }
 }
 
-/** What the confirmation of an owner-key order shows: the order, its value in the quote asset, why the owner key signs. */
-async function ownerOrderIntent(ctx: WriteContext, ticket: CheckedTicket, t: OrderTicket, title: string): Promise<SigningIntent> {
+/** An order as the operator reads it: "Buy 0.01 ETH at 3,300 USDC on ETH/USDC", and its value in the quote asset. */
+async function orderWords(ctx: WriteContext, ticket: CheckedTicket, t: OrderTicket) {
   const m = ticket.market
   const assets = await ctx.reads.assets()
-  const sym = (id: number | null) => (id === null ? null : (assets.find((a) => a.assetId === id)?.symbol ?? `asset ${id}`))
+  const sym = (id: number | null) => (id === null ? null : (assets.find((a) => a.assetId === id)?.symbol ?? null))
   const quote = sym(m.quoteAssetId)
   const base = sym(m.baseAssetId)
+  const market = m.symbol ?? (base && quote ? `${base}/${quote}` : `market ${m.marketId}`)
   const value =
     ticket.notionalQuoteAtoms !== null && quote !== null ? formatAtoms(BigInt(ticket.notionalQuoteAtoms), m.quoteBalanceDecimals) : null
-  const buy = t.side === 'bid' || t.side === 'buy'
+  const qty = base ? formatAmount(t.quantity.trim(), { symbol: base }) : formatNumber(t.quantity.trim())
+  const price = quote ? formatAmount(t.price.trim(), { symbol: quote }) : formatNumber(t.price.trim())
+  const side = t.side === 'bid' || t.side === 'buy' ? 'Buy' : 'Sell'
+  return { title: `${side} ${qty} at ${price} on ${market}`, value: value !== null ? { units: value, symbol: quote! } : null }
+}
+
+/** What the confirmation of an owner-key order shows: the order, its value in the quote asset, why the owner key signs. */
+function ownerOrderIntent(t: OrderTicket, words: Awaited<ReturnType<typeof orderWords>>, warnings: string[]): SigningIntent {
+  const v = words.value
   return {
     action: 'order',
-    title,
+    title: words.title,
     summary: [
-      `${buy ? 'Buy' : 'Sell'} ${t.quantity.trim()}${base ? ` ${base}` : ''} at ${t.price.trim()}${quote ? ` ${quote}` : ''} (${t.orderType}, ${t.tif.toUpperCase()}) in market ${m.symbol ?? m.marketId}`,
-      ...(value !== null ? [`Order value: ${formatAmount(value, { symbol: quote! })}`] : []),
-      'Signed by the owner key: no approved API key of this account is in the vault (approve one on Agents to trade without this dialog)',
-      ...ticket.warnings,
+      `${words.title} (${t.orderType}, ${t.tif.toUpperCase()})`,
+      ...(v ? [`Order value: ${formatAmount(v.units, { symbol: v.symbol })}`] : []),
+      'Signed by the owner key: no approved API key of this account is in the vault ' +
+        '(approve one on Agents, or desk agents approve, to trade without this confirmation)',
+      ...warnings,
     ],
-    details: value !== null ? { amount: { units: value, symbol: quote!, usd: null } } : {},
+    details: v ? { amount: { units: v.units, symbol: v.symbol, usd: null } } : {},
   }
 }
 
