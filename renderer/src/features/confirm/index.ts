@@ -1,4 +1,3 @@
-/** The confirmation main raises before signing, and a write's outcome as main decided it. */
+/** The confirmation main raises before signing (a write's outcome: journal's WriteOutcomeTracker). */
 export { useConfirmStore } from './store'
 export { default as ConfirmDialog } from './components/ConfirmDialog.vue'
-export { default as WriteOutcomeTracker } from './components/WriteOutcomeTracker.vue'

@@ -51,7 +51,9 @@ export function streamWords(s: StreamStatus, accounts: number | null): StreamWor
     return {
       tone: 'warn',
       short: 'Connection budget spent',
-      meaning: `${s.newConnectionsLastMinute} of the ${s.newConnectionLimitPerMinute} new connections a minute the service counts are spent: the next one waits; ${facts}`,
+      meaning:
+        `${s.newConnectionsLastMinute} of the ${s.newConnectionLimitPerMinute} new connections a minute the service counts are spent: ` +
+        `the next one waits; ${facts}`,
     }
   }
   if (s.connections > s.connectionLimit) {
@@ -59,7 +61,9 @@ export function streamWords(s: StreamStatus, accounts: number | null): StreamWor
       return {
         tone: 'warn',
         short: 'Limits off',
-        meaning: `strict limits off on this sandbox: ${plural(s.connections, 'connection')}, the service counts ${s.connectionLimit} — not enforced yet; ${subs}`,
+        meaning:
+          `strict limits off on this sandbox: ${plural(s.connections, 'connection')}, ` +
+          `the service counts ${s.connectionLimit} — not enforced yet; ${subs}`,
       }
     }
     return { tone: 'warn', short: `${s.connections} connections`, meaning: `${facts}; more connections than the service counts` }

@@ -1,11 +1,11 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import type { Address, TeamMembersView, TeamPolicyView } from '../../../../main/contract/types'
+import type { Address, TeamPolicyView } from '../../../../main/contract/types'
 import { seriousA11yViolations } from '../../testing/axe'
 import { flush, installFakeDesk, type FakeDesk } from '../../testing/fake-desk'
 import { mountScreen } from '../../testing/mount'
 import { wireEvents } from '../../app/store'
-import { BOB, CAROL, ME, teamStatus } from './testing'
+import { BOB, CAROL, ME, teamMembers as members, teamPolicy as policy, teamStatus } from './testing'
 import TeamView from './TeamView.vue'
 
 let desk: FakeDesk
@@ -26,32 +26,6 @@ async function type(label: string, value: string): Promise<void> {
   await flush()
 }
 
-const members = (): TeamMembersView => ({
-  adminQuorum: 1,
-  members: [
-    { address: ME, name: 'Alice', roles: ['admin', 'approver'], me: true },
-    { address: BOB, name: 'Bob', roles: ['trader'], me: false },
-  ],
-})
-const policy = (): TeamPolicyView => ({
-  version: 2,
-  groups: {},
-  names: {},
-  rules: [
-    { id: 'big-withdrawals', kinds: ['withdraw'], minUsd: '10000', then: { effect: 'approve', count: 2, roles: ['approver'] } },
-    {
-      id: 'limits-loosen',
-      kinds: ['limits', 'address_book'],
-      direction: 'loosen',
-      then: { effect: 'approve', count: 1, roles: ['approver'] },
-    },
-    { id: 'rest', then: { effect: 'allow' } },
-  ],
-  history: [
-    { version: 1, seq: '2', digest: `0x${'33'.repeat(32)}`, rules: [{ id: 'rest', then: { effect: 'allow' } }], groups: {} },
-    { version: 2, seq: '5', digest: `0x${'44'.repeat(32)}`, rules: [], groups: {} },
-  ],
-})
 function live(): void {
   desk.handle('team.status', () => teamStatus())
   desk.handle('team.members', () => members())
@@ -441,46 +415,5 @@ describe('TeamView roster, policy and audit', () => {
     } finally {
       HTMLAnchorElement.prototype.click = origClick
     }
-  })
-})
-
-describe('TeamView accessibility', () => {
-  it('off with the set-up form: no critical or serious violation', async () => {
-    desk.handle('team.status', () =>
-      teamStatus({
-        configured: false,
-        state: 'off',
-        store: null,
-        teamId: null,
-        teamName: null,
-        me: { address: null, name: null, roles: [] },
-      }),
-    )
-    await mountScreen(TeamView, { path: '/team' })
-    await flush()
-    expect(await seriousA11yViolations()).toEqual([])
-  })
-  it('live with roster, role editing, policy and a verdict: no critical or serious violation', async () => {
-    live()
-    desk.handle('team.verify', () => ({ ok: true, entries: 12, verified: 12, broken: null, headSeq: '11', headDigest: null }))
-    await mountScreen(TeamView, { path: '/team' })
-    await flush()
-    button('Change the roles of Bob')!.click()
-    button('Change the rules: write a new policy version')!.click()
-    button('Verify chain: check every entry of the team log')!.click()
-    await flush()
-    expect(await seriousA11yViolations()).toEqual([])
-  })
-  it('empty store (start or join) and tampered: no critical or serious violation', async () => {
-    desk.handle('team.status', () => teamStatus({ teamId: null, teamName: null, me: { address: ME, name: null, roles: [] } }))
-    const first = await mountScreen(TeamView, { path: '/team' })
-    await flush()
-    expect(await seriousA11yViolations()).toEqual([])
-    first.wrapper.unmount()
-    document.body.innerHTML = ''
-    desk.handle('team.status', () => teamStatus({ state: 'tampered', broken: { seq: '7', reason: 'bad signature' } }))
-    await mountScreen(TeamView, { path: '/team' })
-    await flush()
-    expect(await seriousA11yViolations()).toEqual([])
   })
 })

@@ -1,5 +1,12 @@
 /** Team views for the team screens' tests (fake-desk answers). */
-import type { Address, TeamProposalDetail, TeamProposalView, TeamStatusView } from '../../../../main/contract/types'
+import type {
+  Address,
+  TeamMembersView,
+  TeamPolicyView,
+  TeamProposalDetail,
+  TeamProposalView,
+  TeamStatusView,
+} from '../../../../main/contract/types'
 
 export const ME = '0xaaaa00000000000000000000000000000000aaaa' as Address
 export const BOB = '0xbbbb00000000000000000000000000000000bbbb' as Address
@@ -96,3 +103,32 @@ export function detail(over: Partial<TeamProposalDetail> = {}): TeamProposalDeta
     ...over,
   }
 }
+
+/** A roster of two: me (an admin and approver) and Bob (a trader); admin quorum 1. */
+export const teamMembers = (): TeamMembersView => ({
+  adminQuorum: 1,
+  members: [
+    { address: ME, name: 'Alice', roles: ['admin', 'approver'], me: true },
+    { address: BOB, name: 'Bob', roles: ['trader'], me: false },
+  ],
+})
+/** Policy version 2: three rules, and the history of versions 1 and 2. */
+export const teamPolicy = (): TeamPolicyView => ({
+  version: 2,
+  groups: {},
+  names: {},
+  rules: [
+    { id: 'big-withdrawals', kinds: ['withdraw'], minUsd: '10000', then: { effect: 'approve', count: 2, roles: ['approver'] } },
+    {
+      id: 'limits-loosen',
+      kinds: ['limits', 'address_book'],
+      direction: 'loosen',
+      then: { effect: 'approve', count: 1, roles: ['approver'] },
+    },
+    { id: 'rest', then: { effect: 'allow' } },
+  ],
+  history: [
+    { version: 1, seq: '2', digest: `0x${'33'.repeat(32)}`, rules: [{ id: 'rest', then: { effect: 'allow' } }], groups: {} },
+    { version: 2, seq: '5', digest: `0x${'44'.repeat(32)}`, rules: [], groups: {} },
+  ],
+})

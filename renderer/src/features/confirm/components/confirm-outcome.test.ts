@@ -7,7 +7,7 @@ import { seriousA11yViolations } from '../../../testing/axe'
 import { flush, installFakeDesk, type FakeDesk } from '../../../testing/fake-desk'
 import { CASH, CREDIT, submission } from '../../../testing/fixtures'
 import ConfirmDialog from './ConfirmDialog.vue'
-import WriteOutcomeTracker from './WriteOutcomeTracker.vue'
+import WriteOutcomeTracker from '../../journal/components/WriteOutcomeTracker.vue'
 
 let desk: FakeDesk
 let unwire: () => void
