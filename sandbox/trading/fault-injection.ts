@@ -1,7 +1,7 @@
 /** The admin's injected faults: their initial (all off) state, when a rule fires, and which writes fail at execution. */
 import type { ParsedEnvelope } from './envelope'
 import type { ServiceCore } from './service-core'
-import { cloidsOf } from './tx-execution'
+import { cloidsOf } from './tx-cloids'
 import type { FaultRule, TradingFaults } from './types'
 
 /** An injected execution failure decided when the write was admitted. */

@@ -5,6 +5,7 @@
  */
 import type { Address } from 'viem'
 import type { BatchItem, BatchItemResponse, Eip712Action, TradeResponseBody } from '../../main/core/wire/actions'
+import { cloidsOf } from './tx-cloids'
 import type { ParsedEnvelope } from './envelope'
 import type { ForcedFailure } from './fault-injection'
 import { cancelAll, cancelOrder, modifyOrder, placeOrder, type BlockCtx } from './matching'
@@ -44,20 +45,6 @@ function failedResponse(a: ParsedEnvelope['action']): TradeResponseBody {
     default:
       return { type: 'default', status: leaf } as TradeResponseBody
   }
-}
-
-/** Every client order id the transaction names, lowercase. */
-export function cloidsOf(p: ParsedEnvelope): string[] {
-  const a = p.action
-  const out: string[] = []
-  const fromItem = (it: BatchItem) => {
-    if (it.type === 'order' && it.cloid) out.push(it.cloid)
-    if (it.type === 'modify' && it.replacement.cloid) out.push(it.replacement.cloid)
-  }
-  if (a.type === 'batch') a.items.forEach(fromItem)
-  else if (a.type === 'order' || a.type === 'modify' || a.type === 'cancel' || a.type === 'cancelAll') fromItem(a)
-  else if ('cloid' in a) out.push(a.cloid)
-  return out.map((c) => c.toLowerCase())
 }
 
 function execItem(ctx: BlockCtx, acct: Account, it: BatchItem): BatchItemResponse {

@@ -40,14 +40,15 @@ export function clientConfig(o: TeamConnectionOptions): pg.ClientConfig {
 // Connection-level failures: the server is down, restarting, unreachable or dropped us.
 const NET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'])
 const PG_CLASSES = ['08', '57P'] // connection exception; operator intervention (shutdown, cannot connect now)
+// What node-postgres says when the connection itself failed (dropped, timed out, never made).
+const LOST_CONNECTION =
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended|not queryable/i
 
 export function isConnectionFailure(e: unknown): boolean {
   if (!(e instanceof Error)) return false
   const code = (e as { code?: unknown }).code
   if (typeof code === 'string' && (NET_CODES.has(code) || PG_CLASSES.some((c) => code.startsWith(c)))) return true
-  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended|not queryable/i.test(
-    e.message,
-  )
+  return LOST_CONNECTION.test(e.message)
 }
 
 /** Every failure of a store call as a DeskError, without the server's text where it could echo input. */

@@ -10,7 +10,7 @@ import pg from 'pg'
 import type { DeskError } from '../errors/desk-error'
 import { toTeamError } from './connection'
 import { CHANGES_CHANNEL, CUSTODY_CHANNEL, NOTIFY_CHANNEL } from './migrations'
-import type { LogEntryRow } from './store'
+import type { LogEntryRow } from './log-row'
 
 export type LinkStatus = 'live' | 'unreachable'
 

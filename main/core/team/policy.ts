@@ -343,7 +343,8 @@ export function refuseGatedHalt(rules: readonly unknown[]): void {
     if (Array.isArray(o.kinds) && o.kinds.includes('halt') && o.then?.effect !== 'allow')
       throw new DeskError(
         'TeamPolicyGatesHalt',
-        `rule ${String(o.id)} would ${o.then?.effect === 'block' ? 'block' : 'put approvals before'} the emergency halt: a halt is always immediate; name halt only in an allow rule`,
+        `rule ${String(o.id)} would ${o.then?.effect === 'block' ? 'block' : 'put approvals before'} the emergency halt: ` +
+          'a halt is always immediate; name halt only in an allow rule',
         { rule: typeof o.id === 'string' ? o.id : null },
       )
   }

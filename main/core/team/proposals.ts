@@ -8,270 +8,64 @@
  * Quorum is always computed from the verified entries and the current roster, never from a flag:
  * an approver removed from the roster (or who lost the role) stops counting.
  */
-import { getAddress, isAddress, type Hex } from 'viem'
-import { formatAtoms, parseDecimal } from '../money/decimal'
+import { proposalKey } from './proposal-key'
+import type { Hex } from 'viem'
 import { canonicalJson, type Canonical } from './canonical'
-import { teamBadInput } from './errors'
-import { ACTION_KINDS, USD_DECIMALS, evaluate, judgedUsd, usdReadingOf, type ActionKind, type Policy } from './policy'
-import { ROLES, type Role, type Roster } from './roster'
+import { evaluate, judgedUsd, usdReadingOf, type ActionKind } from './policy'
+import { bad, isObj, keys, parseProposalBody, str, time, usdText, type Obj } from './proposal-body'
+import {
+  EXECUTOR_ROLES,
+  INITIATOR_ROLES,
+  MAX_EVIDENCE_CHARS,
+  MAX_PROPOSAL_TTL_MS,
+  OUTCOME_STATES,
+  RECORDED_KINDS,
+  RECORDED_TTL_MS,
+  VAULT_KINDS,
+  countingApprovals,
+  hasRole,
+  isFinalOutcome,
+  isRecordedWrite,
+  quorumMet,
+  type LifecycleState,
+  type OutcomeState,
+  type Proposal,
+  type ProposalBody,
+  type ProposalEntryKind,
+} from './proposal-model'
 import { isSettingsKind, settingsChangeOf, settingsDirection } from './settings'
 import { rollingWindowUsd } from './window'
 
-export const PROPOSAL_ENTRY_KINDS = ['proposal', 'approval', 'rejection', 'signed', 'outcome'] as const
-export type ProposalEntryKind = (typeof PROPOSAL_ENTRY_KINDS)[number]
-export const isProposalEntryKind = (k: string): k is ProposalEntryKind => (PROPOSAL_ENTRY_KINDS as readonly string[]).includes(k)
+export {
+  EXECUTOR_ROLES,
+  INITIATOR_ROLES,
+  MAX_EVIDENCE_CHARS,
+  MAX_PROPOSAL_TTL_MS,
+  OUTCOME_STATES,
+  PROPOSAL_ENTRY_KINDS,
+  RECORDED_KINDS,
+  RECORDED_TTL_MS,
+  VAULT_KINDS,
+  countingApprovals,
+  isFinalOutcome,
+  isProposalEntryKind,
+  isRecordedWrite,
+  proposalStatus,
+  quorumMet,
+  type LifecycleState,
+  type OutcomeState,
+  type Proposal,
+  type ProposalBody,
+  type ProposalEntryKind,
+  type ProposalStatus,
+} from './proposal-model'
+export { parseProposalBody, proposalPayload } from './proposal-body'
 
-/** Who may propose a write, and who may store its signed bytes or its outcome. */
-export const INITIATOR_ROLES: readonly Role[] = ['trader', 'admin']
-export const EXECUTOR_ROLES: readonly Role[] = ['trader', 'admin']
-/**
- * A member's own vault changes (export a key, add or remove one, change the passphrase): every member
- * has a vault, so any member records them (an approver changing their passphrase too); the policy
- * says whether they need approvals first.
- */
-export const VAULT_KINDS: readonly ActionKind[] = ['key_export', 'key_add', 'key_remove', 'vault_passphrase']
 const anyMemberMay = (kind: ActionKind) => VAULT_KINDS.includes(kind)
-/**
- * Writes the policy allows outright that are still recorded in the chain when they are signed: a
- * proposal needing no approval (`needs.count` 0, judged `allow` by the rule it names), then its
- * signed bytes and outcome, like any proposal. So the rolling window counts them on every desk, the
- * audit log holds every value-moving write of the team, and another desk can finish one after a
- * crash from the stored bytes. Not recorded: orders and cancels (a trading desk's volume; their
- * notional leaves no account), an agent rotation's steps (no key to record them by), halt and resume.
- */
-export const RECORDED_KINDS: readonly ActionKind[] = [
-  'settle',
-  'repay',
-  'transfer',
-  'withdraw',
-  'activation',
-  'agent_approve',
-  'agent_revoke',
-  'earn_request',
-  'earn_claim',
-  'earn_cancel',
-  ...VAULT_KINDS,
-]
-/** How long a recorded allowed write may wait for its signed bytes before it expires (it is signed at once). */
-export const RECORDED_TTL_MS = 10 * 60_000
-
-/** A proposal lives at most this long (ms): a forgotten one must not stay executable for weeks. */
-export const MAX_PROPOSAL_TTL_MS = 7 * 24 * 3600_000
-
-/** Outcome states: the journal's submission states, plus `expired` (never signed). */
-export const OUTCOME_STATES = [
-  'signed',
-  'sent',
-  'accepted',
-  'rejected',
-  'failed',
-  'unknown',
-  'unresolved',
-  'reconciled',
-  'expired',
-] as const
-export type OutcomeState = (typeof OUTCOME_STATES)[number]
-/** States after which nothing more happens to a proposal. */
-const NOT_FINAL: readonly OutcomeState[] = ['signed', 'sent', 'unknown']
-export const isFinalOutcome = (s: OutcomeState) => !NOT_FINAL.includes(s)
-
-export interface ProposalBody {
-  network: string
-  exchange: string
-  account: string
-  /** the key that will sign (owner or agent), lower-case; null when not known at proposal time */
-  signer: string | null
-  kind: ActionKind
-  /** exactly what will be signed, before nonce and expiry */
-  action: { [key: string]: Canonical }
-  cloid: string
-  title: string
-  /** the initiator's preview lines (approvers recompute their own) */
-  preview: string[]
-  /** USD atoms (USD_DECIMALS); null when the write moves no value */
-  usd: bigint | null
-  /** the rolling window's USD when proposed, this write included; null: unknown (judged at its worst case) */
-  windowUsd: bigint | null
-  destination: string | null
-  policyVersion: number
-  rule: string
-  needs: { count: number; roles: Role[] }
-  /** ms since epoch, as signed by the initiator */
-  at: number
-  expiresAt: number
-  /** what the desk replays to run the same write once approved: the channel and its arguments (with the fixed cloid) */
-  replay?: { channel: string; args: { [key: string]: Canonical } }
-}
-
-export interface Proposal extends ProposalBody {
-  id: Hex
-  seq: bigint
-  initiator: string
-  approvals: { by: string; seq: bigint; at: number }[]
-  rejection: { by: string; reason: string; seq: bigint; at: number } | null
-  signed: { by: string; body: string; nonce: string; seq: bigint; at: number } | null
-  outcomes: {
-    by: string
-    state: OutcomeState
-    finalStatus: string | null
-    code: string | null
-    /** what the desk checked (a takeover's reads), when the exchange could not confirm the outcome */
-    evidence?: string
-    /** found executed on the exchange before any signed bytes were stored (nothing was signed for it) */
-    onExchange?: true
-    seq: bigint
-    at: number
-  }[]
-}
-
-/** Longest evidence text an outcome entry carries. */
-export const MAX_EVIDENCE_CHARS = 4000
-
-export type ProposalStatus = 'open' | 'approved' | 'rejected' | 'expired' | 'signed' | 'final'
-
-/** What the entry checks read: the state verified before the entry. */
-export interface LifecycleState {
-  roster: Roster | null
-  policy: Policy | null
-  proposals: ReadonlyMap<string, Proposal>
-  /** cloid -> proposal id: a cloid is proposed once, ever */
-  cloids: ReadonlyMap<string, string>
-}
-
-type Obj = Record<string, Canonical>
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
-const bad = (m: string): never => {
-  throw teamBadInput(m)
-}
-
-function keys(o: Obj, required: string[], optional: string[] = []): void {
-  for (const k of required) if (!(k in o)) bad(`${k} is missing`)
-  for (const k of Object.keys(o)) if (!required.includes(k) && !optional.includes(k)) bad(`unexpected field ${k}`)
-}
-function str(o: Obj, k: string, max = 200): string {
-  const v = o[k]
-  if (typeof v !== 'string' || v === '' || v.length > max) return bad(`${k} must be a non-empty string of at most ${max} characters`)
-  return v
-}
-function time(o: Obj, k: string): number {
-  const v = o[k]
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0) return bad(`${k} must be a time in ms`)
-  return v
-}
-function addr(v: unknown, what: string): string {
-  if (typeof v !== 'string' || !isAddress(v, { strict: false }) || v !== v.toLowerCase()) return bad(`${what} must be a lower-case address`)
-  return getAddress(v).toLowerCase()
-}
-function usdAtoms(v: unknown, what: string): bigint {
-  if (typeof v !== 'string') return bad(`${what} must be a decimal string`)
-  const atoms = parseDecimal(v, USD_DECIMALS)
-  // One value, one text: "1.50" and "1.5" would hash differently.
-  if (formatAtoms(atoms, USD_DECIMALS) !== v) bad(`${what} is not in its plain form (${formatAtoms(atoms, USD_DECIMALS)})`)
-  return atoms
-}
-const usdText = (atoms: bigint) => formatAtoms(atoms, USD_DECIMALS)
 const proposalRef = (o: Obj) => {
   const v = o.proposal
   if (typeof v !== 'string' || !/^0x[0-9a-f]{64}$/.test(v)) return bad('proposal must be a proposal id (its entry digest)')
   return v
-}
-
-export function parseProposalBody(payload: Canonical): ProposalBody {
-  if (!isObj(payload)) return bad('a proposal payload must be an object')
-  const o = payload
-  keys(
-    o,
-    [
-      'network',
-      'exchange',
-      'account',
-      'signer',
-      'kind',
-      'action',
-      'cloid',
-      'title',
-      'preview',
-      'usd',
-      'windowUsd',
-      'destination',
-      'policyVersion',
-      'rule',
-      'needs',
-      'at',
-      'expiresAt',
-    ],
-    ['replay'],
-  )
-  if (
-    o.replay !== undefined &&
-    !(
-      isObj(o.replay) &&
-      typeof o.replay.channel === 'string' &&
-      /^[a-z][a-zA-Z.]{1,60}$/.test(o.replay.channel) &&
-      isObj(o.replay.args) &&
-      Object.keys(o.replay).length === 2
-    )
-  )
-    bad('replay must be {channel, args}')
-  if (!ACTION_KINDS.includes(o.kind as ActionKind)) bad(`unknown action kind ${String(o.kind)}`)
-  if (!isObj(o.action)) bad('action must be an object')
-  if (!Array.isArray(o.preview) || o.preview.length > 50 || o.preview.some((l) => typeof l !== 'string' || l.length > 500))
-    bad('preview must be at most 50 lines of text')
-  if (!isObj(o.needs)) bad('needs must be {count, roles}')
-  const needs = o.needs as Obj
-  const count = needs.count
-  if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) bad('needs.count must be a whole number')
-  // A recorded allowed write needs nobody (count 0, no roles); a proposal needs at least one approval from named roles.
-  if (!Array.isArray(needs.roles) || (count === 0) !== (needs.roles.length === 0) || needs.roles.some((r) => !ROLES.includes(r as Role)))
-    bad(count === 0 ? 'needs.roles must be empty when no approval is needed' : 'needs.roles must list roles')
-  if (typeof o.policyVersion !== 'number' || !Number.isInteger(o.policyVersion) || o.policyVersion < 1)
-    bad('policyVersion must be a positive integer')
-  return {
-    network: str(o, 'network'),
-    exchange: str(o, 'exchange'),
-    account: addr(o.account, 'account'),
-    signer: o.signer === null ? null : addr(o.signer, 'signer'),
-    kind: o.kind as ActionKind,
-    action: o.action as Obj,
-    cloid: str(o, 'cloid', 100),
-    title: str(o, 'title', 300),
-    preview: o.preview as string[],
-    usd: o.usd === null ? null : usdAtoms(o.usd, 'usd'),
-    windowUsd: o.windowUsd === null ? null : usdAtoms(o.windowUsd, 'windowUsd'),
-    destination: o.destination === null ? null : addr(o.destination, 'destination'),
-    policyVersion: o.policyVersion as number,
-    rule: str(o, 'rule'),
-    needs: { count: count as number, roles: needs.roles as Role[] },
-    at: time(o, 'at'),
-    expiresAt: time(o, 'expiresAt'),
-    ...(o.replay !== undefined ? { replay: o.replay as { channel: string; args: Obj } } : {}),
-  }
-}
-
-/** The payload text of a proposal (canonical JSON is applied by the caller). */
-export function proposalPayload(b: ProposalBody): Record<string, unknown> {
-  return { ...b, usd: b.usd === null ? null : usdText(b.usd), windowUsd: b.windowUsd === null ? null : usdText(b.windowUsd) }
-}
-
-const hasRole = (roster: Roster, who: string, roles: readonly Role[]) =>
-  roster.members.get(who)?.roles.some((r) => roles.includes(r)) ?? false
-
-/** Approvals that count now: by current members holding a role the rule names (never the initiator). */
-export function countingApprovals(p: Proposal, roster: Roster): string[] {
-  return p.approvals.filter((a) => a.by !== p.initiator && hasRole(roster, a.by, p.needs.roles)).map((a) => a.by)
-}
-
-export function quorumMet(p: Proposal, roster: Roster): boolean {
-  return countingApprovals(p, roster).length >= p.needs.count
-}
-
-export function proposalStatus(p: Proposal, roster: Roster, now: number): ProposalStatus {
-  const last = p.outcomes.at(-1)
-  if (last && isFinalOutcome(last.state)) return last.state === 'expired' ? 'expired' : 'final'
-  if (p.signed) return 'signed'
-  if (p.rejection) return 'rejected'
-  if (now >= p.expiresAt) return 'expired'
-  return quorumMet(p, roster) ? 'approved' : 'open'
 }
 
 /** A proposal still waiting or approved at `at` (refuses what is rejected, signed, final or expired). */
@@ -319,9 +113,6 @@ function directionOf(b: { kind: ActionKind; action: { [key: string]: Canonical }
   const change = isSettingsKind(b.kind) ? settingsChangeOf(b.action) : null
   return change ? settingsDirection(change) : undefined
 }
-
-/** Is this a recorded allowed write (no approval needed), rather than a proposal that waits for approvals? */
-export const isRecordedWrite = (p: Pick<ProposalBody, 'needs'>) => p.needs.count === 0
 
 /**
  * A write the policy allowed outright, recorded as it is signed: a recorded kind, allowed by the
@@ -387,7 +178,7 @@ export function applyLifecycleEntry(
       if (!s.policy || s.policy.version !== b.policyVersion)
         bad(`judged under policy version ${b.policyVersion}, the current one is ${s.policy?.version ?? 'none'}`)
       if (b.expiresAt <= b.at || b.expiresAt - b.at > MAX_PROPOSAL_TTL_MS) bad('expiry must be after the proposal and within 7 days')
-      if (s.cloids.has(b.cloid)) bad(`cloid ${b.cloid} was already proposed`)
+      if (s.cloids.has(proposalKey(b.kind, b.cloid))) bad(`cloid ${b.cloid} was already proposed`)
       if (isRecordedWrite(b)) return recordedWrite(s, b, id, seq, signer)
       const d = judged(s, b)
       if (d.effect !== 'approve' || d.rule !== b.rule || d.count !== b.needs.count || d.roles.join() !== [...b.needs.roles].join()) {

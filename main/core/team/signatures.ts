@@ -3,8 +3,9 @@
  * start. Where libsecp256k1's native binding loads (verify-native.ts: linux-x64, darwin-arm64,
  * win32-x64), every signature is recovered by it (~80 µs) and the key compared with the author's:
  * the first signature seen from an address must recover a key that hashes to that address, later
- * ones must recover that same key (one address, one key). Elsewhere, in JavaScript: the first signatures seen from an address are checked the standard way (viem recovers the
- * public key and it must hash to that address); once an author has signed a few entries, their key
+ * ones must recover that same key (one address, one key). Elsewhere, in JavaScript: the first
+ * signatures seen from an address are checked the standard way (viem recovers the public key and it
+ * must hash to that address); once an author has signed a few entries, their key
  * gets fixed-window tables (verify-ecdsa.ts) and later signatures are checked against it, ~3x
  * faster than recovering each one. Both ways accept exactly the signatures by that key over that
  * digest with that v (recovery reads R's y parity from v, and so does the table check); high-s

@@ -6,12 +6,15 @@
 import { CustodyStore } from './custody/custody-store'
 import pg from 'pg'
 import { DeskError } from '../errors/desk-error'
-import { toStoredRow, type StoredRow } from './chain'
+import { toStoredRow } from './chain'
 import { clientConfig, toTeamError, type TeamConnectionOptions } from './connection'
 import type { EntrySignature, SignedEntry } from './entry'
 import { TeamErrors } from './errors'
 import { subscribeLog, type LogSubscription, type LogSubscriber } from './listen'
+import type { LogEntryRow } from './log-row'
 import { migrate } from './migrations'
+
+export type { LogEntryRow }
 
 interface LogRow {
   seq: string
@@ -21,10 +24,6 @@ interface LogRow {
   digest: string
   signatures: string
   created_at: Date
-}
-
-export interface LogEntryRow extends StoredRow {
-  createdAt: Date
 }
 
 const toRow = (r: LogRow): LogEntryRow => ({

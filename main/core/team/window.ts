@@ -15,7 +15,7 @@
  * Pure, in the chain layer: the chain checks a recorded write's `windowUsd` with it.
  */
 import { judgedUsd, type UnknownUsdReading } from './policy'
-import type { Proposal } from './proposals'
+import type { Proposal } from './proposal-model'
 
 export const WINDOW_MS = 24 * 3600_000
 

@@ -11,7 +11,7 @@ import { formatAccount } from '../../contract/format'
 import { defaultDataDir, openCoreClient, readSecretFile, type CoreClient } from './core-client'
 import { deskVersion } from './version'
 import type { CliIo } from './io'
-import type { OptionSpec } from './router'
+import type { OptionSpec } from './option-spec'
 
 export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
   'data-dir': { type: 'string', valueName: 'DIR', description: "data directory (default: the desktop app's)" },
@@ -179,6 +179,18 @@ export class CliContext {
   }
 
   /**
+   * The passphrase a guarded settings change carries, asked once; a locked vault is unlocked with
+   * it first, since on a team desk the change is judged by the team policy, whose store the vault
+   * opens (the core checks the passphrase again for the change itself).
+   */
+  async passphraseUnlocking(): Promise<string> {
+    const passphrase = await this.passphraseText()
+    const state = await this.call('app.state', undefined)
+    if (state.vault.exists && !state.vault.unlocked) await this.call('vault.unlock', { passphrase })
+    return passphrase
+  }
+
+  /**
    * A secret for the core: `--<option> FILE` (an absolute path main reads itself), else the
    * hidden prompt (asked twice when `confirm`), else NoTerminal.
    */
@@ -278,7 +290,8 @@ export function confirmationText(req: ConfirmRequest): string {
   if (signer) {
     const key = signer.role === 'agent' ? `agent key${signer.slot !== undefined ? ` in slot ${signer.slot}` : ''}` : 'owner key'
     lines.push(
-      `  signed by: ${formatAccount({ address: signer.address, label: signer.label }).text}, ${key}${signer.owner.toLowerCase() !== signer.address.toLowerCase() ? ` of ${formatAccount(signer.owner).text}` : ''} (${signer.address})`,
+      `  signed by: ${formatAccount({ address: signer.address, label: signer.label }).text}, ${key}` +
+        `${signer.owner.toLowerCase() !== signer.address.toLowerCase() ? ` of ${formatAccount(signer.owner).text}` : ''} (${signer.address})`,
     )
   }
   return [...lines, ''].join('\n')

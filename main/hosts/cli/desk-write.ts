@@ -46,8 +46,17 @@ export function outcomeData(o: WriteOutcome): OutcomeData {
 /** One line for a write's outcome: its journal entry, or (proposed) the proposal it waits in. */
 export function outcomeText(o: OutcomeData): string {
   if (o.state === 'proposed')
-    return `proposed: waiting for approvals as team proposal ${o.proposalId ?? '(unknown)'}; nothing was signed or sent (desk team show ${o.proposalId ?? 'ID'})`
-  return `journal #${o.journalId} cloid ${o.cloid}: ${o.state}${o.finalStatus ? ` (${o.finalStatus})` : ''}${o.code ? ` code ${o.code}` : ''}${o.txHash ? ` tx ${o.txHash}` : ''}${o.proposalId ? ` (team proposal ${o.proposalId})` : ''}`
+    return (
+      `proposed: waiting for approvals as team proposal ` +
+      `${o.proposalId ?? '(unknown)'}; nothing was signed or sent (desk team show ` +
+      `${o.proposalId ?? 'ID'})`
+    )
+  return (
+    `journal #${o.journalId} cloid ${o.cloid}: ${o.state}` +
+    `${o.finalStatus ? ` (${o.finalStatus})` : ''}${o.code ? ` code ${o.code}` : ''}` +
+    `${o.txHash ? ` tx ${o.txHash}` : ''}` +
+    `${o.proposalId ? ` (team proposal ${o.proposalId})` : ''}`
+  )
 }
 
 export function submissionOutcome(s: SubmissionView): OutcomeData {

@@ -7,11 +7,12 @@ import { parseArgs } from 'node:util'
 import { DeskError, isDeskError } from '../../contract/errors'
 import type { CliIo } from './io'
 import { EXIT_PROPOSED, CliContext, GLOBAL_OPTIONS, type GlobalOptions } from './context'
+import type { OptionSpec } from './option-spec'
 import { deskVersion } from './version'
 
 const globalsJson = (argv: readonly string[]) => argv.includes('--json')
 
-export type OptionSpec = { type: 'string' | 'boolean'; description: string; valueName?: string }
+export type { OptionSpec }
 
 export interface Command {
   name: string

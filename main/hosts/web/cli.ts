@@ -52,7 +52,9 @@ const core = await createDeskCore({
 const deskSocket = await startAttachServer({ core, dataDir, version: process.env.npm_package_version ?? '0.0.0' })
 const web = await startWebHost({ core, rendererRoot, host: args.host, port: args.port })
 process.stdout.write(
-  `Treasury Desk web host (loopback only)\nData directory: ${dataDir} (--data-dir DIR for another; \`desk --data-dir DIR\` reaches this one)\nOpen: ${web.url}\n`,
+  'Treasury Desk web host (loopback only)\n' +
+    `Data directory: ${dataDir} (--data-dir DIR for another; \`desk --data-dir DIR\` reaches this one)\n` +
+    `Open: ${web.url}\n`,
 )
 
 let stopping = false

@@ -5,18 +5,15 @@
  * settles them from the pool's record of the operation. Real PostgreSQL, one sandbox whose earn pool
  * is the ground truth; C holds no account key, so a second signature is impossible by construction.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startSandbox, type SandboxHandle } from '../../../../sandbox'
 import { devOwner } from '../../../../sandbox/scenario/dev-keys'
-import type { JournalRecordDetail, SubmissionView, TeamProposalView, TeamStatusView } from '../../../contract/types'
+import type { JournalRecordDetail, SubmissionView } from '../../../contract/types'
 import { DeskError } from '../../errors/desk-error'
-import { TeamStore, verifyStore, type Proposal } from '../../team'
-import { TEST_PASSPHRASE } from '../../../testing/desk-on-sandbox'
+import { verifyStore, type Proposal, type TeamStore } from '../../team'
 import { startPostgres, type PostgresHandle } from '../../../testing/postgres'
-import { startDeskOnSharedSandbox, type SharedSandboxDesk } from '../../../testing/team-desks'
+import type { SharedSandboxDesk } from '../../../testing/team-desks'
+import { approveOn, seenOn, startTakeoverTeam, verifiedProposal, type TakeoverTeam } from '../../../testing/team-takeover'
 import { TeamGate } from './team-gate'
 
 const owner = (i: number) => devOwner(i).address.toLowerCase()
@@ -27,33 +24,17 @@ const SLOW = 600_000
 describe('team takeover of earn writes: the stored pool request re-sent or settled from the pool, never re-signed', () => {
   let db: PostgresHandle
   let sandbox: SandboxHandle
+  let team: TakeoverTeam
   let store: TeamStore
   let a: SharedSandboxDesk | null = null
   let b: SharedSandboxDesk
   let c: SharedSandboxDesk
-  let stopConfirm: (() => void) | null = null
   let cAddress = ''
   /** The pool's clock runs this far ahead of the desks' (the expired-deadline test moves it). */
   let poolSkewMs = 0
-  // A's data directory outlives each "kill": the desk restarts on it.
-  const aDir = mkdtempSync(join(tmpdir(), 'desk-team-earn-a-'))
-  let aCreated = false
-
-  async function openA(): Promise<SharedSandboxDesk> {
-    const d = await startDeskOnSharedSandbox(sandbox, { dataDir: aDir, team: { leaseMs: LEASE_MS, recoverEveryMs: SLOW } })
-    if (aCreated) {
-      await d.call('vault.unlock', { passphrase: TEST_PASSPHRASE })
-      await expect.poll(async () => (await d.call<TeamStatusView>('team.status')).state, { timeout: 10_000, interval: 50 }).toBe('live')
-    }
-    aCreated = true
-    stopConfirm = d.autoConfirm()
-    return d
-  }
-
+  const openA = () => team.a.open()
   async function killA(): Promise<void> {
-    stopConfirm?.()
-    stopConfirm = null
-    await a?.close()
+    await team.a.kill()
     a = null
   }
 
@@ -62,16 +43,15 @@ describe('team takeover of earn writes: the stored pool request re-sent or settl
   const activeSlot = (user: string, assetId: number) =>
     sandbox.earn.account(user).balances.find((x) => x.asset_id === assetId)?.active_withdraw_operation_id ?? ''
 
-  async function proposal(id: string): Promise<Proposal> {
-    const r = await verifyStore(store)
-    expect(r.ok).toBe(true)
-    return r.state.proposals.get(id)!
-  }
-  const seenOn = async (d: SharedSandboxDesk, id: string) =>
-    (await d.call<TeamProposalView[]>('team.proposals', { view: 'history' })).find((p) => p.id === id)
+  const proposal = (id: string): Promise<Proposal> => verifiedProposal(store, id)
   /** A desk's journal entry for an earn operation id (journal.get takes /trade cloids only). */
   const journaled = async (d: SharedSandboxDesk, account: string, op: string) =>
-    (await d.call<SubmissionView[]>('journal.query', { account, actionType: 'createWithdrawal' })).filter((s) => s.cloid === op)
+    (
+      await d.call<SubmissionView[]>('journal.query', {
+        account,
+        actionType: 'createWithdrawal',
+      })
+    ).filter((s) => s.cloid === op)
 
   /** An earn withdrawal proposed on A and approved on B; returns its proposal id and the request (to run it again). */
   async function approvedEarnWithdrawal(account: string, assetId: number, amount: string, type: 'instant' | 'scheduled' = 'instant') {
@@ -82,19 +62,7 @@ describe('team takeover of earn writes: the stored pool request re-sent or settl
     )) as { code: string; details: { proposalId: string } } | null
     expect(err?.code).toBe('WriteProposed')
     const id = err!.details.proposalId
-    await expect
-      .poll(async () => (await b.call<TeamProposalView[]>('team.proposals', { view: 'needsMe' })).some((p) => p.id === id), {
-        timeout: 3000,
-        interval: 50,
-      })
-      .toBe(true)
-    expect(await b.call<TeamProposalView>('team.approve', { id })).toMatchObject({ status: 'approved' })
-    await expect
-      .poll(async () => (await a!.call<TeamProposalView[]>('team.proposals', { view: 'waiting' })).find((p) => p.id === id)?.status, {
-        timeout: 3000,
-        interval: 50,
-      })
-      .toBe('approved')
+    await approveOn(b, a!, id)
     return { id, req }
   }
 
@@ -106,7 +74,9 @@ describe('team takeover of earn writes: the stored pool request re-sent or settl
       after?.()
       throw new DeskError('DeskKilled', 'the desk stopped right after storing the signed bytes')
     })
-    await expect(a!.call('earn.create', req)).rejects.toMatchObject({ code: 'WriteNotSent' })
+    await expect(a!.call('earn.create', req)).rejects.toMatchObject({
+      code: 'WriteNotSent',
+    })
     spy.mockRestore()
     await killA()
   }
@@ -122,36 +92,32 @@ describe('team takeover of earn writes: the stored pool request re-sent or settl
       earnPayoutStageMs: 50,
       now: () => Date.now() + poolSkewMs,
     })
-    a = await openA()
-    b = await startDeskOnSharedSandbox(sandbox, { team: { recoverEveryMs: SLOW } })
-    c = await startDeskOnSharedSandbox(sandbox, { team: { recoverEveryMs: TAKEOVER_TIMER_MS } })
-    for (const d of [a, b, c]) await d.call('vault.create', { passphrase: TEST_PASSPHRASE })
-    await a.call('accounts.importSandboxKeys')
-    const cfg = { connectionString: db.connectionString, password: db.password, passphrase: TEST_PASSPHRASE }
-    for (const d of [a, b, c]) await d.call('team.configure', cfg)
-    await a.call('team.init', { teamName: 'Treasury ops', name: 'Ann', passphrase: TEST_PASSPHRASE })
-    const { address: bob } = await b.call<{ address: string }>('team.join', { passphrase: TEST_PASSPHRASE })
-    cAddress = (await c.call<{ address: string }>('team.join', { passphrase: TEST_PASSPHRASE })).address
-    await a.call('team.members.add', { address: bob, name: 'Bob', roles: ['approver'] })
-    // C is on the team but holds no account key: it can re-send stored bytes, never sign.
-    await a.call('team.members.add', { address: cAddress, name: 'Cat', roles: ['viewer'] })
-    await a.call('team.policy.set', {
+    team = await startTakeoverTeam(sandbox, db, {
+      dirPrefix: 'desk-team-earn-a-',
+      a: { leaseMs: LEASE_MS, recoverEveryMs: SLOW },
+      b: { recoverEveryMs: SLOW },
+      c: { recoverEveryMs: TAKEOVER_TIMER_MS },
       rules: [
-        { id: 'earn-4eyes', kinds: ['earn_request'], then: { effect: 'approve', count: 1, roles: ['approver'] } },
+        {
+          id: 'earn-4eyes',
+          kinds: ['earn_request'],
+          then: { effect: 'approve', count: 1, roles: ['approver'] },
+        },
         { id: 'everything-else', then: { effect: 'allow' } },
       ],
     })
-    store = await TeamStore.open({ connectionString: db.connectionString, password: db.password })
+    a = team.a.desk!
+    b = team.b
+    c = team.c
+    cAddress = team.cAddress
+    store = team.store
   })
 
   afterAll(async () => {
     vi.restoreAllMocks()
-    stopConfirm?.()
-    for (const d of [a, b, c]) await d?.close()
-    await store?.close()
+    await team?.close()
     await sandbox?.stop()
     await db?.stop()
-    rmSync(aDir, { recursive: true, force: true })
   })
 
   it('killed after storing the pool request, before sending: C re-sends the same bytes after the lease; one withdrawal, outcome on every desk', async () => {
@@ -164,21 +130,40 @@ describe('team takeover of earn writes: the stored pool request re-sent or settl
     expect(p.outcomes).toEqual([])
     expect(poolWithdrawals(user)).toHaveLength(before) // nothing left: the bytes are only in the team store
 
-    await expect.poll(async () => (await seenOn(c, id))?.outcome?.state, { timeout: 15_000, interval: 100 }).toBe('accepted')
+    await expect
+      .poll(async () => (await seenOn(c, id))?.outcome?.state, {
+        timeout: 15_000,
+        interval: 100,
+      })
+      .toBe('accepted')
     const made = poolWithdrawals(user).filter((w) => w.operation_id === p.cloid)
     expect(made).toHaveLength(1)
-    expect(made[0]).toMatchObject({ gross_amount: '1200000000', withdraw_type: 'instant' })
+    expect(made[0]).toMatchObject({
+      gross_amount: '1200000000',
+      withdraw_type: 'instant',
+    })
     expect(poolWithdrawals(user)).toHaveLength(before + 1)
     const after = await proposal(id)
     expect(after.signed!.seq).toBe(p.signed!.seq) // one `signed` entry, ever
     expect(after.outcomes.map((o) => [o.by, o.state])).toEqual([[cAddress.toLowerCase(), 'accepted']])
-    await expect.poll(async () => (await seenOn(b, id))?.status, { timeout: 2000, interval: 50 }).toBe('final')
+    await expect
+      .poll(async () => (await seenOn(b, id))?.status, {
+        timeout: 2000,
+        interval: 50,
+      })
+      .toBe('final')
     // C journaled exactly the stored bytes under the operation id, naming the proposal.
     const [entry] = await journaled(c, user, p.cloid)
     expect(entry!.summary).toContain(id)
     expect(entry!.proposalId).toBe(id)
     expect(entry!.state).toBe('accepted')
-    expect((await c.call<JournalRecordDetail>('journal.record', { id: Number(entry!.id) })).body).toBe(p.signed!.body)
+    expect(
+      (
+        await c.call<JournalRecordDetail>('journal.record', {
+          id: Number(entry!.id),
+        })
+      ).body,
+    ).toBe(p.signed!.body)
   })
 
   it('killed after sending, before the answer was recorded: C finds the operation in the pool and writes its outcome back; nothing is sent again', async () => {
@@ -197,14 +182,27 @@ describe('team takeover of earn writes: the stored pool request re-sent or settl
     expect(p.outcomes).toEqual([]) // ...but no desk knows
     expect(poolWithdrawals(user).filter((w) => w.operation_id === p.cloid)).toHaveLength(1) // the send went through
 
-    await expect.poll(async () => (await seenOn(c, id))?.status, { timeout: 15_000, interval: 100 }).toBe('final')
+    await expect
+      .poll(async () => (await seenOn(c, id))?.status, {
+        timeout: 15_000,
+        interval: 100,
+      })
+      .toBe('final')
     const outcome = (await proposal(id)).outcomes
     expect(outcome).toHaveLength(1)
-    expect(outcome[0]).toMatchObject({ by: cAddress.toLowerCase(), state: 'reconciled' })
+    expect(outcome[0]).toMatchObject({
+      by: cAddress.toLowerCase(),
+      state: 'reconciled',
+    })
     expect(['created', 'authorizing', 'authorized', 'transferring', 'completed']).toContain(outcome[0]!.finalStatus)
     expect(poolWithdrawals(user).filter((w) => w.operation_id === p.cloid)).toHaveLength(1)
     expect(await journaled(c, user, p.cloid)).toEqual([]) // found first: C sent nothing
-    await expect.poll(async () => (await seenOn(b, id))?.outcome?.state, { timeout: 2000, interval: 50 }).toBe('reconciled')
+    await expect
+      .poll(async () => (await seenOn(b, id))?.outcome?.state, {
+        timeout: 2000,
+        interval: 50,
+      })
+      .toBe('reconciled')
   })
 
   it('bytes stored, never sent, and their signed deadline passed before a desk took over: unresolved with the pool reads as evidence, never re-signed', async () => {
@@ -215,7 +213,12 @@ describe('team takeover of earn writes: the stored pool request re-sent or settl
     // The takeover desk may only find out once the pool refuses the bytes: its clock passes their deadline.
     await executeAndDieAfterStoring(req, () => (poolSkewMs = 11 * 60_000))
     try {
-      await expect.poll(async () => (await seenOn(c, id))?.status, { timeout: 15_000, interval: 100 }).toBe('final')
+      await expect
+        .poll(async () => (await seenOn(c, id))?.status, {
+          timeout: 15_000,
+          interval: 100,
+        })
+        .toBe('final')
     } finally {
       poolSkewMs = 0
     }
@@ -223,7 +226,11 @@ describe('team takeover of earn writes: the stored pool request re-sent or settl
     expect(poolWithdrawals(user)).toHaveLength(before)
     expect(p.outcomes).toHaveLength(1)
     const [outcome] = p.outcomes
-    expect(outcome).toMatchObject({ by: cAddress.toLowerCase(), state: 'unresolved', code: 'EarnDeadlinePassed' })
+    expect(outcome).toMatchObject({
+      by: cAddress.toLowerCase(),
+      state: 'unresolved',
+      code: 'EarnDeadlinePassed',
+    })
     const evidence = JSON.parse(outcome!.evidence!) as { checks: string[] }
     const checks = evidence.checks.join('\n')
     expect(checks).toMatch(new RegExp(`withdrawal\\(${p.cloid}\\): not found`))
@@ -231,9 +238,23 @@ describe('team takeover of earn writes: the stored pool request re-sent or settl
     expect(checks).toMatch(/next_user_nonce \d+ \(stored bytes: user_nonce \d+\)/)
     // C re-sent exactly the stored bytes (refused by the pool), never a new signature.
     const [entry] = await journaled(c, user, p.cloid)
-    expect(entry).toMatchObject({ state: 'rejected', code: 'EarnDeadlinePassed' })
-    expect((await c.call<JournalRecordDetail>('journal.record', { id: Number(entry!.id) })).body).toBe(p.signed!.body)
-    await expect.poll(async () => (await seenOn(b, id))?.outcome?.state, { timeout: 2000, interval: 50 }).toBe('unresolved')
+    expect(entry).toMatchObject({
+      state: 'rejected',
+      code: 'EarnDeadlinePassed',
+    })
+    expect(
+      (
+        await c.call<JournalRecordDetail>('journal.record', {
+          id: Number(entry!.id),
+        })
+      ).body,
+    ).toBe(p.signed!.body)
+    await expect
+      .poll(async () => (await seenOn(b, id))?.outcome?.state, {
+        timeout: 2000,
+        interval: 50,
+      })
+      .toBe('unresolved')
   })
 
   it("an approved earn request runs from the Approvals screen (team.execute) on the key's desk; once the pool's nonce moved it is refused typed, nothing signed, no new proposal", async () => {
@@ -242,7 +263,10 @@ describe('team takeover of earn writes: the stored pool request re-sent or settl
     a = await openA()
     const { id } = await approvedEarnWithdrawal(user, 1, '10')
     // B approved; A holds the owner key and runs it from the proposal, nothing to type again.
-    const detail = await b.call<{ recomputed: { lines: string[] } | null; channel: string | null }>('team.proposal', { id })
+    const detail = await b.call<{
+      recomputed: { lines: string[] } | null
+      channel: string | null
+    }>('team.proposal', { id })
     expect(detail.channel).toBe('earn.create')
     // B's own preview, recomputed from the pool now, beside the initiator's: the same lines.
     expect(detail.recomputed?.lines).toEqual([
@@ -250,12 +274,20 @@ describe('team takeover of earn writes: the stored pool request re-sent or settl
       'fee: 0.03 USDC (30 bps)',
       'you receive: 9.97 USDC',
     ])
-    const out = await a.call<{ submission: SubmissionView; proposalId: string }>('team.execute', { id })
+    const out = await a.call<{
+      submission: SubmissionView
+      proposalId: string
+    }>('team.execute', { id })
     const p = await proposal(id)
     expect(out.proposalId).toBe(id)
     expect(out.submission).toMatchObject({ cloid: p.cloid, state: 'accepted' })
     expect(poolWithdrawals(user).filter((w) => w.operation_id === p.cloid)).toHaveLength(1)
-    await expect.poll(async () => (await seenOn(b, id))?.outcome?.state, { timeout: 3000, interval: 50 }).toBe('accepted')
+    await expect
+      .poll(async () => (await seenOn(b, id))?.outcome?.state, {
+        timeout: 3000,
+        interval: 50,
+      })
+      .toBe('accepted')
 
     // Approved at the pool's next nonce N; then a withdrawal made elsewhere takes N.
     await expect.poll(() => activeSlot(user, 1), { timeout: 5000, interval: 50 }).toBe('')

@@ -10,24 +10,29 @@
  * store (b); the desk is then closed without running anything else.
  */
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { rmSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { build } from 'esbuild'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startSandbox, type SandboxHandle } from '../../../../sandbox'
 import { devOwner } from '../../../../sandbox/scenario/dev-keys'
-import type { JournalRecordDetail, SubmissionView, TeamProposalView, TeamStatusView, WriteOutcome } from '../../../contract/types'
+import type { JournalRecordDetail, SubmissionView, TeamStatusView, WriteOutcome } from '../../../contract/types'
 import { DeskError } from '../../errors/desk-error'
-import { TeamStore, verifyStore, type Proposal } from '../../team'
+import type { Proposal, TeamStore } from '../../team'
 import { TEST_PASSPHRASE } from '../../../testing/desk-on-sandbox'
 import { startPostgres, type PostgresHandle } from '../../../testing/postgres'
-import { shortCoolingOff, startDeskOnSharedSandbox, type SharedSandboxDesk } from '../../../testing/team-desks'
+import { COLD_DEST, startDeskOnSharedSandbox, type SharedSandboxDesk } from '../../../testing/team-desks'
+import { approveOn, seenOn, startTakeoverTeam, verifiedProposal, type TakeoverTeam } from '../../../testing/team-takeover'
 import { TeamGate } from './team-gate'
 
-const DEST = '0x52908400098527886E0F7030069857D2E4169EE7'
 const owner = (i: number) => devOwner(i).address.toLowerCase()
-const WITHDRAW = { account: owner(0), assetId: 1, amount: '2', dstChainId: '1', dstAddress: DEST }
+const WITHDRAW = {
+  account: owner(0),
+  assetId: 1,
+  amount: '2',
+  dstChainId: '1',
+  dstAddress: COLD_DEST,
+}
 /** The initiating desk's execution lease: short, so a takeover is due within the test. */
 const LEASE_MS = 1500
 /** Takeover desks check for expired leases this often (pushes trigger a pass too). */
@@ -39,14 +44,11 @@ const TTL_MS = 15_000
 describe('team takeover: a desk dies after signing, another desk finishes with the same bytes', () => {
   let db: PostgresHandle
   let sandbox: SandboxHandle
+  let team: TakeoverTeam
   let store: TeamStore
   let a: SharedSandboxDesk | null = null
   let b: SharedSandboxDesk
   let c: SharedSandboxDesk
-  let stopConfirm: (() => void) | null = null
-  // A's data directory outlives each "kill": the desk restarts on it.
-  const aDir = mkdtempSync(join(tmpdir(), 'desk-team-a-'))
-  let aCreated = false
   let cAddress = ''
   const truth = () => sandbox.trading.groundTruth()
   /** The exchange's clock runs this far ahead of the desks' (the expired-envelope test moves it). */
@@ -56,57 +58,24 @@ describe('team takeover: a desk dies after signing, another desk finishes with t
   const extra: SharedSandboxDesk[] = []
 
   /** Desk A (Ann: keys for the accounts, admin and trader), on its own data directory, reopened after each "kill". */
-  async function openA(): Promise<SharedSandboxDesk> {
-    const d = await startDeskOnSharedSandbox(sandbox, {
-      dataDir: aDir,
-      team: { leaseMs: LEASE_MS, recoverEveryMs: 1000, proposalTtlMs: TTL_MS },
-    })
-    if (aCreated) {
-      await d.call('vault.unlock', { passphrase: TEST_PASSPHRASE })
-      await expect.poll(async () => (await d.call<TeamStatusView>('team.status')).state, { timeout: 10_000, interval: 50 }).toBe('live')
-    }
-    aCreated = true
-    stopConfirm = d.autoConfirm()
-    return d
-  }
-
+  const openA = () => team.a.open()
   async function killA(): Promise<void> {
-    stopConfirm?.()
-    stopConfirm = null
-    await a?.close()
+    await team.a.kill()
     a = null
   }
-
-  /** A verified view of the store (as any desk sees it), straight from PostgreSQL. */
-  async function proposal(id: string): Promise<Proposal> {
-    const r = await verifyStore(store)
-    expect(r.ok).toBe(true)
-    return r.state.proposals.get(id)!
-  }
+  const proposal = (id: string): Promise<Proposal> => verifiedProposal(store, id)
 
   /** A withdrawal proposed on A, approved on B: returns its id and cloid. */
   async function approvedWithdrawal(amount: string): Promise<{ id: string; cloid: string }> {
-    const out = await a!.call<WriteOutcome>('withdraw.submit', { ...WITHDRAW, amount })
+    const out = await a!.call<WriteOutcome>('withdraw.submit', {
+      ...WITHDRAW,
+      amount,
+    })
     expect(out.submission.state).toBe('proposed')
     const id = out.proposalId!
-    await expect
-      .poll(async () => (await b.call<TeamProposalView[]>('team.proposals', { view: 'needsMe' })).some((p) => p.id === id), {
-        timeout: 3000,
-        interval: 50,
-      })
-      .toBe(true)
-    expect(await b.call<TeamProposalView>('team.approve', { id })).toMatchObject({ status: 'approved' })
-    await expect
-      .poll(async () => (await a!.call<TeamProposalView[]>('team.proposals', { view: 'waiting' })).find((p) => p.id === id)?.status, {
-        timeout: 3000,
-        interval: 50,
-      })
-      .toBe('approved')
+    await approveOn(b, a!, id)
     return { id, cloid: out.submission.cloid }
   }
-
-  const seenOn = async (d: SharedSandboxDesk, id: string) =>
-    (await d.call<TeamProposalView[]>('team.proposals', { view: 'history' })).find((p) => p.id === id)
 
   beforeAll(async () => {
     db = await startPostgres()
@@ -118,42 +87,40 @@ describe('team takeover: a desk dies after signing, another desk finishes with t
       markStepBps: 0,
       now: () => Date.now() + exchangeSkewMs,
     })
-    a = await openA()
-    b = await startDeskOnSharedSandbox(sandbox, { team: { recoverEveryMs: SLOW } })
-    c = await startDeskOnSharedSandbox(sandbox, { team: { recoverEveryMs: TAKEOVER_TIMER_MS } })
-    for (const d of [a, b, c]) await d.call('vault.create', { passphrase: TEST_PASSPHRASE })
-    await a.call('accounts.importSandboxKeys')
-    shortCoolingOff(a, sandbox)
-    await a.call('addresses.add', { label: 'cold', address: DEST, chainId: '1', passphrase: TEST_PASSPHRASE })
-    await new Promise((r) => setTimeout(r, 1600))
-    const cfg = { connectionString: db.connectionString, password: db.password, passphrase: TEST_PASSPHRASE }
-    for (const d of [a, b, c]) await d.call('team.configure', cfg)
-    await a.call('team.init', { teamName: 'Treasury ops', name: 'Ann', passphrase: TEST_PASSPHRASE })
-    const { address: bob } = await b.call<{ address: string }>('team.join', { passphrase: TEST_PASSPHRASE })
-    cAddress = (await c.call<{ address: string }>('team.join', { passphrase: TEST_PASSPHRASE })).address
-    await a.call('team.members.add', { address: bob, name: 'Bob', roles: ['approver'] })
-    // C is on the team but holds no account key: it can re-send stored bytes, never sign.
-    await a.call('team.members.add', { address: cAddress, name: 'Cat', roles: ['viewer'] })
-    await a.call('team.policy.set', {
+    team = await startTakeoverTeam(sandbox, db, {
+      dirPrefix: 'desk-team-a-',
+      a: { leaseMs: LEASE_MS, recoverEveryMs: 1000, proposalTtlMs: TTL_MS },
+      b: { recoverEveryMs: SLOW },
+      c: { recoverEveryMs: TAKEOVER_TIMER_MS },
+      coldAddress: true,
       rules: [
-        { id: 'withdraw-4eyes', kinds: ['withdraw'], then: { effect: 'approve', count: 1, roles: ['approver'] } },
+        {
+          id: 'withdraw-4eyes',
+          kinds: ['withdraw'],
+          then: { effect: 'approve', count: 1, roles: ['approver'] },
+        },
         { id: 'everything-else', then: { effect: 'allow' } },
       ],
     })
-    store = await TeamStore.open({ connectionString: db.connectionString, password: db.password })
-    const never = await a.call<WriteOutcome>('withdraw.submit', { ...WITHDRAW, amount: '5' })
+    a = team.a.desk!
+    b = team.b
+    c = team.c
+    cAddress = team.cAddress
+    store = team.store
+    const never = await a.call<WriteOutcome>('withdraw.submit', {
+      ...WITHDRAW,
+      amount: '5',
+    })
     expect(never.submission.state).toBe('proposed')
     forgotten = never.proposalId!
   })
 
   afterAll(async () => {
     vi.restoreAllMocks()
-    stopConfirm?.()
-    for (const d of [a, b, c, ...extra]) await d?.close()
-    await store?.close()
+    await team?.close()
+    for (const d of extra) await d.close()
     await sandbox?.stop()
     await db?.stop()
-    rmSync(aDir, { recursive: true, force: true })
   })
 
   it('(a) killed after storing the signed bytes, before sending: C takes over after the lease; exactly one transaction, outcome on every desk', async () => {
@@ -164,7 +131,9 @@ describe('team takeover: a desk dies after signing, another desk finishes with t
       throw new DeskError('DeskKilled', 'the desk stopped right after storing the signed bytes')
     })
     const before = truth().length
-    await expect(a!.call('team.execute', { id })).rejects.toMatchObject({ code: 'WriteNotSent' })
+    await expect(a!.call('team.execute', { id })).rejects.toMatchObject({
+      code: 'WriteNotSent',
+    })
     spy.mockRestore()
     await killA()
     const p = await proposal(id)
@@ -172,7 +141,12 @@ describe('team takeover: a desk dies after signing, another desk finishes with t
     expect(p.outcomes).toEqual([])
     expect(truth()).toHaveLength(before) // nothing left: the bytes are only in the team store
 
-    await expect.poll(async () => (await seenOn(c, id))?.outcome?.state, { timeout: 15_000, interval: 100 }).toBe('accepted')
+    await expect
+      .poll(async () => (await seenOn(c, id))?.outcome?.state, {
+        timeout: 15_000,
+        interval: 100,
+      })
+      .toBe('accepted')
     const txs = truth().filter((x) => x.cloid === cloid)
     expect(txs).toHaveLength(1)
     expect(txs[0]!.nonce).toBe(p.signed!.nonce) // exactly the stored bytes, not a new signature
@@ -180,18 +154,30 @@ describe('team takeover: a desk dies after signing, another desk finishes with t
     const after = await proposal(id)
     expect(after.signed!.seq).toBe(p.signed!.seq) // one `signed` entry, ever
     expect(after.outcomes.map((o) => [o.by, o.state])).toEqual([[cAddress.toLowerCase(), 'accepted']])
-    await expect.poll(async () => (await seenOn(b, id))?.status, { timeout: 2000, interval: 50 }).toBe('final')
+    await expect
+      .poll(async () => (await seenOn(b, id))?.status, {
+        timeout: 2000,
+        interval: 50,
+      })
+      .toBe('final')
 
     // C journaled the re-sent bytes locally, under the cloid, naming the proposal.
     const entry = await c.call<SubmissionView>('journal.get', { cloid })
     expect(entry.summary).toContain(id)
     expect(entry.state).toBe('accepted')
-    const record = await c.call<JournalRecordDetail>('journal.record', { id: Number(entry.id) })
+    const record = await c.call<JournalRecordDetail>('journal.record', {
+      id: Number(entry.id),
+    })
     expect(record.body).toBe(p.signed!.body)
 
     // Desk A restarts on the same data directory and sees the outcome; nothing is sent again.
     a = await openA()
-    await expect.poll(async () => (await seenOn(a!, id))?.outcome?.state, { timeout: 5000, interval: 100 }).toBe('accepted')
+    await expect
+      .poll(async () => (await seenOn(a!, id))?.outcome?.state, {
+        timeout: 5000,
+        interval: 100,
+      })
+      .toBe('accepted')
     expect(truth().filter((x) => x.cloid === cloid)).toHaveLength(1)
   })
 
@@ -210,18 +196,40 @@ describe('team takeover: a desk dies after signing, another desk finishes with t
     expect(p.signed).not.toBeNull()
     expect(p.outcomes).toEqual([]) // ...but no desk knows
 
-    await expect.poll(async () => (await seenOn(c, id))?.status, { timeout: 15_000, interval: 100 }).toBe('final')
+    await expect
+      .poll(async () => (await seenOn(c, id))?.status, {
+        timeout: 15_000,
+        interval: 100,
+      })
+      .toBe('final')
     const view = (await seenOn(c, id))!
-    expect(view.outcome).toMatchObject({ state: 'reconciled', finalStatus: 'success' })
+    expect(view.outcome).toMatchObject({
+      state: 'reconciled',
+      finalStatus: 'success',
+    })
     const txs = truth().filter((x) => x.cloid === cloid)
     expect(txs).toHaveLength(1)
     expect(txs[0]!.nonce).toBe(p.signed!.nonce)
     expect(truth()).toHaveLength(before + 1)
     // C's journal: the same bytes, refused as a duplicate, then settled by cloid.
     const entry = await c.call<SubmissionView>('journal.get', { cloid })
-    expect(entry).toMatchObject({ state: 'reconciled', finalStatus: 'success' })
-    expect((await c.call<JournalRecordDetail>('journal.record', { id: Number(entry.id) })).body).toBe(p.signed!.body)
-    await expect.poll(async () => (await seenOn(b, id))?.outcome?.state, { timeout: 2000, interval: 50 }).toBe('reconciled')
+    expect(entry).toMatchObject({
+      state: 'reconciled',
+      finalStatus: 'success',
+    })
+    expect(
+      (
+        await c.call<JournalRecordDetail>('journal.record', {
+          id: Number(entry.id),
+        })
+      ).body,
+    ).toBe(p.signed!.body)
+    await expect
+      .poll(async () => (await seenOn(b, id))?.outcome?.state, {
+        timeout: 2000,
+        interval: 50,
+      })
+      .toBe('reconciled')
   })
 
   it('the database stops mid-execution: before the bytes are stored nothing is sent; after, the send completes once, desks say unreachable and refuse team writes, and the outcome is written back when it returns', async () => {
@@ -277,25 +285,47 @@ describe('team takeover: a desk dies after signing, another desk finishes with t
     await live()
     // Nothing lost: the stored bytes are in the chain, and a desk writes the outcome back (the lease ran
     // out with no outcome: the same bytes re-sent are refused as a duplicate and the cloid settles it).
-    await expect.poll(async () => (await seenOn(b, second.id))?.status, { timeout: 15_000, interval: 100 }).toBe('final')
+    await expect
+      .poll(async () => (await seenOn(b, second.id))?.status, {
+        timeout: 15_000,
+        interval: 100,
+      })
+      .toBe('final')
     expect((await seenOn(b, second.id))!.outcome?.state).toMatch(/^(accepted|reconciled)$/)
     const p = await proposal(second.id)
     const txs = truth().filter((x) => x.cloid === second.cloid)
     expect(txs).toHaveLength(1)
     expect(txs[0]!.nonce).toBe(p.signed!.nonce) // the stored bytes, never a second signature
     expect(truth()).toHaveLength(before + 1)
-    await expect.poll(async () => (await seenOn(a!, second.id))?.status, { timeout: 2000, interval: 50 }).toBe('final')
+    await expect
+      .poll(async () => (await seenOn(a!, second.id))?.status, {
+        timeout: 2000,
+        interval: 50,
+      })
+      .toBe('final')
   })
 
   it('(c) two desks race to take over the same proposal: exactly one sends', async () => {
     // D: a second keyless takeover desk, checking as often as C.
-    const d = await startDeskOnSharedSandbox(sandbox, { team: { recoverEveryMs: TAKEOVER_TIMER_MS } })
+    const d = await startDeskOnSharedSandbox(sandbox, {
+      team: { recoverEveryMs: TAKEOVER_TIMER_MS },
+    })
     extra.push(d)
     await d.call('vault.create', { passphrase: TEST_PASSPHRASE })
-    await d.call('team.configure', { connectionString: db.connectionString, password: db.password, passphrase: TEST_PASSPHRASE })
-    const { address: dan } = await d.call<{ address: string }>('team.join', { passphrase: TEST_PASSPHRASE })
+    await d.call('team.configure', {
+      connectionString: db.connectionString,
+      password: db.password,
+      passphrase: TEST_PASSPHRASE,
+    })
+    const { address: dan } = await d.call<{ address: string }>('team.join', {
+      passphrase: TEST_PASSPHRASE,
+    })
     a ??= await openA()
-    await a.call('team.members.add', { address: dan, name: 'Dan', roles: ['viewer'] })
+    await a.call('team.members.add', {
+      address: dan,
+      name: 'Dan',
+      roles: ['viewer'],
+    })
 
     const { id, cloid } = await approvedWithdrawal('4')
     const original = TeamGate.prototype.beforeSend
@@ -304,12 +334,24 @@ describe('team takeover: a desk dies after signing, another desk finishes with t
       throw new DeskError('DeskKilled', 'the desk stopped right after storing the signed bytes')
     })
     const before = truth().length
-    await expect(a.call('team.execute', { id })).rejects.toMatchObject({ code: 'WriteNotSent' })
+    await expect(a.call('team.execute', { id })).rejects.toMatchObject({
+      code: 'WriteNotSent',
+    })
     spy.mockRestore()
     await killA()
 
-    await expect.poll(async () => (await seenOn(d, id))?.status, { timeout: 15_000, interval: 100 }).toBe('final')
-    await expect.poll(async () => (await seenOn(c, id))?.status, { timeout: 2000, interval: 50 }).toBe('final')
+    await expect
+      .poll(async () => (await seenOn(d, id))?.status, {
+        timeout: 15_000,
+        interval: 100,
+      })
+      .toBe('final')
+    await expect
+      .poll(async () => (await seenOn(c, id))?.status, {
+        timeout: 2000,
+        interval: 50,
+      })
+      .toBe('final')
     expect(truth().filter((x) => x.cloid === cloid)).toHaveLength(1)
     expect(truth()).toHaveLength(before + 1)
     // Exactly one of the two journaled (and so sent) the bytes; one outcome entry.
@@ -344,11 +386,15 @@ describe('team takeover: a desk dies after signing, another desk finishes with t
       logLevel: 'warning',
     })
     const before = truth().length
-    const exit = await new Promise<{ signal: NodeJS.Signals | null; code: number | null; out: string }>((done, fail) => {
+    const exit = await new Promise<{
+      signal: NodeJS.Signals | null
+      code: number | null
+      out: string
+    }>((done, fail) => {
       const p = spawn(process.execPath, [child], {
         env: {
           ...process.env,
-          DATA_DIR: aDir,
+          DATA_DIR: team.a.dataDir,
           TRADING_URL: sandbox.tradingUrl,
           WS_URL: sandbox.wsUrl,
           EARN_URL: sandbox.earnUrl,
@@ -376,7 +422,12 @@ describe('team takeover: a desk dies after signing, another desk finishes with t
     expect(p.signed).not.toBeNull()
     expect(truth()).toHaveLength(before) // killed before anything left
 
-    await expect.poll(async () => (await seenOn(c, id))?.outcome?.state, { timeout: 15_000, interval: 100 }).toBe('accepted')
+    await expect
+      .poll(async () => (await seenOn(c, id))?.outcome?.state, {
+        timeout: 15_000,
+        interval: 100,
+      })
+      .toBe('accepted')
     const txs = truth().filter((x) => x.cloid === cloid)
     expect(txs).toHaveLength(1)
     expect(txs[0]!.nonce).toBe(p.signed!.nonce)
@@ -401,13 +452,20 @@ describe('team takeover: a desk dies after signing, another desk finishes with t
       throw new DeskError('DeskKilled', 'the desk stopped right after storing the signed bytes')
     })
     const before = truth().length
-    await expect(a.call('team.execute', { id })).rejects.toMatchObject({ code: 'WriteNotSent' })
+    await expect(a.call('team.execute', { id })).rejects.toMatchObject({
+      code: 'WriteNotSent',
+    })
     spy.mockRestore()
     await killA()
     await new Promise((r) => setTimeout(r, LEASE_MS + 200))
     a = await openA() // its first recovery pass finds the expired lease
 
-    await expect.poll(async () => (await seenOn(a!, id))?.status, { timeout: 15_000, interval: 100 }).toBe('final')
+    await expect
+      .poll(async () => (await seenOn(a!, id))?.status, {
+        timeout: 15_000,
+        interval: 100,
+      })
+      .toBe('final')
     expect(truth().filter((x) => x.cloid === cloid)).toHaveLength(0)
     expect(truth()).toHaveLength(before)
     const p = await proposal(id)
@@ -417,17 +475,33 @@ describe('team takeover: a desk dies after signing, another desk finishes with t
     const evidence = JSON.parse(outcome!.evidence!) as { checks: string[] }
     expect(evidence.checks.join('\n')).toMatch(/txStatusByCloid\(.*\): not found/)
     expect(outcome!.by).toBe(p.signed!.by) // Ann's desk, after its restart
-    await expect.poll(async () => (await seenOn(b, id))?.outcome?.state, { timeout: 2000, interval: 50 }).toBe('unresolved')
+    await expect
+      .poll(async () => (await seenOn(b, id))?.outcome?.state, {
+        timeout: 2000,
+        interval: 50,
+      })
+      .toBe('unresolved')
     // A's journal: the pipeline's entry (never sent) and the re-sent copy of the same bytes, naming the proposal.
     const entry = await a!.call<SubmissionView>('journal.get', { cloid })
     expect(entry.summary).toContain(id)
     expect(entry).toMatchObject({ state: 'rejected', code: 'ExpiredTx' })
-    expect((await a!.call<JournalRecordDetail>('journal.record', { id: Number(entry.id) })).body).toBe(p.signed!.body)
+    expect(
+      (
+        await a!.call<JournalRecordDetail>('journal.record', {
+          id: Number(entry.id),
+        })
+      ).body,
+    ).toBe(p.signed!.body)
   })
 
   it('an approved-never proposal past its expiry reaches its final state on its own: expired, recorded once for every desk', async () => {
     // The recorded outcome, not the status a desk computes from the clock.
-    await expect.poll(async () => (await seenOn(b, forgotten))?.outcome?.state, { timeout: TTL_MS + 5000, interval: 200 }).toBe('expired')
+    await expect
+      .poll(async () => (await seenOn(b, forgotten))?.outcome?.state, {
+        timeout: TTL_MS + 5000,
+        interval: 200,
+      })
+      .toBe('expired')
     const p = await proposal(forgotten)
     expect(p.signed).toBeNull()
     expect(p.outcomes.map((o) => o.state)).toEqual(['expired'])

@@ -135,7 +135,8 @@ const list: Command = {
         `${r.owner} on ${r.network}`,
         ...r.slots.map(
           (s) =>
-            `  slot ${s.slot}: ${s.agent ?? '(empty)'}${s.epoch !== null ? `  epoch ${s.epoch}` : ''}${s.agent ? (s.keyInVault ? '  key in vault' : '  key NOT in vault') : ''}`,
+            `  slot ${s.slot}: ${s.agent ?? '(empty)'}${s.epoch !== null ? `  epoch ${s.epoch}` : ''}` +
+            `${s.agent ? (s.keyInVault ? '  key in vault' : '  key NOT in vault') : ''}`,
         ),
       ],
       r,

@@ -88,12 +88,19 @@ export function earnLines(o: EarnOverview, name: AccountNamer, now = Date.now())
     `${name(o.user)}${o.paused ? '  WITHDRAWALS PAUSED (create and claim blocked)' : ''}`,
     ...o.assets.map(
       (a) =>
-        `  ${a.symbol.padEnd(6)} earn ${inUnits(a.earnBalance, a.symbol)}  queue ${inUnits(a.inQueue, a.symbol)}  locked ${inUnits(a.withdrawLocked, a.symbol)}  deposited ${inUnits(a.lifetimeDeposit, a.symbol)}  yield ${inUnits(a.lifetimeYield, a.symbol)}  withdrawn ${inUnits(a.lifetimeWithdraw, a.symbol)}  APY ${formatRate(a.projectedApy)}`,
+        `  ${a.symbol.padEnd(6)} earn ${inUnits(a.earnBalance, a.symbol)}  queue ` +
+        `${inUnits(a.inQueue, a.symbol)}  locked ${inUnits(a.withdrawLocked, a.symbol)}  deposited ` +
+        `${inUnits(a.lifetimeDeposit, a.symbol)}  yield ` +
+        `${inUnits(a.lifetimeYield, a.symbol)}  withdrawn ` +
+        `${inUnits(a.lifetimeWithdraw, a.symbol)}  APY ${formatRate(a.projectedApy)}`,
     ),
     ...(o.withdrawals.length === 0 ? ['withdrawals: none'] : ['withdrawals:']),
     ...o.withdrawals.map(
       (w) =>
-        `  ${w.operationId}  ${w.type} ${inUnits(w.gross, w.symbol)} (fee ${inUnits(w.fee, w.symbol)})  ${w.status}  created ${when(w.createdAt, now)}${w.claimable ? '  CLAIMABLE' : w.claimableAt !== null && w.claimableInMs ? `  claimable ${formatCountdown(w.claimableAt, now)}` : ''}${w.needsAttention ? '  NEEDS ATTENTION' : ''}${w.failure ? `  ${w.failure}` : ''}`,
+        `  ${w.operationId}  ${w.type} ${inUnits(w.gross, w.symbol)} (fee ` +
+        `${inUnits(w.fee, w.symbol)})  ${w.status}  created ${when(w.createdAt, now)}` +
+        `${w.claimable ? '  CLAIMABLE' : w.claimableAt !== null && w.claimableInMs ? `  claimable ${formatCountdown(w.claimableAt, now)}` : ''}` +
+        `${w.needsAttention ? '  NEEDS ATTENTION' : ''}${w.failure ? `  ${w.failure}` : ''}`,
     ),
   ]
 }
@@ -140,7 +147,9 @@ const create: Command = {
       preview: { symbol: v.symbol, type: v.type, gross: v.gross, fee: v.fee, net: v.net },
     }
     ctx.print(
-      `${r.operationId}: ${r.status} (journal #${r.journalId ?? '?'}); fee ${inUnits(r.preview.fee, r.preview.symbol)}, you receive ${inUnits(r.preview.net, r.preview.symbol)}`,
+      `${r.operationId}: ${r.status} (journal #${r.journalId ?? '?'}); fee ` +
+        `${inUnits(r.preview.fee, r.preview.symbol)}, you receive ` +
+        `${inUnits(r.preview.net, r.preview.symbol)}`,
       r,
     )
   },

@@ -68,7 +68,9 @@ export function journalListLines(rows: readonly JournalRecordView[], name: Accou
   if (rows.length === 0) return ['(no journal entries match)']
   return rows.map(
     (r) =>
-      `#${r.id} ${when(r.createdAt, now)} ${r.network} ${r.actionType.padEnd(16)} ${r.state.padEnd(10)} ${r.finalStatus ?? ''}${r.code ? ` [${r.code}]` : ''}  ${name(r.account)}  ${r.summary}`,
+      `#${r.id} ${when(r.createdAt, now)} ${r.network} ${r.actionType.padEnd(16)} ` +
+      `${r.state.padEnd(10)} ${r.finalStatus ?? ''}${r.code ? ` [${r.code}]` : ''}  ` +
+      `${name(r.account)}  ${r.summary}`,
   )
 }
 

@@ -186,7 +186,8 @@ const remove: Command = {
     if (!account) throw new DeskError('AccountNotInVault', `${address} is not an account in the vault`)
     if (!account.watchOnly || account.agents.length > 0) {
       await ctx.confirmYes(
-        `Remove ${address} (${account.label}) and its keys from the vault? Without an exported copy the keys are gone (the previous vault file stays as vault.json.bak until the next change).`,
+        `Remove ${address} (${account.label}) and its keys from the vault? Without an exported copy the keys are gone ` +
+          '(the previous vault file stays as vault.json.bak until the next change).',
       )
     }
     await ctx.unlocked()

@@ -12,7 +12,8 @@ const marketList: Command = {
         `${'ID'.padEnd(6)}${'MARKET'.padEnd(14)}${'PRICE DP'.padEnd(10)}${'SIZE DP'.padEnd(9)}CREDIT`,
         ...r.markets.map(
           (m) =>
-            `${m.marketId.padEnd(6)}${m.symbol.padEnd(14)}${String(m.priceDecimals).padEnd(10)}${String(m.baseQuantityDecimals).padEnd(9)}${m.creditTrading ? 'yes' : 'no'}`,
+            `${m.marketId.padEnd(6)}${m.symbol.padEnd(14)}${String(m.priceDecimals).padEnd(10)}` +
+            `${String(m.baseQuantityDecimals).padEnd(9)}${m.creditTrading ? 'yes' : 'no'}`,
         ),
       ],
       r.markets,

@@ -8,7 +8,9 @@ import { UsageError, type Command, type CommandGroup, type OptionSpec } from '..
 function describe(n: NetworkListing, selected: boolean): string {
   const state = n.configured ? '' : '  (not configured)'
   return [
-    `${selected ? '*' : ' '} ${n.name.padEnd(12)} ${n.kind.padEnd(8)} chain ${String(n.chainId).padEnd(8)} info ${n.infoRatePerSec}/s  trade ${n.tradeRatePerSec}/s  strict limits ${n.strictLimits ? 'on' : 'off'}${state}`,
+    `${selected ? '*' : ' '} ${n.name.padEnd(12)} ${n.kind.padEnd(8)} chain ` +
+      `${String(n.chainId).padEnd(8)} info ${n.infoRatePerSec}/s  trade ` +
+      `${n.tradeRatePerSec}/s  strict limits ${n.strictLimits ? 'on' : 'off'}${state}`,
     `    trading ${n.tradingUrl || '-'}`,
     `    ws      ${n.wsUrl || '-'}`,
     `    earn    ${n.earnUrl || '-'}`,

@@ -54,7 +54,9 @@ const list: Command = {
       `${name(a.account)}${a.truncated ? ' (truncated at 500)' : ''}${a.orders.length === 0 ? ': no open orders' : ''}`,
       ...a.orders.map(
         (o) =>
-          `  ${marketOf(o.market)}  ${o.side === 'bid' ? 'buy ' : 'sell'}  ${formatNumber(o.remainingQty)} @ ${formatNumber(o.price)}  oid ${o.oid}${o.cloid ? `  ${o.cloid}` : ''}`,
+          `  ${marketOf(o.market)}  ${o.side === 'bid' ? 'buy ' : 'sell'}  ` +
+          `${formatNumber(o.remainingQty)} @ ${formatNumber(o.price)}  oid ${o.oid}` +
+          `${o.cloid ? `  ${o.cloid}` : ''}`,
       ),
     ])
     ctx.print(lines, r)
@@ -121,7 +123,10 @@ const check: Command = {
         : ''
     ctx.print(
       [
-        `ok: ${args.side === 'bid' ? 'buy' : 'sell'} ${formatNumber(args.quantity)} ${base?.symbol ?? ''} at ${formatNumber(args.price)} ${quote?.symbol ?? ''} on ${m ? marketName(m, assets) : `market ${t.marketId}`}, ${args.orderType} ${args.tif}${value}; nothing was signed`,
+        `ok: ${args.side === 'bid' ? 'buy' : 'sell'} ${formatNumber(args.quantity)} ` +
+          `${base?.symbol ?? ''} at ${formatNumber(args.price)} ${quote?.symbol ?? ''} on ` +
+          `${m ? marketName(m, assets) : `market ${t.marketId}`}, ${args.orderType} ${args.tif}` +
+          `${value}; nothing was signed`,
         ...t.warnings.map((w) => `warning: ${w}`),
       ],
       t,

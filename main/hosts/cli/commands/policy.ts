@@ -16,7 +16,10 @@ async function ensureUnlocked(ctx: CliContext): Promise<void> {
   if (!state.vault.unlocked) await ctx.call('vault.unlock', { passphrase: await ctx.passphraseText() })
 }
 
-/** A rule's value as the operator reads it: USD one way, percentages, durations; "off" when unset. Asset-unit limits keep their number (the asset is in the rule's name). */
+/**
+ * A rule's value as the operator reads it: USD one way, percentages, durations; "off" when unset.
+ * Asset-unit limits keep their number (the asset is in the rule's name).
+ */
 export function ruleValue(value: PolicyValue, unit: string): string {
   if (value === null) return 'off'
   if (unit.startsWith('USD')) return formatUsd(value)
@@ -30,7 +33,10 @@ const unitNote = (unit: string) =>
   unit.startsWith('USD ') ? unit.slice(4) : unit.startsWith('percent ') ? unit.slice(8) : unit === 'ms' ? '' : unit
 
 function entryLine(e: AddressBookEntryView): string {
-  return `${e.label.padEnd(20)} ${e.address}  added ${when(e.addedAt)}  chain ${e.chainId.padEnd(8)} ${e.usable ? 'usable' : `cooling off until ${when(e.usableAt)}`}`
+  return (
+    `${e.label.padEnd(20)} ${e.address}  added ${when(e.addedAt)}  chain ` +
+    `${e.chainId.padEnd(8)} ${e.usable ? 'usable' : `cooling off until ${when(e.usableAt)}`}`
+  )
 }
 
 export function policyLines(p: PolicyView): string[] {
@@ -39,7 +45,10 @@ export function policyLines(p: PolicyView): string[] {
     `cooling-off ${formatDurationWords(p.coolingOffMs)}${p.sandboxDefaults ? ' (the sandbox default; real networks default to 24 h)' : ''}`,
     'rules:',
     ...p.rules.map((r) =>
-      `  ${r.name.padEnd(30)} ${ruleValue(r.value, r.unit).padEnd(16)} ${unitNote(r.unit)}${r.pending ? `  -> ${ruleValue(r.pending.value, r.unit)} from ${when(r.pending.effectiveAt)}` : ''}`.trimEnd(),
+      (
+        `  ${r.name.padEnd(30)} ${ruleValue(r.value, r.unit).padEnd(16)} ${unitNote(r.unit)}` +
+        `${r.pending ? `  -> ${ruleValue(r.pending.value, r.unit)} from ${when(r.pending.effectiveAt)}` : ''}`
+      ).trimEnd(),
     ),
     ...(p.events.length > 0 ? ['recent changes:', ...p.events.slice(0, 5).map((e) => `  ${when(e.at)} ${e.kind} ${e.summary}`)] : []),
     `address book (${p.addresses.length}):`,
@@ -59,7 +68,8 @@ const show: Command = {
 const set: Command = {
   name: 'set',
   summary:
-    'set a rule (transfer-limit-usd, withdraw-limit-usd, max-order-usd, price-band, cooling-off, ...); "off" turns it off. Loosening asks for the passphrase and waits out the cooling-off',
+    'set a rule (transfer-limit-usd, withdraw-limit-usd, max-order-usd, price-band, cooling-off, ...); "off" turns it off. ' +
+    'Loosening asks for the passphrase and waits out the cooling-off',
   positionals: ['NAME', 'VALUE'],
   async run(ctx) {
     const [name, raw] = ctx.positionals as [string, string]
@@ -69,7 +79,7 @@ const set: Command = {
       p = await ctx.call('policy.set', { name, value })
     } catch (e) {
       if (!(e instanceof DeskError) || e.code !== 'PassphraseRequired') throw e
-      p = await ctx.call('policy.set', { name, value, passphrase: await ctx.passphraseText() })
+      p = await ctx.call('policy.set', { name, value, passphrase: await ctx.passphraseUnlocking() })
     }
     const rule = p.rules.find((r) => r.name === name)
     const shown = (v: PolicyValue) => (rule ? ruleValue(v, rule.unit) : (v ?? 'off'))
@@ -108,7 +118,7 @@ const add: Command = {
     const [label, address] = ctx.positionals as [string, string]
     const chainId = ctx.string('chain')
     if (!chainId) throw new DeskError('Usage', '--chain ID is required')
-    const e = await ctx.call('addresses.add', { label, address, chainId, passphrase: await ctx.passphraseText() })
+    const e = await ctx.call('addresses.add', { label, address, chainId, passphrase: await ctx.passphraseUnlocking() })
     ctx.print(entryLine(e), e)
   },
 }
@@ -118,7 +128,7 @@ const remove: Command = {
   summary: 'remove the entry LABEL; asks for the passphrase',
   positionals: ['LABEL'],
   async run(ctx) {
-    const r = (await ctx.call('addresses.remove', { label: ctx.positionals[0]!, passphrase: await ctx.passphraseText() })) as {
+    const r = (await ctx.call('addresses.remove', { label: ctx.positionals[0]!, passphrase: await ctx.passphraseUnlocking() })) as {
       removed: string
     }
     ctx.print(`removed ${r.removed}`, r)
@@ -143,7 +153,8 @@ const haltNow: Command = {
       `network ${r.network} halted since ${when(r.halted.since)}`,
       ...r.accounts.map(
         (a) =>
-          `  ${(a.label || a.account).padEnd(24)} ${a.verifiedZero ? 'no open orders (verified)' : a.error ? `${a.error.code}: ${a.error.message}` : `${a.remaining.length} order(s) still open`}`,
+          `  ${(a.label || a.account).padEnd(24)} ` +
+          `${a.verifiedZero ? 'no open orders (verified)' : a.error ? `${a.error.code}: ${a.error.message}` : `${a.remaining.length} order(s) still open`}`,
       ),
     ]
     ctx.print(lines, r)
@@ -162,7 +173,7 @@ const resumeNow: Command = {
   name: 'now',
   summary: 'lift the halt (asks for the passphrase)',
   async run(ctx) {
-    const p = await ctx.call('policy.resume', { passphrase: await ctx.passphraseText() })
+    const p = await ctx.call('policy.resume', { passphrase: await ctx.passphraseUnlocking() })
     ctx.print(`network ${p.network}: writes allowed again`, p)
   },
 }

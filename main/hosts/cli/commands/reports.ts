@@ -88,7 +88,10 @@ export function pnlLines(r: PnlReport, now = Date.now()): string[] {
     ...(r.rows.length === 0 ? ['(no fills in the range)'] : []),
     ...r.rows.map(
       (x) =>
-        `${formatAccount({ address: x.account, label: x.label }).text.padEnd(30)} ${x.market.padEnd(12)} realised ${amount(x.realisedNet, x.quoteSymbol)} (gross ${amount(x.realisedGross, x.quoteSymbol)}, fees ${amount(x.quoteFees, x.quoteSymbol)})  open ${amount(x.openQty, x.baseSymbol)}`,
+        `${formatAccount({ address: x.account, label: x.label }).text.padEnd(30)} ` +
+        `${x.market.padEnd(12)} realised ${amount(x.realisedNet, x.quoteSymbol)} (gross ` +
+        `${amount(x.realisedGross, x.quoteSymbol)}, fees ` +
+        `${amount(x.quoteFees, x.quoteSymbol)})  open ${amount(x.openQty, x.baseSymbol)}`,
     ),
     ...r.gaps.map((g) => `note: ${g}`),
   ]
@@ -123,7 +126,8 @@ export function alertLines(r: readonly AlertView[], now = Date.now()): string[] 
     ? ['no alerts']
     : r.map(
         (a) =>
-          `#${a.id} ${when(a.atMs, now)} ${a.level.padEnd(7)} ${a.title}: ${a.message}${a.acknowledgedAt ? ` (acknowledged ${formatAge(a.acknowledgedAt, now)})` : ''}`,
+          `#${a.id} ${when(a.atMs, now)} ${a.level.padEnd(7)} ${a.title}: ${a.message}` +
+          `${a.acknowledgedAt ? ` (acknowledged ${formatAge(a.acknowledgedAt, now)})` : ''}`,
       )
 }
 

@@ -59,7 +59,9 @@ export function custodyLines(list: TeamCustodyView[]): string[] {
 export const custody: Command = {
   name: 'custody',
   summary:
-    'owner keys held by the team: `custody status`; `custody split ACCOUNT --holders A,B --threshold 2 --recovery-file FILE` (admin; the key leaves this vault); `custody resplit ACCOUNT --holders A,C [--recovery-share FILE]`; `custody cosign on|off`',
+    'owner keys held by the team: `custody status`; ' +
+    '`custody split ACCOUNT --holders A,B --threshold 2 --recovery-file FILE` (admin; the key leaves this vault); ' +
+    '`custody resplit ACCOUNT --holders A,C [--recovery-share FILE]`; `custody cosign on|off`',
   positionals: ['ACTION', 'ARG?'],
   options: {
     holders: { type: 'string', description: 'share holders: member names or identity addresses, comma-separated', valueName: 'LIST' },
@@ -94,7 +96,8 @@ export const custody: Command = {
     if (action !== 'split' && action !== 'resplit')
       throw new DeskError(
         'Usage',
-        'desk team custody status | split ACCOUNT --holders A,B [--threshold 2] [--recovery-file FILE] | resplit ACCOUNT --holders A,C [--recovery-share FILE] | cosign on|off',
+        'desk team custody status | split ACCOUNT --holders A,B [--threshold 2] [--recovery-file FILE] | ' +
+          'resplit ACCOUNT --holders A,C [--recovery-share FILE] | cosign on|off',
       )
     const given = ctx.positionals[1]
     const holders = ctx.string('holders')

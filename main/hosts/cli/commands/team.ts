@@ -77,7 +77,13 @@ function policyLines(p: TeamPolicyView): string[] {
 export function proposalLine(p: TeamProposalView): string {
   const approvals =
     p.needs.count === 0 ? 'none needed (allowed outright)' : `${p.approvals.filter((a) => a.counts).length}/${p.needs.count}`
-  return `${short(p.id)}  ${p.status.padEnd(8)} ${p.kind.padEnd(10)} ${p.title}  ${p.usd !== null ? formatUsdCents(p.usd) : (p.usdUnknown ?? '')}  by ${p.initiator.name ?? p.initiator.address}  approvals ${approvals}  expires ${when(p.expiresAt)}${p.outcome ? `  outcome ${p.outcome.state}` : ''}${p.rejection ? `  rejected: ${p.rejection.reason}` : ''}`
+  return (
+    `${short(p.id)}  ${p.status.padEnd(8)} ${p.kind.padEnd(10)} ${p.title}  ` +
+    `${p.usd !== null ? formatUsdCents(p.usd) : (p.usdUnknown ?? '')}  by ` +
+    `${p.initiator.name ?? p.initiator.address}  approvals ${approvals}  expires ` +
+    `${when(p.expiresAt)}${p.outcome ? `  outcome ${p.outcome.state}` : ''}` +
+    `${p.rejection ? `  rejected: ${p.rejection.reason}` : ''}`
+  )
 }
 
 /** A proposal id in full, or an unambiguous prefix of one listed now. */
@@ -182,7 +188,9 @@ const policy: Command = {
     file: {
       type: 'string',
       description:
-        'JSON array of rules: {id, kinds?, accounts?, groups?, minUsd?, minWindowUsd?, destinations?, direction? (tighten|loosen: limits, address_book), then}; or {"rules": [...], "groups": {"name": ["0x…"]}} with account groups the rules name',
+        'JSON array of rules: {id, kinds?, accounts?, groups?, minUsd?, minWindowUsd?, destinations?, ' +
+        'direction? (tighten|loosen: limits, address_book), then}; ' +
+        'or {"rules": [...], "groups": {"name": ["0x…"]}} with account groups the rules name',
       valueName: 'FILE',
     },
   },
@@ -227,7 +235,9 @@ const quorum: Command = {
 export function changeLines(list: TeamChangeView[]): string[] {
   if (list.length === 0) return ['no roster or policy change is waiting for admin signatures']
   return list.flatMap((c) => [
-    `${c.id}  ${c.kind}  ${c.signers.length}/${c.quorum} admin signature(s) (${c.signers.map((s) => s.name ?? s.address).join(', ') || 'none verified'})${c.stale ? `  STALE: ${c.stale}` : c.canSign ? '  you may sign' : ''}`,
+    `${c.id}  ${c.kind}  ${c.signers.length}/${c.quorum} admin signature(s) (` +
+      `${c.signers.map((s) => s.name ?? s.address).join(', ') || 'none verified'})` +
+      `${c.stale ? `  STALE: ${c.stale}` : c.canSign ? '  you may sign' : ''}`,
     ...c.summary.map((l) => `    ${l}`),
   ])
 }
