@@ -148,7 +148,8 @@ export class AlertLog {
   saveSettingsJson(json: string): void {
     this.db
       .prepare(
-        `INSERT INTO alert_settings (id, json, updated_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET json = excluded.json, updated_at = excluded.updated_at`,
+        `INSERT INTO alert_settings (id, json, updated_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET json = excluded.json, updated_at = ` +
+          `excluded.updated_at`,
       )
       .run(json, this.now())
   }

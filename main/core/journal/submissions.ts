@@ -144,7 +144,8 @@ export class SubmissionStore {
   ) {
     this.insertStmt = db.prepare(`INSERT INTO submissions
       (channel, key, network, account, signer, action_type, summary, nonce, business_nonce, body, state, trace_id, submit_height, created_at, updated_at)
-      VALUES (@channel, @key, @network, @account, @signer, @action_type, @summary, @nonce, @business_nonce, @body, 'signed', @trace_id, @submit_height, @now, @now)`)
+      VALUES (@channel, @key, @network, @account, @signer, @action_type, @summary, @nonce, @business_nonce, @body, 'signed',
+        @trace_id, @submit_height, @now, @now)`)
     this.eventStmt = db.prepare(
       `INSERT INTO submission_events (submission_id, at, state, final_status, code, note) VALUES (?, ?, ?, ?, ?, ?)`,
     )
@@ -401,7 +402,9 @@ function whereClause(f: SubmissionFilter): { sql: string; params: (string | numb
     // Free text over what an operator has in hand: cloid, tx hash, trace id, account, the summary.
     const like = `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
     parts.push(
-      `(lower(key) LIKE ? ESCAPE '\\' OR lower(coalesce(tx_hash, '')) LIKE ? ESCAPE '\\' OR lower(coalesce(trace_id, '')) LIKE ? ESCAPE '\\' OR lower(summary) LIKE ? ESCAPE '\\' OR lower(action_type) LIKE ? ESCAPE '\\' OR account LIKE ? ESCAPE '\\' OR signer LIKE ? ESCAPE '\\' OR coalesce(proposal_id, '') LIKE ? ESCAPE '\\')`,
+      `(lower(key) LIKE ? ESCAPE '\\' OR lower(coalesce(tx_hash, '')) LIKE ? ESCAPE '\\' OR lower(coalesce(trace_id, '')) LIKE ? ESCAPE '\\' OR ` +
+        `lower(summary) LIKE ? ESCAPE '\\' OR lower(action_type) LIKE ? ESCAPE '\\' OR account LIKE ? ESCAPE '\\' OR signer LIKE ? ESCAPE '\\' OR ` +
+        `coalesce(proposal_id, '') LIKE ? ESCAPE '\\')`,
     )
     params.push(like, like, like, like, like, like, like, like)
   }

@@ -15,7 +15,8 @@ function destinationUsable(book: AddressBookView, e: AddressEntry, what: string)
   if (e.usableAt > t) {
     throw new DeskError(
       'DestinationCoolingOff',
-      `"${e.label}" (${e.address}) was added to the address book at ${at(e.addedAt)} and is usable from ${at(e.usableAt)} (cooling-off ${book.coolingOffNote(e.usableAt - e.addedAt)}): ${what} refused`,
+      `"${e.label}" (${e.address}) was added to the address book at ${at(e.addedAt)} and is usable from ${at(e.usableAt)} (cooling-off ` +
+        `${book.coolingOffNote(e.usableAt - e.addedAt)}): ${what} refused`,
       { code: 'DestinationCoolingOff', label: e.label, usableAt: e.usableAt },
     )
   }
@@ -31,7 +32,8 @@ export function requireWithdrawDestination(book: () => AddressBookView, address:
     const other = entries.length > 0 ? ` (it is listed for chain ${entries.map((x) => x.chainId).join(', ')}, not ${chainId})` : ''
     throw new DeskError(
       'DestinationNotAllowed',
-      `${a} on chain ${chainId} is not in the address book${other}: withdrawals go only to address-book entries. Add it (passphrase) and wait for its cooling-off.`,
+      `${a} on chain ${chainId} is not in the address book${other}: withdrawals go only to address-book entries. Add it (passphrase) and wait for ` +
+        `its cooling-off.`,
       {
         code: 'DestinationNotAllowed',
         address: a,

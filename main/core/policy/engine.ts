@@ -1,11 +1,20 @@
-import type { Address } from 'viem'
-import { formatDurationWords, formatPercent, formatUsd } from '../../contract/format'
+import { formatDurationWords } from '../../contract/format'
 import { DeskError } from '../errors/desk-error'
-import type { Journal } from '../journal'
 import { requireTransferDestination, requireWithdrawDestination, type AddressBookView } from './address-book'
-import { checkDestination } from './destination'
-import { describeExchange, exchangeIdentity, exchangeKey, exchangeTag, type ExchangeIdentity, type PolicyNetwork } from './exchange'
-import { DeskHaltFile, PolicyFile, deskHaltPath, exchangePolicyPath, type AddressEntry, type DeskHalt, type PolicyDoc } from './policy-file'
+import { addAddress, addressInput, addressView, removeAddress } from './address-changes'
+import { setRule } from './rule-changes'
+import {
+  DESK_EVENTS,
+  TEAM_APPROVED,
+  type AddressView,
+  type Authority,
+  type PolicyChanges,
+  type PolicyEngineOptions,
+  type PolicyState,
+  type RuleState,
+} from './engine-types'
+import { describeExchange, exchangeIdentity, exchangeKey, exchangeTag, type ExchangeIdentity } from './exchange'
+import { DeskHaltFile, PolicyFile, deskHaltPath, exchangePolicyPath, type DeskHalt, type PolicyDoc } from './policy-file'
 import {
   at,
   checkMove,
@@ -20,58 +29,11 @@ import {
   type Valuer,
 } from './limits'
 import { USD_RULES, canonicalValue, isTightening, ruleSpec, valueWithSource, type ValueSource } from './rules'
+import { coolingOffText, ruleValueText } from './rule-text'
 import { journalUsage, type UsageEntry } from './usage'
 
 export type { PolicyNetwork } from './exchange'
-
-/** The journal key of desk-wide policy events (the halt, network changes): no network can be named so. */
-export const DESK_EVENTS = '(desk)'
-
-/**
- * Stands in for the passphrase when a team-approved settings change is applied on the desk that
- * proposed it (its initiator gave the passphrase when proposing; the approvals are in the team
- * chain). A symbol cannot cross IPC, so no host can pass it.
- */
-export const TEAM_APPROVED: unique symbol = Symbol('team-approved')
-type Authority = string | typeof TEAM_APPROVED
-
-export interface PolicyEngineOptions {
-  dataDir: string
-  network: PolicyNetwork
-  journal: Journal
-  now: () => number
-  /** True when the passphrase opens the vault (one scrypt); never stored or logged here. */
-  verifyPassphrase(passphrase: string): Promise<boolean>
-  /** Journaled value moves since a time (default: read from the journal's signed bodies). */
-  usage?: (kind: MoveKind, since: number) => UsageEntry[]
-}
-
-export interface RuleState {
-  name: string
-  value: string | null
-  unit: string
-  pending: { value: string | null; requestedAt: number; effectiveAt: number } | null
-}
-
-export interface AddressView {
-  label: string
-  address: Address
-  chainId: string
-  addedAt: number
-  usableAt: number
-  usable: boolean
-}
-
-export interface PolicyState {
-  network: string
-  /** The exchange the policy belongs to, and every network name it is used under. */
-  exchange: { description: string; chainId: number; trading: string; earn: string; aliases: string[] }
-  coolingOffMs: number
-  sandboxDefaults: boolean
-  rules: RuleState[]
-  halted: { since: number } | null
-  addresses: AddressView[]
-}
+export { DESK_EVENTS, TEAM_APPROVED, type AddressView, type PolicyEngineOptions, type PolicyState, type RuleState } from './engine-types'
 
 export { freesAt, type Move, type MoveKind, type OrderBandCheck, type PriceBandOverride, type Valuer } from './limits'
 
@@ -187,22 +149,11 @@ export class PolicyEngine {
 
   /** A value as the operator reads it, saying where it comes from when it is not the operator's own. */
   private show(name: string, value: string | null, source: ValueSource = 'set'): string {
-    const k = ruleSpec(name).kind
-    const text =
-      value === null
-        ? 'off'
-        : k === 'duration'
-          ? formatDurationWords(Number(value))
-          : k === 'usd'
-            ? formatUsd(value)
-            : k === 'percent'
-              ? formatPercent(value)
-              : value
-    return source === 'default' ? `${text} (default)` : source === 'global' ? `${text} (the global band)` : text
+    return ruleValueText(name, value, source)
   }
 
   private coolingOffNote(ms: number, doc: PolicyDoc): string {
-    return `${formatDurationWords(ms)}${this.sandboxIn(doc) && !('cooling-off' in doc.rules) ? ' (the sandbox default is 60 seconds; real networks default to 24 hours)' : ''}`
+    return coolingOffText(ms, this.sandboxIn(doc) && !('cooling-off' in doc.rules))
   }
 
   state(): PolicyState {
@@ -226,18 +177,7 @@ export class PolicyEngine {
       sandboxDefaults: this.sandboxIn(doc) && !('cooling-off' in doc.rules),
       rules,
       halted: this.haltFile.load(),
-      addresses: doc.addresses.map((a) => this.addressView(a, t)),
-    }
-  }
-
-  private addressView(a: AddressEntry, t: number): AddressView {
-    return {
-      label: a.label,
-      address: a.address as Address,
-      chainId: a.chainId,
-      addedAt: a.addedAt,
-      usableAt: a.usableAt,
-      usable: a.usableAt <= t,
+      addresses: doc.addresses.map((a) => addressView(a, t)),
     }
   }
 
@@ -264,57 +204,13 @@ export class PolicyEngine {
    * no change made without the passphrase may delay a later change beyond the cooling-off in
    * force before it. A raise (with the passphrase) applies at once; a cut waits out the current one.
    */
-  async set(name: string, raw: string | null, passphrase?: Authority): Promise<{ applied: boolean; effectiveAt: number }> {
-    const value = canonicalValue(name, raw)
-    const doc = this.doc()
-    const { value: current, source } = valueWithSource(doc.rules, name, this.sandboxIn(doc))
-    const t = this.now()
-    const from = this.show(name, current, source)
-    if (isTightening(name, current, value)) {
-      if (name === 'cooling-off') await this.requirePassphrase(passphrase, 'changing the cooling-off')
-      const next: PolicyDoc = { ...doc, rules: { ...doc.rules, [name]: value }, pending: doc.pending.filter((p) => p.name !== name) }
-      this.file.save(next)
-      this.log('policy.set', `${name}: ${from} -> ${this.show(name, value)} (tightened, in force now)`, {
-        name,
-        from: current,
-        fromSource: source,
-        to: value,
-        tightening: true,
-      })
-      return { applied: true, effectiveAt: t }
-    }
-    await this.requirePassphrase(passphrase, `loosening ${name}`)
-    const coolingOff = this.coolingOffIn(doc)
-    const effectiveAt = t + coolingOff
-    const next: PolicyDoc = {
-      ...doc,
-      pending: [...doc.pending.filter((p) => p.name !== name), { name, value, requestedAt: t, effectiveAt }],
-    }
-    this.file.save(next)
-    this.log(
-      'policy.pending',
-      `${name}: ${from} -> ${this.show(name, value)} (loosened; in force after the ${this.coolingOffNote(coolingOff, doc)} cooling-off)`,
-      {
-        name,
-        from: current,
-        fromSource: source,
-        to: value,
-        tightening: false,
-        effectiveAt,
-        times: { effectiveAt },
-      },
-    )
-    if (effectiveAt <= t) this.doc() // no cooling-off: applies (and is journaled) now
-    return { applied: effectiveAt <= t, effectiveAt }
+  set(name: string, raw: string | null, passphrase?: Authority): Promise<{ applied: boolean; effectiveAt: number }> {
+    return setRule(this.changes(), name, raw, passphrase)
   }
 
   /** An address-book entry as it would be stored (label trimmed, address checksummed), or a typed refusal. */
   addressInput(req: { label: string; address: string; chainId: string }): { label: string; address: string; chainId: string } {
-    const label = req.label.trim()
-    if (!label || label.length > 64) throw new DeskError('InvalidLabel', 'an address-book label is 1 to 64 characters')
-    const address = checkDestination(req.address, 'address')
-    if (!/^(0|[1-9][0-9]{0,19})$/.test(req.chainId)) throw new DeskError('InvalidChainId', 'destination chain id must be a decimal integer')
-    return { label, address, chainId: req.chainId }
+    return addressInput(req)
   }
 
   /**
@@ -336,46 +232,25 @@ export class PolicyEngine {
   }
 
   /** Adds (or edits, by label) an address-book entry; usable after the cooling-off. */
-  async addAddress(req: { label: string; address: string; chainId: string; passphrase: Authority }): Promise<AddressView> {
-    const { label, address } = this.addressInput(req)
-    const doc = this.doc()
-    await this.requirePassphrase(req.passphrase, 'changing the address book')
-    const t = this.now()
-    const old = doc.addresses.find((a) => a.label.toLowerCase() === label.toLowerCase())
-    const same = old && old.address === address && old.chainId === req.chainId
-    const entry: AddressEntry = same
-      ? { ...old, label }
-      : { label, address, chainId: req.chainId, addedAt: t, usableAt: t + this.coolingOffIn(doc) }
-    const next: PolicyDoc = { ...doc, addresses: [...doc.addresses.filter((a) => a !== old), entry] }
-    this.file.save(next)
-    const wait = entry.usableAt - t
-    this.log(
-      old ? 'address.edit' : 'address.add',
-      `${old ? 'edited' : 'added'} "${label}": ${address} on chain ${req.chainId}, ${wait > 0 ? `usable after the ${formatDurationWords(wait)} cooling-off` : 'usable now'}`,
-      {
-        label,
-        address,
-        chainId: req.chainId,
-        usableAt: entry.usableAt,
-        times: { usableAt: entry.usableAt },
-        ...(old ? { previous: { address: old.address, chainId: old.chainId } } : {}),
-      },
-    )
-    return this.addressView(entry, t)
+  addAddress(req: { label: string; address: string; chainId: string; passphrase: Authority }): Promise<AddressView> {
+    return addAddress(this.changes(), req)
   }
 
-  async removeAddress(req: { label: string; passphrase: Authority }): Promise<{ removed: string }> {
-    const doc = this.doc()
-    const old = doc.addresses.find((a) => a.label.toLowerCase() === req.label.trim().toLowerCase())
-    if (!old) throw new DeskError('AddressNotListed', `no address-book entry is labelled "${req.label.slice(0, 64)}"`)
-    await this.requirePassphrase(req.passphrase, 'changing the address book')
-    this.file.save({ ...doc, addresses: doc.addresses.filter((a) => a !== old) })
-    this.log('address.remove', `removed "${old.label}": ${old.address} on chain ${old.chainId}`, {
-      label: old.label,
-      address: old.address,
-      chainId: old.chainId,
-    })
-    return { removed: old.label }
+  removeAddress(req: { label: string; passphrase: Authority }): Promise<{ removed: string }> {
+    return removeAddress(this.changes(), req)
+  }
+
+  /** What the rule and address-book changes use of the engine. */
+  private changes(): PolicyChanges {
+    return {
+      doc: () => this.doc(),
+      save: (doc) => this.file.save(doc),
+      now: () => this.now(),
+      coolingOffIn: (doc) => this.coolingOffIn(doc),
+      sandboxIn: (doc) => this.sandboxIn(doc),
+      requirePassphrase: (p, what) => this.requirePassphrase(p, what),
+      log: (kind, summary, detail) => this.log(kind, summary, detail),
+    }
   }
 
   /**

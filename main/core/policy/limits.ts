@@ -165,7 +165,9 @@ export function priceBandBreach(band: string | null, o: OrderBandCheck): string 
   if (band === null) return null
   let reason: string | null = null
   if (o.reference === null) {
-    reason = `there is no reference price for market ${o.marketId} (no ${o.side === 'bid' ? 'ask' : 'bid'} in the book and no fresh mark), so the ${formatPercent(band)} band cannot be checked`
+    reason =
+      `there is no reference price for market ${o.marketId} (no ${o.side === 'bid' ? 'ask' : 'bid'} in the book and no fresh mark), so the ` +
+      `${formatPercent(band)} band cannot be checked`
   } else {
     // price vs reference * (100 ± band) / 100, exactly (percent at 18 decimals)
     const hundred = scaled('100')
@@ -174,7 +176,9 @@ export function priceBandBreach(band: string | null, o: OrderBandCheck): string 
     const outside = o.side === 'bid' ? o.priceAtoms * hundred > ref * (hundred + b) : o.priceAtoms * hundred < ref * (hundred - b)
     if (outside) {
       const refText = formatAtoms(ref, o.priceDecimals)
-      reason = `a ${o.side === 'bid' ? 'buy' : 'sell'} at ${o.price} is more than ${formatPercent(band)} ${o.side === 'bid' ? 'above' : 'below'} the reference ${refText} (${o.reference.source}) in market ${o.marketId}`
+      reason =
+        `a ${o.side === 'bid' ? 'buy' : 'sell'} at ${o.price} is more than ${formatPercent(band)} ${o.side === 'bid' ? 'above' : 'below'} ` +
+        `the reference ${refText} (${o.reference.source}) in market ${o.marketId}`
     }
   }
   return reason

@@ -96,7 +96,8 @@ export class PolicyBook {
       if (others.length > 0) {
         events.push([
           'exchange.new',
-          `first use of ${where} (as "${network.name}"): it starts no looser than the strictest policy the desk keeps (${n} rule${n === 1 ? '' : 's'} copied; an empty address book)`,
+          `first use of ${where} (as "${network.name}"): it starts no looser than the strictest policy the desk keeps (${n} ` +
+            `rule${n === 1 ? '' : 's'} copied; an empty address book)`,
           { exchange: key, rules: doc.rules },
         ])
       }
@@ -139,7 +140,8 @@ export class PolicyBook {
         if (e instanceof DeskError) throw e
         throw new DeskError(
           'PolicyFileCorrupt',
-          `the policy file ${f.file} is damaged, so a new exchange cannot be given the strictest policy: every write is refused until it is fixed or moved away (it was left untouched)`,
+          `the policy file ${f.file} is damaged, so a new exchange cannot be given the strictest policy: every write is refused until it is fixed ` +
+            `or moved away (it was left untouched)`,
           { file: f.file },
         )
       }

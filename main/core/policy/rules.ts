@@ -61,7 +61,8 @@ export function ruleSpec(name: string): RuleSpec {
     }
   throw new DeskError(
     'UnknownPolicy',
-    `unknown policy "${name.slice(0, 64)}": use ${[...USD_RULES, 'price-band', 'price-band:<marketId>', 'cooling-off', ...ASSET_RULES.map((a) => `${a}:<assetId>`)].join(', ')}`,
+    `unknown policy "${name.slice(0, 64)}": use ` +
+      `${[...USD_RULES, 'price-band', 'price-band:<marketId>', 'cooling-off', ...ASSET_RULES.map((a) => `${a}:<assetId>`)].join(', ')}`,
     { name: name.slice(0, 64) },
   )
 }

@@ -1,8 +1,6 @@
 import { DeskError } from '../errors/desk-error'
-import type { InfoClient } from '../exchange/info/client'
 import { formatAtoms, parseSignedDecimal } from '../money/decimal'
 import type { LiveAccountState } from '../streams/live-state'
-import type { StreamPool } from '../streams/pool'
 import {
   infoAccountReads,
   type AccountReads,
@@ -12,56 +10,16 @@ import {
   type OpenOrderInfo,
   type PositionInfo,
 } from './account-reads'
-import type { LastKnownState } from './last-known'
-import type { MarketDataCache } from './market-data'
 import { creditAvailable } from './valuation'
+import { CreditWhitelists } from './credit-whitelist'
+import { DataAges } from './data-ages'
+import { cachedRead, type ReadCache } from './read-cache'
+import { DEFAULT_DATA_MAX_AGE_MS, type LiveReadsOptions } from './live-reads-options'
+import { WriteMarks } from './write-marks'
 
-/** Previews and writes refuse account data older than this (ms). */
-export const DEFAULT_DATA_MAX_AGE_MS = 30_000
-
-export interface LiveReadsOptions {
-  info: InfoClient
-  pool: StreamPool | null
-  market: MarketDataCache
-  now: () => number
-  /** account data older than this is re-read through /info, and refused when that fails (default 30 s) */
-  maxAgeMs?: number
-  /** assets, markets and minimums are kept this long (default 5 min; they change rarely) */
-  staticTtlMs?: number
-  /** an account's existence, status and credit whitelist are kept this long (default 60 s) */
-  accountTtlMs?: number
-  /** Last known state of this network: the credit whitelist is served from it before the first /info answer. */
-  lastKnown?: LastKnownState
-  /** Journal changes of this network: state older than an account's latest write is not used. */
-  writes?: {
-    onChange(
-      listener: (s: {
-        network: string
-        account: string
-        body: string
-        channel?: string
-        state?: string
-        actionType?: string
-        code?: string | null
-      }) => void,
-    ): () => void
-    network: string
-  }
-  /** Agent slots picked for signing are kept this long (default 5 min) unless an agent write of the owner drops them first. */
-  signerAgentsTtlMs?: number
-  /** How long a write's verification waits for a stream frame before it reads /info (default 700 ms). */
-  frameWaitMs?: number
-}
-
-/** Rejections that say the agent slots the signer was picked from are out of date. */
-const AGENT_STALE = new Set(['AgentEpochMismatch', 'UnknownAgent'])
-
-const ADDRESS_IN_TEXT = /0x[0-9a-fA-F]{40}(?![0-9a-fA-F])/g
+export { DEFAULT_DATA_MAX_AGE_MS, type LiveReadsOptions } from './live-reads-options'
 
 type Channel = 'spotState' | 'spotCreditState' | 'openOrders'
-
-/** Journal steps after which the exchange may hold a new state for the write's accounts. */
-const WRITE_MOVES = new Set(['sent', 'accepted', 'unknown', 'reconciled'])
 
 /**
  * AccountReads for previews and writes, streams first: balances, credit line and positions, and
@@ -75,17 +33,11 @@ const WRITE_MOVES = new Set(['sent', 'accepted', 'unknown', 'reconciled'])
 export class LiveAccountReads implements AccountReads {
   private readonly base: AccountReads
   private readonly maxAgeMs: number
-  private readonly statics = new Map<string, { at: number; value: Promise<unknown> }>()
-  private readonly perAccount = new Map<string, { at: number; value: Promise<unknown> }>()
-  /** account -> time the data last used for it was current */
-  private readonly used = new Map<string, { at: number; usedAt: number }>()
-
-  /** account -> time of its latest successful /info account read */
-  private readonly infoReadAt = new Map<string, number>()
-  /** account -> time of its latest journaled write step that may have moved it: stream state from before is not used */
-  private readonly writtenAt = new Map<string, number>()
-  /** account -> when its latest write was handed to the network */
-  private readonly sentAt = new Map<string, number>()
+  private readonly statics: ReadCache = new Map()
+  private readonly perAccount: ReadCache = new Map()
+  private readonly ages: DataAges
+  private readonly marks: WriteMarks
+  private readonly whitelists: CreditWhitelists
   readonly close: () => void
   /** Reads a write itself waits on: first in the /info budget, ahead of every screen's read. */
   private readonly urgent: AccountReads
@@ -96,26 +48,20 @@ export class LiveAccountReads implements AccountReads {
     this.base = infoAccountReads(o.info, 'operator')
     this.urgent = infoAccountReads(o.info, 'write')
     this.maxAgeMs = o.maxAgeMs ?? DEFAULT_DATA_MAX_AGE_MS
-    const w = o.writes
-    this.close = w
-      ? w.onChange((sub) => {
-          if (sub.network !== w.network) return
-          // An agent approval or revocation (any state: it may have executed), or a write refused
-          // for its epoch: the slots the signer is picked from are read again.
-          if ((sub.actionType !== undefined && /agent/i.test(sub.actionType)) || (sub.code && AGENT_STALE.has(sub.code)))
-            this.signerSlots.delete(sub.account.toLowerCase())
-          // Only the steps where the account may have moved: signing changes nothing on the
-          // exchange, a refusal or failure neither; earn writes touch the earn pool, not the
-          // trading balances streamed here.
-          if (sub.channel !== undefined && sub.channel !== 'trade') return
-          if (sub.state !== undefined && !WRITE_MOVES.has(sub.state)) return
-          const now = this.o.now()
-          if (sub.state === 'sent') this.sentAt.set(sub.account.toLowerCase(), now)
-          // The write's own account and every account its body names (a transfer's recipient...).
-          this.writtenAt.set(sub.account.toLowerCase(), now)
-          for (const m of sub.body.matchAll(ADDRESS_IN_TEXT)) this.writtenAt.set(m[0].toLowerCase(), now)
-        })
-      : () => {}
+    this.ages = new DataAges(o.pool, () => o.now(), this.maxAgeMs)
+    this.marks = new WriteMarks(
+      o.writes,
+      () => o.now(),
+      (account) => this.signerSlots.delete(account),
+    )
+    this.close = this.marks.close
+    this.whitelists = new CreditWhitelists({
+      info: o.info,
+      now: () => o.now(),
+      ttlMs: o.accountTtlMs ?? 60_000,
+      lastKnown: o.lastKnown,
+      readLine: (user) => this.cached(this.perAccount, `line:${user}`, o.accountTtlMs ?? 60_000, () => this.base.creditLine(user)),
+    })
   }
 
   get dataMaxAgeMs(): number {
@@ -124,52 +70,12 @@ export class LiveAccountReads implements AccountReads {
 
   /** Age (ms) of the oldest data last used for any of `accounts`; null when none was read. */
   dataAgeMs(accounts: readonly string[]): number | null {
-    let oldest: number | null = null
-    for (const a of accounts) {
-      const at = this.used.get(a.toLowerCase())?.at
-      if (at !== undefined && (oldest === null || at < oldest)) oldest = at
-    }
-    return oldest === null ? null : Math.max(0, this.o.now() - oldest)
+    return this.ages.dataAgeMs(accounts)
   }
 
-  /**
-   * Re-validates, at signing time, the data a write was checked against: for each of
-   * `accounts` read for it, the data is still current when its channel streams or its last
-   * frame or /info read is within the limit. Otherwise `StaleData` (a confirmation dialog
-   * left open for minutes while the stream was down must not sign on what it showed).
-   * Accounts never read here (an external destination) are not judged.
-   */
+  /** Re-validates, at signing time, the data a write was checked against (see `DataAges.assertFresh`). */
   assertFresh(accounts: readonly string[]): void {
-    const now = this.o.now()
-    for (const a of accounts) {
-      const u = a.toLowerCase()
-      if (!this.used.has(u)) continue
-      const ageMs = this.currentAgeMs(u, now)
-      if (ageMs <= this.maxAgeMs) continue
-      throw new DeskError(
-        'StaleData',
-        `the data of ${u} is ${Math.round(ageMs / 1000)} s old, over the ${Math.round(this.maxAgeMs / 1000)} s limit (the stream stopped while the confirmation was open); nothing was signed. Preview again.`,
-        { account: u, ageMs, limitMs: this.maxAgeMs },
-      )
-    }
-  }
-
-  /** How old the freshest data of `user` is now: 0 while a channel streams, else its last frame or /info read. */
-  private currentAgeMs(user: string, now: number): number {
-    let newest = this.infoReadAt.get(user) ?? -Infinity
-    const pool = this.o.pool
-    if (pool) {
-      const st = pool.state(user)
-      for (const [ch, slot] of [
-        ['spotState', st.balances],
-        ['spotCreditState', st.credit],
-      ] as const) {
-        if (!slot) continue
-        if (pool.isLive(user, ch, slot.at)) return 0
-        newest = Math.max(newest, slot.at)
-      }
-    }
-    return newest === -Infinity ? Infinity : Math.max(0, now - newest)
+    this.ages.assertFresh(accounts)
   }
 
   assets() {
@@ -210,7 +116,7 @@ export class LiveAccountReads implements AccountReads {
         .catch(() => {})
         .finally(() => this.slotsRefreshing.delete(u))
     }
-    return this.cached(this.signerSlots as Map<string, { at: number; value: Promise<unknown> }>, u, ttl, () => this.urgent.agents(u))
+    return this.cached(this.signerSlots as ReadCache, u, ttl, () => this.urgent.agents(u))
   }
   private readonly slotsRefreshing = new Set<string>()
 
@@ -232,7 +138,7 @@ export class LiveAccountReads implements AccountReads {
         creditUsdAtoms: c.creditUsdAtoms,
         availableUsdAtoms: null,
         lastKnownAvailableUsdAtoms: null,
-        whitelistedMarketIds: await this.whitelist(u),
+        whitelistedMarketIds: await this.whitelists.of(u),
       }
     }
     const balances = this.live(u, 'spotState', { acrossWrites: true })
@@ -269,7 +175,7 @@ export class LiveAccountReads implements AccountReads {
         const current = this.live(u, 'openOrders')
         if (current && !current.truncated) return { orders: view(current), truncated: false }
         const any = this.live(u, 'openOrders', { acrossWrites: true })
-        if (any && !any.truncated && enough?.(view(any), any.at > (this.sentAt.get(u) ?? -Infinity)))
+        if (any && !any.truncated && enough?.(view(any), any.at > (this.marks.sentAt.get(u) ?? -Infinity)))
           return { orders: view(any), truncated: false }
         // Only a channel that streams brings a newer frame.
         if (!any || !pool.isLive(u, 'openOrders', any.at) || this.o.now() >= until) break
@@ -333,7 +239,7 @@ export class LiveAccountReads implements AccountReads {
     const { available, lastKnown } = creditAvailable(md, c.creditUsdAtoms, c.positions, this.o.now())
     // The whitelist is not streamed: the last /info answer, refreshed in the background once
     // past a minute (a preview waits for /info only the first time an account is read).
-    const whitelist = await this.whitelist(u)
+    const whitelist = await this.whitelists.of(u)
     return {
       isCredit: true,
       status: c.status,
@@ -402,7 +308,7 @@ export class LiveAccountReads implements AccountReads {
     if (!slot) return null
     // A write since this state arrived: its frame may not be here yet, so /info answers instead
     // (a verification after a cancel must see the cancel).
-    if (!opts.acrossWrites && slot.at <= (this.writtenAt.get(user) ?? -Infinity)) return null
+    if (!opts.acrossWrites && slot.at <= (this.marks.writtenAt.get(user) ?? -Infinity)) return null
     const now = this.o.now()
     const at = pool.isLive(user, channel, slot.at) ? now : slot.at
     if (now - at > this.maxAgeMs) return null
@@ -415,7 +321,7 @@ export class LiveAccountReads implements AccountReads {
     try {
       const v = await read()
       this.use(user, this.o.now())
-      this.infoReadAt.set(user, this.o.now())
+      this.ages.infoRead(user, this.o.now())
       return v
     } catch (e) {
       const st = this.o.pool?.state(user)
@@ -424,60 +330,19 @@ export class LiveAccountReads implements AccountReads {
       const ageMs = Math.max(0, this.o.now() - slot.at)
       throw new DeskError(
         'StaleData',
-        `the ${channel} data of ${user} is ${Math.round(ageMs / 1000)} s old, over the ${Math.round(this.maxAgeMs / 1000)} s limit, and could not be refreshed (${e instanceof Error ? e.message : String(e)}); nothing was signed`,
+        `the ${channel} data of ${user} is ${Math.round(ageMs / 1000)} s old, over the ${Math.round(this.maxAgeMs / 1000)} s limit, and could not ` +
+          `be refreshed (${e instanceof Error ? e.message : String(e)}); nothing was signed`,
         { account: user, ageMs, limitMs: this.maxAgeMs },
       )
     }
   }
 
-  private readonly whitelists = new Map<string, { at: number; ids: string[]; refreshing: boolean }>()
-
-  /** The credit whitelist, last known first: stale-while-revalidate on the background lane. */
-  private async whitelist(user: string): Promise<string[]> {
-    let hit = this.whitelists.get(user)
-    const ttl = this.o.accountTtlMs ?? 60_000
-    if (!hit) {
-      // The last run's credit page knew it: shown at once, refreshed below when old.
-      const known = this.o.lastKnown?.load<{ tradingWhitelist?: string[] }>(user, 'credit')
-      if (known && Array.isArray(known.value.tradingWhitelist))
-        this.whitelists.set(user, (hit = { at: known.fetchedAt, ids: known.value.tradingWhitelist, refreshing: false }))
-    }
-    if (!hit) {
-      const line = await this.cached(this.perAccount, `line:${user}`, ttl, () => this.base.creditLine(user))
-      this.whitelists.set(user, { at: this.o.now(), ids: line.whitelistedMarketIds, refreshing: false })
-      return line.whitelistedMarketIds
-    }
-    if (this.o.now() - hit.at >= ttl && !hit.refreshing) {
-      hit.refreshing = true
-      infoAccountReads(this.o.info, 'background')
-        .creditLine(user)
-        .then(
-          (line) => this.whitelists.set(user, { at: this.o.now(), ids: line.whitelistedMarketIds, refreshing: false }),
-          () => (hit.refreshing = false),
-        )
-    }
-    return hit.ids
-  }
-
   private use(user: string, at: number): void {
-    const now = this.o.now()
-    const prev = this.used.get(user)
-    // Several reads make one preview: keep the oldest data of the reads within the last second.
-    this.used.set(user, { at: prev !== undefined && now - prev.usedAt < 1000 ? Math.min(prev.at, at) : at, usedAt: now })
+    this.ages.use(user, at)
   }
 
-  private cached<T>(
-    map: Map<string, { at: number; value: Promise<unknown> }>,
-    key: string,
-    ttl: number,
-    read: () => Promise<T>,
-  ): Promise<T> {
-    const hit = map.get(key)
-    if (hit && this.o.now() - hit.at < ttl) return hit.value as Promise<T>
-    const value = read()
-    map.set(key, { at: this.o.now(), value })
-    value.catch(() => map.delete(key))
-    return value
+  private cached<T>(map: ReadCache, key: string, ttl: number, read: () => Promise<T>): Promise<T> {
+    return cachedRead(map, key, ttl, () => this.o.now(), read)
   }
 }
 

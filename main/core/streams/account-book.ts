@@ -4,35 +4,15 @@ import { Coalescer } from './coalescer'
 import { FillBook, fromWsFillLower, type StreamFill } from './fills'
 import type { Frame } from './frames'
 import type { LiveAccountState, LiveBalance, LiveCredit, LiveOrder, StateUpdate } from './live-state'
-
-/** Per-account bookkeeping beside the public state. */
-interface Entry {
-  state: LiveAccountState
-  topics: { balances: string; credit: string; openOrders: string; fills: string }
-  /** New fills seen so far (any source): a state change with no new fill since the last one hints at a lost frame. */
-  fillSeq: number
-  fillSeqAtBalances: number
-  fillSeqAtCredit: number
-  fillSeqAtOrders: number
-  /** Latest frame text per snapshot kind, for `skipRepeat`. */
-  texts: Partial<Record<SnapshotKind, string>>
-  /** oid -> when a cancel of it was accepted (see `dropOrders`) */
-  cancelled: Map<bigint, number>
-  /** Whether the balances held came from a frame (not /info) */
-  balancesFromStream: boolean
-  /** When the latest openOrders frame arrived (repeats included) */
-  ordersFrameAt: number
-  /** When balances, credit state or open orders last changed in substance (any source; the first value is not a change) */
-  changedAt: number
-}
+import { newEntry, type Entry, type SnapshotKind } from './account-entry'
+import { RepeatTexts } from './repeat-texts'
+import { anyPartiallyFilled, assetsMoved, sameBalances, sameCredit, sameOrders, samePositions } from './state-compare'
 
 /** Fills a userFills snapshot replays (spec §6). */
 const FILLS_SNAPSHOT = 100
 
 /** A cancelled oid is kept this long: far beyond the age of any snapshot still in flight. */
 const CANCELLED_KEEP_MS = 10 * 60_000
-
-type SnapshotKind = 'balances' | 'credit' | 'openOrders'
 
 /** What the book needs from the pool around it. */
 export interface AccountBookHooks {
@@ -51,10 +31,8 @@ export interface AccountBookHooks {
  */
 export class AccountBook {
   private readonly entries = new Map<string, Entry>()
-  /** Latest snapshot texts -> their topic (see `skipRepeat`). */
-  private readonly repeats = new Map<string, { e: Entry; kind: SnapshotKind }>()
-  /** How many remembered texts have each length: most new texts are ruled out without hashing. */
-  private readonly repeatLengths = new Map<number, number>()
+  /** Latest snapshot texts of each topic (see `skipRepeat`). */
+  private readonly repeats = new RepeatTexts()
   private readonly book = new FillBook()
   private readonly coalescer: Coalescer<StateUpdate>
 
@@ -213,19 +191,7 @@ export class AccountBook {
     const k = user.toLowerCase()
     e = this.entries.get(k)
     if (!e) {
-      e = {
-        state: { user: k, balances: null, credit: null, openOrders: null },
-        topics: { balances: `balances:${k}`, credit: `credit:${k}`, openOrders: `openOrders:${k}`, fills: `fills:${k}` },
-        fillSeq: 0,
-        fillSeqAtBalances: 0,
-        fillSeqAtCredit: 0,
-        fillSeqAtOrders: 0,
-        texts: {},
-        cancelled: new Map(),
-        ordersFrameAt: -Infinity,
-        changedAt: -Infinity,
-        balancesFromStream: false,
-      }
+      e = newEntry(k)
       this.entries.set(k, e)
     }
     return e
@@ -233,36 +199,14 @@ export class AccountBook {
 
   /**
    * The throttled snapshot channels push whenever an account is touched, so the same frame
-   * often comes again. An exact repeat of a topic's latest text changes nothing but the age:
-   * refresh that and skip parse and validation (the eager path would drop it as unchanged
-   * anyway, after the work). Keyed by the text itself, so nothing is guessed from its layout.
+   * often comes again: an exact repeat of a topic's latest text only refreshes its age (see `RepeatTexts`).
    */
   skipRepeat(text: string): boolean {
-    // Cheap rejections first: hashing a long text costs more than these.
-    if (this.repeatLengths.get(text.length) === undefined || text.startsWith('{"channel":"userFills"')) return false
-    const hit = this.repeats.get(text)
-    if (hit === undefined) return false
-    const slot = hit.e.state[hit.kind]
-    if (slot === null) return false
-    slot.at = this.clock.now()
-    if (hit.kind === 'openOrders') hit.e.ordersFrameAt = slot.at
-    return true
+    return this.repeats.skip(text, () => this.clock.now())
   }
 
   private rememberText(e: Entry, kind: SnapshotKind, text: string | undefined): void {
-    const prev = e.texts[kind]
-    if (prev !== undefined) {
-      this.repeats.delete(prev)
-      const n = this.repeatLengths.get(prev.length)!
-      if (n <= 1) this.repeatLengths.delete(prev.length)
-      else this.repeatLengths.set(prev.length, n - 1)
-    }
-    e.texts[kind] = undefined
-    // Large open-order lists are not worth keeping twice.
-    if (text === undefined || text.length > 65_536) return
-    e.texts[kind] = text
-    this.repeats.set(text, { e, kind })
-    this.repeatLengths.set(text.length, (this.repeatLengths.get(text.length) ?? 0) + 1)
+    this.repeats.remember(e, kind, text)
   }
 
   /** One parsed frame into the state (`text`: its raw form, remembered for `skipRepeat`). */
@@ -409,63 +353,4 @@ export class AccountBook {
     e.fillSeqAtOrders = e.fillSeq
     this.coalescer.push(e.topics.openOrders, { kind: 'openOrders', user: s.user, at, value })
   }
-}
-
-function sameBalances(a: readonly LiveBalance[], b: readonly LiveBalance[]): boolean {
-  if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i]!
-    const y = b[i]!
-    if (x.assetId !== y.assetId || x.total !== y.total || x.locked !== y.locked || x.available !== y.available || x.coin !== y.coin)
-      return false
-  }
-  return true
-}
-
-/** How many assets differ between two balance lists (an asset listed in one only counts). */
-function assetsMoved(a: readonly LiveBalance[], b: readonly LiveBalance[]): number {
-  const before = new Map(a.map((x) => [x.assetId, x]))
-  let moved = 0
-  for (const y of b) {
-    const x = before.get(y.assetId)
-    before.delete(y.assetId)
-    if (!x || x.total !== y.total || x.locked !== y.locked || x.available !== y.available) moved++
-  }
-  return moved + before.size
-}
-
-function samePositions(a: LiveCredit, b: LiveCredit): boolean {
-  if (a.positions.length !== b.positions.length) return false
-  for (let i = 0; i < a.positions.length; i++) {
-    const x = a.positions[i]!
-    const y = b.positions[i]!
-    if (x.asset_id !== y.asset_id || x.actual_qty !== y.actual_qty || x.pending_exposure_qty !== y.pending_exposure_qty) return false
-  }
-  return true
-}
-
-function sameCredit(a: LiveCredit, b: LiveCredit): boolean {
-  return a.authorized === b.authorized && a.status === b.status && a.creditUsdAtoms === b.creditUsdAtoms && samePositions(a, b)
-}
-
-function sameOrders(a: readonly LiveOrder[], b: readonly LiveOrder[]): boolean {
-  if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i]!
-    const y = b[i]!
-    if (x.oid !== y.oid || x.sz !== y.sz || x.price !== y.price || x.origSz !== y.origSz || x.cloid !== y.cloid) return false
-  }
-  return true
-}
-
-/** Some order resting in both snapshots with a different remaining size: it traded. */
-function anyPartiallyFilled(prev: readonly LiveOrder[], next: readonly LiveOrder[]): boolean {
-  if (prev.length === 0 || next.length === 0) return false
-  const before = new Map<bigint, string>()
-  for (const o of prev) before.set(o.oid, o.sz)
-  for (const o of next) {
-    const sz = before.get(o.oid)
-    if (sz !== undefined && sz !== o.sz) return true
-  }
-  return false
 }

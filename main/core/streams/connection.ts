@@ -1,100 +1,12 @@
-import { isUtf8 } from 'node:buffer'
-import WebSocket from 'ws'
-import type { Clock } from './clock'
+import type WebSocket from 'ws'
 import { KNOWN_CHANNELS, parseFrame, type Frame } from './frames'
+import { frameText, protocolBreach } from './frame-checks'
+import { resolveOptions, type ConnectionOptions, type ConnectionState, type Resolved } from './connection-options'
 import { subscriptionKey, type Subscription } from './plan'
+import { OPEN, type SocketLike } from './stream-socket'
 
-/**
- * What the connection needs of a socket: the `ws` client, or a fake in tests. Events used:
- * open, message (data, isBinary), error, close.
- */
-export interface SocketLike {
-  readonly readyState: number
-  on(event: 'open', fn: () => void): unknown
-  on(event: 'message', fn: (data: WebSocket.RawData | string, isBinary: boolean) => void): unknown
-  on(event: 'error', fn: (err: Error) => void): unknown
-  on(event: 'close', fn: (code: number, reason: Buffer) => void): unknown
-  send(data: string, cb?: (err?: Error) => void): void
-  close(code?: number, reason?: string): void
-  terminate(): void
-  removeAllListeners(): unknown
-}
-
-export type SocketFactory = (url: string, opts: { maxPayload: number }) => SocketLike
-
-const OPEN = 1
-
-const defaultSocket: SocketFactory = (url, { maxPayload }) =>
-  // ws checks UTF-8 of text frames and the size cap itself: a breach emits 'error', then 'close'.
-  new WebSocket(url, { perMessageDeflate: false, maxPayload }) as unknown as SocketLike
-
-/** Shared by a pool's connections: spaces new connections (the service counts 30 per minute per IP). */
-export interface ConnectBudget {
-  /** ms to wait before the next connection attempt is allowed (0 = now) */
-  delayMs(now: number): number
-  record(now: number): void
-}
-
-/**
- * One socket to `/ws`: subscribes its (at most 10) topics and keeps them, and on any loss
- * reconnects with jittered exponential backoff and subscribes again.
- *
- * Liveness: whenever nothing has come in for `silenceMs` it sends a ping, and after every batch
- * of subscribes (the pong comes after their acknowledgements and snapshots), and whenever
- * nothing was sent for `pingIntervalMs` (the service closes a socket after 60 s without an
- * outbound frame and asks for a ping every 30 s). Every ping must get its pong within
- * `pongTimeoutMs`, or the socket is replaced: a silent socket is so noticed after silence +
- * deadline (4 s by default). Other frames do not stand in for the pong: a socket that went
- * silent and came back before the deadline dropped what it had to send meanwhile (the pong
- * among it), so it is replaced too, and the reconnect's backfill reads what was lost. A silence
- * no ping crosses (shorter than `silenceMs` on a busy socket) cannot be told from a quiet spell.
- *
- * Garbage is dropped with one log line and never throws: a frame that is not JSON, has no or
- * an unknown channel, or has the wrong shape is dropped and the socket kept; a binary frame,
- * invalid UTF-8 or an oversized frame breaks the protocol, so the socket is closed and
- * replaced.
- */
-export interface ConnectionOptions {
-  url: string
-  subscriptions: Subscription[]
-  clock: Clock
-  random?: () => number
-  /** Keep-alive: ping when nothing was sent for this long (default 30 s, the spec's period). */
-  pingIntervalMs?: number
-  /** Silence probe: ping when nothing came in for this long (default 1 s; a silence shorter than this may go unseen). */
-  silenceMs?: number
-  /** A ping whose pong has not come within this drops the socket (default 3 s). */
-  pongTimeoutMs?: number
-  backoffBaseMs?: number
-  backoffMaxMs?: number
-  /** Larger inbound frames break the connection (default 4 MiB; the service splits large payloads). */
-  maxFrameBytes?: number
-  createSocket?: SocketFactory
-  connectBudget?: ConnectBudget
-  /** `text` is the frame as received (the pool indexes snapshot texts to skip exact repeats). */
-  onFrame: (frame: Frame, text: string) => void
-  /** Sees each text frame before it is parsed; true = fully handled (an exact repeat), do not parse. */
-  onText?: (text: string) => boolean
-  onOpen?: (info: { reconnect: boolean }) => void
-  onStateChange?: () => void
-  /**
-   * Subscriptions this socket carried live until now and no longer does (they left it, or it
-   * closed): what they held was current until this moment, though a quiet one sent no frame.
-   */
-  onLiveEnd?: (subs: Subscription[], at: number) => void
-  /**
-   * The socket stopped carrying `subs` without the owner asking (it closed, broke the protocol or
-   * missed a pong): what the service sent them meanwhile may be lost.
-   */
-  onInterrupted?: (subs: Subscription[]) => void
-  /** Malformed frames, socket errors and server error texts, for the status line and the log. */
-  onProblem?: (text: string) => void
-}
-
-export type ConnectionState = 'connecting' | 'open' | 'waiting' | 'stopped'
-
-type Optional = 'onOpen' | 'onStateChange' | 'onProblem' | 'connectBudget' | 'onText' | 'onLiveEnd' | 'onInterrupted'
-type Resolved = Required<Omit<ConnectionOptions, Optional>> & Pick<ConnectionOptions, Optional>
+export type { ConnectionOptions, ConnectionState } from './connection-options'
+export type { ConnectBudget, SocketFactory, SocketLike } from './stream-socket'
 
 export class StreamConnection {
   private ws: SocketLike | undefined
@@ -126,17 +38,7 @@ export class StreamConnection {
   dropped = 0
 
   constructor(opts: ConnectionOptions) {
-    this.opts = {
-      ...opts,
-      random: opts.random ?? Math.random,
-      pingIntervalMs: opts.pingIntervalMs ?? 30_000,
-      silenceMs: opts.silenceMs ?? 1_000,
-      pongTimeoutMs: opts.pongTimeoutMs ?? 3_000,
-      backoffBaseMs: opts.backoffBaseMs ?? 500,
-      backoffMaxMs: opts.backoffMaxMs ?? 30_000,
-      maxFrameBytes: opts.maxFrameBytes ?? 4 * 1024 * 1024,
-      createSocket: opts.createSocket ?? defaultSocket,
-    }
+    this.opts = resolveOptions(opts)
     this.subs = [...opts.subscriptions]
   }
 
@@ -285,20 +187,12 @@ export class StreamConnection {
     const now = this.opts.clock.now()
     this.lastMessageAt = this.lastInboundAt = now
     this.inbound++
-    const size = typeof data === 'string' ? data.length : Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data.byteLength
-    // ws checks UTF-8 itself; checked again here for any other socket (cheap, native).
-    const badText = !isBinary && Buffer.isBuffer(data) && !isUtf8(data)
-    if (isBinary || size > this.opts.maxFrameBytes || badText) {
+    const breach = protocolBreach(data, isBinary, this.opts.maxFrameBytes)
+    if (breach) {
       // The service sends JSON text frames only, under its cap: the protocol is broken.
       this.dropped++
-      const code = isBinary ? 1003 : badText ? 1007 : 1009
-      this.problem(
-        isBinary
-          ? 'binary frame on the stream; reconnecting'
-          : badText
-            ? 'stream frame is not valid UTF-8; reconnecting'
-            : `stream frame of ${size} bytes over the ${this.opts.maxFrameBytes}-byte cap; reconnecting`,
-      )
+      const code = breach.code
+      this.problem(breach.message)
       // Detach first, then close: this socket's late events no longer reach us.
       this.interrupted()
       this.ws = undefined
@@ -315,12 +209,7 @@ export class StreamConnection {
     // The backoff resets once the server talks, not on open: a server that accepts and drops
     // at once still sees growing delays (and new connections per IP stay few).
     this.attempt = 0
-    const text =
-      typeof data === 'string'
-        ? data
-        : Array.isArray(data)
-          ? Buffer.concat(data).toString('utf8')
-          : Buffer.from(data as ArrayBuffer).toString('utf8')
+    const text = frameText(data)
     if (this.opts.onText?.(text)) return
     let frame: Frame
     try {
@@ -386,7 +275,8 @@ export class StreamConnection {
       this.probeAgain = false
       this.problem(
         this.inbound > inboundBefore
-          ? `no pong within ${pongTimeoutMs} ms of a ping, though other frames came: the socket went silent and came back, what it sent meanwhile may be lost; reconnecting`
+          ? `no pong within ${pongTimeoutMs} ms of a ping, though other frames came: the socket went silent and came back, what it sent meanwhile ` +
+              `may be lost; reconnecting`
           : `no pong within ${pongTimeoutMs} ms of a ping on a silent socket; reconnecting`,
       )
       // The close handler reports the interruption and reconnects.

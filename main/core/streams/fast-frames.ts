@@ -1,5 +1,3 @@
-import type { ValidatedChannel } from './frames'
-
 /**
  * Hand-written checks for the four account channels, run on every frame before the schemas
  * in `frames.ts` (valibot costs more than the JSON parse itself at stream rates). Each check
@@ -7,6 +5,10 @@ import type { ValidatedChannel } from './frames'
  * (addresses lowercased, integer ids and atoms to bigint). On `false` the caller re-parses
  * and asks the schema, which then names the offending field.
  */
+
+/** The account channels whose frames are checked (here first, then by the schemas of `frames.ts`). */
+export type ValidatedChannel = 'userFills' | 'spotState' | 'spotCreditState' | 'openOrders'
+
 type Obj = Record<string, unknown>
 
 const DECIMAL = /^-?(0|[0-9]+)(\.[0-9]+)?$/

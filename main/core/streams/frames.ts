@@ -2,7 +2,7 @@ import * as v from 'valibot'
 import { DeskError } from '../errors/desk-error'
 import { parseJsonLossless } from '../exchange/info/lossless-json'
 import { address, cloid, decimalStr, nonNegInt, sint, timeMs, uint } from '../exchange/info/fields'
-import { fastFrameData } from './fast-frames'
+import { fastFrameData, type ValidatedChannel } from './fast-frames'
 
 /**
  * Push frames of the `/ws` socket that the desk consumes, validated with the same lossless
@@ -75,7 +75,7 @@ export type Frame =
   | { channel: 'error'; data: string }
   | { channel: 'other'; name: string; data: unknown }
 
-export type ValidatedChannel = 'userFills' | 'spotState' | 'spotCreditState' | 'openOrders'
+export type { ValidatedChannel }
 const SCHEMAS: Record<ValidatedChannel, v.GenericSchema> = {
   userFills: UserFillsData,
   spotState: SpotStateData,

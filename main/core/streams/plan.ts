@@ -84,7 +84,9 @@ export function planSubscriptions(
   const connections = place(streamed, per, opts.previous)
   let note: string | null = null
   if (polled.length > 0) {
-    note = `${polled.length} account channel(s) do not fit in ${conns} connection(s) of ${per} subscriptions and are refreshed through /info; ${neededConnections} connection(s) would stream everything`
+    note =
+      `${polled.length} account channel(s) do not fit in ${conns} connection(s) of ${per} subscriptions and are refreshed through /info; ` +
+      `${neededConnections} connection(s) would stream everything`
   } else if (connections.length > 1) {
     note = `streaming uses ${connections.length} connections; the service counts 1 connection per IP`
   }

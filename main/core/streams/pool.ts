@@ -4,19 +4,21 @@ import { InfoBackfill } from './backfill'
 import { InfoPoller } from './info-poller'
 import { LogLimiter } from './log-limiter'
 import { realClock, type Clock } from './clock'
-import { MinuteConnectBudget, NEW_CONNECTIONS_PER_MINUTE } from './connect-budget'
-import { StreamConnection } from './connection'
+import { MinuteConnectBudget } from './connect-budget'
+import type { StreamConnection } from './connection'
 import type { StreamFill } from './fills'
 import { parseFrame, type Frame } from './frames'
 import type { LiveAccountState, StateUpdate } from './live-state'
 import { planSubscriptions, subscriptionKey, type PlanAccount, type StreamPlan, type Subscription } from './plan'
 import type { PoolStatus, StreamPoolOptions } from './pool-options'
-import { planStrict, SIGNAL_RANK, type PrioritySignal } from './strict-plan'
+import { PoolPriorities } from './pool-priorities'
+import { callEach, poolSocket, topicsOf } from './pool-sockets'
+import { leastFreshOf, linkKeyOf, poolStatusOf } from './pool-status'
+import { planStrict, type PrioritySignal } from './strict-plan'
 
 export type { PoolStatus, StreamPoolOptions } from './pool-options'
 
-/** Spec section 8: connections per IP (counted, not yet enforced). */
-export const CONNECTION_LIMIT_PER_IP = 1
+export { CONNECTION_LIMIT_PER_IP } from './pool-status'
 export { NEW_CONNECTIONS_PER_MINUTE } from './connect-budget'
 
 /** How long live state stands in for a read once its channel stopped streaming: the desk's 30 s data limit. */
@@ -57,9 +59,8 @@ export class StreamPool {
   private lastProblem: string | null = null
   private readonly budget = new MinuteConnectBudget()
   private accounts: PlanAccount[] = []
-  private readonly signals = new Map<PrioritySignal, Set<string>>()
-  /** Users with open orders as last seen (strict mode ranks them). */
-  private readonly withOrders = new Set<string>()
+  /** Strict mode's ranking: the desk's signals and the accounts with open orders (see `PoolPriorities`). */
+  private readonly priorities = new PoolPriorities()
   private replanTimer: unknown
   private rotations = 0
   private readonly log: LogLimiter
@@ -116,10 +117,7 @@ export class StreamPool {
    * set of users did not change.
    */
   setPriority(signal: PrioritySignal, users: readonly string[]): void {
-    const next = new Set(users.map((u) => u.toLowerCase()))
-    const prev = this.signals.get(signal)
-    if (prev && prev.size === next.size && [...next].every((u) => prev.has(u))) return
-    this.signals.set(signal, next)
+    if (!this.priorities.set(signal, users)) return
     if (this.opts.strict) this.setAccounts(this.accounts)
   }
 
@@ -128,11 +126,7 @@ export class StreamPool {
    * among the overview's rows (every account, unfiltered) those with orders or writes come first.
    */
   rankOf(user: string): number {
-    const u = user.toLowerCase()
-    const ranks = this.withOrders.has(u) ? [SIGNAL_RANK.orders] : []
-    for (const [sig, set] of this.signals) if (set.has(u)) ranks.push(SIGNAL_RANK[sig])
-    const [first = 0, second = 0] = [...new Set(ranks)].sort((a, b) => b - a)
-    return first + second / 10
+    return this.priorities.rankOf(user)
   }
 
   /** Strict limits: the accounts that do not stream are refreshed through /info in turn (`InfoPoller`). */
@@ -155,20 +149,12 @@ export class StreamPool {
    * current the longest ago. A streaming channel is current now. `at` null: never read.
    */
   leastFresh(): { user: string; at: number | null } | null {
-    const now = this.clock.now()
-    let worst: { user: string; at: number | null } | null = null
-    // (one closure for the walk, not one per account: this runs on every status)
-    const when = (user: string, ch: 'spotState' | 'spotCreditState', v: { at: number } | null): number | null =>
-      v === null ? null : this.isLive(user, ch, v.at) ? now : v.at
-    for (const a of this.accounts) {
-      const user = a.address.toLowerCase()
-      const st = this.stateOf(user)
-      const b = a.kind === 'credit' ? null : when(user, 'spotState', st.balances)
-      const c = a.kind === 'balance' ? null : when(user, 'spotCreditState', st.credit)
-      const at = a.kind === 'credit' ? c : a.kind === 'balance' ? b : b === null ? c : c === null ? b : Math.max(b, c)
-      if (worst === null || (worst.at !== null && (at === null || at < worst.at))) worst = { user, at }
-    }
-    return worst
+    return leastFreshOf(
+      this.accounts,
+      this.clock.now(),
+      (user) => this.stateOf(user),
+      (user, ch, at) => this.isLive(user, ch, at),
+    )
   }
 
   start(): void {
@@ -251,57 +237,23 @@ export class StreamPool {
    * stream is connected, its sockets and subscriptions, reconnects and dropped frames.
    */
   linkKey(): string {
-    let open = 0
-    let connected = true
-    let subs = 0
-    let reconnects = 0
-    let dropped = this.droppedHere
-    for (const c of this.conns) {
-      if (c.state === 'open') open++
-      else if (c.hasOpened) connected = false
-      subs += c.subscriptions.length
-      reconnects += c.reconnects
-      dropped += c.dropped
-    }
-    return `${open > 0 && connected}/${this.conns.length}/${subs}/${reconnects}/${dropped}`
+    return linkKeyOf(this.conns, this.droppedHere)
   }
 
   status(): PoolStatus {
-    const open = this.conns.filter((c) => c.state === 'open')
-    const last = this.conns.reduce<number | null>(
-      (m, c) => (c.lastMessageAt !== null && (m === null || c.lastMessageAt > m) ? c.lastMessageAt : m),
-      null,
-    )
-    const parts: string[] = []
-    parts.push(`${open.length}/${this.conns.length} connection(s) open`)
-    if (this.currentPlan.note) parts.push(this.currentPlan.note)
-    if (this.lastProblem) parts.push(`last problem: ${this.lastProblem}`)
-    const now = this.clock.now()
-    const wait = this.budget.delayMs(now)
-    if (wait > 0 && this.conns.some((c) => c.state === 'waiting'))
-      parts.push(`${NEW_CONNECTIONS_PER_MINUTE} new connections in the last minute: the next one waits ${Math.ceil(wait / 1000)} s`)
-    const fresh = this.leastFresh()
-    return {
-      // A socket the plan just added and that is still opening is not a drop: the operator is
-      // told "disconnected" only when a socket that was open is not any more.
-      connected: open.length > 0 && this.conns.every((c) => c.state === 'open' || !c.hasOpened),
-      connections: this.conns.length,
-      subscriptions: this.conns.reduce((n, c) => n + c.subscriptions.length, 0),
-      lastMessageAt: last,
-      reconnects: this.conns.reduce((n, c) => n + c.reconnects, 0),
-      detail: parts.join('; '),
-      connectionLimit: CONNECTION_LIMIT_PER_IP,
-      neededConnections: this.currentPlan.neededConnections,
-      newConnectionsLastMinute: this.budget.count,
-      newConnectionLimitPerMinute: NEW_CONNECTIONS_PER_MINUTE,
-      droppedFrames: this.conns.reduce((n, c) => n + c.dropped, 0) + this.droppedHere,
+    return poolStatusOf({
+      conns: this.conns,
+      plan: this.currentPlan,
+      lastProblem: this.lastProblem,
+      budget: this.budget,
+      now: this.clock.now(),
+      leastFresh: () => this.leastFresh(),
+      droppedHere: this.droppedHere,
       gapBackfills: this.backfill.gapBackfills,
       strict: this.opts.strict === true,
-      liveAccounts: this.liveUsers().length,
-      leastFreshUser: fresh?.user ?? null,
-      leastFreshAt: fresh?.at ?? null,
+      liveAccounts: () => this.liveUsers().length,
       rotations: this.rotations,
-    }
+    })
   }
 
   /**
@@ -398,19 +350,9 @@ export class StreamPool {
     wanted.forEach((subs, i) => {
       const existing = this.conns[i]
       if (existing) return existing.setSubscriptions(subs)
-      const c: StreamConnection = new StreamConnection({
-        url: this.opts.wsUrl,
-        subscriptions: subs,
+      const c = poolSocket(this.opts, subs, {
         clock: this.clock,
-        random: this.opts.random,
-        pingIntervalMs: this.opts.pingIntervalMs,
-        silenceMs: this.opts.silenceMs,
-        pongTimeoutMs: this.opts.pongTimeoutMs,
-        backoffBaseMs: this.opts.backoffBaseMs,
-        backoffMaxMs: this.opts.backoffMaxMs,
-        maxFrameBytes: this.opts.maxFrameBytes,
-        createSocket: this.opts.createSocket,
-        connectBudget: this.budget,
+        budget: this.budget,
         onFrame: (f, text) => this.book.onFrame(f, text),
         onLiveEnd: (subs, at) => {
           for (const s of subs) this.book.liveUntil(s.user, s.channel, at)
@@ -418,45 +360,34 @@ export class StreamPool {
         // Marked at once: should the reconnect's read fail, or a re-plan move the topic first, the sweep still reads them.
         onInterrupted: (subs) => this.backfill.markFillsDue(subs.filter((s) => s.channel === 'userFills').map((s) => s.user)),
         onText: (text) => this.book.skipRepeat(text),
-        onOpen: ({ reconnect }) => {
-          if (!reconnect) return
+        onReconnect: (c) => {
           this.track(this.backfill.afterReconnect(c.subscriptions))
-          for (const l of this.reconnectListeners) {
-            try {
-              l({ subscriptions: c.subscriptions })
-            } catch (e) {
-              this.lastProblem = e instanceof Error ? e.message : String(e)
-            }
-          }
+          callEach(
+            this.reconnectListeners,
+            (l) => l({ subscriptions: c.subscriptions }),
+            (m) => (this.lastProblem = m),
+          )
         },
         onProblem: (t) => {
           this.lastProblem = t
           this.log.line(t)
         },
-        onStateChange: () => {
-          for (const l of this.statusListeners) {
-            try {
-              l()
-            } catch (e) {
-              this.lastProblem = e instanceof Error ? e.message : String(e)
-            }
-          }
-        },
+        onStateChange: () =>
+          callEach(
+            this.statusListeners,
+            (l) => l(),
+            (m) => (this.lastProblem = m),
+          ),
       })
       this.conns.push(c)
       c.start()
     })
-    const topics = new Map<string, StreamConnection>()
-    for (const c of this.conns)
-      for (const sub of c.subscriptions) if (!topics.has(subscriptionKey(sub))) topics.set(subscriptionKey(sub), c)
-    this.topicConn = topics
+    this.topicConn = topicsOf(this.conns)
   }
 
   /** Strict mode: an account gaining or losing its last open order is re-ranked (after the current frame). */
   private noteHasOrders(user: string, has: boolean): void {
-    if (this.withOrders.has(user) === has) return
-    if (has) this.withOrders.add(user)
-    else this.withOrders.delete(user)
+    if (!this.priorities.noteHasOrders(user, has)) return
     if (!this.opts.strict || this.replanTimer !== undefined) return
     this.replanTimer = this.clock.setTimeout(() => {
       this.replanTimer = undefined

@@ -99,7 +99,8 @@ export function planStrict(
   const neededConnections = Math.ceil(total / per)
   const note =
     polled.length > 0
-      ? `strict limits: ${live.length} account(s) stream on 1 connection of ${per} subscriptions; ${uniq.length - live.length} are refreshed through /info (${neededConnections} connection(s) would stream everything)`
+      ? `strict limits: ${live.length} account(s) stream on 1 connection of ${per} subscriptions; ${uniq.length - live.length} are refreshed ` +
+        `through /info (${neededConnections} connection(s) would stream everything)`
       : null
   return { connections: streamed.length > 0 ? [streamed] : [], polled, neededConnections, note, live }
 }

@@ -19,8 +19,13 @@ import {
 } from '../../wire/earn'
 import type { Lane } from '../scheduler'
 import { adviceForCode as adviceFor } from '../../../contract/advice'
-import { TransportFailure } from '../trade/http-post'
-import { backoff, EarnError, EarnHttp, type EarnHttpOptions } from './earn-http'
+import { EarnError, EarnHttp, type EarnHttpOptions } from './earn-http'
+import { deadlineOf, payoutAdvice, writeEffect, type EarnWriteResult, type WriteType } from './earn-outcome'
+import { EARN_PAGE_LIMIT, pageBody, walk } from './earn-paging'
+import { sendEarnWrite } from './earn-send'
+
+export { payoutAdvice, type EarnWriteResult } from './earn-outcome'
+export { EARN_PAGE_LIMIT, walk } from './earn-paging'
 
 /** Signs earn typed data with an owner key (the vault, behind its confirmation gate). */
 export interface EarnSigner {
@@ -47,18 +52,6 @@ export interface EarnClientOptions extends EarnHttpOptions {
   /** Told about earn writes whose outcome became unknown (the reconciler picks them up). */
   onUnknown?: (s: Submission) => void
 }
-
-/** Page size for walking a paged read to its end (the pool's maximum). */
-export const EARN_PAGE_LIMIT = 200
-const MAX_PAGES = 10_000
-
-export interface EarnWriteResult {
-  submission: Submission
-  operationId: string
-  record: WithdrawalRecord | WithdrawalDetail | null
-}
-
-type WriteType = 'createWithdrawal' | 'claimWithdrawal' | 'cancelWithdrawal'
 
 /**
  * The earn pool: the six reads (paged ones walked to the end) and the three signed writes,
@@ -246,7 +239,8 @@ export class EarnClient {
         return { submission: done ?? signedClaim, operationId: req.operationId, record: rec }
       throw new DeskError(
         'EarnClaimExpired',
-        `the claim signed for ${req.operationId} expired (withdrawal ${rec?.status ?? 'not found'}); the desk never signs a second claim. ${adviceFor('EarnDeadlinePassed')}`,
+        `the claim signed for ${req.operationId} expired (withdrawal ${rec?.status ?? 'not found'}); the desk never signs a second claim. ` +
+          `${adviceFor('EarnDeadlinePassed')}`,
         {
           operationId: req.operationId,
           journalId: signedClaim.id,
@@ -285,7 +279,9 @@ export class EarnClient {
       if (rec.status !== 'queued' || rec.claimable_at_unix_ms === null || rec.claimable_at_unix_ms > this.http.now()) {
         throw new DeskError(
           'WithdrawalNotClaimable',
-          `withdrawal ${req.operationId} is ${rec.status}${rec.claimable_at_unix_ms ? `, claimable from ${new Date(rec.claimable_at_unix_ms).toISOString()}` : ''}; nothing was signed`,
+          `withdrawal ${req.operationId} is ` +
+            `${rec.status}${rec.claimable_at_unix_ms ? `, claimable from ${new Date(rec.claimable_at_unix_ms).toISOString()}` : ''}; nothing was ` +
+            `signed`,
           {
             operationId: req.operationId,
             status: rec.status,
@@ -316,110 +312,18 @@ export class EarnClient {
   }
 
   /** Sends a journaled earn write (or resends its exact bytes) until a final answer. */
-  async sendWrite(entry: Submission): Promise<EarnWriteResult> {
-    const j = this.o.journal
-    const release = j.hold()
-    const type = entry.actionType as WriteType
-    this.inFlight.add(entry.id)
-    try {
-      let lastCode = 'NotSent'
-      for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
-        if (attempt > 1 || entry.state !== 'signed') {
-          // The write may have executed while its answer was lost: look before resending. A
-          // failed read-back does not stop anything: resending the same bytes is safe.
-          const done = await this.observe(entry, 'operator').catch(() => null)
-          if (done) return done
-        }
-        if (deadlineOf(entry) <= this.http.now() + 1000) break
-        let a
-        try {
-          j.update(entry.id, { state: 'sent', attempt: true, note: attempt > 1 ? `attempt ${attempt}, same signed bytes` : null })
-          a = await this.http.once(type, entry.body, 'operator')
-        } catch (e) {
-          if (e instanceof TransportFailure) {
-            lastCode = e.phase === 'beforeWrite' ? 'NotSent' : 'ConnectionLost'
-            await this.http.sleep(backoff(attempt))
-            continue
-          }
-          throw e
-        }
-        if (a.kind === 'ok') {
-          const s = j.update(entry.id, {
-            state: 'accepted',
-            finalStatus: a.data.status,
-            traceId: a.traceId,
-            response: a.text,
-            advice: payoutAdvice(a.data),
-          })
-          return { submission: s, operationId: entry.key, record: a.data }
-        }
-        if (a.kind === 'invalid') {
-          if (attempt > 1 || entry.attempts > 1) {
-            // A refusal after a lost answer may just say "already done": check once more. When
-            // that read fails, the refusal proves nothing: leave it unknown for reconciliation.
-            let done: EarnWriteResult | null
-            try {
-              done = await this.observe(entry, 'operator')
-            } catch {
-              const s = j.update(entry.id, {
-                state: 'unknown',
-                code: '131004',
-                traceId: a.traceId,
-                response: a.text,
-                note: `${a.message}; read-back failed, reconciling`,
-              })
-              throw new DeskError(
-                'EarnOutcomeUnknown',
-                `the ${type} was refused after an earlier attempt was lost (${a.message}) and the withdrawal could not be read back; it will be reconciled by operation id`,
-                { journalId: s.id, operationId: entry.key },
-              )
-            }
-            if (done) return done
-          }
-          const deadlineGone = /deadline.*future/i.test(a.message)
-          const code = deadlineGone ? 'EarnDeadlinePassed' : '131004'
-          const s = j.update(entry.id, {
-            state: 'rejected',
-            finalStatus: 'rejected',
-            code,
-            advice: adviceFor(code),
-            traceId: a.traceId,
-            response: a.text,
-            note: a.message,
-          })
-          throw new DeskError('EarnRejected', `the earn pool refused the ${type}: ${a.message}`, {
-            journalId: s.id,
-            operationId: entry.key,
-            poolMessage: a.message,
-          })
-        }
-        if (a.kind === 'rateLimited') {
-          lastCode = '201005'
-          j.update(entry.id, { state: 'sent', code: '201005', note: 'rate limited; resending at the next second' })
-          await this.http.sleep(this.http.untilNextSecond())
-          continue
-        }
-        lastCode = String(a.code)
-        j.update(entry.id, { state: 'sent', code: lastCode, traceId: a.traceId, note: `${a.code} ${a.message}; retrying the same bytes` })
-        await this.http.sleep(backoff(attempt))
-      }
-      const done = await this.observe(entry, 'operator').catch(() => null)
-      if (done) return done
-      const s = j.update(entry.id, {
-        state: 'unknown',
-        code: lastCode,
-        note: 'no final answer; the reconciler will read the operation back',
-      })
-      this.o.onUnknown?.(s)
-      throw new DeskError(
-        'EarnOutcomeUnknown',
-        `the ${type} got no final answer (${lastCode}); it is journaled and will be reconciled by operation id`,
-        { journalId: s.id, operationId: entry.key },
-      )
-    } finally {
-      this.inFlight.delete(entry.id)
-      release()
-    }
+  sendWrite(entry: Submission): Promise<EarnWriteResult> {
+    return sendEarnWrite(
+      {
+        http: this.http,
+        journal: this.o.journal,
+        inFlight: this.inFlight,
+        maxAttempts: this.maxAttempts,
+        onUnknown: this.o.onUnknown,
+        observe: (e, lane) => this.observe(e, lane),
+      },
+      entry,
+    )
   }
 
   /**
@@ -477,71 +381,6 @@ export class EarnClient {
     }
     return false
   }
-}
-
-/** Did `type` take effect on this record? (create: it exists; claim: it left `queued` by a claim; cancel: cancelled.) */
-function writeEffect(type: WriteType, rec: WithdrawalDetail | null, entry: Submission): boolean {
-  if (!rec) return false
-  if (type === 'createWithdrawal') return String(rec.user_nonce) === entry.businessNonce
-  if (type === 'cancelWithdrawal') return rec.status === 'cancelled'
-  return rec.claimed_at_unix_ms !== null
-}
-
-/**
- * A payout held for manual review, or a non-final record carrying a `failure_code`, does not
- * resolve on its own (earn-api §3): say so, so the operator does not wait for it.
- */
-export function payoutAdvice(
-  rec: { status?: unknown; failure_code?: unknown; failure_message?: unknown } | null | undefined,
-): string | null {
-  if (!rec || typeof rec !== 'object') return null
-  const terminal = rec.status === 'claimed' || rec.status === 'completed' || rec.status === 'cancelled'
-  if (rec.status === 'manual_review' || (!terminal && typeof rec.failure_code === 'string')) {
-    const why =
-      typeof rec.failure_code === 'string'
-        ? ` (${rec.failure_code}${typeof rec.failure_message === 'string' ? `: ${rec.failure_message}` : ''})`
-        : ''
-    return `The payout failed${why} and is held by the pool (status ${String(rec.status)}); it will not resolve on its own. Contact the pool operator; do not create another withdrawal for it.`
-  }
-  return null
-}
-
-function deadlineOf(s: Submission): number {
-  try {
-    const d = (JSON.parse(s.body) as { deadline_unix_ms?: unknown }).deadline_unix_ms
-    return typeof d === 'number' ? d : 0
-  } catch {
-    return 0
-  }
-}
-
-function pageBody(user: string, q: { assetId?: number; beforeId?: EarnCursor; limit?: number }): Record<string, unknown> {
-  const b: Record<string, unknown> = { user_address: user }
-  if (q.assetId !== undefined) b.asset_id = q.assetId
-  if (q.beforeId !== undefined) b.before_id = q.beforeId
-  if (q.limit !== undefined) {
-    if (!Number.isInteger(q.limit) || q.limit < 1 || q.limit > EARN_PAGE_LIMIT)
-      throw new DeskError('InvalidQuery', `limit must be 1..${EARN_PAGE_LIMIT}`)
-    b.limit = q.limit
-  }
-  return b
-}
-
-/** Follows `next_before_id` until it is null; a repeated cursor is a pool bug, reported, not looped on. */
-export async function walk<T>(page: (beforeId: EarnCursor | undefined) => Promise<EarnPage<T>>): Promise<T[]> {
-  const out: T[] = []
-  const seen = new Set<string>()
-  let cursor: EarnCursor | undefined
-  for (let i = 0; i < MAX_PAGES; i++) {
-    const p = await page(cursor)
-    out.push(...p.items)
-    if (p.next_before_id === null) return out
-    const key = String(p.next_before_id)
-    if (seen.has(key)) throw new EarnError('EarnMalformedResponse', `the earn pool repeated the paging cursor ${key}`, { cursor: key })
-    seen.add(key)
-    cursor = p.next_before_id
-  }
-  throw new EarnError('EarnMalformedResponse', `paging did not end after ${MAX_PAGES} pages`)
 }
 
 export type { EarnDataOf }

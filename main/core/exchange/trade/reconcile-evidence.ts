@@ -109,7 +109,9 @@ export class OutcomeEvidence {
     if (!c.settled) return { kind: 'pending' }
     return {
       kind: 'notexecuted',
-      note: `${CANCEL_NO_EFFECT}: the envelope can no longer execute and its target is still open (${open.map((e) => e.word).join(', ')}); whether it never ran or ran and failed inside its block, the exchange does not record`,
+      note:
+        `${CANCEL_NO_EFFECT}: the envelope can no longer execute and its target is still open (${open.map((e) => e.word).join(', ')}); whether ` +
+        `it never ran or ran and failed inside its block, the exchange does not record`,
     }
   }
 
@@ -132,7 +134,9 @@ export class OutcomeEvidence {
     if (c.inWindow)
       return {
         kind: 'notexecuted',
-        note: `no trace by cloid while inside the lookback window (sent at or after height ${c.s.submitHeight}, earliest retained ${earliestOf(c.window)}); the envelope expired`,
+        note:
+          `no trace by cloid while inside the lookback window (sent at or after height ${c.s.submitHeight}, earliest retained ` +
+          `${earliestOf(c.window)}); the envelope expired`,
       }
     const why =
       c.s.submitHeight === null
@@ -287,7 +291,9 @@ export class OutcomeEvidence {
     if (effects.every((e) => e.kind === 'moot'))
       return {
         kind: 'notexecuted',
-        note: `${CANCEL_NO_EFFECT}: its target is no longer open (${words}), so no cancel could apply and there is nothing left to cancel; whether it never ran or ran and failed (missingorder) inside its block, the exchange does not record`,
+        note:
+          `${CANCEL_NO_EFFECT}: its target is no longer open (${words}), so no cancel could apply and there is nothing left to cancel; whether ` +
+          `it never ran or ran and failed (missingorder) inside its block, the exchange does not record`,
       }
     return {
       kind: 'unresolved',
@@ -366,9 +372,15 @@ function ownerActionAdvice(type: string, c: Ctx): string {
   const when = new Date(c.s.createdAt).toISOString()
   switch (type) {
     case 'settle':
-      return `Compare the credit account's position and the cash account's available balance with their values before ${when}; if the amount moved, the settle executed. Acknowledge in the journal before settling again.`
+      return (
+        `Compare the credit account's position and the cash account's available balance with their values before ${when}; if the amount moved, ` +
+        `the settle executed. Acknowledge in the journal before settling again.`
+      )
     case 'repay':
-      return `Compare the margin account's short and the paying account's balance with their values before ${when}; if the short shrank by the amount, the repay executed. Acknowledge before repaying again.`
+      return (
+        `Compare the margin account's short and the paying account's balance with their values before ${when}; if the short shrank by the ` +
+        `amount, the repay executed. Acknowledge before repaying again.`
+      )
     case 'transfer':
       return `Compare both accounts' available balances with their values before ${when}; acknowledge before transferring again.`
     case 'withdraw':

@@ -20,7 +20,8 @@ export const DEFAULT_ALERT_SETTINGS: AlertSettingsView = {
   },
   ltvThresholdsPct: [80, 90],
   quietHours: null,
-  // The timer pass for what streams do not drive (earn, unresolved writes, agent slots, LTV on moved marks); it reads no /info per account when live state is present.
+  // The timer pass for what streams do not drive (earn, unresolved writes, agent slots, LTV on moved marks);
+  // it reads no /info per account when live state is present.
   checkIntervalSec: 60,
   desktopNotifications: true,
 }

@@ -1,37 +1,18 @@
 import type { AlertKind, AlertNotificationEvent, AlertSettingsView, AlertView, NotificationEvent } from '../../../contract/types'
-import type { SettingsStore } from '../../config/settings'
 import { DeskError } from '../../errors/desk-error'
-import type { EventHub } from '../../ipc/events'
-import type { AlertRecord, Journal, NewAlert } from '../../journal'
-import type { AssetMeta, NetworkSession, SessionSource } from '../../session'
+import type { AlertRecord, NewAlert } from '../../journal'
+import type { AssetMeta, NetworkSession } from '../../session'
 import { applyPatch, loadAlertSettings, settingsView, type AlertSettingsPatch, type StoredAlertSettings } from './alert-settings'
 import { inQuietHours } from './quiet-hours'
 import { checkAgents } from './rules/agent-slot-empty'
-import type { AlertAccount, MarketLabel, RuleContext, SessionState } from './rules/context'
+import type { AlertsDeps, MarketLabel, RuleContext, SessionState } from './rules/context'
 import { checkEarn } from './rules/earn-claimable'
 import { checkFunds } from './rules/funds-received'
 import { checkLtv } from './rules/ltv'
 import { checkFills } from './rules/order-filled'
 import { unresolvedAlert } from './rules/write-unresolved'
 
-export type { AlertAccount } from './rules/context'
-
-export interface AlertsDeps {
-  journal: Journal
-  events: EventHub
-  /** Hosts hand in their SessionHolder; when it announces new sessions (`onOpened`) their streams are followed at once. */
-  sessions: SessionSource & { onOpened?(listener: (s: NetworkSession) => void): () => void }
-  settings: SettingsStore
-  accounts: () => readonly AlertAccount[]
-  /** Earn reads go through the write side, which needs the vault unlocked. */
-  vaultUnlocked: () => boolean
-  now: () => number
-  log?: (line: string) => void
-  /** Stream updates are evaluated this long after the last one of a burst (default 300 ms). */
-  debounceMs?: number
-  /** A balance rise waits this long for the fill frame that may explain it (default 2 s). */
-  fundsGraceMs?: number
-}
+export type { AlertAccount, AlertsDeps } from './rules/context'
 
 const NOTIFY_KIND: Record<AlertKind, NotificationEvent['kind']> = {
   'funds-received': 'info',

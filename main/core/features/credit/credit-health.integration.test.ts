@@ -3,63 +3,13 @@
  * credit account (contributions per asset, stale marks, frozen), its kept history, and the
  * stream's figures agreeing with /info's.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Address } from 'viem'
-import { startSandbox, type SandboxHandle } from '../../../../sandbox/index'
 import { devOwner } from '../../../../sandbox/scenario/dev-keys'
-import { RateScheduler } from '../../exchange/scheduler'
-import { InfoClient } from '../../exchange/info/client'
-import { type Journal } from '../../journal'
-import { openTempJournal } from '../../journal/testing/temp-journal'
-import { StreamPool } from '../../streams/pool'
-import { MarketDataCache } from '../../session/market-data'
-import { LastKnownState } from '../../session/last-known'
-import type { AccountRef } from '../accounts'
-import { CreditHealthService } from './credit-health.service'
+import { useReadServicesSandbox } from '../../../testing/read-services-on-sandbox'
 
-let sb: SandboxHandle
-let journal: Journal
-let info: InfoClient
-
-beforeAll(async () => {
-  sb = await startSandbox({
-    seed: true,
-    blockMs: 20,
-    botIntervalMs: 0,
-    rateLimits: { infoPerSec: 1000, tradePerSec: 1000, signerPerSec: 1000 },
-  })
-  info = new InfoClient({ baseUrl: sb.tradingUrl, scheduler: new RateScheduler({ ratePerSec: 1000 }) })
-  journal = openTempJournal()
-})
-afterAll(async () => {
-  journal?.close()
-  await sb?.stop()
-})
-
-const thresholds = { watchPct: 50, warningPct: 75, criticalPct: 90 }
-// The seeded scenario: owners 3 and 4 are credit accounts, 0 to 2 balance accounts.
-const refs: AccountRef[] = [0, 1, 2, 3, 4].map((i) => ({
-  address: devOwner(i).address as Address,
-  label: `owner ${i}`,
-  group: i >= 3 ? 'credit' : 'cash',
-  hasKey: true,
-}))
-
-function services(opts: { pool?: StreamPool } = {}) {
-  const lastKnown = new LastKnownState(journal, 'sandbox')
-  const market = new MarketDataCache(info, { ttlMs: 0 })
-  const credit = new CreditHealthService({
-    info,
-    market,
-    network: 'sandbox',
-    history: journal,
-    lastKnown,
-    thresholds: () => thresholds,
-    pool: opts.pool,
-    sampleEveryMs: 0,
-  })
-  return { lastKnown, market, credit }
-}
+const rig = useReadServicesSandbox()
+const services = rig.services
 
 describe('credit health against the sandbox', () => {
   it('credit health: contributions per asset, stale marks show last-known, frozen is its own level, history is kept', async () => {
@@ -73,18 +23,18 @@ describe('credit health against the sandbox', () => {
     expect(h!.availableUsd).not.toBeNull()
     expect(['ok', 'watch', 'warning', 'critical']).toContain(h!.warning)
 
-    sb.trading.faults.staleMarks = true
+    rig.sb.trading.faults.staleMarks = true
     const stale = await credit.health(addr)
     expect(stale!.availableUsd).toBeNull()
     expect(stale!.lastKnownAvailableUsd).not.toBeNull()
     expect(stale!.marksStale).toBe(true)
     // says why, in words the operator can act on
     expect(stale!.availableReason).toMatch(/oracle unavailable \(StalePrice\)|mark for \w+ is \d+ s old/)
-    sb.trading.faults.staleMarks = false
+    rig.sb.trading.faults.staleMarks = false
 
-    sb.trading.freeze(addr as Address)
+    rig.sb.trading.freeze(addr as Address)
     expect((await credit.health(addr))!.warning).toBe('frozen')
-    sb.trading.unfreeze(addr as Address)
+    rig.sb.trading.unfreeze(addr as Address)
 
     expect(await credit.health(devOwner(0).address)).toBeNull()
     const hist = credit.history(addr, 0)
@@ -92,11 +42,8 @@ describe('credit health against the sandbox', () => {
     expect(hist.some((s) => s.availableUsd === null)).toBe(true)
   })
   it('credit health from the stream matches /info (available USD computed from positions at mark), with no request', async () => {
-    const pool = new StreamPool({ wsUrl: sb.wsUrl, info, reconcileIntervalMs: 0 })
-    pool.setAccounts(refs.map((r, i) => ({ address: r.address, kind: i >= 3 ? ('credit' as const) : ('balance' as const) })))
-    pool.start()
+    const pool = await rig.startPool((p) => p.state(devOwner(3).address).credit !== null)
     try {
-      await expect.poll(() => pool.state(devOwner(3).address).credit !== null, { timeout: 5000 }).toBe(true)
       const { credit, market } = services({ pool })
       for (const i of [3, 4]) {
         // Marks walk in this sandbox: compare a pair read under the same marks (retry when one moved between).

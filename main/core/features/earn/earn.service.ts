@@ -221,7 +221,8 @@ export function earnRequestWrite(req: {
       if (req.operationId !== undefined && req.operationId.toLowerCase() !== key.toLowerCase())
         throw new DeskError(
           'EarnNonceMoved',
-          `this request was approved as ${req.operationId}, but the pool's next user nonce for ${u} is now ${p.userNonce}: it can no longer be sent as approved; nothing was signed. Propose it again.`,
+          `this request was approved as ${req.operationId}, but the pool's next user nonce for ${u} is now ${p.userNonce}: it can no longer be sent ` +
+            `as approved; nothing was signed. Propose it again.`,
           { expected: req.operationId, next: key },
         )
       const units = { symbol: p.symbol }

@@ -187,7 +187,8 @@ export async function previewOrder(
     const minScaled = shift >= 0 ? minAtoms * 10n ** BigInt(shift) : minAtoms / 10n ** BigInt(-shift)
     if (valueAtoms < minScaled)
       problems.push(
-        `order value ${formatAmount(value!, { symbol: quoteSymbol })} is below the minimum ${formatAmount(minAtoms, { symbol: quoteSymbol, decimals: market.quoteBalanceDecimals })} (MinTradeSpotNtl)`,
+        `order value ${formatAmount(value!, { symbol: quoteSymbol })} is below the minimum ` +
+          `${formatAmount(minAtoms, { symbol: quoteSymbol, decimals: market.quoteBalanceDecimals })} (MinTradeSpotNtl)`,
       )
   }
 
@@ -206,7 +207,8 @@ export async function previewOrder(
       try {
         if (parseDecimal(need, scale) > parseDecimal(available.units, scale))
           problems.push(
-            `needs ${formatAmount(need, { symbol: spendSymbol })}, only ${formatAmount(available.units, { symbol: spendSymbol })} is available (InsufficientSpotBalance)`,
+            `needs ${formatAmount(need, { symbol: spendSymbol })}, only ${formatAmount(available.units, { symbol: spendSymbol })} is available ` +
+              `(InsufficientSpotBalance)`,
           )
       } catch {
         // more than 36 decimals cannot come from a market's precision

@@ -61,7 +61,8 @@ export async function applyApprovedSettings(engine: PolicyEngine, change: Settin
       if (change.direction === 'tighten' && !engine.setInput(change.name, change.value).tightening)
         throw new DeskError(
           'TeamSettingsDirectionChanged',
-          `${change.name} changed since the proposal: setting it to ${change.value ?? 'off'} would now loosen it, and it was approved as a tightening; propose it again`,
+          `${change.name} changed since the proposal: setting it to ${change.value ?? 'off'} would now loosen it, and it was approved as a ` +
+            `tightening; propose it again`,
           { name: change.name },
         )
       await engine.set(change.name, change.value, TEAM_APPROVED)

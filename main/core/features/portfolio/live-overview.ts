@@ -381,5 +381,8 @@ export class LiveOverview {
 
 /** The credit-health warning's text: "$721.45 available of a $10,000.00 credit line." (shared format, cents). */
 export function creditWarningText(c: { availableUsd: string | null; creditUsd: string }): string {
-  return `${c.availableUsd === null ? 'Available unknown (no fresh marks)' : `${formatUsdCents(c.availableUsd)} available`} of a ${formatUsdCents(c.creditUsd)} credit line.`
+  return (
+    `${c.availableUsd === null ? 'Available unknown (no fresh marks)' : `${formatUsdCents(c.availableUsd)} available`} of a ` +
+    `${formatUsdCents(c.creditUsd)} credit line.`
+  )
 }

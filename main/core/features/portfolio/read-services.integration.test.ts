@@ -1,62 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Address } from 'viem'
-import { startSandbox, type SandboxHandle } from '../../../../sandbox/index'
 import { devAgent, devOwner } from '../../../../sandbox/scenario/dev-keys'
-import { RateScheduler } from '../../exchange/scheduler'
-import { InfoClient } from '../../exchange/info/client'
-import { type Journal } from '../../journal'
-import { openTempJournal } from '../../journal/testing/temp-journal'
-import { StreamPool } from '../../streams/pool'
+import { SEEDED_REFS as refs, useReadServicesSandbox } from '../../../testing/read-services-on-sandbox'
 import { AgentsReadService } from '../agents/agents-read.service'
-import { CreditHealthService } from '../credit/credit-health.service'
-import { MarketDataCache } from '../../session/market-data'
 import type { AccountRef } from '../accounts'
-import { PortfolioService } from './portfolio.service'
-import { LastKnownState } from '../../session/last-known'
 
-let sb: SandboxHandle
-let journal: Journal
-let info: InfoClient
-
-beforeAll(async () => {
-  sb = await startSandbox({
-    seed: true,
-    blockMs: 20,
-    botIntervalMs: 0,
-    rateLimits: { infoPerSec: 1000, tradePerSec: 1000, signerPerSec: 1000 },
-  })
-  info = new InfoClient({ baseUrl: sb.tradingUrl, scheduler: new RateScheduler({ ratePerSec: 1000 }) })
-  journal = openTempJournal()
-})
-afterAll(async () => {
-  journal?.close()
-  await sb?.stop()
-})
-
-const thresholds = { watchPct: 50, warningPct: 75, criticalPct: 90 }
-const refs: AccountRef[] = [0, 1, 2, 3, 4].map((i) => ({
-  address: devOwner(i).address as Address,
-  label: `owner ${i}`,
-  group: i >= 3 ? 'credit' : 'cash',
-  hasKey: true,
-}))
-
-function services(opts: { pool?: StreamPool } = {}) {
-  const lastKnown = new LastKnownState(journal, 'sandbox')
-  const market = new MarketDataCache(info, { ttlMs: 0 })
-  const credit = new CreditHealthService({
-    info,
-    market,
-    network: 'sandbox',
-    history: journal,
-    lastKnown,
-    thresholds: () => thresholds,
-    pool: opts.pool,
-    sampleEveryMs: 0,
-  })
-  const portfolio = new PortfolioService({ info, market, credit, lastKnown, pool: opts.pool })
-  return { lastKnown, market, credit, portfolio }
-}
+const rig = useReadServicesSandbox()
+const services = rig.services
 
 describe('read services against the sandbox', () => {
   it('portfolio: balances at mark per account and in total, credit rows for credit accounts', async () => {
@@ -111,7 +61,7 @@ describe('read services against the sandbox', () => {
     const agent0 = devAgent(0).address as Address
     const dir = { listAccounts: () => [{ address: owner, agents: [{ slot: 0, address: agent0, createdAt: '2026-01-01T00:00:00.000Z' }] }] }
     const { lastKnown } = services()
-    const slots = await new AgentsReadService(info, dir, lastKnown).slots(owner)
+    const slots = await new AgentsReadService(rig.info, dir, lastKnown).slots(owner)
     expect(slots.map((s) => s.slot)).toEqual([0, 1, 2, 3])
     expect(slots[0]).toMatchObject({ agent: agent0, keyInVault: true })
     expect(slots[0]!.epoch).toMatch(/^\d+$/)
@@ -132,11 +82,8 @@ describe('read services against the sandbox', () => {
   })
 
   it('uses live socket balances when the pool streams them', async () => {
-    const pool = new StreamPool({ wsUrl: sb.wsUrl, info, reconcileIntervalMs: 0 })
-    pool.setAccounts(refs.map((r, i) => ({ address: r.address, kind: i >= 3 ? ('credit' as const) : ('balance' as const) })))
-    pool.start()
+    const pool = await rig.startPool((p) => p.state(devOwner(1).address).balances !== null)
     try {
-      await expect.poll(() => pool.state(devOwner(1).address).balances !== null, { timeout: 5000 }).toBe(true)
       const { portfolio } = services({ pool })
       const b = await portfolio.balances(devOwner(1).address)
       expect(b.source).toBe('stream')
@@ -149,7 +96,7 @@ describe('read services against the sandbox', () => {
 
   it('a total that cannot be computed says why, naming the asset and since when its mark is stale', async () => {
     const { portfolio } = services()
-    sb.trading.faults.staleMarks = true
+    rig.sb.trading.faults.staleMarks = true
     try {
       const o = await portfolio.overview(refs)
       // The sandbox's fault reports the oracle or the marks as stale: either way the reason names it.
@@ -160,7 +107,7 @@ describe('read services against the sandbox', () => {
       expect(btc.usdReason).toBeTruthy()
       expect(o.rows[0]!.totalUsdReason).toBeTruthy()
     } finally {
-      sb.trading.faults.staleMarks = false
+      rig.sb.trading.faults.staleMarks = false
     }
   })
 })

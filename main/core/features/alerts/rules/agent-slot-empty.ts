@@ -41,7 +41,9 @@ export async function checkAgents(ctx: RuleContext, st: SessionState, a: AlertAc
       kind: 'agent-slot-empty',
       level: 'warning',
       title: `Agent slot ${slot.slot} empty: ${who(a)}`,
-      message: `Slot ${slot.slot} of ${who(a)} no longer holds agent ${shortAddress(had)}. Orders signed by that agent are refused until a new agent is approved.`,
+      message:
+        `Slot ${slot.slot} of ${who(a)} no longer holds agent ${shortAddress(had)}. Orders signed by that agent are refused until a new ` +
+        `agent is approved.`,
       account: a.address,
     })
   }

@@ -1,12 +1,31 @@
 import { formatAccount } from '../../../../contract/format'
 import type { StoredAlertSettings } from '../alert-settings'
-import type { AlertsDeps } from '../alerts.service'
-import type { NewAlert } from '../../../journal'
-import type { AssetMeta, NetworkSession } from '../../../session'
+import type { SettingsStore } from '../../../config/settings'
+import type { EventHub } from '../../../ipc/events'
+import type { Journal, NewAlert } from '../../../journal'
+import type { AssetMeta, NetworkSession, SessionSource } from '../../../session'
 
 export interface AlertAccount {
   address: string
   label: string
+}
+
+/** What the alert service is built from (the rules reach it through RuleContext.d). */
+export interface AlertsDeps {
+  journal: Journal
+  events: EventHub
+  /** Hosts hand in their SessionHolder; when it announces new sessions (`onOpened`) their streams are followed at once. */
+  sessions: SessionSource & { onOpened?(listener: (s: NetworkSession) => void): () => void }
+  settings: SettingsStore
+  accounts: () => readonly AlertAccount[]
+  /** Earn reads go through the write side, which needs the vault unlocked. */
+  vaultUnlocked: () => boolean
+  now: () => number
+  log?: (line: string) => void
+  /** Stream updates are evaluated this long after the last one of a burst (default 300 ms). */
+  debounceMs?: number
+  /** A balance rise waits this long for the fill frame that may explain it (default 2 s). */
+  fundsGraceMs?: number
 }
 
 /** Fills and writes this long before a balance rise explain it; fills this far behind the stored check are re-examined after a restart. */

@@ -105,7 +105,9 @@ export async function checkFunds(ctx: RuleContext, st: SessionState, a: AlertAcc
       kind: 'funds-received',
       level: 'info',
       title: `Funds received: ${who(a)}`,
-      message: `${asset.symbol} balance of ${who(a)} rose by ${formatAmount(after - before, asset)} (to ${formatAmount(after, asset)}) with no deposit record, fill or write of this desk to explain it.`,
+      message:
+        `${asset.symbol} balance of ${who(a)} rose by ${formatAmount(after - before, asset)} (to ${formatAmount(after, asset)}) with no ` +
+        `deposit record, fill or write of this desk to explain it.`,
       account: a.address,
     })
   }

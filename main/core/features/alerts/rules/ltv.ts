@@ -72,7 +72,9 @@ export async function checkLtv(
     kind: 'ltv',
     level: t === top ? 'error' : 'warning',
     title: `Credit line ${formatPercent(used)} in use, past ${formatPercent(String(t))}: ${who(a)}`,
-    message: `${who(a)} uses ${formatPercent(used)} of its ${formatUsdCents(h.creditUsd)} credit line (threshold ${formatPercent(String(t))}); available ${formatUsdCents(availableText)}${h.availableUsd === null ? ' (last known: marks are stale)' : ''}.`,
+    message:
+      `${who(a)} uses ${formatPercent(used)} of its ${formatUsdCents(h.creditUsd)} credit line (threshold ${formatPercent(String(t))}); ` +
+      `available ${formatUsdCents(availableText)}${h.availableUsd === null ? ' (last known: marks are stale)' : ''}.`,
     account: a.address,
   })
 }

@@ -59,7 +59,9 @@ export async function checkFills(ctx: RuleContext, st: SessionState, a: AlertAcc
       let qty = 0n
       for (const f of group) qty += parseDecimal(f.sz ?? '0', m.quantityDecimals)
       const prices = [...new Set(group.map((f) => f.px ?? '?'))].map((p) => formatAmount(p, { symbol: m.quoteSymbol })).join(', ')
-      text = `${side} ${formatAmount(qty, { symbol: m.baseSymbol, decimals: m.quantityDecimals })} at ${prices} on ${m.symbol} for ${who(a)} (${group.length} fill${group.length > 1 ? 's' : ''}, ${k}).`
+      text =
+        `${side} ${formatAmount(qty, { symbol: m.baseSymbol, decimals: m.quantityDecimals })} at ${prices} on ${m.symbol} for ${who(a)} ` +
+        `(${group.length} fill${group.length > 1 ? 's' : ''}, ${k}).`
     } else {
       text = `${side} on market ${String(first.coin ?? '?')} for ${who(a)} (${group.length} fill${group.length > 1 ? 's' : ''}, ${k}).`
     }

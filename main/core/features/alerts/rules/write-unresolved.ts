@@ -10,7 +10,9 @@ export function unresolvedAlert(ctx: RuleContext, sub: Submission): void {
     kind: 'write-unresolved',
     level: 'error',
     title: `Write unresolved: ${sub.actionType}`,
-    message: `${sub.summary} (${who({ address: sub.account, label })}, cloid ${shortAddress(sub.key)}). ${sub.advice ?? 'Check the exchange, then acknowledge it in the journal before any new attempt.'}`,
+    message:
+      `${sub.summary} (${who({ address: sub.account, label })}, cloid ${shortAddress(sub.key)}). ` +
+      `${sub.advice ?? 'Check the exchange, then acknowledge it in the journal before any new attempt.'}`,
     account: sub.account,
   })
 }
