@@ -38,6 +38,15 @@ export default {
       to: { path: '^main/core/features/[^/]+/.+', pathNot: ['^main/core/features/$1/', '^main/core/features/[^/]+/index\\.ts$'] },
     },
     {
+      // Each file stands above what it uses: a circle (type-only imports count) is an error anywhere
+      // in our code, main, preload, the sandbox and the renderer alike.
+      name: 'no-circular',
+      comment: 'No import circle: move what both files need into a file both import.',
+      severity: 'error',
+      from: { pathNot: NOT_LAYERED },
+      to: { circular: true, pathNot: NOT_LAYERED },
+    },
+    {
       name: 'feature-through-index-from-outside',
       comment: 'Outside the features, a feature is used only through its index.',
       severity: 'error',
@@ -47,7 +56,7 @@ export default {
   ],
   options: {
     // Our own modules only: packages and Node built-ins are neither drawn nor layered (lint refuses electron).
-    includeOnly: { path: '^(main|preload)/' },
+    includeOnly: { path: '^(main|preload|sandbox|renderer/src)/' },
     doNotFollow: { path: 'node_modules' },
     exclude: { path: `${NOT_LAYERED}|^node_modules/` },
     // Type-only imports count: lint sees them too, and a type is a dependency on the layer that owns it.

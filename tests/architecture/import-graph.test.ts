@@ -16,13 +16,13 @@ const tree = mkdtempSync(join(tmpdir(), 'desk-graph-'))
 afterAll(() => rmSync(tree, { recursive: true, force: true }))
 
 /** Cruises a planted tree (path -> source) with the project's rules; returns "rule: from -> to" per violation. */
-async function violations(files: Record<string, string>): Promise<string[]> {
+async function violations(files: Record<string, string>, roots: string[] = ['main']): Promise<string[]> {
   const dir = mkdtempSync(join(tree, 't-'))
   for (const [path, source] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true })
     writeFileSync(join(dir, path), source)
   }
-  const { output } = await cruise(['main'], {
+  const { output } = await cruise(roots, {
     baseDir: dir,
     validate: true,
     ruleSet: { forbidden: config.forbidden } as never,
@@ -76,5 +76,35 @@ describe('graph:check refuses an import that runs up a layer', () => {
         'main/core/app/compose.ts': "import { o } from '../features/orders'\nexport const a = o\n",
       }),
     ).toEqual([])
+  })
+})
+
+describe('graph:check (run by npm run lint) refuses an import circle anywhere in our code', () => {
+  it('refuses a planted circle in a core folder, in the CLI host and in the sandbox, type-only imports included', async () => {
+    const found = await violations(
+      {
+        'main/core/streams/frames.ts': "import type { F } from './fast-frames'\nexport type G = F\n",
+        'main/core/streams/fast-frames.ts': "import type { G } from './frames'\nexport type F = { g?: G }\n",
+        'main/hosts/cli/context.ts': "import { r } from './router'\nexport const c = () => r\n",
+        'main/hosts/cli/router.ts': "import { c } from './context'\nexport const r = () => c\n",
+        'sandbox/trading/a.ts': "import { b } from './b'\nexport const a = () => b\n",
+        'sandbox/trading/b.ts': "import { a } from './a'\nexport const b = () => a\n",
+      },
+      ['main', 'sandbox'],
+    )
+    // One violation per circle, named at the first import that closes it.
+    expect(found.filter((v) => v.startsWith('no-circular')).sort()).toEqual([
+      'no-circular: main/core/streams/fast-frames.ts -> main/core/streams/frames.ts',
+      'no-circular: main/hosts/cli/context.ts -> main/hosts/cli/router.ts',
+      'no-circular: sandbox/trading/a.ts -> sandbox/trading/b.ts',
+    ])
+  })
+
+  it('accepts the same files once one of them stands above the other', async () => {
+    const found = await violations({
+      'main/core/streams/frames.ts': "import type { F } from './fast-frames'\nexport type G = F\n",
+      'main/core/streams/fast-frames.ts': 'export type F = { n: number }\n',
+    })
+    expect(found.filter((v) => v.startsWith('no-circular'))).toEqual([])
   })
 })
