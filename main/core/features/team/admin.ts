@@ -91,7 +91,8 @@ export class TeamAdmin {
     if (me && roster.members.has(me))
       throw new DeskError(
         TeamErrors.refused,
-        `${roster.members.get(me)!.name} is still a member of ${roster.teamName}: a member leaves once the team's admins remove them (desk team members remove ${me}), so every desk sees it`,
+        `${roster.members.get(me)!.name} is still a member of ${roster.teamName}: a member leaves once the team's admins remove them (desk team ` +
+          `members remove ${me}), so every desk sees it`,
       )
     await unbindVault(vault)
     if (vault.teamSecret('teamStorePassword') !== null) await vault.dropTeamSecret('teamStorePassword')
@@ -106,7 +107,8 @@ export class TeamAdmin {
     const alreadyJoined = (b: NonNullable<typeof bound>) =>
       new DeskError(
         'TeamAlreadyJoined',
-        `this vault already belongs to the team with genesis ${b.genesis.slice(0, 12)}…: a vault is in one team at a time. It leaves only after the team's admins remove this operator (then desk team leave)`,
+        `this vault already belongs to the team with genesis ${b.genesis.slice(0, 12)}…: a vault is in one team at a time. It leaves only after the ` +
+          `team's admins remove this operator (then desk team leave)`,
         { boundGenesis: b.genesis },
       )
     let live
@@ -360,8 +362,10 @@ function changeSummary(c: PendingChange, roster: Roster): string[] {
     }
     const holders = Array.isArray(q.resplit.holders) ? q.resplit.holders.map(who) : []
     return [
-      `re-split ${String(q.custodyOf)} to version ${String(q.resplit.version)}: ${String(q.resplit.threshold)} of ${holders.length + (q.resplit.recovery ? 1 : 0)} shares sign`,
-      `new holders ${holders.join(', ')}${q.resplit.recovery ? ', and a new offline recovery share' : ''}; sealed by ${who(q.resplit.sealer)}; the current shares retire`,
+      `re-split ${String(q.custodyOf)} to version ${String(q.resplit.version)}: ${String(q.resplit.threshold)} of ` +
+        `${holders.length + (q.resplit.recovery ? 1 : 0)} shares sign`,
+      `new holders ${holders.join(', ')}${q.resplit.recovery ? ', and a new offline recovery share' : ''}; sealed by ${who(q.resplit.sealer)}; the ` +
+        `current shares retire`,
     ]
   }
   if (c.kind === 'custody') {

@@ -44,7 +44,8 @@ export async function recordAllowed(ctx: GateContext, intent: WriteIntent): Prom
     if (d.effect !== 'allow')
       throw new DeskError(
         'TeamPolicyChanged',
-        `since this write was allowed, the team policy or the account's 24 h total changed: rule ${d.rule ?? 'none'} now says ${d.effect}; start the write again`,
+        `since this write was allowed, the team policy or the account's 24 h total changed: rule ${d.rule ?? 'none'} now says ${d.effect}; start the ` +
+          `write again`,
         { rule: d.rule },
       )
     return proposalPayload({

@@ -83,7 +83,9 @@ export async function unbindVault(vault: Vault): Promise<void> {
 export function boundElsewhere(b: TeamBinding, genesis: string | undefined): DeskError {
   return new DeskError(
     'TeamBindingMismatch',
-    `this vault is bound to the team with genesis ${b.genesis.slice(0, 12)}…, ${genesis ? `not ${genesis.slice(0, 12)}…` : 'and this desk has no team configured'}: team writes are refused. Point the desk back at its team (desk team configure), or leave the team through its chain first.`,
+    `this vault is bound to the team with genesis ${b.genesis.slice(0, 12)}…, ` +
+      `${genesis ? `not ${genesis.slice(0, 12)}…` : 'and this desk has no team configured'}: team writes are refused. Point the desk back at its team ` +
+      `(desk team configure), or leave the team through its chain first.`,
     { boundGenesis: b.genesis, configuredGenesis: genesis ?? null },
   )
 }

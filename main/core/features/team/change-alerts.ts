@@ -23,7 +23,9 @@ export class ChangeAlerts {
         kind: 'team-approval',
         level: 'warning',
         title: 'Needs your signature',
-        message: `${c.kind} change: ${c.summary.join('; ')} (signed by ${by}; ${c.signers.length} of ${c.quorum} admin signatures; desk team changes sign ${c.id})`,
+        message:
+          `${c.kind} change: ${c.summary.join('; ')} (signed by ${by}; ${c.signers.length} of ${c.quorum} admin signatures; desk team changes ` +
+          `sign ${c.id})`,
         account: null,
       })
       if (ok) fired.push(c.id)

@@ -12,7 +12,7 @@
  */
 import { readFileSync } from 'node:fs'
 import type { Hex, TypedDataDefinition } from 'viem'
-import type { Address, TeamCustodyRefusalView } from '../../../contract/types'
+import type { TeamCustodyView } from '../../../contract/types'
 import { DeskError } from '../../errors/desk-error'
 import {
   TeamErrors,
@@ -35,6 +35,7 @@ import { digestCarrying, typedDataText } from './custody-bytes'
 import { collectReleases, signWithShares, type ReleaseWait } from './custody-collect'
 import { DEFAULT_RELEASE_WAIT_MS, resplitRequestId } from './custody-proof'
 import { answerRequest } from './custody-release'
+import { custodyStatus } from './custody-status'
 import { openOwnShare, splitAndSeal, storeSplit } from './custody-shares'
 import type { TeamLink } from './team-link'
 
@@ -432,42 +433,10 @@ export class TeamCustody implements VaultCustody {
     }
   }
 
-  /** For `desk team custody status`: each team-held account, its holders, T, and the last release. */
-  async status(): Promise<
-    {
-      account: Address
-      version: number
-      threshold: number
-      holders: { address: Address; name: string | null }[]
-      recovery: boolean
-      lastRelease: { at: number; holder: Address; proposalId: string } | null
-      lastRefusal: TeamCustodyRefusalView | null
-    }[]
-  > {
+  /** For `desk team custody status` (custody-status.ts). */
+  async status(): Promise<TeamCustodyView[]> {
     const { state, store, roster } = await this.d.link.roster()
-    const last = await store.custody.lastReleases()
-    const refusalView = (x: CustodyRefusal | null): TeamCustodyRefusalView | null =>
-      x && {
-        at: x.at,
-        by: x.by as Address,
-        byName: roster.members.get(x.by)?.name ?? null,
-        side: x.side,
-        code: x.code,
-        reason: x.reason,
-        proposalId: x.proposal,
-      }
-    return [...state.custody.values()].map((r) => {
-      const l = last.get(r.account)
-      return {
-        account: r.account as Address,
-        version: r.version,
-        threshold: r.threshold,
-        holders: r.holders.map((h) => ({ address: h.address as Address, name: roster.members.get(h.address)?.name ?? null })),
-        recovery: r.recovery !== null,
-        lastRelease: l ? { at: l.at.getTime(), holder: l.holder as Address, proposalId: l.proposalId } : null,
-        lastRefusal: refusalView(state.custodyRefusals.findLast((x) => x.account === r.account) ?? null),
-      }
-    })
+    return custodyStatus(state, roster, await store.custody.lastReleases())
   }
 }
 

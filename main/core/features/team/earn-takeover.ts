@@ -138,7 +138,9 @@ export async function resendEarn(w: WriteSide, p: Proposal, stored: StoredSignat
     code,
     evidence: JSON.stringify({
       checks,
-      why: "the pool shows no effect of the stored bytes and can no longer be asked to execute them; whether a first send ever reached it is not known to this desk, so 'never executed' is not claimed",
+      why:
+        'the pool shows no effect of the stored bytes and can no longer be asked to execute them; whether a first send ever reached it is not ' +
+        "known to this desk, so 'never executed' is not claimed",
     }),
   }
 }

@@ -69,7 +69,8 @@ export async function unlessExecuted(ctx: GateContext, proposalId: string, inten
     const why = e instanceof Error ? e.message : String(e)
     return block(
       'TeamExecutionUnknown',
-      `proposal ${proposalId.slice(0, 10)}…: the exchange could not be asked whether cloid ${intent.cloid} already executed (${why}); nothing was signed. Try again when the exchange answers`,
+      `proposal ${proposalId.slice(0, 10)}…: the exchange could not be asked whether cloid ${intent.cloid} already executed (${why}); nothing was ` +
+        `signed. Try again when the exchange answers`,
     )
   }
   if (!r.executed) return d
@@ -88,6 +89,7 @@ export async function unlessExecuted(ctx: GateContext, proposalId: string, inten
   }))
   return block(
     TeamErrors.alreadyExecuted,
-    `proposal ${proposalId.slice(0, 10)}… already executed on the exchange (${r.checks.join('; ')}): its outcome is recorded in the team chain and nothing was signed`,
+    `proposal ${proposalId.slice(0, 10)}… already executed on the exchange (${r.checks.join('; ')}): its outcome is recorded in the team chain and ` +
+      `nothing was signed`,
   )
 }

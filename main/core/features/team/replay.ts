@@ -69,7 +69,8 @@ function withdrawalLines(v: unknown, a: Record<string, unknown>): string[] {
   if (!w) return [`withdrawal ${String(a.operationId)}: not among the account's active withdrawals now`]
   return [
     `${w.type} withdrawal ${String(a.operationId)} of ${w.gross} ${w.symbol}: ${w.status} now`,
-    `claimable: ${w.canClaim ? 'yes' : 'no'}${w.claimableAt !== null ? ` (from ${formatWhen(w.claimableAt, Date.now())})` : ''}; cancellable: ${w.canCancel ? 'yes' : 'no'}`,
+    `claimable: ${w.canClaim ? 'yes' : 'no'}${w.claimableAt !== null ? ` (from ${formatWhen(w.claimableAt, Date.now())})` : ''}; cancellable: ` +
+      `${w.canCancel ? 'yes' : 'no'}`,
   ]
 }
 

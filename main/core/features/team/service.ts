@@ -396,7 +396,8 @@ export class TeamService {
     if (proposalStatus(p, roster, (this.d.now ?? Date.now)()) === 'open')
       throw new DeskError(
         TeamErrors.refused,
-        `proposal ${id.slice(0, 10)}… is not approved: ${countingApprovals(p, roster).length} of ${p.needs.count} approval(s) from ${p.needs.roles.join(' or ')} count in the verified roster; nothing was signed or sent`,
+        `proposal ${id.slice(0, 10)}… is not approved: ${countingApprovals(p, roster).length} of ${p.needs.count} approval(s) from ` +
+          `${p.needs.roles.join(' or ')} count in the verified roster; nothing was signed or sent`,
       )
     // The rows it rests on, read again: an edit below the head since this desk verified them refuses it here (and again before signing).
     await gate.recheck(p).catch(async (e: unknown) => {

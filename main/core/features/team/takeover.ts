@@ -211,7 +211,9 @@ async function byCloid(journal: Journal, s: Submission, reads: TradeReads, p: Pr
     code: s.code,
     evidence: JSON.stringify({
       checks,
-      why: 'the exchange refused the stored bytes and has no record of the cloid; the first send (if any) is not known to this desk, so "never executed" cannot be proven',
+      why:
+        'the exchange refused the stored bytes and has no record of the cloid; the first send (if any) is not known to this desk, so "never ' +
+        'executed" cannot be proven',
     }),
   }
 }

@@ -36,7 +36,8 @@ function keyBase(deskId: string, c: CustodyChange): string {
 const proposed = (p: Proposal, state: TeamState) =>
   new DeskError(
     'WriteProposed',
-    `${p.title}: waiting for approvals (${countingApprovals(p, state.roster!).length} of ${p.needs.count} from ${p.needs.roles.join(' or ')}, rule ${p.rule}); nothing was changed. Run it again once approved.`,
+    `${p.title}: waiting for approvals (${countingApprovals(p, state.roster!).length} of ${p.needs.count} from ${p.needs.roles.join(' or ')}, rule ` +
+      `${p.rule}); nothing was changed. Run it again once approved.`,
     { proposalId: p.id, needs: `${p.needs.count} approval(s) from ${p.needs.roles.join(' or ')} (rule ${p.rule})`, expiresAt: p.expiresAt },
   )
 

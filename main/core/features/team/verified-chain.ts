@@ -38,7 +38,8 @@ const short = (h: ChainHead | null) => (h ? `entry ${h.seq} (${h.digest.slice(0,
 export function rollbackError(r: Rollback): DeskError {
   return new DeskError(
     TeamErrors.rolledBack,
-    `the team chain was rolled back or forked: this desk verified ${short(r.kept)}, the store now ${r.reason} (its head: ${short(r.store)}). Every team write is refused; an administrator restores the deleted or changed rows (a backup of the store), or the team investigates who changed them.`,
+    `the team chain was rolled back or forked: this desk verified ${short(r.kept)}, the store now ${r.reason} (its head: ${short(r.store)}). Every ` +
+      `team write is refused; an administrator restores the deleted or changed rows (a backup of the store), or the team investigates who changed them.`,
     {
       keptSeq: r.kept.seq.toString(),
       keptDigest: r.kept.digest,

@@ -108,7 +108,8 @@ export class CustodyStore {
   async putRequest(r: Omit<SigningRequestRow, 'createdAt'>): Promise<void> {
     await this.withClient('store signing request', (c) =>
       c.query(
-        'INSERT INTO team_custody_requests (id, proposal_id, account, version, requester, typed_data) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING',
+        'INSERT INTO team_custody_requests (id, proposal_id, account, version, requester, typed_data) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT ' +
+          '(id) DO NOTHING',
         [r.id, r.proposalId, r.account, r.version, r.requester, r.typedData],
       ),
     )
@@ -141,7 +142,8 @@ export class CustodyStore {
   async putRelease(r: ReleaseRow): Promise<void> {
     await this.withClient('store release', (c) =>
       c.query(
-        'INSERT INTO team_custody_releases (request_id, holder, share_index, envelope, expires_at, signature) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING',
+        'INSERT INTO team_custody_releases (request_id, holder, share_index, envelope, expires_at, signature) VALUES ($1, $2, $3, $4, $5, $6) ON ' +
+          'CONFLICT DO NOTHING',
         [r.requestId, r.holder, r.index, r.envelope, r.expiresAt, r.signature],
       ),
     )
