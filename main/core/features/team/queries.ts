@@ -168,7 +168,16 @@ export class TeamQueries {
     else if (p.replay && previewChannel) {
       const r = await dispatch(previewChannel, p.replay.args, { host: 'test' })
       if (!r.ok) recomputeError = recomputeRefusal(r.error, p, teamNames)
-      else recomputed = { ...previewLines(r.value), computedAt: this.d.now(), usd: null }
+      else {
+        const shown = previewLines(r.value)
+        // This desk's own address book refusing the destination is about this desk: said with the team's name for it.
+        const lines = shown.lines.map((l) =>
+          l.includes('(DestinationNotAllowed)') && p.destination
+            ? `note: ${recomputeRefusal({ code: 'DestinationNotAllowed', message: l }, p, teamNames)}`
+            : l,
+        )
+        recomputed = { ...shown, lines, computedAt: this.d.now(), usd: null }
+      }
     } else if (p.replay && STATE_OF[p.replay.channel]) {
       // No preview channel: the state the write acts on, read live (an API key slot, a withdrawal).
       const s = STATE_OF[p.replay.channel]!

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { formatUsd, formatUsdCents } from '../../../contract/format'
 import type {
+  TeamProposalDetail,
   Address,
   TeamChangeView,
   TeamMembersView,
@@ -70,6 +71,7 @@ function policyLines(p: TeamPolicyView): string[] {
     `policy v${p.version} (first match wins, no match blocks):`,
     ...p.rules.map(ruleLine),
     ...Object.entries(p.groups).map(([name, members]) => `  group ${name}: ${members.join(', ')}`),
+    ...Object.entries(p.names).map(([address, name]) => `  name ${address}: ${name}`),
     `versions: ${p.history.map((h) => `v${h.version}@${h.seq}`).join(' ')}`,
   ]
 }
@@ -190,7 +192,8 @@ const policy: Command = {
       description:
         'JSON array of rules: {id, kinds?, accounts?, groups?, minUsd?, minWindowUsd?, destinations?, ' +
         'direction? (tighten|loosen: limits, address_book), then}; ' +
-        'or {"rules": [...], "groups": {"name": ["0x…"]}} with account groups the rules name',
+        'or {"rules": [...], "groups": {"name": ["0x…"]}, "names": {"0x…": "Treasury main"}}: account groups the rules name, ' +
+        "and the team's names for accounts and destinations (the same on every desk)",
       valueName: 'FILE',
     },
   },
@@ -208,11 +211,12 @@ const policy: Command = {
       } catch (e) {
         throw new DeskError('BadInput', `${file}: ${(e as Error).message}`)
       }
-      // A list of rules, or {rules, groups}: main validates both.
-      const doc = Array.isArray(rules) ? { rules } : (rules as { rules?: unknown; groups?: unknown })
+      // A list of rules, or {rules, groups, names}: main validates them.
+      const doc = Array.isArray(rules) ? { rules } : (rules as { rules?: unknown; groups?: unknown; names?: unknown })
       p = await ctx.call('team.policy.set', {
         rules: doc.rules as TeamRuleView[],
         ...(doc.groups !== undefined ? { groups: doc.groups as Record<string, Address[]> } : {}),
+        ...(doc.names !== undefined ? { names: doc.names as Record<string, string> } : {}),
       })
     } else throw new DeskError('Usage', `unknown policy action "${action}" (show, set)`)
     ctx.print(policyLines(p), p)
@@ -291,6 +295,41 @@ const proposals: Command = {
   },
 }
 
+/**
+ * The review an approver reads first: each field once, as this desk decodes the exact action,
+ * marked only where the initiator's reading differs (or this desk cannot read it); addresses with
+ * the team's names for them (signed in its policy, the same on every desk).
+ */
+export function reviewLines(p: TeamProposalDetail): string[] {
+  const named = (v: string | null) => {
+    if (v === null) return '(not readable here)'
+    const name = p.names[v.toLowerCase()]
+    return name ? `${name} (${v})` : v
+  }
+  const width = Math.max(...p.review.map((f) => f.label.length))
+  const lines = p.review.map((f) => {
+    const mark =
+      f.state === 'differs'
+        ? `  DIFFERS: the initiator's preview says ${named(f.initiator)}`
+        : f.state === 'unreadable'
+          ? '  (this desk cannot read it; not a difference)'
+          : ''
+    return `  ${f.label.padEnd(width)}  ${named(f.mine ?? f.initiator)}${mark}${f.note ? `  [${f.note}]` : ''}`
+  })
+  const differs = p.review.filter((f) => f.state === 'differs').length
+  const head =
+    differs === 0
+      ? "review (this desk's own decoding of the exact action; no field differs from the initiator's):"
+      : `review: ${differs} field(s) differ from the initiator's preview; check them before approving:`
+  const custody = p.custody
+    ? [
+        `custody: ${p.custody.threshold} of ${p.custody.holders.length} share holders sign` +
+          (p.custody.mine ? '; approving releases a share for this write from this desk' : ''),
+      ]
+    : []
+  return [head, ...lines, ...custody]
+}
+
 const show: Command = {
   name: 'show',
   summary: 'one proposal: the initiator preview and this desk recomputed one, who approved when',
@@ -301,6 +340,7 @@ const show: Command = {
     ctx.print(
       [
         proposalLine(p),
+        ...reviewLines(p),
         'initiator preview:',
         ...p.initiatorPreview.lines.map((l) => `  ${l}`),
         'recomputed here now:',
