@@ -62,7 +62,7 @@ describe('order ticket, signer in confirmations, declines, activation', () => {
     // The owner key signs: the order asks first, and the dialog names it and the key.
     const dialog = page.getByRole('dialog', { name: 'Confirm signing', exact: true })
     await dialog.waitFor()
-    expect(await dialog.innerText()).toMatch(/Buy 0\.5 @/)
+    expect(await dialog.innerText()).toMatch(/Buy 0\.5 ETH at [0-9,.]+ USDC on ETH\/USDC/)
     expect(await dialog.getByTestId('confirm-signer').innerText()).toContain('owner key')
     await approveUntil(page, page.getByRole('list', { name: 'Order result', exact: true }).filter({ hasText: /open oid \d+/ }), 30_000)
     // The write's outcome names the key that signed it, as the ticket said it would.
