@@ -131,8 +131,8 @@ export class TeamStore {
       client.on('error', ignore)
       return await fn(client)
     } catch (e) {
-      // A client whose connection failed is thrown away, not returned to the pool.
-      client?.off('error', ignore)
+      // A client whose connection failed is thrown away, not returned to the pool. It keeps its no-op
+      // error listener: a server shutting down (57P01) may still report on it while it is ended.
       client?.release(e instanceof Error ? e : true)
       client = undefined
       throw toTeamError(e, what)
