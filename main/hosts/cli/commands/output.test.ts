@@ -116,6 +116,13 @@ describe('status', () => {
     expect(lines.at(-1)).toBe('all accounts: $1,234,567.51') // to the cent, rounded half away from zero on the decimal string
   })
 
+  it('an address the exchange does not know yet reads "not activated", as on the Overview', () => {
+    const row = overview.rows[0]!
+    const spare = { ...row, account: { ...row.account, label: 'Spare', kind: 'unknown', status: 'none' }, available: [], totalUsd: '0' }
+    const lines = overviewLines({ ...overview, rows: [spare] as OverviewView['rows'] }, 'sandbox', NOW)
+    expect(lines[1]).toBe('Spare (0x1111…1111)  not activated  (fetched 1m 5s ago)')
+  })
+
   it('shows times in the operator zone (TZ)', () => {
     process.env.TZ = 'Asia/Tokyo'
     expect(overviewLines(overview, 'sandbox', NOW)[0]).toBe('network sandbox, as of 2026-11-23 20:59:55 GMT+9 (5s ago)')

@@ -27,7 +27,9 @@ export function overviewLines(o: OverviewView, network: string, now = Date.now()
   for (const r of o.rows) {
     const a = r.account
     const age = r.fetchedAt === null ? 'never fetched' : `fetched ${formatAge(r.fetchedAt, now)}${r.stale ? ', stale' : ''}`
-    lines.push(`${formatAccount(a).text}  ${a.kind} ${a.status}  (${age})`)
+    // As the Overview says it: an address the exchange does not know yet is "not activated", not "unknown none".
+    const kindStatus = a.status === 'none' ? 'not activated' : `${a.kind} ${a.status}`
+    lines.push(`${formatAccount(a).text}  ${kindStatus}  (${age})`)
     if (r.credit)
       lines.push(
         `    credit line ${formatUsdCents(r.credit.creditUsd)}, available ` +
