@@ -51,8 +51,10 @@ export function settingsHandlers(d: SettingsDeps): Pick<HandlerTable, SettingsCh
     'networks.select': async ({ name }) => {
       const n = d.settings.network(name)
       const from = d.settings.load().selectedNetwork
-      await switchSession()
+      // Selected first, then the session replaced: a read that asks for the session while the old one
+      // closes (a stream push, an alert pass) must open the new network, never the old one again.
       d.settings.select(n.name)
+      await switchSession()
       recordSelect(nets, from, n)
       return networkView(n)
     },

@@ -37,7 +37,11 @@ const WITHDRAW = {
 const LEASE_MS = 1500
 /** Takeover desks check for expired leases this often (pushes trigger a pass too). */
 const TAKEOVER_TIMER_MS = 250
-const SLOW = 600_000
+/**
+ * B approves and watches; it never takes over (no recovery passes, not even on a push): in (d) only
+ * A is left to take over, and B, woken by A's lease claim, could otherwise win the race under load.
+ */
+const B_NEVER_TAKES_OVER = 0
 /** A's proposals expire this long after they are made (the expiry test waits for it). */
 const TTL_MS = 15_000
 
@@ -90,7 +94,7 @@ describe('team takeover: a desk dies after signing, another desk finishes with t
     team = await startTakeoverTeam(sandbox, db, {
       dirPrefix: 'desk-team-a-',
       a: { leaseMs: LEASE_MS, recoverEveryMs: 1000, proposalTtlMs: TTL_MS },
-      b: { recoverEveryMs: SLOW },
+      b: { recoverEveryMs: B_NEVER_TAKES_OVER },
       c: { recoverEveryMs: TAKEOVER_TIMER_MS },
       coldAddress: true,
       rules: [
