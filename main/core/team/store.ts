@@ -109,6 +109,10 @@ export class TeamStore {
     const pool = new pg.Pool({ ...config, max: opts.max ?? 5, idleTimeoutMillis: 10_000 })
     // An idle client losing its server must not crash the process; the next query reports it.
     pool.on('error', () => {})
+    // A new client is handed out with no error listener of the pool's: a server shutting down (57P01)
+    // can report in the same read as the connection's readiness, before the caller adds its own.
+    // Every client keeps a no-op listener for its life; its failed queries still report typed.
+    pool.on('connect', (client) => client.on('error', () => {}))
     const store = new TeamStore(pool, config)
     try {
       await store.withClient('migrate', (c) => migrate(c))
