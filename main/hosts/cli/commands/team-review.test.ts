@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { TeamProposalDetail } from '../../../contract/types'
-import { reviewLines } from './team'
+import { reviewLines } from './team-review'
 
 const ACCOUNT = '0x9bf03ccd2aff56759686cd3d9cc634e1d2eaa745'
 const COLD = '0x000000000000000000000000000000000000c01d'
